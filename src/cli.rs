@@ -1,0 +1,120 @@
+//! The command line, as clap sees it: names, flags and help text. Syntax only; meaning
+//! (sizes, limits, defaults that depend on the machine) is decided in `options`.
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Measure, explain and verify file and storage I/O performance.
+#[derive(Debug, Parser)]
+#[command(name = "ioscope", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read (-r) or write (-w) FILE with BLOCK_SIZE-sized calls and print the XOR checksum.
+    Run(RunArgs),
+    /// Find the file size whose read takes a "reasonable" time (5-15 s by default).
+    Calibrate(CalibrateArgs),
+    /// The whole study on one directory: write a scratch file, read it at many block sizes.
+    Study(StudyArgs),
+}
+
+/// `ioscope run FILE -r|-w BLOCK_SIZE [BLOCK_COUNT]`
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("mode").required(true).args(["read", "write"])))]
+pub struct RunArgs {
+    /// The file to read or create (`-` reads standard input).
+    pub file: PathBuf,
+    /// Read FILE and print the XOR of its bytes.
+    #[arg(short = 'r', long)]
+    pub read: bool,
+    /// Create FILE with BLOCK_SIZE x BLOCK_COUNT bytes of pseudo-random data.
+    #[arg(short = 'w', long)]
+    pub write: bool,
+    /// Bytes per read()/write() call: 4096, 4k, 1m, ... (powers of 1024).
+    pub block_size: String,
+    /// Number of calls; reading without it goes to the end of the file.
+    pub block_count: Option<String>,
+    /// Seed for the written data (a fresh one is chosen and shown when omitted).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Overwrite FILE if it exists (-w).
+    #[arg(long)]
+    pub force: bool,
+    /// Allow FILE to be a block or character device.
+    #[arg(long)]
+    pub allow_device: bool,
+    /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Whether reads find the file in the page cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheMode {
+    /// Read the file once first so every timed read is served from memory.
+    Warm,
+    /// Evict the file's pages before every timed read (fdatasync + fadvise, no root needed).
+    Cold,
+}
+
+/// `ioscope calibrate FILE BLOCK_SIZE`
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The file to read (a prefix of it is read; --grow extends it when too small).
+    pub file: PathBuf,
+    /// Bytes per read() call.
+    pub block_size: String,
+    /// Shortest acceptable read time.
+    #[arg(long, default_value = "5s", value_name = "DURATION")]
+    pub min: String,
+    /// Longest acceptable read time.
+    #[arg(long, default_value = "15s", value_name = "DURATION")]
+    pub max: String,
+    /// Cache state of every timed read.
+    #[arg(long, value_enum, default_value_t = CacheMode::Warm)]
+    pub cache: CacheMode,
+    /// Append pseudo-random data to FILE when it is too small (never past --min-free).
+    #[arg(long)]
+    pub grow: bool,
+    /// Seed for data appended by --grow.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ioscope study [DIR]`
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    /// Directory to study (default: a new ./ioscope-study, removed afterwards if empty).
+    pub dir: Option<PathBuf>,
+    /// Size of the scratch file (default: suits the machine, at most 256 MiB).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Comma-separated block sizes to read with.
+    #[arg(long, value_name = "LIST", default_value = "1,16,256,4k,64k,1m,16m")]
+    pub block_sizes: String,
+    /// Keep the scratch file afterwards.
+    #[arg(long)]
+    pub keep: bool,
+    /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,23 @@
+//! Subcommands: each plans the work, runs engines under the measuring harness, and
+//! returns a report. Nothing here prints.
+
+pub mod calibrate;
+pub mod run;
+pub mod study;
+
+use crate::report::progress::Progress;
+
+/// A buffer of `len` bytes whose pages are already touched, so first-touch page faults
+/// stay out of the timed region.
+pub fn touched_buffer(len: u64) -> Vec<u8> {
+    vec![0x5a; len as usize]
+}
+
+/// The observer engines call between system calls: honours Ctrl-C and moves the bar.
+pub fn observer(progress: &mut Progress) -> impl FnMut(u64) -> anyhow::Result<()> + '_ {
+    move |bytes| {
+        crate::interrupt::check()?;
+        progress.set(bytes);
+        Ok(())
+    }
+}

@@ -1,0 +1,79 @@
+//! Failures that decide the exit code, and the exit codes themselves (CONVENTIONS: 0 success,
+//! 1 the work ran but a check failed, 2 usage or input error, 130 interrupted).
+
+use thiserror::Error;
+
+/// The process exit codes ioscope uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    /// Everything worked and every check passed.
+    Success = 0,
+    /// The work ran but a check failed, or the work itself failed part-way.
+    Failed = 1,
+    /// The command line or an input was wrong; nothing was done.
+    Usage = 2,
+    /// Interrupted by Ctrl-C or SIGTERM; scratch files were removed.
+    Interrupted = 130,
+}
+
+impl ExitKind {
+    /// The numeric code handed to the operating system.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// A failure whose kind selects the exit code; the rest of an error's chain is context.
+#[derive(Debug, Error)]
+pub enum Failure {
+    /// Bad input found before any work: missing file, wrong type, existing output, no space.
+    #[error("{0}")]
+    Input(String),
+    /// The user interrupted the work.
+    #[error("interrupted")]
+    Interrupted,
+    /// The work ran but what it checked did not hold.
+    #[error("{0}")]
+    Check(String),
+}
+
+/// Shorthand for an input error as an `anyhow::Error`.
+pub fn input(message: impl Into<String>) -> anyhow::Error {
+    Failure::Input(message.into()).into()
+}
+
+/// The exit kind an error maps to: the first [`Failure`] in its chain decides.
+pub fn exit_kind(err: &anyhow::Error) -> ExitKind {
+    for cause in err.chain() {
+        if let Some(failure) = cause.downcast_ref::<Failure>() {
+            return match failure {
+                Failure::Input(_) => ExitKind::Usage,
+                Failure::Interrupted => ExitKind::Interrupted,
+                Failure::Check(_) => ExitKind::Failed,
+            };
+        }
+        if cause.is::<crate::units::UnitError>() {
+            return ExitKind::Usage;
+        }
+    }
+    ExitKind::Failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn the_failure_kind_survives_added_context() {
+        let err = Err::<(), _>(input("no such file"))
+            .context("read x")
+            .unwrap_err();
+        assert_eq!(exit_kind(&err), ExitKind::Usage);
+        let err = anyhow::Error::from(Failure::Interrupted).context("write y");
+        assert_eq!(exit_kind(&err), ExitKind::Interrupted);
+        assert_eq!(exit_kind(&anyhow::anyhow!("disk on fire")), ExitKind::Failed);
+        let unit = crate::units::parse_size("4x").unwrap_err();
+        assert_eq!(exit_kind(&anyhow::Error::from(unit)), ExitKind::Usage);
+    }
+}

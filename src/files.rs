@@ -1,0 +1,310 @@
+//! Opening what the user named, safely: inputs are checked for type before they are read,
+//! outputs are never created over an existing file without `--force`, never written past
+//! the free-space margin, and removed again when the work fails or is interrupted.
+
+use crate::error::input;
+use crate::units::{GIB, format_size};
+use anyhow::{Context, Result};
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// What kind of thing an input is; it decides which ways of reading apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    /// A regular file (its size may still read as 0, as in /proc).
+    Regular,
+    /// A pipe, FIFO, socket or standard input: read to its end, no seeking.
+    Stream,
+    /// A character device such as /dev/zero (only with `--allow-device`).
+    CharDevice,
+    /// A block device such as /dev/sda (only with `--allow-device`).
+    BlockDevice,
+}
+
+/// An opened input and what was learnt about it.
+#[derive(Debug)]
+pub struct Input {
+    /// The open file (a duplicate of fd 0 for stdin).
+    pub file: File,
+    /// The name to show: the path, or `stdin`.
+    pub name: String,
+    /// What kind of thing it is.
+    pub kind: InputKind,
+    /// The size stat reports (0 for pipes and for /proc files).
+    pub len: u64,
+}
+
+/// The user's name for a path in messages; `-` is standard input.
+pub fn display_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "stdin".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Opens `path` (or stdin for `-`) for reading after checking what it is.
+pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
+    let name = display_name(path);
+    if path == Path::new("-") {
+        let fd = io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .context("duplicate stdin for reading")?;
+        let file = File::from(fd);
+        let meta = file.metadata().context("stat stdin")?;
+        let kind = if meta.file_type().is_file() {
+            InputKind::Regular
+        } else {
+            InputKind::Stream
+        };
+        return Ok(Input {
+            file,
+            name,
+            kind,
+            len: meta.len(),
+        });
+    }
+    let meta = std::fs::metadata(path)
+        .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
+    let kind = classify(&meta.file_type(), &name, "read", allow_device)?;
+    let file = File::open(path)
+        .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
+    Ok(Input {
+        file,
+        name,
+        kind,
+        len: meta.len(),
+    })
+}
+
+fn classify(
+    file_type: &std::fs::FileType,
+    name: &str,
+    op: &str,
+    allow_device: bool,
+) -> Result<InputKind> {
+    if file_type.is_dir() {
+        return Err(input(format!(
+            "{op} {name}: is a directory; give a file instead"
+        )));
+    }
+    let kind = if file_type.is_file() {
+        InputKind::Regular
+    } else if file_type.is_block_device() {
+        InputKind::BlockDevice
+    } else if file_type.is_char_device() {
+        InputKind::CharDevice
+    } else {
+        InputKind::Stream
+    };
+    if matches!(kind, InputKind::BlockDevice | InputKind::CharDevice) && !allow_device {
+        let what = if kind == InputKind::BlockDevice {
+            "a block device"
+        } else {
+            "a character device"
+        };
+        return Err(input(format!(
+            "{op} {name}: is {what}; refusing without --allow-device"
+        )));
+    }
+    Ok(kind)
+}
+
+/// The operating system's words for an I/O error, without the `(os error N)` suffix.
+pub fn describe(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
+}
+
+/// Space on the file system that holds a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Space {
+    /// Size of the file system in bytes.
+    pub total: u64,
+    /// Bytes an unprivileged writer may still use.
+    pub available: u64,
+}
+
+/// Reads the size and free space of the file system holding `dir`.
+pub fn space(dir: &Path) -> Result<Space> {
+    let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .with_context(|| format!("statvfs {}: path contains a NUL byte", dir.display()))?;
+    // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; both pointers are valid for the duration of the call.
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error()).with_context(|| format!("statvfs {}", dir.display()));
+    }
+    let unit = st.f_frsize as u64;
+    Ok(Space {
+        total: st.f_blocks as u64 * unit,
+        available: st.f_bavail as u64 * unit,
+    })
+}
+
+/// The free space to keep by default: 10% of the file system or 1 GiB, whichever is larger.
+pub fn default_margin(space: Space) -> u64 {
+    (space.total / 10).max(GIB)
+}
+
+/// Refuses, with the numbers, to write `bytes` into `dir` when that would leave less than
+/// the margin free. `reclaimable` is space the write frees first (a file it replaces).
+pub fn ensure_room(
+    dir: &Path,
+    name: &str,
+    bytes: u64,
+    reclaimable: u64,
+    min_free: Option<u64>,
+) -> Result<()> {
+    let space = space(dir)?;
+    let margin = min_free.unwrap_or_else(|| default_margin(space));
+    let usable = (space.available + reclaimable).saturating_sub(margin);
+    if bytes > usable {
+        return Err(input(format!(
+            "write {name}: not enough free space: {} needed, {} free of {}, and {} must stay free (set with --min-free)",
+            format_size(bytes),
+            format_size(space.available),
+            format_size(space.total),
+            format_size(margin),
+        )));
+    }
+    Ok(())
+}
+
+/// Bytes that may still be written into `dir` while keeping the margin.
+pub fn room(dir: &Path, min_free: Option<u64>) -> Result<u64> {
+    let space = space(dir)?;
+    let margin = min_free.unwrap_or_else(|| default_margin(space));
+    Ok(space.available.saturating_sub(margin))
+}
+
+/// The directory that holds `path` (`.` for a bare file name).
+pub fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A file being written: removed on drop unless [`OutputFile::finish`] was called.
+#[derive(Debug)]
+pub struct OutputFile {
+    file: File,
+    path: PathBuf,
+    name: String,
+    remove_on_drop: bool,
+}
+
+/// What the user allowed when creating an output.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CreatePolicy {
+    /// Replace an existing file.
+    pub force: bool,
+    /// Write to a device node (also needs `force`).
+    pub allow_device: bool,
+    /// Free space to keep; `None` means the default margin.
+    pub min_free: Option<u64>,
+}
+
+/// Creates `path` to hold `bytes` bytes, after every safety check.
+pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<OutputFile> {
+    let name = display_name(path);
+    let mut options = OpenOptions::new();
+    options.write(true);
+    let mut reclaimable = 0;
+    let mut is_device = false;
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            let kind = classify(&meta.file_type(), &name, "write", policy.allow_device)?;
+            if !policy.force {
+                return Err(input(format!(
+                    "write {name}: file exists ({}); refusing to overwrite it without --force",
+                    format_size(meta.len())
+                )));
+            }
+            match kind {
+                InputKind::Regular => {
+                    reclaimable = meta.len();
+                    options.truncate(true);
+                }
+                InputKind::Stream => {}
+                InputKind::BlockDevice | InputKind::CharDevice => is_device = true,
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            options.create_new(true);
+        }
+        Err(e) => return Err(input(format!("write {name}: {}", describe(&e)))),
+    }
+    if !is_device {
+        ensure_room(&parent_dir(path), &name, bytes, reclaimable, policy.min_free)?;
+    }
+    options.mode(0o644);
+    let file = options
+        .open(path)
+        .map_err(|e| input(format!("create {name} for writing: {}", describe(&e))))?;
+    Ok(OutputFile {
+        file,
+        path: path.to_path_buf(),
+        name,
+        remove_on_drop: !is_device,
+    })
+}
+
+/// Creates a scratch file `.ioscope-TAG-PID` in `dir` (removed on drop unless kept).
+pub fn create_scratch(dir: &Path, tag: &str, bytes: u64, min_free: Option<u64>) -> Result<OutputFile> {
+    let path = dir.join(format!(".ioscope-{tag}-{}", std::process::id()));
+    create_output(
+        &path,
+        bytes,
+        CreatePolicy {
+            min_free,
+            ..CreatePolicy::default()
+        },
+    )
+}
+
+impl OutputFile {
+    /// The open file.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// The path it was created at.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The name to show in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Keeps the file: it is complete and belongs to the user now.
+    pub fn finish(mut self) {
+        self.remove_on_drop = false;
+    }
+
+    /// Keeps the file on drop when `keep` is true (for `--keep`).
+    pub fn keep_on_drop(&mut self, keep: bool) {
+        if keep {
+            self.remove_on_drop = false;
+        }
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if self.remove_on_drop {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! ioscope: measure, explain and verify file and storage I/O performance on Linux.
+//!
+//! The binary is a thin shell over this library: `cli` (syntax) → `options` (meaning) →
+//! `cmd` (orchestration) → `engine` (moving bytes) and `measure` (clocks, counters, cache)
+//! → `report` (rendering). Tests and benches call the library directly.
+
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod checksum;
+pub mod cli;
+pub mod cmd;
+pub mod engine;
+pub mod error;
+pub mod files;
+pub mod interrupt;
+pub mod measure;
+pub mod options;
+pub mod report;
+pub mod units;
+pub mod workload;

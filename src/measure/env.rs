@@ -1,0 +1,210 @@
+//! The environment a result was measured in: kernel, CPU, memory, and the file system and
+//! block device behind the target path (resolved through the file's `st_dev`).
+
+use serde::Serialize;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Where and on what a measurement ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Environment {
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// CPU model name.
+    pub cpu_model: String,
+    /// CPUs this process may run on.
+    pub cpus: usize,
+    /// Total RAM in bytes.
+    pub memory_bytes: u64,
+    /// The target the storage facts below describe.
+    pub path: String,
+    /// The storage behind that path.
+    pub storage: Storage,
+}
+
+/// The file system and device behind a path.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Storage {
+    /// File system type, e.g. `ext4`, `tmpfs`, `overlay`.
+    pub filesystem: Option<String>,
+    /// Mount point of that file system.
+    pub mount_point: Option<String>,
+    /// What is mounted there, e.g. `/dev/vda`.
+    pub mount_source: Option<String>,
+    /// The block device's kernel name, e.g. `vda`; `None` for tmpfs, overlay, NFS...
+    pub device: Option<String>,
+    /// Whether the device reports itself rotational (virtual disks often say yes wrongly).
+    pub rotational: Option<bool>,
+    /// Read-ahead of the device in KiB.
+    pub read_ahead_kb: Option<u64>,
+    /// The active I/O scheduler.
+    pub scheduler: Option<String>,
+}
+
+impl Environment {
+    /// Collects the environment for `path` (its directory when it does not exist yet).
+    pub fn collect(path: &Path) -> Self {
+        Self {
+            kernel: kernel_release(),
+            cpu_model: cpu_model(),
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            memory_bytes: meminfo_bytes("MemTotal").unwrap_or(0),
+            path: path.display().to_string(),
+            storage: Storage::of(path),
+        }
+    }
+}
+
+fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn cpu_model() -> String {
+    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    text.lines()
+        .find_map(|l| {
+            let (key, value) = l.split_once(':')?;
+            (key.trim() == "model name").then(|| value.trim().to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// A field of `/proc/meminfo` in bytes, e.g. `MemTotal` or `MemAvailable`.
+pub fn meminfo_bytes(field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    text.lines().find_map(|l| {
+        let (key, value) = l.split_once(':')?;
+        if key != field {
+            return None;
+        }
+        let kib: u64 = value.trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kib * 1024)
+    })
+}
+
+/// The nearest existing path at or above `path`.
+fn existing(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    if p.as_os_str().is_empty() {
+        p = PathBuf::from(".");
+    }
+    while !p.exists() {
+        match p.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => p = parent.to_path_buf(),
+            _ => return PathBuf::from("."),
+        }
+    }
+    p
+}
+
+impl Storage {
+    /// Resolves the file system and device holding `path`.
+    pub fn of(path: &Path) -> Self {
+        let target = existing(path);
+        let Ok(meta) = std::fs::metadata(&target) else {
+            return Self::default();
+        };
+        let dev = meta.dev();
+        let (major, minor) = (libc::major(dev), libc::minor(dev));
+        let canonical = std::fs::canonicalize(&target).unwrap_or(target);
+        let mut storage = Self::default();
+        if let Some(mount) = find_mount(&format!("{major}:{minor}"), &canonical) {
+            storage.filesystem = Some(mount.fstype);
+            storage.mount_point = Some(mount.point);
+            storage.mount_source = Some(mount.source);
+        }
+        if let Some(queue) = queue_dir(major, minor) {
+            storage.device = queue
+                .parent()
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned());
+            let read = |name: &str| std::fs::read_to_string(queue.join(name)).ok();
+            storage.rotational = read("rotational").map(|s| s.trim() == "1");
+            storage.read_ahead_kb = read("read_ahead_kb").and_then(|s| s.trim().parse().ok());
+            storage.scheduler = read("scheduler").and_then(|s| active_scheduler(&s));
+        }
+        storage
+    }
+}
+
+struct Mount {
+    point: String,
+    fstype: String,
+    source: String,
+}
+
+/// The mount with device `majmin` whose mount point is the longest prefix of `path`.
+fn find_mount(majmin: &str, path: &Path) -> Option<Mount> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    parse_mountinfo(&text, majmin, path)
+}
+
+fn parse_mountinfo(text: &str, majmin: &str, path: &Path) -> Option<Mount> {
+    text.lines()
+        .filter_map(|line| {
+            let (left, right) = line.split_once(" - ")?;
+            let fields: Vec<&str> = left.split(' ').collect();
+            let mut tail = right.split(' ');
+            let fstype = tail.next()?.to_string();
+            let source = tail.next()?.to_string();
+            let point = fields.get(4)?.replace("\\040", " ");
+            (fields.get(2)? == &majmin && path.starts_with(&point)).then_some(Mount {
+                point,
+                fstype,
+                source,
+            })
+        })
+        .max_by_key(|m| m.point.len())
+}
+
+/// The sysfs `queue/` directory of the whole disk behind device `major:minor`.
+fn queue_dir(major: u32, minor: u32) -> Option<PathBuf> {
+    let dev = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    let queue = dev.join("queue");
+    if queue.is_dir() {
+        return Some(queue);
+    }
+    // A partition: the queue belongs to the parent disk.
+    let parent = dev.parent()?.join("queue");
+    parent.is_dir().then_some(parent)
+}
+
+fn active_scheduler(text: &str) -> Option<String> {
+    let start = text.find('[')?;
+    let end = text[start..].find(']')?;
+    Some(text[start + 1..start + end].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_matching_mount_wins() {
+        let text = "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n\
+                    30 22 0:40 / /tmp rw - tmpfs tmpfs rw\n\
+                    31 22 254:0 /srv /data rw - ext4 /dev/vda rw\n";
+        let m = parse_mountinfo(text, "254:0", Path::new("/data/x")).expect("mount");
+        assert_eq!((m.point.as_str(), m.fstype.as_str()), ("/data", "ext4"));
+        let m = parse_mountinfo(text, "0:40", Path::new("/tmp/f")).expect("mount");
+        assert_eq!(m.fstype, "tmpfs");
+        assert!(parse_mountinfo(text, "9:9", Path::new("/x")).is_none());
+    }
+
+    #[test]
+    fn the_active_scheduler_is_the_bracketed_one() {
+        assert_eq!(active_scheduler("none [mq-deadline] kyber\n").as_deref(), Some("mq-deadline"));
+        assert_eq!(active_scheduler("none\n"), None);
+    }
+
+    #[test]
+    fn the_environment_of_the_current_directory_is_filled_in() {
+        let env = Environment::collect(Path::new("."));
+        assert!(env.cpus >= 1);
+        assert!(env.memory_bytes > 0);
+        assert!(!env.kernel.is_empty());
+        assert!(env.storage.filesystem.is_some(), "{env:?}");
+    }
+}

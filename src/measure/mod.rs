@@ -1,0 +1,9 @@
+//! Measurement: clocks and CPU time, the kernel's own I/O counters, cache control and
+//! page-cache residency, and the environment a result was measured in. Nothing here knows
+//! which engine or subcommand is running.
+
+pub mod cache;
+pub mod checks;
+pub mod env;
+pub mod procio;
+pub mod timer;

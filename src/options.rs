@@ -1,0 +1,221 @@
+//! From what the user typed (`cli::*Args`) to what the engine needs (`*Options`): sizes in
+//! bytes, durations, defaults, and every check that needs no I/O beyond a `stat`.
+
+use crate::cli::{CacheMode, CalibrateArgs, RunArgs, StudyArgs};
+use crate::error::input;
+use crate::files::display_name;
+use crate::units::{GIB, format_size, parse_duration, parse_nonzero_size, parse_size};
+use crate::workload::data::fresh_seed;
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The largest block size accepted: one buffer of it is allocated.
+pub const MAX_BLOCK_SIZE: u64 = GIB;
+
+/// What `run` does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunMode {
+    /// Read up to `limit` bytes (to EOF when `None`).
+    Read {
+        /// Block size × block count, when a count was given.
+        limit: Option<u64>,
+    },
+    /// Write `bytes` bytes generated from `seed`.
+    Write {
+        /// Block size × block count.
+        bytes: u64,
+        /// Seed of the data.
+        seed: u64,
+    },
+}
+
+/// Validated options of `run`.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The file (or `-`).
+    pub path: PathBuf,
+    /// Bytes per call.
+    pub block_size: u64,
+    /// Number of calls, when given.
+    pub block_count: Option<u64>,
+    /// Read or write.
+    pub mode: RunMode,
+    /// Replace an existing file.
+    pub force: bool,
+    /// Accept device nodes.
+    pub allow_device: bool,
+    /// Free space to keep (`None`: the default margin).
+    pub min_free: Option<u64>,
+    /// JSON output.
+    pub json: bool,
+}
+
+/// Parses and bounds a block size.
+pub fn block_size(text: &str, what: &str) -> Result<u64> {
+    let bs = parse_nonzero_size(text).with_context(|| format!("{what}: block size"))?;
+    if bs > MAX_BLOCK_SIZE {
+        return Err(input(format!(
+            "{what}: block size '{text}' is larger than the {} limit (one buffer of that size is allocated)",
+            format_size(MAX_BLOCK_SIZE)
+        )));
+    }
+    Ok(bs)
+}
+
+fn min_free(text: Option<&str>, what: &str) -> Result<Option<u64>> {
+    text.map(|t| parse_size(t).with_context(|| format!("{what}: --min-free")))
+        .transpose()
+}
+
+impl RunOptions {
+    /// Checks and converts `run`'s arguments.
+    pub fn from_args(args: &RunArgs) -> Result<Self> {
+        let op = if args.write { "write" } else { "read" };
+        let what = format!("{op} {}", display_name(&args.file));
+        let block_size = block_size(&args.block_size, &what)?;
+        let block_count = args
+            .block_count
+            .as_deref()
+            .map(|c| parse_nonzero_size(c).with_context(|| format!("{what}: block count")))
+            .transpose()?;
+        let total = block_count
+            .map(|c| {
+                c.checked_mul(block_size).ok_or_else(|| {
+                    input(format!(
+                        "{what}: block size x block count ({} x {c}) does not fit in 64 bits",
+                        args.block_size
+                    ))
+                })
+            })
+            .transpose()?;
+        let mode = if args.write {
+            let bytes = total.ok_or_else(|| {
+                input(format!(
+                    "{what}: writing needs BLOCK_COUNT (the file gets BLOCK_SIZE x BLOCK_COUNT bytes)"
+                ))
+            })?;
+            if args.file.as_os_str() == "-" {
+                return Err(input("write -: writing to stdout is not supported; name a file"));
+            }
+            RunMode::Write {
+                bytes,
+                seed: args.seed.unwrap_or_else(fresh_seed),
+            }
+        } else {
+            RunMode::Read { limit: total }
+        };
+        Ok(Self {
+            path: args.file.clone(),
+            block_size,
+            block_count,
+            mode,
+            force: args.force,
+            allow_device: args.allow_device,
+            min_free: min_free(args.min_free.as_deref(), &what)?,
+            json: args.json,
+        })
+    }
+}
+
+/// Validated options of `calibrate`.
+#[derive(Debug, Clone)]
+pub struct CalibrateOptions {
+    /// The file to read.
+    pub path: PathBuf,
+    /// Bytes per read() call.
+    pub block_size: u64,
+    /// Shortest acceptable read time.
+    pub min: Duration,
+    /// Longest acceptable read time.
+    pub max: Duration,
+    /// Warm or cold reads.
+    pub cache: CacheMode,
+    /// Whether the file may be extended.
+    pub grow: bool,
+    /// Seed for appended data.
+    pub seed: u64,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// JSON output.
+    pub json: bool,
+}
+
+impl CalibrateOptions {
+    /// Checks and converts `calibrate`'s arguments.
+    pub fn from_args(args: &CalibrateArgs) -> Result<Self> {
+        let what = format!("calibrate {}", display_name(&args.file));
+        let min = parse_duration(&args.min).with_context(|| format!("{what}: --min"))?;
+        let max = parse_duration(&args.max).with_context(|| format!("{what}: --max"))?;
+        if min.is_zero() || min >= max {
+            return Err(input(format!(
+                "{what}: --min ({}) must be above zero and below --max ({})",
+                args.min, args.max
+            )));
+        }
+        if args.file.as_os_str() == "-" {
+            return Err(input(format!(
+                "{what}: needs a regular file it can re-read, not standard input"
+            )));
+        }
+        Ok(Self {
+            path: args.file.clone(),
+            block_size: block_size(&args.block_size, &what)?,
+            min,
+            max,
+            cache: args.cache,
+            grow: args.grow,
+            seed: args.seed.unwrap_or_else(fresh_seed),
+            min_free: min_free(args.min_free.as_deref(), &what)?,
+            json: args.json,
+        })
+    }
+}
+
+/// Validated options of `study`.
+#[derive(Debug, Clone)]
+pub struct StudyOptions {
+    /// Directory to study; `None` means a new `./ioscope-study`.
+    pub dir: Option<PathBuf>,
+    /// Scratch file size; `None` means: choose for this machine.
+    pub size: Option<u64>,
+    /// Block sizes to read with, ascending, without repeats.
+    pub block_sizes: Vec<u64>,
+    /// Keep the scratch file.
+    pub keep: bool,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// JSON output.
+    pub json: bool,
+}
+
+/// Parses a comma-separated list of block sizes.
+pub fn block_size_list(text: &str, what: &str) -> Result<Vec<u64>> {
+    let mut sizes = text
+        .split(',')
+        .map(|item| block_size(item.trim(), what))
+        .collect::<Result<Vec<u64>>>()?;
+    sizes.sort_unstable();
+    sizes.dedup();
+    Ok(sizes)
+}
+
+impl StudyOptions {
+    /// Checks and converts `study`'s arguments.
+    pub fn from_args(args: &StudyArgs) -> Result<Self> {
+        let what = "study";
+        let size = args
+            .size
+            .as_deref()
+            .map(|s| parse_nonzero_size(s).with_context(|| format!("{what}: --size")))
+            .transpose()?;
+        Ok(Self {
+            dir: args.dir.clone(),
+            size,
+            block_sizes: block_size_list(&args.block_sizes, what)?,
+            keep: args.keep,
+            min_free: min_free(args.min_free.as_deref(), what)?,
+            json: args.json,
+        })
+    }
+}

@@ -1,0 +1,53 @@
+//! JSON documents: `"schema": "ioscope/<cmd>/v1"`, the tool version, the command line,
+//! the environment, then the result's own fields. Raw numbers only.
+
+use crate::measure::env::Environment;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Document<'a, T: Serialize> {
+    schema: String,
+    version: &'static str,
+    command_line: Vec<String>,
+    environment: &'a Environment,
+    #[serde(flatten)]
+    result: &'a T,
+}
+
+/// Renders `result` of subcommand `command` as one pretty-printed JSON document.
+pub fn document<T: Serialize>(command: &str, result: &T, environment: &Environment) -> String {
+    let doc = Document {
+        schema: format!("ioscope/{command}/v1"),
+        version: env!("CARGO_PKG_VERSION"),
+        command_line: std::env::args().collect(),
+        environment,
+        result,
+    };
+    let mut text = serde_json::to_string_pretty(&doc).expect("results serialise: no maps with non-string keys");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Fake {
+        bytes: u64,
+        seconds: f64,
+    }
+
+    #[test]
+    fn documents_carry_schema_version_and_raw_numbers() {
+        let env = Environment::default();
+        let text = document("run", &Fake { bytes: 4096, seconds: 0.5 }, &env);
+        let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(v["schema"], "ioscope/run/v1");
+        assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(v["bytes"], 4096);
+        assert_eq!(v["seconds"], 0.5);
+        assert!(v["environment"]["storage"].is_object());
+        assert!(v["command_line"].is_array());
+    }
+}

@@ -1,0 +1,3 @@
+//! Workloads: what bytes to write and in what order to touch them.
+
+pub mod data;
