@@ -142,7 +142,7 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
             }
             grow(&mut target, size, options.seed)?;
         }
-        let probe = timed_read(&mut target, size, options.cache, &mut buf)?;
+        let probe = timed_read(&mut target, size, options.cache, buf.as_mut_slice())?;
         let t = probe.seconds;
         probes.push(probe);
         if (min..=max).contains(&t) {
@@ -162,6 +162,9 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
         let mut next = round_up(((rate * aim) as u64).min(size.saturating_mul(64)), bs).max(bs);
         if t < min && next <= size {
             next = size + bs;
+        }
+        if next > target.len && !options.grow {
+            return Err(too_small(&target, bs, &probes, next, goal));
         }
         if next > largest {
             if size == largest {
@@ -214,7 +217,7 @@ fn timed_read(target: &mut Target, size: u64, mode: CacheMode, buf: &mut [u8]) -
                 let mut big = super::touched_buffer(MIB);
                 target.file.seek(SeekFrom::Start(0)).with_context(|| format!("seek {name}"))?;
                 let mut progress = Progress::new(format!("warm {name}"), Some(size));
-                engine::read::read_blocks(&target.file, &name, &mut big, Some(size), &mut super::observer(&mut progress))?;
+                engine::read::read_blocks(&target.file, &name, big.as_mut_slice(), Some(size), &mut super::observer(&mut progress))?;
             }
         }
     }
@@ -251,7 +254,7 @@ fn grow(target: &mut Target, size: u64, seed: u64) -> Result<()> {
     let mut buf = super::touched_buffer(MIB);
     let extra = size - target.len;
     let mut progress = Progress::new(format!("grow {name} to {}", format_size(size)), Some(extra));
-    let result = engine::write::write_blocks(&target.file, &name, &mut buf, extra, &mut data, &mut super::observer(&mut progress));
+    let result = engine::write::write_blocks(&target.file, &name, buf.as_mut_slice(), extra, &mut data, &mut super::observer(&mut progress));
     // Whatever was appended is undone by Target's drop if the search does not succeed.
     target.len = target.file.metadata().with_context(|| format!("stat {name}"))?.len();
     result?;
@@ -269,10 +272,10 @@ fn too_small(target: &Target, bs: u64, probes: &[Probe], size: u64, goal: f64) -
         )
     });
     input(format!(
-        "calibrate {}: the file is too small ({}): {seen}a {:.0} s read needs about {} or more; pass --grow to extend it",
+        "calibrate {}: the file is too small ({}): {seen}a {} read needs about {}; pass --grow to extend it",
         target.name,
         format_size(target.len),
-        goal,
+        format_seconds(goal),
         format_size(size)
     ))
 }
@@ -283,10 +286,10 @@ fn infeasible(target: &Target, options: &CalibrateOptions, bs: u64, size: u64, t
         CacheMode::Cold => "try a smaller --min or a smaller block size",
     };
     Failure::Check(format!(
-        "calibrate {}: at {} per read a {:.0} s read needs about {}, but the file can grow only to {} here (keeping the free-space margin), which reads in {}; {hint}",
+        "calibrate {}: at {} per read a {} read needs about {}, but the file can grow only to {} here (keeping the free-space margin), which reads in {}; {hint}",
         target.name,
         format_size(bs),
-        goal,
+        format_seconds(goal),
         format_size((rate * goal) as u64),
         format_size(size),
         format_seconds(t),

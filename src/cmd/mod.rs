@@ -5,12 +5,13 @@ pub mod calibrate;
 pub mod run;
 pub mod study;
 
+use crate::engine::buffer::AlignedBuffer;
 use crate::report::progress::Progress;
 
-/// A buffer of `len` bytes whose pages are already touched, so first-touch page faults
-/// stay out of the timed region.
-pub fn touched_buffer(len: u64) -> Vec<u8> {
-    vec![0x5a; len as usize]
+/// A page-aligned buffer of `len` bytes whose pages are already touched, so first-touch
+/// page faults stay out of the timed region.
+pub fn touched_buffer(len: u64) -> AlignedBuffer {
+    AlignedBuffer::new(len as usize)
 }
 
 /// The observer engines call between system calls: honours Ctrl-C and moves the bar.

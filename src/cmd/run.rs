@@ -86,7 +86,7 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
     let moved = engine::read::read_blocks(
         &input.file,
         &input.name,
-        &mut buf,
+        buf.as_mut_slice(),
         limit,
         &mut super::observer(&mut progress),
     )?;
@@ -136,7 +136,7 @@ fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
     let moved = engine::write::write_blocks(
         output.file(),
         &name,
-        &mut buf,
+        buf.as_mut_slice(),
         bytes,
         &mut data,
         &mut super::observer(&mut progress),

@@ -156,7 +156,7 @@ fn write_row(scratch: &OutputFile, size: u64, seed: u64) -> Result<StudyRow> {
     let mut progress = Progress::new(format!("write {}", format_size(size)), Some(size));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
-    let moved = engine::write::write_blocks(scratch.file(), name, &mut buf, size, &mut data, &mut super::observer(&mut progress))?;
+    let moved = engine::write::write_blocks(scratch.file(), name, buf.as_mut_slice(), size, &mut data, &mut super::observer(&mut progress))?;
     let before_fsync = clock.seconds();
     scratch.file().sync_all().with_context(|| format!("fsync {name}"))?;
     let cpu = clock.stop();
@@ -186,7 +186,7 @@ fn read_row(reader: &File, name: &str, bs: u64, bytes: u64, expected: u32) -> Re
     let mut progress = Progress::new(format!("read at {}", format_size(bs)), Some(bytes));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(reader, name, &mut buf, Some(bytes), &mut super::observer(&mut progress))?;
+    let moved = engine::read::read_blocks(reader, name, buf.as_mut_slice(), Some(bytes), &mut super::observer(&mut progress))?;
     let cpu = clock.stop();
     let kernel = probe.and_then(|p| p.finish());
     progress.finish();

@@ -2,6 +2,7 @@
 //! not time, print or parse options; the harness in `cmd/` measures around them. Every
 //! engine computes the same checksum for the same bytes.
 
+pub mod buffer;
 pub mod read;
 pub mod write;
 

@@ -1,0 +1,65 @@
+//! I/O buffers: page-aligned and touched before use.
+//!
+//! Alignment matters beyond O_DIRECT: the kernel copies read() data with `rep movsb`, which
+//! on some CPUs (AMD Zen 3 here) runs several times slower into a destination that is not
+//! page-aligned (measured: 1 MiB reads of a cached file, 1.8 GiB/s into a malloc'd buffer,
+//! 9 GiB/s into an aligned one).
+
+/// The alignment of every buffer: one page, also enough for O_DIRECT on common devices.
+pub const ALIGN: usize = 4096;
+
+/// A page-aligned byte buffer whose pages are already faulted in.
+#[derive(Debug, Clone)]
+pub struct AlignedBuffer {
+    storage: Vec<u8>,
+    offset: usize,
+    len: usize,
+}
+
+impl AlignedBuffer {
+    /// Allocates `len` bytes at a page boundary and touches every page.
+    pub fn new(len: usize) -> Self {
+        // Writing a non-zero byte everywhere faults the pages in now, outside any timing.
+        let storage = vec![0x5au8; len + ALIGN];
+        let offset = storage.as_ptr().align_offset(ALIGN);
+        Self {
+            storage,
+            offset,
+            len,
+        }
+    }
+
+    /// The aligned bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.storage[self.offset..self.offset + self.len]
+    }
+
+    /// The aligned bytes, writable.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.storage[self.offset..self.offset + self.len]
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for a zero-length buffer.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_start_on_a_page_boundary() {
+        for len in [0, 1, 4095, 4096, 1 << 20] {
+            let mut b = AlignedBuffer::new(len);
+            assert_eq!(b.as_mut_slice().as_ptr() as usize % ALIGN, 0);
+            assert_eq!(b.len(), len);
+        }
+    }
+}
