@@ -30,7 +30,13 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                     report::warn(w);
                 }
             }
-            output("calibrate", options.json, &result, &options.path, text::calibrate)?;
+            output(
+                "calibrate",
+                options.json,
+                &result,
+                &options.path,
+                text::calibrate,
+            )?;
         }
         Command::Study(args) => {
             let options = StudyOptions::from_args(&args)?;
@@ -45,7 +51,13 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
     Ok(ExitKind::Success)
 }
 
-fn output<T: Serialize>(command: &str, as_json: bool, result: &T, path: &Path, render: fn(&T) -> String) -> Result<()> {
+fn output<T: Serialize>(
+    command: &str,
+    as_json: bool,
+    result: &T,
+    path: &Path,
+    render: fn(&T) -> String,
+) -> Result<()> {
     let rendered = if as_json {
         json::document(command, result, &Environment::collect(path))
     } else {

@@ -72,7 +72,10 @@ mod tests {
         assert_eq!(exit_kind(&err), ExitKind::Usage);
         let err = anyhow::Error::from(Failure::Interrupted).context("write y");
         assert_eq!(exit_kind(&err), ExitKind::Interrupted);
-        assert_eq!(exit_kind(&anyhow::anyhow!("disk on fire")), ExitKind::Failed);
+        assert_eq!(
+            exit_kind(&anyhow::anyhow!("disk on fire")),
+            ExitKind::Failed
+        );
         let unit = crate::units::parse_size("4x").unwrap_err();
         assert_eq!(exit_kind(&anyhow::Error::from(unit)), ExitKind::Usage);
     }

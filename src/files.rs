@@ -141,7 +141,8 @@ pub fn space(dir: &Path) -> Result<Space> {
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: as above; both pointers are valid for the duration of the call.
     if unsafe { libc::statvfs(c_path.as_ptr(), &mut st) } != 0 {
-        return Err(io::Error::last_os_error()).with_context(|| format!("statvfs {}", dir.display()));
+        return Err(io::Error::last_os_error())
+            .with_context(|| format!("statvfs {}", dir.display()));
     }
     let unit = st.f_frsize as u64;
     Ok(Space {
@@ -245,7 +246,14 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         Err(e) => return Err(input(format!("write {name}: {}", describe(&e)))),
     }
     if !is_device {
-        ensure_room(&parent_dir(path), &name, bytes, reclaimable, policy.min_free)?;
+        let parent = parent_dir(path);
+        if !parent.is_dir() {
+            return Err(input(format!(
+                "write {name}: directory {} does not exist",
+                parent.display()
+            )));
+        }
+        ensure_room(&parent, &name, bytes, reclaimable, policy.min_free)?;
     }
     options.mode(0o644);
     let file = options
@@ -260,7 +268,12 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
 }
 
 /// Creates a scratch file `.ioscope-TAG-PID` in `dir` (removed on drop unless kept).
-pub fn create_scratch(dir: &Path, tag: &str, bytes: u64, min_free: Option<u64>) -> Result<OutputFile> {
+pub fn create_scratch(
+    dir: &Path,
+    tag: &str,
+    bytes: u64,
+    min_free: Option<u64>,
+) -> Result<OutputFile> {
     let path = dir.join(format!(".ioscope-{tag}-{}", std::process::id()));
     create_output(
         &path,

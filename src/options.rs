@@ -96,7 +96,9 @@ impl RunOptions {
                 ))
             })?;
             if args.file.as_os_str() == "-" {
-                return Err(input("write -: writing to stdout is not supported; name a file"));
+                return Err(input(
+                    "write -: writing to stdout is not supported; name a file",
+                ));
             }
             RunMode::Write {
                 bytes,

@@ -119,7 +119,7 @@ pub fn format_size(bytes: u64) -> String {
         return format!("{bytes} B");
     }
     let value = bytes as f64 / (1u64 << (10 * unit)) as f64;
-    if bytes % (1u64 << (10 * unit)) == 0 {
+    if bytes.is_multiple_of(1u64 << (10 * unit)) {
         format!("{value:.0} {}", UNITS[unit])
     } else {
         format!("{value:.1} {}", UNITS[unit])
@@ -131,7 +131,7 @@ pub fn format_block_size(bytes: u64) -> String {
     for (shift, suffix) in [(40, "t"), (30, "g"), (20, "m"), (10, "k")] {
         let unit = 1u64 << shift;
         if bytes >= unit {
-            return if bytes % unit == 0 {
+            return if bytes.is_multiple_of(unit) {
                 format!("{}{suffix}", bytes / unit)
             } else {
                 format!("{:.1}{suffix}", bytes as f64 / unit as f64)
@@ -172,7 +172,7 @@ pub fn group_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -238,7 +238,10 @@ mod tests {
 
     #[test]
     fn zero_is_rejected_where_it_is_meaningless() {
-        assert!(matches!(parse_nonzero_size("0k"), Err(UnitError::Zero { .. })));
+        assert!(matches!(
+            parse_nonzero_size("0k"),
+            Err(UnitError::Zero { .. })
+        ));
         assert_eq!(parse_nonzero_size("1"), Ok(1));
     }
 

@@ -96,7 +96,9 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
     let opened = files::open_input(&options.path, false)?;
     let name = opened.name.clone();
     if opened.kind != InputKind::Regular {
-        return Err(input(format!("calibrate {name}: needs a regular file it can re-read")));
+        return Err(input(format!(
+            "calibrate {name}: needs a regular file it can re-read"
+        )));
     }
     let file = if options.grow {
         OpenOptions::new()
@@ -175,7 +177,10 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
         size = next;
     }
     target.keep_growth = true;
-    let last = probes.last().expect("the loop pushes a probe before it breaks").clone();
+    let last = probes
+        .last()
+        .expect("the loop pushes a probe before it breaks")
+        .clone();
     let memory_bytes = meminfo_bytes("MemTotal").unwrap_or(0);
     let warnings = warnings(options, &last, memory_bytes);
     Ok(CalibrateReport {
@@ -215,18 +220,36 @@ fn timed_read(target: &mut Target, size: u64, mode: CacheMode, buf: &mut [u8]) -
             if resident.resident_pages < resident.total_pages {
                 // Warm it with large reads: the state matters, not how it was reached.
                 let mut big = super::touched_buffer(MIB);
-                target.file.seek(SeekFrom::Start(0)).with_context(|| format!("seek {name}"))?;
+                target
+                    .file
+                    .seek(SeekFrom::Start(0))
+                    .with_context(|| format!("seek {name}"))?;
                 let mut progress = Progress::new(format!("warm {name}"), Some(size));
-                engine::read::read_blocks(&target.file, &name, big.as_mut_slice(), Some(size), &mut super::observer(&mut progress))?;
+                engine::read::read_blocks(
+                    &target.file,
+                    &name,
+                    big.as_mut_slice(),
+                    Some(size),
+                    &mut super::observer(&mut progress),
+                )?;
             }
         }
     }
     let residency_before = cache::residency(&target.file, &name, size).ok();
-    target.file.seek(SeekFrom::Start(0)).with_context(|| format!("seek {name}"))?;
+    target
+        .file
+        .seek(SeekFrom::Start(0))
+        .with_context(|| format!("seek {name}"))?;
     let mut progress = Progress::new(format!("read {} of {name}", format_size(size)), Some(size));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(&target.file, &name, buf, Some(size), &mut super::observer(&mut progress))?;
+    let moved = engine::read::read_blocks(
+        &target.file,
+        &name,
+        buf,
+        Some(size),
+        &mut super::observer(&mut progress),
+    )?;
     let seconds = clock.seconds();
     let kernel = probe.and_then(|p| p.finish());
     progress.finish();
@@ -249,40 +272,71 @@ fn timed_read(target: &mut Target, size: u64, mode: CacheMode, buf: &mut [u8]) -
 /// Appends pseudo-random data until the file holds `size` bytes.
 fn grow(target: &mut Target, size: u64, seed: u64) -> Result<()> {
     let name = target.name.clone();
-    target.file.seek(SeekFrom::Start(target.len)).with_context(|| format!("seek {name} to grow it"))?;
+    target
+        .file
+        .seek(SeekFrom::Start(target.len))
+        .with_context(|| format!("seek {name} to grow it"))?;
     let mut data = DataStream::new(seed, target.len);
     let mut buf = super::touched_buffer(MIB);
     let extra = size - target.len;
     let mut progress = Progress::new(format!("grow {name} to {}", format_size(size)), Some(extra));
-    let result = engine::write::write_blocks(&target.file, &name, buf.as_mut_slice(), extra, &mut data, &mut super::observer(&mut progress));
+    let result = engine::write::write_blocks(
+        &target.file,
+        &name,
+        buf.as_mut_slice(),
+        extra,
+        &mut data,
+        &mut super::observer(&mut progress),
+    );
     // Whatever was appended is undone by Target's drop if the search does not succeed.
-    target.len = target.file.metadata().with_context(|| format!("stat {name}"))?.len();
+    target.len = target
+        .file
+        .metadata()
+        .with_context(|| format!("stat {name}"))?
+        .len();
     result?;
-    target.file.sync_data().with_context(|| format!("fdatasync {name} after growing it"))?;
+    target
+        .file
+        .sync_data()
+        .with_context(|| format!("fdatasync {name} after growing it"))?;
     Ok(())
 }
 
-fn too_small(target: &Target, bs: u64, probes: &[Probe], size: u64, goal: f64) -> anyhow::Error {
-    let seen = probes.last().map_or(String::new(), |p| {
-        format!(
-            "reading {} at {} takes {}; ",
-            format_size(p.bytes),
-            format_size(bs),
-            format_seconds(p.seconds)
-        )
-    });
+fn too_small(target: &Target, bs: u64, probes: &[Probe], next: u64, goal: f64) -> anyhow::Error {
+    let (seen, needed) = match probes.last() {
+        Some(p) => (
+            format!(
+                "reading {} at {} takes {}; ",
+                format_size(p.bytes),
+                format_size(bs),
+                format_seconds(p.seconds)
+            ),
+            ((p.bytes_per_second * goal) as u64).max(next),
+        ),
+        None => (String::new(), next),
+    };
     input(format!(
         "calibrate {}: the file is too small ({}): {seen}a {} read needs about {}; pass --grow to extend it",
         target.name,
         format_size(target.len),
         format_seconds(goal),
-        format_size(size)
+        format_size(needed)
     ))
 }
 
-fn infeasible(target: &Target, options: &CalibrateOptions, bs: u64, size: u64, t: f64, goal: f64, rate: f64) -> anyhow::Error {
+fn infeasible(
+    target: &Target,
+    options: &CalibrateOptions,
+    bs: u64,
+    size: u64,
+    t: f64,
+    goal: f64,
+    rate: f64,
+) -> anyhow::Error {
     let hint = match options.cache {
-        CacheMode::Warm => "warm reads are fast: try --cache cold, a smaller --min, or a smaller block size",
+        CacheMode::Warm => {
+            "warm reads are fast: try --cache cold, a smaller --min, or a smaller block size"
+        }
         CacheMode::Cold => "try a smaller --min or a smaller block size",
     };
     Failure::Check(format!(
@@ -312,13 +366,13 @@ fn warnings(options: &CalibrateOptions, last: &Probe, memory: u64) -> Vec<String
             CacheMode::Cold => format!("the file fits in RAM ({size} of {ram}): after one read it is cached and the next read is much faster, so evict it before every cold run (ioscope does with --cache cold)"),
         });
     }
-    if options.cache == CacheMode::Cold {
-        if let Some(r) = last.residency_before.filter(|r| r.fraction() > 0.05) {
-            out.push(format!(
+    if options.cache == CacheMode::Cold
+        && let Some(r) = last.residency_before.filter(|r| r.fraction() > 0.05)
+    {
+        out.push(format!(
                 "the 'cold' read started with {} of the file resident: this file system did not drop its pages, so the time is not a device time",
                 r.percent()
             ));
-        }
     }
     out
 }

@@ -57,8 +57,7 @@ pub struct RunReport {
 impl RunReport {
     /// Rate without the fsync, for writes.
     pub fn bytes_per_second_before_fsync(&self) -> Option<f64> {
-        self.write_seconds
-            .map(|s| per_second(self.moved.bytes, s))
+        self.write_seconds.map(|s| per_second(self.moved.bytes, s))
     }
 }
 
@@ -79,7 +78,8 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
     } else {
         None
     };
-    let expected = limit.or((input.kind == InputKind::Regular && input.len > 0).then_some(input.len));
+    let expected =
+        limit.or((input.kind == InputKind::Regular && input.len > 0).then_some(input.len));
     let mut progress = Progress::new(format!("read {}", input.name), expected);
     let probe = IoProbe::start();
     let clock = Stopwatch::start();

@@ -90,9 +90,8 @@ pub fn execute(options: &StudyOptions) -> Result<StudyReport> {
     // Declared before the scratch file, so dropped after it: the directory is empty by then.
     let (dir, _created) = match &options.dir {
         Some(dir) => {
-            let meta = std::fs::metadata(dir).map_err(|e| {
-                input(format!("study {}: {}", dir.display(), files::describe(&e)))
-            })?;
+            let meta = std::fs::metadata(dir)
+                .map_err(|e| input(format!("study {}: {}", dir.display(), files::describe(&e))))?;
             if !meta.is_dir() {
                 return Err(input(format!("study {}: not a directory", dir.display())));
             }
@@ -102,7 +101,11 @@ pub fn execute(options: &StudyOptions) -> Result<StudyReport> {
             let dir = PathBuf::from("ioscope-study");
             let created = !dir.exists();
             std::fs::create_dir_all(&dir).map_err(|e| {
-                input(format!("study: create {}: {}", dir.display(), files::describe(&e)))
+                input(format!(
+                    "study: create {}: {}",
+                    dir.display(),
+                    files::describe(&e)
+                ))
             })?;
             (dir.clone(), CreatedDir(created.then_some(dir)))
         }
@@ -119,7 +122,11 @@ pub fn execute(options: &StudyOptions) -> Result<StudyReport> {
     for &bs in &options.block_sizes {
         let bytes = (bs * MAX_CALLS).min(size);
         let bytes = if bytes < size { bytes / bs * bs } else { bytes };
-        let expected = if bytes == size { rows[0].moved.xor } else { xor_of_prefix(seed, bytes) };
+        let expected = if bytes == size {
+            rows[0].moved.xor
+        } else {
+            xor_of_prefix(seed, bytes)
+        };
         rows.push(read_row(&reader, scratch.name(), bs, bytes, expected)?);
     }
     scratch.keep_on_drop(options.keep);
@@ -156,9 +163,19 @@ fn write_row(scratch: &OutputFile, size: u64, seed: u64) -> Result<StudyRow> {
     let mut progress = Progress::new(format!("write {}", format_size(size)), Some(size));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
-    let moved = engine::write::write_blocks(scratch.file(), name, buf.as_mut_slice(), size, &mut data, &mut super::observer(&mut progress))?;
+    let moved = engine::write::write_blocks(
+        scratch.file(),
+        name,
+        buf.as_mut_slice(),
+        size,
+        &mut data,
+        &mut super::observer(&mut progress),
+    )?;
     let before_fsync = clock.seconds();
-    scratch.file().sync_all().with_context(|| format!("fsync {name}"))?;
+    scratch
+        .file()
+        .sync_all()
+        .with_context(|| format!("fsync {name}"))?;
     let cpu = clock.stop();
     let kernel = probe.and_then(|p| p.finish());
     progress.finish();
@@ -182,11 +199,19 @@ fn read_row(reader: &File, name: &str, bs: u64, bytes: u64, expected: u32) -> Re
     use std::io::{Seek, SeekFrom};
     let mut buf = super::touched_buffer(bs);
     let residency_before = cache::residency(reader, name, bytes).ok();
-    (&*reader).seek(SeekFrom::Start(0)).with_context(|| format!("seek {name}"))?;
+    (&*reader)
+        .seek(SeekFrom::Start(0))
+        .with_context(|| format!("seek {name}"))?;
     let mut progress = Progress::new(format!("read at {}", format_size(bs)), Some(bytes));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(reader, name, buf.as_mut_slice(), Some(bytes), &mut super::observer(&mut progress))?;
+    let moved = engine::read::read_blocks(
+        reader,
+        name,
+        buf.as_mut_slice(),
+        Some(bytes),
+        &mut super::observer(&mut progress),
+    )?;
     let cpu = clock.stop();
     let kernel = probe.and_then(|p| p.finish());
     progress.finish();

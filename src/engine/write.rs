@@ -30,7 +30,10 @@ pub fn write_blocks(
         while done < n {
             calls += 1;
             match writer.write(&block[done..]) {
-                Ok(0) => bail!("write {name} at byte {}: the file accepted no bytes", xor.len()),
+                Ok(0) => bail!(
+                    "write {name} at byte {}: the file accepted no bytes",
+                    xor.len()
+                ),
                 Ok(k) => done += k,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => {

@@ -38,7 +38,7 @@ fn page_size() -> u64 {
 }
 
 /// Measures which of the first `len` bytes of `file` are in the page cache, mapping at most
-/// 1 GiB at a time so that huge files need little memory.
+/// 1 GiB at a time so that huge files need little memory. `file` must be open for reading.
 pub fn residency(file: &File, name: &str, len: u64) -> Result<Residency> {
     const WINDOW: u64 = 1 << 30;
     let page = page_size();
@@ -107,17 +107,29 @@ mod tests {
     fn a_file_just_written_is_resident_and_eviction_drops_it() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("f");
-        let mut f = File::create(&path).expect("create");
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .expect("create");
         f.write_all(&vec![7u8; 1 << 20]).expect("write");
         let before = residency(&f, "f", 1 << 20).expect("residency");
         assert_eq!(before.total_pages, (1 << 20) / page_size());
-        assert_eq!(before.fraction(), 1.0, "pages just written are in the cache");
+        assert_eq!(
+            before.fraction(),
+            1.0,
+            "pages just written are in the cache"
+        );
         evict(&f, "f").expect("evict");
         let after = residency(&f, "f", 1 << 20).expect("residency");
         if after.fraction() > 0.0 {
             // tmpfs and some overlay set-ups cannot drop pages: that is a property of the
             // file system, not a failure of eviction.
-            eprintln!("skipped: this file system keeps pages after DONTNEED ({})", after.percent());
+            eprintln!(
+                "skipped: this file system keeps pages after DONTNEED ({})",
+                after.percent()
+            );
             return;
         }
         assert_eq!(after.resident_pages, 0);

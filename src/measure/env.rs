@@ -195,7 +195,10 @@ mod tests {
 
     #[test]
     fn the_active_scheduler_is_the_bracketed_one() {
-        assert_eq!(active_scheduler("none [mq-deadline] kyber\n").as_deref(), Some("mq-deadline"));
+        assert_eq!(
+            active_scheduler("none [mq-deadline] kyber\n").as_deref(),
+            Some("mq-deadline")
+        );
         assert_eq!(active_scheduler("none\n"), None);
     }
 

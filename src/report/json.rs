@@ -23,7 +23,8 @@ pub fn document<T: Serialize>(command: &str, result: &T, environment: &Environme
         environment,
         result,
     };
-    let mut text = serde_json::to_string_pretty(&doc).expect("results serialise: no maps with non-string keys");
+    let mut text = serde_json::to_string_pretty(&doc)
+        .expect("results serialise: no maps with non-string keys");
     text.push('\n');
     text
 }
@@ -41,7 +42,14 @@ mod tests {
     #[test]
     fn documents_carry_schema_version_and_raw_numbers() {
         let env = Environment::default();
-        let text = document("run", &Fake { bytes: 4096, seconds: 0.5 }, &env);
+        let text = document(
+            "run",
+            &Fake {
+                bytes: 4096,
+                seconds: 0.5,
+            },
+            &env,
+        );
         let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
         assert_eq!(v["schema"], "ioscope/run/v1");
         assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));

@@ -4,7 +4,10 @@ use crate::cmd::calibrate::CalibrateReport;
 use crate::cmd::run::RunReport;
 use crate::cmd::study::StudyReport;
 use crate::measure::checks::Check;
-use crate::units::{format_block_size, format_mib_per_s, format_calls_per_second, format_seconds, format_size, group_thousands};
+use crate::units::{
+    format_block_size, format_calls_per_second, format_mib_per_s, format_seconds, format_size,
+    group_thousands,
+};
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use std::fmt::Write;
 
@@ -31,11 +34,20 @@ fn checks_line(checks: &[Check]) -> String {
             if c.ok {
                 format!("{} {}", c.name.replace('_', " "), group_thousands(c.kernel))
             } else {
-                format!("{} claimed {} but kernel saw {}", c.name.replace('_', " "), group_thousands(c.claimed), group_thousands(c.kernel))
+                format!(
+                    "{} claimed {} but kernel saw {}",
+                    c.name.replace('_', " "),
+                    group_thousands(c.claimed),
+                    group_thousands(c.kernel)
+                )
             }
         })
         .collect();
-    let mark = if checks.iter().all(|c| c.ok) { "ok" } else { "MISMATCH" };
+    let mark = if checks.iter().all(|c| c.ok) {
+        "ok"
+    } else {
+        "MISMATCH"
+    };
     format!("{mark}: {} (/proc/self/io)", parts.join(", "))
 }
 
@@ -61,25 +73,87 @@ pub fn run(r: &RunReport) -> String {
         Some(seed) => line(&mut out, "xor", format!("{}   (seed {seed})", r.xor_hex)),
         None => line(&mut out, "xor", &r.xor_hex),
     }
-    line(&mut out, r.op, format!("{} {} {}", bytes_both(r.moved.bytes), if r.op == "read" { "from" } else { "to" }, r.file));
-    line(&mut out, "calls", format!("{} {call} of {}", group_thousands(r.moved.calls), format_size(r.block_size)));
+    line(
+        &mut out,
+        r.op,
+        format!(
+            "{} {} {}",
+            bytes_both(r.moved.bytes),
+            if r.op == "read" { "from" } else { "to" },
+            r.file
+        ),
+    );
+    line(
+        &mut out,
+        "calls",
+        format!(
+            "{} {call} of {}",
+            group_thousands(r.moved.calls),
+            format_size(r.block_size)
+        ),
+    );
     match (r.write_seconds, r.fsync_seconds) {
         (Some(w), Some(f)) => {
-            line(&mut out, "time", format!("{} = {} write() + {} fsync", format_seconds(r.seconds), format_seconds(w), format_seconds(f)));
+            line(
+                &mut out,
+                "time",
+                format!(
+                    "{} = {} write() + {} fsync",
+                    format_seconds(r.seconds),
+                    format_seconds(w),
+                    format_seconds(f)
+                ),
+            );
             let before = r.bytes_per_second_before_fsync().unwrap_or(0.0);
-            line(&mut out, "rate", format!("{} including fsync ({} before fsync), {}", format_mib_per_s(r.bytes_per_second), format_mib_per_s(before), format_calls_per_second(r.calls_per_second)));
+            line(
+                &mut out,
+                "rate",
+                format!(
+                    "{} including fsync ({} before fsync), {}",
+                    format_mib_per_s(r.bytes_per_second),
+                    format_mib_per_s(before),
+                    format_calls_per_second(r.calls_per_second)
+                ),
+            );
         }
         _ => {
             line(&mut out, "time", format_seconds(r.seconds));
-            line(&mut out, "rate", format!("{}, {}", format_mib_per_s(r.bytes_per_second), format_calls_per_second(r.calls_per_second)));
+            line(
+                &mut out,
+                "rate",
+                format!(
+                    "{}, {}",
+                    format_mib_per_s(r.bytes_per_second),
+                    format_calls_per_second(r.calls_per_second)
+                ),
+            );
         }
     }
-    line(&mut out, "cpu", format!("user {}, system {} ({:.0}% of one CPU)", format_seconds(r.cpu.user_seconds), format_seconds(r.cpu.system_seconds), r.cpu.cpu_percent()));
+    line(
+        &mut out,
+        "cpu",
+        format!(
+            "user {}, system {} ({:.0}% of one CPU)",
+            format_seconds(r.cpu.user_seconds),
+            format_seconds(r.cpu.system_seconds),
+            r.cpu.cpu_percent()
+        ),
+    );
     if let Some(res) = r.residency_before {
-        let device = r.kernel.map_or(String::new(), |k| format!("; {} read from the device", format_size(k.read_bytes)));
-        line(&mut out, "cache", format!("{} resident before the run{device}", res.percent()));
+        let device = r.kernel.map_or(String::new(), |k| {
+            format!("; {} read from the device", format_size(k.read_bytes))
+        });
+        line(
+            &mut out,
+            "cache",
+            format!("{} resident before the run{device}", res.percent()),
+        );
     } else if let (Some(k), "write") = (r.kernel, r.op) {
-        line(&mut out, "device", format!("{} sent to storage", format_size(k.write_bytes)));
+        line(
+            &mut out,
+            "device",
+            format!("{} sent to storage", format_size(k.write_bytes)),
+        );
     }
     line(&mut out, "kernel", checks_line(&r.checks));
     out
@@ -92,18 +166,67 @@ pub fn calibrate(r: &CalibrateReport) -> String {
         crate::cli::CacheMode::Warm => "warm",
         crate::cli::CacheMode::Cold => "cold",
     };
-    line(&mut out, "size", format!("{} = {} blocks of {}", bytes_both(r.bytes), group_thousands(r.block_count), format_size(r.block_size)));
+    line(
+        &mut out,
+        "size",
+        format!(
+            "{} = {} blocks of {}",
+            bytes_both(r.bytes),
+            group_thousands(r.block_count),
+            format_size(r.block_size)
+        ),
+    );
     line(&mut out, "count", r.block_count);
-    line(&mut out, "time", format!("{} at {} ({cache} cache; window {} to {})", format_seconds(r.seconds), format_mib_per_s(r.bytes_per_second), format_seconds(r.min_seconds), format_seconds(r.max_seconds)));
+    line(
+        &mut out,
+        "time",
+        format!(
+            "{} at {} ({cache} cache; window {} to {})",
+            format_seconds(r.seconds),
+            format_mib_per_s(r.bytes_per_second),
+            format_seconds(r.min_seconds),
+            format_seconds(r.max_seconds)
+        ),
+    );
     if let Some(last) = r.probes.last() {
-        let res = last.residency_before.map_or("unknown".to_string(), |x| x.percent());
-        let dev = last.device_read_bytes.map_or("unknown".to_string(), format_size);
-        line(&mut out, "cache", format!("{res} resident before the timed read; {dev} read from the device"));
+        let res = last
+            .residency_before
+            .map_or("unknown".to_string(), |x| x.percent());
+        let dev = last
+            .device_read_bytes
+            .map_or("unknown".to_string(), format_size);
+        line(
+            &mut out,
+            "cache",
+            format!("{res} resident before the timed read; {dev} read from the device"),
+        );
     }
-    let probes: Vec<String> = r.probes.iter().map(|p| format!("{} in {}", format_size(p.bytes), format_seconds(p.seconds))).collect();
-    line(&mut out, "probes", format!("{} ({} reading in all): {}", r.probes.len(), format_seconds(r.total_read_seconds), probes.join(", ")));
+    let probes: Vec<String> = r
+        .probes
+        .iter()
+        .map(|p| format!("{} in {}", format_size(p.bytes), format_seconds(p.seconds)))
+        .collect();
+    line(
+        &mut out,
+        "probes",
+        format!(
+            "{} ({} reading in all): {}",
+            r.probes.len(),
+            format_seconds(r.total_read_seconds),
+            probes.join(", ")
+        ),
+    );
     if let Some(from) = r.grown_from {
-        line(&mut out, "grew", format!("{} from {} to {}", r.file, format_size(from), format_size(r.file_bytes)));
+        line(
+            &mut out,
+            "grew",
+            format!(
+                "{} from {} to {}",
+                r.file,
+                format_size(from),
+                format_size(r.file_bytes)
+            ),
+        );
     }
     out
 }
@@ -111,10 +234,26 @@ pub fn calibrate(r: &CalibrateReport) -> String {
 /// Renders `study`.
 pub fn study(r: &StudyReport) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "study of {}: scratch file of {}, seed {}", r.dir, format_size(r.file_bytes), r.seed);
+    let _ = writeln!(
+        out,
+        "study of {}: scratch file of {}, seed {}",
+        r.dir,
+        format_size(r.file_bytes),
+        r.seed
+    );
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header(vec!["op", "block", "bytes", "seconds", "MiB/s", "calls/s", "cache before", "xor", "verified"]);
+    table.set_header(vec![
+        "op",
+        "block",
+        "bytes",
+        "seconds",
+        "MiB/s",
+        "calls/s",
+        "cache before",
+        "xor",
+        "verified",
+    ]);
     for row in &r.rows {
         let seconds = match row.fsync_seconds {
             Some(f) => format!("{:.4} (fsync {:.4})", row.seconds, f),
@@ -127,7 +266,8 @@ pub fn study(r: &StudyReport) -> String {
             seconds,
             format!("{:.1}", row.bytes_per_second / crate::units::MIB as f64),
             group_thousands(row.calls_per_second.round() as u64),
-            row.residency_before.map_or("-".to_string(), |x| x.percent()),
+            row.residency_before
+                .map_or("-".to_string(), |x| x.percent()),
             row.xor_hex.clone(),
             if row.verified { "yes" } else { "NO" }.to_string(),
         ]);
@@ -138,11 +278,15 @@ pub fn study(r: &StudyReport) -> String {
         }
     }
     let _ = writeln!(out, "{table}");
-    let _ = writeln!(out, "{}", if r.verified {
-        "every read returned exactly the bytes written (XOR checked against the generator)"
-    } else {
-        "VERIFICATION FAILED: some reads did not return the bytes written"
-    });
+    let _ = writeln!(
+        out,
+        "{}",
+        if r.verified {
+            "every read returned exactly the bytes written (XOR checked against the generator)"
+        } else {
+            "VERIFICATION FAILED: some reads did not return the bytes written"
+        }
+    );
     if let Some(kept) = &r.kept_file {
         let _ = writeln!(out, "scratch file kept at {kept}");
     }

@@ -35,7 +35,7 @@ impl DataStream {
     /// Fills `buf` with the next `buf.len()` bytes of the stream.
     pub fn fill(&mut self, buf: &mut [u8]) {
         let mut pos = 0;
-        while pos < buf.len() && self.offset % 8 != 0 {
+        while pos < buf.len() && !self.offset.is_multiple_of(8) {
             buf[pos] = self.byte_at(self.offset);
             pos += 1;
             self.offset += 1;

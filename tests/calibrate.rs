@@ -1,0 +1,166 @@
+//! `ioscope calibrate`: the size found lands in the window, growth is safe, bad input is refused.
+//! Windows here are short so the tests stay quick; they assert the tool's own claims, not speed.
+
+mod common;
+use common::*;
+
+#[test]
+fn the_size_found_is_a_multiple_of_the_block_size_and_its_read_time_is_in_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(8 << 20));
+    let v = json_of(&[
+        "calibrate",
+        path.to_str().unwrap(),
+        "1",
+        "--min",
+        "50ms",
+        "--max",
+        "2s",
+    ]);
+    assert_eq!(v["schema"], "ioscope/calibrate/v1");
+    let bytes = v["bytes"].as_u64().unwrap();
+    assert!(bytes > 0 && bytes <= 8 << 20);
+    assert_eq!(v["block_count"], bytes);
+    let t = v["seconds"].as_f64().unwrap();
+    assert!(
+        (0.05..=2.0).contains(&t),
+        "the tool reports a time inside its window: {t}"
+    );
+    let probes = v["probes"].as_array().unwrap();
+    assert_eq!(probes.last().unwrap()["bytes"], bytes);
+    assert_eq!(v["file_bytes"], 8 << 20, "the file was not changed");
+    assert_eq!(std::fs::read(&path).unwrap(), pattern(8 << 20));
+}
+
+#[test]
+fn a_file_too_small_without_grow_says_how_big_it_must_be() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "small", &pattern(8192));
+    let out = ioscope()
+        .args([
+            "calibrate",
+            path.to_str().unwrap(),
+            "4k",
+            "--min",
+            "1s",
+            "--max",
+            "3s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("small") && line.contains("too small") && line.contains("--grow"),
+        "{line}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), pattern(8192), "untouched");
+}
+
+#[test]
+fn grow_extends_the_file_with_new_data_after_the_original_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = pattern(100_000);
+    let path = file_with(dir.path(), "g", &original);
+    let v = json_of(&[
+        "calibrate",
+        path.to_str().unwrap(),
+        "4k",
+        "--min",
+        "40ms",
+        "--max",
+        "2s",
+        "--cache",
+        "cold",
+        "--grow",
+    ]);
+    let grown = std::fs::read(&path).unwrap();
+    assert_eq!(v["grown_from"], 100_000);
+    assert_eq!(v["file_bytes"], grown.len() as u64);
+    assert!(grown.len() >= v["bytes"].as_u64().unwrap() as usize);
+    assert_eq!(
+        &grown[..100_000],
+        &original[..],
+        "the original bytes are intact"
+    );
+    let last = v["probes"].as_array().unwrap().last().unwrap().clone();
+    let resident = last["residency_before"]["resident_pages"].as_u64().unwrap();
+    let total = last["residency_before"]["total_pages"].as_u64().unwrap();
+    if resident * 20 > total {
+        eprintln!("note: this file system kept pages after eviction ({resident}/{total})");
+    } else {
+        assert!(
+            v["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|w| w.as_str().unwrap().contains("fits in RAM"))
+        );
+    }
+}
+
+#[test]
+fn a_window_that_is_empty_or_reversed_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", b"x");
+    for (min, max) in [("5s", "5s"), ("10s", "1s"), ("0s", "1s"), ("fast", "1s")] {
+        let out = ioscope()
+            .args([
+                "calibrate",
+                path.to_str().unwrap(),
+                "4k",
+                "--min",
+                min,
+                "--max",
+                max,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{min} {max}");
+        assert!(one_line_stderr(&out).contains("calibrate"));
+    }
+}
+
+#[test]
+fn calibrate_refuses_directories_pipes_and_missing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for target in [dir.path().to_str().unwrap(), "-", "/nonexistent/file"] {
+        let out = ioscope()
+            .args(["calibrate", target, "4k"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{target}");
+        let line = one_line_stderr(&out);
+        assert!(
+            line.contains(target) || line.contains("standard input"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn growth_never_passes_the_free_space_margin() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4096));
+    let out = ioscope()
+        .args([
+            "calibrate",
+            path.to_str().unwrap(),
+            "64k",
+            "--min",
+            "1s",
+            "--max",
+            "2s",
+            "--grow",
+            "--min-free",
+            "1000000t",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        4096,
+        "nothing was appended"
+    );
+}
