@@ -103,3 +103,51 @@ fn a_study_that_does_not_fit_is_refused_before_writing() {
     assert!(one_line_stderr(&out).contains("free"));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn interrupting_a_study_removes_its_scratch_file() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "study",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "1g",
+            "--min-free",
+            "1m",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let has_data = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .any(|e| e.metadata().map(|m| m.len() > 0).unwrap_or(false))
+    };
+    while !has_data() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the study never started writing"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "scratch file removed"
+    );
+}

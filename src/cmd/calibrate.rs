@@ -362,7 +362,7 @@ fn warnings(options: &CalibrateOptions, last: &Probe, memory: u64) -> Vec<String
         });
     } else if memory > 0 {
         out.push(match options.cache {
-            CacheMode::Warm => "this size was timed from the page cache; read cold (from the device) it would take longer, so a cold calibration gives a smaller size: use --cache cold to time the device".to_string(),
+            CacheMode::Warm => "this size was timed from the page cache; read cold (from the device) the same size may take longer, so a cold calibration may give a smaller size: use --cache cold to time the device".to_string(),
             CacheMode::Cold => format!("the file fits in RAM ({size} of {ram}): after one read it is cached and the next read is much faster, so evict it before every cold run (ioscope does with --cache cold)"),
         });
     }
