@@ -109,7 +109,7 @@ fn interrupting_a_study_removes_its_scratch_file() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let bin = assert_cmd::cargo::cargo_bin("ioscope");
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .args([
             "study",
             dir.path().to_str().unwrap(),
