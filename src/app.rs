@@ -5,7 +5,7 @@ use crate::cli::{Cli, Command};
 use crate::cmd;
 use crate::error::ExitKind;
 use crate::measure::env::Environment;
-use crate::options::{CalibrateOptions, RunOptions, StudyOptions};
+use crate::options::{CalibrateOptions, CompareOptions, FastOptions, RunOptions, StudyOptions};
 use crate::report::{self, json, text};
 use anyhow::Result;
 use serde::Serialize;
@@ -15,6 +15,7 @@ use std::path::Path;
 pub fn run(cli: Cli) -> Result<ExitKind> {
     match cli.command {
         Command::Run(args) => {
+            crate::interrupt::install();
             let options = RunOptions::from_args(&args)?;
             let result = cmd::run::execute(&options)?;
             for w in text::check_warnings(&result.checks) {
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             output("run", options.json, &result, &options.path, text::run)?;
         }
         Command::Calibrate(args) => {
+            crate::interrupt::install();
             let options = CalibrateOptions::from_args(&args)?;
             let result = cmd::calibrate::execute(&options)?;
             if !options.json {
@@ -38,7 +40,28 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                 text::calibrate,
             )?;
         }
+        Command::Fast(args) => {
+            let options = FastOptions::from_args(&args)?;
+            let result = cmd::fast::execute(&options)?;
+            if options.verbose {
+                report::note(&text::fast_details(&result));
+            }
+            output("fast", options.json, &result, &options.path, text::fast)?;
+        }
+        Command::Compare(args) => {
+            crate::interrupt::install();
+            let options = CompareOptions::from_args(&args)?;
+            let result = cmd::compare::execute(&options)?;
+            output(
+                "compare",
+                options.json,
+                &result,
+                &options.path,
+                text::compare,
+            )?;
+        }
         Command::Study(args) => {
+            crate::interrupt::install();
             let options = StudyOptions::from_args(&args)?;
             let result = cmd::study::execute(&options)?;
             let dir = Path::new(&result.dir).to_path_buf();

@@ -22,6 +22,10 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// The whole study on one directory: write a scratch file, read it at many block sizes.
     Study(StudyArgs),
+    /// Print the XOR of FILE as fast as this machine allows, cold or warm (`-` is stdin).
+    Fast(FastArgs),
+    /// Read FILE with ioscope, dd, cat and fio in alternation and compare their rates.
+    Compare(CompareArgs),
 }
 
 /// `ioscope run FILE -r|-w BLOCK_SIZE [BLOCK_COUNT]`
@@ -115,6 +119,65 @@ pub struct StudyArgs {
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
     /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ioscope fast FILE`
+#[derive(Debug, Args)]
+pub struct FastArgs {
+    /// The file to checksum (`-` reads standard input).
+    pub file: PathBuf,
+    /// Force an engine instead of choosing one: stream, pread, mmap, direct, uring.
+    #[arg(long, value_name = "NAME")]
+    pub engine: Option<String>,
+    /// Worker threads (default: chosen per engine and machine).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Bytes per read or per chunk (default: chosen per engine).
+    #[arg(long, value_name = "SIZE")]
+    pub block_size: Option<String>,
+    /// Reads in flight per thread for the uring engine.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// Allow FILE to be a block or character device.
+    #[arg(long)]
+    pub allow_device: bool,
+    /// Also print the method, bytes, time, rate and residency on stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Print one JSON document instead of the checksum line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which cache states `compare` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompareCache {
+    /// Every contender reads a fully cached file.
+    Warm,
+    /// The file is evicted before every contender's run.
+    Cold,
+    /// Both, warm first.
+    Both,
+}
+
+/// `ioscope compare FILE`
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The file to read.
+    pub file: PathBuf,
+    /// Block size for `ioscope run`, dd and fio.
+    #[arg(long, default_value = "1m", value_name = "SIZE")]
+    pub block_size: String,
+    /// Cache state(s) to compare in.
+    #[arg(long, value_enum, default_value_t = CompareCache::Both)]
+    pub cache: CompareCache,
+    /// Runs of each contender per cache state (the median is reported).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub repeat: usize,
+    /// Print one JSON document instead of the table.
     #[arg(long)]
     pub json: bool,
 }

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = ioscope::cli::Cli::parse();
-    ioscope::interrupt::install();
     match ioscope::app::run(cli) {
         Ok(kind) => ExitCode::from(kind.code()),
         Err(err) => {

@@ -221,3 +221,112 @@ impl StudyOptions {
         })
     }
 }
+
+/// Validated options of `fast`.
+#[derive(Debug, Clone)]
+pub struct FastOptions {
+    /// The file (or `-`).
+    pub path: PathBuf,
+    /// A forced engine.
+    pub engine: Option<&'static dyn crate::engine::Engine>,
+    /// Forced thread count.
+    pub threads: Option<usize>,
+    /// Forced block size.
+    pub block_size: Option<u64>,
+    /// Forced queue depth.
+    pub depth: Option<usize>,
+    /// Accept device nodes.
+    pub allow_device: bool,
+    /// Details on stderr.
+    pub verbose: bool,
+    /// JSON output.
+    pub json: bool,
+}
+
+impl std::fmt::Debug for dyn crate::engine::Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FastOptions {
+    /// Checks and converts `fast`'s arguments.
+    pub fn from_args(args: &crate::cli::FastArgs) -> Result<Self> {
+        let what = format!("fast {}", display_name(&args.file));
+        let engine = args
+            .engine
+            .as_deref()
+            .map(|name| {
+                crate::engine::by_name(name).ok_or_else(|| {
+                    input(format!(
+                        "{what}: unknown engine '{name}'; choose one of {}",
+                        crate::engine::names()
+                    ))
+                })
+            })
+            .transpose()?;
+        if args.threads == Some(0) || args.threads.is_some_and(|t| t > 1024) {
+            return Err(input(format!(
+                "{what}: --threads must be between 1 and 1024"
+            )));
+        }
+        if args.depth == Some(0) || args.depth.is_some_and(|d| d > 256) {
+            return Err(input(format!("{what}: --depth must be between 1 and 256")));
+        }
+        Ok(Self {
+            path: args.file.clone(),
+            engine,
+            threads: args.threads,
+            block_size: args
+                .block_size
+                .as_deref()
+                .map(|b| block_size(b, &what))
+                .transpose()?,
+            depth: args.depth,
+            allow_device: args.allow_device,
+            verbose: args.verbose,
+            json: args.json,
+        })
+    }
+}
+
+/// Validated options of `compare`.
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    /// The file to read.
+    pub path: PathBuf,
+    /// Block size for run, dd and fio.
+    pub block_size: u64,
+    /// The block size as typed, for the contenders' command lines.
+    pub block_size_text: String,
+    /// Cache states to measure.
+    pub cache: crate::cli::CompareCache,
+    /// Runs per contender and state.
+    pub repeat: usize,
+    /// JSON output.
+    pub json: bool,
+}
+
+impl CompareOptions {
+    /// Checks and converts `compare`'s arguments.
+    pub fn from_args(args: &crate::cli::CompareArgs) -> Result<Self> {
+        let what = format!("compare {}", display_name(&args.file));
+        let bs = block_size(&args.block_size, &what)?;
+        if !(1..=100).contains(&args.repeat) {
+            return Err(input(format!("{what}: --repeat must be between 1 and 100")));
+        }
+        if args.file.as_os_str() == "-" {
+            return Err(input(format!(
+                "{what}: needs a regular file every tool can open, not standard input"
+            )));
+        }
+        Ok(Self {
+            path: args.file.clone(),
+            block_size: bs,
+            block_size_text: bs.to_string(),
+            cache: args.cache,
+            repeat: args.repeat,
+            json: args.json,
+        })
+    }
+}

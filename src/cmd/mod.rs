@@ -2,6 +2,8 @@
 //! returns a report. Nothing here prints.
 
 pub mod calibrate;
+pub mod compare;
+pub mod fast;
 pub mod run;
 pub mod study;
 

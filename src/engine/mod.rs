@@ -3,10 +3,18 @@
 //! engine computes the same checksum for the same bytes.
 
 pub mod buffer;
+pub mod direct;
+pub mod mmap;
+pub mod parallel;
+pub mod pread;
 pub mod read;
+pub mod stream;
+pub mod uring;
 pub mod write;
 
+use crate::files::InputKind;
 use serde::Serialize;
+use std::fs::File;
 
 /// What an engine moved: bytes, system calls made, and the checksum of the bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -48,4 +56,81 @@ impl Cadence {
             false
         }
     }
+}
+
+/// One whole-file XOR job, as `fast` hands it to an engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Job<'a> {
+    /// The open input.
+    pub file: &'a File,
+    /// Its name, for messages.
+    pub name: &'a str,
+    /// What kind of input it is.
+    pub kind: InputKind,
+    /// Its size from stat (0 for pipes and /proc files).
+    pub len: u64,
+    /// Worker threads to use.
+    pub threads: usize,
+    /// Bytes per read call (or per chunk, for mmap).
+    pub block_size: u64,
+    /// Reads in flight per thread (io_uring).
+    pub depth: usize,
+}
+
+/// What an engine needs and does; the chooser and the harness look only at these flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Caps {
+    /// Needs a regular file of known size (it maps it or reads at offsets).
+    pub sized: bool,
+    /// Bypasses the page cache with O_DIRECT (so it suits cold data).
+    pub direct: bool,
+    /// Spreads the work over threads.
+    pub parallel: bool,
+}
+
+/// A way of reading a whole file and computing its checksum.
+pub trait Engine: Sync {
+    /// The name users pass to `--engine`.
+    fn name(&self) -> &'static str;
+    /// One line on how it moves bytes.
+    fn describe(&self) -> &'static str;
+    /// Its capability flags.
+    fn caps(&self) -> Caps;
+    /// Whether it can run on this input here; `Err` carries the reason it cannot.
+    fn check(&self, job: &Job) -> Result<(), String> {
+        if self.caps().sized && job.kind != InputKind::Regular {
+            return Err(format!("{} needs a regular file", self.name()));
+        }
+        if self.caps().sized && job.len == 0 {
+            // Empty, or a /proc file that reports size 0 but has content: only reading to
+            // the end tells which.
+            return Err(format!("{} needs the size, and stat says 0", self.name()));
+        }
+        Ok(())
+    }
+    /// Reads the whole input and returns what it moved.
+    fn run(&self, job: &Job) -> anyhow::Result<Moved>;
+}
+
+/// Every engine, in the order `--engine` help lists them.
+pub const ENGINES: &[&dyn Engine] = &[
+    &stream::Stream,
+    &pread::Pread,
+    &mmap::Mmap,
+    &direct::Direct,
+    &uring::Uring,
+];
+
+/// The engine called `name`.
+pub fn by_name(name: &str) -> Option<&'static dyn Engine> {
+    ENGINES.iter().copied().find(|e| e.name() == name)
+}
+
+/// The names of all engines, comma-separated, for messages.
+pub fn names() -> String {
+    ENGINES
+        .iter()
+        .map(|e| e.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -5,5 +5,6 @@
 pub mod cache;
 pub mod checks;
 pub mod env;
+pub mod external;
 pub mod procio;
 pub mod timer;

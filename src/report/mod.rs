@@ -21,6 +21,11 @@ pub fn warn(message: &str) {
     let _ = writeln!(std::io::stderr(), "warning: {message}");
 }
 
+/// Writes informational text (e.g. `--verbose` details) to stderr.
+pub fn note(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
 /// Writes the one error line of a failed command to stderr.
 pub fn error(err: &anyhow::Error) {
     let _ = writeln!(std::io::stderr(), "error: {err:#}");

@@ -1,12 +1,14 @@
 //! Human-readable results: short labelled lines, and tables where there are rows.
 
 use crate::cmd::calibrate::CalibrateReport;
+use crate::cmd::compare::CompareReport;
+use crate::cmd::fast::FastReport;
 use crate::cmd::run::RunReport;
 use crate::cmd::study::StudyReport;
 use crate::measure::checks::Check;
 use crate::units::{
     format_block_size, format_calls_per_second, format_mib_per_s, format_seconds, format_size,
-    group_thousands,
+    group_thousands, per_second,
 };
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use std::fmt::Write;
@@ -289,6 +291,138 @@ pub fn study(r: &StudyReport) -> String {
     );
     if let Some(kept) = &r.kept_file {
         let _ = writeln!(out, "scratch file kept at {kept}");
+    }
+    out
+}
+
+/// Renders `fast`: the checksum line alone, so `$(ioscope fast f)` is the XOR.
+pub fn fast(r: &FastReport) -> String {
+    format!("{}\n", r.xor_hex)
+}
+
+/// `fast --verbose` details, for stderr.
+pub fn fast_details(r: &FastReport) -> String {
+    let mut out = String::new();
+    let threads = if r.threads == 1 {
+        "1 thread".to_string()
+    } else {
+        format!("{} threads", r.threads)
+    };
+    let depth = if r.engine == "uring" {
+        format!(", depth {}", r.depth)
+    } else {
+        String::new()
+    };
+    line(
+        &mut out,
+        "method",
+        format!(
+            "{} ({threads}, blocks of {}{depth}): {}",
+            r.engine,
+            format_size(r.block_size),
+            r.reason
+        ),
+    );
+    for f in &r.fallbacks {
+        line(&mut out, "skipped", f);
+    }
+    line(
+        &mut out,
+        "read",
+        format!(
+            "{} in {} = {:.2} GiB/s ({})",
+            bytes_both(r.moved.bytes),
+            format_seconds(r.seconds),
+            r.bytes_per_second / crate::units::GIB as f64,
+            format_mib_per_s(r.bytes_per_second)
+        ),
+    );
+    line(
+        &mut out,
+        "calls",
+        format!(
+            "{} ({})",
+            group_thousands(r.moved.calls),
+            format_calls_per_second(per_second(r.moved.calls, r.seconds))
+        ),
+    );
+    line(
+        &mut out,
+        "cpu",
+        format!(
+            "user {}, system {} ({:.0}% of one CPU)",
+            format_seconds(r.cpu.user_seconds),
+            format_seconds(r.cpu.system_seconds),
+            r.cpu.cpu_percent()
+        ),
+    );
+    if let Some(res) = r.residency_before {
+        line(
+            &mut out,
+            "cache",
+            format!("{} resident before the run", res.percent()),
+        );
+    }
+    out
+}
+
+/// Renders `compare`: one table per cache state, then the notes.
+pub fn compare(r: &CompareReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "compare {} ({}), block size {}, median of {} run(s) each, alternating order",
+        r.file,
+        format_size(r.file_bytes),
+        format_size(r.block_size),
+        r.repeat
+    );
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "cache",
+        "contender",
+        "MiB/s (own figures)",
+        "MiB/s (process wall)",
+        "vs best",
+        "resident before",
+    ]);
+    for row in &r.rows {
+        let resident: Vec<String> = row
+            .runs
+            .iter()
+            .map(|x| format!("{:.0}%", 100.0 * x.resident_before))
+            .collect();
+        table.add_row(vec![
+            row.cache.to_string(),
+            row.contender.clone(),
+            format!(
+                "{:.0}",
+                row.median_bytes_per_second / crate::units::MIB as f64
+            ),
+            format!(
+                "{:.0}",
+                row.median_wall_bytes_per_second / crate::units::MIB as f64
+            ),
+            format!("{:.2}x", row.ratio_to_best),
+            format!(
+                "{}{}",
+                resident.join(" "),
+                if row.state_ok { "" } else { " (!)" }
+            ),
+        ]);
+    }
+    for col in 2..5 {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let _ = writeln!(out, "{table}");
+    for s in &r.skipped {
+        let _ = writeln!(out, "skipped: {s}");
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
     }
     out
 }

@@ -1,0 +1,416 @@
+//! `compare`: the same file read by ioscope (`run -r`, `fast`), dd (buffered and O_DIRECT),
+//! cat and fio (when installed), in alternating order, cold and/or warm. Each tool's own
+//! raw figures are used where it has them; every run's residency before it is recorded.
+
+use crate::cli::CompareCache;
+use crate::engine::{Engine, Job};
+use crate::error::input;
+use crate::files::{self, InputKind};
+use crate::measure::cache;
+use crate::measure::external::{self, Figures};
+use crate::options::CompareOptions;
+use crate::units::{MIB, per_second};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// How a contender's own figures are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureSource {
+    /// ioscope's JSON: `bytes` and `seconds`.
+    IoscopeJson,
+    /// dd's `N bytes ... copied, S s` line.
+    DdSummary,
+    /// fio's JSON: read.io_bytes and read.runtime.
+    FioJson,
+    /// No figures of its own: the process's wall time and the file size.
+    ProcessWall,
+}
+
+/// One contender: a command line and where its figures come from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Contender {
+    /// Short name for the table.
+    pub name: String,
+    /// The program and its arguments.
+    pub argv: Vec<String>,
+    /// Where its figures come from.
+    pub figures: FigureSource,
+    /// Whether it reads with O_DIRECT (bypassing the cache).
+    pub direct: bool,
+}
+
+/// One run of one contender.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    /// Bytes as the tool reported (or the file size).
+    pub bytes: u64,
+    /// Seconds as the tool reported (or wall time).
+    pub seconds: f64,
+    /// Rate from those figures.
+    pub bytes_per_second: f64,
+    /// Wall seconds of the whole process, start-up included.
+    pub wall_seconds: f64,
+    /// Share of the file resident just before the run.
+    pub resident_before: f64,
+}
+
+/// A contender's results in one cache state.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// The contender.
+    pub contender: String,
+    /// `warm` or `cold`.
+    pub cache: &'static str,
+    /// Median rate over the runs (own figures).
+    pub median_bytes_per_second: f64,
+    /// Median rate by process wall time.
+    pub median_wall_bytes_per_second: f64,
+    /// Median rate divided by the best median of the same cache state.
+    pub ratio_to_best: f64,
+    /// Whether every run started in the intended cache state (cold <= 5%, warm >= 95%).
+    pub state_ok: bool,
+    /// Every run.
+    pub runs: Vec<Run>,
+}
+
+/// The comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareReport {
+    /// The file.
+    pub file: String,
+    /// Its size.
+    pub file_bytes: u64,
+    /// Block size given to run, dd and fio.
+    pub block_size: u64,
+    /// Runs per contender and state.
+    pub repeat: usize,
+    /// The contenders that ran.
+    pub contenders: Vec<Contender>,
+    /// Contenders that could not run here, with the reason.
+    pub skipped: Vec<String>,
+    /// One row per contender and cache state.
+    pub rows: Vec<Row>,
+    /// Why the numbers differ.
+    pub notes: Vec<String>,
+}
+
+fn tool_available(program: &str, version_arg: &str) -> bool {
+    Command::new(program)
+        .arg(version_arg)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+fn contenders(
+    options: &CompareOptions,
+    file: &str,
+    skipped: &mut Vec<String>,
+) -> Result<Vec<Contender>> {
+    let me = std::env::current_exe()
+        .context("find the ioscope executable")?
+        .display()
+        .to_string();
+    let bs = &options.block_size_text;
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let mut list = vec![
+        Contender {
+            name: format!("ioscope run -r {bs}"),
+            argv: s(&[&me, "run", file, "-r", bs, "--json"]),
+            figures: FigureSource::IoscopeJson,
+            direct: false,
+        },
+        Contender {
+            name: "ioscope fast".into(),
+            argv: s(&[&me, "fast", file, "--json"]),
+            figures: FigureSource::IoscopeJson,
+            direct: false,
+        },
+    ];
+    if tool_available("dd", "--version") {
+        list.push(Contender {
+            name: format!("dd bs={bs}"),
+            argv: s(&[
+                "dd",
+                &format!("if={file}"),
+                "of=/dev/null",
+                &format!("bs={bs}"),
+            ]),
+            figures: FigureSource::DdSummary,
+            direct: false,
+        });
+        list.push(Contender {
+            name: format!("dd bs={bs} iflag=direct"),
+            argv: s(&[
+                "dd",
+                &format!("if={file}"),
+                "of=/dev/null",
+                &format!("bs={bs}"),
+                "iflag=direct",
+            ]),
+            figures: FigureSource::DdSummary,
+            direct: true,
+        });
+    } else {
+        skipped.push("dd: not installed".into());
+    }
+    if tool_available("cat", "--version") {
+        list.push(Contender {
+            name: "cat".into(),
+            argv: s(&["cat", file]),
+            figures: FigureSource::ProcessWall,
+            direct: false,
+        });
+    } else {
+        skipped.push("cat: not installed".into());
+    }
+    if tool_available("fio", "--version") {
+        let base = |engine: &str, direct: &str, depth: &str| {
+            s(&[
+                "fio",
+                "--name=ioscope-compare",
+                &format!("--filename={file}"),
+                "--rw=read",
+                &format!("--bs={bs}"),
+                &format!("--ioengine={engine}"),
+                &format!("--direct={direct}"),
+                &format!("--iodepth={depth}"),
+                "--invalidate=0",
+                "--readonly",
+                "--output-format=json",
+            ])
+        };
+        list.push(Contender {
+            name: format!("fio psync bs={bs}"),
+            argv: base("psync", "0", "1"),
+            figures: FigureSource::FioJson,
+            direct: false,
+        });
+        list.push(Contender {
+            name: format!("fio io_uring direct bs={bs} qd32"),
+            argv: base("io_uring", "1", "32"),
+            figures: FigureSource::FioJson,
+            direct: true,
+        });
+    } else {
+        skipped.push("fio: not installed (apt-get install fio to include it)".into());
+    }
+    Ok(list)
+}
+
+/// Puts the file in the cache state asked for; returns the resident share just after.
+fn prepare(input: &files::Input, warm: bool) -> Result<f64> {
+    if warm {
+        let job = Job {
+            file: &input.file,
+            name: &input.name,
+            kind: InputKind::Regular,
+            len: input.len,
+            threads: 1,
+            block_size: MIB,
+            depth: 1,
+        };
+        crate::engine::pread::Pread.run(&job)?;
+    } else {
+        cache::evict(&input.file, &input.name)?;
+    }
+    Ok(cache::residency(&input.file, &input.name, input.len)?.fraction())
+}
+
+fn run_once(c: &Contender, file_bytes: u64) -> Result<(Figures, f64)> {
+    let started = Instant::now();
+    let out = Command::new(&c.argv[0])
+        .args(&c.argv[1..])
+        .stdin(Stdio::null())
+        .stdout(if c.figures == FigureSource::ProcessWall {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("start {}", c.name))?;
+    let wall = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        anyhow::bail!(
+            "{} failed ({}): {}",
+            c.name,
+            out.status,
+            stderr.lines().last().unwrap_or("")
+        );
+    }
+    let figures = match c.figures {
+        FigureSource::IoscopeJson => {
+            let v: serde_json::Value =
+                serde_json::from_str(&stdout).with_context(|| format!("{}'s JSON", c.name))?;
+            Figures {
+                bytes: v["bytes"].as_u64().context("ioscope JSON without bytes")?,
+                seconds: v["seconds"]
+                    .as_f64()
+                    .context("ioscope JSON without seconds")?,
+            }
+        }
+        FigureSource::DdSummary => external::parse_dd(&stderr)?,
+        FigureSource::FioJson => external::parse_fio(&stdout)?,
+        FigureSource::ProcessWall => Figures {
+            bytes: file_bytes,
+            seconds: wall,
+        },
+    };
+    Ok((figures, wall))
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// Runs the comparison.
+pub fn execute(options: &CompareOptions) -> Result<CompareReport> {
+    let src = files::open_input(&options.path, false)?;
+    if src.kind != InputKind::Regular || src.len == 0 {
+        return Err(input(format!(
+            "compare {}: needs a non-empty regular file",
+            src.name
+        )));
+    }
+    let file = options.path.display().to_string();
+    let mut skipped = Vec::new();
+    let mut list = contenders(options, &file, &mut skipped)?;
+    let states: &[bool] = match options.cache {
+        CompareCache::Warm => &[true],
+        CompareCache::Cold => &[false],
+        CompareCache::Both => &[true, false],
+    };
+    let mut rows = Vec::new();
+    for &warm in states {
+        let mut runs: Vec<Vec<Run>> = vec![Vec::new(); list.len()];
+        let mut failed: Vec<Option<String>> = vec![None; list.len()];
+        for rep in 0..options.repeat {
+            // Alternate the order: each repeat starts with the next contender.
+            for k in 0..list.len() {
+                let i = (k + rep) % list.len();
+                if failed[i].is_some() {
+                    continue;
+                }
+                crate::interrupt::check()?;
+                let resident_before = prepare(&src, warm)?;
+                match run_once(&list[i], src.len) {
+                    Ok((f, wall)) => runs[i].push(Run {
+                        bytes: f.bytes,
+                        seconds: f.seconds,
+                        bytes_per_second: per_second(f.bytes, f.seconds),
+                        wall_seconds: wall,
+                        resident_before,
+                    }),
+                    Err(e) => failed[i] = Some(format!("{e:#}")),
+                }
+            }
+        }
+        let cache_name = if warm { "warm" } else { "cold" };
+        let mut state_rows: Vec<Row> = Vec::new();
+        for (i, c) in list.iter().enumerate() {
+            if let Some(why) = &failed[i] {
+                skipped.push(format!("{} ({cache_name}): {why}", c.name));
+                continue;
+            }
+            let r = &runs[i];
+            state_rows.push(Row {
+                contender: c.name.clone(),
+                cache: cache_name,
+                median_bytes_per_second: median(
+                    &mut r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>(),
+                ),
+                median_wall_bytes_per_second: median(
+                    &mut r
+                        .iter()
+                        .map(|x| per_second(x.bytes, x.wall_seconds))
+                        .collect::<Vec<_>>(),
+                ),
+                ratio_to_best: 0.0,
+                state_ok: r.iter().all(|x| {
+                    if warm {
+                        x.resident_before >= 0.95
+                    } else {
+                        x.resident_before <= 0.05
+                    }
+                }),
+                runs: r.clone(),
+            });
+        }
+        let best = state_rows
+            .iter()
+            .map(|r| r.median_bytes_per_second)
+            .fold(0.0, f64::max);
+        for row in &mut state_rows {
+            row.ratio_to_best = if best > 0.0 {
+                row.median_bytes_per_second / best
+            } else {
+                0.0
+            };
+        }
+        rows.extend(state_rows);
+    }
+    list.retain(|c| rows.iter().any(|r| r.contender == c.name));
+    let notes = notes(&list, &rows, src.len);
+    Ok(CompareReport {
+        file,
+        file_bytes: src.len,
+        block_size: options.block_size,
+        repeat: options.repeat,
+        contenders: list,
+        skipped,
+        rows,
+        notes,
+    })
+}
+
+fn notes(list: &[Contender], rows: &[Row], file_bytes: u64) -> Vec<String> {
+    let mut out = Vec::new();
+    let has = |p: &str| list.iter().any(|c| c.name.starts_with(p));
+    if has("dd") {
+        out.push("dd prints decimal units (1 MB = 10^6 bytes, so its '2.1 GB/s' is 2.0 GiB/s); this table uses dd's raw bytes and seconds, in MiB/s".into());
+    }
+    if has("cat") {
+        out.push("cat reports nothing itself: its rate is the file size over the whole process's wall time, start-up included".into());
+    }
+    if rows.iter().any(|r| r.cache == "warm") {
+        out.push("warm: `fast` XORs the page cache in place through mmap (no copy); run -r, dd and cat copy every byte into user memory first, and smaller blocks add a system call per block".into());
+        if has("dd") || has("fio") {
+            out.push("O_DIRECT readers (iflag=direct, fio direct=1) bypass the cache even when the file is warm: their warm figure is a device figure".into());
+        }
+    }
+    if rows.iter().any(|r| r.cache == "cold") {
+        out.push("cold: buffered readers go through the page cache (readahead, page allocation, a copy); O_DIRECT readers — and `fast`, which switches to O_DIRECT with a deep queue when the file is not cached — read straight from the device".into());
+    }
+    for r in rows.iter().filter(|r| !r.state_ok) {
+        out.push(format!(
+            "{} ({}) did not always start in that state: resident before its runs: {}",
+            r.contender,
+            r.cache,
+            r.runs
+                .iter()
+                .map(|x| format!("{:.0}%", 100.0 * x.resident_before))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if file_bytes < 256 * MIB {
+        out.push("the file is small: process start-up and timer resolution weigh on every figure; use a file of a few GiB for rates".into());
+    }
+    out
+}

@@ -1,0 +1,205 @@
+//! The `uring` engine: io_uring with a deep queue per thread, so reading and XOR-ing
+//! overlap: while one block is XOR-ed, the others are in flight. Uses O_DIRECT where the
+//! file system allows it (else buffered reads). No registered buffers, so the locked-memory
+//! limit of ordinary users does not apply.
+
+use super::buffer::{ALIGN, AlignedBuffer};
+use super::direct::{aligned_block, open_direct};
+use super::parallel::{Claims, on_threads};
+use super::pread::expect_whole;
+use super::{Caps, Engine, Job, Moved};
+use crate::checksum::xor_at;
+use anyhow::{Context, Result};
+use io_uring::{IoUring, opcode, types};
+use std::os::fd::AsRawFd;
+
+/// io_uring reads with a deep queue, on threads.
+pub struct Uring;
+
+/// Whether this kernel (and sandbox) lets us create an io_uring.
+pub fn available() -> Result<(), String> {
+    IoUring::new(2)
+        .map(drop)
+        .map_err(|e| format!("io_uring is not available here: {e}"))
+}
+
+struct Slot {
+    buf: AlignedBuffer,
+    offset: u64,
+    len: u64,
+    done: u64,
+}
+
+impl Engine for Uring {
+    fn name(&self) -> &'static str {
+        "uring"
+    }
+    fn describe(&self) -> &'static str {
+        "io_uring reads with a deep queue per thread (O_DIRECT where allowed), XOR overlapping I/O"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            sized: true,
+            direct: true,
+            parallel: true,
+        }
+    }
+    fn check(&self, job: &Job) -> Result<(), String> {
+        if job.kind != crate::files::InputKind::Regular || job.len == 0 {
+            return Err("uring needs a regular file whose size stat knows".into());
+        }
+        available()
+    }
+    fn run(&self, job: &Job) -> Result<Moved> {
+        job.file
+            .sync_data()
+            .with_context(|| format!("fdatasync {} before reading it", job.name))?;
+        let direct = open_direct(job.file, job.name).ok();
+        let file = direct.as_ref().unwrap_or(job.file);
+        let block = aligned_block(job.block_size);
+        let depth = job.depth.clamp(1, 256);
+        let claims = Claims::new(job.len, block);
+        let threads = job.threads.clamp(1, claims.pieces().max(1) as usize);
+        let (xor, calls) = on_threads(threads, &claims, |claims| {
+            worker(
+                claims,
+                file.as_raw_fd(),
+                job.name,
+                block,
+                depth,
+                direct.is_some(),
+            )
+        })?;
+        Ok(Moved {
+            bytes: job.len,
+            calls,
+            xor,
+        })
+    }
+}
+
+fn worker(
+    claims: &Claims,
+    fd: i32,
+    name: &str,
+    block: u64,
+    depth: usize,
+    direct: bool,
+) -> Result<(u32, u64)> {
+    // The buffers are declared before the ring; on every exit path below, no read is left
+    // in flight when they are freed (or they are leaked if the ring cannot be drained).
+    let mut slots: Vec<Slot> = (0..depth)
+        .map(|_| Slot {
+            buf: AlignedBuffer::untouched(block as usize),
+            offset: 0,
+            len: 0,
+            done: 0,
+        })
+        .collect();
+    let mut ring =
+        IoUring::new(depth as u32).with_context(|| format!("io_uring setup for {name}"))?;
+    let mut in_flight = 0usize;
+    let result = pump(
+        &mut ring,
+        &mut slots,
+        &mut in_flight,
+        claims,
+        fd,
+        name,
+        direct,
+    );
+    if result.is_err() {
+        claims.stop();
+        while in_flight > 0 {
+            match ring.submit_and_wait(1) {
+                Ok(_) => in_flight -= ring.completion().count(),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // The kernel may still write into the buffers: never free them.
+                    std::mem::forget(slots);
+                    break;
+                }
+            }
+        }
+    }
+    result
+}
+
+/// Keeps up to `slots.len()` reads in flight until the claims run out; XORs each block as
+/// it completes and refills its slot with the next claim.
+fn pump(
+    ring: &mut IoUring,
+    slots: &mut [Slot],
+    in_flight: &mut usize,
+    claims: &Claims,
+    fd: i32,
+    name: &str,
+    direct: bool,
+) -> Result<(u32, u64)> {
+    let (mut xor, mut calls) = (0u32, 0u64);
+    let submit = |ring: &mut IoUring, slot: &mut Slot, index: usize| -> Result<()> {
+        let start = slot.done as usize;
+        let want = if direct {
+            slot.len.next_multiple_of(ALIGN as u64)
+        } else {
+            slot.len
+        } as usize;
+        let buf = &mut slot.buf.as_mut_slice()[start..want];
+        let entry = opcode::Read::new(types::Fd(fd), buf.as_mut_ptr(), buf.len() as u32)
+            .offset(slot.offset + slot.done)
+            .build()
+            .user_data(index as u64);
+        // SAFETY: the buffer belongs to a slot that is not touched again until its
+        // completion arrives, and worker() drains every in-flight read before the slots are
+        // freed (or leaks them when it cannot).
+        unsafe { ring.submission().push(&entry) }
+            .map_err(|_| anyhow::anyhow!("io_uring submission queue full"))?;
+        Ok(())
+    };
+    for (index, slot) in slots.iter_mut().enumerate() {
+        let Some((offset, len)) = claims.claim() else {
+            break;
+        };
+        (slot.offset, slot.len, slot.done) = (offset, len, 0);
+        submit(ring, slot, index)?;
+        *in_flight += 1;
+    }
+    while *in_flight > 0 {
+        match ring.submit_and_wait(1) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).with_context(|| format!("io_uring wait for reads of {name}")),
+        }
+        let completed: Vec<(usize, i32)> = ring
+            .completion()
+            .map(|c| (c.user_data() as usize, c.result()))
+            .collect();
+        for (index, result) in completed {
+            *in_flight -= 1;
+            calls += 1;
+            let slot = &mut slots[index];
+            if result < 0 {
+                let err = std::io::Error::from_raw_os_error(-result);
+                return Err(err).with_context(|| {
+                    format!("read {name} at byte {} (io_uring)", slot.offset + slot.done)
+                });
+            }
+            slot.done += result as u64;
+            let eof = result == 0 || (direct && !slot.done.is_multiple_of(ALIGN as u64));
+            if slot.done < slot.len && !eof {
+                submit(ring, slot, index)?;
+                *in_flight += 1;
+                continue;
+            }
+            expect_whole(name, slot.offset, slot.len, slot.done.min(slot.len))?;
+            xor ^= xor_at(slot.offset, &slot.buf.as_slice()[..slot.len as usize]);
+            crate::interrupt::check()?;
+            if let Some((offset, len)) = claims.claim() {
+                (slot.offset, slot.len, slot.done) = (offset, len, 0);
+                submit(ring, slot, index)?;
+                *in_flight += 1;
+            }
+        }
+    }
+    Ok((xor, calls))
+}
