@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 SMALL_RUNS=${SMALL_RUNS:-30}
 cargo build --release --quiet
-B=$PWD/target/release/ioscope
+# .cargo/config.toml names the target, so the binary is under target/<triple>/release.
+B=$(ls -t "$PWD"/target/*/release/ioscope "$PWD"/target/release/ioscope 2>/dev/null | head -1)
 CORES=$(nproc)
 
 FILE=${1:-}
@@ -54,8 +55,8 @@ KIT=${IOSCOPE_KIT:-../shared/kit}
 if [ -f "$KIT/memxor.c" ] && command -v gcc >/dev/null; then
     gcc -O3 -march=native -pthread -o "$TMPB/memxor" "$KIT/memxor.c"
     MIB=$(( (SIZE + 1048575) / 1048576 ))
-    "$TMPB/memxor" xor "$MIB" "$CORES" "$RUNS" | awk '/^xor/ {for (i=1;i<=NF;i++) if ($i ~ /^gibps=/) {sub("gibps=","",$i); print $i}}' > "$TMPB/memxor"
-    MEMXOR=$(med memxor)
+    "$TMPB/memxor" xor "$MIB" "$CORES" "$RUNS" | awk '/^xor/ {for (i=1;i<=NF;i++) if ($i ~ /^gibps=/) {sub("gibps=","",$i); print $i}}' > "$TMPB/memxor_rates"
+    MEMXOR=$(med memxor_rates)
 else
     echo "note: memxor not built (needs gcc and $KIT/memxor.c; set IOSCOPE_KIT)"
 fi

@@ -181,3 +181,30 @@ pub struct CompareArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+impl Cli {
+    /// Parses the command line. `ioscope fast FILE` alone is recognised without building
+    /// clap's parser: it is the headline job, and on small files process start-up is most of
+    /// its time. Anything else (flags, help, errors) goes through clap as usual.
+    pub fn parse_args() -> Self {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if let [_, command, file] = args.as_slice() {
+            let plain = file == "-" || !file.as_encoded_bytes().starts_with(b"-");
+            if command == "fast" && plain {
+                return Self {
+                    command: Command::Fast(FastArgs {
+                        file: PathBuf::from(file),
+                        engine: None,
+                        threads: None,
+                        block_size: None,
+                        depth: None,
+                        allow_device: false,
+                        verbose: false,
+                        json: false,
+                    }),
+                };
+            }
+        }
+        <Self as Parser>::parse_from(args)
+    }
+}

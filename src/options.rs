@@ -297,7 +297,7 @@ pub struct CompareOptions {
     pub path: PathBuf,
     /// Block size for run, dd and fio.
     pub block_size: u64,
-    /// The block size as typed, for the contenders' command lines.
+    /// The block size in the form dd and fio accept (`1m`, `256k`, `512`).
     pub block_size_text: String,
     /// Cache states to measure.
     pub cache: crate::cli::CompareCache,
@@ -323,7 +323,7 @@ impl CompareOptions {
         Ok(Self {
             path: args.file.clone(),
             block_size: bs,
-            block_size_text: bs.to_string(),
+            block_size_text: crate::units::format_block_size(bs),
             cache: args.cache,
             repeat: args.repeat,
             json: args.json,

@@ -116,12 +116,14 @@ fn contenders(
         .context("find the ioscope executable")?
         .display()
         .to_string();
+    // Names use the compact form; command lines use plain bytes, which every tool parses alike.
     let bs = &options.block_size_text;
+    let raw = options.block_size.to_string();
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     let mut list = vec![
         Contender {
             name: format!("ioscope run -r {bs}"),
-            argv: s(&[&me, "run", file, "-r", bs, "--json"]),
+            argv: s(&[&me, "run", file, "-r", &raw, "--json"]),
             figures: FigureSource::IoscopeJson,
             direct: false,
         },
@@ -139,7 +141,7 @@ fn contenders(
                 "dd",
                 &format!("if={file}"),
                 "of=/dev/null",
-                &format!("bs={bs}"),
+                &format!("bs={raw}"),
             ]),
             figures: FigureSource::DdSummary,
             direct: false,
@@ -150,7 +152,7 @@ fn contenders(
                 "dd",
                 &format!("if={file}"),
                 "of=/dev/null",
-                &format!("bs={bs}"),
+                &format!("bs={raw}"),
                 "iflag=direct",
             ]),
             figures: FigureSource::DdSummary,
@@ -176,7 +178,7 @@ fn contenders(
                 "--name=ioscope-compare",
                 &format!("--filename={file}"),
                 "--rw=read",
-                &format!("--bs={bs}"),
+                &format!("--bs={raw}"),
                 &format!("--ioengine={engine}"),
                 &format!("--direct={direct}"),
                 &format!("--iodepth={depth}"),

@@ -65,9 +65,12 @@ fn cores() -> usize {
 
 /// Default parameters for an engine on this machine.
 fn defaults(engine: &dyn Engine) -> (usize, u64, usize) {
+    if !engine.caps().parallel {
+        // No CPU count needed: asking costs several cgroup file reads at start-up.
+        return (1, MIB, 1);
+    }
     let cores = cores();
     match engine.name() {
-        "stream" => (1, MIB, 1),
         "mmap" => (cores, 16 * MIB, 1),
         "pread" => (cores, MIB, 1),
         // Threads blocked in the device queue: the queue depth is the thread count. This
