@@ -38,7 +38,9 @@ fn xor_bytes_avx2(bytes: &[u8]) -> u32 {
     xor_body(bytes)
 }
 
-fn xor_bytes_portable(bytes: &[u8]) -> u32 {
+/// The kernel compiled for the baseline CPU only (SSE2 on x86-64), without run-time dispatch;
+/// public so benchmarks can set it beside [`xor_bytes`].
+pub fn xor_bytes_portable(bytes: &[u8]) -> u32 {
     xor_body(bytes)
 }
 
