@@ -13,12 +13,20 @@ use std::time::Duration;
 
 fn kernel(c: &mut Criterion) {
     let mut group = c.benchmark_group("xor_kernel");
-    group.measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
+    group
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
     for (label, len) in [("64KiB_L2", 64 << 10), ("256MiB_memory", 256 << 20)] {
-        let data: Vec<u8> = (0..len).map(|i| (i as u32).wrapping_mul(2_654_435_761) as u8).collect();
+        let data: Vec<u8> = (0..len)
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761) as u8)
+            .collect();
         group.throughput(Throughput::Bytes(len as u64));
-        group.bench_function(format!("dispatch/{label}"), |b| b.iter(|| xor_bytes(black_box(&data))));
-        group.bench_function(format!("baseline/{label}"), |b| b.iter(|| xor_bytes_portable(black_box(&data))));
+        group.bench_function(format!("dispatch/{label}"), |b| {
+            b.iter(|| xor_bytes(black_box(&data)))
+        });
+        group.bench_function(format!("baseline/{label}"), |b| {
+            b.iter(|| xor_bytes_portable(black_box(&data)))
+        });
     }
     group.finish();
 }
@@ -29,7 +37,9 @@ fn engines(c: &mut Criterion) {
     let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).expect("temp dir");
     let path = dir.path().join("bench-file");
     let mut f = std::fs::File::create(&path).expect("create");
-    let block: Vec<u8> = (0..1 << 20).map(|i: u32| i.wrapping_mul(2_246_822_519) as u8).collect();
+    let block: Vec<u8> = (0..1 << 20)
+        .map(|i: u32| i.wrapping_mul(2_246_822_519) as u8)
+        .collect();
     for _ in 0..LEN / block.len() {
         f.write_all(&block).expect("write");
     }
@@ -37,14 +47,21 @@ fn engines(c: &mut Criterion) {
     let file = std::fs::File::open(&path).expect("open");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut group = c.benchmark_group("engine_warm_256MiB");
-    group.sample_size(10).measurement_time(Duration::from_secs(3)).throughput(Throughput::Bytes(LEN as u64));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Bytes(LEN as u64));
     for engine in ENGINES {
         let job = Job {
             file: &file,
             name: "bench-file",
             kind: InputKind::Regular,
             len: LEN as u64,
-            threads: if engine.name() == "direct" { 32 } else { threads },
+            threads: if engine.name() == "direct" {
+                32
+            } else {
+                threads
+            },
             block_size: 4 << 20,
             depth: 8,
         };
