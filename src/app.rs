@@ -5,7 +5,11 @@ use crate::cli::{Cli, Command};
 use crate::cmd;
 use crate::error::ExitKind;
 use crate::measure::env::Environment;
-use crate::options::{CalibrateOptions, CompareOptions, FastOptions, RunOptions, StudyOptions};
+use crate::options::{
+    CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions, RunOptions,
+    StudyOptions, SweepOptions, SyscallsOptions,
+};
+use crate::report::exports::Exportable;
 use crate::report::{self, json, text};
 use anyhow::Result;
 use serde::Serialize;
@@ -60,6 +64,31 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                 text::compare,
             )?;
         }
+        Command::Sweep(args) => {
+            crate::interrupt::install();
+            let options = SweepOptions::from_args(&args)?;
+            let result = cmd::sweep::execute(&options)?;
+            export(&result, &options.export, &options.path)?;
+        }
+        Command::Cache(args) => {
+            crate::interrupt::install();
+            let options = CacheOptions::from_args(&args)?;
+            let result = cmd::coldwarm::execute(&options)?;
+            export(&result, &options.export, &options.path)?;
+        }
+        Command::Syscalls(args) => {
+            crate::interrupt::install();
+            let options = SyscallsOptions::from_args(&args)?;
+            let result = cmd::syscalls::execute(&options)?;
+            export(&result, &options.export, &options.path)?;
+        }
+        Command::Report(args) => {
+            let export_options = ExportOptions::from_args(
+                &args.export,
+                &format!("report {}", args.result.display()),
+            )?;
+            rerender(&args.result, &export_options)?;
+        }
         Command::Study(args) => {
             crate::interrupt::install();
             let options = StudyOptions::from_args(&args)?;
@@ -88,4 +117,66 @@ fn output<T: Serialize>(
     };
     report::emit(&rendered)?;
     Ok(())
+}
+
+/// Prints a table-producing result (text or JSON) and writes its CSV and SVG if asked.
+fn export<T: Exportable>(result: &T, options: &ExportOptions, path: &Path) -> Result<()> {
+    use anyhow::Context;
+    if let Some(csv_path) = &options.csv {
+        let bytes = report::csv::render(&result.table())?;
+        std::fs::write(csv_path, bytes).with_context(|| format!("write {}", csv_path.display()))?;
+    }
+    if let Some(svg_path) = &options.svg {
+        let svg = report::svg::render(&result.chart())?;
+        std::fs::write(svg_path, svg).with_context(|| format!("write {}", svg_path.display()))?;
+    }
+    let rendered = if options.json {
+        json::document(result.command(), result, &Environment::collect(path))
+    } else {
+        result.text()
+    };
+    report::emit(&rendered)?;
+    Ok(())
+}
+
+/// `report`: reads a saved JSON document and renders it again without measuring.
+fn rerender(path: &Path, options: &ExportOptions) -> Result<()> {
+    use crate::error::input;
+    let name = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        input(format!(
+            "report {name}: read: {}",
+            crate::files::describe(&e)
+        ))
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| input(format!("report {name}: not JSON: {e}")))?;
+    if options.json {
+        // The saved document already carries its environment and command line.
+        report::emit(&text)?;
+        return Ok(());
+    }
+    let schema = value["schema"].as_str().unwrap_or("").to_string();
+    let bad =
+        |e: serde_json::Error| input(format!("report {name}: not a valid {schema} document: {e}"));
+    match schema.as_str() {
+        "ioscope/sweep/v1" => export(
+            &serde_json::from_value::<cmd::sweep::SweepReport>(value).map_err(bad)?,
+            options,
+            path,
+        ),
+        "ioscope/cache/v1" => export(
+            &serde_json::from_value::<cmd::coldwarm::CacheReport>(value).map_err(bad)?,
+            options,
+            path,
+        ),
+        "ioscope/syscalls/v1" => export(
+            &serde_json::from_value::<cmd::syscalls::SyscallsReport>(value).map_err(bad)?,
+            options,
+            path,
+        ),
+        other => Err(input(format!(
+            "report {name}: schema '{other}' is not one report can render (ioscope/sweep/v1, ioscope/cache/v1, ioscope/syscalls/v1)"
+        ))),
+    }
 }

@@ -26,6 +26,14 @@ pub enum Command {
     Fast(FastArgs),
     /// Read FILE with ioscope, dd, cat and fio in alternation and compare their rates.
     Compare(CompareArgs),
+    /// Throughput against block size, with repeats, spread, kernel checks and a cost model.
+    Sweep(SweepArgs),
+    /// Cold read, warm read, cold again: the page cache's effect, proven by residency.
+    Cache(CacheArgs),
+    /// The cost of a system call: 1-byte read() against lseek(), pread(), getpid().
+    Syscalls(SyscallsArgs),
+    /// Re-render a saved JSON result (sweep, cache, syscalls) as text, CSV or SVG.
+    Report(ReportArgs),
 }
 
 /// `ioscope run FILE -r|-w BLOCK_SIZE [BLOCK_COUNT]`
@@ -180,6 +188,129 @@ pub struct CompareArgs {
     /// Print one JSON document instead of the table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where a measuring command's results go besides the text on stdout.
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the table as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also draw a chart as SVG to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Overwrite existing output files.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Whether sweep reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Read FILE.
+    Read,
+    /// Write FILE (created; an existing one needs --force), fsync inside the timing.
+    Write,
+}
+
+/// Cache states for sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SweepCache {
+    /// Every timed run starts fully cached.
+    Warm,
+    /// Every timed run starts evicted.
+    Cold,
+    /// Both, warm first.
+    Both,
+}
+
+/// `ioscope sweep FILE`
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The file to read, or to create with --op write.
+    pub file: PathBuf,
+    /// Read or write.
+    #[arg(long, value_enum, default_value_t = Op::Read)]
+    pub op: Op,
+    /// Comma-separated block sizes (instead of --from/--to).
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["from", "to"])]
+    pub block_sizes: Option<String>,
+    /// Smallest block size (powers of two from here).
+    #[arg(long, default_value = "1", value_name = "SIZE")]
+    pub from: String,
+    /// Largest block size.
+    #[arg(long, default_value = "64m", value_name = "SIZE")]
+    pub to: String,
+    /// Cache state of the timed runs.
+    #[arg(long, value_enum, default_value_t = SweepCache::Warm)]
+    pub cache: SweepCache,
+    /// Timed runs per point.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub repeat: usize,
+    /// Untimed runs before the timed ones, per point.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub warmup: usize,
+    /// At most this many calls per run: small blocks read a prefix (see --full).
+    #[arg(long, default_value = "1m", value_name = "N")]
+    pub max_calls: String,
+    /// Read or write the whole size at every block size, however long it takes.
+    #[arg(long)]
+    pub full: bool,
+    /// Bytes to write per run with --op write.
+    #[arg(long, default_value = "64m", value_name = "SIZE")]
+    pub size: String,
+    /// Cold runs drop the whole page cache (root only) instead of evicting FILE.
+    #[arg(long)]
+    pub drop_caches: bool,
+    /// Free space to keep on the file system (--op write).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// `ioscope cache FILE`
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// The file to read.
+    pub file: PathBuf,
+    /// Comma-separated block sizes.
+    #[arg(long, default_value = "1m", value_name = "LIST")]
+    pub block_size: String,
+    /// Cold runs drop the whole page cache (root only) instead of evicting FILE.
+    #[arg(long)]
+    pub drop_caches: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// `ioscope syscalls FILE`
+#[derive(Debug, Args)]
+pub struct SyscallsArgs {
+    /// The file to read (prefixes of it, one per size).
+    pub file: PathBuf,
+    /// Comma-separated sizes: how many bytes (and so calls) each measurement covers.
+    #[arg(long, default_value = "1m,4m,8m,16m", value_name = "LIST")]
+    pub sizes: String,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// `ioscope report RESULT.json`
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A JSON document saved from `sweep --json`, `cache --json` or `syscalls --json`.
+    pub result: PathBuf,
+    /// Outputs (`--json` prints the document again).
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 impl Cli {

@@ -330,3 +330,209 @@ impl CompareOptions {
         })
     }
 }
+
+/// Where results go, checked before any measuring starts.
+#[derive(Debug, Clone, Default)]
+pub struct ExportOptions {
+    /// JSON on stdout instead of text.
+    pub json: bool,
+    /// CSV file to write.
+    pub csv: Option<PathBuf>,
+    /// SVG file to write.
+    pub svg: Option<PathBuf>,
+}
+
+impl ExportOptions {
+    /// Checks that output files may be written (never over an existing one without --force).
+    pub fn from_args(args: &crate::cli::ExportArgs, what: &str) -> Result<Self> {
+        for path in [&args.csv, &args.svg].into_iter().flatten() {
+            if path.exists() && !args.force {
+                return Err(input(format!(
+                    "{what}: write {}: file exists; refusing to overwrite it without --force",
+                    path.display()
+                )));
+            }
+            let parent = crate::files::parent_dir(path);
+            if !parent.is_dir() {
+                return Err(input(format!(
+                    "{what}: write {}: directory {} does not exist",
+                    path.display(),
+                    parent.display()
+                )));
+            }
+        }
+        Ok(Self {
+            json: args.json,
+            csv: args.csv.clone(),
+            svg: args.svg.clone(),
+        })
+    }
+}
+
+/// Block sizes from `from` to `to`, doubling.
+pub fn doubling(from: u64, to: u64) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    let mut bs = from;
+    while bs <= to {
+        sizes.push(bs);
+        match bs.checked_mul(2) {
+            Some(next) => bs = next,
+            None => break,
+        }
+    }
+    sizes
+}
+
+/// Validated options of `sweep`.
+#[derive(Debug, Clone)]
+pub struct SweepOptions {
+    /// The file.
+    pub path: PathBuf,
+    /// Read or write.
+    pub op: crate::cli::Op,
+    /// Block sizes, ascending.
+    pub block_sizes: Vec<u64>,
+    /// Cache states, in order.
+    pub states: Vec<crate::cmd::harness::State>,
+    /// Timed runs per point.
+    pub repeat: usize,
+    /// Untimed runs per point.
+    pub warmup: usize,
+    /// Cap on calls per run (`None`: whole size).
+    pub max_calls: Option<u64>,
+    /// Bytes per write run.
+    pub size: u64,
+    /// Global cache drop for cold runs.
+    pub drop_caches: bool,
+    /// Overwrite FILE (--op write).
+    pub force: bool,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// Outputs.
+    pub export: ExportOptions,
+}
+
+impl SweepOptions {
+    /// Checks and converts `sweep`'s arguments.
+    pub fn from_args(args: &crate::cli::SweepArgs) -> Result<Self> {
+        use crate::cli::SweepCache;
+        use crate::cmd::harness::State;
+        let what = format!("sweep {}", display_name(&args.file));
+        let block_sizes = match &args.block_sizes {
+            Some(list) => block_size_list(list, &what)?,
+            None => {
+                let from = block_size(&args.from, &what).context("--from")?;
+                let to = block_size(&args.to, &what).context("--to")?;
+                if from > to {
+                    return Err(input(format!(
+                        "{what}: --from ({}) is above --to ({})",
+                        args.from, args.to
+                    )));
+                }
+                doubling(from, to)
+            }
+        };
+        if !(1..=1000).contains(&args.repeat) || args.warmup > 100 {
+            return Err(input(format!(
+                "{what}: --repeat must be 1 to 1000 and --warmup at most 100"
+            )));
+        }
+        if args.file.as_os_str() == "-" {
+            return Err(input(format!(
+                "{what}: needs a file it can re-read, not standard input"
+            )));
+        }
+        let states = match args.cache {
+            SweepCache::Warm => vec![State::Warm],
+            SweepCache::Cold => vec![State::Cold],
+            SweepCache::Both => vec![State::Warm, State::Cold],
+        };
+        if args.drop_caches && !crate::measure::cache::can_drop_caches() {
+            return Err(input(format!(
+                "{what}: --drop-caches needs root (it writes /proc/sys/vm/drop_caches); without it, --cache cold evicts just this file with fadvise"
+            )));
+        }
+        Ok(Self {
+            path: args.file.clone(),
+            op: args.op,
+            block_sizes,
+            states,
+            repeat: args.repeat,
+            warmup: args.warmup,
+            max_calls: if args.full {
+                None
+            } else {
+                Some(
+                    parse_nonzero_size(&args.max_calls)
+                        .with_context(|| format!("{what}: --max-calls"))?,
+                )
+            },
+            size: parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?,
+            drop_caches: args.drop_caches,
+            force: args.export.force,
+            min_free: min_free(args.min_free.as_deref(), &what)?,
+            export: ExportOptions::from_args(&args.export, &what)?,
+        })
+    }
+}
+
+/// Validated options of `cache`.
+#[derive(Debug, Clone)]
+pub struct CacheOptions {
+    /// The file.
+    pub path: PathBuf,
+    /// Block sizes.
+    pub block_sizes: Vec<u64>,
+    /// Global cache drop for cold runs.
+    pub drop_caches: bool,
+    /// Outputs.
+    pub export: ExportOptions,
+}
+
+impl CacheOptions {
+    /// Checks and converts `cache`'s arguments.
+    pub fn from_args(args: &crate::cli::CacheArgs) -> Result<Self> {
+        let what = format!("cache {}", display_name(&args.file));
+        if args.drop_caches && !crate::measure::cache::can_drop_caches() {
+            return Err(input(format!(
+                "{what}: --drop-caches needs root (it writes /proc/sys/vm/drop_caches); without it, cold runs evict just this file with fadvise"
+            )));
+        }
+        Ok(Self {
+            path: args.file.clone(),
+            block_sizes: block_size_list(&args.block_size, &what)?,
+            drop_caches: args.drop_caches,
+            export: ExportOptions::from_args(&args.export, &what)?,
+        })
+    }
+}
+
+/// Validated options of `syscalls`.
+#[derive(Debug, Clone)]
+pub struct SyscallsOptions {
+    /// The file.
+    pub path: PathBuf,
+    /// Sizes (= calls per measurement), ascending.
+    pub sizes: Vec<u64>,
+    /// Outputs.
+    pub export: ExportOptions,
+}
+
+impl SyscallsOptions {
+    /// Checks and converts `syscalls`' arguments.
+    pub fn from_args(args: &crate::cli::SyscallsArgs) -> Result<Self> {
+        let what = format!("syscalls {}", display_name(&args.file));
+        let mut sizes = args
+            .sizes
+            .split(',')
+            .map(|s| parse_nonzero_size(s.trim()).with_context(|| format!("{what}: --sizes")))
+            .collect::<Result<Vec<u64>>>()?;
+        sizes.sort_unstable();
+        sizes.dedup();
+        Ok(Self {
+            path: args.file.clone(),
+            sizes,
+            export: ExportOptions::from_args(&args.export, &what)?,
+        })
+    }
+}

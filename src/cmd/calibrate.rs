@@ -4,17 +4,16 @@
 //! of the answer. `--grow` appends data when the file is too small, within the free-space
 //! margin; any growth is undone if the search fails or is interrupted.
 
+use super::harness::{self, State, Subject};
 use crate::cli::CacheMode;
 use crate::engine;
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
-use crate::measure::cache::{self, Residency};
+use crate::measure::cache::Residency;
 use crate::measure::env::meminfo_bytes;
-use crate::measure::procio::IoProbe;
-use crate::measure::timer::Stopwatch;
 use crate::options::CalibrateOptions;
 use crate::report::progress::Progress;
-use crate::units::{KIB, MIB, format_seconds, format_size, per_second};
+use crate::units::{KIB, MIB, format_seconds, format_size};
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -212,60 +211,30 @@ fn round_down(n: u64, unit: u64) -> u64 {
 
 /// Puts the first `size` bytes in the cache state asked for, then reads them with timing.
 fn timed_read(target: &mut Target, size: u64, mode: CacheMode, buf: &mut [u8]) -> Result<Probe> {
-    let name = target.name.clone();
-    match mode {
-        CacheMode::Cold => cache::evict(&target.file, &name)?,
-        CacheMode::Warm => {
-            let resident = cache::residency(&target.file, &name, size)?;
-            if resident.resident_pages < resident.total_pages {
-                // Warm it with large reads: the state matters, not how it was reached.
-                let mut big = super::touched_buffer(MIB);
-                target
-                    .file
-                    .seek(SeekFrom::Start(0))
-                    .with_context(|| format!("seek {name}"))?;
-                let mut progress = Progress::new(format!("warm {name}"), Some(size));
-                engine::read::read_blocks(
-                    &target.file,
-                    &name,
-                    big.as_mut_slice(),
-                    Some(size),
-                    &mut super::observer(&mut progress),
-                )?;
-            }
-        }
-    }
-    let residency_before = cache::residency(&target.file, &name, size).ok();
-    target
-        .file
-        .seek(SeekFrom::Start(0))
-        .with_context(|| format!("seek {name}"))?;
-    let mut progress = Progress::new(format!("read {} of {name}", format_size(size)), Some(size));
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(
-        &target.file,
-        &name,
-        buf,
-        Some(size),
-        &mut super::observer(&mut progress),
-    )?;
-    let seconds = clock.seconds();
-    let kernel = probe.and_then(|p| p.finish());
-    progress.finish();
-    if moved.bytes != size {
+    let subject = Subject {
+        file: &target.file,
+        name: &target.name,
+        device: None,
+    };
+    let state = match mode {
+        CacheMode::Warm => State::Warm,
+        CacheMode::Cold => State::Cold,
+    };
+    harness::prepare(subject, size, state, false)?;
+    let sample = harness::timed_read(subject, buf, size)?;
+    if sample.moved.bytes != size {
         return Err(Failure::Check(format!(
-            "read {name}: expected {size} bytes but the file ended after {} (did it shrink?)",
-            moved.bytes
+            "read {}: expected {size} bytes but the file ended after {} (did it shrink?)",
+            target.name, sample.moved.bytes
         ))
         .into());
     }
     Ok(Probe {
         bytes: size,
-        seconds,
-        bytes_per_second: per_second(size, seconds),
-        residency_before,
-        device_read_bytes: kernel.map(|k| k.read_bytes),
+        seconds: sample.elapsed.seconds,
+        bytes_per_second: sample.bytes_per_second(),
+        residency_before: sample.residency_before,
+        device_read_bytes: sample.kernel.map(|k| k.read_bytes),
     })
 }
 

@@ -2,10 +2,14 @@
 //! returns a report. Nothing here prints.
 
 pub mod calibrate;
+pub mod coldwarm;
 pub mod compare;
 pub mod fast;
+pub mod harness;
 pub mod run;
 pub mod study;
+pub mod sweep;
+pub mod syscalls;
 
 use crate::engine::buffer::AlignedBuffer;
 use crate::report::progress::Progress;

@@ -13,11 +13,11 @@ pub mod uring;
 pub mod write;
 
 use crate::files::InputKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 
 /// What an engine moved: bytes, system calls made, and the checksum of the bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Moved {
     /// Bytes read or written.
     pub bytes: u64,

@@ -2,12 +2,12 @@
 //! of one file's pages without root (fdatasync + POSIX_FADV_DONTNEED).
 
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::fd::AsRawFd;
 
 /// How much of a file was in the page cache at one moment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Residency {
     /// Pages of the file in the page cache.
     pub resident_pages: u64,
@@ -230,4 +230,26 @@ impl CacheStat {
             total_pages: self.total_pages,
         }
     }
+}
+
+/// Whether this process may drop the global page cache (root, and /proc/sys writable).
+pub fn can_drop_caches() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    root && std::fs::OpenOptions::new()
+        .write(true)
+        .open("/proc/sys/vm/drop_caches")
+        .is_ok()
+}
+
+/// `sync; echo 3 > /proc/sys/vm/drop_caches`: drops every clean page of every file.
+pub fn drop_caches() -> Result<()> {
+    if !can_drop_caches() {
+        return Err(crate::error::input(
+            "--drop-caches: writing /proc/sys/vm/drop_caches needs root; without it, --cache cold evicts just the file (fadvise), which needs no privileges",
+        ));
+    }
+    // SAFETY: sync has no preconditions.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", "3\n").context("write 3 to /proc/sys/vm/drop_caches")
 }

@@ -1,13 +1,13 @@
 //! Self-checks: what ioscope believes it did, set beside what the kernel counted.
 
 use super::procio::ProcIo;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One comparison between a claim and the kernel's count.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     /// What is compared, e.g. `read_calls`.
-    pub name: &'static str,
+    pub name: String,
     /// What ioscope claims.
     pub claimed: u64,
     /// What the kernel counted.
@@ -15,7 +15,7 @@ pub struct Check {
     /// Whether they agree within the tolerance.
     pub ok: bool,
     /// Where the kernel's figure comes from.
-    pub source: &'static str,
+    pub source: String,
 }
 
 /// Whether data went into or out of the file.
@@ -56,18 +56,18 @@ pub fn against_proc_io(direction: Direction, calls: u64, bytes: u64, seen: &Proc
     // A few calls of slack for progress output and signal handling around the work.
     vec![
         Check {
-            name: call_name,
+            name: call_name.to_string(),
             claimed: calls,
             kernel: kernel_calls,
             ok: agree(calls, kernel_calls, 16),
-            source: call_src,
+            source: call_src.to_string(),
         },
         Check {
-            name: byte_name,
+            name: byte_name.to_string(),
             claimed: bytes,
             kernel: kernel_bytes,
             ok: agree(bytes, kernel_bytes, 4096),
-            source: byte_src,
+            source: byte_src.to_string(),
         },
     ]
 }

@@ -4,7 +4,10 @@
 
 pub mod cache;
 pub mod checks;
+pub mod diskstats;
 pub mod env;
 pub mod external;
+pub mod model;
 pub mod procio;
+pub mod stats;
 pub mod timer;

@@ -1,11 +1,11 @@
 //! The kernel's account of this process's I/O, from `/proc/self/io`: bytes and calls
 //! through read/write system calls, and bytes that reached the block layer.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::Read;
 
 /// One reading of `/proc/self/io` (or the difference of two).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcIo {
     /// Bytes returned by read-like system calls.
     pub rchar: u64,

@@ -1,6 +1,6 @@
 //! Wall time from the monotonic clock, with the process's user and system CPU time beside it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// A running measurement.
@@ -11,7 +11,7 @@ pub struct Stopwatch {
 }
 
 /// Time taken by one measured piece of work.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Elapsed {
     /// Wall-clock seconds (monotonic).
     pub seconds: f64,

@@ -1,8 +1,11 @@
 //! Rendering: human text, JSON and the progress bar. Renderers return strings; only
 //! [`emit`] and [`warn`] write, to stdout and stderr respectively.
 
+pub mod csv;
+pub mod exports;
 pub mod json;
 pub mod progress;
+pub mod svg;
 pub mod text;
 
 use std::io::Write;

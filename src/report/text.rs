@@ -426,3 +426,193 @@ pub fn compare(r: &CompareReport) -> String {
     }
     out
 }
+
+fn table_with(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(header.to_vec());
+    table
+}
+
+fn right_align(table: &mut Table, cols: std::ops::Range<usize>) {
+    for col in cols {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+fn pct(fraction: f64) -> String {
+    format!("{:.1}%", 100.0 * fraction)
+}
+
+/// Renders `sweep`.
+pub fn sweep(r: &crate::cmd::sweep::SweepReport) -> String {
+    let mut out = String::new();
+    let op = format!("{:?}", r.op).to_lowercase();
+    let _ = writeln!(
+        out,
+        "sweep {op} {} ({}): {} timed run(s) per point after {} warm-up, median and spread",
+        r.file,
+        format_size(r.file_bytes),
+        r.repeat,
+        r.warmup
+    );
+    let mut table = table_with(&[
+        "cache",
+        "block",
+        "bytes/run",
+        "MiB/s",
+        "spread",
+        "calls/s",
+        "CPU",
+        "resident before",
+        "device read",
+        "checks",
+    ]);
+    for p in &r.points {
+        let spread = format!(
+            "{:.0}..{:.0} ±{:.1}%{}",
+            p.rate.min / crate::units::MIB as f64,
+            p.rate.max / crate::units::MIB as f64,
+            100.0 * p.rate.relative_spread(),
+            if p.rate.outliers > 0 {
+                format!(" ({} outlier)", p.rate.outliers)
+            } else {
+                String::new()
+            }
+        );
+        let resident = p.resident_before.map_or("-".to_string(), |(lo, hi)| {
+            let text = if (hi - lo).abs() < 0.0005 {
+                pct(lo)
+            } else {
+                format!("{}..{}", pct(lo), pct(hi))
+            };
+            if p.state_ok {
+                text
+            } else {
+                format!("{text} (!)")
+            }
+        });
+        table.add_row(vec![
+            p.cache.map_or(op.clone(), |c| c.name().to_string()),
+            format_block_size(p.block_size),
+            format_size(p.bytes),
+            format!("{:.1}", p.rate.median / crate::units::MIB as f64),
+            spread,
+            group_thousands(p.calls_per_second.round() as u64),
+            format!("{:.0}%", p.cpu_percent),
+            resident,
+            p.device_read_bytes.map_or("-".to_string(), format_size),
+            if p.checks_ok { "ok" } else { "MISMATCH" }.to_string(),
+        ]);
+    }
+    right_align(&mut table, 2..7);
+    let _ = writeln!(out, "{table}");
+    for a in &r.analyses {
+        let label = a.cache.map_or(op.clone(), |c| c.name().to_string());
+        if let Some(m) = a.model {
+            let _ = writeln!(
+                out,
+                "model ({label}): time = calls x {} + bytes / {}",
+                format_seconds(m.seconds_per_call),
+                format_mib_per_s(m.bytes_per_second)
+            );
+        }
+        let _ = writeln!(out, "{label}: {}", a.explanation);
+    }
+    if r.points.iter().any(|p| !p.state_ok) {
+        let _ = writeln!(
+            out,
+            "(!) a run did not start in its cache state: see 'resident before'; eviction may not work on this file system"
+        );
+    }
+    out
+}
+
+/// Renders `cache`.
+pub fn cache(r: &crate::cmd::coldwarm::CacheReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "cache {} ({}); cold = {}",
+        r.file,
+        format_size(r.file_bytes),
+        r.eviction
+    );
+    let mut table = table_with(&[
+        "block",
+        "cold MiB/s",
+        "warm MiB/s",
+        "cold again MiB/s",
+        "resident before (cold / warm / again)",
+        "device read (cold / warm / again)",
+    ]);
+    for row in &r.rows {
+        let runs = [&row.cold, &row.warm, &row.cold_again];
+        let rate = |s: &crate::cmd::harness::Sample| {
+            format!("{:.1}", s.bytes_per_second() / crate::units::MIB as f64)
+        };
+        let res: Vec<String> = runs
+            .iter()
+            .map(|s| s.residency_before.map_or("-".into(), |x| x.percent()))
+            .collect();
+        let dev: Vec<String> = runs
+            .iter()
+            .map(|s| s.device.map_or("-".into(), |d| format_size(d.read_bytes)))
+            .collect();
+        table.add_row(vec![
+            format_block_size(row.block_size),
+            rate(&row.cold),
+            rate(&row.warm),
+            rate(&row.cold_again),
+            res.join(" / "),
+            dev.join(" / "),
+        ]);
+    }
+    right_align(&mut table, 1..4);
+    let _ = writeln!(out, "{table}");
+    let _ = writeln!(
+        out,
+        "cold runs should start near 0% resident and read about the file's size from the device; warm runs 100% and about nothing"
+    );
+    out
+}
+
+/// Renders `syscalls`.
+pub fn syscalls(r: &crate::cmd::syscalls::SyscallsReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "syscalls {} ({}), cached; one call per byte of each size",
+        r.file,
+        format_size(r.file_bytes)
+    );
+    let mut table = table_with(&[
+        "op",
+        "calls",
+        "ns/call",
+        "calls/s",
+        "MiB/s",
+        "kernel-counted reads",
+    ]);
+    for row in &r.rows {
+        table.add_row(vec![
+            row.op.clone(),
+            group_thousands(row.calls),
+            format!("{:.1}", row.ns_per_call),
+            group_thousands(row.calls_per_second.round() as u64),
+            row.bytes_per_second.map_or("-".into(), |b| {
+                format!("{:.2}", b / crate::units::MIB as f64)
+            }),
+            row.kernel_calls.map_or("-".into(), group_thousands),
+        ]);
+    }
+    right_align(&mut table, 1..6);
+    let _ = writeln!(out, "{table}");
+    for s in &r.skipped_sizes {
+        let _ = writeln!(out, "skipped size {}: the file is smaller", format_size(*s));
+    }
+    let _ = writeln!(out, "{}", r.explanation);
+    out
+}

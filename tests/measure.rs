@@ -1,0 +1,346 @@
+//! `sweep`, `cache`, `syscalls` and `report`: tables, JSON, CSV and SVG that agree, cache
+//! states proven by residency, and bad input refused. No timing is asserted.
+
+mod common;
+use common::*;
+
+fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn a_sweep_exports_json_csv_and_svg_that_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(2 << 20));
+    let (csv, svg) = (dir.path().join("s.csv"), dir.path().join("s.svg"));
+    let v = json_of(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--from",
+        "1k",
+        "--to",
+        "64k",
+        "--repeat",
+        "2",
+        "--warmup",
+        "0",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(v["schema"], "ioscope/sweep/v1");
+    let points = v["points"].as_array().unwrap();
+    let sizes: Vec<u64> = points
+        .iter()
+        .map(|p| p["block_size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [1024, 2048, 4096, 8192, 16384, 32768, 65536]);
+    let rows = csv_rows(&csv);
+    assert_eq!(rows[0][2], "block_size");
+    assert_eq!(rows.len(), points.len() + 1);
+    for (p, row) in points.iter().zip(&rows[1..]) {
+        assert_eq!(row[2], p["block_size"].as_u64().unwrap().to_string());
+        let csv_rate: f64 = row[5].parse().unwrap();
+        assert_eq!(
+            csv_rate,
+            p["rate"]["median"].as_f64().unwrap(),
+            "CSV and JSON agree"
+        );
+        assert_eq!(p["runs"].as_array().unwrap().len(), 2);
+        assert_eq!(p["checks_ok"], true);
+        for run in p["runs"].as_array().unwrap() {
+            assert_eq!(run["bytes"], 2 << 20, "every run read the whole file");
+        }
+    }
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.contains("block size") && chart.contains("MiB/s"));
+    assert!(
+        v["analyses"][0]["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("within 5%")
+    );
+}
+
+#[test]
+fn small_blocks_read_a_prefix_unless_full_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let v = json_of(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--block-sizes",
+        "16,64k",
+        "--repeat",
+        "1",
+        "--max-calls",
+        "1000",
+    ]);
+    assert_eq!(v["points"][0]["bytes"], 16_000);
+    assert_eq!(v["points"][1]["bytes"], 1 << 20);
+    let v = json_of(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--block-sizes",
+        "512",
+        "--repeat",
+        "1",
+        "--full",
+    ]);
+    assert_eq!(v["points"][0]["bytes"], 1 << 20);
+}
+
+#[test]
+fn warm_and_cold_runs_prove_their_state_with_residency() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4 << 20));
+    let v = json_of(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--block-sizes",
+        "64k",
+        "--cache",
+        "both",
+        "--repeat",
+        "2",
+    ]);
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points[0]["cache"], "warm");
+    assert_eq!(
+        points[0]["resident_before"][0], 1.0,
+        "warm runs start fully cached"
+    );
+    assert_eq!(points[1]["cache"], "cold");
+    let cold_max = points[1]["resident_before"][1].as_f64().unwrap();
+    if cold_max > 0.05 {
+        eprintln!("note: this file system keeps pages after eviction; the run is flagged");
+        assert_eq!(points[1]["state_ok"], false);
+    } else {
+        assert_eq!(points[1]["state_ok"], true);
+    }
+}
+
+#[test]
+fn a_write_sweep_creates_the_file_and_fsyncs_inside_the_timing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w");
+    let v = json_of(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--op",
+        "write",
+        "--block-sizes",
+        "4k,1m",
+        "--size",
+        "1m",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    assert_eq!(v["op"], "write");
+    for p in v["points"].as_array().unwrap() {
+        let run = &p["runs"][0];
+        assert!(run["fsync_seconds"].as_f64().unwrap() >= 0.0);
+        assert!(
+            run["elapsed"]["seconds"].as_f64().unwrap() >= run["fsync_seconds"].as_f64().unwrap()
+        );
+    }
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 1 << 20);
+    let out = ioscope()
+        .args([
+            "sweep",
+            path.to_str().unwrap(),
+            "--op",
+            "write",
+            "--block-sizes",
+            "4k",
+            "--size",
+            "4k",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "an existing file needs --force");
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 1 << 20);
+}
+
+#[test]
+fn the_cache_table_shows_cold_warm_cold_with_residency_and_device_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4 << 20));
+    let csv = dir.path().join("c.csv");
+    let v = json_of(&[
+        "cache",
+        path.to_str().unwrap(),
+        "--block-size",
+        "64k,1m",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(v["schema"], "ioscope/cache/v1");
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        assert_eq!(
+            row["warm"]["residency_before"]["resident_pages"],
+            row["warm"]["residency_before"]["total_pages"]
+        );
+        for run in ["cold", "warm", "cold_again"] {
+            assert_eq!(row[run]["bytes"], 4 << 20);
+        }
+    }
+    assert_eq!(csv_rows(&csv).len(), 3);
+    let out = ioscope()
+        .args(["cache", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("cold MiB/s") && text.contains("warm MiB/s") && text.contains("cold again"),
+        "{text}"
+    );
+}
+
+#[test]
+fn syscalls_counts_every_call_and_verifies_the_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(300_000));
+    let v = json_of(&[
+        "syscalls",
+        path.to_str().unwrap(),
+        "--sizes",
+        "100000,200000,1m",
+    ]);
+    assert_eq!(v["schema"], "ioscope/syscalls/v1");
+    assert_eq!(v["skipped_sizes"][0], 1 << 20);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 10, "five operations at two sizes");
+    for row in rows
+        .iter()
+        .filter(|r| r["op"].as_str().unwrap().contains("read"))
+    {
+        let kernel = row["kernel_calls"].as_u64().unwrap();
+        let calls = row["calls"].as_u64().unwrap();
+        assert!(kernel >= calls && kernel <= calls + 4, "{row}");
+        assert!(row["bytes_per_second"].as_f64().unwrap() > 0.0);
+    }
+    assert!(v["explanation"].as_str().unwrap().contains("lseek"));
+}
+
+#[test]
+fn report_re_renders_a_saved_result_without_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let out = ioscope()
+        .args([
+            "sweep",
+            path.to_str().unwrap(),
+            "--block-sizes",
+            "4k,64k",
+            "--repeat",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let saved = dir.path().join("r.json");
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let direct_csv = dir.path().join("a.csv");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (csv, svg) = (dir.path().join("b.csv"), dir.path().join("b.svg"));
+    let again = ioscope()
+        .args([
+            "report",
+            saved.to_str().unwrap(),
+            "--csv",
+            csv.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let text = String::from_utf8(again.stdout).unwrap();
+    assert!(text.contains("64k") && text.contains("MiB/s"));
+    let rows = csv_rows(&csv);
+    assert_eq!(
+        rows[1][5],
+        v["points"][0]["rate"]["median"]
+            .as_f64()
+            .unwrap()
+            .to_string()
+    );
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    assert!(!direct_csv.exists());
+    let json_again = ioscope()
+        .args(["report", saved.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        json_again.stdout, out.stdout,
+        "--json gives back the saved document"
+    );
+}
+
+#[test]
+fn bad_input_to_the_measuring_commands_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4096));
+    let existing = file_with(dir.path(), "exists.csv", b"keep");
+    let not_json = file_with(dir.path(), "x.json", b"{\"schema\": \"ioscope/run/v1\"}");
+    let p = path.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["sweep", "/nonexistent/f"], "/nonexistent/f"),
+        (vec!["sweep", p, "--from", "64k", "--to", "1k"], "--from"),
+        (vec!["sweep", p, "--repeat", "0"], "--repeat"),
+        (
+            vec!["sweep", p, "--csv", existing.to_str().unwrap()],
+            "--force",
+        ),
+        (
+            vec!["sweep", p, "--block-sizes", "4k,zz"],
+            "invalid size 'zz'",
+        ),
+        (
+            vec!["cache", dir.path().to_str().unwrap()],
+            "is a directory",
+        ),
+        (vec!["syscalls", p, "--sizes", "1m"], "smaller"),
+        (vec!["report", not_json.to_str().unwrap()], "ioscope/run/v1"),
+        (vec!["report", "/nonexistent.json"], "/nonexistent.json"),
+    ] {
+        let out = ioscope().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(one_line_stderr(&out).contains(needle), "{args:?}");
+    }
+    assert_eq!(std::fs::read(&existing).unwrap(), b"keep");
+}
+
+#[test]
+fn drop_caches_is_refused_clearly_without_root() {
+    if is_root() {
+        eprintln!("skipped: running as root, where --drop-caches is allowed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4096));
+    let out = ioscope()
+        .args(["cache", path.to_str().unwrap(), "--drop-caches"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("root"));
+}
