@@ -221,7 +221,7 @@ fn timed_read(target: &mut Target, size: u64, mode: CacheMode, buf: &mut [u8]) -
         CacheMode::Cold => State::Cold,
     };
     harness::prepare(subject, size, state, false)?;
-    let sample = harness::timed_read(subject, buf, size)?;
+    let sample = harness::timed_read(subject, buf, size, Some(state))?;
     if sample.moved.bytes != size {
         return Err(Failure::Check(format!(
             "read {}: expected {size} bytes but the file ended after {} (did it shrink?)",

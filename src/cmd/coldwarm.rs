@@ -61,7 +61,7 @@ pub fn execute(options: &CacheOptions) -> Result<CacheReport> {
             if state == State::Cold {
                 harness::prepare(subject, src.len, state, options.drop_caches)?;
             }
-            harness::timed_read(subject, buf.as_mut_slice(), src.len)
+            harness::timed_read(subject, buf.as_mut_slice(), src.len, Some(state))
         };
         let cold = run(State::Cold)?;
         let warm = run(State::Warm)?;

@@ -96,8 +96,15 @@ pub fn prepare(subject: Subject, len: u64, state: State, global: bool) -> Result
     }
 }
 
-/// Reads the first `bytes` bytes with `buf.len()`-sized read() calls, timed and checked.
-pub fn timed_read(subject: Subject, buf: &mut [u8], bytes: u64) -> Result<Sample> {
+/// Reads the first `bytes` bytes with `buf.len()`-sized read() calls, timed and checked;
+/// `state`, when given, is the cache state the run should start from, and the device bytes
+/// are checked against it.
+pub fn timed_read(
+    subject: Subject,
+    buf: &mut [u8],
+    bytes: u64,
+    state: Option<State>,
+) -> Result<Sample> {
     let residency_before = cache::residency(subject.file, subject.name, bytes).ok();
     (&*subject.file)
         .seek(SeekFrom::Start(0))
@@ -123,9 +130,12 @@ pub fn timed_read(subject: Subject, buf: &mut [u8], bytes: u64) -> Result<Sample
     let kernel = probe.and_then(|p| p.finish());
     let device = disk.and_then(|d| d.finish());
     progress.finish();
-    let checks = kernel
+    let mut checks = kernel
         .map(|k| checks::against_proc_io(Direction::Read, moved.calls, moved.bytes, &k))
         .unwrap_or_default();
+    if let (Some(state), Some(k)) = (state, kernel) {
+        checks.push(checks::device_reads(state == State::Cold, moved.bytes, &k));
+    }
     Ok(Sample {
         moved,
         elapsed,

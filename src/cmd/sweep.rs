@@ -113,7 +113,8 @@ pub fn execute(options: &SweepOptions) -> Result<SweepReport> {
                     let mut runs = Vec::new();
                     for i in 0..options.warmup + options.repeat {
                         harness::prepare(subject, bytes, state, options.drop_caches)?;
-                        let sample = harness::timed_read(subject, buf.as_mut_slice(), bytes)?;
+                        let sample =
+                            harness::timed_read(subject, buf.as_mut_slice(), bytes, Some(state))?;
                         if i >= options.warmup {
                             runs.push(sample);
                         }

@@ -100,3 +100,50 @@ mod tests {
         );
     }
 }
+
+/// Compares the bytes this process caused the device to read (`/proc/self/io` read_bytes)
+/// with what the cache state implies: a cold read fetches (nearly) all of its bytes, a warm
+/// one (nearly) none.
+pub fn device_reads(cold: bool, bytes: u64, seen: &ProcIo) -> Check {
+    let (claimed, ok) = if cold {
+        // Readahead may fetch more than was asked for; fetching much less means the data
+        // came from the cache after all.
+        (bytes, seen.read_bytes >= bytes - bytes / 10)
+    } else {
+        (0, seen.read_bytes <= (bytes / 100).max(64 << 10))
+    };
+    Check {
+        name: "device_read_bytes".to_string(),
+        claimed,
+        kernel: seen.read_bytes,
+        ok,
+        source: "/proc/self/io read_bytes".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod device_tests {
+    use super::*;
+
+    #[test]
+    fn cold_reads_must_reach_the_device_and_warm_ones_must_not() {
+        let seen = |read_bytes| ProcIo {
+            read_bytes,
+            ..ProcIo::default()
+        };
+        assert!(device_reads(true, 1 << 20, &seen(1 << 20)).ok);
+        assert!(
+            device_reads(true, 1 << 20, &seen(2 << 20)).ok,
+            "readahead may fetch more"
+        );
+        assert!(
+            !device_reads(true, 1 << 20, &seen(4096)).ok,
+            "a cold read served from memory"
+        );
+        assert!(device_reads(false, 1 << 30, &seen(0)).ok);
+        assert!(
+            !device_reads(false, 1 << 30, &seen(1 << 29)).ok,
+            "a warm read that hit the disk"
+        );
+    }
+}

@@ -53,16 +53,23 @@ fn checks_line(checks: &[Check]) -> String {
     format!("{mark}: {} (/proc/self/io)", parts.join(", "))
 }
 
-/// Warnings for checks that failed, for stderr.
+/// Warnings for checks that failed, naming the cause.
 pub fn check_warnings(checks: &[Check]) -> Vec<String> {
     checks
         .iter()
         .filter(|c| !c.ok)
         .map(|c| {
-            format!(
-                "{}: ioscope counted {} but the kernel ({}) counted {}; something else did I/O in this process, or the count is wrong",
-                c.name, c.claimed, c.source, c.kernel
-            )
+            if c.name == "device_read_bytes" {
+                format!(
+                    "expected about {} from the device for this cache state but the kernel ({}) counted {}: the run did not start in the state it claims (eviction refused, or memory pressure)",
+                    format_size(c.claimed), c.source, format_size(c.kernel)
+                )
+            } else {
+                format!(
+                    "{}: ioscope counted {} but the kernel ({}) counted {}; something else did I/O in this process, or the count is wrong",
+                    c.name, c.claimed, c.source, c.kernel
+                )
+            }
         })
         .collect()
 }
@@ -520,6 +527,16 @@ pub fn sweep(r: &crate::cmd::sweep::SweepReport) -> String {
             );
         }
         let _ = writeln!(out, "{label}: {}", a.explanation);
+    }
+    for p in r.points.iter().filter(|p| !p.checks_ok) {
+        for w in p.runs.iter().flat_map(|run| check_warnings(&run.checks)) {
+            let _ = writeln!(
+                out,
+                "warning ({} at {}): {w}",
+                p.cache.map_or(op.as_str(), |c| c.name()),
+                format_block_size(p.block_size)
+            );
+        }
     }
     if r.points.iter().any(|p| !p.state_ok) {
         let _ = writeln!(
