@@ -4,7 +4,7 @@ mod common;
 use common::*;
 use std::io::{Seek, SeekFrom, Write};
 
-const ENGINES: [&str; 5] = ["stream", "pread", "mmap", "direct", "uring"];
+const ENGINES: [&str; 6] = ["stream", "pread", "mmap", "direct", "hybrid", "uring"];
 const SIZES: [usize; 11] = [
     0,
     1,
@@ -166,7 +166,7 @@ fn a_multi_gib_sparse_file_checksums_past_the_32_bit_offsets() {
         }
     }
     let want = format!("{x:08x}");
-    for engine in ["pread", "mmap", "direct", "uring"] {
+    for engine in ["pread", "mmap", "direct", "hybrid", "uring"] {
         let v = fast_json(&[path.to_str().unwrap(), "--engine", engine]);
         assert_eq!(v["xor_hex"], want, "{engine}");
         assert_eq!(v["bytes"], len, "{engine}");
@@ -190,5 +190,28 @@ fn bad_input_is_refused_with_one_line() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(one_line_stderr(&out).contains(needle), "{args:?}");
         assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_partly_cached_file_mixes_cached_chunks_and_device_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(24 << 20);
+    let path = file_with(dir.path(), "f", &data);
+    // Written just now, so cached; read the first third, then evict the rest.
+    let v = json_of(&["run", path.to_str().unwrap(), "-r", "1m", "8"]);
+    assert_eq!(v["bytes"], 8 << 20);
+    let f = std::fs::File::open(&path).unwrap();
+    use std::os::fd::AsRawFd;
+    // SAFETY: advice on a descriptor we hold.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 8 << 20, 0, libc::POSIX_FADV_DONTNEED) };
+    let v = fast_json(&[path.to_str().unwrap(), "--verbose"]);
+    assert_eq!(v["xor_hex"], reference_xor(&data));
+    let resident = v["residency_before"]["resident_pages"].as_f64().unwrap()
+        / v["residency_before"]["total_pages"].as_f64().unwrap();
+    if (0.1..0.9).contains(&resident) && v["fallbacks"].as_array().unwrap().is_empty() {
+        assert_eq!(v["engine"], "hybrid", "{v}");
+    } else {
+        eprintln!("note: residency {resident:.2} here; engine {}", v["engine"]);
     }
 }

@@ -15,6 +15,8 @@ use serde::Serialize;
 pub const SMALL_FILE: u64 = MIB;
 /// At or above this resident share, a file counts as warm.
 pub const WARM_FRACTION: f64 = 0.9;
+/// At or below this resident share, a file counts as cold; between the two it is mixed.
+pub const COLD_FRACTION: f64 = 0.02;
 
 /// What `fast` did and found.
 #[derive(Debug, Clone, Serialize)]
@@ -25,6 +27,8 @@ pub struct FastReport {
     pub input_kind: InputKind,
     /// The engine that ran.
     pub engine: &'static str,
+    /// How that engine moves bytes.
+    pub method: &'static str,
     /// Why that engine.
     pub reason: String,
     /// Engines considered and passed over, with the reason.
@@ -76,7 +80,7 @@ fn defaults(engine: &dyn Engine) -> (usize, u64, usize) {
         // Threads blocked in the device queue: the queue depth is the thread count. This
         // VM's disk is latency-bound, so throughput follows the bytes in flight: 128 x 4 MiB
         // beat every fio shape tried (see bench/RESULTS.md), within a memory budget.
-        "direct" => (direct_threads(4 * MIB, cores), 4 * MIB, 1),
+        "direct" | "hybrid" => (direct_threads(4 * MIB, cores), 4 * MIB, 1),
         _ => (cores, 4 * MIB, 8),
     }
 }
@@ -156,6 +160,12 @@ fn plan(
             )
         } else {
             match engine::direct::Direct.check(&probe_job) {
+                Ok(()) if fraction > COLD_FRACTION => (
+                    &engine::hybrid::Hybrid,
+                    format!(
+                        "partly cached ({pct}): cached chunks in place, the rest with O_DIRECT"
+                    ),
+                ),
                 Ok(()) => (
                     &engine::direct::Direct,
                     format!("cold ({pct}): O_DIRECT with a deep queue"),
@@ -223,6 +233,7 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         file: input.name.clone(),
         input_kind: input.kind,
         engine: plan.engine.name(),
+        method: plan.engine.describe(),
         reason: plan.reason,
         fallbacks,
         threads: if plan.engine.caps().parallel {

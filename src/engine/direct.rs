@@ -72,9 +72,7 @@ impl Engine for Direct {
         }
     }
     fn check(&self, job: &Job) -> Result<(), String> {
-        if job.kind != crate::files::InputKind::Regular || job.len == 0 {
-            return Err("direct needs a regular file whose size stat knows".into());
-        }
+        super::check_caps(self.name(), self.caps(), job)?;
         open_direct(job.file, job.name)
             .map(drop)
             .map_err(|e| format!("{e:#}"))

@@ -4,6 +4,7 @@
 
 pub mod buffer;
 pub mod direct;
+pub mod hybrid;
 pub mod mmap;
 pub mod parallel;
 pub mod pread;
@@ -98,18 +99,23 @@ pub trait Engine: Sync {
     fn caps(&self) -> Caps;
     /// Whether it can run on this input here; `Err` carries the reason it cannot.
     fn check(&self, job: &Job) -> Result<(), String> {
-        if self.caps().sized && job.kind != InputKind::Regular {
-            return Err(format!("{} needs a regular file", self.name()));
-        }
-        if self.caps().sized && job.len == 0 {
-            // Empty, or a /proc file that reports size 0 but has content: only reading to
-            // the end tells which.
-            return Err(format!("{} needs the size, and stat says 0", self.name()));
-        }
-        Ok(())
+        check_caps(self.name(), self.caps(), job)
     }
     /// Reads the whole input and returns what it moved.
     fn run(&self, job: &Job) -> anyhow::Result<Moved>;
+}
+
+/// The checks every engine's capability flags imply; engines with more needs add theirs.
+pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
+    if caps.sized && job.kind != InputKind::Regular {
+        return Err(format!("{name} needs a regular file"));
+    }
+    if caps.sized && job.len == 0 {
+        // Empty, or a /proc file that reports size 0 but has content: only reading to
+        // the end tells which.
+        return Err(format!("{name} needs the size, and stat says 0"));
+    }
+    Ok(())
 }
 
 /// Every engine, in the order `--engine` help lists them.
@@ -118,6 +124,7 @@ pub const ENGINES: &[&dyn Engine] = &[
     &pread::Pread,
     &mmap::Mmap,
     &direct::Direct,
+    &hybrid::Hybrid,
     &uring::Uring,
 ];
 

@@ -45,9 +45,7 @@ impl Engine for Uring {
         }
     }
     fn check(&self, job: &Job) -> Result<(), String> {
-        if job.kind != crate::files::InputKind::Regular || job.len == 0 {
-            return Err("uring needs a regular file whose size stat knows".into());
-        }
+        super::check_caps(self.name(), self.caps(), job)?;
         available()
     }
     fn run(&self, job: &Job) -> Result<Moved> {

@@ -330,6 +330,7 @@ pub fn fast_details(r: &FastReport) -> String {
             r.reason
         ),
     );
+    line(&mut out, "", r.method);
     for f in &r.fallbacks {
         line(&mut out, "skipped", f);
     }

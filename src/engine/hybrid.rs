@@ -1,0 +1,72 @@
+//! The `hybrid` engine, for files partly in the page cache: the file is mapped, and each
+//! 4 MiB chunk is XOR-ed in place when all its pages are cached, or read from the device
+//! with O_DIRECT when any is missing. Many threads, so the device sees a deep queue while
+//! cached chunks are XOR-ed at memory speed.
+
+use super::buffer::{ALIGN, AlignedBuffer};
+use super::direct::{aligned_block, open_direct, pread_direct};
+use super::mmap::{Mapping, install_sigbus_handler};
+use super::parallel::for_each_chunk;
+use super::pread::expect_whole;
+use super::{Caps, Engine, Job, Moved};
+use crate::checksum::xor_at;
+use anyhow::{Context, Result};
+
+/// mmap for cached chunks, O_DIRECT for the others.
+pub struct Hybrid;
+
+impl Engine for Hybrid {
+    fn name(&self) -> &'static str {
+        "hybrid"
+    }
+    fn describe(&self) -> &'static str {
+        "per 4 MiB chunk: XOR in place through mmap when cached, else O_DIRECT from the device"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            sized: true,
+            direct: true,
+            parallel: true,
+        }
+    }
+    fn check(&self, job: &Job) -> Result<(), String> {
+        super::check_caps(self.name(), self.caps(), job)?;
+        open_direct(job.file, job.name)
+            .map(drop)
+            .map_err(|e| format!("{e:#}"))
+    }
+    fn run(&self, job: &Job) -> Result<Moved> {
+        job.file
+            .sync_data()
+            .with_context(|| format!("fdatasync {} before reading it with O_DIRECT", job.name))?;
+        install_sigbus_handler();
+        let direct = open_direct(job.file, job.name)?;
+        let map = Mapping::new(job.file, job.name, job.len)?;
+        let block = aligned_block(job.block_size);
+        let (xor, calls) = for_each_chunk(
+            job.len,
+            block,
+            job.threads,
+            || Ok(None::<AlignedBuffer>),
+            |offset, len, buf| {
+                crate::interrupt::check()?;
+                let (o, l) = (offset as usize, len as usize);
+                if map.resident(o, l) {
+                    return Ok((xor_at(offset, map.slice(o, l)), 1));
+                }
+                let buf = buf.get_or_insert_with(|| AlignedBuffer::untouched(block as usize));
+                let want = len.next_multiple_of(ALIGN as u64) as usize;
+                let (n, calls) =
+                    pread_direct(&direct, job.name, &mut buf.as_mut_slice()[..want], offset)?;
+                let n = (n as u64).min(len);
+                expect_whole(job.name, offset, len, n)?;
+                Ok((xor_at(offset, &buf.as_slice()[..n as usize]), calls))
+            },
+        )?;
+        Ok(Moved {
+            bytes: job.len,
+            calls,
+            xor,
+        })
+    }
+}
