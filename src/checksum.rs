@@ -7,6 +7,10 @@
 //! XOR of a chunk that starts at any offset is the chunk's own XOR rotated left by
 //! `8 * (offset % 4)` bits ([`xor_at`]); that is what makes block size, alignment and
 //! thread count irrelevant to the answer.
+//!
+//! Generated code (checked with objdump on x86-64): the AVX2 copy runs `vpxor` on `ymm`
+//! registers straight from memory, unrolled to 256 bytes per iteration; `cargo bench`
+//! measures it at ~81 GiB/s in L2 and at the memory bound (~15 GiB/s, one thread) beyond.
 
 /// XOR of the 32-bit little-endian words of `bytes`, as if it started at offset 0.
 #[inline]
