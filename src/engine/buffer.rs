@@ -20,13 +20,7 @@ impl AlignedBuffer {
     /// Allocates `len` bytes at a page boundary and touches every page.
     pub fn new(len: usize) -> Self {
         // Writing a non-zero byte everywhere faults the pages in now, outside any timing.
-        let storage = vec![0x5au8; len + ALIGN];
-        let offset = storage.as_ptr().align_offset(ALIGN);
-        Self {
-            storage,
-            offset,
-            len,
-        }
+        Self::within(vec![0x5au8; len + ALIGN], len)
     }
 
     /// Allocates `len` zeroed bytes at a page boundary without touching them: for large
@@ -34,7 +28,11 @@ impl AlignedBuffer {
     /// buffers that is the kernel, while earlier requests are already in flight; touching
     /// fresh memory here costs about 1 s per GiB on this VM (see MACHINE.md).
     pub fn untouched(len: usize) -> Self {
-        let storage = vec![0u8; len + ALIGN];
+        Self::within(vec![0u8; len + ALIGN], len)
+    }
+
+    /// The page-aligned `len` bytes inside `storage` (which has `ALIGN` bytes to spare).
+    fn within(storage: Vec<u8>, len: usize) -> Self {
         let offset = storage.as_ptr().align_offset(ALIGN);
         Self {
             storage,

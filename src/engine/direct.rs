@@ -26,6 +26,22 @@ pub fn open_direct(file: &File, name: &str) -> Result<File> {
         .with_context(|| format!("open {name} with O_DIRECT"))
 }
 
+/// Writes back the file's dirty pages, so that O_DIRECT reads (which bypass the page cache)
+/// see what a buffered read would.
+pub fn flush(job: &Job) -> Result<()> {
+    job.file
+        .sync_data()
+        .with_context(|| format!("fdatasync {} before reading it with O_DIRECT", job.name))
+}
+
+/// The check of engines that read with O_DIRECT: their flags' needs, and an O_DIRECT open.
+pub fn check_direct(engine: &dyn Engine, job: &Job) -> Result<(), String> {
+    super::check_caps(engine.name(), engine.caps(), job)?;
+    open_direct(job.file, job.name)
+        .map(drop)
+        .map_err(|e| format!("{e:#}"))
+}
+
 /// Reads `buf` (aligned, of aligned length) at aligned `offset` with O_DIRECT; stops at EOF,
 /// which shows as a short read ending off the alignment. Returns bytes and calls.
 pub fn pread_direct(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Result<(usize, u64)> {
@@ -72,15 +88,10 @@ impl Engine for Direct {
         }
     }
     fn check(&self, job: &Job) -> Result<(), String> {
-        super::check_caps(self.name(), self.caps(), job)?;
-        open_direct(job.file, job.name)
-            .map(drop)
-            .map_err(|e| format!("{e:#}"))
+        check_direct(self, job)
     }
     fn run(&self, job: &Job) -> Result<Moved> {
-        job.file
-            .sync_data()
-            .with_context(|| format!("fdatasync {} before reading it with O_DIRECT", job.name))?;
+        flush(job)?;
         let file = open_direct(job.file, job.name)?;
         let block = aligned_block(job.block_size);
         let (xor, calls) = for_each_chunk(

@@ -4,13 +4,13 @@
 //! cached chunks are XOR-ed at memory speed.
 
 use super::buffer::{ALIGN, AlignedBuffer};
-use super::direct::{aligned_block, open_direct, pread_direct};
+use super::direct::{aligned_block, check_direct, flush, open_direct, pread_direct};
 use super::mmap::{Mapping, install_sigbus_handler};
 use super::parallel::for_each_chunk;
 use super::pread::expect_whole;
 use super::{Caps, Engine, Job, Moved};
 use crate::checksum::xor_at;
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 /// mmap for cached chunks, O_DIRECT for the others.
 pub struct Hybrid;
@@ -30,15 +30,10 @@ impl Engine for Hybrid {
         }
     }
     fn check(&self, job: &Job) -> Result<(), String> {
-        super::check_caps(self.name(), self.caps(), job)?;
-        open_direct(job.file, job.name)
-            .map(drop)
-            .map_err(|e| format!("{e:#}"))
+        check_direct(self, job)
     }
     fn run(&self, job: &Job) -> Result<Moved> {
-        job.file
-            .sync_data()
-            .with_context(|| format!("fdatasync {} before reading it with O_DIRECT", job.name))?;
+        flush(job)?;
         install_sigbus_handler();
         let direct = open_direct(job.file, job.name)?;
         let map = Mapping::new(job.file, job.name, job.len)?;

@@ -4,7 +4,7 @@
 //! limit of ordinary users does not apply.
 
 use super::buffer::{ALIGN, AlignedBuffer};
-use super::direct::{aligned_block, open_direct};
+use super::direct::{aligned_block, flush, open_direct};
 use super::parallel::{Claims, on_threads};
 use super::pread::expect_whole;
 use super::{Caps, Engine, Job, Moved};
@@ -49,9 +49,7 @@ impl Engine for Uring {
         available()
     }
     fn run(&self, job: &Job) -> Result<Moved> {
-        job.file
-            .sync_data()
-            .with_context(|| format!("fdatasync {} before reading it", job.name))?;
+        flush(job)?;
         let direct = open_direct(job.file, job.name).ok();
         let file = direct.as_ref().unwrap_or(job.file);
         let block = aligned_block(job.block_size);
