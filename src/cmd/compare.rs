@@ -2,8 +2,8 @@
 //! cat and fio (when installed), in alternating order, cold and/or warm. Each tool's own
 //! raw figures are used where it has them; every run's residency before it is recorded.
 
+use super::harness::{self, State, Subject};
 use crate::cli::CompareCache;
-use crate::engine::{Engine, Job};
 use crate::error::input;
 use crate::files::{self, InputKind};
 use crate::measure::cache;
@@ -207,20 +207,13 @@ fn contenders(
 
 /// Puts the file in the cache state asked for; returns the resident share just after.
 fn prepare(input: &files::Input, warm: bool) -> Result<f64> {
-    if warm {
-        let job = Job {
-            file: &input.file,
-            name: &input.name,
-            kind: InputKind::Regular,
-            len: input.len,
-            threads: 1,
-            block_size: MIB,
-            depth: 1,
-        };
-        crate::engine::pread::Pread.run(&job)?;
-    } else {
-        cache::evict(&input.file, &input.name)?;
-    }
+    let subject = Subject {
+        file: &input.file,
+        name: &input.name,
+        device: None,
+    };
+    let state = if warm { State::Warm } else { State::Cold };
+    harness::prepare(subject, input.len, state, false)?;
     Ok(cache::residency(&input.file, &input.name, input.len)?.fraction())
 }
 

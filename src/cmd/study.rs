@@ -2,17 +2,16 @@
 //! machine, reads it back at each block size, verifies every read against the checksum of
 //! what was written, and removes the scratch file (and the directory, if it made it).
 
-use crate::engine::{self, Moved};
+use super::harness::{self, Sample, Subject};
+use crate::engine::Moved;
 use crate::error::input;
 use crate::files::{self, OutputFile};
-use crate::measure::cache::{self, Residency};
+use crate::measure::cache::Residency;
 use crate::measure::env::meminfo_bytes;
-use crate::measure::procio::IoProbe;
-use crate::measure::timer::{Elapsed, Stopwatch};
+use crate::measure::timer::Elapsed;
 use crate::options::StudyOptions;
-use crate::report::progress::Progress;
-use crate::units::{MIB, format_size, per_second};
-use crate::workload::data::{DataStream, fresh_seed, xor_of_prefix};
+use crate::units::{MIB, format_size};
+use crate::workload::data::{fresh_seed, xor_of_prefix};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fs::File;
@@ -157,76 +156,36 @@ fn default_size(dir: &Path, min_free: Option<u64>) -> Result<u64> {
 }
 
 fn write_row(scratch: &OutputFile, size: u64, seed: u64) -> Result<StudyRow> {
-    let name = scratch.name();
     let mut buf = super::touched_buffer(WRITE_BLOCK.min(size));
-    let mut data = DataStream::new(seed, 0);
-    let mut progress = Progress::new(format!("write {}", format_size(size)), Some(size));
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let moved = engine::write::write_blocks(
-        scratch.file(),
-        name,
-        buf.as_mut_slice(),
-        size,
-        &mut data,
-        &mut super::observer(&mut progress),
-    )?;
-    let before_fsync = clock.seconds();
-    scratch
-        .file()
-        .sync_all()
-        .with_context(|| format!("fsync {name}"))?;
-    let cpu = clock.stop();
-    let kernel = probe.and_then(|p| p.finish());
-    progress.finish();
-    Ok(StudyRow {
-        op: "write",
-        block_size: WRITE_BLOCK,
-        moved,
-        xor_hex: crate::checksum::hex(moved.xor),
-        verified: true,
-        seconds: cpu.seconds,
-        bytes_per_second: per_second(moved.bytes, cpu.seconds),
-        calls_per_second: per_second(moved.calls, cpu.seconds),
-        fsync_seconds: Some(cpu.seconds - before_fsync),
-        cpu,
-        residency_before: None,
-        device_read_bytes: kernel.map(|k| k.read_bytes),
-    })
+    let sample = harness::timed_write(scratch, None, buf.as_mut_slice(), size, seed)?;
+    Ok(row("write", WRITE_BLOCK, sample, true))
 }
 
 fn read_row(reader: &File, name: &str, bs: u64, bytes: u64, expected: u32) -> Result<StudyRow> {
-    use std::io::{Seek, SeekFrom};
     let mut buf = super::touched_buffer(bs);
-    let residency_before = cache::residency(reader, name, bytes).ok();
-    (&*reader)
-        .seek(SeekFrom::Start(0))
-        .with_context(|| format!("seek {name}"))?;
-    let mut progress = Progress::new(format!("read at {}", format_size(bs)), Some(bytes));
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(
-        reader,
+    let subject = Subject {
+        file: reader,
         name,
-        buf.as_mut_slice(),
-        Some(bytes),
-        &mut super::observer(&mut progress),
-    )?;
-    let cpu = clock.stop();
-    let kernel = probe.and_then(|p| p.finish());
-    progress.finish();
-    Ok(StudyRow {
-        op: "read",
-        block_size: bs,
-        moved,
-        xor_hex: crate::checksum::hex(moved.xor),
-        verified: moved.xor == expected && moved.bytes == bytes,
-        seconds: cpu.seconds,
-        bytes_per_second: per_second(moved.bytes, cpu.seconds),
-        calls_per_second: per_second(moved.calls, cpu.seconds),
-        fsync_seconds: None,
-        cpu,
-        residency_before,
-        device_read_bytes: kernel.map(|k| k.read_bytes),
-    })
+        device: None,
+    };
+    let sample = harness::timed_read(subject, buf.as_mut_slice(), bytes, None)?;
+    let verified = sample.moved.xor == expected && sample.moved.bytes == bytes;
+    Ok(row("read", bs, sample, verified))
+}
+
+fn row(op: &'static str, block_size: u64, sample: Sample, verified: bool) -> StudyRow {
+    StudyRow {
+        op,
+        block_size,
+        moved: sample.moved,
+        xor_hex: crate::checksum::hex(sample.moved.xor),
+        verified,
+        seconds: sample.elapsed.seconds,
+        bytes_per_second: sample.bytes_per_second(),
+        calls_per_second: sample.calls_per_second(),
+        fsync_seconds: sample.fsync_seconds,
+        cpu: sample.elapsed,
+        residency_before: sample.residency_before,
+        device_read_bytes: sample.kernel.map(|k| k.read_bytes),
+    }
 }
