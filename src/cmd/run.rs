@@ -5,6 +5,7 @@ use crate::engine::{self, Moved};
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::{self, Residency};
 use crate::measure::checks::{self, Check, Direction};
+use crate::measure::diskstats::{self, DiskDelta, DiskProbe};
 use crate::measure::procio::{IoProbe, ProcIo};
 use crate::measure::timer::{Elapsed, Stopwatch};
 use crate::options::{RunMode, RunOptions};
@@ -50,6 +51,9 @@ pub struct RunReport {
     pub residency_before: Option<Residency>,
     /// The kernel's counts over the timed region (`/proc/self/io`).
     pub kernel: Option<ProcIo>,
+    /// The device's counts over the timed region (`/proc/diskstats`, all processes), when
+    /// a block device is behind the file.
+    pub device: Option<DiskDelta>,
     /// Claims compared with the kernel's counts.
     pub checks: Vec<Check>,
 }
@@ -81,6 +85,10 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
     let expected =
         limit.or((input.kind == InputKind::Regular && input.len > 0).then_some(input.len));
     let mut progress = Progress::new(format!("read {}", input.name), expected);
+    let disk = (input.kind == InputKind::Regular)
+        .then(|| diskstats::device_of(&options.path))
+        .flatten()
+        .and_then(|d| DiskProbe::start(&d));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
     let moved = engine::read::read_blocks(
@@ -92,6 +100,7 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
     )?;
     let cpu = clock.stop();
     let kernel = probe.and_then(|p| p.finish());
+    let device = disk.and_then(|d| d.finish());
     progress.finish();
     let checks = kernel
         .map(|k| checks::against_proc_io(Direction::Read, moved.calls, moved.bytes, &k))
@@ -113,6 +122,7 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
         cpu,
         residency_before,
         kernel,
+        device,
         checks,
     })
 }
@@ -131,6 +141,7 @@ fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
     let mut buf = super::touched_buffer(options.block_size.min(bytes.max(1)));
     let mut data = DataStream::new(seed, 0);
     let mut progress = Progress::new(format!("write {name}"), Some(bytes));
+    let disk = diskstats::device_of(output.path()).and_then(|d| DiskProbe::start(&d));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
     let moved = engine::write::write_blocks(
@@ -148,6 +159,7 @@ fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
         .with_context(|| format!("fsync {name} after writing"))?;
     let cpu = clock.stop();
     let kernel = probe.and_then(|p| p.finish());
+    let device = disk.and_then(|d| d.finish());
     progress.finish();
     output.finish();
     let checks = kernel
@@ -170,6 +182,7 @@ fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
         cpu,
         residency_before: None,
         kernel,
+        device,
         checks,
     })
 }

@@ -164,6 +164,17 @@ pub fn run(r: &RunReport) -> String {
             format!("{} sent to storage", format_size(k.write_bytes)),
         );
     }
+    if let Some(d) = r.device {
+        line(
+            &mut out,
+            "disk",
+            format!(
+                "{} read, {} written by the device meanwhile (/proc/diskstats, all processes)",
+                format_size(d.read_bytes),
+                format_size(d.write_bytes)
+            ),
+        );
+    }
     line(&mut out, "kernel", checks_line(&r.checks));
     out
 }
