@@ -2,7 +2,7 @@
 # bench/fast.sh — `ioscope fast` against the memory bound, cat, dd and fio, in one run.
 #
 #   bench/fast.sh [FILE]          default: a 2 GiB scratch file in the current directory
-#   RUNS=5 SMALL_RUNS=30 bench/fast.sh
+#   RUNS=5 SMALL_RUNS=100 bench/fast.sh
 #
 # Contenders alternate within each round; each figure is the median of RUNS runs.
 # Warm: the file is read by cat first (fully cached); cold: it is evicted before every run
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
-SMALL_RUNS=${SMALL_RUNS:-30}
+SMALL_RUNS=${SMALL_RUNS:-100}
 cargo build --release --quiet
 # .cargo/config.toml names the target, so the binary is under target/<triple>/release.
 B=$(ls -t "$PWD"/target/*/release/ioscope "$PWD"/target/release/ioscope 2>/dev/null | head -1)
@@ -35,9 +35,9 @@ SIZE=$(stat -c %s "$FILE")
 SMALL=${SCRATCH:-$TMPB/small}.small
 head -c 65536 "$FILE" > "$SMALL"
 
-now() { date +%s%N; }
-# wall SECONDS of a command, output discarded
-wall() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); echo "$(( t1 - t0 ))e-9" | awk '{printf "%.6f\n", $1}'; }
+# wall SECONDS of a command, output discarded. $EPOCHREALTIME (bash 5) reads the clock
+# without forking, so the figure holds only the command (date +%s%N would add a process).
+wall() { local t0 t1; t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; t1=$EPOCHREALTIME; awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f\n", b - a}'; }
 evict() { dd if="$1" iflag=nocache count=0 status=none; }
 warm() { cat "$1" >/dev/null; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
