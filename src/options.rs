@@ -243,12 +243,6 @@ pub struct FastOptions {
     pub json: bool,
 }
 
-impl std::fmt::Debug for dyn crate::engine::Engine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl FastOptions {
     /// Checks and converts `fast`'s arguments.
     pub fn from_args(args: &crate::cli::FastArgs) -> Result<Self> {

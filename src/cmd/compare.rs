@@ -262,16 +262,8 @@ fn run_once(c: &Contender, file_bytes: u64) -> Result<(Figures, f64)> {
     Ok((figures, wall))
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(|a, b| a.total_cmp(b));
-    let n = values.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
+fn median(values: &[f64]) -> f64 {
+    crate::measure::stats::summarize(values).map_or(0.0, |s| s.median)
 }
 
 /// Runs the comparison.
@@ -328,11 +320,10 @@ pub fn execute(options: &CompareOptions) -> Result<CompareReport> {
                 contender: c.name.clone(),
                 cache: cache_name,
                 median_bytes_per_second: median(
-                    &mut r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>(),
+                    &r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>(),
                 ),
                 median_wall_bytes_per_second: median(
-                    &mut r
-                        .iter()
+                    &r.iter()
                         .map(|x| per_second(x.bytes, x.wall_seconds))
                         .collect::<Vec<_>>(),
                 ),

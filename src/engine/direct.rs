@@ -68,6 +68,23 @@ pub fn pread_direct(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Res
     Ok((done, calls))
 }
 
+/// Reads the chunk `[offset, offset + len)` with O_DIRECT into `buf` (at least `len`
+/// rounded up to the alignment) and returns its XOR and the calls made; a short chunk
+/// means the file shrank.
+pub fn read_chunk(
+    file: &File,
+    name: &str,
+    buf: &mut AlignedBuffer,
+    offset: u64,
+    len: u64,
+) -> Result<(u32, u64)> {
+    let want = len.next_multiple_of(ALIGN as u64) as usize;
+    let (n, calls) = pread_direct(file, name, &mut buf.as_mut_slice()[..want], offset)?;
+    let n = (n as u64).min(len);
+    expect_whole(name, offset, len, n)?;
+    Ok((xor_at(offset, &buf.as_slice()[..n as usize]), calls))
+}
+
 /// Block sizes for O_DIRECT must be multiples of the alignment.
 pub fn aligned_block(block_size: u64) -> u64 {
     block_size.max(ALIGN as u64).next_multiple_of(ALIGN as u64)
@@ -101,12 +118,7 @@ impl Engine for Direct {
             || Ok(AlignedBuffer::untouched(block as usize)),
             |offset, len, buf| {
                 crate::interrupt::check()?;
-                let want = len.next_multiple_of(ALIGN as u64) as usize;
-                let (n, calls) =
-                    pread_direct(&file, job.name, &mut buf.as_mut_slice()[..want], offset)?;
-                let n = (n as u64).min(len);
-                expect_whole(job.name, offset, len, n)?;
-                Ok((xor_at(offset, &buf.as_slice()[..n as usize]), calls))
+                read_chunk(&file, job.name, buf, offset, len)
             },
         )?;
         Ok(Moved {

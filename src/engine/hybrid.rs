@@ -3,11 +3,10 @@
 //! with O_DIRECT when any is missing. Many threads, so the device sees a deep queue while
 //! cached chunks are XOR-ed at memory speed.
 
-use super::buffer::{ALIGN, AlignedBuffer};
-use super::direct::{aligned_block, check_direct, flush, open_direct, pread_direct};
+use super::buffer::AlignedBuffer;
+use super::direct::{aligned_block, check_direct, flush, open_direct, read_chunk};
 use super::mmap::{Mapping, install_sigbus_handler};
 use super::parallel::for_each_chunk;
-use super::pread::expect_whole;
 use super::{Caps, Engine, Job, Moved};
 use crate::checksum::xor_at;
 use anyhow::Result;
@@ -50,12 +49,7 @@ impl Engine for Hybrid {
                     return Ok((xor_at(offset, map.slice(o, l)), 1));
                 }
                 let buf = buf.get_or_insert_with(|| AlignedBuffer::untouched(block as usize));
-                let want = len.next_multiple_of(ALIGN as u64) as usize;
-                let (n, calls) =
-                    pread_direct(&direct, job.name, &mut buf.as_mut_slice()[..want], offset)?;
-                let n = (n as u64).min(len);
-                expect_whole(job.name, offset, len, n)?;
-                Ok((xor_at(offset, &buf.as_slice()[..n as usize]), calls))
+                read_chunk(&direct, job.name, buf, offset, len)
             },
         )?;
         Ok(Moved {

@@ -60,10 +60,9 @@ impl Mapping {
     /// Whether every page of `[offset, offset + len)` is in the page cache (`offset` a
     /// multiple of the page size). Errors count as "not resident".
     pub fn resident(&self, offset: usize, len: usize) -> bool {
-        let pages = len.div_ceil(4096);
+        let pages = len.div_ceil(crate::measure::cache::page_size() as usize);
         let mut vec = vec![0u8; pages];
-        // SAFETY: the range lies inside our mapping and vec holds one byte per 4 KiB page
-        // (the page size on the platforms this runs on; checked in tests).
+        // SAFETY: the range lies inside our mapping and vec holds one byte per page.
         let rc = unsafe { libc::mincore(self.addr.add(offset), len, vec.as_mut_ptr()) };
         rc == 0 && vec.iter().all(|&b| b & 1 != 0)
     }

@@ -105,6 +105,12 @@ pub trait Engine: Sync {
     fn run(&self, job: &Job) -> anyhow::Result<Moved>;
 }
 
+impl std::fmt::Debug for dyn Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The checks every engine's capability flags imply; engines with more needs add theirs.
 pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
     if caps.sized && job.kind != InputKind::Regular {

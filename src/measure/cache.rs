@@ -31,7 +31,8 @@ impl Residency {
     }
 }
 
-fn page_size() -> u64 {
+/// The system's page size in bytes (4096 when it cannot be asked).
+pub fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if size > 0 { size as u64 } else { 4096 }
