@@ -88,6 +88,11 @@ fn the_automatic_choice_is_explained_in_json() {
     );
     assert!(!v["reason"].as_str().unwrap().is_empty());
     assert!(v["residency_before"]["total_pages"].as_u64().unwrap() > 0);
+    let chunks = (3u64 << 20).div_ceil(v["block_size"].as_u64().unwrap());
+    assert!(
+        v["threads"].as_u64().unwrap() <= chunks,
+        "no more workers than chunks: {v}"
+    );
     let small = file_with(dir.path(), "s", b"hello");
     assert_eq!(fast_json(&[small.to_str().unwrap()])["engine"], "stream");
 }

@@ -181,13 +181,20 @@ fn plan(
         }
     };
     let (engine, reason) = choice;
-    let (threads, block_size, depth) = defaults(engine);
-    Plan {
-        engine,
-        threads: options.threads.unwrap_or(threads),
-        block_size: options.block_size.unwrap_or(block_size),
-        depth: options.depth.unwrap_or(depth),
-        reason,
+    Plan::for_engine(engine, reason, options)
+}
+
+impl Plan {
+    /// The plan for `engine`: the user's --threads/--block-size/--depth, else its defaults.
+    fn for_engine(engine: &'static dyn Engine, reason: String, options: &FastOptions) -> Self {
+        let (threads, block_size, depth) = defaults(engine);
+        Plan {
+            engine,
+            threads: options.threads.unwrap_or(threads),
+            block_size: options.block_size.unwrap_or(block_size),
+            depth: options.depth.unwrap_or(depth),
+            reason,
+        }
     }
 }
 
@@ -221,8 +228,9 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
             Ok(()) => break,
             Err(why) => {
                 fallbacks.push(format!("{}: {why}", plan.engine.name()));
-                plan.engine = fallback;
-                plan.reason = format!("fell back to {}: {why}", fallback.name());
+                // The fallback gets its own defaults, not those of the engine it replaces.
+                let reason = format!("fell back to {}: {why}", fallback.name());
+                plan = Plan::for_engine(fallback, reason, options);
             }
         }
     }
@@ -236,8 +244,11 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         method: plan.engine.describe(),
         reason: plan.reason,
         fallbacks,
+        // Workers never outnumber the chunks (see engine::parallel), so report those that ran.
         threads: if plan.engine.caps().parallel {
+            let chunks = input.len.div_ceil(plan.block_size.max(1)).max(1);
             plan.threads
+                .min(usize::try_from(chunks).unwrap_or(usize::MAX))
         } else {
             1
         },
