@@ -182,6 +182,10 @@ fn bad_input_is_refused() {
             "--repeat",
         ),
         (vec!["compare", empty.to_str().unwrap()], "non-empty"),
+        (
+            vec!["compare", path.to_str().unwrap(), "--block-size", "0"],
+            "greater than zero",
+        ),
     ] {
         let out = ioscope().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -189,6 +189,10 @@ fn bad_input_is_refused_with_one_line() {
         (vec!["fast", "/dev/zero"], "--allow-device"),
         (vec!["fast", p, "--engine", "warp"], "unknown engine 'warp'"),
         (vec!["fast", p, "--threads", "0"], "--threads"),
+        (vec!["fast", p, "--threads", "2000"], "--threads"),
+        (vec!["fast", p, "--depth", "0"], "--depth"),
+        (vec!["fast", p, "--depth", "300"], "--depth"),
+        (vec!["fast", p, "--block-size", "2g"], "limit"),
         (vec!["fast", p, "--block-size", "0"], "greater than zero"),
     ] {
         let out = ioscope().args(&args).output().unwrap();

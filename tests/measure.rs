@@ -314,6 +314,9 @@ fn bad_input_to_the_measuring_commands_is_refused() {
             "is a directory",
         ),
         (vec!["syscalls", p, "--sizes", "1m"], "smaller"),
+        (vec!["syscalls", p, "--sizes", "zz"], "invalid size 'zz'"),
+        (vec!["cache", p, "--block-size", "0"], "greater than zero"),
+        (vec!["sweep", p, "--max-calls", "0"], "greater than zero"),
         (vec!["report", not_json.to_str().unwrap()], "ioscope/run/v1"),
         (vec!["report", "/nonexistent.json"], "/nonexistent.json"),
     ] {

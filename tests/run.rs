@@ -226,6 +226,10 @@ fn bad_block_sizes_and_counts_are_usage_errors() {
         (vec!["run", p, "-r", "99999999999999999999"], "too large"),
         (vec!["run", p, "-r", "2g"], "limit"),
         (vec!["run", p, "-w", "1g", "1e"], "does not fit"),
+        (
+            vec!["run", p, "-r", "4k", "--min-free", "much"],
+            "--min-free",
+        ),
     ] {
         let out = ioscope().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

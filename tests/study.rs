@@ -151,3 +151,27 @@ fn interrupting_a_study_removes_its_scratch_file() {
         "scratch file removed"
     );
 }
+
+#[test]
+fn bad_sizes_for_a_study_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (args, needle) in [
+        (vec!["study", d, "--size", "0"], "greater than zero"),
+        (vec!["study", d, "--size", "lots"], "invalid size 'lots'"),
+        (
+            vec!["study", d, "--block-sizes", "4k,0"],
+            "greater than zero",
+        ),
+        (vec!["study", d, "--min-free", "x"], "--min-free"),
+    ] {
+        let out = ioscope().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(one_line_stderr(&out).contains(needle), "{args:?}");
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
