@@ -5,8 +5,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ioscope::checksum::{xor_bytes, xor_bytes_portable};
-use ioscope::engine::{ENGINES, Job};
+use ioscope::engine::{ENGINES, Interruptible, Job, Op};
 use ioscope::files::InputKind;
+use ioscope::workload::plan::Plan;
 use std::hint::black_box;
 use std::io::Write;
 use std::time::Duration;
@@ -56,14 +57,18 @@ fn engines(c: &mut Criterion) {
             file: &file,
             name: "bench-file",
             kind: InputKind::Regular,
-            len: LEN as u64,
-            threads: if engine.name() == "direct" {
+            op: Op::Read,
+            plan: Plan::sequential(0, LEN as u64, 4 << 20),
+            to_end: false,
+            // Engines that wait on the device want many threads; the others one per core.
+            threads: if engine.caps().direct && !engine.caps().zero_copy {
                 32
             } else {
                 threads
             },
-            block_size: 4 << 20,
             depth: 8,
+            seed: 0,
+            observer: &Interruptible,
         };
         if let Err(why) = engine.check(&job) {
             eprintln!("skipped {}: {why}", engine.name());

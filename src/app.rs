@@ -1,8 +1,11 @@
-//! Dispatch: one function per subcommand turns arguments into options, runs the command,
-//! and hands the result to a renderer. Returns the exit kind; errors go back to `main`.
+//! Dispatch: one function per subcommand turns arguments into options, runs the command on
+//! the real meter with a progress bar, and hands the typed result to the one exporter. The
+//! exit policy lives here, once: 130 when interrupted (after printing what was measured),
+//! 1 when a check failed, 0 otherwise.
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, ExportArgs};
 use crate::cmd;
+use crate::cmd::harness::Harness;
 use crate::error::ExitKind;
 use crate::measure::env::Environment;
 use crate::options::{
@@ -10,39 +13,36 @@ use crate::options::{
     StudyOptions, SweepOptions, SyscallsOptions,
 };
 use crate::report::exports::Exportable;
+use crate::report::progress::Bar;
 use crate::report::{self, json, text};
-use anyhow::Result;
-use serde::Serialize;
+use anyhow::{Context, Result};
 use std::path::Path;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitKind> {
+    if !matches!(cli.command, Command::Fast(_)) {
+        crate::interrupt::install();
+    }
+    let bar = Bar::new();
+    let harness = Harness::system(&bar);
     match cli.command {
         Command::Run(args) => {
-            crate::interrupt::install();
             let options = RunOptions::from_args(&args)?;
-            let result = cmd::run::execute(&options)?;
-            for w in text::check_warnings(&result.checks) {
-                report::warn(&w);
-            }
-            output("run", options.json, &result, &options.path, text::run)?;
+            let result = cmd::run::execute(&options, &harness)?;
+            finish(
+                &result,
+                &ExportOptions::json_only(options.json),
+                &options.path,
+            )
         }
         Command::Calibrate(args) => {
-            crate::interrupt::install();
             let options = CalibrateOptions::from_args(&args)?;
-            let result = cmd::calibrate::execute(&options)?;
-            if !options.json {
-                for w in &result.warnings {
-                    report::warn(w);
-                }
-            }
-            output(
-                "calibrate",
-                options.json,
+            let result = cmd::calibrate::execute(&options, &harness)?;
+            finish(
                 &result,
+                &ExportOptions::json_only(options.json),
                 &options.path,
-                text::calibrate,
-            )?;
+            )
         }
         Command::Fast(args) => {
             let options = FastOptions::from_args(&args)?;
@@ -50,99 +50,92 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             if options.verbose {
                 report::note(&text::fast_details(&result));
             }
-            output("fast", options.json, &result, &options.path, text::fast)?;
+            finish(
+                &result,
+                &ExportOptions::json_only(options.json),
+                &options.path,
+            )
         }
         Command::Compare(args) => {
-            crate::interrupt::install();
             let options = CompareOptions::from_args(&args)?;
-            let result = cmd::compare::execute(&options)?;
-            output(
-                "compare",
-                options.json,
-                &result,
-                &options.path,
-                text::compare,
-            )?;
+            let export = &options.export;
+            let result = cmd::compare::execute(&options, &harness, &mut |r| save(r, export))?;
+            finish(&result, export, &options.path)
         }
         Command::Sweep(args) => {
-            crate::interrupt::install();
             let options = SweepOptions::from_args(&args)?;
-            let result = cmd::sweep::execute(&options)?;
-            export(&result, &options.export, &options.path)?;
+            let export = &options.export;
+            let result = cmd::sweep::execute(&options, &harness, &mut |r| save(r, export))?;
+            finish(&result, export, &options.path)
         }
         Command::Cache(args) => {
-            crate::interrupt::install();
             let options = CacheOptions::from_args(&args)?;
-            let result = cmd::coldwarm::execute(&options)?;
-            export(&result, &options.export, &options.path)?;
+            let export = &options.export;
+            let result = cmd::coldwarm::execute(&options, &harness, &mut |r| save(r, export))?;
+            finish(&result, export, &options.path)
         }
         Command::Syscalls(args) => {
-            crate::interrupt::install();
             let options = SyscallsOptions::from_args(&args)?;
-            let result = cmd::syscalls::execute(&options)?;
-            export(&result, &options.export, &options.path)?;
-        }
-        Command::Report(args) => {
-            let export_options = ExportOptions::from_args(
-                &args.export,
-                &format!("report {}", args.result.display()),
-            )?;
-            rerender(&args.result, &export_options)?;
+            let result = cmd::syscalls::execute(&options, &harness)?;
+            finish(&result, &options.export, &options.path)
         }
         Command::Study(args) => {
-            crate::interrupt::install();
             let options = StudyOptions::from_args(&args)?;
-            let result = cmd::study::execute(&options)?;
+            let export = &options.export;
+            let result = cmd::study::execute(&options, &harness, &mut |r| save(r, export))?;
             let dir = Path::new(&result.dir).to_path_buf();
-            output("study", options.json, &result, &dir, text::study)?;
-            if !result.verified {
-                return Ok(ExitKind::Failed);
-            }
+            finish(&result, export, &dir)
         }
+        Command::Report(args) => rerender(&args.result, &args.export),
     }
-    Ok(ExitKind::Success)
 }
 
-fn output<T: Serialize>(
-    command: &str,
-    as_json: bool,
-    result: &T,
-    path: &Path,
-    render: fn(&T) -> String,
-) -> Result<()> {
-    let rendered = if as_json {
-        json::document(command, result, &Environment::collect(path))
-    } else {
-        render(result)
-    };
-    report::emit(&rendered)?;
-    Ok(())
-}
-
-/// Prints a table-producing result (text or JSON) and writes its CSV and SVG if asked.
-fn export<T: Exportable>(result: &T, options: &ExportOptions, path: &Path) -> Result<()> {
-    use anyhow::Context;
+/// Writes the CSV and SVG files of a result (the whole result so far: called after every
+/// measured point, so an interruption or failure later loses nothing).
+fn save<T: Exportable>(result: &T, options: &ExportOptions) -> Result<()> {
     if let Some(csv_path) = &options.csv {
         let bytes = report::csv::render(&result.table())?;
         std::fs::write(csv_path, bytes).with_context(|| format!("write {}", csv_path.display()))?;
     }
     if let Some(svg_path) = &options.svg {
-        let svg = report::svg::render(&result.chart())?;
+        let chart = result.chart().with_context(|| {
+            format!("write {}: {} has no chart", svg_path.display(), T::COMMAND)
+        })?;
+        let svg = report::svg::render(&chart)?;
         std::fs::write(svg_path, svg).with_context(|| format!("write {}", svg_path.display()))?;
     }
+    Ok(())
+}
+
+/// Prints a result (text or JSON), writes its exports, prints its warnings, and says how
+/// the process should exit.
+fn finish<T: Exportable>(result: &T, options: &ExportOptions, path: &Path) -> Result<ExitKind> {
+    save(result, options)?;
     let rendered = if options.json {
-        json::document(result.command(), result, &Environment::collect(path))
+        json::document(T::COMMAND, result, &Environment::collect(path))
     } else {
         result.text()
     };
     report::emit(&rendered)?;
-    Ok(())
+    if !options.json {
+        for w in result.warnings() {
+            report::warn(&text::warning(w));
+        }
+    }
+    Ok(if !result.complete() {
+        ExitKind::Interrupted
+    } else if !result.ok() {
+        ExitKind::Failed
+    } else {
+        ExitKind::Success
+    })
 }
 
 /// `report`: reads a saved JSON document and renders it again without measuring.
-fn rerender(path: &Path, options: &ExportOptions) -> Result<()> {
+fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
     use crate::error::input;
     let name = path.display();
+    let options = ExportOptions::from_args(args, &format!("report {name}"))?;
     let text = std::fs::read_to_string(path).map_err(|e| {
         input(format!(
             "report {name}: read: {}",
@@ -154,29 +147,45 @@ fn rerender(path: &Path, options: &ExportOptions) -> Result<()> {
     if options.json {
         // The saved document already carries its environment and command line.
         report::emit(&text)?;
-        return Ok(());
+        return Ok(ExitKind::Success);
     }
     let schema = value["schema"].as_str().unwrap_or("").to_string();
-    let bad =
-        |e: serde_json::Error| input(format!("report {name}: not a valid {schema} document: {e}"));
+    fn again<T: Exportable>(
+        value: serde_json::Value,
+        options: &ExportOptions,
+        path: &Path,
+        name: &str,
+        schema: &str,
+    ) -> Result<ExitKind> {
+        let result: T = serde_json::from_value(value)
+            .map_err(|e| input(format!("report {name}: not a valid {schema} document: {e}")))?;
+        // The exit code is the re-rendering's, not the saved run's.
+        finish(&result, options, path).map(|_| ExitKind::Success)
+    }
+    let name = name.to_string();
+    let s = crate::report::exports::schema;
     match schema.as_str() {
-        "ioscope/sweep/v1" => export(
-            &serde_json::from_value::<cmd::sweep::SweepReport>(value).map_err(bad)?,
-            options,
-            path,
-        ),
-        "ioscope/cache/v1" => export(
-            &serde_json::from_value::<cmd::coldwarm::CacheReport>(value).map_err(bad)?,
-            options,
-            path,
-        ),
-        "ioscope/syscalls/v1" => export(
-            &serde_json::from_value::<cmd::syscalls::SyscallsReport>(value).map_err(bad)?,
-            options,
-            path,
-        ),
+        x if x == s("run") => again::<cmd::run::RunReport>(value, &options, path, &name, x),
+        x if x == s("calibrate") => {
+            again::<cmd::calibrate::CalibrateReport>(value, &options, path, &name, x)
+        }
+        x if x == s("fast") => again::<cmd::fast::FastReport>(value, &options, path, &name, x),
+        x if x == s("study") => again::<cmd::study::StudyReport>(value, &options, path, &name, x),
+        x if x == s("compare") => {
+            again::<cmd::compare::CompareReport>(value, &options, path, &name, x)
+        }
+        x if x == s("sweep") => again::<cmd::sweep::SweepReport>(value, &options, path, &name, x),
+        x if x == s("cache") => {
+            again::<cmd::coldwarm::CacheReport>(value, &options, path, &name, x)
+        }
+        x if x == s("syscalls") => {
+            again::<cmd::syscalls::SyscallsReport>(value, &options, path, &name, x)
+        }
+        other if other.starts_with("ioscope/") && other.ends_with("/v1") => Err(input(format!(
+            "report {name}: schema '{other}' was written by an older ioscope; run the command again to get a v2 document"
+        ))),
         other => Err(input(format!(
-            "report {name}: schema '{other}' is not one report can render (ioscope/sweep/v1, ioscope/cache/v1, ioscope/syscalls/v1)"
+            "report {name}: schema '{other}' is not an ioscope result (ioscope/<command>/v2)"
         ))),
     }
 }

@@ -64,14 +64,38 @@ pub struct RunArgs {
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
+    /// Engine, threads and depth.
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
+/// Which engine moves the bytes, and how many threads and requests in flight it uses.
+#[derive(Debug, Clone, Args)]
+pub struct EngineArgs {
+    /// The engine that moves the bytes (default: stream, block-sized read()/write()).
+    #[arg(long, value_name = "NAME", long_help = engine_help())]
+    pub engine: Option<String>,
+    /// Worker threads, for engines that use them (default: 1).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Requests in flight per thread, for queued engines (default: the engine's own).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+}
+
+/// The `--engine` help: the engine table itself, so it never drifts from it.
+fn engine_help() -> String {
+    format!(
+        "The engine that moves the bytes (default: stream). Every engine:\n{}",
+        crate::engine::table(None)
+    )
+}
+
 /// Whether reads find the file in the page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CacheMode {
     /// Read the file once first so every timed read is served from memory.
     Warm,
@@ -104,6 +128,9 @@ pub struct CalibrateArgs {
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
+    /// Engine, threads and depth.
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -126,9 +153,9 @@ pub struct StudyArgs {
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// `ioscope fast FILE`
@@ -136,8 +163,8 @@ pub struct StudyArgs {
 pub struct FastArgs {
     /// The file to checksum (`-` reads standard input).
     pub file: PathBuf,
-    /// Force an engine instead of choosing one: stream, pread, mmap, direct, uring.
-    #[arg(long, value_name = "NAME")]
+    /// Force an engine instead of choosing one.
+    #[arg(long, value_name = "NAME", long_help = engine_help())]
     pub engine: Option<String>,
     /// Worker threads (default: chosen per engine and machine).
     #[arg(long, value_name = "N")]
@@ -159,13 +186,12 @@ pub struct FastArgs {
     pub json: bool,
 }
 
-/// Which cache states `compare` measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompareCache {
-    /// Every contender reads a fully cached file.
+/// Which cache states a command measures in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheChoice {
+    /// Every timed run starts fully cached.
     Warm,
-    /// The file is evicted before every contender's run.
+    /// Every timed run starts evicted.
     Cold,
     /// Both, warm first.
     Both,
@@ -180,14 +206,14 @@ pub struct CompareArgs {
     #[arg(long, default_value = "1m", value_name = "SIZE")]
     pub block_size: String,
     /// Cache state(s) to compare in.
-    #[arg(long, value_enum, default_value_t = CompareCache::Both)]
-    pub cache: CompareCache,
+    #[arg(long, value_enum, default_value_t = CacheChoice::Both)]
+    pub cache: CacheChoice,
     /// Runs of each contender per cache state (the median is reported).
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub repeat: usize,
-    /// Print one JSON document instead of the table.
-    #[arg(long)]
-    pub json: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// Where a measuring command's results go besides the text on stdout.
@@ -208,24 +234,12 @@ pub struct ExportArgs {
 }
 
 /// Whether sweep reads or writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OpArg {
     /// Read FILE.
     Read,
     /// Write FILE (created; an existing one needs --force), fsync inside the timing.
     Write,
-}
-
-/// Cache states for sweep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SweepCache {
-    /// Every timed run starts fully cached.
-    Warm,
-    /// Every timed run starts evicted.
-    Cold,
-    /// Both, warm first.
-    Both,
 }
 
 /// `ioscope sweep FILE`
@@ -234,8 +248,8 @@ pub struct SweepArgs {
     /// The file to read, or to create with --op write.
     pub file: PathBuf,
     /// Read or write.
-    #[arg(long, value_enum, default_value_t = Op::Read)]
-    pub op: Op,
+    #[arg(long, value_enum, default_value_t = OpArg::Read)]
+    pub op: OpArg,
     /// Comma-separated block sizes (instead of --from/--to).
     #[arg(long, value_name = "LIST", conflicts_with_all = ["from", "to"])]
     pub block_sizes: Option<String>,
@@ -246,8 +260,8 @@ pub struct SweepArgs {
     #[arg(long, default_value = "64m", value_name = "SIZE")]
     pub to: String,
     /// Cache state of the timed runs.
-    #[arg(long, value_enum, default_value_t = SweepCache::Warm)]
-    pub cache: SweepCache,
+    #[arg(long, value_enum, default_value_t = CacheChoice::Warm)]
+    pub cache: CacheChoice,
     /// Timed runs per point.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub repeat: usize,
@@ -269,6 +283,9 @@ pub struct SweepArgs {
     /// Free space to keep on the file system (--op write).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
+    /// Engine, threads and depth.
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
@@ -285,6 +302,9 @@ pub struct CacheArgs {
     /// Cold runs drop the whole page cache (root only) instead of evicting FILE.
     #[arg(long)]
     pub drop_caches: bool,
+    /// Engine, threads and depth.
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,

@@ -12,7 +12,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// What kind of thing an input is; it decides which ways of reading apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InputKind {
     /// A regular file (its size may still read as 0, as in /proc).
@@ -34,8 +34,53 @@ pub struct Input {
     pub name: String,
     /// What kind of thing it is.
     pub kind: InputKind,
-    /// The size stat reports (0 for pipes and for /proc files).
+    /// Bytes from `start` to the size stat reports (0 for pipes and for /proc files).
     pub len: u64,
+    /// Offset of the first byte to read: 0, or where a regular file given as stdin already
+    /// stood (the rest is read from there, as `cat` does).
+    pub start: u64,
+    /// On a pseudo file system (proc, sysfs, ...), where stat's size is not the content's.
+    pub pseudo: bool,
+    /// Opened from `-`.
+    pub from_stdin: bool,
+}
+
+impl Input {
+    /// After `bytes` were read from `start` by offset (not through the file position):
+    /// leaves a regular stdin's position after them, as `cat` would, for whoever reads next.
+    pub fn finish(&self, bytes: u64) -> Result<()> {
+        if self.from_stdin && self.kind == InputKind::Regular {
+            use std::io::Seek;
+            (&self.file)
+                .seek(io::SeekFrom::Start(self.start + bytes))
+                .context("seek stdin past the bytes read")?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `file` lives on a pseudo file system, where the size stat reports is not the
+/// size of the content (proc, sysfs, debugfs, tracefs, securityfs, cgroup, configfs).
+pub fn is_pseudo(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    const MAGICS: [i64; 9] = [
+        0x9fa0,      // proc
+        0x6265_6572, // sysfs
+        0x6462_6720, // debugfs
+        0x7472_6163, // tracefs
+        0x7363_6673, // securityfs
+        0x0027_e0eb, // cgroup
+        0x6367_7270, // cgroup2
+        0x6265_6570, // configfs
+        0xde5e_81e4, // efivarfs
+    ];
+    // SAFETY: fstatfs fills the zeroed struct we pass for a descriptor we hold.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut st) } != 0 {
+        return false;
+    }
+    MAGICS.contains(&(st.f_type as i64))
 }
 
 /// The user's name for a path in messages; `-` is standard input.
@@ -62,11 +107,23 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
         } else {
             InputKind::Stream
         };
+        let start = if kind == InputKind::Regular {
+            use std::io::Seek;
+            (&file)
+                .stream_position()
+                .context("find the position of stdin")?
+        } else {
+            0
+        };
+        let pseudo = kind == InputKind::Regular && is_pseudo(&file);
         return Ok(Input {
+            len: meta.len().saturating_sub(start),
+            start,
+            pseudo,
+            from_stdin: true,
             file,
             name,
             kind,
-            len: meta.len(),
         });
     }
     let meta = std::fs::metadata(path)
@@ -74,11 +131,15 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
     let kind = classify(&meta.file_type(), &name, "read", allow_device)?;
     let file = File::open(path)
         .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
+    let pseudo = kind == InputKind::Regular && is_pseudo(&file);
     Ok(Input {
         file,
         name,
         kind,
         len: meta.len(),
+        start: 0,
+        pseudo,
+        from_stdin: false,
     })
 }
 
@@ -302,8 +363,9 @@ impl OutputFile {
     }
 
     /// Keeps the file: it is complete and belongs to the user now.
-    pub fn finish(mut self) {
+    pub fn finish(mut self) -> Result<()> {
         self.remove_on_drop = false;
+        Ok(())
     }
 
     /// Keeps the file on drop when `keep` is true (for `--keep`).

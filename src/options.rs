@@ -1,10 +1,13 @@
 //! From what the user typed (`cli::*Args`) to what the engine needs (`*Options`): sizes in
 //! bytes, durations, defaults, and every check that needs no I/O beyond a `stat`.
 
-use crate::cli::{CacheMode, CalibrateArgs, RunArgs, StudyArgs};
+use crate::cli::{CacheChoice, CacheMode, CalibrateArgs, EngineArgs, OpArg, RunArgs, StudyArgs};
+use crate::engine::Engine;
 use crate::error::input;
 use crate::files::display_name;
+use crate::measure::cache::CacheState;
 use crate::units::{GIB, format_size, parse_duration, parse_nonzero_size, parse_size};
+use crate::workload::Op;
 use crate::workload::data::fresh_seed;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
@@ -30,6 +33,80 @@ pub enum RunMode {
     },
 }
 
+/// An engine from the table with its threads and depth, as the user chose them.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineChoice {
+    /// The engine (default: `stream`).
+    pub engine: &'static dyn Engine,
+    /// Worker threads (default: 1).
+    pub threads: usize,
+    /// Requests in flight per thread (default: the engine's own).
+    pub depth: usize,
+}
+
+/// The engine named with `--engine` (or `stream`), checked for `op`.
+pub fn engine_choice(args: &EngineArgs, what: &str, op: Op) -> Result<EngineChoice> {
+    let engine = match args.engine.as_deref() {
+        None => &crate::engine::stream::Stream,
+        Some(name) => engine_named(name, what)?,
+    };
+    let caps = engine.caps();
+    let can = match op {
+        Op::Read => caps.read,
+        Op::Write => caps.write,
+    };
+    if !can {
+        return Err(input(format!(
+            "{what}: the {} engine cannot {}; engines that can:\n{}",
+            engine.name(),
+            op.name(),
+            crate::engine::table(Some(op))
+        )));
+    }
+    let (threads, depth) = bounded(what, args.threads, args.depth)?;
+    Ok(EngineChoice {
+        engine,
+        threads: threads.unwrap_or(1),
+        depth: depth.unwrap_or(engine.defaults(0).depth),
+    })
+}
+
+/// The engine called `name`, or an error listing the table.
+fn engine_named(name: &str, what: &str) -> Result<&'static dyn Engine> {
+    crate::engine::by_name(name).ok_or_else(|| {
+        input(format!(
+            "{what}: unknown engine '{name}'; choose one of {}",
+            crate::engine::names()
+        ))
+    })
+}
+
+/// Checks --threads (1 to 1024) and --depth (1 to 256).
+fn bounded(
+    what: &str,
+    threads: Option<usize>,
+    depth: Option<usize>,
+) -> Result<(Option<usize>, Option<usize>)> {
+    if threads == Some(0) || threads.is_some_and(|t| t > 1024) {
+        return Err(input(format!(
+            "{what}: --threads must be between 1 and 1024"
+        )));
+    }
+    if depth == Some(0) || depth.is_some_and(|d| d > 256) {
+        return Err(input(format!("{what}: --depth must be between 1 and 256")));
+    }
+    Ok((threads, depth))
+}
+
+/// The cache states a `--cache` choice stands for, in order.
+pub fn cache_states(choice: CacheChoice) -> Vec<CacheState> {
+    match choice {
+        CacheChoice::Warm => vec![CacheState::Warm],
+        CacheChoice::Cold => vec![CacheState::Cold],
+        CacheChoice::Both => vec![CacheState::Warm, CacheState::Cold],
+    }
+}
+
 /// Validated options of `run`.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -47,6 +124,12 @@ pub struct RunOptions {
     pub allow_device: bool,
     /// Free space to keep (`None`: the default margin).
     pub min_free: Option<u64>,
+    /// The engine that moves the bytes.
+    pub engine: &'static dyn Engine,
+    /// Its threads.
+    pub threads: usize,
+    /// Its requests in flight per thread.
+    pub depth: usize,
     /// JSON output.
     pub json: bool,
 }
@@ -107,7 +190,15 @@ impl RunOptions {
         } else {
             RunMode::Read { limit: total }
         };
+        let choice = engine_choice(
+            &args.engine,
+            &what,
+            if args.write { Op::Write } else { Op::Read },
+        )?;
         Ok(Self {
+            engine: choice.engine,
+            threads: choice.threads,
+            depth: choice.depth,
             path: args.file.clone(),
             block_size,
             block_count,
@@ -132,7 +223,13 @@ pub struct CalibrateOptions {
     /// Longest acceptable read time.
     pub max: Duration,
     /// Warm or cold reads.
-    pub cache: CacheMode,
+    pub cache: CacheState,
+    /// The engine that reads.
+    pub engine: &'static dyn Engine,
+    /// Its threads.
+    pub threads: usize,
+    /// Its requests in flight per thread.
+    pub depth: usize,
     /// Whether the file may be extended.
     pub grow: bool,
     /// Seed for appended data.
@@ -160,12 +257,19 @@ impl CalibrateOptions {
                 "{what}: needs a regular file it can re-read, not standard input"
             )));
         }
+        let choice = engine_choice(&args.engine, &what, Op::Read)?;
         Ok(Self {
             path: args.file.clone(),
             block_size: block_size(&args.block_size, &what)?,
             min,
             max,
-            cache: args.cache,
+            cache: match args.cache {
+                CacheMode::Warm => CacheState::Warm,
+                CacheMode::Cold => CacheState::Cold,
+            },
+            engine: choice.engine,
+            threads: choice.threads,
+            depth: choice.depth,
             grow: args.grow,
             seed: args.seed.unwrap_or_else(fresh_seed),
             min_free: min_free(args.min_free.as_deref(), &what)?,
@@ -187,8 +291,8 @@ pub struct StudyOptions {
     pub keep: bool,
     /// Free space to keep.
     pub min_free: Option<u64>,
-    /// JSON output.
-    pub json: bool,
+    /// Outputs.
+    pub export: ExportOptions,
 }
 
 /// Parses a comma-separated list of block sizes.
@@ -217,7 +321,7 @@ impl StudyOptions {
             block_sizes: block_size_list(&args.block_sizes, what)?,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), what)?,
-            json: args.json,
+            export: ExportOptions::from_args(&args.export, what)?,
         })
     }
 }
@@ -250,33 +354,25 @@ impl FastOptions {
         let engine = args
             .engine
             .as_deref()
-            .map(|name| {
-                crate::engine::by_name(name).ok_or_else(|| {
-                    input(format!(
-                        "{what}: unknown engine '{name}'; choose one of {}",
-                        crate::engine::names()
-                    ))
-                })
-            })
+            .map(|name| engine_named(name, &what))
             .transpose()?;
-        if args.threads == Some(0) || args.threads.is_some_and(|t| t > 1024) {
+        if let Some(e) = engine.filter(|e| !e.caps().read) {
             return Err(input(format!(
-                "{what}: --threads must be between 1 and 1024"
+                "{what}: the {} engine cannot read",
+                e.name()
             )));
         }
-        if args.depth == Some(0) || args.depth.is_some_and(|d| d > 256) {
-            return Err(input(format!("{what}: --depth must be between 1 and 256")));
-        }
+        let (threads, depth) = bounded(&what, args.threads, args.depth)?;
         Ok(Self {
             path: args.file.clone(),
             engine,
-            threads: args.threads,
+            threads,
             block_size: args
                 .block_size
                 .as_deref()
                 .map(|b| block_size(b, &what))
                 .transpose()?,
-            depth: args.depth,
+            depth,
             allow_device: args.allow_device,
             verbose: args.verbose,
             json: args.json,
@@ -293,12 +389,12 @@ pub struct CompareOptions {
     pub block_size: u64,
     /// The block size in the form dd and fio accept (`1m`, `256k`, `512`).
     pub block_size_text: String,
-    /// Cache states to measure.
-    pub cache: crate::cli::CompareCache,
+    /// Cache states to measure, in order.
+    pub states: Vec<CacheState>,
     /// Runs per contender and state.
     pub repeat: usize,
-    /// JSON output.
-    pub json: bool,
+    /// Outputs.
+    pub export: ExportOptions,
 }
 
 impl CompareOptions {
@@ -318,9 +414,9 @@ impl CompareOptions {
             path: args.file.clone(),
             block_size: bs,
             block_size_text: crate::units::format_block_size(bs),
-            cache: args.cache,
+            states: cache_states(args.cache),
             repeat: args.repeat,
-            json: args.json,
+            export: ExportOptions::from_args(&args.export, &what)?,
         })
     }
 }
@@ -337,6 +433,14 @@ pub struct ExportOptions {
 }
 
 impl ExportOptions {
+    /// Text or JSON on stdout, no files: for commands without `--csv`/`--svg`.
+    pub fn json_only(json: bool) -> Self {
+        Self {
+            json,
+            ..Self::default()
+        }
+    }
+
     /// Checks that output files may be written (never over an existing one without --force).
     pub fn from_args(args: &crate::cli::ExportArgs, what: &str) -> Result<Self> {
         for path in [&args.csv, &args.svg].into_iter().flatten() {
@@ -383,11 +487,17 @@ pub struct SweepOptions {
     /// The file.
     pub path: PathBuf,
     /// Read or write.
-    pub op: crate::cli::Op,
+    pub op: Op,
+    /// The engine that moves the bytes.
+    pub engine: &'static dyn Engine,
+    /// Its threads.
+    pub threads: usize,
+    /// Its requests in flight per thread.
+    pub depth: usize,
     /// Block sizes, ascending.
     pub block_sizes: Vec<u64>,
     /// Cache states, in order.
-    pub states: Vec<crate::cmd::harness::State>,
+    pub states: Vec<CacheState>,
     /// Timed runs per point.
     pub repeat: usize,
     /// Untimed runs per point.
@@ -409,8 +519,6 @@ pub struct SweepOptions {
 impl SweepOptions {
     /// Checks and converts `sweep`'s arguments.
     pub fn from_args(args: &crate::cli::SweepArgs) -> Result<Self> {
-        use crate::cli::SweepCache;
-        use crate::cmd::harness::State;
         let what = format!("sweep {}", display_name(&args.file));
         let block_sizes = match &args.block_sizes {
             Some(list) => block_size_list(list, &what)?,
@@ -436,11 +544,12 @@ impl SweepOptions {
                 "{what}: needs a file it can re-read, not standard input"
             )));
         }
-        let states = match args.cache {
-            SweepCache::Warm => vec![State::Warm],
-            SweepCache::Cold => vec![State::Cold],
-            SweepCache::Both => vec![State::Warm, State::Cold],
+        let states = cache_states(args.cache);
+        let op = match args.op {
+            OpArg::Read => Op::Read,
+            OpArg::Write => Op::Write,
         };
+        let choice = engine_choice(&args.engine, &what, op)?;
         if args.drop_caches && !crate::measure::cache::can_drop_caches() {
             return Err(input(format!(
                 "{what}: --drop-caches needs root (it writes /proc/sys/vm/drop_caches); without it, --cache cold evicts just this file with fadvise"
@@ -448,7 +557,10 @@ impl SweepOptions {
         }
         Ok(Self {
             path: args.file.clone(),
-            op: args.op,
+            op,
+            engine: choice.engine,
+            threads: choice.threads,
+            depth: choice.depth,
             block_sizes,
             states,
             repeat: args.repeat,
@@ -477,6 +589,12 @@ pub struct CacheOptions {
     pub path: PathBuf,
     /// Block sizes.
     pub block_sizes: Vec<u64>,
+    /// The engine that reads.
+    pub engine: &'static dyn Engine,
+    /// Its threads.
+    pub threads: usize,
+    /// Its requests in flight per thread.
+    pub depth: usize,
     /// Global cache drop for cold runs.
     pub drop_caches: bool,
     /// Outputs.
@@ -492,9 +610,13 @@ impl CacheOptions {
                 "{what}: --drop-caches needs root (it writes /proc/sys/vm/drop_caches); without it, cold runs evict just this file with fadvise"
             )));
         }
+        let choice = engine_choice(&args.engine, &what, Op::Read)?;
         Ok(Self {
             path: args.file.clone(),
             block_sizes: block_size_list(&args.block_size, &what)?,
+            engine: choice.engine,
+            threads: choice.threads,
+            depth: choice.depth,
             drop_caches: args.drop_caches,
             export: ExportOptions::from_args(&args.export, &what)?,
         })

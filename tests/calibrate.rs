@@ -17,7 +17,7 @@ fn the_size_found_is_a_multiple_of_the_block_size_and_its_read_time_is_in_the_wi
         "--max",
         "2s",
     ]);
-    assert_eq!(v["schema"], "ioscope/calibrate/v1");
+    assert_eq!(v["schema"], "ioscope/calibrate/v2");
     let bytes = v["bytes"].as_u64().unwrap();
     assert!(bytes > 0 && bytes <= 8 << 20);
     assert_eq!(v["block_count"], bytes);
@@ -84,8 +84,12 @@ fn grow_extends_the_file_with_new_data_after_the_original_bytes() {
         "the original bytes are intact"
     );
     let last = v["probes"].as_array().unwrap().last().unwrap().clone();
-    let resident = last["residency_before"]["resident_pages"].as_u64().unwrap();
-    let total = last["residency_before"]["total_pages"].as_u64().unwrap();
+    let resident = last["cache"]["residency_before"]["resident_pages"]
+        .as_u64()
+        .unwrap();
+    let total = last["cache"]["residency_before"]["total_pages"]
+        .as_u64()
+        .unwrap();
     if resident * 20 > total {
         eprintln!("note: this file system kept pages after eviction ({resident}/{total})");
     } else {
@@ -94,7 +98,9 @@ fn grow_extends_the_file_with_new_data_after_the_original_bytes() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|w| w.as_str().unwrap().contains("fits in RAM"))
+                .any(|w| w["kind"] == "cold_fits_in_ram"),
+            "{}",
+            v["warnings"]
         );
     }
 }

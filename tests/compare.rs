@@ -48,7 +48,7 @@ fn every_contender_reports_the_whole_file_and_the_best_has_ratio_one() {
         ],
         None,
     );
-    assert_eq!(v["schema"], "ioscope/compare/v1");
+    assert_eq!(v["schema"], "ioscope/compare/v2");
     let rows = v["rows"].as_array().unwrap();
     let names: Vec<&str> = rows
         .iter()
@@ -81,13 +81,7 @@ fn every_contender_reports_the_whole_file_and_the_best_has_ratio_one() {
             .iter()
             .all(|c| c["argv"].as_array().unwrap().len() > 1)
     );
-    assert!(
-        v["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n.as_str().unwrap().contains("decimal"))
-    );
+    assert!(report_text(&v).contains("dd prints decimal units"));
 }
 
 #[test]
@@ -158,7 +152,7 @@ fn cold_runs_record_the_residency_they_started_from() {
     );
     for row in v["rows"].as_array().unwrap() {
         assert_eq!(row["cache"], "cold");
-        let resident = row["runs"][0]["resident_before"].as_f64().unwrap();
+        let resident = row["runs"][0]["resident_share_before"].as_f64().unwrap();
         if resident > 0.05 {
             eprintln!("note: this file system keeps pages after eviction ({resident})");
             assert_eq!(

@@ -81,7 +81,7 @@ fn the_automatic_choice_is_explained_in_json() {
     let dir = tempfile::tempdir().unwrap();
     let path = file_with(dir.path(), "f", &pattern(3 << 20));
     let v = fast_json(&[path.to_str().unwrap()]);
-    assert_eq!(v["schema"], "ioscope/fast/v1");
+    assert_eq!(v["schema"], "ioscope/fast/v2");
     assert!(
         ["mmap", "direct", "pread"].contains(&v["engine"].as_str().unwrap()),
         "{v}"

@@ -32,7 +32,7 @@ fn a_sweep_exports_json_csv_and_svg_that_agree() {
         "--svg",
         svg.to_str().unwrap(),
     ]);
-    assert_eq!(v["schema"], "ioscope/sweep/v1");
+    assert_eq!(v["schema"], "ioscope/sweep/v2");
     let points = v["points"].as_array().unwrap();
     let sizes: Vec<u64> = points
         .iter()
@@ -40,11 +40,11 @@ fn a_sweep_exports_json_csv_and_svg_that_agree() {
         .collect();
     assert_eq!(sizes, [1024, 2048, 4096, 8192, 16384, 32768, 65536]);
     let rows = csv_rows(&csv);
-    assert_eq!(rows[0][2], "block_size");
+    assert_eq!(rows[0][3], "block_size");
     assert_eq!(rows.len(), points.len() + 1);
     for (p, row) in points.iter().zip(&rows[1..]) {
-        assert_eq!(row[2], p["block_size"].as_u64().unwrap().to_string());
-        let csv_rate: f64 = row[5].parse().unwrap();
+        assert_eq!(row[3], p["block_size"].as_u64().unwrap().to_string());
+        let csv_rate: f64 = row[6].parse().unwrap();
         assert_eq!(
             csv_rate,
             p["rate"]["median"].as_f64().unwrap(),
@@ -58,12 +58,7 @@ fn a_sweep_exports_json_csv_and_svg_that_agree() {
     }
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains("block size") && chart.contains("MiB/s"));
-    assert!(
-        v["analyses"][0]["explanation"]
-            .as_str()
-            .unwrap()
-            .contains("within 5%")
-    );
+    assert!(report_text(&v).contains("within 5%"));
 }
 
 #[test]
@@ -111,11 +106,11 @@ fn warm_and_cold_runs_prove_their_state_with_residency() {
     let points = v["points"].as_array().unwrap();
     assert_eq!(points[0]["cache"], "warm");
     assert_eq!(
-        points[0]["resident_before"][0], 1.0,
+        points[0]["resident_share_before"]["min"], 1.0,
         "warm runs start fully cached"
     );
     assert_eq!(points[1]["cache"], "cold");
-    let cold_max = points[1]["resident_before"][1].as_f64().unwrap();
+    let cold_max = points[1]["resident_share_before"]["max"].as_f64().unwrap();
     if cold_max > 0.05 {
         eprintln!("note: this file system keeps pages after eviction; the run is flagged");
         assert_eq!(points[1]["state_ok"], false);
@@ -181,13 +176,13 @@ fn the_cache_table_shows_cold_warm_cold_with_residency_and_device_bytes() {
         "--csv",
         csv.to_str().unwrap(),
     ]);
-    assert_eq!(v["schema"], "ioscope/cache/v1");
+    assert_eq!(v["schema"], "ioscope/cache/v2");
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     for row in rows {
         assert_eq!(
-            row["warm"]["residency_before"]["resident_pages"],
-            row["warm"]["residency_before"]["total_pages"]
+            row["warm"]["cache"]["residency_before"]["resident_pages"],
+            row["warm"]["cache"]["residency_before"]["total_pages"]
         );
         for run in ["cold", "warm", "cold_again"] {
             assert_eq!(row[run]["bytes"], 4 << 20);
@@ -215,7 +210,7 @@ fn syscalls_counts_every_call_and_verifies_the_bytes() {
         "--sizes",
         "100000,200000,1m",
     ]);
-    assert_eq!(v["schema"], "ioscope/syscalls/v1");
+    assert_eq!(v["schema"], "ioscope/syscalls/v2");
     assert_eq!(v["skipped_sizes"][0], 1 << 20);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 10, "five operations at two sizes");
@@ -228,7 +223,7 @@ fn syscalls_counts_every_call_and_verifies_the_bytes() {
         assert!(kernel >= calls && kernel <= calls + 4, "{row}");
         assert!(row["bytes_per_second"].as_f64().unwrap() > 0.0);
     }
-    assert!(v["explanation"].as_str().unwrap().contains("lseek"));
+    assert!(report_text(&v).contains("lseek(SEEK_CUR) enters and leaves the kernel"));
 }
 
 #[test]
@@ -272,7 +267,7 @@ fn report_re_renders_a_saved_result_without_measuring() {
     assert!(text.contains("64k") && text.contains("MiB/s"));
     let rows = csv_rows(&csv);
     assert_eq!(
-        rows[1][5],
+        rows[1][6],
         v["points"][0]["rate"]["median"]
             .as_f64()
             .unwrap()

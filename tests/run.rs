@@ -136,7 +136,7 @@ fn the_json_document_carries_schema_environment_and_kernel_checks() {
     let dir = tempfile::tempdir().unwrap();
     let path = file_with(dir.path(), "f", &pattern(1 << 20));
     let v = json_of(&["run", path.to_str().unwrap(), "-r", "4k"]);
-    assert_eq!(v["schema"], "ioscope/run/v1");
+    assert_eq!(v["schema"], "ioscope/run/v2");
     assert_eq!(v["op"], "read");
     assert!(v["version"].is_string());
     assert!(v["command_line"].as_array().unwrap().len() >= 4);

@@ -14,7 +14,7 @@ fn a_study_verifies_every_read_and_leaves_the_directory_as_it_found_it() {
         "--block-sizes",
         "1k,7,64k,1m",
     ]);
-    assert_eq!(v["schema"], "ioscope/study/v1");
+    assert_eq!(v["schema"], "ioscope/study/v2");
     assert_eq!(v["verified"], true);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 5, "one write and four reads");

@@ -4,27 +4,25 @@
 //! of the answer. `--grow` appends data when the file is too small, within the free-space
 //! margin; any growth is undone if the search fails or is interrupted.
 
-use super::harness::{self, State, Subject};
-use crate::cli::CacheMode;
-use crate::engine;
+use super::harness::{Harness, Setup, Target};
+use super::warning::Warning;
+use crate::engine::{self, Engine, Op};
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
-use crate::measure::cache::Residency;
+use crate::measure::cache::{CacheProof, CacheState};
 use crate::measure::env::meminfo_bytes;
 use crate::options::CalibrateOptions;
-use crate::report::progress::Progress;
 use crate::units::{KIB, MIB, format_seconds, format_size};
-use crate::workload::data::DataStream;
+use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom};
 
 /// The most probes before giving up (each one is cheap until the last few).
 const MAX_PROBES: usize = 16;
 
 /// One timed read of a prefix of the file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Probe {
     /// Bytes read.
     pub bytes: u64,
@@ -32,21 +30,23 @@ pub struct Probe {
     pub seconds: f64,
     /// Bytes per second.
     pub bytes_per_second: f64,
-    /// Residency of the prefix just before the read.
-    pub residency_before: Option<Residency>,
-    /// Bytes the kernel fetched from storage during the read.
-    pub device_read_bytes: Option<u64>,
+    /// The cache state asked for, the residency before and the device bytes.
+    pub cache: Option<CacheProof>,
+    /// Whether the kernel's counts agreed with the read's.
+    pub checks_ok: bool,
 }
 
 /// The answer of `calibrate`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CalibrateReport {
     /// The file.
     pub file: String,
-    /// Bytes per read() call.
+    /// The engine that read it.
+    pub engine: String,
+    /// Bytes per read call.
     pub block_size: u64,
     /// Cache state of the timed reads.
-    pub cache: CacheMode,
+    pub cache: CacheState,
     /// Lower end of the window in seconds.
     pub min_seconds: f64,
     /// Upper end of the window in seconds.
@@ -70,11 +70,20 @@ pub struct CalibrateReport {
     /// RAM of the machine.
     pub memory_bytes: u64,
     /// What the reader should know about this size.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
+}
+
+impl CalibrateReport {
+    /// Whether the timed read agreed with the kernel and started in its cache state.
+    pub fn ok(&self) -> bool {
+        self.probes
+            .last()
+            .is_none_or(|p| p.checks_ok && p.cache.is_none_or(|c| c.ok()))
+    }
 }
 
 /// The file being calibrated, and the undo record for `--grow`.
-struct Target {
+struct Target_ {
     file: File,
     name: String,
     len: u64,
@@ -82,7 +91,7 @@ struct Target {
     keep_growth: bool,
 }
 
-impl Drop for Target {
+impl Drop for Target_ {
     fn drop(&mut self) {
         if self.len != self.original_len && !self.keep_growth {
             let _ = self.file.set_len(self.original_len);
@@ -91,7 +100,7 @@ impl Drop for Target {
 }
 
 /// Runs the search.
-pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
+pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<CalibrateReport> {
     let opened = files::open_input(&options.path, false)?;
     let name = opened.name.clone();
     if opened.kind != InputKind::Regular {
@@ -108,7 +117,7 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
     } else {
         opened.file
     };
-    let mut target = Target {
+    let mut target = Target_ {
         file,
         name,
         len: opened.len,
@@ -133,7 +142,11 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
             format_size(bs)
         )));
     }
-    let mut buf = super::touched_buffer(bs);
+    let setup = Setup {
+        engine: options.engine,
+        threads: options.threads,
+        depth: options.depth,
+    };
     let mut size = round_up((64 * bs).max(256 * KIB), bs).min(largest);
     let mut probes: Vec<Probe> = Vec::new();
     loop {
@@ -141,9 +154,9 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
             if !options.grow {
                 return Err(too_small(&target, bs, &probes, size, goal));
             }
-            grow(&mut target, size, options.seed)?;
+            grow(&mut target, harness, size, options.seed)?;
         }
-        let probe = timed_read(&mut target, size, options.cache, buf.as_mut_slice())?;
+        let probe = timed_read(&target, harness, &setup, size, bs, options.cache)?;
         let t = probe.seconds;
         probes.push(probe);
         if (min..=max).contains(&t) {
@@ -181,9 +194,18 @@ pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
         .expect("the loop pushes a probe before it breaks")
         .clone();
     let memory_bytes = meminfo_bytes("MemTotal").unwrap_or(0);
-    let warnings = warnings(options, &last, memory_bytes);
+    let mut warnings = warnings(options, &last, memory_bytes);
+    if let Some(proof) = last.cache.filter(|p| !p.ok()) {
+        warnings.push(Warning::CacheState { at: None, proof });
+    }
+    if !setup.engine.caps().counted {
+        warnings.push(Warning::NotCounted {
+            engine: setup.engine.name().to_string(),
+        });
+    }
     Ok(CalibrateReport {
         file: target.name.clone(),
+        engine: setup.engine.name().to_string(),
         block_size: bs,
         cache: options.cache,
         min_seconds: min,
@@ -210,54 +232,57 @@ fn round_down(n: u64, unit: u64) -> u64 {
 }
 
 /// Puts the first `size` bytes in the cache state asked for, then reads them with timing.
-fn timed_read(target: &mut Target, size: u64, mode: CacheMode, buf: &mut [u8]) -> Result<Probe> {
-    let subject = Subject {
+fn timed_read(
+    target: &Target_,
+    harness: &Harness,
+    setup: &Setup,
+    size: u64,
+    bs: u64,
+    state: CacheState,
+) -> Result<Probe> {
+    let t = Target {
         file: &target.file,
         name: &target.name,
+        kind: InputKind::Regular,
         device: None,
     };
-    let state = match mode {
-        CacheMode::Warm => State::Warm,
-        CacheMode::Cold => State::Cold,
-    };
-    harness::prepare(subject, size, state, false)?;
-    let sample = harness::timed_read(subject, buf, size, Some(state))?;
-    if sample.moved.bytes != size {
-        return Err(Failure::Check(format!(
-            "read {}: expected {size} bytes but the file ended after {} (did it shrink?)",
-            target.name, sample.moved.bytes
-        ))
-        .into());
-    }
+    let plan = Plan::sequential(0, size, bs);
+    harness.check(t, setup, Op::Read, plan)?;
+    harness.prepare(t, &plan, state, false)?;
+    let sample = harness.read(t, setup, plan, false, state)?;
     Ok(Probe {
         bytes: size,
         seconds: sample.elapsed.seconds,
         bytes_per_second: sample.bytes_per_second(),
-        residency_before: sample.residency_before,
-        device_read_bytes: sample.kernel.map(|k| k.read_bytes),
+        cache: sample.cache,
+        checks_ok: sample.checks.iter().all(|c| c.ok),
     })
 }
 
 /// Appends pseudo-random data until the file holds `size` bytes.
-fn grow(target: &mut Target, size: u64, seed: u64) -> Result<()> {
+fn grow(target: &mut Target_, harness: &Harness, size: u64, seed: u64) -> Result<()> {
     let name = target.name.clone();
-    target
-        .file
-        .seek(SeekFrom::Start(target.len))
-        .with_context(|| format!("seek {name} to grow it"))?;
-    let mut data = DataStream::new(seed, target.len);
-    let mut buf = super::touched_buffer(MIB);
     let extra = size - target.len;
-    let mut progress = Progress::new(format!("grow {name} to {}", format_size(size)), Some(extra));
-    let result = engine::write::write_blocks(
-        &target.file,
-        &name,
-        buf.as_mut_slice(),
-        extra,
-        &mut data,
-        &mut super::observer(&mut progress),
+    let writer = &engine::stream::Stream;
+    let job = engine::Job {
+        file: &target.file,
+        name: &name,
+        kind: InputKind::Regular,
+        op: Op::Write,
+        plan: Plan::sequential(target.len, extra, MIB),
+        to_end: false,
+        threads: 1,
+        depth: 1,
+        seed,
+        observer: &engine::Interruptible,
+    };
+    harness.progress.begin(
+        &format!("grow {name} to {}", format_size(size)),
+        Some(extra),
     );
-    // Whatever was appended is undone by Target's drop if the search does not succeed.
+    let result = writer.run(&job);
+    harness.progress.end();
+    // Whatever was appended is undone by Target_'s drop if the search does not succeed.
     target.len = target
         .file
         .metadata()
@@ -271,7 +296,7 @@ fn grow(target: &mut Target, size: u64, seed: u64) -> Result<()> {
     Ok(())
 }
 
-fn too_small(target: &Target, bs: u64, probes: &[Probe], next: u64, goal: f64) -> anyhow::Error {
+fn too_small(target: &Target_, bs: u64, probes: &[Probe], next: u64, goal: f64) -> anyhow::Error {
     let (seen, needed) = match probes.last() {
         Some(p) => (
             format!(
@@ -294,7 +319,7 @@ fn too_small(target: &Target, bs: u64, probes: &[Probe], next: u64, goal: f64) -
 }
 
 fn infeasible(
-    target: &Target,
+    target: &Target_,
     options: &CalibrateOptions,
     bs: u64,
     size: u64,
@@ -303,10 +328,10 @@ fn infeasible(
     rate: f64,
 ) -> anyhow::Error {
     let hint = match options.cache {
-        CacheMode::Warm => {
+        CacheState::Warm => {
             "warm reads are fast: try --cache cold, a smaller --min, or a smaller block size"
         }
-        CacheMode::Cold => "try a smaller --min or a smaller block size",
+        _ => "try a smaller --min or a smaller block size",
     };
     Failure::Check(format!(
         "calibrate {}: at {} per read a {} read needs about {}, but the file can grow only to {} here (keeping the free-space margin), which reads in {}; {hint}",
@@ -320,28 +345,15 @@ fn infeasible(
     .into()
 }
 
-fn warnings(options: &CalibrateOptions, last: &Probe, memory: u64) -> Vec<String> {
-    let mut out = Vec::new();
-    let size = format_size(last.bytes);
-    let ram = format_size(memory);
-    if memory > 0 && last.bytes > memory {
-        out.push(match options.cache {
-            CacheMode::Warm => format!("the size found ({size}) is larger than RAM ({ram}): the page cache cannot hold it, so these 'warm' reads partly came from the device"),
-            CacheMode::Cold => format!("the size found ({size}) is larger than RAM ({ram}): right for cold reads, but it can never be read fully warm"),
-        });
-    } else if memory > 0 {
-        out.push(match options.cache {
-            CacheMode::Warm => "this size was timed from the page cache; read cold (from the device) the same size may take longer, so a cold calibration may give a smaller size: use --cache cold to time the device".to_string(),
-            CacheMode::Cold => format!("the file fits in RAM ({size} of {ram}): after one read it is cached and the next read is much faster, so evict it before every cold run (ioscope does with --cache cold)"),
-        });
+fn warnings(options: &CalibrateOptions, last: &Probe, memory: u64) -> Vec<Warning> {
+    let size = last.bytes;
+    let ram = memory;
+    match (options.cache, memory) {
+        (_, 0) => Vec::new(),
+        (CacheState::Warm, _) if size > ram => vec![Warning::WarmLargerThanRam { size, ram }],
+        (CacheState::Cold, _) if size > ram => vec![Warning::ColdLargerThanRam { size, ram }],
+        (CacheState::Warm, _) => vec![Warning::CalibratedWarm],
+        (CacheState::Cold, _) => vec![Warning::ColdFitsInRam { size, ram }],
+        (CacheState::AsIs, _) => Vec::new(),
     }
-    if options.cache == CacheMode::Cold
-        && let Some(r) = last.residency_before.filter(|r| r.fraction() > 0.05)
-    {
-        out.push(format!(
-                "the 'cold' read started with {} of the file resident: this file system did not drop its pages, so the time is not a device time",
-                r.percent()
-            ));
-    }
-    out
 }

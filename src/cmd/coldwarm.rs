@@ -3,18 +3,22 @@
 //! state. Cold runs evict the file with fadvise (no root), or drop every cache with
 //! `--drop-caches` (root).
 
-use super::harness::{self, Sample, State, Subject};
+use super::harness::{Harness, Sample, Setup, Target};
+use super::warning::{self, Warning};
 use crate::error::input;
 use crate::files::{self, InputKind};
+use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::options::CacheOptions;
+use crate::workload::Op;
+use crate::workload::plan::Plan;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 /// One block size: the three runs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CacheRow {
-    /// Bytes per read() call.
+    /// Bytes per call.
     pub block_size: u64,
     /// The first cold read.
     pub cold: Sample,
@@ -24,6 +28,17 @@ pub struct CacheRow {
     pub cold_again: Sample,
 }
 
+impl CacheRow {
+    /// The three runs in order, with their names.
+    pub fn runs(&self) -> [(&'static str, &Sample); 3] {
+        [
+            ("cold", &self.cold),
+            ("warm", &self.warm),
+            ("cold again", &self.cold_again),
+        ]
+    }
+}
+
 /// The result of `cache`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CacheReport {
@@ -31,57 +46,84 @@ pub struct CacheReport {
     pub file: String,
     /// Its size.
     pub file_bytes: u64,
-    /// How cold runs were made cold.
-    pub eviction: String,
+    /// The engine that read it.
+    pub engine: String,
+    /// Whether cold runs dropped every cache (root) instead of evicting the file.
+    pub drop_caches: bool,
     /// The block device behind the file.
     pub device: Option<String>,
     /// One row per block size.
     pub rows: Vec<CacheRow>,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
 }
 
-/// Runs the three reads for every block size.
-pub fn execute(options: &CacheOptions) -> Result<CacheReport> {
+impl CacheReport {
+    /// Whether every check held and every cache state was reached.
+    pub fn ok(&self) -> bool {
+        self.rows
+            .iter()
+            .all(|r| r.runs().iter().all(|(_, s)| s.ok()))
+    }
+}
+
+/// Runs the three reads for every block size; `save` receives the report after each row.
+pub fn execute(
+    options: &CacheOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&CacheReport) -> Result<()>,
+) -> Result<CacheReport> {
     let src = files::open_input(&options.path, false)?;
-    if src.kind != InputKind::Regular || src.len == 0 {
+    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo {
         return Err(input(format!(
             "cache {}: needs a non-empty regular file",
             src.name
         )));
     }
     let device = diskstats::device_of(&options.path);
-    let subject = Subject {
+    let target = Target {
         file: &src.file,
         name: &src.name,
+        kind: src.kind,
         device: device.as_deref(),
     };
-    let mut rows = Vec::new();
+    let setup = Setup {
+        engine: options.engine,
+        threads: options.threads,
+        depth: options.depth,
+    };
     for &bs in &options.block_sizes {
-        let mut buf = super::touched_buffer(bs);
-        let mut run = |state: State| -> Result<Sample> {
-            if state == State::Cold {
-                harness::prepare(subject, src.len, state, options.drop_caches)?;
-            }
-            harness::timed_read(subject, buf.as_mut_slice(), src.len, Some(state))
-        };
-        let cold = run(State::Cold)?;
-        let warm = run(State::Warm)?;
-        let cold_again = run(State::Cold)?;
-        rows.push(CacheRow {
-            block_size: bs,
-            cold,
-            warm,
-            cold_again,
-        });
+        harness.check(target, &setup, Op::Read, Plan::sequential(0, src.len, bs))?;
     }
-    Ok(CacheReport {
+    let mut report = CacheReport {
         file: src.name.clone(),
         file_bytes: src.len,
-        eviction: if options.drop_caches {
-            "sync; echo 3 > /proc/sys/vm/drop_caches (every file's cache)".into()
-        } else {
-            "fdatasync + posix_fadvise(DONTNEED) on this file (no root needed)".into()
-        },
-        device,
-        rows,
-    })
+        engine: setup.engine.name().to_string(),
+        drop_caches: options.drop_caches,
+        device: device.clone(),
+        rows: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for &bs in &options.block_sizes {
+        let plan = Plan::sequential(0, src.len, bs);
+        let run = |state: CacheState| -> Result<Sample> {
+            if state == CacheState::Cold {
+                harness.prepare(target, &plan, state, options.drop_caches)?;
+            }
+            harness.read(target, &setup, plan, false, state)
+        };
+        let row = CacheRow {
+            block_size: bs,
+            cold: run(CacheState::Cold)?,
+            warm: run(CacheState::Warm)?,
+            cold_again: run(CacheState::Cold)?,
+        };
+        for (name, sample) in row.runs() {
+            let at = format!("{name} at {}", crate::units::format_block_size(bs));
+            report.warnings.extend(warning::of_sample(sample, Some(at)));
+        }
+        report.rows.push(row);
+        save(&report)?;
+    }
+    Ok(report)
 }

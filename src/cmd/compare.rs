@@ -2,21 +2,22 @@
 //! cat and fio (when installed), in alternating order, cold and/or warm. Each tool's own
 //! raw figures are used where it has them; every run's residency before it is recorded.
 
-use super::harness::{self, State, Subject};
-use crate::cli::CompareCache;
-use crate::error::input;
+use super::harness::{Harness, Target};
+use super::warning::Warning;
+use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
-use crate::measure::cache;
+use crate::measure::cache::{self, CacheState};
 use crate::measure::external::{self, Figures};
 use crate::options::CompareOptions;
-use crate::units::{MIB, per_second};
+use crate::units::per_second;
+use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// How a contender's own figures are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FigureSource {
     /// ioscope's JSON: `bytes` and `seconds`.
@@ -30,7 +31,7 @@ pub enum FigureSource {
 }
 
 /// One contender: a command line and where its figures come from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Contender {
     /// Short name for the table.
     pub name: String,
@@ -43,7 +44,7 @@ pub struct Contender {
 }
 
 /// One run of one contender.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Run {
     /// Bytes as the tool reported (or the file size).
     pub bytes: u64,
@@ -54,30 +55,30 @@ pub struct Run {
     /// Wall seconds of the whole process, start-up included.
     pub wall_seconds: f64,
     /// Share of the file resident just before the run.
-    pub resident_before: f64,
+    pub resident_share_before: f64,
 }
 
 /// A contender's results in one cache state.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     /// The contender.
     pub contender: String,
-    /// `warm` or `cold`.
-    pub cache: &'static str,
+    /// The cache state every run started from.
+    pub cache: CacheState,
     /// Median rate over the runs (own figures).
     pub median_bytes_per_second: f64,
     /// Median rate by process wall time.
     pub median_wall_bytes_per_second: f64,
     /// Median rate divided by the best median of the same cache state.
     pub ratio_to_best: f64,
-    /// Whether every run started in the intended cache state (cold <= 5%, warm >= 95%).
+    /// Whether every run started in the intended cache state (by the one set of thresholds).
     pub state_ok: bool,
     /// Every run.
     pub runs: Vec<Run>,
 }
 
 /// The comparison.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompareReport {
     /// The file.
     pub file: String,
@@ -93,8 +94,17 @@ pub struct CompareReport {
     pub skipped: Vec<String>,
     /// One row per contender and cache state.
     pub rows: Vec<Row>,
-    /// Why the numbers differ.
-    pub notes: Vec<String>,
+    /// Whether every cache state planned was measured (false after an interruption).
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl CompareReport {
+    /// Whether every contender's runs started in their cache state.
+    pub fn ok(&self) -> bool {
+        self.rows.iter().all(|r| r.state_ok)
+    }
 }
 
 fn tool_available(program: &str, version_arg: &str) -> bool {
@@ -206,14 +216,19 @@ fn contenders(
 }
 
 /// Puts the file in the cache state asked for; returns the resident share just after.
-fn prepare(input: &files::Input, warm: bool) -> Result<f64> {
-    let subject = Subject {
+fn prepare(harness: &Harness, input: &files::Input, state: CacheState) -> Result<f64> {
+    let target = Target {
         file: &input.file,
         name: &input.name,
+        kind: input.kind,
         device: None,
     };
-    let state = if warm { State::Warm } else { State::Cold };
-    harness::prepare(subject, input.len, state, false)?;
+    harness.prepare(
+        target,
+        &Plan::sequential(0, input.len, 1 << 20),
+        state,
+        false,
+    )?;
     Ok(cache::residency(&input.file, &input.name, input.len)?.fraction())
 }
 
@@ -266,10 +281,14 @@ fn median(values: &[f64]) -> f64 {
     crate::measure::stats::summarize(values).map_or(0.0, |s| s.median)
 }
 
-/// Runs the comparison.
-pub fn execute(options: &CompareOptions) -> Result<CompareReport> {
+/// Runs the comparison; `save` receives the report after each cache state.
+pub fn execute(
+    options: &CompareOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&CompareReport) -> Result<()>,
+) -> Result<CompareReport> {
     let src = files::open_input(&options.path, false)?;
-    if src.kind != InputKind::Regular || src.len == 0 {
+    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo {
         return Err(input(format!(
             "compare {}: needs a non-empty regular file",
             src.name
@@ -277,126 +296,111 @@ pub fn execute(options: &CompareOptions) -> Result<CompareReport> {
     }
     let file = options.path.display().to_string();
     let mut skipped = Vec::new();
-    let mut list = contenders(options, &file, &mut skipped)?;
-    let states: &[bool] = match options.cache {
-        CompareCache::Warm => &[true],
-        CompareCache::Cold => &[false],
-        CompareCache::Both => &[true, false],
-    };
-    let mut rows = Vec::new();
-    for &warm in states {
-        let mut runs: Vec<Vec<Run>> = vec![Vec::new(); list.len()];
-        let mut failed: Vec<Option<String>> = vec![None; list.len()];
-        for rep in 0..options.repeat {
-            // Alternate the order: each repeat starts with the next contender.
-            for k in 0..list.len() {
-                let i = (k + rep) % list.len();
-                if failed[i].is_some() {
-                    continue;
-                }
-                crate::interrupt::check()?;
-                let resident_before = prepare(&src, warm)?;
-                match run_once(&list[i], src.len) {
-                    Ok((f, wall)) => runs[i].push(Run {
-                        bytes: f.bytes,
-                        seconds: f.seconds,
-                        bytes_per_second: per_second(f.bytes, f.seconds),
-                        wall_seconds: wall,
-                        resident_before,
-                    }),
-                    Err(e) => failed[i] = Some(format!("{e:#}")),
-                }
-            }
-        }
-        let cache_name = if warm { "warm" } else { "cold" };
-        let mut state_rows: Vec<Row> = Vec::new();
-        for (i, c) in list.iter().enumerate() {
-            if let Some(why) = &failed[i] {
-                skipped.push(format!("{} ({cache_name}): {why}", c.name));
-                continue;
-            }
-            let r = &runs[i];
-            state_rows.push(Row {
-                contender: c.name.clone(),
-                cache: cache_name,
-                median_bytes_per_second: median(
-                    &r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>(),
-                ),
-                median_wall_bytes_per_second: median(
-                    &r.iter()
-                        .map(|x| per_second(x.bytes, x.wall_seconds))
-                        .collect::<Vec<_>>(),
-                ),
-                ratio_to_best: 0.0,
-                state_ok: r.iter().all(|x| {
-                    if warm {
-                        x.resident_before >= 0.95
-                    } else {
-                        x.resident_before <= 0.05
-                    }
-                }),
-                runs: r.clone(),
-            });
-        }
-        let best = state_rows
-            .iter()
-            .map(|r| r.median_bytes_per_second)
-            .fold(0.0, f64::max);
-        for row in &mut state_rows {
-            row.ratio_to_best = if best > 0.0 {
-                row.median_bytes_per_second / best
-            } else {
-                0.0
-            };
-        }
-        rows.extend(state_rows);
-    }
-    list.retain(|c| rows.iter().any(|r| r.contender == c.name));
-    let notes = notes(&list, &rows, src.len);
-    Ok(CompareReport {
+    let list = contenders(options, &file, &mut skipped)?;
+    let mut report = CompareReport {
         file,
         file_bytes: src.len,
         block_size: options.block_size,
         repeat: options.repeat,
-        contenders: list,
+        contenders: list.clone(),
         skipped,
-        rows,
-        notes,
-    })
+        rows: Vec::new(),
+        complete: false,
+        warnings: Vec::new(),
+    };
+    for &state in &options.states {
+        match measure_state(options, harness, &src, &list, state) {
+            Ok((rows, skipped)) => {
+                report.rows.extend(rows);
+                report.skipped.extend(skipped);
+            }
+            Err(e)
+                if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+                    && !report.rows.is_empty() =>
+            {
+                report.warnings.push(Warning::Partial);
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+        report
+            .contenders
+            .retain(|c| report.rows.iter().any(|r| r.contender == c.name));
+        save(&report)?;
+    }
+    report.complete = !report.warnings.contains(&Warning::Partial);
+    save(&report)?;
+    Ok(report)
 }
 
-fn notes(list: &[Contender], rows: &[Row], file_bytes: u64) -> Vec<String> {
-    let mut out = Vec::new();
-    let has = |p: &str| list.iter().any(|c| c.name.starts_with(p));
-    if has("dd") {
-        out.push("dd prints decimal units (1 MB = 10^6 bytes, so its '2.1 GB/s' is 2.0 GiB/s); this table uses dd's raw bytes and seconds, in MiB/s".into());
-    }
-    if has("cat") {
-        out.push("cat reports nothing itself: its rate is the file size over the whole process's wall time, start-up included".into());
-    }
-    if rows.iter().any(|r| r.cache == "warm") {
-        out.push("warm: `fast` XORs the page cache in place through mmap (no copy); run -r, dd and cat copy every byte into user memory first, and smaller blocks add a system call per block".into());
-        if has("dd") || has("fio") {
-            out.push("O_DIRECT readers (iflag=direct, fio direct=1) bypass the cache even when the file is warm: their warm figure is a device figure".into());
+/// Every contender in one cache state, in alternating order; the rows and the contenders
+/// that failed.
+fn measure_state(
+    options: &CompareOptions,
+    harness: &Harness,
+    src: &files::Input,
+    list: &[Contender],
+    state: CacheState,
+) -> Result<(Vec<Row>, Vec<String>)> {
+    let mut runs: Vec<Vec<Run>> = vec![Vec::new(); list.len()];
+    let mut failed: Vec<Option<String>> = vec![None; list.len()];
+    for rep in 0..options.repeat {
+        // Alternate the order: each repeat starts with the next contender.
+        for k in 0..list.len() {
+            let i = (k + rep) % list.len();
+            if failed[i].is_some() {
+                continue;
+            }
+            crate::interrupt::check()?;
+            let resident_share_before = prepare(harness, src, state)?;
+            match run_once(&list[i], src.len) {
+                Ok((f, wall)) => runs[i].push(Run {
+                    bytes: f.bytes,
+                    seconds: f.seconds,
+                    bytes_per_second: per_second(f.bytes, f.seconds),
+                    wall_seconds: wall,
+                    resident_share_before,
+                }),
+                Err(e) => failed[i] = Some(format!("{e:#}")),
+            }
         }
     }
-    if rows.iter().any(|r| r.cache == "cold") {
-        out.push("cold: buffered readers go through the page cache (readahead, page allocation, a copy); O_DIRECT readers — and `fast`, which switches to O_DIRECT with a deep queue when the file is not cached — read straight from the device".into());
-    }
-    for r in rows.iter().filter(|r| !r.state_ok) {
-        out.push(format!(
-            "{} ({}) did not always start in that state: resident before its runs: {}",
-            r.contender,
-            r.cache,
-            r.runs
+    let mut skipped = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    for (i, c) in list.iter().enumerate() {
+        if let Some(why) = &failed[i] {
+            skipped.push(format!("{} ({}): {why}", c.name, state.name()));
+            continue;
+        }
+        let r = &runs[i];
+        rows.push(Row {
+            contender: c.name.clone(),
+            cache: state,
+            median_bytes_per_second: median(
+                &r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>(),
+            ),
+            median_wall_bytes_per_second: median(
+                &r.iter()
+                    .map(|x| per_second(x.bytes, x.wall_seconds))
+                    .collect::<Vec<_>>(),
+            ),
+            ratio_to_best: 0.0,
+            state_ok: r
                 .iter()
-                .map(|x| format!("{:.0}%", 100.0 * x.resident_before))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+                .all(|x| cache::observe(x.resident_share_before).reaches(state)),
+            runs: r.clone(),
+        });
     }
-    if file_bytes < 256 * MIB {
-        out.push("the file is small: process start-up and timer resolution weigh on every figure; use a file of a few GiB for rates".into());
+    let best = rows
+        .iter()
+        .map(|r| r.median_bytes_per_second)
+        .fold(0.0, f64::max);
+    for row in &mut rows {
+        row.ratio_to_best = if best > 0.0 {
+            row.median_bytes_per_second / best
+        } else {
+            0.0
+        };
     }
-    out
+    Ok((rows, skipped))
 }

@@ -2,33 +2,32 @@
 //! is and how much of it is cached, picks the engine that wins in that case, runs it, and
 //! says why it chose it.
 
-use crate::engine::{self, Engine, Job, Moved};
+use crate::engine::{self, Defaults, Engine, Interruptible, Job, Moved, Op, Threads};
 use crate::files::{self, InputKind};
-use crate::measure::cache::{self, Residency};
+use crate::measure::cache::{self, Observed, Residency};
 use crate::measure::timer::{Elapsed, Stopwatch};
 use crate::options::FastOptions;
 use crate::units::{MIB, per_second};
+use crate::workload::plan::Plan;
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Files up to this size are read with one read() call: threads and mappings cost more.
 pub const SMALL_FILE: u64 = MIB;
-/// At or above this resident share, a file counts as warm.
-pub const WARM_FRACTION: f64 = 0.9;
-/// At or below this resident share, a file counts as cold; between the two it is mixed.
-pub const COLD_FRACTION: f64 = 0.02;
 
 /// What `fast` did and found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FastReport {
     /// The input's name.
     pub file: String,
     /// Its kind.
     pub input_kind: InputKind,
     /// The engine that ran.
-    pub engine: &'static str,
+    pub engine: String,
     /// How that engine moves bytes.
-    pub method: &'static str,
+    pub method: String,
+    /// Its capability flags.
+    pub caps: engine::Caps,
     /// Why that engine.
     pub reason: String,
     /// Engines considered and passed over, with the reason.
@@ -49,53 +48,39 @@ pub struct FastReport {
     /// Bytes per second over those seconds.
     pub bytes_per_second: f64,
     /// Wall and CPU time of the engine run.
-    pub cpu: Elapsed,
+    pub elapsed: Elapsed,
     /// Residency before the run (regular files above the small-file size).
     pub residency_before: Option<Residency>,
-}
-
-/// A plan: engine and its parameters, and the reason.
-struct Plan {
-    engine: &'static dyn Engine,
-    threads: usize,
-    block_size: u64,
-    depth: usize,
-    reason: String,
 }
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Default parameters for an engine on this machine.
-fn defaults(engine: &dyn Engine) -> (usize, u64, usize) {
-    if !engine.caps().parallel {
+/// Worker threads for an engine's default on this machine.
+fn threads_for(defaults: &Defaults) -> usize {
+    match defaults.threads {
         // No CPU count needed: asking costs several cgroup file reads at start-up.
-        return (1, MIB, 1);
+        Threads::One => 1,
+        Threads::PerCore => cores(),
+        Threads::InFlight(bytes) => {
+            // Enough threads blocked in the device queue to keep `bytes` in flight (less on
+            // small machines: at most 1/16 of the memory available), never fewer than the
+            // cores, at most 128.
+            let available = crate::measure::env::meminfo_bytes("MemAvailable").unwrap_or(8 << 30);
+            let budget = bytes.min(available / 16);
+            let block = defaults.block_size.max(1);
+            ((budget / block) as usize).clamp(cores().max(4), 128)
+        }
     }
-    let cores = cores();
-    match engine.name() {
-        "mmap" => (cores, 16 * MIB, 1),
-        "pread" => (cores, MIB, 1),
-        // Threads blocked in the device queue: the queue depth is the thread count. This
-        // VM's disk is latency-bound, so throughput follows the bytes in flight: 128 x 4 MiB
-        // beat every fio shape tried (see bench/RESULTS.md), within a memory budget.
-        "direct" | "hybrid" => (direct_threads(4 * MIB, cores), 4 * MIB, 1),
-        _ => (cores, 4 * MIB, 8),
-    }
-}
-
-/// Threads for the direct engine: enough to keep 512 MiB in flight (less on small machines:
-/// at most 1/16 of the memory available), and never fewer than the cores.
-fn direct_threads(block: u64, cores: usize) -> usize {
-    let available = crate::measure::env::meminfo_bytes("MemAvailable").unwrap_or(8 << 30);
-    let budget = (512 * MIB).min(available / 16);
-    ((budget / block) as usize).clamp(cores.max(4), 128)
 }
 
 /// Residency of a big file: from cachestat where the kernel has it, else mincore over the
 /// whole file up to 4 GiB, else over 64 windows spread evenly.
-fn sample_residency(file: &std::fs::File, name: &str, len: u64) -> Result<Residency> {
+fn sample_residency(file: &std::fs::File, name: &str, start: u64, len: u64) -> Result<Residency> {
+    if start > 0 {
+        return cache::residency_at(file, name, start / 4096 * 4096, len + start % 4096);
+    }
     if let Some(stat) = cache::cachestat(file, len) {
         return Ok(stat.residency());
     }
@@ -118,147 +103,212 @@ fn sample_residency(file: &std::fs::File, name: &str, len: u64) -> Result<Reside
     Ok(total)
 }
 
-fn plan(
+/// The first engine in the table whose flags satisfy `want` (the table always has one).
+fn pick(want: impl Fn(engine::Caps) -> bool) -> &'static dyn Engine {
+    engine::ENGINES
+        .iter()
+        .copied()
+        .find(|e| want(e.caps()) && e.caps().read && e.caps().moves_bytes)
+        .expect("the engine table covers every case fast chooses")
+}
+
+/// Reads to the end of any input, one thread.
+fn streaming() -> &'static dyn Engine {
+    pick(|c| !c.sized && !c.parallel)
+}
+
+/// Buffered reads at offsets on threads: the fallback when O_DIRECT or mapping is refused.
+fn buffered() -> &'static dyn Engine {
+    pick(|c| c.sized && c.parallel && !c.direct && !c.zero_copy)
+}
+
+fn choose(
     options: &FastOptions,
     input: &files::Input,
     residency: Option<Residency>,
     fallbacks: &mut Vec<String>,
-) -> Plan {
-    let probe_job = Job {
+) -> (&'static dyn Engine, String) {
+    if let Some(engine) = options.engine {
+        return (engine, "chosen with --engine".to_string());
+    }
+    if input.kind != InputKind::Regular || input.pseudo {
+        return (
+            streaming(),
+            "not a regular file: read to its end".to_string(),
+        );
+    }
+    if input.len == 0 {
+        return (
+            streaming(),
+            "size 0 on stat (a /proc file, or empty): read to its end".to_string(),
+        );
+    }
+    if input.len <= SMALL_FILE {
+        return (
+            streaming(),
+            "small file: one read() is cheapest".to_string(),
+        );
+    }
+    let (observed, pct) = match residency {
+        Some(r) => (r.observed(), format!("{} resident", r.percent())),
+        None => (Observed::Cold, "residency unknown".to_string()),
+    };
+    if observed == Observed::Warm {
+        return (
+            pick(|c| c.zero_copy && !c.direct && c.parallel),
+            format!("warm ({pct}): XOR the page cache in place"),
+        );
+    }
+    let (engine, reason) = if observed == Observed::Mixed {
+        (
+            pick(|c| c.zero_copy && c.direct),
+            format!("partly cached ({pct}): cached chunks in place, the rest with O_DIRECT"),
+        )
+    } else {
+        (
+            pick(|c| c.direct && !c.zero_copy && !c.queued),
+            format!("cold ({pct}): O_DIRECT with a deep queue"),
+        )
+    };
+    let probe = Job {
+        plan: Plan::sequential(
+            input.start,
+            input.len,
+            engine.defaults(input.len).block_size,
+        ),
+        threads: 1,
+        ..job_for(input, Plan::sequential(input.start, input.len, 1), 1, 1)
+    };
+    match engine.check(&probe) {
+        Ok(()) => (engine, reason),
+        Err(why) => {
+            fallbacks.push(format!("{}: {why}", engine.name()));
+            (
+                buffered(),
+                format!("{reason}, but O_DIRECT is refused: buffered reads instead"),
+            )
+        }
+    }
+}
+
+/// The job of reading the whole input from its start with `engine`'s parameters.
+fn job_for(input: &files::Input, plan: Plan, threads: usize, depth: usize) -> Job<'_> {
+    Job {
         file: &input.file,
         name: &input.name,
         kind: input.kind,
-        len: input.len,
-        threads: 1,
-        block_size: MIB,
-        depth: 1,
-    };
-    let choice: (&'static dyn Engine, String) = if let Some(engine) = options.engine {
-        (engine, "chosen with --engine".to_string())
-    } else if input.kind != InputKind::Regular {
-        (
-            &engine::stream::Stream,
-            "not a regular file: read to its end".to_string(),
-        )
-    } else if input.len == 0 {
-        (
-            &engine::stream::Stream,
-            "size 0 on stat (a /proc file, or empty): read to its end".to_string(),
-        )
-    } else if input.len <= SMALL_FILE {
-        (
-            &engine::stream::Stream,
-            "small file: one read() is cheapest".to_string(),
-        )
-    } else {
-        let fraction = residency.map_or(0.0, |r| r.fraction());
-        let pct = format!("{:.1}% resident", 100.0 * fraction);
-        if fraction >= WARM_FRACTION {
-            (
-                &engine::mmap::Mmap,
-                format!("warm ({pct}): XOR the page cache in place"),
-            )
-        } else {
-            match engine::direct::Direct.check(&probe_job) {
-                Ok(()) if fraction > COLD_FRACTION => (
-                    &engine::hybrid::Hybrid,
-                    format!(
-                        "partly cached ({pct}): cached chunks in place, the rest with O_DIRECT"
-                    ),
-                ),
-                Ok(()) => (
-                    &engine::direct::Direct,
-                    format!("cold ({pct}): O_DIRECT with a deep queue"),
-                ),
-                Err(why) => {
-                    fallbacks.push(format!("direct: {why}"));
-                    (
-                        &engine::pread::Pread,
-                        format!("cold ({pct}) but O_DIRECT is refused: buffered pread"),
-                    )
-                }
-            }
-        }
-    };
-    let (engine, reason) = choice;
-    Plan::for_engine(engine, reason, options)
+        op: Op::Read,
+        plan,
+        to_end: !plan_is_sized(input),
+        threads,
+        depth,
+        seed: 0,
+        observer: &Interruptible,
+    }
 }
 
-impl Plan {
-    /// The plan for `engine`: the user's --threads/--block-size/--depth, else its defaults.
-    fn for_engine(engine: &'static dyn Engine, reason: String, options: &FastOptions) -> Self {
-        let (threads, block_size, depth) = defaults(engine);
-        Plan {
+fn plan_is_sized(input: &files::Input) -> bool {
+    input.kind == InputKind::Regular && !input.pseudo && input.len > 0
+}
+
+/// An engine with its parameters: the user's --threads/--block-size/--depth, else the
+/// engine's own defaults.
+struct Setup {
+    engine: &'static dyn Engine,
+    threads: usize,
+    block_size: u64,
+    depth: usize,
+    reason: String,
+}
+
+impl Setup {
+    fn new(engine: &'static dyn Engine, reason: String, options: &FastOptions, len: u64) -> Self {
+        let defaults = engine.defaults(len);
+        let block_size = options.block_size.unwrap_or(defaults.block_size);
+        Setup {
             engine,
-            threads: options.threads.unwrap_or(threads),
-            block_size: options.block_size.unwrap_or(block_size),
-            depth: options.depth.unwrap_or(depth),
+            threads: options.threads.unwrap_or_else(|| {
+                if engine.caps().parallel {
+                    threads_for(&Defaults {
+                        block_size,
+                        ..defaults
+                    })
+                } else {
+                    1
+                }
+            }),
+            block_size,
+            depth: options.depth.unwrap_or(defaults.depth),
             reason,
         }
+    }
+
+    fn job<'a>(&self, input: &'a files::Input) -> Job<'a> {
+        let len = if plan_is_sized(input) { input.len } else { 0 };
+        job_for(
+            input,
+            Plan::sequential(input.start, len, self.block_size),
+            self.threads,
+            self.depth,
+        )
     }
 }
 
 /// Computes the checksum of the input.
 pub fn execute(options: &FastOptions) -> Result<FastReport> {
     let input = files::open_input(&options.path, options.allow_device)?;
-    let residency =
-        if input.kind == InputKind::Regular && input.len > SMALL_FILE && options.engine.is_none() {
-            sample_residency(&input.file, &input.name, input.len).ok()
-        } else {
-            None
-        };
-    let mut fallbacks = Vec::new();
-    let mut plan = plan(options, &input, residency, &mut fallbacks);
-    let job = |plan: &Plan| Job {
-        file: &input.file,
-        name: &input.name,
-        kind: input.kind,
-        len: input.len,
-        threads: plan.threads,
-        block_size: plan.block_size,
-        depth: plan.depth,
+    let residency = if plan_is_sized(&input) && input.len > SMALL_FILE && options.engine.is_none() {
+        sample_residency(&input.file, &input.name, input.start, input.len).ok()
+    } else {
+        None
     };
-    // An engine that does not apply falls back to buffered pread, then to reading to the end.
-    // Silent in the output (the checksum is the same); visible with --verbose and in JSON.
-    for fallback in [
-        &engine::pread::Pread as &dyn Engine,
-        &engine::stream::Stream,
-    ] {
-        match plan.engine.check(&job(&plan)) {
-            Ok(()) => break,
-            Err(why) => {
-                fallbacks.push(format!("{}: {why}", plan.engine.name()));
-                // The fallback gets its own defaults, not those of the engine it replaces.
-                let reason = format!("fell back to {}: {why}", fallback.name());
-                plan = Plan::for_engine(fallback, reason, options);
-            }
+    let mut fallbacks = Vec::new();
+    let (engine, reason) = choose(options, &input, residency, &mut fallbacks);
+    let mut setup = Setup::new(engine, reason, options, input.len);
+    // An engine that does not apply falls back to buffered reads at offsets, then to reading
+    // to the end. Silent in the output (the checksum is the same); visible with --verbose
+    // and in JSON. Each fallback gets its own defaults, not those of the engine it replaces.
+    for fallback in [buffered(), streaming()] {
+        if fallback.name() == setup.engine.name() {
+            continue; // never an engine's own fallback
         }
+        let why = match setup.engine.check(&setup.job(&input)) {
+            Ok(()) => break,
+            Err(why) => why,
+        };
+        fallbacks.push(format!("{}: {why}", setup.engine.name()));
+        let reason = format!("fell back to {}: {why}", fallback.name());
+        setup = Setup::new(fallback, reason, options, input.len);
     }
+    let job = setup.job(&input);
+    if let Err(why) = setup.engine.check(&job) {
+        return Err(crate::error::input(format!(
+            "fast {}: no engine can read it: {why}",
+            input.name
+        )));
+    }
+    fallbacks.extend(setup.engine.notes(&job));
     let clock = Stopwatch::start();
-    let moved = plan.engine.run(&job(&plan))?;
-    let cpu = clock.stop();
+    let moved = setup.engine.run(&job)?;
+    let elapsed = clock.stop();
+    input.finish(moved.bytes)?;
     Ok(FastReport {
         file: input.name.clone(),
         input_kind: input.kind,
-        engine: plan.engine.name(),
-        method: plan.engine.describe(),
-        reason: plan.reason,
+        engine: setup.engine.name().to_string(),
+        method: setup.engine.describe().to_string(),
+        caps: setup.engine.caps(),
+        reason: setup.reason,
         fallbacks,
-        // Workers never outnumber the chunks (see engine::parallel), so report those that ran.
-        threads: if plan.engine.caps().parallel {
-            let chunks = input.len.div_ceil(plan.block_size.max(1)).max(1);
-            plan.threads
-                .min(usize::try_from(chunks).unwrap_or(usize::MAX))
-        } else {
-            1
-        },
-        block_size: plan.block_size,
-        depth: plan.depth,
+        // Workers never outnumber the pieces (see engine::parallel), so report those that ran.
+        threads: engine::parallel::workers(&job),
+        block_size: setup.block_size,
+        depth: setup.depth,
         moved,
         xor_hex: crate::checksum::hex(moved.xor),
-        seconds: cpu.seconds,
-        bytes_per_second: per_second(moved.bytes, cpu.seconds),
-        cpu,
+        seconds: elapsed.seconds,
+        bytes_per_second: per_second(moved.bytes, elapsed.seconds),
+        elapsed,
         residency_before: residency,
     })
 }

@@ -1,40 +1,41 @@
 //! The measuring harness shared by every command that times reads and writes: put the file
-//! in the cache state asked for, take the kernel's counters, time the engine, take them
-//! again, and compare.
+//! in the cache state asked for, start the meter, run an engine from the table on an offset
+//! plan, stop the meter, and compare what the engine claims with what the kernel counted.
+//! The meter and the progress sink come from outside, so a whole command can run on the
+//! `null` engine with a deterministic meter and its output be checked exactly.
 
-use crate::engine::{self, Moved};
-use crate::files::OutputFile;
-use crate::measure::cache::{self, Residency};
-use crate::measure::checks::{self, Check, Direction};
-use crate::measure::diskstats::{DiskDelta, DiskProbe};
-use crate::measure::procio::{IoProbe, ProcIo};
-use crate::measure::timer::{Elapsed, Stopwatch};
-use crate::report::progress::Progress;
-use crate::units::{MIB, format_size};
-use crate::workload::data::DataStream;
+use crate::engine::{self, Engine, Job, Moved, Observer, Op};
+use crate::files::{InputKind, OutputFile};
+use crate::measure::cache::{self, CacheProof, CacheState};
+use crate::measure::checks::{self, Check};
+use crate::measure::diskstats::DiskDelta;
+use crate::measure::meter::{Claim, Meter, SystemMeter};
+use crate::measure::procio::ProcIo;
+use crate::measure::timer::Elapsed;
+use crate::units::MIB;
+use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{Seek, SeekFrom};
 
-/// The cache state a timed read should start from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum State {
-    /// Fully in the page cache.
-    Warm,
-    /// Not in the page cache.
-    Cold,
+/// Where progress goes: a bar on a terminal, nothing in tests and pipes.
+pub trait ProgressSink: Sync {
+    /// A new piece of work of `total` bytes (unknown when `None`) begins.
+    fn begin(&self, label: &str, total: Option<u64>);
+    /// `bytes` more bytes are done.
+    fn advance(&self, bytes: u64);
+    /// The piece of work is over.
+    fn end(&self);
 }
 
-impl State {
-    /// `warm` or `cold`.
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Warm => "warm",
-            State::Cold => "cold",
-        }
-    }
+/// Progress that goes nowhere.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl ProgressSink for NoProgress {
+    fn begin(&self, _: &str, _: Option<u64>) {}
+    fn advance(&self, _: u64) {}
+    fn end(&self) {}
 }
 
 /// One timed run and everything measured around it.
@@ -47,158 +48,15 @@ pub struct Sample {
     pub elapsed: Elapsed,
     /// Seconds of the final fsync (writes).
     pub fsync_seconds: Option<f64>,
-    /// Residency just before the run (reads).
-    pub residency_before: Option<Residency>,
+    /// The cache state asked for, the residency before and the device bytes (reads).
+    pub cache: Option<CacheProof>,
     /// The process's I/O counters over the run.
     pub kernel: Option<ProcIo>,
     /// The device's counters over the run (all processes).
     pub device: Option<DiskDelta>,
-    /// Claims compared with the kernel's counts.
+    /// Claims compared with the kernel's counts (empty when the engine's calls are not the
+    /// kind /proc/self/io counts).
     pub checks: Vec<Check>,
-}
-
-/// A file and what the harness needs to know about it.
-#[derive(Debug, Clone, Copy)]
-pub struct Subject<'a> {
-    /// The open file.
-    pub file: &'a File,
-    /// Its name for messages.
-    pub name: &'a str,
-    /// The block device behind it, for /proc/diskstats.
-    pub device: Option<&'a str>,
-}
-
-/// Puts the first `len` bytes in `state`: warm reads them once (large reads) if any page is
-/// missing; cold evicts the file (fadvise), or drops every cache when `global` (root only).
-pub fn prepare(subject: Subject, len: u64, state: State, global: bool) -> Result<()> {
-    match state {
-        State::Cold if global => cache::drop_caches(),
-        State::Cold => cache::evict(subject.file, subject.name),
-        State::Warm => {
-            let resident = cache::residency(subject.file, subject.name, len)?;
-            if resident.resident_pages == resident.total_pages {
-                return Ok(());
-            }
-            let mut big = super::touched_buffer(MIB);
-            (&*subject.file)
-                .seek(SeekFrom::Start(0))
-                .with_context(|| format!("seek {}", subject.name))?;
-            let mut progress = Progress::new(format!("warm {}", subject.name), Some(len));
-            engine::read::read_blocks(
-                subject.file,
-                subject.name,
-                big.as_mut_slice(),
-                Some(len),
-                &mut super::observer(&mut progress),
-            )?;
-            Ok(())
-        }
-    }
-}
-
-/// Reads the first `bytes` bytes with `buf.len()`-sized read() calls, timed and checked;
-/// `state`, when given, is the cache state the run should start from, and the device bytes
-/// are checked against it.
-pub fn timed_read(
-    subject: Subject,
-    buf: &mut [u8],
-    bytes: u64,
-    state: Option<State>,
-) -> Result<Sample> {
-    let residency_before = cache::residency(subject.file, subject.name, bytes).ok();
-    (&*subject.file)
-        .seek(SeekFrom::Start(0))
-        .with_context(|| format!("seek {}", subject.name))?;
-    let label = format!(
-        "read {} of {} at {}",
-        format_size(bytes),
-        subject.name,
-        format_size(buf.len() as u64)
-    );
-    let mut progress = Progress::new(label, Some(bytes));
-    let disk = subject.device.and_then(DiskProbe::start);
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(
-        subject.file,
-        subject.name,
-        buf,
-        Some(bytes),
-        &mut super::observer(&mut progress),
-    )?;
-    let elapsed = clock.stop();
-    let kernel = probe.and_then(|p| p.finish());
-    let device = disk.and_then(|d| d.finish());
-    progress.finish();
-    let mut checks = kernel
-        .map(|k| checks::against_proc_io(Direction::Read, moved.calls, moved.bytes, &k))
-        .unwrap_or_default();
-    if let (Some(state), Some(k)) = (state, kernel) {
-        checks.push(checks::device_reads(state == State::Cold, moved.bytes, &k));
-    }
-    Ok(Sample {
-        moved,
-        elapsed,
-        fsync_seconds: None,
-        residency_before,
-        kernel,
-        device,
-        checks,
-    })
-}
-
-/// Writes `bytes` bytes of `seed`'s data from the start of `out` with `buf.len()`-sized
-/// write() calls, then fsyncs; both inside the timing.
-pub fn timed_write(
-    out: &OutputFile,
-    device: Option<&str>,
-    buf: &mut [u8],
-    bytes: u64,
-    seed: u64,
-) -> Result<Sample> {
-    let name = out.name();
-    let file = out.file();
-    file.set_len(0)
-        .with_context(|| format!("truncate {name}"))?;
-    (&*file)
-        .seek(SeekFrom::Start(0))
-        .with_context(|| format!("seek {name}"))?;
-    let mut data = DataStream::new(seed, 0);
-    let label = format!(
-        "write {} to {name} at {}",
-        format_size(bytes),
-        format_size(buf.len() as u64)
-    );
-    let mut progress = Progress::new(label, Some(bytes));
-    let disk = device.and_then(DiskProbe::start);
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let moved = engine::write::write_blocks(
-        file,
-        name,
-        buf,
-        bytes,
-        &mut data,
-        &mut super::observer(&mut progress),
-    )?;
-    let before_sync = clock.seconds();
-    file.sync_all().with_context(|| format!("fsync {name}"))?;
-    let elapsed = clock.stop();
-    let kernel = probe.and_then(|p| p.finish());
-    let device = disk.and_then(|d| d.finish());
-    progress.finish();
-    let checks = kernel
-        .map(|k| checks::against_proc_io(Direction::Write, moved.calls, moved.bytes, &k))
-        .unwrap_or_default();
-    Ok(Sample {
-        moved,
-        fsync_seconds: Some(elapsed.seconds - before_sync),
-        elapsed,
-        residency_before: None,
-        kernel,
-        device,
-        checks,
-    })
 }
 
 impl Sample {
@@ -210,5 +68,283 @@ impl Sample {
     /// Calls per second of this run.
     pub fn calls_per_second(&self) -> f64 {
         crate::units::per_second(self.moved.calls, self.elapsed.seconds)
+    }
+
+    /// Whether every check held and the cache state was not contradicted.
+    pub fn ok(&self) -> bool {
+        self.checks.iter().all(|c| c.ok) && self.cache.is_none_or(|p| p.ok())
+    }
+}
+
+/// A file (or pipe) and what the harness needs to know about it.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The open file.
+    pub file: &'a File,
+    /// Its name for messages.
+    pub name: &'a str,
+    /// What kind of thing it is.
+    pub kind: InputKind,
+    /// The block device behind it, for /proc/diskstats.
+    pub device: Option<&'a str>,
+}
+
+/// An engine with its parameters (the block size comes with each run's plan).
+#[derive(Debug, Clone, Copy)]
+pub struct Setup {
+    /// The engine.
+    pub engine: &'static dyn Engine,
+    /// Worker threads.
+    pub threads: usize,
+    /// Requests in flight per thread.
+    pub depth: usize,
+}
+
+impl Setup {
+    /// `engine` with one thread and depth one: the classic single-stream measurement.
+    pub fn single(engine: &'static dyn Engine) -> Self {
+        Self {
+            engine,
+            threads: 1,
+            depth: 1,
+        }
+    }
+}
+
+/// Tells the progress sink and honours Ctrl-C.
+struct Watch<'a>(&'a dyn ProgressSink);
+
+impl Observer for Watch<'_> {
+    fn moved(&self, bytes: u64) -> Result<()> {
+        crate::interrupt::check()?;
+        self.0.advance(bytes);
+        Ok(())
+    }
+}
+
+/// The meter and the progress sink every timed run goes through.
+#[derive(Clone, Copy)]
+pub struct Harness<'a> {
+    /// Clocks and kernel counters.
+    pub meter: &'a dyn Meter,
+    /// Progress.
+    pub progress: &'a dyn ProgressSink,
+}
+
+impl<'a> Harness<'a> {
+    /// The real meter, with `progress`.
+    pub fn system(progress: &'a dyn ProgressSink) -> Self {
+        Self {
+            meter: &SystemMeter,
+            progress,
+        }
+    }
+
+    /// Checks that `setup` can run `op` over `plan` on `target`, before anything is measured.
+    pub fn check(&self, target: Target, setup: &Setup, op: Op, plan: Plan) -> Result<()> {
+        let watch = Watch(self.progress);
+        let job = job(target, setup, op, plan, false, 0, &watch);
+        setup.engine.check(&job).map_err(|why| {
+            crate::error::input(format!(
+                "{} {}: {why}; see --engine in --help for what each engine can do",
+                op.name(),
+                target.name
+            ))
+        })
+    }
+
+    /// Puts the bytes `[start, start + len)` in `state`: warm reads them once (large reads) if
+    /// any page is missing; cold evicts the file (fadvise), or drops every cache when
+    /// `global` (root only); as-is does nothing.
+    pub fn prepare(
+        &self,
+        target: Target,
+        plan: &Plan,
+        state: CacheState,
+        global: bool,
+    ) -> Result<()> {
+        match state {
+            CacheState::AsIs => Ok(()),
+            CacheState::Cold if global => cache::drop_caches(),
+            CacheState::Cold => cache::evict(target.file, target.name),
+            CacheState::Warm => {
+                let span = plan.start + plan.len;
+                let resident = cache::residency(target.file, target.name, span)?;
+                if resident.resident_pages == resident.total_pages {
+                    return Ok(());
+                }
+                let warm = Setup::single(&engine::stream::Stream);
+                let watch = Watch(self.progress);
+                self.progress
+                    .begin(&format!("warm {}", target.name), Some(span));
+                let whole = Plan::sequential(0, span, MIB);
+                let result =
+                    warm.engine
+                        .run(&job(target, &warm, Op::Read, whole, false, 0, &watch));
+                self.progress.end();
+                result.map(drop)
+            }
+        }
+    }
+
+    /// Reads `plan` from `target` with `setup`, timed and checked; `state` is the cache state
+    /// the run should start from (prepared by the caller), proven against what was measured.
+    /// With `to_end`, reads until the end of input (which must not come before `plan.len`).
+    pub fn read(
+        &self,
+        target: Target,
+        setup: &Setup,
+        plan: Plan,
+        to_end: bool,
+        state: CacheState,
+    ) -> Result<Sample> {
+        let residency_before = (target.kind == InputKind::Regular && plan.len > 0)
+            .then(|| {
+                self.meter
+                    .residency(target.file, target.name, plan.start + plan.len)
+            })
+            .flatten();
+        let watch = Watch(self.progress);
+        let job = job(target, setup, Op::Read, plan, to_end, 0, &watch);
+        self.progress.begin(
+            &label(Op::Read, target.name, &plan),
+            (plan.len > 0).then_some(plan.len),
+        );
+        let region = self.meter.start(target.device);
+        let result = setup.engine.run(&job);
+        let moved = match result {
+            Ok(moved) => moved,
+            Err(e) => {
+                self.progress.end();
+                return Err(e);
+            }
+        };
+        let claim = claim(setup.engine, Op::Read, &moved);
+        let measured = region.stop(&claim);
+        self.progress.end();
+        let caps = setup.engine.caps();
+        let cache = (target.kind == InputKind::Regular).then(|| {
+            cache::prove(
+                state,
+                residency_before,
+                measured.kernel.map(|k| k.read_bytes),
+                moved.bytes,
+                caps.direct && !caps.zero_copy,
+            )
+        });
+        Ok(Sample {
+            moved,
+            elapsed: measured.elapsed,
+            fsync_seconds: None,
+            cache,
+            kernel: measured.kernel,
+            device: measured.device,
+            checks: kernel_checks(&claim, measured.kernel),
+        })
+    }
+
+    /// Writes `plan` of `seed`'s data into `out` with `setup`, then fsyncs; both inside the
+    /// timing, the fsync also timed alone. With `fresh`, the file is emptied first (so every
+    /// run allocates its blocks anew); else the bytes are overwritten in place.
+    pub fn write(
+        &self,
+        out: &OutputFile,
+        device: Option<&str>,
+        setup: &Setup,
+        plan: Plan,
+        seed: u64,
+        fresh: bool,
+    ) -> Result<Sample> {
+        let name = out.name();
+        let file = out.file();
+        if fresh {
+            file.set_len(0)
+                .with_context(|| format!("truncate {name}"))?;
+        }
+        let target = Target {
+            file,
+            name,
+            kind: InputKind::Regular,
+            device,
+        };
+        let watch = Watch(self.progress);
+        let job = job(target, setup, Op::Write, plan, false, seed, &watch);
+        self.progress
+            .begin(&label(Op::Write, name, &plan), Some(plan.len));
+        let mut region = self.meter.start(device);
+        let result = setup.engine.run(&job);
+        let moved = match result {
+            Ok(moved) => moved,
+            Err(e) => {
+                self.progress.end();
+                return Err(e);
+            }
+        };
+        let claim = claim(setup.engine, Op::Write, &moved);
+        region.lap(&claim);
+        let synced = file.sync_all().with_context(|| format!("fsync {name}"));
+        let measured = region.stop(&claim);
+        self.progress.end();
+        synced?;
+        let fsync_seconds = measured
+            .lap_seconds
+            .map(|lap| measured.elapsed.seconds - lap);
+        Ok(Sample {
+            moved,
+            elapsed: measured.elapsed,
+            fsync_seconds,
+            cache: None,
+            kernel: measured.kernel,
+            device: measured.device,
+            checks: kernel_checks(&claim, measured.kernel),
+        })
+    }
+}
+
+fn job<'a>(
+    target: Target<'a>,
+    setup: &Setup,
+    op: Op,
+    plan: Plan,
+    to_end: bool,
+    seed: u64,
+    observer: &'a dyn Observer,
+) -> Job<'a> {
+    Job {
+        file: target.file,
+        name: target.name,
+        kind: target.kind,
+        op,
+        plan,
+        to_end,
+        threads: setup.threads,
+        depth: setup.depth,
+        seed,
+        observer,
+    }
+}
+
+fn label(op: Op, name: &str, plan: &Plan) -> String {
+    format!(
+        "{} {name} at {}",
+        op.name(),
+        crate::units::format_size(plan.block)
+    )
+}
+
+fn claim(engine: &dyn Engine, op: Op, moved: &Moved) -> Claim {
+    Claim {
+        op: Some(op),
+        calls: moved.calls,
+        bytes: moved.bytes,
+        counted: engine.caps().counted,
+    }
+}
+
+/// The kernel's counts set beside the claim, for engines whose calls the kernel counts.
+fn kernel_checks(claim: &Claim, kernel: Option<ProcIo>) -> Vec<Check> {
+    match (claim.counted, claim.op, kernel) {
+        (true, Some(op), Some(k)) => checks::against_proc_io(op, claim.calls, claim.bytes, &k),
+        _ => Vec::new(),
     }
 }

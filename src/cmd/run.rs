@@ -1,29 +1,36 @@
-//! `run`: read a file with BS-sized read() calls, or write one with BS-sized write() calls
-//! and an fsync, and report the checksum, rates and the kernel's own counts.
+//! `run`: read a file with BS-sized calls, or write one with BS-sized calls and an fsync,
+//! through an engine from the table (block-sized read()/write() by default), and report
+//! the checksum, rates and the kernel's own counts.
 
-use crate::engine::{self, Moved};
+use super::harness::{Harness, Sample, Setup, Target};
+use super::warning::{self, Warning};
+use crate::engine::Moved;
 use crate::files::{self, CreatePolicy, InputKind};
-use crate::measure::cache::{self, Residency};
-use crate::measure::checks::{self, Check, Direction};
-use crate::measure::diskstats::{self, DiskDelta, DiskProbe};
-use crate::measure::procio::{IoProbe, ProcIo};
-use crate::measure::timer::{Elapsed, Stopwatch};
+use crate::measure::cache::{CacheProof, CacheState};
+use crate::measure::checks::Check;
+use crate::measure::diskstats::{self, DiskDelta};
+use crate::measure::procio::ProcIo;
+use crate::measure::timer::Elapsed;
 use crate::options::{RunMode, RunOptions};
-use crate::report::progress::Progress;
 use crate::units::per_second;
-use crate::workload::data::DataStream;
-use anyhow::{Context, Result};
-use serde::Serialize;
+use crate::workload::Op;
+use crate::workload::plan::Plan;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
 
 /// Everything `run` measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     /// The file as the user named it (`stdin` for `-`).
     pub file: String,
-    /// `read` or `write`.
-    pub op: &'static str,
+    /// Read or write.
+    pub op: Op,
     /// What kind of file it was (reads).
     pub input_kind: Option<InputKind>,
+    /// The engine that moved the bytes.
+    pub engine: String,
+    /// Whether the engine moves real bytes (false for `null`).
+    pub moves_bytes: bool,
     /// Bytes per call.
     pub block_size: u64,
     /// Calls asked for, when given.
@@ -41,14 +48,15 @@ pub struct RunReport {
     pub bytes_per_second: f64,
     /// System calls per second over the headline time.
     pub calls_per_second: f64,
-    /// Time of the write() calls alone (writes).
+    /// Time of the write calls alone (writes).
     pub write_seconds: Option<f64>,
     /// Time of the final fsync (writes).
     pub fsync_seconds: Option<f64>,
     /// Wall and CPU time of the whole timed region.
-    pub cpu: Elapsed,
-    /// Page-cache residency just before a read of a regular file.
-    pub residency_before: Option<Residency>,
+    pub elapsed: Elapsed,
+    /// Residency before a read of a regular file, and the device bytes (no state is asked
+    /// for: `run` reads the file as it is).
+    pub cache: Option<CacheProof>,
     /// The kernel's counts over the timed region (`/proc/self/io`).
     pub kernel: Option<ProcIo>,
     /// The device's counts over the timed region (`/proc/diskstats`, all processes), when
@@ -56,6 +64,8 @@ pub struct RunReport {
     pub device: Option<DiskDelta>,
     /// Claims compared with the kernel's counts.
     pub checks: Vec<Check>,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
 }
 
 impl RunReport {
@@ -63,71 +73,67 @@ impl RunReport {
     pub fn bytes_per_second_before_fsync(&self) -> Option<f64> {
         self.write_seconds.map(|s| per_second(self.moved.bytes, s))
     }
-}
 
-/// Runs `run` as the options say.
-pub fn execute(options: &RunOptions) -> Result<RunReport> {
-    match options.mode {
-        RunMode::Read { limit } => read(options, limit),
-        RunMode::Write { bytes, seed } => write(options, bytes, seed),
+    /// Whether every check held.
+    pub fn ok(&self) -> bool {
+        self.checks.iter().all(|c| c.ok)
     }
 }
 
-fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
-    let input = files::open_input(&options.path, options.allow_device)?;
-    let mut buf = super::touched_buffer(options.block_size);
-    let residency_before = if input.kind == InputKind::Regular && input.len > 0 {
-        let len = limit.map_or(input.len, |l| l.min(input.len));
-        cache::residency(&input.file, &input.name, len).ok()
-    } else {
-        None
-    };
-    let expected =
-        limit.or((input.kind == InputKind::Regular && input.len > 0).then_some(input.len));
-    let mut progress = Progress::new(format!("read {}", input.name), expected);
-    let disk = (input.kind == InputKind::Regular)
-        .then(|| diskstats::device_of(&options.path))
-        .flatten()
-        .and_then(|d| DiskProbe::start(&d));
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(
-        &input.file,
-        &input.name,
-        buf.as_mut_slice(),
-        limit,
-        &mut super::observer(&mut progress),
-    )?;
-    let cpu = clock.stop();
-    let kernel = probe.and_then(|p| p.finish());
-    let device = disk.and_then(|d| d.finish());
-    progress.finish();
-    let checks = kernel
-        .map(|k| checks::against_proc_io(Direction::Read, moved.calls, moved.bytes, &k))
-        .unwrap_or_default();
-    Ok(RunReport {
-        file: input.name,
-        op: "read",
-        input_kind: Some(input.kind),
-        block_size: options.block_size,
-        block_count: options.block_count,
-        moved,
-        xor_hex: crate::checksum::hex(moved.xor),
-        seed: None,
-        seconds: cpu.seconds,
-        bytes_per_second: per_second(moved.bytes, cpu.seconds),
-        calls_per_second: per_second(moved.calls, cpu.seconds),
-        write_seconds: None,
-        fsync_seconds: None,
-        cpu,
-        residency_before,
-        kernel,
-        device,
-        checks,
-    })
+/// Runs `run` as the options say.
+pub fn execute(options: &RunOptions, harness: &Harness) -> Result<RunReport> {
+    match options.mode {
+        RunMode::Read { limit } => read(options, harness, limit),
+        RunMode::Write { bytes, seed } => write(options, harness, bytes, seed),
+    }
 }
 
-fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
+fn setup(options: &RunOptions) -> Setup {
+    Setup {
+        engine: options.engine,
+        threads: options.threads,
+        depth: options.depth,
+    }
+}
+
+fn read(options: &RunOptions, harness: &Harness, limit: Option<u64>) -> Result<RunReport> {
+    let input = files::open_input(&options.path, options.allow_device)?;
+    let sized = input.kind == InputKind::Regular && !input.pseudo;
+    let len = match (limit, sized) {
+        (Some(l), true) => l.min(input.len),
+        (Some(l), false) => l,
+        (None, true) => input.len,
+        (None, false) => 0,
+    };
+    let device = sized.then(|| diskstats::device_of(&options.path)).flatten();
+    let target = Target {
+        file: &input.file,
+        name: &input.name,
+        kind: input.kind,
+        device: device.as_deref(),
+    };
+    let setup = setup(options);
+    let plan = Plan::sequential(input.start, len, options.block_size);
+    // A count past the end reads to EOF (the call that finds it is counted), as dd does.
+    let to_end = match limit {
+        None => true,
+        Some(l) => sized && l > input.len,
+    };
+    harness.check(target, &setup, Op::Read, plan)?;
+    let sample = harness.read(target, &setup, plan, to_end, CacheState::AsIs)?;
+    // Engines that read by offset leave the position alone; move it as read() would.
+    input.finish(sample.moved.bytes)?;
+    Ok(report(
+        options,
+        input.name,
+        Op::Read,
+        Some(input.kind),
+        None,
+        sample,
+    ))
+}
+
+fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Result<RunReport> {
     let output = files::create_output(
         &options.path,
         bytes,
@@ -137,52 +143,59 @@ fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
             min_free: options.min_free,
         },
     )?;
+    let setup = setup(options);
+    let plan = Plan::sequential(0, bytes, options.block_size.min(bytes).max(1));
+    let device = diskstats::device_of(output.path());
+    let target = Target {
+        file: output.file(),
+        name: output.name(),
+        kind: InputKind::Regular,
+        device: device.as_deref(),
+    };
+    harness.check(target, &setup, Op::Write, plan)?;
+    let sample = harness.write(&output, device.as_deref(), &setup, plan, seed, false)?;
     let name = output.name().to_string();
-    let mut buf = super::touched_buffer(options.block_size.min(bytes.max(1)));
-    let mut data = DataStream::new(seed, 0);
-    let mut progress = Progress::new(format!("write {name}"), Some(bytes));
-    let disk = diskstats::device_of(output.path()).and_then(|d| DiskProbe::start(&d));
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let moved = engine::write::write_blocks(
-        output.file(),
-        &name,
-        buf.as_mut_slice(),
-        bytes,
-        &mut data,
-        &mut super::observer(&mut progress),
-    )?;
-    let write_seconds = clock.seconds();
-    output
-        .file()
-        .sync_all()
-        .with_context(|| format!("fsync {name} after writing"))?;
-    let cpu = clock.stop();
-    let kernel = probe.and_then(|p| p.finish());
-    let device = disk.and_then(|d| d.finish());
-    progress.finish();
-    output.finish();
-    let checks = kernel
-        .map(|k| checks::against_proc_io(Direction::Write, moved.calls, moved.bytes, &k))
-        .unwrap_or_default();
-    Ok(RunReport {
-        file: name,
-        op: "write",
-        input_kind: None,
+    output.finish()?;
+    Ok(report(options, name, Op::Write, None, Some(seed), sample))
+}
+
+fn report(
+    options: &RunOptions,
+    file: String,
+    op: Op,
+    input_kind: Option<InputKind>,
+    seed: Option<u64>,
+    sample: Sample,
+) -> RunReport {
+    let mut warnings = warning::of_sample(&sample, None);
+    let caps = options.engine.caps();
+    if !caps.counted {
+        warnings.push(Warning::NotCounted {
+            engine: options.engine.name().to_string(),
+        });
+    }
+    let seconds = sample.elapsed.seconds;
+    RunReport {
+        file,
+        op,
+        input_kind,
+        engine: options.engine.name().to_string(),
+        moves_bytes: caps.moves_bytes,
         block_size: options.block_size,
         block_count: options.block_count,
-        moved,
-        xor_hex: crate::checksum::hex(moved.xor),
-        seed: Some(seed),
-        seconds: cpu.seconds,
-        bytes_per_second: per_second(moved.bytes, cpu.seconds),
-        calls_per_second: per_second(moved.calls, cpu.seconds),
-        write_seconds: Some(write_seconds),
-        fsync_seconds: Some(cpu.seconds - write_seconds),
-        cpu,
-        residency_before: None,
-        kernel,
-        device,
-        checks,
-    })
+        moved: sample.moved,
+        xor_hex: crate::checksum::hex(sample.moved.xor),
+        seed,
+        seconds,
+        bytes_per_second: sample.bytes_per_second(),
+        calls_per_second: sample.calls_per_second(),
+        write_seconds: sample.fsync_seconds.map(|f| seconds - f),
+        fsync_seconds: sample.fsync_seconds,
+        elapsed: sample.elapsed,
+        cache: sample.cache,
+        kernel: sample.kernel,
+        device: sample.device,
+        checks: sample.checks,
+        warnings,
+    }
 }

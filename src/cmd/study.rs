@@ -2,18 +2,21 @@
 //! machine, reads it back at each block size, verifies every read against the checksum of
 //! what was written, and removes the scratch file (and the directory, if it made it).
 
-use super::harness::{self, Sample, Subject};
-use crate::engine::Moved;
-use crate::error::input;
-use crate::files::{self, OutputFile};
-use crate::measure::cache::Residency;
+use super::harness::{Harness, Sample, Setup, Target};
+use super::warning::{self, Warning};
+use crate::engine::{self, Moved};
+use crate::error::{Failure, input};
+use crate::files::{self, InputKind, OutputFile};
+use crate::measure::cache::{CacheProof, CacheState};
 use crate::measure::env::meminfo_bytes;
 use crate::measure::timer::Elapsed;
 use crate::options::StudyOptions;
 use crate::units::{MIB, format_size};
+use crate::workload::Op;
 use crate::workload::data::{fresh_seed, xor_of_prefix};
+use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -27,10 +30,10 @@ const MAX_CALLS: u64 = 1 << 18;
 const WRITE_BLOCK: u64 = MIB;
 
 /// One measured step of the study.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyRow {
-    /// `write` or `read`.
-    pub op: &'static str,
+    /// Write or read.
+    pub op: Op,
     /// Bytes per call.
     pub block_size: u64,
     /// Bytes, calls and checksum.
@@ -49,15 +52,15 @@ pub struct StudyRow {
     /// Seconds of the fsync that ends the write.
     pub fsync_seconds: Option<f64>,
     /// Wall and CPU time.
-    pub cpu: Elapsed,
-    /// Residency before a read.
-    pub residency_before: Option<Residency>,
-    /// Bytes fetched from storage during the step.
-    pub device_read_bytes: Option<u64>,
+    pub elapsed: Elapsed,
+    /// Residency before a read and the device bytes (the file is read as it is).
+    pub cache: Option<CacheProof>,
+    /// Whether the kernel's counts agreed.
+    pub checks_ok: bool,
 }
 
 /// The study's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyReport {
     /// The directory studied.
     pub dir: String,
@@ -71,6 +74,17 @@ pub struct StudyReport {
     pub verified: bool,
     /// Whether the scratch file was kept (`--keep`), and where.
     pub kept_file: Option<String>,
+    /// Whether every step ran (false after an interruption).
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl StudyReport {
+    /// Whether every read was verified and every check held.
+    pub fn ok(&self) -> bool {
+        self.verified && self.rows.iter().all(|r| r.checks_ok)
+    }
 }
 
 /// Removes a directory the study created, if it is empty at the end.
@@ -84,8 +98,12 @@ impl Drop for CreatedDir {
     }
 }
 
-/// Runs the study.
-pub fn execute(options: &StudyOptions) -> Result<StudyReport> {
+/// Runs the study; `save` receives the report so far after every step.
+pub fn execute(
+    options: &StudyOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&StudyReport) -> Result<()>,
+) -> Result<StudyReport> {
     // Declared before the scratch file, so dropped after it: the directory is empty by then.
     let (dir, _created) = match &options.dir {
         Some(dir) => {
@@ -115,29 +133,90 @@ pub fn execute(options: &StudyOptions) -> Result<StudyReport> {
     };
     let seed = fresh_seed();
     let mut scratch = files::create_scratch(&dir, "study", size, options.min_free)?;
-    let mut rows = vec![write_row(&scratch, size, seed)?];
+    scratch.keep_on_drop(options.keep);
+    let mut report = StudyReport {
+        dir: dir.display().to_string(),
+        file_bytes: size,
+        seed,
+        rows: Vec::new(),
+        verified: true,
+        kept_file: options.keep.then(|| scratch.path().display().to_string()),
+        complete: false,
+        warnings: Vec::new(),
+    };
+    match steps(options, harness, &scratch, size, seed, &mut report, save) {
+        Ok(()) => report.complete = true,
+        Err(e)
+            if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+                && !report.rows.is_empty() =>
+        {
+            report.warnings.push(Warning::Partial);
+        }
+        Err(e) => return Err(e),
+    }
+    save(&report)?;
+    Ok(report)
+}
+
+fn steps(
+    options: &StudyOptions,
+    harness: &Harness,
+    scratch: &OutputFile,
+    size: u64,
+    seed: u64,
+    report: &mut StudyReport,
+    save: &mut dyn FnMut(&StudyReport) -> Result<()>,
+) -> Result<()> {
+    let setup = Setup::single(&engine::stream::Stream);
+    let written = harness.write(
+        scratch,
+        None,
+        &setup,
+        Plan::sequential(0, size, WRITE_BLOCK.min(size)),
+        seed,
+        false,
+    )?;
+    add(report, row(Op::Write, WRITE_BLOCK, written, true), save)?;
+    let whole_xor = report.rows[0].moved.xor;
     let reader = File::open(scratch.path())
         .with_context(|| format!("open {} for reading", scratch.name()))?;
+    let target = Target {
+        file: &reader,
+        name: scratch.name(),
+        kind: InputKind::Regular,
+        device: None,
+    };
     for &bs in &options.block_sizes {
         let bytes = (bs * MAX_CALLS).min(size);
         let bytes = if bytes < size { bytes / bs * bs } else { bytes };
         let expected = if bytes == size {
-            rows[0].moved.xor
+            whole_xor
         } else {
             xor_of_prefix(seed, bytes)
         };
-        rows.push(read_row(&reader, scratch.name(), bs, bytes, expected)?);
+        let sample = harness.read(
+            target,
+            &setup,
+            Plan::sequential(0, bytes, bs),
+            false,
+            CacheState::AsIs,
+        )?;
+        let verified = sample.moved.xor == expected && sample.moved.bytes == bytes;
+        add(report, row(Op::Read, bs, sample, verified), save)?;
     }
-    scratch.keep_on_drop(options.keep);
-    let kept_file = options.keep.then(|| scratch.path().display().to_string());
-    Ok(StudyReport {
-        dir: dir.display().to_string(),
-        file_bytes: size,
-        seed,
-        verified: rows.iter().all(|r| r.verified),
-        rows,
-        kept_file,
-    })
+    Ok(())
+}
+
+/// Adds a step and hands the report so far to `save`.
+fn add(
+    report: &mut StudyReport,
+    (row, warnings): (StudyRow, Vec<Warning>),
+    save: &mut dyn FnMut(&StudyReport) -> Result<()>,
+) -> Result<()> {
+    report.verified &= row.verified;
+    report.rows.push(row);
+    report.warnings.extend(warnings);
+    save(report)
 }
 
 /// A size that suits the machine: at most 256 MiB, an eighth of RAM, and what fits.
@@ -155,26 +234,14 @@ fn default_size(dir: &Path, min_free: Option<u64>) -> Result<u64> {
     Ok(size)
 }
 
-fn write_row(scratch: &OutputFile, size: u64, seed: u64) -> Result<StudyRow> {
-    let mut buf = super::touched_buffer(WRITE_BLOCK.min(size));
-    let sample = harness::timed_write(scratch, None, buf.as_mut_slice(), size, seed)?;
-    Ok(row("write", WRITE_BLOCK, sample, true))
-}
-
-fn read_row(reader: &File, name: &str, bs: u64, bytes: u64, expected: u32) -> Result<StudyRow> {
-    let mut buf = super::touched_buffer(bs);
-    let subject = Subject {
-        file: reader,
-        name,
-        device: None,
-    };
-    let sample = harness::timed_read(subject, buf.as_mut_slice(), bytes, None)?;
-    let verified = sample.moved.xor == expected && sample.moved.bytes == bytes;
-    Ok(row("read", bs, sample, verified))
-}
-
-fn row(op: &'static str, block_size: u64, sample: Sample, verified: bool) -> StudyRow {
-    StudyRow {
+fn row(op: Op, block_size: u64, sample: Sample, verified: bool) -> (StudyRow, Vec<Warning>) {
+    let at = format!(
+        "{} at {}",
+        op.name(),
+        crate::units::format_block_size(block_size)
+    );
+    let warnings = warning::of_sample(&sample, Some(at));
+    let row = StudyRow {
         op,
         block_size,
         moved: sample.moved,
@@ -184,8 +251,9 @@ fn row(op: &'static str, block_size: u64, sample: Sample, verified: bool) -> Stu
         bytes_per_second: sample.bytes_per_second(),
         calls_per_second: sample.calls_per_second(),
         fsync_seconds: sample.fsync_seconds,
-        cpu: sample.elapsed,
-        residency_before: sample.residency_before,
-        device_read_bytes: sample.kernel.map(|k| k.read_bytes),
-    }
+        elapsed: sample.elapsed,
+        cache: sample.cache,
+        checks_ok: sample.checks.iter().all(|c| c.ok),
+    };
+    (row, warnings)
 }

@@ -1,27 +1,40 @@
 //! `sweep`: throughput against block size. For every block size and cache state: warm-up
-//! runs, then repeated timed runs, each with residency, kernel counters and device counters;
-//! then the cost model `time = calls × c_call + bytes / bandwidth` fitted per cache state.
+//! runs, then repeated timed runs through an engine from the table, each with its cache
+//! proof, kernel counters and device counters; then the cost model
+//! `time = calls × c_call + bytes / bandwidth` fitted per cache state. The result so far is
+//! handed to the caller after every point, so an interruption loses nothing measured.
 
-use super::harness::{self, Sample, State, Subject};
-use crate::cli::Op;
-use crate::error::input;
+use super::harness::{Harness, Sample, Setup, Target};
+use super::warning::{self, Warning};
+use crate::error::{Failure, input};
 use crate::files::{self, CreatePolicy, InputKind};
+use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::measure::model::{self, CostModel};
 use crate::measure::stats::{self, Summary};
 use crate::options::SweepOptions;
-use crate::units::format_size;
+use crate::workload::Op;
 use crate::workload::data::fresh_seed;
+use crate::workload::plan::Plan;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
+
+/// Lowest and highest of some share over a point's runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Span {
+    /// Lowest.
+    pub min: f64,
+    /// Highest.
+    pub max: f64,
+}
 
 /// One block size in one cache state.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepPoint {
     /// Bytes per call.
     pub block_size: u64,
-    /// Cache state (reads only).
-    pub cache: Option<State>,
+    /// Cache state asked for (reads only).
+    pub cache: Option<CacheState>,
     /// Bytes per run.
     pub bytes: u64,
     /// Rate of the timed runs, bytes per second.
@@ -30,13 +43,13 @@ pub struct SweepPoint {
     pub calls_per_second: f64,
     /// CPU time over wall time, median, percent.
     pub cpu_percent: f64,
-    /// Lowest and highest residency before the runs (reads).
-    pub resident_before: Option<(f64, f64)>,
+    /// Share of the range resident before the runs, lowest and highest (reads).
+    pub resident_share_before: Option<Span>,
     /// Bytes the device read during a run, median (all processes).
     pub device_read_bytes: Option<u64>,
     /// Whether every run agreed with /proc/self/io.
     pub checks_ok: bool,
-    /// Whether every run started in its cache state (warm >= 99%, cold <= 5% resident).
+    /// Whether no run's cache state was contradicted by what was measured.
     pub state_ok: bool,
     /// Every timed run.
     pub runs: Vec<Sample>,
@@ -46,15 +59,13 @@ pub struct SweepPoint {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Analysis {
     /// Cache state (reads only).
-    pub cache: Option<State>,
+    pub cache: Option<CacheState>,
     /// The fitted cost model, when the data fit one.
     pub model: Option<CostModel>,
     /// Best median rate over the block sizes, bytes per second.
     pub best_bytes_per_second: f64,
     /// Smallest block size whose median rate is within 5% of the best.
     pub knee_block_size: u64,
-    /// One sentence on the curve.
-    pub explanation: String,
 }
 
 /// The sweep.
@@ -64,6 +75,10 @@ pub struct SweepReport {
     pub file: String,
     /// Read or write.
     pub op: Op,
+    /// The engine that moved the bytes.
+    pub engine: String,
+    /// Its threads.
+    pub threads: usize,
     /// Its size (reads) or the bytes written per run.
     pub file_bytes: u64,
     /// Timed runs per point.
@@ -74,10 +89,21 @@ pub struct SweepReport {
     pub drop_caches: bool,
     /// The block device behind the file, if any.
     pub device: Option<String>,
-    /// Every point, by cache state then block size.
+    /// Every point measured, by cache state then block size.
     pub points: Vec<SweepPoint>,
     /// One analysis per cache state.
     pub analyses: Vec<Analysis>,
+    /// Whether every planned point was measured (false after an interruption).
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl SweepReport {
+    /// Whether every check held and every cache state was reached.
+    pub fn ok(&self) -> bool {
+        self.points.iter().all(|p| p.checks_ok && p.state_ok)
+    }
 }
 
 fn run_bytes(options: &SweepOptions, total: u64, bs: u64) -> u64 {
@@ -87,126 +113,234 @@ fn run_bytes(options: &SweepOptions, total: u64, bs: u64) -> u64 {
     }
 }
 
-/// Runs the sweep.
-pub fn execute(options: &SweepOptions) -> Result<SweepReport> {
+/// Runs the sweep; `save` receives the report so far after every point.
+pub fn execute(
+    options: &SweepOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&SweepReport) -> Result<()>,
+) -> Result<SweepReport> {
     let device = diskstats::device_of(&options.path)
         .or_else(|| diskstats::device_of(&files::parent_dir(&options.path)));
-    let mut points = Vec::new();
-    let (name, file_bytes) = match options.op {
-        Op::Read => {
-            let src = files::open_input(&options.path, false)?;
-            if src.kind != InputKind::Regular || src.len == 0 {
-                return Err(input(format!(
-                    "sweep {}: needs a non-empty regular file",
-                    src.name
-                )));
-            }
-            let subject = Subject {
-                file: &src.file,
-                name: &src.name,
-                device: device.as_deref(),
-            };
-            for &state in &options.states {
-                for &bs in &options.block_sizes {
-                    let bytes = run_bytes(options, src.len, bs);
-                    let mut buf = super::touched_buffer(bs);
-                    let mut runs = Vec::new();
-                    for i in 0..options.warmup + options.repeat {
-                        harness::prepare(subject, bytes, state, options.drop_caches)?;
-                        let sample =
-                            harness::timed_read(subject, buf.as_mut_slice(), bytes, Some(state))?;
-                        if i >= options.warmup {
-                            runs.push(sample);
-                        }
-                    }
-                    points.push(point(bs, Some(state), bytes, runs));
-                }
-            }
-            (src.name, src.len)
-        }
-        Op::Write => {
-            let largest = options
-                .block_sizes
-                .iter()
-                .map(|&bs| run_bytes(options, options.size, bs))
-                .max()
-                .unwrap_or(0);
-            let out = files::create_output(
-                &options.path,
-                largest,
-                CreatePolicy {
-                    force: options.force,
-                    allow_device: false,
-                    min_free: options.min_free,
-                },
-            )?;
-            let seed = fresh_seed();
-            for &bs in &options.block_sizes {
-                let bytes = run_bytes(options, options.size, bs);
-                let mut buf = super::touched_buffer(bs.min(bytes));
-                let mut runs = Vec::new();
-                for i in 0..options.warmup + options.repeat {
-                    let sample = harness::timed_write(
-                        &out,
-                        device.as_deref(),
-                        buf.as_mut_slice(),
-                        bytes,
-                        seed,
-                    )?;
-                    if i >= options.warmup {
-                        runs.push(sample);
-                    }
-                }
-                points.push(point(bs, None, bytes, runs));
-            }
-            let name = out.name().to_string();
-            out.finish();
-            (name, options.size)
-        }
+    let setup = Setup {
+        engine: options.engine,
+        threads: options.threads,
+        depth: options.depth,
     };
-    let mut analyses = Vec::new();
-    let states: Vec<Option<State>> = match options.op {
-        Op::Read => options.states.iter().copied().map(Some).collect(),
-        Op::Write => vec![None],
-    };
-    for state in states {
-        let these: Vec<&SweepPoint> = points.iter().filter(|p| p.cache == state).collect();
-        analyses.push(analyse(state, options.op, &these));
-    }
-    Ok(SweepReport {
-        file: name,
+    let mut report = SweepReport {
+        file: files::display_name(&options.path),
         op: options.op,
-        file_bytes,
+        engine: setup.engine.name().to_string(),
+        threads: setup.threads,
+        file_bytes: 0,
         repeat: options.repeat,
         warmup: options.warmup,
         drop_caches: options.drop_caches,
+        device: device.clone(),
+        points: Vec::new(),
+        analyses: Vec::new(),
+        complete: false,
+        warnings: Vec::new(),
+    };
+    let measured = match options.op {
+        Op::Read => read_points(
+            options,
+            harness,
+            &setup,
+            device.as_deref(),
+            &mut report,
+            save,
+        ),
+        Op::Write => write_points(
+            options,
+            harness,
+            &setup,
+            device.as_deref(),
+            &mut report,
+            save,
+        ),
+    };
+    match measured {
+        Ok(()) => report.complete = true,
+        Err(e) if is_interruption(&e) && !report.points.is_empty() => {
+            report.warnings.push(Warning::Partial);
+        }
+        Err(e) => return Err(e),
+    }
+    finish(&mut report);
+    save(&report)?;
+    Ok(report)
+}
+
+fn is_interruption(e: &anyhow::Error) -> bool {
+    matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+}
+
+/// Adds a point and hands the report so far to `save`.
+fn push(
+    report: &mut SweepReport,
+    point: SweepPoint,
+    save: &mut dyn FnMut(&SweepReport) -> Result<()>,
+) -> Result<()> {
+    report.points.push(point);
+    finish(report);
+    save(report)
+}
+
+fn read_points(
+    options: &SweepOptions,
+    harness: &Harness,
+    setup: &Setup,
+    device: Option<&str>,
+    report: &mut SweepReport,
+    save: &mut dyn FnMut(&SweepReport) -> Result<()>,
+) -> Result<()> {
+    let src = files::open_input(&options.path, false)?;
+    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo {
+        return Err(input(format!(
+            "sweep {}: needs a non-empty regular file",
+            src.name
+        )));
+    }
+    report.file_bytes = src.len;
+    let target = Target {
+        file: &src.file,
+        name: &src.name,
+        kind: src.kind,
         device,
-        points,
-        analyses,
-    })
+    };
+    for &bs in &options.block_sizes {
+        harness.check(target, setup, Op::Read, Plan::sequential(0, src.len, bs))?;
+    }
+    for &state in &options.states {
+        for &bs in &options.block_sizes {
+            let plan = Plan::sequential(0, run_bytes(options, src.len, bs), bs);
+            let mut runs = Vec::new();
+            for i in 0..options.warmup + options.repeat {
+                harness.prepare(target, &plan, state, options.drop_caches)?;
+                let sample = harness.read(target, setup, plan, false, state)?;
+                if i >= options.warmup {
+                    runs.push(sample);
+                }
+            }
+            push(report, point(bs, Some(state), plan.len, runs), save)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_points(
+    options: &SweepOptions,
+    harness: &Harness,
+    setup: &Setup,
+    device: Option<&str>,
+    report: &mut SweepReport,
+    save: &mut dyn FnMut(&SweepReport) -> Result<()>,
+) -> Result<()> {
+    let largest = options
+        .block_sizes
+        .iter()
+        .map(|&bs| run_bytes(options, options.size, bs))
+        .max()
+        .unwrap_or(0);
+    let out = files::create_output(
+        &options.path,
+        largest,
+        CreatePolicy {
+            force: options.force,
+            allow_device: false,
+            min_free: options.min_free,
+        },
+    )?;
+    report.file_bytes = options.size;
+    let target = Target {
+        file: out.file(),
+        name: out.name(),
+        kind: InputKind::Regular,
+        device,
+    };
+    for &bs in &options.block_sizes {
+        harness.check(
+            target,
+            setup,
+            Op::Write,
+            Plan::sequential(0, options.size, bs),
+        )?;
+    }
+    let seed = fresh_seed();
+    for &bs in &options.block_sizes {
+        let plan = Plan::sequential(0, run_bytes(options, options.size, bs), bs);
+        let mut runs = Vec::new();
+        for i in 0..options.warmup + options.repeat {
+            let sample = harness.write(&out, device, setup, plan, seed, true)?;
+            if i >= options.warmup {
+                runs.push(sample);
+            }
+        }
+        push(report, point(bs, None, plan.len, runs), save)?;
+    }
+    out.finish()
+}
+
+/// Recomputes the analyses and warnings from the points.
+fn finish(report: &mut SweepReport) {
+    let mut states: Vec<Option<CacheState>> = Vec::new();
+    for p in &report.points {
+        if !states.contains(&p.cache) {
+            states.push(p.cache);
+        }
+    }
+    report.analyses = states
+        .into_iter()
+        .map(|state| {
+            let these: Vec<&SweepPoint> =
+                report.points.iter().filter(|p| p.cache == state).collect();
+            analyse(state, &these)
+        })
+        .collect();
+    let partial = report.warnings.contains(&Warning::Partial);
+    report.warnings = report
+        .points
+        .iter()
+        .flat_map(|p| {
+            let at = format!(
+                "{} at {}",
+                p.cache.map_or(report.op.name(), |c| c.name()),
+                crate::units::format_block_size(p.block_size)
+            );
+            p.runs
+                .iter()
+                .flat_map(move |r| warning::of_sample(r, Some(at.clone())))
+        })
+        .collect();
+    if crate::engine::by_name(&report.engine).is_some_and(|e| !e.caps().counted) {
+        report.warnings.push(Warning::NotCounted {
+            engine: report.engine.clone(),
+        });
+    }
+    if partial {
+        report.warnings.push(Warning::Partial);
+    }
 }
 
 fn median_of(values: Vec<f64>) -> f64 {
     stats::summarize(&values).map_or(0.0, |s| s.median)
 }
 
-fn point(block_size: u64, cache: Option<State>, bytes: u64, runs: Vec<Sample>) -> SweepPoint {
+fn point(block_size: u64, cache: Option<CacheState>, bytes: u64, runs: Vec<Sample>) -> SweepPoint {
     let rates: Vec<f64> = runs.iter().map(Sample::bytes_per_second).collect();
     let resident: Vec<f64> = runs
         .iter()
-        .filter_map(|r| r.residency_before.map(|x| x.fraction()))
+        .filter_map(|r| {
+            r.cache
+                .and_then(|c| c.residency_before)
+                .map(|x| x.fraction())
+        })
         .collect();
-    let resident_before = (!resident.is_empty()).then(|| {
-        (
-            resident.iter().copied().fold(f64::MAX, f64::min),
-            resident.iter().copied().fold(0.0, f64::max),
-        )
+    let resident_share_before = (!resident.is_empty()).then(|| Span {
+        min: resident.iter().copied().fold(f64::MAX, f64::min),
+        max: resident.iter().copied().fold(0.0, f64::max),
     });
-    let state_ok = match (cache, resident_before) {
-        (Some(State::Warm), Some((lo, _))) => lo >= 0.99,
-        (Some(State::Cold), Some((_, hi))) => hi <= 0.05,
-        _ => true,
-    };
+    let state_ok = runs.iter().all(|r| r.cache.is_none_or(|c| c.ok()));
     let device: Vec<f64> = runs
         .iter()
         .filter_map(|r| r.device.map(|d| d.read_bytes as f64))
@@ -218,7 +352,7 @@ fn point(block_size: u64, cache: Option<State>, bytes: u64, runs: Vec<Sample>) -
         rate: stats::summarize(&rates).expect("at least one timed run per point"),
         calls_per_second: median_of(runs.iter().map(Sample::calls_per_second).collect()),
         cpu_percent: median_of(runs.iter().map(|r| r.elapsed.cpu_percent()).collect()),
-        resident_before,
+        resident_share_before,
         device_read_bytes: (!device.is_empty()).then(|| median_of(device) as u64),
         checks_ok: runs.iter().all(|r| r.checks.iter().all(|c| c.ok)),
         state_ok,
@@ -226,7 +360,7 @@ fn point(block_size: u64, cache: Option<State>, bytes: u64, runs: Vec<Sample>) -
     }
 }
 
-fn analyse(cache: Option<State>, op: Op, points: &[&SweepPoint]) -> Analysis {
+fn analyse(cache: Option<CacheState>, points: &[&SweepPoint]) -> Analysis {
     let best = points.iter().map(|p| p.rate.median).fold(0.0, f64::max);
     let knee = points
         .iter()
@@ -241,29 +375,10 @@ fn analyse(cache: Option<State>, op: Op, points: &[&SweepPoint]) -> Analysis {
             seconds: r.elapsed.seconds,
         })
         .collect();
-    let model = model::fit(&samples);
-    let call = if op == Op::Read { "read()" } else { "write()" };
-    let explanation = match model {
-        Some(m) => format!(
-            "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and from {} up the rate is within 5% of its best ({}).",
-            crate::units::format_seconds(m.seconds_per_call),
-            crate::units::group_thousands((1.0 / m.seconds_per_call) as u64),
-            crate::units::format_mib_per_s(m.bytes_per_second),
-            format_size(m.break_even_block().max(1.0) as u64),
-            format_size(knee),
-            crate::units::format_mib_per_s(best),
-        ),
-        None => format!(
-            "The times do not fit a fixed cost per call plus a cost per byte (too few points, or noise); from {} up the rate is within 5% of its best ({}).",
-            format_size(knee),
-            crate::units::format_mib_per_s(best),
-        ),
-    };
     Analysis {
         cache,
-        model,
+        model: model::fit(&samples),
         best_bytes_per_second: best,
         knee_block_size: knee,
-        explanation,
     }
 }

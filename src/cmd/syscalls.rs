@@ -2,13 +2,16 @@
 //! 1-byte pread() calls, lseek(fd, 0, SEEK_CUR) calls, raw getpid() calls and empty loop
 //! iterations, timed over prefixes of a cached file; nanoseconds per call and calls/s.
 
-use super::harness::{self, State, Subject};
+use super::harness::{Harness, Setup, Target};
+use crate::engine;
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
+use crate::measure::cache::CacheState;
 use crate::measure::procio::IoProbe;
 use crate::measure::timer::Stopwatch;
 use crate::options::SyscallsOptions;
 use crate::units::per_second;
+use crate::workload::plan::Plan;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::os::fd::AsRawFd;
@@ -37,6 +40,27 @@ pub struct CallRow {
     pub kernel_calls: Option<u64>,
 }
 
+impl SyscallsReport {
+    /// Median nanoseconds per call of `op` over the sizes measured.
+    pub fn ns_per_call(&self, op: &str) -> f64 {
+        let v: Vec<f64> = self
+            .rows
+            .iter()
+            .filter(|r| r.op == op)
+            .map(|r| r.ns_per_call)
+            .collect();
+        crate::measure::stats::summarize(&v).map_or(0.0, |s| s.median)
+    }
+
+    /// Whether the kernel counted one read per 1-byte read call.
+    pub fn ok(&self) -> bool {
+        self.rows.iter().all(|r| {
+            r.kernel_calls
+                .is_none_or(|k| k.abs_diff(r.calls) <= 16 + r.calls / 100)
+        })
+    }
+}
+
 /// The result of `syscalls`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SyscallsReport {
@@ -50,8 +74,6 @@ pub struct SyscallsReport {
     pub skipped_sizes: Vec<u64>,
     /// Every measurement.
     pub rows: Vec<CallRow>,
-    /// Why lseek is cheaper than read, with this machine's figures.
-    pub explanation: String,
 }
 
 fn timed(op: &str, size: u64, mut body: impl FnMut() -> Result<u64>) -> Result<CallRow> {
@@ -74,7 +96,7 @@ fn timed(op: &str, size: u64, mut body: impl FnMut() -> Result<u64>) -> Result<C
 }
 
 /// Runs every operation at every size.
-pub fn execute(options: &SyscallsOptions) -> Result<SyscallsReport> {
+pub fn execute(options: &SyscallsOptions, harness: &Harness) -> Result<SyscallsReport> {
     let src = files::open_input(&options.path, false)?;
     if src.kind != InputKind::Regular || src.len == 0 {
         return Err(input(format!(
@@ -92,26 +114,27 @@ pub fn execute(options: &SyscallsOptions) -> Result<SyscallsReport> {
     }
     let fd = src.file.as_raw_fd();
     let name = src.name.clone();
-    let subject = Subject {
+    let target = Target {
         file: &src.file,
         name: &name,
+        kind: src.kind,
         device: None,
     };
     let mut rows = Vec::new();
     for &size in &sizes {
-        harness::prepare(subject, size, State::Warm, false)?;
-        let expected = {
-            let mut buf = super::touched_buffer(crate::units::MIB);
-            rewind(&src.file, &name)?;
-            crate::engine::read::read_blocks(
-                &src.file,
-                &name,
-                buf.as_mut_slice(),
-                Some(size),
-                &mut |_| Ok(()),
+        // The reference: the same bytes read in large blocks, warm.
+        let plan = Plan::sequential(0, size, crate::units::MIB);
+        harness.prepare(target, &plan, CacheState::Warm, false)?;
+        let expected = harness
+            .read(
+                target,
+                &Setup::single(&engine::stream::Stream),
+                plan,
+                false,
+                CacheState::Warm,
             )?
-            .xor
-        };
+            .moved
+            .xor;
         rows.push(timed("empty loop", size, || {
             for i in 0..size {
                 std::hint::black_box(i);
@@ -167,28 +190,12 @@ pub fn execute(options: &SyscallsOptions) -> Result<SyscallsReport> {
             .into());
         }
     }
-    let ns = |op: &str| {
-        let v: Vec<f64> = rows
-            .iter()
-            .filter(|r| r.op == op)
-            .map(|r| r.ns_per_call)
-            .collect();
-        crate::measure::stats::summarize(&v).map_or(0.0, |s| s.median)
-    };
-    let explanation = format!(
-        "lseek(SEEK_CUR) enters and leaves the kernel like read() but only returns the file offset: no page-cache lookup and no copy to user memory; here it costs {:.0} ns against {:.0} ns for a 1-byte read(), so {:.0} ns of each read() is moving one byte through the page cache, and {:.0} ns (getpid) is the bare price of a system call.",
-        ns("lseek"),
-        ns("read 1 B"),
-        ns("read 1 B") - ns("lseek"),
-        ns("getpid"),
-    );
     Ok(SyscallsReport {
         file: name,
         file_bytes: src.len,
         sizes,
         skipped_sizes,
         rows,
-        explanation,
     })
 }
 

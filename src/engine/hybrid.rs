@@ -4,10 +4,10 @@
 //! cached chunks are XOR-ed at memory speed.
 
 use super::buffer::AlignedBuffer;
-use super::direct::{aligned_block, check_direct, flush, open_direct, read_chunk};
+use super::direct::{check_direct, flush, open_direct, read_piece};
 use super::mmap::{Mapping, install_sigbus_handler};
-use super::parallel::for_each_chunk;
-use super::{Caps, Engine, Job, Moved};
+use super::parallel::for_each_piece;
+use super::{Caps, Defaults, Engine, Job, Moved};
 use crate::checksum::xor_at;
 use anyhow::Result;
 
@@ -23,10 +23,20 @@ impl Engine for Hybrid {
     }
     fn caps(&self) -> Caps {
         Caps {
+            read: true,
+            write: false,
             sized: true,
+            any_order: true,
             direct: true,
             parallel: true,
+            queued: false,
+            zero_copy: true,
+            counted: false,
+            moves_bytes: true,
         }
+    }
+    fn defaults(&self, len: u64) -> Defaults {
+        super::direct::Direct.defaults(len)
     }
     fn check(&self, job: &Job) -> Result<(), String> {
         check_direct(self, job)
@@ -35,25 +45,32 @@ impl Engine for Hybrid {
         flush(job)?;
         install_sigbus_handler();
         let direct = open_direct(job.file, job.name)?;
-        let map = Mapping::new(job.file, job.name, job.len)?;
-        let block = aligned_block(job.block_size);
-        let (xor, calls) = for_each_chunk(
-            job.len,
-            block,
+        let map = Mapping::new(
+            job.file,
+            job.name,
+            job.plan.start,
+            job.plan.start + job.plan.len,
+        )?;
+        let block = job.plan.block as usize;
+        let (xor, calls) = for_each_piece(
+            &job.plan,
             job.threads,
+            job.observer,
             || Ok(None::<AlignedBuffer>),
             |offset, len, buf| {
-                crate::interrupt::check()?;
-                let (o, l) = (offset as usize, len as usize);
-                if map.resident(o, l) {
-                    return Ok((xor_at(offset, map.slice(o, l)), 1));
+                let l = len as usize;
+                if map.resident(offset, l) {
+                    let bytes = map
+                        .slice(offset, l)
+                        .expect("plan pieces lie inside the mapping");
+                    return Ok((xor_at(job.rel(offset), bytes), 1));
                 }
-                let buf = buf.get_or_insert_with(|| AlignedBuffer::untouched(block as usize));
-                read_chunk(&direct, job.name, buf, offset, len)
+                let buf = buf.get_or_insert_with(|| AlignedBuffer::untouched(block));
+                read_piece(job, &direct, buf, offset, len)
             },
         )?;
         Ok(Moved {
-            bytes: job.len,
+            bytes: job.plan.len,
             calls,
             xor,
         })

@@ -6,8 +6,8 @@
 //! most of those into an error return; for the rest a SIGBUS handler prints one clear line
 //! and exits with status 1 instead of crashing.
 
-use super::parallel::for_each_chunk;
-use super::{Caps, Engine, Job, Moved};
+use super::parallel::for_each_piece;
+use super::{Caps, Defaults, Engine, Job, Moved, Threads};
 use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use std::os::fd::AsRawFd;
@@ -16,9 +16,11 @@ use std::sync::Once;
 /// mmap and XOR in place, on threads.
 pub struct Mmap;
 
-/// A read-only shared mapping, unmapped on drop.
+/// A read-only shared mapping of the bytes `[base, base + len)` of a file, unmapped on drop.
+/// Every accessor takes file offsets and checks them against the mapping.
 pub struct Mapping {
     addr: *mut libc::c_void,
+    base: u64,
     len: usize,
 }
 
@@ -28,53 +30,76 @@ unsafe impl Sync for Mapping {}
 unsafe impl Send for Mapping {}
 
 impl Mapping {
-    /// Maps the first `len` bytes of `file` read-only.
-    pub fn new(file: &std::fs::File, name: &str, len: u64) -> Result<Self> {
+    /// Maps the bytes `[start, end)` of `file` read-only (from the page below `start`).
+    pub fn new(file: &std::fs::File, name: &str, start: u64, end: u64) -> Result<Self> {
+        let page = crate::measure::cache::page_size();
+        let base = start / page * page;
+        let len = usize::try_from(end.saturating_sub(base))
+            .with_context(|| format!("mmap {name}: too large for this address space"))?;
+        if len == 0 {
+            anyhow::bail!("mmap {name}: nothing to map");
+        }
         // SAFETY: a fresh read-only shared mapping of a file we hold open; no existing memory
         // is affected and the result is checked below.
         let addr = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                len as usize,
+                len,
                 libc::PROT_READ,
                 libc::MAP_SHARED,
                 file.as_raw_fd(),
-                0,
+                base as libc::off_t,
             )
         };
         if addr == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error()).with_context(|| format!("mmap {name}"));
         }
-        Ok(Self {
-            addr,
-            len: len as usize,
-        })
+        Ok(Self { addr, base, len })
     }
 
-    /// Advises the kernel how the mapping will be used (errors are only advice lost).
-    pub fn advise(&self, offset: usize, len: usize, advice: libc::c_int) -> bool {
-        // SAFETY: the range lies inside our mapping (callers pass sub-ranges of it).
-        unsafe { libc::madvise(self.addr.add(offset), len, advice) == 0 }
+    /// The position inside the mapping of the file range `[offset, offset + len)`, if the
+    /// whole range lies inside it.
+    fn inside(&self, offset: u64, len: usize) -> Option<usize> {
+        let at = usize::try_from(offset.checked_sub(self.base)?).ok()?;
+        (at.checked_add(len)? <= self.len).then_some(at)
     }
 
-    /// Whether every page of `[offset, offset + len)` is in the page cache (`offset` a
-    /// multiple of the page size). Errors count as "not resident".
-    pub fn resident(&self, offset: usize, len: usize) -> bool {
-        let pages = len.div_ceil(crate::measure::cache::page_size() as usize);
-        let mut vec = vec![0u8; pages];
-        // SAFETY: the range lies inside our mapping and vec holds one byte per page.
-        let rc = unsafe { libc::mincore(self.addr.add(offset), len, vec.as_mut_ptr()) };
+    /// Advises the kernel how a file range will be used, extended down to its page (the
+    /// kernel wants page-aligned addresses). False when the advice was refused or the range
+    /// is outside the mapping.
+    pub fn advise(&self, offset: u64, len: usize, advice: libc::c_int) -> bool {
+        let Some(at) = self.inside(offset, len) else {
+            return false;
+        };
+        let page = crate::measure::cache::page_size() as usize;
+        let aligned = at / page * page;
+        // SAFETY: [aligned, at + len) lies inside our live mapping (checked above).
+        unsafe { libc::madvise(self.addr.add(aligned), at + len - aligned, advice) == 0 }
+    }
+
+    /// Whether every page of a file range is in the page cache. Errors and ranges outside
+    /// the mapping count as "not resident".
+    pub fn resident(&self, offset: u64, len: usize) -> bool {
+        let Some(at) = self.inside(offset, len) else {
+            return false;
+        };
+        let page = crate::measure::cache::page_size() as usize;
+        let aligned = at / page * page;
+        let span = at + len - aligned;
+        let mut vec = vec![0u8; span.div_ceil(page)];
+        // SAFETY: the range lies inside our mapping (checked) and vec holds a byte per page.
+        let rc = unsafe { libc::mincore(self.addr.add(aligned), span, vec.as_mut_ptr()) };
         rc == 0 && vec.iter().all(|&b| b & 1 != 0)
     }
 
-    /// The bytes `[offset, offset + len)` of the mapping.
+    /// The bytes of a file range, or `None` when it is not inside the mapping.
     ///
     /// Reading them raises SIGBUS if the file was truncated below them meanwhile; the
     /// handler installed by [`install_sigbus_handler`] turns that into a clean exit.
-    pub fn slice(&self, offset: usize, len: usize) -> &[u8] {
-        assert!(offset + len <= self.len, "slice within the mapping");
-        // SAFETY: the range is inside a live PROT_READ mapping owned by self.
-        unsafe { std::slice::from_raw_parts((self.addr as *const u8).add(offset), len) }
+    pub fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        let at = self.inside(offset, len)?;
+        // SAFETY: the range is inside a live PROT_READ mapping owned by self (checked).
+        Some(unsafe { std::slice::from_raw_parts((self.addr as *const u8).add(at), len) })
     }
 }
 
@@ -120,27 +145,47 @@ impl Engine for Mmap {
     }
     fn caps(&self) -> Caps {
         Caps {
+            read: true,
+            write: false,
             sized: true,
+            any_order: true,
             direct: false,
             parallel: true,
+            queued: false,
+            zero_copy: true,
+            counted: false,
+            moves_bytes: true,
+        }
+    }
+    fn defaults(&self, _: u64) -> Defaults {
+        Defaults {
+            threads: Threads::PerCore,
+            block_size: 16 << 20,
+            depth: 1,
         }
     }
     fn run(&self, job: &Job) -> Result<Moved> {
-        if job.len == 0 {
+        if job.plan.len == 0 {
             return Ok(Moved::default());
         }
         install_sigbus_handler();
-        let map = Mapping::new(job.file, job.name, job.len)?;
-        map.advise(0, job.len as usize, libc::MADV_SEQUENTIAL);
-        let (xor, calls) = for_each_chunk(
-            job.len,
-            job.block_size,
+        let map = Mapping::new(
+            job.file,
+            job.name,
+            job.plan.start,
+            job.plan.start + job.plan.len,
+        )?;
+        if job.plan.is_sequential() {
+            map.advise(job.plan.start, job.plan.len as usize, libc::MADV_SEQUENTIAL);
+        }
+        let (xor, calls) = for_each_piece(
+            &job.plan,
             job.threads,
+            job.observer,
             || Ok(()),
             |offset, len, _| {
-                crate::interrupt::check()?;
-                let (o, l) = (offset as usize, len as usize);
-                if !map.advise(o, l, MADV_POPULATE_READ) {
+                let l = len as usize;
+                if !map.advise(offset, l, MADV_POPULATE_READ) {
                     let err = std::io::Error::last_os_error();
                     // EINVAL: an older kernel without POPULATE_READ; faults will do. Anything
                     // else (EFAULT, EIO) means the pages cannot be read.
@@ -153,11 +198,14 @@ impl Engine for Mmap {
                         });
                     }
                 }
-                Ok((xor_at(offset, map.slice(o, l)), 1))
+                let bytes = map
+                    .slice(offset, l)
+                    .expect("plan pieces lie inside the mapping");
+                Ok((xor_at(job.rel(offset), bytes), 1))
             },
         )?;
         Ok(Moved {
-            bytes: job.len,
+            bytes: job.plan.len,
             calls,
             xor,
         })

@@ -1,19 +1,22 @@
-//! Engines: each file here moves bytes between a file and memory in one way. Engines do
-//! not time, print or parse options; the harness in `cmd/` measures around them. Every
-//! engine computes the same checksum for the same bytes.
+//! Engines: each file here moves bytes between memory and a file (or any descriptor) in one
+//! way, following an offset plan from `workload::plan`. Engines do not time, print or parse
+//! options, and know no command; the harness in `cmd/` measures around them. Every engine
+//! computes the same checksum for the same bytes. The table at the bottom is the only list
+//! of engines: a new engine is one file and one line there, and every command can use it.
 
 pub mod buffer;
 pub mod direct;
 pub mod hybrid;
 pub mod mmap;
+pub mod null;
 pub mod parallel;
 pub mod pread;
-pub mod read;
 pub mod stream;
 pub mod uring;
-pub mod write;
 
 use crate::files::InputKind;
+pub use crate::workload::Op;
+use crate::workload::plan::Plan;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 
@@ -24,18 +27,32 @@ pub struct Moved {
     pub bytes: u64,
     /// System calls that moved data (including a final read that returned 0).
     pub calls: u64,
-    /// XOR of the bytes, per the checksum convention.
+    /// XOR of the bytes, per the checksum convention (0 for an engine that moves none).
     pub xor: u32,
 }
 
-/// Called between system calls now and then with the bytes moved so far; returning an
-/// error (such as an interruption) stops the engine with that error.
-pub type Observer<'a> = &'a mut dyn FnMut(u64) -> anyhow::Result<()>;
+/// Told about progress between system calls; an error (such as an interruption) stops the
+/// engine with that error. Shared by an engine's threads.
+pub trait Observer: Sync {
+    /// `bytes` more bytes were moved since the last call.
+    fn moved(&self, bytes: u64) -> anyhow::Result<()>;
+}
 
-/// How often an engine calls its observer: after this many calls or bytes, whichever first.
+/// The observer that only honours Ctrl-C.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Interruptible;
+
+impl Observer for Interruptible {
+    fn moved(&self, _: u64) -> anyhow::Result<()> {
+        crate::interrupt::check()
+    }
+}
+
+/// How often a single-threaded engine calls its observer: after this many calls or bytes.
 pub(crate) struct Cadence {
     calls: u64,
     bytes: u64,
+    reported: u64,
 }
 
 impl Cadence {
@@ -43,53 +60,128 @@ impl Cadence {
     const BYTES: u64 = 32 << 20;
 
     pub(crate) fn new() -> Self {
-        Self { calls: 0, bytes: 0 }
+        Self {
+            calls: 0,
+            bytes: 0,
+            reported: 0,
+        }
     }
 
-    /// True when the observer is due, given the running totals.
+    /// Calls the observer when due, given the running totals.
     #[inline]
-    pub(crate) fn due(&mut self, calls: u64, bytes: u64) -> bool {
+    pub(crate) fn tick(
+        &mut self,
+        observer: &dyn Observer,
+        calls: u64,
+        bytes: u64,
+    ) -> anyhow::Result<()> {
         if calls - self.calls >= Self::CALLS || bytes - self.bytes >= Self::BYTES {
             self.calls = calls;
             self.bytes = bytes;
-            true
-        } else {
-            false
+            let delta = bytes - self.reported;
+            self.reported = bytes;
+            observer.moved(delta)?;
         }
+        Ok(())
     }
 }
 
-/// One whole-file XOR job, as `fast` hands it to an engine.
-#[derive(Debug, Clone, Copy)]
+/// One piece of work for an engine: what to move, where, how.
+#[derive(Clone, Copy)]
 pub struct Job<'a> {
-    /// The open input.
+    /// The open file (or pipe, socket, device).
     pub file: &'a File,
     /// Its name, for messages.
     pub name: &'a str,
-    /// What kind of input it is.
+    /// What kind of thing it is.
     pub kind: InputKind,
-    /// Its size from stat (0 for pipes and /proc files).
-    pub len: u64,
-    /// Worker threads to use.
+    /// Read from it or write to it.
+    pub op: Op,
+    /// The bytes to move and their order. For reads with `to_end`, `plan.len` is the size
+    /// the input had when reading began (0 when unknown).
+    pub plan: Plan,
+    /// Read until end of input rather than exactly `plan.len` bytes (pipes, /proc, and
+    /// regular files read whole, which must not end before `plan.len`).
+    pub to_end: bool,
+    /// Worker threads.
     pub threads: usize,
-    /// Bytes per read call (or per chunk, for mmap).
-    pub block_size: u64,
-    /// Reads in flight per thread (io_uring).
+    /// Requests in flight per thread (io_uring).
     pub depth: usize,
+    /// Writes: byte `o` of the file is byte `o` of `DataStream::new(seed, 0)`.
+    pub seed: u64,
+    /// Progress and interruption.
+    pub observer: &'a dyn Observer,
 }
 
-/// What an engine needs and does; the chooser and the harness look only at these flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+impl std::fmt::Debug for Job<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("name", &self.name)
+            .field("op", &self.op)
+            .field("plan", &self.plan)
+            .field("to_end", &self.to_end)
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
+
+impl Job<'_> {
+    /// The checksum offset of absolute file offset `offset`: checksums count from the
+    /// first byte of the plan.
+    pub fn rel(&self, offset: u64) -> u64 {
+        offset - self.plan.start
+    }
+}
+
+/// What an engine can do; commands and the chooser look only at these flags, never at names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Caps {
+    /// Reads.
+    pub read: bool,
+    /// Writes.
+    pub write: bool,
     /// Needs a regular file of known size (it maps it or reads at offsets).
     pub sized: bool,
+    /// Follows any offset plan (else sequential only).
+    pub any_order: bool,
     /// Bypasses the page cache with O_DIRECT (so it suits cold data).
     pub direct: bool,
     /// Spreads the work over threads.
     pub parallel: bool,
+    /// Keeps several requests in flight per thread (`--depth`).
+    pub queued: bool,
+    /// Reads the page cache in place, without copying into a buffer.
+    pub zero_copy: bool,
+    /// Its calls and bytes go through read()/write()-like calls that /proc/self/io counts.
+    pub counted: bool,
+    /// Moves real bytes (false for `null`).
+    pub moves_bytes: bool,
 }
 
-/// A way of reading a whole file and computing its checksum.
+/// How many threads an engine wants by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// One.
+    One,
+    /// One per core.
+    PerCore,
+    /// Enough to keep this many bytes in flight (threads blocked in the device queue), at
+    /// least one per core, at most 128, within 1/16 of the available memory.
+    InFlight(u64),
+}
+
+/// An engine's own defaults, used when the user gives none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Defaults {
+    /// Worker threads.
+    pub threads: Threads,
+    /// Bytes per call or chunk.
+    pub block_size: u64,
+    /// Requests in flight per thread.
+    pub depth: usize,
+}
+
+/// A way of moving bytes.
 pub trait Engine: Sync {
     /// The name users pass to `--engine`.
     fn name(&self) -> &'static str;
@@ -97,11 +189,17 @@ pub trait Engine: Sync {
     fn describe(&self) -> &'static str;
     /// Its capability flags.
     fn caps(&self) -> Caps;
-    /// Whether it can run on this input here; `Err` carries the reason it cannot.
+    /// Its defaults for an input of `len` bytes (0: unknown).
+    fn defaults(&self, len: u64) -> Defaults;
+    /// Whether it can run this job here; `Err` carries the reason it cannot.
     fn check(&self, job: &Job) -> Result<(), String> {
         check_caps(self.name(), self.caps(), job)
     }
-    /// Reads the whole input and returns what it moved.
+    /// Things the user should know about how the job will run (a refused O_DIRECT, say).
+    fn notes(&self, _job: &Job) -> Vec<String> {
+        Vec::new()
+    }
+    /// Moves the bytes of the job and returns what it moved.
     fn run(&self, job: &Job) -> anyhow::Result<Moved>;
 }
 
@@ -113,10 +211,21 @@ impl std::fmt::Debug for dyn Engine {
 
 /// The checks every engine's capability flags imply; engines with more needs add theirs.
 pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
+    match job.op {
+        Op::Read if !caps.read => return Err(format!("{name} cannot read")),
+        Op::Write if !caps.write => return Err(format!("{name} cannot write")),
+        _ => {}
+    }
+    if !job.plan.is_sequential() && !caps.any_order {
+        return Err(format!("{name} reads and writes only in order"));
+    }
+    if !job.plan.is_sequential() && job.kind != InputKind::Regular {
+        return Err(format!("{name}: offsets need a regular file"));
+    }
     if caps.sized && job.kind != InputKind::Regular {
         return Err(format!("{name} needs a regular file"));
     }
-    if caps.sized && job.len == 0 {
+    if caps.sized && job.op == Op::Read && job.plan.len == 0 {
         // Empty, or a /proc file that reports size 0 but has content: only reading to
         // the end tells which.
         return Err(format!("{name} needs the size, and stat says 0"));
@@ -132,6 +241,7 @@ pub const ENGINES: &[&dyn Engine] = &[
     &direct::Direct,
     &hybrid::Hybrid,
     &uring::Uring,
+    &null::Null,
 ];
 
 /// The engine called `name`.
@@ -146,4 +256,36 @@ pub fn names() -> String {
         .map(|e| e.name())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The engines that can do `op`, one per line with what they do: for `--engine` help.
+pub fn table(op: Option<Op>) -> String {
+    ENGINES
+        .iter()
+        .filter(|e| match op {
+            Some(Op::Read) => e.caps().read,
+            Some(Op::Write) => e.caps().write,
+            None => true,
+        })
+        .map(|e| {
+            let c = e.caps();
+            let can = match (c.read, c.write) {
+                (true, true) => "read+write",
+                (true, false) => "read",
+                (false, true) => "write",
+                (false, false) => "-",
+            };
+            format!("{:<7} [{can}] {}", e.name(), e.describe())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The error for a file that ended at `reached` although it had `size` bytes when reading
+/// began: the one rule for every engine.
+pub fn shrank(name: &str, reached: u64, size: u64) -> anyhow::Error {
+    crate::error::Failure::Check(format!(
+        "read {name}: the file ended at byte {reached} but its size was {size} when reading began (did it shrink?)"
+    ))
+    .into()
 }

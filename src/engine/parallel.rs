@@ -1,18 +1,21 @@
-//! Splitting one file among threads: workers claim fixed-size chunks in offset order from a
-//! shared counter (so fast workers take more), XOR what they read with its offset, and the
-//! partial checksums combine by XOR in any order. The first error stops every worker.
+//! Splitting a plan among threads: workers claim the plan's pieces in its order from a
+//! shared counter (so fast workers take more), XOR what they move with its offset, and the
+//! partial checksums combine by XOR in any order. The first error, or a panic, stops every
+//! worker and is returned.
 
+use super::{Job, Observer};
+use crate::workload::plan::Plan;
 use anyhow::Result;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Runs `work(offset, len, state)` over `[0, total)` in `chunk`-sized pieces on `threads`
-/// threads, each with its own state from `init`; returns the XOR of all results and the
-/// sum of the calls each piece reports.
-pub fn for_each_chunk<S, I, W>(
-    total: u64,
-    chunk: u64,
+/// Runs `work(offset, len, state)` over every piece of `plan` on `threads` threads, each
+/// with its own state from `init`; returns the XOR of all results and the sum of the calls
+/// each piece reports. The observer hears of every piece.
+pub fn for_each_piece<S, I, W>(
+    plan: &Plan,
     threads: usize,
+    observer: &dyn Observer,
     init: I,
     work: W,
 ) -> Result<(u32, u64)>
@@ -20,7 +23,7 @@ where
     I: Fn() -> Result<S> + Sync,
     W: Fn(u64, u64, &mut S) -> Result<(u32, u64)> + Sync,
 {
-    let claims = Claims::new(total, chunk);
+    let claims = Claims::new(*plan);
     let threads = threads.clamp(1, claims.pieces().max(1) as usize);
     on_threads(threads, &claims, |claims| {
         let mut state = init()?;
@@ -29,23 +32,28 @@ where
             let (x, c) = work(offset, len, &mut state)?;
             xor ^= x;
             calls += c;
+            observer.moved(len)?;
         }
         Ok((xor, calls))
     })
 }
 
 /// Runs `body` on `threads` threads (inline when one) and combines their `(xor, calls)`;
-/// the first error is returned and tells the others, through `claims`, to stop.
+/// the first error is returned and tells the others, through `claims`, to stop. A thread
+/// that panics is an error too, never a silent zero.
 pub fn on_threads<B>(threads: usize, claims: &Claims, body: B) -> Result<(u32, u64)>
 where
     B: Fn(&Claims) -> Result<(u32, u64)> + Sync,
 {
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let fail = |e: anyhow::Error| {
+        claims.stop();
+        let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert(e);
+    };
     let worker = || -> (u32, u64) {
         body(claims).unwrap_or_else(|e| {
-            claims.stop();
-            let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-            slot.get_or_insert(e);
+            fail(e);
             (0, 0)
         })
     };
@@ -56,7 +64,17 @@ where
             let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or((0, 0)))
+                .map(|h| {
+                    h.join().unwrap_or_else(|panic| {
+                        let why = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "no message".to_string());
+                        fail(anyhow::anyhow!("a worker thread panicked: {why}"));
+                        (0, 0)
+                    })
+                })
                 .collect()
         })
     };
@@ -68,21 +86,19 @@ where
         .fold((0, 0), |(x, c), (x2, c2)| (x ^ x2, c + c2)))
 }
 
-/// The shared work list: `[0, total)` cut into `chunk`-sized pieces, handed out in order.
+/// The shared work list: the pieces of a plan, handed out in the plan's order.
 #[derive(Debug)]
 pub struct Claims {
-    total: u64,
-    chunk: u64,
+    plan: Plan,
     next: AtomicU64,
     stopped: AtomicBool,
 }
 
 impl Claims {
-    /// A work list over `total` bytes in pieces of `chunk` bytes.
-    pub fn new(total: u64, chunk: u64) -> Self {
+    /// A work list over the pieces of `plan`.
+    pub fn new(plan: Plan) -> Self {
         Self {
-            total,
-            chunk: chunk.max(1),
+            plan,
             next: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
         }
@@ -90,7 +106,7 @@ impl Claims {
 
     /// How many pieces there are.
     pub fn pieces(&self) -> u64 {
-        self.total.div_ceil(self.chunk)
+        self.plan.pieces()
     }
 
     /// The next piece as `(offset, len)`, or `None` when all are taken or work stopped.
@@ -99,8 +115,7 @@ impl Claims {
             return None;
         }
         let index = self.next.fetch_add(1, Ordering::Relaxed);
-        let offset = index.checked_mul(self.chunk).filter(|&o| o < self.total)?;
-        Some((offset, self.chunk.min(self.total - offset)))
+        (index < self.plan.pieces()).then(|| self.plan.piece(index))
     }
 
     /// Tells every worker to stop claiming.
@@ -109,38 +124,53 @@ impl Claims {
     }
 }
 
+/// The threads a job will really use: never more than its pieces.
+pub fn workers(job: &Job) -> usize {
+    job.threads.clamp(
+        1,
+        usize::try_from(job.plan.pieces().max(1)).unwrap_or(usize::MAX),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::checksum::{xor_at, xor_bytes};
+    use crate::engine::Interruptible;
+    use crate::workload::plan::Order;
 
     #[test]
-    fn chunks_cover_everything_once_and_combine_to_the_whole_xor() {
+    fn pieces_cover_everything_once_and_combine_to_the_whole_xor() {
         let data: Vec<u8> = (0..100_003u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
             .collect();
         for threads in [1, 2, 7] {
             for chunk in [1, 3, 4096, 99_999, 1 << 20] {
-                let (x, calls) = for_each_chunk(
-                    data.len() as u64,
-                    chunk,
-                    threads,
-                    || Ok(()),
-                    |off, len, _| Ok((xor_at(off, &data[off as usize..(off + len) as usize]), 1)),
-                )
-                .unwrap();
-                assert_eq!(x, xor_bytes(&data), "threads {threads} chunk {chunk}");
-                assert_eq!(calls, (data.len() as u64).div_ceil(chunk));
+                for order in [Order::Sequential, Order::Random { seed: 4 }] {
+                    let plan = Plan::new(0, data.len() as u64, chunk, order);
+                    let (x, calls) = for_each_piece(
+                        &plan,
+                        threads,
+                        &Interruptible,
+                        || Ok(()),
+                        |off, len, _| {
+                            Ok((xor_at(off, &data[off as usize..(off + len) as usize]), 1))
+                        },
+                    )
+                    .unwrap();
+                    assert_eq!(x, xor_bytes(&data), "threads {threads} chunk {chunk}");
+                    assert_eq!(calls, (data.len() as u64).div_ceil(chunk));
+                }
             }
         }
     }
 
     #[test]
-    fn an_error_in_one_chunk_is_returned() {
-        let err = for_each_chunk(
-            1000,
-            10,
+    fn an_error_in_one_piece_is_returned() {
+        let err = for_each_piece(
+            &Plan::sequential(0, 1000, 10),
             3,
+            &Interruptible,
             || Ok(()),
             |off, _, _| {
                 if off == 500 {
@@ -155,9 +185,34 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_in_a_worker_is_an_error_not_a_zero() {
+        let err = for_each_piece(
+            &Plan::sequential(0, 1000, 10),
+            3,
+            &Interruptible,
+            || Ok(()),
+            |off, _, _| {
+                if off == 500 {
+                    panic!("worker blew up at {off}");
+                }
+                Ok((1, 1))
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("worker blew up at 500"), "{err}");
+    }
+
+    #[test]
     fn nothing_to_do_is_zero() {
         assert_eq!(
-            for_each_chunk(0, 10, 4, || Ok(()), |_, _, _| Ok((1, 1))).unwrap(),
+            for_each_piece(
+                &Plan::sequential(0, 0, 10),
+                4,
+                &Interruptible,
+                || Ok(()),
+                |_, _, _| Ok((1, 1))
+            )
+            .unwrap(),
             (0, 0)
         );
     }

@@ -1,14 +1,16 @@
-//! The `pread` engine: buffered pread() of large blocks at offsets, on several threads.
+//! The `pread` engine: buffered pread()/pwrite() of large blocks at the plan's offsets, on
+//! several threads.
 
-use super::parallel::for_each_chunk;
-use super::{Caps, Engine, Job, Moved};
+use super::parallel::for_each_piece;
+use super::{Caps, Defaults, Engine, Job, Moved, Op, Threads};
 use crate::checksum::xor_at;
 use crate::engine::buffer::AlignedBuffer;
-use anyhow::{Context, Result};
+use crate::workload::data::DataStream;
+use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-/// Buffered pread() on threads.
+/// Buffered pread()/pwrite() on threads.
 pub struct Pread;
 
 /// Reads exactly `buf.len()` bytes at `offset` unless the file ends first; returns the bytes
@@ -21,7 +23,7 @@ pub fn pread_full(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Resul
         match file.read_at(&mut buf[done..], offset + done as u64) {
             Ok(0) => break,
             Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => crate::interrupt::check()?,
             Err(e) => {
                 return Err(e)
                     .with_context(|| format!("read {name} at byte {}", offset + done as u64));
@@ -31,15 +33,36 @@ pub fn pread_full(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Resul
     Ok((done, calls))
 }
 
-/// Checks that a piece of a sized file was read whole: a shorter read means the file shrank.
-pub fn expect_whole(name: &str, offset: u64, want: u64, got: u64) -> Result<()> {
+/// Writes all of `buf` at `offset`; returns the calls made.
+pub fn pwrite_full(file: &File, name: &str, buf: &[u8], offset: u64) -> Result<u64> {
+    let (mut done, mut calls) = (0, 0);
+    while done < buf.len() {
+        calls += 1;
+        match file.write_at(&buf[done..], offset + done as u64) {
+            Ok(0) => bail!(
+                "write {name} at byte {}: the file accepted no bytes",
+                offset + done as u64
+            ),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => crate::interrupt::check()?,
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("write {name} at byte {}", offset + done as u64));
+            }
+        }
+    }
+    Ok(calls)
+}
+
+/// Checks that a piece of a sized read came back whole: a shorter read means the file
+/// shrank since reading began.
+pub fn expect_whole(job: &Job, offset: u64, want: u64, got: u64) -> Result<()> {
     if got < want {
-        return Err(crate::error::Failure::Check(format!(
-            "read {name}: the file ended at byte {} but its size was {} when reading began (did it shrink?)",
+        return Err(super::shrank(
+            job.name,
             offset + got,
-            offset + want
-        ))
-        .into());
+            job.plan.start + job.plan.len,
+        ));
     }
     Ok(())
 }
@@ -49,31 +72,54 @@ impl Engine for Pread {
         "pread"
     }
     fn describe(&self) -> &'static str {
-        "buffered pread() of large blocks at offsets, one thread per core"
+        "buffered pread()/pwrite() of blocks at offsets, one thread per core"
     }
     fn caps(&self) -> Caps {
         Caps {
+            read: true,
+            write: true,
             sized: true,
+            any_order: true,
             direct: false,
             parallel: true,
+            queued: false,
+            zero_copy: false,
+            counted: true,
+            moves_bytes: true,
+        }
+    }
+    fn defaults(&self, _: u64) -> Defaults {
+        Defaults {
+            threads: Threads::PerCore,
+            block_size: 1 << 20,
+            depth: 1,
         }
     }
     fn run(&self, job: &Job) -> Result<Moved> {
-        let (xor, calls) = for_each_chunk(
-            job.len,
-            job.block_size,
+        let block = job.plan.block as usize;
+        let (xor, calls) = for_each_piece(
+            &job.plan,
             job.threads,
-            || Ok(AlignedBuffer::new(job.block_size as usize)),
+            job.observer,
+            || Ok(AlignedBuffer::new(block)),
             |offset, len, buf| {
-                crate::interrupt::check()?;
                 let slice = &mut buf.as_mut_slice()[..len as usize];
-                let (n, calls) = pread_full(job.file, job.name, slice, offset)?;
-                expect_whole(job.name, offset, len, n as u64)?;
-                Ok((xor_at(offset, &slice[..n]), calls))
+                let calls = match job.op {
+                    Op::Read => {
+                        let (n, calls) = pread_full(job.file, job.name, slice, offset)?;
+                        expect_whole(job, offset, len, n as u64)?;
+                        calls
+                    }
+                    Op::Write => {
+                        DataStream::new(job.seed, offset).fill(slice);
+                        pwrite_full(job.file, job.name, slice, offset)?
+                    }
+                };
+                Ok((xor_at(job.rel(offset), slice), calls))
             },
         )?;
         Ok(Moved {
-            bytes: job.len,
+            bytes: job.plan.len,
             calls,
             xor,
         })

@@ -4,10 +4,10 @@
 //! limit of ordinary users does not apply.
 
 use super::buffer::{ALIGN, AlignedBuffer};
-use super::direct::{aligned_block, flush, open_direct};
+use super::direct::{check_aligned, flush, open_direct};
 use super::parallel::{Claims, on_threads};
 use super::pread::expect_whole;
-use super::{Caps, Engine, Job, Moved};
+use super::{Caps, Defaults, Engine, Job, Moved, Threads};
 use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use io_uring::{IoUring, opcode, types};
@@ -30,6 +30,12 @@ struct Slot {
     done: u64,
 }
 
+/// The O_DIRECT description to read through, or why reads will be buffered.
+fn direct_file(job: &Job) -> Result<std::fs::File, String> {
+    check_aligned("uring", job)?;
+    open_direct(job.file, job.name).map_err(|e| format!("{e:#}"))
+}
+
 impl Engine for Uring {
     fn name(&self) -> &'static str {
         "uring"
@@ -39,35 +45,55 @@ impl Engine for Uring {
     }
     fn caps(&self) -> Caps {
         Caps {
+            read: true,
+            write: false,
             sized: true,
+            any_order: true,
             direct: true,
             parallel: true,
+            queued: true,
+            zero_copy: false,
+            counted: false,
+            moves_bytes: true,
+        }
+    }
+    fn defaults(&self, _: u64) -> Defaults {
+        Defaults {
+            threads: Threads::PerCore,
+            block_size: 4 << 20,
+            depth: 8,
         }
     }
     fn check(&self, job: &Job) -> Result<(), String> {
         super::check_caps(self.name(), self.caps(), job)?;
         available()
     }
+    fn notes(&self, job: &Job) -> Vec<String> {
+        match direct_file(job) {
+            Ok(_) => Vec::new(),
+            Err(why) => vec![format!("uring: buffered reads, not O_DIRECT: {why}")],
+        }
+    }
     fn run(&self, job: &Job) -> Result<Moved> {
         flush(job)?;
-        let direct = open_direct(job.file, job.name).ok();
+        let direct = direct_file(job).ok();
         let file = direct.as_ref().unwrap_or(job.file);
-        let block = aligned_block(job.block_size);
+        let block = job.plan.block;
         let depth = job.depth.clamp(1, 256);
-        let claims = Claims::new(job.len, block);
-        let threads = job.threads.clamp(1, claims.pieces().max(1) as usize);
+        let claims = Claims::new(job.plan);
+        let threads = super::parallel::workers(job);
         let (xor, calls) = on_threads(threads, &claims, |claims| {
             worker(
+                job,
                 claims,
                 file.as_raw_fd(),
-                job.name,
                 block,
                 depth,
                 direct.is_some(),
             )
         })?;
         Ok(Moved {
-            bytes: job.len,
+            bytes: job.plan.len,
             calls,
             xor,
         })
@@ -75,9 +101,9 @@ impl Engine for Uring {
 }
 
 fn worker(
+    job: &Job,
     claims: &Claims,
     fd: i32,
-    name: &str,
     block: u64,
     depth: usize,
     direct: bool,
@@ -93,15 +119,15 @@ fn worker(
         })
         .collect();
     let mut ring =
-        IoUring::new(depth as u32).with_context(|| format!("io_uring setup for {name}"))?;
+        IoUring::new(depth as u32).with_context(|| format!("io_uring setup for {}", job.name))?;
     let mut in_flight = 0usize;
     let result = pump(
+        job,
         &mut ring,
         &mut slots,
         &mut in_flight,
         claims,
         fd,
-        name,
         direct,
     );
     if result.is_err() {
@@ -124,14 +150,15 @@ fn worker(
 /// Keeps up to `slots.len()` reads in flight until the claims run out; XORs each block as
 /// it completes and refills its slot with the next claim.
 fn pump(
+    job: &Job,
     ring: &mut IoUring,
     slots: &mut [Slot],
     in_flight: &mut usize,
     claims: &Claims,
     fd: i32,
-    name: &str,
     direct: bool,
 ) -> Result<(u32, u64)> {
+    let name = job.name;
     let (mut xor, mut calls) = (0u32, 0u64);
     let submit = |ring: &mut IoUring, slot: &mut Slot, index: usize| -> Result<()> {
         let start = slot.done as usize;
@@ -170,8 +197,10 @@ fn pump(
             .completion()
             .map(|c| (c.user_data() as usize, c.result()))
             .collect();
+        // Everything taken from the ring is no longer in flight, whatever happens to the
+        // rest of this batch: an early return below must not leave the drain waiting.
+        *in_flight -= completed.len();
         for (index, result) in completed {
-            *in_flight -= 1;
             calls += 1;
             let slot = &mut slots[index];
             if result < 0 {
@@ -187,9 +216,12 @@ fn pump(
                 *in_flight += 1;
                 continue;
             }
-            expect_whole(name, slot.offset, slot.len, slot.done.min(slot.len))?;
-            xor ^= xor_at(slot.offset, &slot.buf.as_slice()[..slot.len as usize]);
-            crate::interrupt::check()?;
+            expect_whole(job, slot.offset, slot.len, slot.done.min(slot.len))?;
+            xor ^= xor_at(
+                job.rel(slot.offset),
+                &slot.buf.as_slice()[..slot.len as usize],
+            );
+            job.observer.moved(slot.len)?;
             if let Some((offset, len)) = claims.claim() {
                 (slot.offset, slot.len, slot.done) = (offset, len, 0);
                 submit(ring, slot, index)?;

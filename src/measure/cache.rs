@@ -25,9 +25,150 @@ impl Residency {
         }
     }
 
+    /// Warm, cold or mixed, by the one set of thresholds.
+    pub fn observed(&self) -> Observed {
+        observe(self.fraction())
+    }
+
     /// The share as a percentage string, e.g. `100.0%`.
     pub fn percent(&self) -> String {
         format!("{:.1}%", 100.0 * self.fraction())
+    }
+}
+
+/// The cache state a run is asked to start from: the one type for warm, cold and "as it is".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheState {
+    /// Every page of the range in the page cache.
+    Warm,
+    /// No page of the range in the page cache.
+    Cold,
+    /// Whatever the cache holds; nothing is done to it and nothing is claimed.
+    AsIs,
+}
+
+impl CacheState {
+    /// `warm`, `cold` or `as_is`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheState::Warm => "warm",
+            CacheState::Cold => "cold",
+            CacheState::AsIs => "as_is",
+        }
+    }
+}
+
+/// A range counts as warm from this resident share up.
+pub const WARM_AT_LEAST: f64 = 0.99;
+/// A range counts as cold up to this resident share.
+pub const COLD_AT_MOST: f64 = 0.05;
+/// A warm read may fetch this share of its bytes from the device (metadata, a stray page).
+const WARM_DEVICE_SLACK: f64 = 0.01;
+/// A cold read must fetch at least this share of its bytes from the device.
+const COLD_DEVICE_SHARE: f64 = 0.9;
+
+/// What the residency says about a range, by the thresholds above.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Observed {
+    /// At least [`WARM_AT_LEAST`] resident.
+    Warm,
+    /// At most [`COLD_AT_MOST`] resident.
+    Cold,
+    /// In between.
+    Mixed,
+}
+
+/// Warm, cold or mixed for a resident share from 0.0 to 1.0, by the one set of thresholds.
+pub fn observe(share: f64) -> Observed {
+    if share >= WARM_AT_LEAST {
+        Observed::Warm
+    } else if share <= COLD_AT_MOST {
+        Observed::Cold
+    } else {
+        Observed::Mixed
+    }
+}
+
+impl Observed {
+    /// Whether this is the state asked for (`as_is` is always reached).
+    pub fn reaches(self, asked: CacheState) -> bool {
+        match asked {
+            CacheState::Warm => self == Observed::Warm,
+            CacheState::Cold => self == Observed::Cold,
+            CacheState::AsIs => true,
+        }
+    }
+}
+
+/// Whether a run started in the cache state it was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Residency and device bytes both agree with the state asked for.
+    Proven,
+    /// Nothing contradicts it, but a measurement was missing (no mincore, no counters).
+    Unproven,
+    /// Residency or device bytes contradict it.
+    Contradicted,
+    /// No state was asked for (`as_is`).
+    NotAsked,
+}
+
+/// The proof of a run's cache state: what was asked, what was measured, the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CacheProof {
+    /// The state asked for.
+    pub asked: CacheState,
+    /// Residency of the range just before the run.
+    pub residency_before: Option<Residency>,
+    /// Bytes this process caused the device to read during the run (/proc/self/io).
+    pub device_read_bytes: Option<u64>,
+    /// Bytes the run read.
+    pub bytes: u64,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+impl CacheProof {
+    /// True unless the measurements contradict the state asked for.
+    pub fn ok(&self) -> bool {
+        self.verdict != Verdict::Contradicted
+    }
+}
+
+/// Turns the state asked for, the residency measured before a read of `bytes` bytes and
+/// the bytes the device read during it into a proof with a verdict. A reader that bypasses
+/// the cache (O_DIRECT) reads from the device whatever the state, so only the residency
+/// speaks for the state then.
+pub fn prove(
+    asked: CacheState,
+    residency_before: Option<Residency>,
+    device_read_bytes: Option<u64>,
+    bytes: u64,
+    bypass: bool,
+) -> CacheProof {
+    let observed = residency_before.map(|r| r.observed());
+    let device_read_bytes = device_read_bytes.filter(|_| !bypass);
+    let device_says = device_read_bytes.map(|d| match asked {
+        CacheState::Warm => d as f64 <= (bytes as f64 * WARM_DEVICE_SLACK).max(65536.0),
+        CacheState::Cold => d as f64 >= bytes as f64 * COLD_DEVICE_SHARE,
+        CacheState::AsIs => true,
+    });
+    let residency_says = observed.map(|o| o.reaches(asked));
+    let verdict = match (asked, residency_says, device_says) {
+        (CacheState::AsIs, _, _) => Verdict::NotAsked,
+        (_, Some(false), _) | (_, _, Some(false)) => Verdict::Contradicted,
+        (_, Some(true), Some(true)) => Verdict::Proven,
+        _ => Verdict::Unproven,
+    };
+    CacheProof {
+        asked,
+        residency_before,
+        device_read_bytes,
+        bytes,
+        verdict,
     }
 }
 
@@ -160,6 +301,54 @@ mod tests {
         );
         f.sync_all().expect("fsync");
         assert_eq!(cachestat(&f, 1 << 20).expect("cachestat").dirty_pages, 0);
+    }
+
+    #[test]
+    fn the_proof_needs_residency_and_device_bytes_to_agree() {
+        let r = |resident_pages| {
+            Some(Residency {
+                resident_pages,
+                total_pages: 1000,
+            })
+        };
+        let mib = 1 << 20;
+        assert_eq!(
+            prove(CacheState::Cold, r(0), Some(mib), mib, false).verdict,
+            Verdict::Proven
+        );
+        assert_eq!(
+            prove(CacheState::Cold, r(0), Some(0), mib, false).verdict,
+            Verdict::Contradicted
+        );
+        assert_eq!(
+            prove(CacheState::Cold, r(500), Some(mib), mib, false).verdict,
+            Verdict::Contradicted
+        );
+        assert_eq!(
+            prove(CacheState::Cold, r(0), None, mib, false).verdict,
+            Verdict::Unproven
+        );
+        assert_eq!(
+            prove(CacheState::Warm, r(1000), Some(0), mib, false).verdict,
+            Verdict::Proven
+        );
+        assert_eq!(
+            prove(CacheState::Warm, r(990), Some(0), mib, false).verdict,
+            Verdict::Proven
+        );
+        assert_eq!(
+            prove(CacheState::Warm, r(980), Some(0), mib, false).verdict,
+            Verdict::Contradicted
+        );
+        assert_eq!(
+            prove(CacheState::Warm, None, Some(mib), mib, false).verdict,
+            Verdict::Contradicted
+        );
+        assert_eq!(
+            prove(CacheState::AsIs, r(500), Some(7), mib, false).verdict,
+            Verdict::NotAsked
+        );
+        assert!(prove(CacheState::AsIs, None, None, 0, false).ok());
     }
 
     #[test]

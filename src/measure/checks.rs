@@ -18,14 +18,7 @@ pub struct Check {
     pub source: String,
 }
 
-/// Whether data went into or out of the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// Data read from the file.
-    Read,
-    /// Data written to the file.
-    Write,
-}
+use crate::workload::Op;
 
 fn agree(claimed: u64, kernel: u64, slack: u64) -> bool {
     let tolerance = slack.max(claimed / 100);
@@ -34,9 +27,9 @@ fn agree(claimed: u64, kernel: u64, slack: u64) -> bool {
 
 /// Compares calls and bytes with `/proc/self/io` for work that made `calls` system calls
 /// moving `bytes` bytes.
-pub fn against_proc_io(direction: Direction, calls: u64, bytes: u64, seen: &ProcIo) -> Vec<Check> {
+pub fn against_proc_io(direction: Op, calls: u64, bytes: u64, seen: &ProcIo) -> Vec<Check> {
     let (kernel_calls, kernel_bytes, call_name, byte_name, call_src, byte_src) = match direction {
-        Direction::Read => (
+        Op::Read => (
             seen.syscr,
             seen.rchar,
             "read_calls",
@@ -44,7 +37,7 @@ pub fn against_proc_io(direction: Direction, calls: u64, bytes: u64, seen: &Proc
             "/proc/self/io syscr",
             "/proc/self/io rchar",
         ),
-        Direction::Write => (
+        Op::Write => (
             seen.syscw,
             seen.wchar,
             "write_calls",
@@ -83,67 +76,20 @@ mod tests {
             rchar: 4_096_000,
             ..ProcIo::default()
         };
-        let checks = against_proc_io(Direction::Read, 1000, 4_096_000, &seen);
+        let checks = against_proc_io(Op::Read, 1000, 4_096_000, &seen);
         assert!(checks.iter().all(|c| c.ok), "{checks:?}");
-        let checks = against_proc_io(Direction::Read, 10, 4_096_000, &seen);
+        let checks = against_proc_io(Op::Read, 10, 4_096_000, &seen);
         assert!(!checks[0].ok);
         assert!(checks[1].ok);
-        let checks = against_proc_io(Direction::Write, 5000, 1 << 20, &seen);
+        let checks = against_proc_io(Op::Write, 5000, 1 << 20, &seen);
         assert!(
             checks.iter().all(|c| !c.ok),
             "writes compare with syscw/wchar: {checks:?}"
         );
-        let checks = against_proc_io(Direction::Write, 10, 40, &seen);
+        let checks = against_proc_io(Op::Write, 10, 40, &seen);
         assert!(
             checks.iter().all(|c| c.ok),
             "a few calls of slack: {checks:?}"
-        );
-    }
-}
-
-/// Compares the bytes this process caused the device to read (`/proc/self/io` read_bytes)
-/// with what the cache state implies: a cold read fetches (nearly) all of its bytes, a warm
-/// one (nearly) none.
-pub fn device_reads(cold: bool, bytes: u64, seen: &ProcIo) -> Check {
-    let (claimed, ok) = if cold {
-        // Readahead may fetch more than was asked for; fetching much less means the data
-        // came from the cache after all.
-        (bytes, seen.read_bytes >= bytes - bytes / 10)
-    } else {
-        (0, seen.read_bytes <= (bytes / 100).max(64 << 10))
-    };
-    Check {
-        name: "device_read_bytes".to_string(),
-        claimed,
-        kernel: seen.read_bytes,
-        ok,
-        source: "/proc/self/io read_bytes".to_string(),
-    }
-}
-
-#[cfg(test)]
-mod device_tests {
-    use super::*;
-
-    #[test]
-    fn cold_reads_must_reach_the_device_and_warm_ones_must_not() {
-        let seen = |read_bytes| ProcIo {
-            read_bytes,
-            ..ProcIo::default()
-        };
-        assert!(device_reads(true, 1 << 20, &seen(1 << 20)).ok);
-        assert!(
-            device_reads(true, 1 << 20, &seen(2 << 20)).ok,
-            "readahead may fetch more"
-        );
-        assert!(
-            !device_reads(true, 1 << 20, &seen(4096)).ok,
-            "a cold read served from memory"
-        );
-        assert!(device_reads(false, 1 << 30, &seen(0)).ok);
-        assert!(
-            !device_reads(false, 1 << 30, &seen(1 << 29)).ok,
-            "a warm read that hit the disk"
         );
     }
 }

@@ -1,25 +1,56 @@
-//! What the table-producing commands share: a text rendering, a CSV table and an SVG chart
-//! built from the same report, so the three always agree.
+//! One exporter for every result: a text rendering, a CSV table and an SVG chart built
+//! from the same typed result (so the three always agree), the JSON schema it is saved
+//! under, its warnings and whether its checks held. `ioscope report` re-renders any of them.
 
 use super::csv::Table;
 use super::svg::{Chart, Series};
+use crate::cmd::calibrate::CalibrateReport;
 use crate::cmd::coldwarm::CacheReport;
+use crate::cmd::compare::CompareReport;
+use crate::cmd::fast::FastReport;
 use crate::cmd::harness::Sample;
+use crate::cmd::run::RunReport;
+use crate::cmd::study::StudyReport;
 use crate::cmd::sweep::SweepReport;
 use crate::cmd::syscalls::{OPS, SyscallsReport};
+use crate::cmd::warning::Warning;
 use crate::units::MIB;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The version of every result schema (`ioscope/<command>/v2`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A result with text, CSV and SVG renderings.
-pub trait Exportable: Serialize {
+pub trait Exportable: Serialize + DeserializeOwned {
     /// The subcommand (for the JSON schema name).
-    fn command(&self) -> &'static str;
+    const COMMAND: &'static str;
     /// Human-readable text.
     fn text(&self) -> String;
     /// The same figures as a CSV table (raw numbers).
     fn table(&self) -> Table;
-    /// The same figures as a chart.
-    fn chart(&self) -> Chart;
+    /// The same figures as a chart, for results that have one.
+    fn chart(&self) -> Option<Chart>;
+    /// Whether every check held (the exit code is 1 when not).
+    fn ok(&self) -> bool;
+    /// Whether every planned measurement ran (false after an interruption).
+    fn complete(&self) -> bool {
+        true
+    }
+    /// What the reader should know.
+    fn warnings(&self) -> &[Warning];
+}
+
+/// The schema name of results of `command`.
+pub fn schema(command: &str) -> String {
+    format!("ioscope/{command}/v{SCHEMA_VERSION}")
+}
+
+fn table(header: &[&str], rows: Vec<Vec<String>>) -> Table {
+    Table {
+        header: header.iter().map(|h| h.to_string()).collect(),
+        rows,
+    }
 }
 
 fn cells<const N: usize>(values: [String; N]) -> Vec<String> {
@@ -35,15 +66,23 @@ fn mib(bytes_per_second: f64) -> f64 {
 }
 
 impl Exportable for SweepReport {
-    fn command(&self) -> &'static str {
-        "sweep"
-    }
+    const COMMAND: &'static str = "sweep";
     fn text(&self) -> String {
         super::text::sweep(self)
+    }
+    fn ok(&self) -> bool {
+        SweepReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
     fn table(&self) -> Table {
         let header = [
             "op",
+            "engine",
             "cache",
             "block_size",
             "bytes",
@@ -55,19 +94,20 @@ impl Exportable for SweepReport {
             "outliers",
             "calls_per_second",
             "cpu_percent",
-            "resident_before_min",
-            "resident_before_max",
+            "resident_share_before_min",
+            "resident_share_before_max",
             "device_read_bytes",
             "checks_ok",
             "state_ok",
         ];
-        let op = format!("{:?}", self.op).to_lowercase();
+        let op = self.op.name();
         let rows = self
             .points
             .iter()
             .map(|p| {
                 cells([
-                    op.clone(),
+                    op.to_string(),
+                    self.engine.clone(),
                     p.cache.map_or(String::new(), |c| c.name().to_string()),
                     p.block_size.to_string(),
                     p.bytes.to_string(),
@@ -79,8 +119,8 @@ impl Exportable for SweepReport {
                     p.rate.outliers.to_string(),
                     p.calls_per_second.to_string(),
                     p.cpu_percent.to_string(),
-                    opt(p.resident_before.map(|r| r.0)),
-                    opt(p.resident_before.map(|r| r.1)),
+                    opt(p.resident_share_before.map(|r| r.min)),
+                    opt(p.resident_share_before.map(|r| r.max)),
                     opt(p.device_read_bytes),
                     p.checks_ok.to_string(),
                     p.state_ok.to_string(),
@@ -92,15 +132,15 @@ impl Exportable for SweepReport {
             rows,
         }
     }
-    fn chart(&self) -> Chart {
-        let op = format!("{:?}", self.op).to_lowercase();
+    fn chart(&self) -> Option<Chart> {
+        let op = self.op.name();
         let series = self
             .analyses
             .iter()
             .map(|a| Series {
                 name: a
                     .cache
-                    .map_or(op.clone(), |c| format!("{op}, {}", c.name())),
+                    .map_or(op.to_string(), |c| format!("{op}, {}", c.name())),
                 points: self
                     .points
                     .iter()
@@ -109,13 +149,13 @@ impl Exportable for SweepReport {
                     .collect(),
             })
             .collect();
-        Chart {
+        Some(Chart {
             title: format!("{op} throughput against block size: {}", self.file),
             x_label: "block size (bytes, log2 scale)".into(),
             y_label: "throughput (MiB/s, median)".into(),
             log2_x: true,
             series,
-        }
+        })
     }
 }
 
@@ -123,17 +163,24 @@ fn sample_cells(s: &Sample) -> [String; 4] {
     [
         s.bytes_per_second().to_string(),
         s.elapsed.seconds.to_string(),
-        opt(s.residency_before.map(|r| r.fraction())),
+        opt(s
+            .cache
+            .and_then(|c| c.residency_before)
+            .map(|r| r.fraction())),
         opt(s.device.map(|d| d.read_bytes)),
     ]
 }
 
 impl Exportable for CacheReport {
-    fn command(&self) -> &'static str {
-        "cache"
-    }
+    const COMMAND: &'static str = "cache";
     fn text(&self) -> String {
         super::text::cache(self)
+    }
+    fn ok(&self) -> bool {
+        CacheReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
     fn table(&self) -> Table {
         let mut header = vec!["block_size".to_string(), "bytes".to_string()];
@@ -141,7 +188,7 @@ impl Exportable for CacheReport {
             for field in [
                 "bytes_per_second",
                 "seconds",
-                "resident_before",
+                "resident_share_before",
                 "device_read_bytes",
             ] {
                 header.push(format!("{run}_{field}"));
@@ -160,7 +207,7 @@ impl Exportable for CacheReport {
             .collect();
         Table { header, rows }
     }
-    fn chart(&self) -> Chart {
+    fn chart(&self) -> Option<Chart> {
         let series = [("cold", 0), ("warm", 1), ("cold again", 2)]
             .into_iter()
             .map(|(name, i)| Series {
@@ -175,22 +222,26 @@ impl Exportable for CacheReport {
                     .collect(),
             })
             .collect();
-        Chart {
+        Some(Chart {
             title: format!("cold, warm, cold again: {}", self.file),
             x_label: "block size (bytes, log2 scale)".into(),
             y_label: "read throughput (MiB/s)".into(),
             log2_x: true,
             series,
-        }
+        })
     }
 }
 
 impl Exportable for SyscallsReport {
-    fn command(&self) -> &'static str {
-        "syscalls"
-    }
+    const COMMAND: &'static str = "syscalls";
     fn text(&self) -> String {
         super::text::syscalls(self)
+    }
+    fn ok(&self) -> bool {
+        SyscallsReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &[]
     }
     fn table(&self) -> Table {
         let header = [
@@ -224,7 +275,7 @@ impl Exportable for SyscallsReport {
             rows,
         }
     }
-    fn chart(&self) -> Chart {
+    fn chart(&self) -> Option<Chart> {
         let series = OPS
             .iter()
             .map(|op| Series {
@@ -237,12 +288,248 @@ impl Exportable for SyscallsReport {
                     .collect(),
             })
             .collect();
-        Chart {
+        Some(Chart {
             title: format!("cost of a system call: {}", self.file),
             x_label: "calls per measurement (= bytes read, log2 scale)".into(),
             y_label: "time per call (ns)".into(),
             log2_x: true,
             series,
-        }
+        })
+    }
+}
+
+/// The one-row table of a single measurement: every named figure as a column.
+fn one_row(pairs: &[(&str, String)]) -> Table {
+    table(
+        &pairs.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+        vec![pairs.iter().map(|(_, v)| v.clone()).collect()],
+    )
+}
+
+impl Exportable for RunReport {
+    const COMMAND: &'static str = "run";
+    fn text(&self) -> String {
+        super::text::run(self)
+    }
+    fn table(&self) -> Table {
+        one_row(&[
+            ("file", self.file.clone()),
+            ("op", self.op.name().to_string()),
+            ("engine", self.engine.clone()),
+            ("block_size", self.block_size.to_string()),
+            ("bytes", self.moved.bytes.to_string()),
+            ("calls", self.moved.calls.to_string()),
+            ("xor", self.xor_hex.clone()),
+            ("seconds", self.seconds.to_string()),
+            ("bytes_per_second", self.bytes_per_second.to_string()),
+            ("calls_per_second", self.calls_per_second.to_string()),
+            ("fsync_seconds", opt(self.fsync_seconds)),
+            (
+                "resident_share_before",
+                opt(self
+                    .cache
+                    .and_then(|c| c.residency_before)
+                    .map(|r| r.fraction())),
+            ),
+            ("checks_ok", self.ok().to_string()),
+        ])
+    }
+    fn chart(&self) -> Option<Chart> {
+        None
+    }
+    fn ok(&self) -> bool {
+        RunReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+}
+
+impl Exportable for CalibrateReport {
+    const COMMAND: &'static str = "calibrate";
+    fn text(&self) -> String {
+        super::text::calibrate(self)
+    }
+    fn table(&self) -> Table {
+        let rows = self
+            .probes
+            .iter()
+            .map(|p| {
+                cells([
+                    p.bytes.to_string(),
+                    p.seconds.to_string(),
+                    p.bytes_per_second.to_string(),
+                    opt(p
+                        .cache
+                        .and_then(|c| c.residency_before)
+                        .map(|r| r.fraction())),
+                    opt(p.cache.and_then(|c| c.device_read_bytes)),
+                ])
+            })
+            .collect();
+        table(
+            &[
+                "bytes",
+                "seconds",
+                "bytes_per_second",
+                "resident_share_before",
+                "device_read_bytes",
+            ],
+            rows,
+        )
+    }
+    fn chart(&self) -> Option<Chart> {
+        None
+    }
+    fn ok(&self) -> bool {
+        CalibrateReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+}
+
+impl Exportable for FastReport {
+    const COMMAND: &'static str = "fast";
+    fn text(&self) -> String {
+        super::text::fast(self)
+    }
+    fn table(&self) -> Table {
+        one_row(&[
+            ("file", self.file.clone()),
+            ("engine", self.engine.clone()),
+            ("threads", self.threads.to_string()),
+            ("block_size", self.block_size.to_string()),
+            ("bytes", self.moved.bytes.to_string()),
+            ("calls", self.moved.calls.to_string()),
+            ("xor", self.xor_hex.clone()),
+            ("seconds", self.seconds.to_string()),
+            ("bytes_per_second", self.bytes_per_second.to_string()),
+        ])
+    }
+    fn chart(&self) -> Option<Chart> {
+        None
+    }
+    fn ok(&self) -> bool {
+        true
+    }
+    fn warnings(&self) -> &[Warning] {
+        &[]
+    }
+}
+
+impl Exportable for StudyReport {
+    const COMMAND: &'static str = "study";
+    fn text(&self) -> String {
+        super::text::study(self)
+    }
+    fn table(&self) -> Table {
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                cells([
+                    r.op.name().to_string(),
+                    r.block_size.to_string(),
+                    r.moved.bytes.to_string(),
+                    r.moved.calls.to_string(),
+                    r.seconds.to_string(),
+                    r.bytes_per_second.to_string(),
+                    r.calls_per_second.to_string(),
+                    opt(r.fsync_seconds),
+                    r.xor_hex.clone(),
+                    r.verified.to_string(),
+                ])
+            })
+            .collect();
+        table(
+            &[
+                "op",
+                "block_size",
+                "bytes",
+                "calls",
+                "seconds",
+                "bytes_per_second",
+                "calls_per_second",
+                "fsync_seconds",
+                "xor",
+                "verified",
+            ],
+            rows,
+        )
+    }
+    fn chart(&self) -> Option<Chart> {
+        Some(Chart {
+            title: format!("read throughput against block size: {}", self.dir),
+            x_label: "block size (bytes, log2 scale)".into(),
+            y_label: "throughput (MiB/s)".into(),
+            log2_x: true,
+            series: vec![Series {
+                name: "read".into(),
+                points: self
+                    .rows
+                    .iter()
+                    .filter(|r| r.op == crate::workload::Op::Read)
+                    .map(|r| (r.block_size as f64, mib(r.bytes_per_second)))
+                    .collect(),
+            }],
+        })
+    }
+    fn ok(&self) -> bool {
+        StudyReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+}
+
+impl Exportable for CompareReport {
+    const COMMAND: &'static str = "compare";
+    fn text(&self) -> String {
+        super::text::compare(self)
+    }
+    fn table(&self) -> Table {
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                cells([
+                    r.cache.name().to_string(),
+                    r.contender.clone(),
+                    r.median_bytes_per_second.to_string(),
+                    r.median_wall_bytes_per_second.to_string(),
+                    r.ratio_to_best.to_string(),
+                    r.runs.len().to_string(),
+                    r.state_ok.to_string(),
+                ])
+            })
+            .collect();
+        table(
+            &[
+                "cache",
+                "contender",
+                "median_bytes_per_second",
+                "median_wall_bytes_per_second",
+                "ratio_to_best",
+                "runs",
+                "state_ok",
+            ],
+            rows,
+        )
+    }
+    fn chart(&self) -> Option<Chart> {
+        None
+    }
+    fn ok(&self) -> bool {
+        CompareReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
 }

@@ -1,4 +1,4 @@
-//! JSON documents: `"schema": "ioscope/<cmd>/v1"`, the tool version, the command line,
+//! JSON documents: `"schema": "ioscope/<cmd>/v2"`, the tool version, the command line,
 //! the environment, then the result's own fields. Raw numbers only.
 
 use crate::measure::env::Environment;
@@ -17,9 +17,12 @@ struct Document<'a, T: Serialize> {
 /// Renders `result` of subcommand `command` as one pretty-printed JSON document.
 pub fn document<T: Serialize>(command: &str, result: &T, environment: &Environment) -> String {
     let doc = Document {
-        schema: format!("ioscope/{command}/v1"),
+        schema: super::exports::schema(command),
         version: env!("CARGO_PKG_VERSION"),
-        command_line: std::env::args().collect(),
+        // Lossy: a name that is not UTF-8 must not abort the program.
+        command_line: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
         environment,
         result,
     };
@@ -51,7 +54,7 @@ mod tests {
             &env,
         );
         let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
-        assert_eq!(v["schema"], "ioscope/run/v1");
+        assert_eq!(v["schema"], "ioscope/run/v2");
         assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
         assert_eq!(v["bytes"], 4096);
         assert_eq!(v["seconds"], 0.5);

@@ -1,70 +1,113 @@
-//! The progress bar: on stderr, only when stderr is a terminal, and only once the work has
-//! lasted about a second (short work stays silent).
+//! The progress bar: on stderr, only when stderr is a terminal, and only once a piece of
+//! work has lasted about a second (short work stays silent). Implements the harness's
+//! progress sink; safe to advance from several engine threads.
 
+use crate::cmd::harness::ProgressSink;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const DELAY: Duration = Duration::from_secs(1);
 
-/// A progress bar that appears late, or never.
-pub struct Progress {
+struct Work {
     label: String,
     total: Option<u64>,
     start: Instant,
-    enabled: bool,
     bar: Option<ProgressBar>,
 }
 
-impl Progress {
-    /// A bar for work on `total` bytes (unknown when `None`).
-    pub fn new(label: String, total: Option<u64>) -> Self {
+/// A progress bar that appears late, or never.
+pub struct Bar {
+    enabled: bool,
+    done: AtomicU64,
+    work: Mutex<Option<Work>>,
+}
+
+impl Default for Bar {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Bar {
+    /// A bar on stderr, shown only when stderr is a terminal.
+    pub fn new() -> Self {
         Self {
-            label,
-            total,
-            start: Instant::now(),
             enabled: std::io::stderr().is_terminal(),
-            bar: None,
+            done: AtomicU64::new(0),
+            work: Mutex::new(None),
         }
     }
 
-    /// Reports `bytes` done so far.
-    pub fn set(&mut self, bytes: u64) {
+    fn style(total: Option<u64>) -> ProgressBar {
+        match total {
+            Some(total) => ProgressBar::new(total).with_style(
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+                )
+                .expect("the template is valid")
+                .progress_chars("=> "),
+            ),
+            None => ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{msg} {spinner} {binary_bytes} {binary_bytes_per_sec}")
+                    .expect("the template is valid"),
+            ),
+        }
+    }
+}
+
+impl ProgressSink for Bar {
+    fn begin(&self, label: &str, total: Option<u64>) {
         if !self.enabled {
             return;
         }
-        if self.bar.is_none() && self.start.elapsed() >= DELAY {
-            let bar = match self.total {
-                Some(total) => ProgressBar::new(total).with_style(
-                    ProgressStyle::with_template(
-                        "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
-                    )
-                    .expect("the template is valid")
-                    .progress_chars("=> "),
-                ),
-                None => ProgressBar::new_spinner().with_style(
-                    ProgressStyle::with_template("{msg} {spinner} {binary_bytes} {binary_bytes_per_sec}")
-                        .expect("the template is valid"),
-                ),
-            };
-            bar.set_message(self.label.clone());
-            self.bar = Some(bar);
+        self.done.store(0, Ordering::Relaxed);
+        let mut work = self.work.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(old) = work.take().and_then(|w| w.bar) {
+            old.finish_and_clear();
         }
-        if let Some(bar) = &self.bar {
-            bar.set_position(bytes);
+        *work = Some(Work {
+            label: label.to_string(),
+            total,
+            start: Instant::now(),
+            bar: None,
+        });
+    }
+
+    fn advance(&self, bytes: u64) {
+        if !self.enabled {
+            return;
+        }
+        let done = self.done.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let Ok(mut work) = self.work.try_lock() else {
+            return; // another thread is updating the bar; the next call will catch up
+        };
+        let Some(w) = work.as_mut() else { return };
+        if w.bar.is_none() && w.start.elapsed() >= DELAY {
+            let bar = Self::style(w.total);
+            bar.set_message(w.label.clone());
+            w.bar = Some(bar);
+        }
+        if let Some(bar) = &w.bar {
+            bar.set_position(done);
         }
     }
 
-    /// Removes the bar, if one was shown.
-    pub fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
+    fn end(&self) {
+        if !self.enabled {
+            return;
+        }
+        let mut work = self.work.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(bar) = work.take().and_then(|w| w.bar) {
             bar.finish_and_clear();
         }
     }
 }
 
-impl Drop for Progress {
+impl Drop for Bar {
     fn drop(&mut self) {
-        self.finish();
+        self.end();
     }
 }

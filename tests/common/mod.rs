@@ -67,3 +67,21 @@ pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
+
+/// The text `ioscope report` renders from a saved JSON document (no measuring).
+pub fn report_text(doc: &serde_json::Value) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("result.json");
+    std::fs::write(&path, doc.to_string()).expect("save the document");
+    let out = ioscope()
+        .arg("report")
+        .arg(&path)
+        .output()
+        .expect("run ioscope report");
+    assert!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 text")
+}

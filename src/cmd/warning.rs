@@ -1,0 +1,73 @@
+//! Warnings as data: what went wrong or deserves attention, with the figures. Their words
+//! (naming the cause and the fix) are written in `report/` only.
+
+use crate::measure::cache::CacheProof;
+use crate::measure::checks::Check;
+use serde::{Deserialize, Serialize};
+
+/// Something the reader of a result should know.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Warning {
+    /// What ioscope claims and what the kernel counted disagree.
+    KernelMismatch {
+        /// Where in the result (e.g. `read at 4 KiB, cold`), if not the only run.
+        at: Option<String>,
+        /// The comparison that failed.
+        check: Check,
+    },
+    /// A run did not start in the cache state it asked for.
+    CacheState {
+        /// Where in the result.
+        at: Option<String>,
+        /// The proof that failed.
+        proof: CacheProof,
+    },
+    /// The engine's calls are not the kind /proc/self/io counts, so they are not checked.
+    NotCounted {
+        /// The engine.
+        engine: String,
+    },
+    /// A calibrated size larger than RAM, read warm: partly from the device.
+    WarmLargerThanRam {
+        /// The size found.
+        size: u64,
+        /// RAM.
+        ram: u64,
+    },
+    /// A calibrated size larger than RAM, read cold: right, but never readable warm.
+    ColdLargerThanRam {
+        /// The size found.
+        size: u64,
+        /// RAM.
+        ram: u64,
+    },
+    /// A size calibrated warm: a cold read of it may take longer.
+    CalibratedWarm,
+    /// A size calibrated cold that fits in RAM: it must be evicted before every cold run.
+    ColdFitsInRam {
+        /// The size found.
+        size: u64,
+        /// RAM.
+        ram: u64,
+    },
+    /// The work was interrupted; the result holds what was measured before.
+    Partial,
+}
+
+/// The warnings a run's checks and cache proof give, `at` naming the run.
+pub fn of_sample(sample: &super::harness::Sample, at: Option<String>) -> Vec<Warning> {
+    let mut out: Vec<Warning> = sample
+        .checks
+        .iter()
+        .filter(|c| !c.ok)
+        .map(|c| Warning::KernelMismatch {
+            at: at.clone(),
+            check: c.clone(),
+        })
+        .collect();
+    if let Some(proof) = sample.cache.filter(|p| !p.ok()) {
+        out.push(Warning::CacheState { at, proof });
+    }
+    out
+}

@@ -1,0 +1,185 @@
+//! The meter: every clock and kernel counter a timed run reads, behind one trait, so the
+//! harness can be driven by the real system ([`SystemMeter`]) or by a deterministic stand-in
+//! ([`FixedMeter`]) that makes whole outputs checkable exactly (as hyperfine's mock
+//! executor does).
+
+use super::cache::{self, Residency};
+use super::diskstats::{DiskDelta, DiskProbe};
+use super::procio::{IoProbe, ProcIo};
+use super::timer::{Elapsed, Stopwatch};
+use crate::workload::Op;
+use std::fs::File;
+
+/// What was measured around one timed region.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Measured {
+    /// Wall and CPU time of the whole region.
+    pub elapsed: Elapsed,
+    /// Wall seconds at the lap (for writes: before the final fsync).
+    pub lap_seconds: Option<f64>,
+    /// The process's I/O counters over the region.
+    pub kernel: Option<ProcIo>,
+    /// The device's counters over the region (all processes).
+    pub device: Option<DiskDelta>,
+}
+
+/// What the work in a timed region claims it did, for meters that model it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Claim {
+    /// Direction of the bytes.
+    pub op: Option<Op>,
+    /// System calls made.
+    pub calls: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Whether the calls and bytes pass through read()/write()-like calls the kernel counts.
+    pub counted: bool,
+}
+
+/// A timed region in progress.
+pub trait Region {
+    /// Marks a point inside the region (the end of the writes, before the fsync).
+    fn lap(&mut self, claim: &Claim);
+    /// Ends the region.
+    fn stop(self: Box<Self>, claim: &Claim) -> Measured;
+}
+
+/// The clocks and counters the harness reads.
+pub trait Meter: Sync {
+    /// Starts a timed region; `device` is the block device behind the file, if known.
+    fn start(&self, device: Option<&str>) -> Box<dyn Region>;
+    /// Residency of the first `len` bytes of `file`.
+    fn residency(&self, file: &File, name: &str, len: u64) -> Option<Residency>;
+}
+
+/// The real clocks and counters: the monotonic clock, getrusage, /proc/self/io,
+/// /proc/diskstats and mincore.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemMeter;
+
+struct SystemRegion {
+    disk: Option<DiskProbe>,
+    io: Option<IoProbe>,
+    clock: Stopwatch,
+    lap: Option<f64>,
+}
+
+impl Meter for SystemMeter {
+    fn start(&self, device: Option<&str>) -> Box<dyn Region> {
+        let disk = device.and_then(DiskProbe::start);
+        let io = IoProbe::start();
+        Box::new(SystemRegion {
+            disk,
+            io,
+            clock: Stopwatch::start(),
+            lap: None,
+        })
+    }
+
+    fn residency(&self, file: &File, name: &str, len: u64) -> Option<Residency> {
+        cache::residency(file, name, len).ok()
+    }
+}
+
+impl Region for SystemRegion {
+    fn lap(&mut self, _: &Claim) {
+        self.lap = Some(self.clock.seconds());
+    }
+
+    fn stop(self: Box<Self>, _: &Claim) -> Measured {
+        let elapsed = self.clock.stop();
+        Measured {
+            elapsed,
+            lap_seconds: self.lap,
+            kernel: self.io.and_then(|p| p.finish()),
+            device: self.disk.and_then(|d| d.finish()),
+        }
+    }
+}
+
+/// A deterministic meter: time is `calls × seconds_per_call + bytes / bytes_per_second`
+/// (plus `fsync_seconds` after a lap), CPU time is the wall time split evenly, the kernel
+/// counts exactly what was claimed, and residency is whatever `resident` says.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedMeter {
+    /// Seconds per system call.
+    pub seconds_per_call: f64,
+    /// Bytes per second.
+    pub bytes_per_second: f64,
+    /// Seconds added between the lap and the stop (a final fsync).
+    pub fsync_seconds: f64,
+    /// Resident share reported for every range (`None`: unknown).
+    pub resident: Option<f64>,
+}
+
+struct FixedRegion {
+    meter: FixedMeter,
+    lap: Option<f64>,
+}
+
+impl FixedMeter {
+    fn seconds(&self, claim: &Claim) -> f64 {
+        claim.calls as f64 * self.seconds_per_call + claim.bytes as f64 / self.bytes_per_second
+    }
+}
+
+impl Meter for FixedMeter {
+    fn start(&self, _: Option<&str>) -> Box<dyn Region> {
+        Box::new(FixedRegion {
+            meter: *self,
+            lap: None,
+        })
+    }
+
+    fn residency(&self, _: &File, _: &str, len: u64) -> Option<Residency> {
+        let total_pages = len.div_ceil(4096);
+        self.resident.map(|f| Residency {
+            resident_pages: (total_pages as f64 * f).round() as u64,
+            total_pages,
+        })
+    }
+}
+
+impl Region for FixedRegion {
+    fn lap(&mut self, claim: &Claim) {
+        self.lap = Some(self.meter.seconds(claim));
+    }
+
+    fn stop(self: Box<Self>, claim: &Claim) -> Measured {
+        let base = self.meter.seconds(claim);
+        let seconds = match self.lap {
+            Some(_) => base + self.meter.fsync_seconds,
+            None => base,
+        };
+        let counted = |op| {
+            if claim.counted && claim.op == Some(op) {
+                (claim.calls, claim.bytes)
+            } else {
+                (0, 0)
+            }
+        };
+        let (syscr, rchar) = counted(Op::Read);
+        let (syscw, wchar) = counted(Op::Write);
+        Measured {
+            elapsed: Elapsed {
+                seconds,
+                user_seconds: seconds / 4.0,
+                system_seconds: seconds / 2.0,
+            },
+            lap_seconds: self.lap,
+            kernel: Some(ProcIo {
+                rchar,
+                wchar,
+                syscr,
+                syscw,
+                read_bytes: 0,
+                write_bytes: if claim.op == Some(Op::Write) {
+                    claim.bytes
+                } else {
+                    0
+                },
+            }),
+            device: None,
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Human-readable results: short labelled lines, and tables where there are rows. One file
+//! per command; the shared pieces (labelled lines, tables, the kernel check line, the cache
+//! proof, warnings) live here.
+
+mod cache;
+mod calibrate;
+mod compare;
+mod fast;
+mod run;
+mod study;
+mod sweep;
+mod syscalls;
+mod warning;
+
+pub use cache::cache;
+pub use calibrate::calibrate;
+pub use compare::{compare, compare_notes};
+pub use fast::{fast, fast_details};
+pub use run::run;
+pub use study::study;
+pub use sweep::{sweep, sweep_explanation};
+pub use syscalls::{syscalls, syscalls_explanation};
+pub use warning::warning;
+
+use crate::measure::cache::{CacheProof, Verdict};
+use crate::measure::checks::Check;
+use crate::measure::timer::Elapsed;
+use crate::units::{format_seconds, format_size, group_thousands};
+use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
+use std::fmt::Write;
+
+/// Below this wall time, CPU time (a coarser clock) says nothing useful about a run.
+const CPU_MEANINGFUL_SECONDS: f64 = 0.05;
+
+fn line(out: &mut String, key: &str, value: impl std::fmt::Display) {
+    let _ = writeln!(out, "{key:<9} {value}");
+}
+
+fn bytes_both(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{} ({} bytes)", format_size(bytes), group_thousands(bytes))
+    }
+}
+
+/// User and system CPU time, and their share of one CPU where the run was long enough for
+/// the share to mean something (CPU time has a coarser clock than wall time).
+fn cpu_line(e: &Elapsed, threads: usize) -> String {
+    let times = format!(
+        "user {}, system {}",
+        format_seconds(e.user_seconds),
+        format_seconds(e.system_seconds)
+    );
+    if e.seconds < CPU_MEANINGFUL_SECONDS {
+        return format!("{times} (too short a run for a CPU share)");
+    }
+    let unit = if threads > 1 {
+        "one CPU, several threads"
+    } else {
+        "one CPU"
+    };
+    format!("{times} ({:.0}% of {unit})", e.cpu_percent())
+}
+
+/// CPU share for a table cell, or `-` where the run was too short for it to mean anything.
+fn cpu_cell(percent: f64, seconds: f64) -> String {
+    if seconds < CPU_MEANINGFUL_SECONDS {
+        "-".to_string()
+    } else {
+        format!("{percent:.0}%")
+    }
+}
+
+/// The kernel cross-check in one line: a tick when all agree, the figures when not.
+fn checks_line(checks: &[Check], counted: bool) -> String {
+    if !counted {
+        return "not compared: this engine's I/O does not go through read()/write() calls that /proc/self/io counts".to_string();
+    }
+    if checks.is_empty() {
+        return "not checked (/proc/self/io is not available)".to_string();
+    }
+    let parts: Vec<String> = checks
+        .iter()
+        .map(|c| {
+            if c.ok {
+                format!("{} {}", c.name.replace('_', " "), group_thousands(c.kernel))
+            } else {
+                format!(
+                    "{} claimed {} but kernel saw {}",
+                    c.name.replace('_', " "),
+                    group_thousands(c.claimed),
+                    group_thousands(c.kernel)
+                )
+            }
+        })
+        .collect();
+    let mark = if checks.iter().all(|c| c.ok) {
+        "ok"
+    } else {
+        "MISMATCH"
+    };
+    format!("{mark}: {} (/proc/self/io)", parts.join(", "))
+}
+
+/// The cache line: residency before, device bytes, and the verdict when a state was asked.
+fn cache_line(proof: &CacheProof) -> String {
+    let res = proof
+        .residency_before
+        .map_or("residency unknown".to_string(), |r| {
+            format!("{} resident before the run", r.percent())
+        });
+    let dev = proof.device_read_bytes.map_or(String::new(), |d| {
+        format!("; {} read from the device", format_size(d))
+    });
+    let verdict = match proof.verdict {
+        Verdict::NotAsked => String::new(),
+        Verdict::Proven => format!(" ({} as asked)", proof.asked.name()),
+        Verdict::Unproven => format!(" ({} asked; not proven)", proof.asked.name()),
+        Verdict::Contradicted => format!(" (NOT {} as asked)", proof.asked.name()),
+    };
+    format!("{res}{dev}{verdict}")
+}
+
+fn table_with(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(header.to_vec());
+    table
+}
+
+fn right_align(table: &mut Table, cols: std::ops::Range<usize>) {
+    for col in cols {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+fn pct(fraction: f64) -> String {
+    format!("{:.1}%", 100.0 * fraction)
+}
+
+fn mib(bytes_per_second: f64) -> f64 {
+    bytes_per_second / crate::units::MIB as f64
+}

@@ -1,0 +1,108 @@
+//! `run`: the labelled lines of one read or write.
+
+use super::{bytes_both, cache_line, checks_line, cpu_line, line};
+use crate::cmd::run::RunReport;
+use crate::engine::Engine;
+use crate::units::{format_calls_per_second, format_mib_per_s, format_seconds, format_size};
+use crate::workload::Op;
+
+/// Renders `run`.
+pub fn run(r: &RunReport) -> String {
+    let mut out = String::new();
+    let op = r.op.name();
+    let call = format!("{op}()");
+    let xor = if r.moves_bytes {
+        r.xor_hex.clone()
+    } else {
+        format!("-          (the {} engine moves no bytes)", r.engine)
+    };
+    match r.seed {
+        Some(seed) => line(&mut out, "xor", format!("{xor}   (seed {seed})")),
+        None => line(&mut out, "xor", xor),
+    }
+    line(
+        &mut out,
+        op,
+        format!(
+            "{} {} {}",
+            bytes_both(r.moved.bytes),
+            if r.op == Op::Read { "from" } else { "to" },
+            r.file
+        ),
+    );
+    let through = if r.engine == crate::engine::stream::Stream.name() {
+        String::new()
+    } else {
+        format!(" through the {} engine", r.engine)
+    };
+    line(
+        &mut out,
+        "calls",
+        format!(
+            "{} {call} of {}{through}",
+            crate::units::group_thousands(r.moved.calls),
+            format_size(r.block_size)
+        ),
+    );
+    match (r.write_seconds, r.fsync_seconds) {
+        (Some(w), Some(f)) => {
+            line(
+                &mut out,
+                "time",
+                format!(
+                    "{} = {} {call} + {} fsync",
+                    format_seconds(r.seconds),
+                    format_seconds(w),
+                    format_seconds(f)
+                ),
+            );
+            let before = r.bytes_per_second_before_fsync().unwrap_or(0.0);
+            line(
+                &mut out,
+                "rate",
+                format!(
+                    "{} including fsync ({} before fsync), {}",
+                    format_mib_per_s(r.bytes_per_second),
+                    format_mib_per_s(before),
+                    format_calls_per_second(r.calls_per_second)
+                ),
+            );
+        }
+        _ => {
+            line(&mut out, "time", format_seconds(r.seconds));
+            line(
+                &mut out,
+                "rate",
+                format!(
+                    "{}, {}",
+                    format_mib_per_s(r.bytes_per_second),
+                    format_calls_per_second(r.calls_per_second)
+                ),
+            );
+        }
+    }
+    line(&mut out, "cpu", cpu_line(&r.elapsed, 1));
+    if let Some(proof) = &r.cache {
+        line(&mut out, "cache", cache_line(proof));
+    } else if let (Some(k), Op::Write) = (r.kernel, r.op) {
+        line(
+            &mut out,
+            "device",
+            format!("{} sent to storage", format_size(k.write_bytes)),
+        );
+    }
+    if let Some(d) = r.device {
+        line(
+            &mut out,
+            "disk",
+            format!(
+                "{} read, {} written by the device meanwhile (/proc/diskstats, all processes)",
+                format_size(d.read_bytes),
+                format_size(d.write_bytes)
+            ),
+        );
+    }
+    let counted = crate::engine::by_name(&r.engine).is_none_or(|e| e.caps().counted);
+    line(&mut out, "kernel", checks_line(&r.checks, counted));
+    out
+}

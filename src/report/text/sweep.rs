@@ -1,0 +1,123 @@
+//! `sweep`: the table of points, the fitted model and one sentence per cache state.
+
+use super::{cpu_cell, mib, pct, right_align, table_with};
+use crate::cmd::sweep::{Analysis, SweepReport};
+use crate::units::{
+    format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
+};
+use crate::workload::Op;
+use std::fmt::Write;
+
+/// Renders `sweep`.
+pub fn sweep(r: &SweepReport) -> String {
+    let mut out = String::new();
+    let op = r.op.name();
+    let _ = writeln!(
+        out,
+        "sweep {op} {} ({}) with the {} engine: {} timed run(s) per point after {} warm-up, median and spread",
+        r.file,
+        format_size(r.file_bytes),
+        r.engine,
+        r.repeat,
+        r.warmup
+    );
+    let mut table = table_with(&[
+        "cache",
+        "block",
+        "bytes/run",
+        "MiB/s",
+        "spread",
+        "calls/s",
+        "CPU",
+        "resident before",
+        "device read",
+        "checks",
+    ]);
+    for p in &r.points {
+        let spread = format!(
+            "{:.0}..{:.0} ±{:.1}%{}",
+            mib(p.rate.min),
+            mib(p.rate.max),
+            100.0 * p.rate.relative_spread(),
+            if p.rate.outliers > 0 {
+                format!(" ({} outlier)", p.rate.outliers)
+            } else {
+                String::new()
+            }
+        );
+        let resident = p.resident_share_before.map_or("-".to_string(), |s| {
+            let text = if (s.max - s.min).abs() < 0.0005 {
+                pct(s.min)
+            } else {
+                format!("{}..{}", pct(s.min), pct(s.max))
+            };
+            if p.state_ok {
+                text
+            } else {
+                format!("{text} (!)")
+            }
+        });
+        let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
+        let checks = if p.runs.iter().all(|run| run.checks.is_empty()) {
+            "-"
+        } else if p.checks_ok {
+            "ok"
+        } else {
+            "MISMATCH"
+        };
+        table.add_row(vec![
+            p.cache.map_or(op, |c| c.name()).to_string(),
+            format_block_size(p.block_size),
+            format_size(p.bytes),
+            format!("{:.1}", mib(p.rate.median)),
+            spread,
+            group_thousands(p.calls_per_second.round() as u64),
+            cpu_cell(p.cpu_percent, seconds),
+            resident,
+            p.device_read_bytes.map_or("-".to_string(), format_size),
+            checks.to_string(),
+        ]);
+    }
+    right_align(&mut table, 2..7);
+    let _ = writeln!(out, "{table}");
+    for a in &r.analyses {
+        let label = a.cache.map_or(op, |c| c.name());
+        if let Some(m) = a.model {
+            let _ = writeln!(
+                out,
+                "model ({label}): time = calls x {} + bytes / {}",
+                format_seconds(m.seconds_per_call),
+                format_mib_per_s(m.bytes_per_second)
+            );
+        }
+        let _ = writeln!(out, "{label}: {}", sweep_explanation(r.op, a));
+    }
+    if r.points.iter().any(|p| !p.state_ok) {
+        let _ = writeln!(
+            out,
+            "(!) a run did not start in its cache state: see 'resident before' and the warnings"
+        );
+    }
+    out
+}
+
+/// One sentence on a curve: the cost per call, the bandwidth, and where the knee is.
+pub fn sweep_explanation(op: Op, a: &Analysis) -> String {
+    let call = format!("{}()", op.name());
+    match a.model {
+        Some(m) => format!(
+            "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and from {} up the rate is within 5% of its best ({}).",
+            format_seconds(m.seconds_per_call),
+            group_thousands((1.0 / m.seconds_per_call) as u64),
+            format_mib_per_s(m.bytes_per_second),
+            format_size(m.break_even_block().max(1.0) as u64),
+            format_size(a.knee_block_size),
+            format_mib_per_s(a.best_bytes_per_second),
+        ),
+        None => format!(
+            "The times do not fit a fixed cost per call plus a cost per byte (too few points, or noise); from {} up the rate is within 5% of its best ({}).",
+            format_size(a.knee_block_size),
+            format_mib_per_s(a.best_bytes_per_second),
+        ),
+    }
+}

@@ -1,0 +1,59 @@
+//! The words of every warning: the cause and the fix.
+
+use crate::cmd::warning::Warning;
+use crate::measure::cache::CacheState;
+use crate::units::format_size;
+
+/// One warning as a sentence.
+pub fn warning(w: &Warning) -> String {
+    let at = |at: &Option<String>| at.as_ref().map_or(String::new(), |a| format!("({a}) "));
+    match w {
+        Warning::KernelMismatch { at: where_, check } => format!(
+            "{}{}: ioscope counted {} but the kernel ({}) counted {}; something else did I/O in this process, or the count is wrong",
+            at(where_),
+            check.name,
+            check.claimed,
+            check.source,
+            check.kernel
+        ),
+        Warning::CacheState { at: where_, proof } => {
+            let res = proof
+                .residency_before
+                .map_or("unknown".to_string(), |r| r.percent());
+            let dev = proof
+                .device_read_bytes
+                .map_or("unknown".to_string(), format_size);
+            let fix = match proof.asked {
+                CacheState::Cold => "this file system keeps pages after eviction (tmpfs, some overlays) or memory pressure refilled them; measure cold on a disk-backed file system, or with --drop-caches as root",
+                CacheState::Warm => "the file does not fit in the page cache, or other work evicted it; use a smaller file or a machine with more free memory",
+                CacheState::AsIs => "",
+            };
+            format!(
+                "{}the run was asked to start {} but {res} of the file was resident and the device read {dev} of {}: {fix}",
+                at(where_),
+                proof.asked.name(),
+                format_size(proof.bytes)
+            )
+        }
+        Warning::NotCounted { engine } => format!(
+            "the {engine} engine does not move its bytes through read()/write() calls, so /proc/self/io cannot confirm its counts; use --engine stream or pread for a kernel-checked figure"
+        ),
+        Warning::WarmLargerThanRam { size, ram } => format!(
+            "the size found ({}) is larger than RAM ({}): the page cache cannot hold it, so these 'warm' reads partly came from the device",
+            format_size(*size),
+            format_size(*ram)
+        ),
+        Warning::ColdLargerThanRam { size, ram } => format!(
+            "the size found ({}) is larger than RAM ({}): right for cold reads, but it can never be read fully warm",
+            format_size(*size),
+            format_size(*ram)
+        ),
+        Warning::CalibratedWarm => "this size was timed from the page cache; read cold (from the device) the same size may take longer, so a cold calibration may give a smaller size: use --cache cold to time the device".to_string(),
+        Warning::ColdFitsInRam { size, ram } => format!(
+            "the file fits in RAM ({} of {}): after one read it is cached and the next read is much faster, so evict it before every cold run (ioscope does with --cache cold)",
+            format_size(*size),
+            format_size(*ram)
+        ),
+        Warning::Partial => "interrupted: this result holds only what was measured before Ctrl-C".to_string(),
+    }
+}
