@@ -12,6 +12,16 @@ pub fn install() {
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
 }
 
+/// Raises the flag as Ctrl-C would (for tests, and for code that must stop the work).
+pub fn request() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Lowers the flag again (tests only: a real interruption ends the process).
+pub fn reset() {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+}
+
 /// True once the user asked to stop.
 pub fn requested() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)

@@ -190,11 +190,17 @@ impl Engine for Mmap {
                     // EINVAL: an older kernel without POPULATE_READ; faults will do. Anything
                     // else (EFAULT, EIO) means the pages cannot be read.
                     if err.raw_os_error() != Some(libc::EINVAL) {
+                        // Past the end of a file that shrank: the one rule for every engine.
+                        let now = job.file.metadata().map_or(0, |m| m.len());
+                        if now < offset + len {
+                            return Err(super::shrank(
+                                job.name,
+                                now,
+                                job.plan.start + job.plan.len,
+                            ));
+                        }
                         return Err(err).with_context(|| {
-                            format!(
-                                "read {} at byte {offset} through mmap (did the file shrink?)",
-                                job.name
-                            )
+                            format!("read {} at byte {offset} through mmap", job.name)
                         });
                     }
                 }

@@ -110,7 +110,7 @@ pub fn sweep_explanation(op: Op, a: &Analysis) -> String {
             format_seconds(m.seconds_per_call),
             group_thousands((1.0 / m.seconds_per_call) as u64),
             format_mib_per_s(m.bytes_per_second),
-            format_size(m.break_even_block().max(1.0) as u64),
+            format_size(m.break_even_block().max(1.0).round() as u64),
             format_size(a.knee_block_size),
             format_mib_per_s(a.best_bytes_per_second),
         ),
