@@ -39,8 +39,9 @@ pub struct Input {
     /// Offset of the first byte to read: 0, or where a regular file given as stdin already
     /// stood (the rest is read from there, as `cat` does).
     pub start: u64,
-    /// On a pseudo file system (proc, sysfs, ...), where stat's size is not the content's.
-    pub pseudo: bool,
+    /// The pseudo file system it is on (proc, sysfs, ...), where stat's size is not the
+    /// content's.
+    pub pseudo: Option<&'static str>,
     /// Opened from `-`.
     pub from_stdin: bool,
 }
@@ -59,28 +60,31 @@ impl Input {
     }
 }
 
-/// Whether `file` lives on a pseudo file system, where the size stat reports is not the
+/// The pseudo file system `file` lives on, if any: there the size stat reports is not the
 /// size of the content (proc, sysfs, debugfs, tracefs, securityfs, cgroup, configfs).
-pub fn is_pseudo(file: &File) -> bool {
+pub fn pseudo_fs(file: &File) -> Option<&'static str> {
     use std::os::fd::AsRawFd;
-    const MAGICS: [i64; 9] = [
-        0x9fa0,      // proc
-        0x6265_6572, // sysfs
-        0x6462_6720, // debugfs
-        0x7472_6163, // tracefs
-        0x7363_6673, // securityfs
-        0x0027_e0eb, // cgroup
-        0x6367_7270, // cgroup2
-        0x6265_6570, // configfs
-        0xde5e_81e4, // efivarfs
+    const MAGICS: [(i64, &str); 9] = [
+        (0x9fa0, "proc"),
+        (0x6265_6572, "sysfs"),
+        (0x6462_6720, "debugfs"),
+        (0x7472_6163, "tracefs"),
+        (0x7363_6673, "securityfs"),
+        (0x0027_e0eb, "cgroup"),
+        (0x6367_7270, "cgroup2"),
+        (0x6265_6570, "configfs"),
+        (0xde5e_81e4, "efivarfs"),
     ];
     // SAFETY: fstatfs fills the zeroed struct we pass for a descriptor we hold.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
     if unsafe { libc::fstatfs(file.as_raw_fd(), &mut st) } != 0 {
-        return false;
+        return None;
     }
-    MAGICS.contains(&(st.f_type as i64))
+    MAGICS
+        .iter()
+        .find(|(magic, _)| *magic == st.f_type as i64)
+        .map(|(_, name)| *name)
 }
 
 /// The user's name for a path in messages; `-` is standard input.
@@ -115,7 +119,7 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
         } else {
             0
         };
-        let pseudo = kind == InputKind::Regular && is_pseudo(&file);
+        let pseudo = pseudo_fs(&file).filter(|_| kind == InputKind::Regular);
         return Ok(Input {
             len: meta.len().saturating_sub(start),
             start,
@@ -131,7 +135,7 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
     let kind = classify(&meta.file_type(), &name, "read", allow_device)?;
     let file = File::open(path)
         .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
-    let pseudo = kind == InputKind::Regular && is_pseudo(&file);
+    let pseudo = pseudo_fs(&file).filter(|_| kind == InputKind::Regular);
     Ok(Input {
         file,
         name,

@@ -74,7 +74,7 @@ pub fn execute(
     save: &mut dyn FnMut(&CacheReport) -> Result<()>,
 ) -> Result<CacheReport> {
     let src = files::open_input(&options.path, false)?;
-    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo {
+    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
         return Err(input(format!(
             "cache {}: needs a non-empty regular file",
             src.name

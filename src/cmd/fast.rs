@@ -131,10 +131,16 @@ fn choose(
     if let Some(engine) = options.engine {
         return (engine, "chosen with --engine".to_string());
     }
-    if input.kind != InputKind::Regular || input.pseudo {
+    if input.kind != InputKind::Regular {
         return (
             streaming(),
             "not a regular file: read to its end".to_string(),
+        );
+    }
+    if let Some(fs) = input.pseudo {
+        return (
+            streaming(),
+            format!("a {fs} file (stat's size is not its content's): read to its end"),
         );
     }
     if input.len == 0 {
@@ -208,7 +214,7 @@ fn job_for(input: &files::Input, plan: Plan, threads: usize, depth: usize) -> Jo
 }
 
 fn plan_is_sized(input: &files::Input) -> bool {
-    input.kind == InputKind::Regular && !input.pseudo && input.len > 0
+    input.kind == InputKind::Regular && input.pseudo.is_none() && input.len > 0
 }
 
 /// An engine with its parameters: the user's --threads/--block-size/--depth, else the
@@ -272,9 +278,12 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         if fallback.name() == setup.engine.name() {
             continue; // never an engine's own fallback
         }
-        let why = match setup.engine.check(&setup.job(&input)) {
-            Ok(()) => break,
-            Err(why) => why,
+        let why = match (setup.engine.check(&setup.job(&input)), input.pseudo) {
+            (Ok(()), _) => break,
+            (Err(why), Some(fs)) => {
+                format!("{why} (a {fs} file: stat's size is not its content's)")
+            }
+            (Err(why), None) => why,
         };
         fallbacks.push(format!("{}: {why}", setup.engine.name()));
         let reason = format!("fell back to {}: {why}", fallback.name());

@@ -98,7 +98,7 @@ fn setup(options: &RunOptions) -> Setup {
 
 fn read(options: &RunOptions, harness: &Harness, limit: Option<u64>) -> Result<RunReport> {
     let input = files::open_input(&options.path, options.allow_device)?;
-    let sized = input.kind == InputKind::Regular && !input.pseudo;
+    let sized = input.kind == InputKind::Regular && input.pseudo.is_none();
     let len = match (limit, sized) {
         (Some(l), true) => l.min(input.len),
         (Some(l), false) => l,

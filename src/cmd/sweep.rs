@@ -195,7 +195,7 @@ fn read_points(
     save: &mut dyn FnMut(&SweepReport) -> Result<()>,
 ) -> Result<()> {
     let src = files::open_input(&options.path, false)?;
-    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo {
+    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
         return Err(input(format!(
             "sweep {}: needs a non-empty regular file",
             src.name

@@ -43,7 +43,7 @@ impl Engine for Hybrid {
     }
     fn run(&self, job: &Job) -> Result<Moved> {
         flush(job)?;
-        install_sigbus_handler();
+        install_sigbus_handler(job.name);
         let direct = open_direct(job.file, job.name)?;
         let map = Mapping::new(
             job.file,
@@ -69,6 +69,7 @@ impl Engine for Hybrid {
                 read_piece(job, &direct, buf, offset, len)
             },
         )?;
+        super::mmap::expect_size(job)?;
         Ok(Moved {
             bytes: job.plan.len,
             calls,

@@ -12,6 +12,7 @@ use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use std::os::fd::AsRawFd;
 use std::sync::Once;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 /// mmap and XOR in place, on threads.
 pub struct Mmap;
@@ -110,17 +111,54 @@ impl Drop for Mapping {
     }
 }
 
+/// The longest file name the SIGBUS line shows (longer names are cut).
+const SIGBUS_NAME_MAX: usize = 512;
+/// The name of the file being mapped, for the SIGBUS line: plain atomics, so the handler
+/// can read them without locks or allocation.
+static SIGBUS_NAME: [AtomicU8; SIGBUS_NAME_MAX] = [const { AtomicU8::new(0) }; SIGBUS_NAME_MAX];
+/// How many bytes of [`SIGBUS_NAME`] are set.
+static SIGBUS_NAME_LEN: AtomicUsize = AtomicUsize::new(0);
+/// Room for the whole SIGBUS line.
+const SIGBUS_LINE_MAX: usize = SIGBUS_NAME_MAX + 256;
+
+/// Writes the SIGBUS line naming `name` (cut at [`SIGBUS_NAME_MAX`] bytes) into `line` and
+/// returns its length. Async-signal-safe: no locks, no allocation.
+fn sigbus_line(name: impl Iterator<Item = u8>, line: &mut [u8; SIGBUS_LINE_MAX]) -> usize {
+    const HEAD: &[u8] = b"error: read ";
+    const TAIL: &[u8] =
+        b" through mmap failed (SIGBUS): the file shrank or the device failed while it was read\n";
+    let name = name.take(SIGBUS_NAME_MAX);
+    let mut n = 0;
+    for b in HEAD.iter().copied().chain(name).chain(TAIL.iter().copied()) {
+        line[n] = b;
+        n += 1;
+    }
+    n
+}
+
 extern "C" fn on_sigbus(_: libc::c_int) {
-    const MSG: &[u8] = b"error: read of a memory-mapped file failed (SIGBUS): the file shrank or the device failed while it was read\n";
-    // SAFETY: write and _exit are async-signal-safe; MSG is static.
+    let name_len = SIGBUS_NAME_LEN.load(Ordering::Acquire).min(SIGBUS_NAME_MAX);
+    let name = SIGBUS_NAME[..name_len]
+        .iter()
+        .map(|b| b.load(Ordering::Relaxed));
+    let mut line = [0u8; SIGBUS_LINE_MAX];
+    let n = sigbus_line(name, &mut line);
+    // SAFETY: write and _exit are async-signal-safe; line is a local buffer of n bytes.
     unsafe {
-        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::write(2, line.as_ptr().cast(), n);
         libc::_exit(1);
     }
 }
 
-/// Installs the SIGBUS handler once per process.
-pub fn install_sigbus_handler() {
+/// Installs the SIGBUS handler once per process, and names `name` in its line: call it
+/// before mapping that file.
+pub fn install_sigbus_handler(name: &str) {
+    let bytes = &name.as_bytes()[..name.len().min(SIGBUS_NAME_MAX)];
+    SIGBUS_NAME_LEN.store(0, Ordering::Release);
+    for (slot, &b) in SIGBUS_NAME.iter().zip(bytes) {
+        slot.store(b, Ordering::Relaxed);
+    }
+    SIGBUS_NAME_LEN.store(bytes.len(), Ordering::Release);
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // SAFETY: installing a handler that only calls async-signal-safe functions.
@@ -168,7 +206,7 @@ impl Engine for Mmap {
         if job.plan.len == 0 {
             return Ok(Moved::default());
         }
-        install_sigbus_handler();
+        install_sigbus_handler(job.name);
         let map = Mapping::new(
             job.file,
             job.name,
@@ -215,5 +253,39 @@ impl Engine for Mmap {
             calls,
             xor,
         })
+    }
+}
+
+/// Checks that a mapped file is still as long as the plan says: past its end, the last page
+/// of a mapping reads as zeros without any fault, so only the size tells.
+pub fn expect_size(job: &Job) -> Result<()> {
+    let end = job.plan.start + job.plan.len;
+    let now = job
+        .file
+        .metadata()
+        .with_context(|| format!("stat {} after reading it through mmap", job.name))?
+        .len();
+    if now < end {
+        return Err(super::shrank(job.name, now, end));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sigbus_line_is_one_line_naming_the_file_even_when_the_name_is_long() {
+        let mut line = [0u8; SIGBUS_LINE_MAX];
+        let n = sigbus_line(b"big".iter().copied(), &mut line);
+        assert_eq!(
+            std::str::from_utf8(&line[..n]).unwrap(),
+            "error: read big through mmap failed (SIGBUS): the file shrank or the device failed while it was read\n"
+        );
+        let long = vec![b'x'; 4 * SIGBUS_NAME_MAX];
+        let n = sigbus_line(long.iter().copied(), &mut line);
+        assert_eq!(line[..n].iter().filter(|&&b| b == b'\n').count(), 1);
+        assert!(n <= SIGBUS_LINE_MAX);
     }
 }

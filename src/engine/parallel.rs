@@ -57,24 +57,24 @@ where
             (0, 0)
         })
     };
+    let panicked = |panic: Box<dyn std::any::Any + Send>| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        fail(anyhow::anyhow!("a worker thread panicked: {why}"));
+        (0, 0)
+    };
     let results: Vec<(u32, u64)> = if threads <= 1 {
-        vec![worker()]
+        let inline = std::panic::catch_unwind(std::panic::AssertUnwindSafe(worker));
+        vec![inline.unwrap_or_else(panicked)]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|panic| {
-                        let why = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "no message".to_string());
-                        fail(anyhow::anyhow!("a worker thread panicked: {why}"));
-                        (0, 0)
-                    })
-                })
+                .map(|h| h.join().unwrap_or_else(panicked))
                 .collect()
         })
     };
@@ -186,9 +186,15 @@ mod tests {
 
     #[test]
     fn a_panic_in_a_worker_is_an_error_not_a_zero() {
+        for threads in [1, 3] {
+            a_panic_on(threads);
+        }
+    }
+
+    fn a_panic_on(threads: usize) {
         let err = for_each_piece(
             &Plan::sequential(0, 1000, 10),
-            3,
+            threads,
             &Interruptible,
             || Ok(()),
             |off, _, _| {
