@@ -170,8 +170,10 @@ fn pump(
             .completion()
             .map(|c| (c.user_data() as usize, c.result()))
             .collect();
+        // Every completion taken off the ring is no longer in flight, even when an error
+        // below returns before its turn: worker() drains exactly what is still counted.
+        *in_flight -= completed.len();
         for (index, result) in completed {
-            *in_flight -= 1;
             calls += 1;
             let slot = &mut slots[index];
             if result < 0 {
@@ -198,4 +200,56 @@ fn pump(
         }
     }
     Ok((xor, calls))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::InputKind;
+    use std::io::Write;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Runs the engine on a file of `real` bytes told it has `claimed`, on another thread;
+    /// `None` when it did not return within the time limit.
+    fn run_claiming(real: usize, claimed: u64, depth: usize) -> Option<Result<Moved>> {
+        let mut file = tempfile::tempfile().expect("temp file");
+        file.write_all(&vec![7u8; real]).expect("write");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let job = Job {
+                file: &file,
+                name: "short-file",
+                kind: InputKind::Regular,
+                len: claimed,
+                threads: 2,
+                block_size: 4096,
+                depth,
+            };
+            let _ = tx.send(Uring.run(&job));
+        });
+        rx.recv_timeout(Duration::from_secs(20)).ok()
+    }
+
+    #[test]
+    fn a_file_shorter_than_the_job_is_an_error_and_never_a_hang() {
+        if let Err(why) = available() {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        for (real, claimed, depth) in [
+            (10_000, 1 << 20, 8),
+            (10_000, 12_288, 8),
+            (0, 64 << 10, 16),
+            (5 << 20, (6 << 20) + 3, 4),
+        ] {
+            let result = run_claiming(real, claimed, depth)
+                .unwrap_or_else(|| panic!("uring hung on {real} bytes claimed as {claimed}"));
+            let err = result.expect_err("a short file is an error");
+            assert!(
+                err.to_string().contains("short-file"),
+                "{real}/{claimed}: {err:#}"
+            );
+        }
+    }
 }
