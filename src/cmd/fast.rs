@@ -235,7 +235,18 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         }
     }
     let clock = Stopwatch::start();
-    let moved = plan.engine.run(&job(&plan))?;
+    let moved = plan.engine.run(&job(&plan)).map_err(|e| {
+        // Engine errors name the file and the read; a panic's message does not.
+        if e.is::<engine::parallel::WorkerPanic>() {
+            e.context(format!(
+                "read {} with the {} engine",
+                input.name,
+                plan.engine.name()
+            ))
+        } else {
+            e
+        }
+    })?;
     let cpu = clock.stop();
     Ok(FastReport {
         file: input.name.clone(),

@@ -34,20 +34,52 @@ where
     })
 }
 
+/// A worker panicked: a bug, reported as an error so that no partial checksum is printed
+/// as if it were the whole file's.
+#[derive(Debug, thiserror::Error)]
+#[error("a worker thread panicked: {0}")]
+pub struct WorkerPanic(pub String);
+
+impl WorkerPanic {
+    /// The error for a panic's payload (its message when it has one).
+    fn from_payload(payload: &(dyn std::any::Any + Send)) -> Self {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        Self(message)
+    }
+}
+
 /// Runs `body` on `threads` threads (inline when one) and combines their `(xor, calls)`;
-/// the first error is returned and tells the others, through `claims`, to stop.
+/// the first error is returned and tells the others, through `claims`, to stop. A panic
+/// in a worker is such an error ([`WorkerPanic`]), never a silently missing share.
 pub fn on_threads<B>(threads: usize, claims: &Claims, body: B) -> Result<(u32, u64)>
 where
     B: Fn(&Claims) -> Result<(u32, u64)> + Sync,
 {
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let fail = |e: anyhow::Error| {
+        claims.stop();
+        let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert(e);
+    };
     let worker = || -> (u32, u64) {
-        body(claims).unwrap_or_else(|e| {
-            claims.stop();
-            let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-            slot.get_or_insert(e);
-            (0, 0)
-        })
+        // The body's state is dropped by the unwind; nothing it shared is left half-updated
+        // (claims are atomic and the error slot recovers from poisoning).
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(claims)));
+        match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => {
+                fail(e);
+                (0, 0)
+            }
+            Err(payload) => {
+                fail(WorkerPanic::from_payload(payload.as_ref()).into());
+                (0, 0)
+            }
+        }
     };
     let results: Vec<(u32, u64)> = if threads <= 1 {
         vec![worker()]
@@ -56,7 +88,12 @@ where
             let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or((0, 0)))
+                .map(|h| {
+                    h.join().unwrap_or_else(|payload| {
+                        fail(WorkerPanic::from_payload(payload.as_ref()).into());
+                        (0, 0)
+                    })
+                })
                 .collect()
         })
     };
@@ -152,6 +189,31 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.to_string(), "bad chunk at 500");
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_is_an_error_not_a_missing_share() {
+        for threads in [1, 3] {
+            let err = for_each_chunk(
+                1000,
+                10,
+                threads,
+                || Ok(()),
+                |off, _, _| {
+                    if off == 500 {
+                        panic!("boom at {off}")
+                    }
+                    Ok((1, 1))
+                },
+            )
+            .expect_err("a panicking worker fails the whole job");
+            assert!(err.is::<WorkerPanic>(), "threads {threads}: {err:#}");
+            assert_eq!(
+                err.to_string(),
+                "a worker thread panicked: boom at 500",
+                "threads {threads}"
+            );
+        }
     }
 
     #[test]
