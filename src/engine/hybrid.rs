@@ -33,7 +33,7 @@ impl Engine for Hybrid {
     }
     fn run(&self, job: &Job) -> Result<Moved> {
         flush(job)?;
-        install_sigbus_handler();
+        install_sigbus_handler(job.name);
         let direct = open_direct(job.file, job.name)?;
         let map = Mapping::new(job.file, job.name, job.len)?;
         let block = aligned_block(job.block_size);

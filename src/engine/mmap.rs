@@ -12,6 +12,7 @@ use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use std::os::fd::AsRawFd;
 use std::sync::Once;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 /// mmap and XOR in place, on threads.
 pub struct Mmap;
@@ -51,28 +52,55 @@ impl Mapping {
         })
     }
 
-    /// Advises the kernel how the mapping will be used (errors are only advice lost).
-    pub fn advise(&self, offset: usize, len: usize, advice: libc::c_int) -> bool {
-        // SAFETY: the range lies inside our mapping (callers pass sub-ranges of it).
-        unsafe { libc::madvise(self.addr.add(offset), len, advice) == 0 }
+    /// Whether `[offset, offset + len)` lies inside the mapping.
+    fn covers(&self, offset: usize, len: usize) -> bool {
+        offset.checked_add(len).is_some_and(|end| end <= self.len)
+    }
+
+    /// Advises the kernel how `[offset, offset + len)` of the mapping will be used; a range
+    /// outside the mapping is refused (`InvalidInput`) without calling the kernel. `offset`
+    /// must be a multiple of the page size, or the kernel answers `EINVAL`.
+    pub fn advise(&self, offset: usize, len: usize, advice: libc::c_int) -> std::io::Result<()> {
+        if !self.covers(offset, len) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "madvise of bytes {offset}+{len} outside a mapping of {}",
+                    self.len
+                ),
+            ));
+        }
+        // SAFETY: the range lies inside our mapping (checked above). The mapping is
+        // read-only and shared, so no advice can change the bytes that slices show: at most
+        // pages are dropped and faulted in again from the page cache.
+        if unsafe { libc::madvise(self.addr.add(offset), len, advice) } == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
     }
 
     /// Whether every page of `[offset, offset + len)` is in the page cache (`offset` a
-    /// multiple of the page size). Errors count as "not resident".
+    /// multiple of the page size). Errors, and a range outside the mapping, count as "not
+    /// resident".
     pub fn resident(&self, offset: usize, len: usize) -> bool {
+        if !self.covers(offset, len) {
+            return false;
+        }
         let pages = len.div_ceil(crate::measure::cache::page_size() as usize);
         let mut vec = vec![0u8; pages];
-        // SAFETY: the range lies inside our mapping and vec holds one byte per page.
+        // SAFETY: the range lies inside our mapping (checked above) and vec holds one byte
+        // per page of it.
         let rc = unsafe { libc::mincore(self.addr.add(offset), len, vec.as_mut_ptr()) };
         rc == 0 && vec.iter().all(|&b| b & 1 != 0)
     }
 
-    /// The bytes `[offset, offset + len)` of the mapping.
+    /// The bytes `[offset, offset + len)` of the mapping (panics outside it).
     ///
     /// Reading them raises SIGBUS if the file was truncated below them meanwhile; the
     /// handler installed by [`install_sigbus_handler`] turns that into a clean exit.
     pub fn slice(&self, offset: usize, len: usize) -> &[u8] {
-        assert!(offset + len <= self.len, "slice within the mapping");
+        assert!(self.covers(offset, len), "slice within the mapping");
         // SAFETY: the range is inside a live PROT_READ mapping owned by self.
         unsafe { std::slice::from_raw_parts((self.addr as *const u8).add(offset), len) }
     }
@@ -85,17 +113,54 @@ impl Drop for Mapping {
     }
 }
 
+/// The longest file name the SIGBUS line shows (longer names are cut).
+const SIGBUS_NAME_MAX: usize = 512;
+/// The name of the file being mapped, for the SIGBUS line: plain atomics, so the handler
+/// can read them without locks or allocation.
+static SIGBUS_NAME: [AtomicU8; SIGBUS_NAME_MAX] = [const { AtomicU8::new(0) }; SIGBUS_NAME_MAX];
+/// How many bytes of [`SIGBUS_NAME`] are set.
+static SIGBUS_NAME_LEN: AtomicUsize = AtomicUsize::new(0);
+/// Room for the whole SIGBUS line.
+const SIGBUS_LINE_MAX: usize = SIGBUS_NAME_MAX + 256;
+
+/// Writes the SIGBUS line naming `name` (cut at [`SIGBUS_NAME_MAX`] bytes) into `line` and
+/// returns its length. Async-signal-safe: no locks, no allocation.
+fn sigbus_line(name: impl Iterator<Item = u8>, line: &mut [u8; SIGBUS_LINE_MAX]) -> usize {
+    const HEAD: &[u8] = b"error: read ";
+    const TAIL: &[u8] =
+        b" through mmap failed (SIGBUS): the file shrank or the device failed while it was read\n";
+    let name = name.take(SIGBUS_NAME_MAX);
+    let mut n = 0;
+    for b in HEAD.iter().copied().chain(name).chain(TAIL.iter().copied()) {
+        line[n] = b;
+        n += 1;
+    }
+    n
+}
+
 extern "C" fn on_sigbus(_: libc::c_int) {
-    const MSG: &[u8] = b"error: read of a memory-mapped file failed (SIGBUS): the file shrank or the device failed while it was read\n";
-    // SAFETY: write and _exit are async-signal-safe; MSG is static.
+    let name_len = SIGBUS_NAME_LEN.load(Ordering::Acquire).min(SIGBUS_NAME_MAX);
+    let name = SIGBUS_NAME[..name_len]
+        .iter()
+        .map(|b| b.load(Ordering::Relaxed));
+    let mut line = [0u8; SIGBUS_LINE_MAX];
+    let n = sigbus_line(name, &mut line);
+    // SAFETY: write and _exit are async-signal-safe; line is a local buffer of n bytes.
     unsafe {
-        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::write(2, line.as_ptr().cast(), n);
         libc::_exit(1);
     }
 }
 
-/// Installs the SIGBUS handler once per process.
-pub fn install_sigbus_handler() {
+/// Installs the SIGBUS handler once per process, and names `name` in its line: call it
+/// before mapping that file.
+pub fn install_sigbus_handler(name: &str) {
+    let bytes = &name.as_bytes()[..name.len().min(SIGBUS_NAME_MAX)];
+    SIGBUS_NAME_LEN.store(0, Ordering::Release);
+    for (slot, &b) in SIGBUS_NAME.iter().zip(bytes) {
+        slot.store(b, Ordering::Relaxed);
+    }
+    SIGBUS_NAME_LEN.store(bytes.len(), Ordering::Release);
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // SAFETY: installing a handler that only calls async-signal-safe functions.
@@ -129,9 +194,10 @@ impl Engine for Mmap {
         if job.len == 0 {
             return Ok(Moved::default());
         }
-        install_sigbus_handler();
+        install_sigbus_handler(job.name);
         let map = Mapping::new(job.file, job.name, job.len)?;
-        map.advise(0, job.len as usize, libc::MADV_SEQUENTIAL);
+        // Only advice: a kernel that ignores it reads the same bytes.
+        let _ = map.advise(0, job.len as usize, libc::MADV_SEQUENTIAL);
         let (xor, calls) = for_each_chunk(
             job.len,
             job.block_size,
@@ -140,8 +206,7 @@ impl Engine for Mmap {
             |offset, len, _| {
                 crate::interrupt::check()?;
                 let (o, l) = (offset as usize, len as usize);
-                if !map.advise(o, l, MADV_POPULATE_READ) {
-                    let err = std::io::Error::last_os_error();
+                if let Err(err) = map.advise(o, l, MADV_POPULATE_READ) {
                     // EINVAL: an older kernel without POPULATE_READ; faults will do. Anything
                     // else (EFAULT, EIO) means the pages cannot be read.
                     if err.raw_os_error() != Some(libc::EINVAL) {
@@ -161,5 +226,102 @@ impl Engine for Mmap {
             calls,
             xor,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn mapped(bytes: usize) -> (std::fs::File, Mapping) {
+        let mut f = tempfile::tempfile().expect("temp file");
+        f.write_all(&vec![1u8; bytes]).expect("write");
+        let map = Mapping::new(&f, "t", bytes as u64).expect("map");
+        (f, map)
+    }
+
+    #[test]
+    fn advice_and_residency_outside_the_mapping_are_refused_without_a_system_call() {
+        let (_f, map) = mapped(3 * 4096);
+        assert!(map.advise(0, 3 * 4096, libc::MADV_SEQUENTIAL).is_ok());
+        for (offset, len) in [
+            (0, 3 * 4096 + 1),
+            (4096, 3 * 4096),
+            (1 << 40, 1),
+            (4096, usize::MAX),
+        ] {
+            let err = map
+                .advise(offset, len, libc::MADV_SEQUENTIAL)
+                .expect_err("outside the mapping");
+            assert_eq!(
+                err.kind(),
+                std::io::ErrorKind::InvalidInput,
+                "{offset}+{len}"
+            );
+            assert!(!map.resident(offset, len), "{offset}+{len}");
+        }
+        assert!(map.resident(0, 3 * 4096), "just written, so cached");
+    }
+
+    #[test]
+    fn the_sigbus_line_is_one_line_naming_the_file_even_when_the_name_is_long() {
+        let mut line = [0u8; SIGBUS_LINE_MAX];
+        let n = sigbus_line(b"dir/some file".iter().copied(), &mut line);
+        let text = std::str::from_utf8(&line[..n]).expect("utf-8");
+        assert!(
+            text.starts_with("error: read dir/some file through mmap failed (SIGBUS)"),
+            "{text}"
+        );
+        assert!(text.ends_with("while it was read\n") && text.lines().count() == 1);
+        let n = sigbus_line(std::iter::repeat(b'x').take(5000), &mut line);
+        assert!(line[..n].ends_with(b"while it was read\n"));
+        assert_eq!(
+            line[..n].iter().filter(|&&b| b == b'x').count(),
+            SIGBUS_NAME_MAX
+        );
+    }
+
+    /// In a child process (this test binary again): map a file, truncate it, touch the
+    /// lost page. The handler must print one line naming the file and exit with status 1.
+    #[test]
+    fn a_file_truncated_under_its_mapping_gives_one_line_naming_it_and_exit_1() {
+        const CHILD: &str = "IOSCOPE_TEST_SIGBUS_FILE";
+        if let Some(path) = std::env::var_os(CHILD) {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&path)
+                .expect("open");
+            let name = path.to_string_lossy().into_owned();
+            install_sigbus_handler(&name);
+            let map = Mapping::new(&file, &name, 3 * 4096).expect("map");
+            file.set_len(0).expect("truncate");
+            let byte = std::hint::black_box(map.slice(2 * 4096, 1))[0];
+            eprintln!("no SIGBUS: read {byte}");
+            std::process::exit(3);
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("victim");
+        std::fs::write(&path, vec![1u8; 3 * 4096]).expect("write");
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "engine::mmap::tests::a_file_truncated_under_its_mapping_gives_one_line_naming_it_and_exit_1",
+                "--test-threads=1",
+                "--nocapture",
+            ])
+            .env(CHILD, &path)
+            .output()
+            .expect("run the child");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(
+            stderr,
+            format!(
+                "error: read {} through mmap failed (SIGBUS): the file shrank or the device failed while it was read\n",
+                path.display()
+            )
+        );
     }
 }
