@@ -91,9 +91,8 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
         .and_then(|d| DiskProbe::start(&d));
     let probe = IoProbe::start();
     let clock = Stopwatch::start();
-    let moved = engine::read::read_blocks(
-        &input.file,
-        &input.name,
+    let moved = read_input(
+        &input,
         buf.as_mut_slice(),
         limit,
         &mut super::observer(&mut progress),
@@ -125,6 +124,23 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
         device,
         checks,
     })
+}
+
+/// Reads `input` to its end, or `limit` bytes, with `buf.len()`-sized read() calls. A regular
+/// file that ends before the size it had when reading began is an error; pipes and files
+/// that report size 0 (/proc) are read to their end.
+fn read_input(
+    input: &files::Input,
+    buf: &mut [u8],
+    limit: Option<u64>,
+    observer: engine::Observer,
+) -> Result<Moved> {
+    let moved = engine::read::read_blocks(&input.file, &input.name, buf, limit, observer)?;
+    if input.kind == InputKind::Regular {
+        let want = limit.map_or(input.len, |l| l.min(input.len));
+        engine::expect_whole(&input.name, 0, want, moved.bytes, input.len)?;
+    }
+    Ok(moved)
 }
 
 fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
@@ -185,4 +201,56 @@ fn write(options: &RunOptions, bytes: u64, seed: u64) -> Result<RunReport> {
         device,
         checks,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{ExitKind, exit_kind};
+    use std::io::Write;
+
+    /// An input of `real` bytes that claims `len`, as a file that shrank after stat would.
+    fn input(real: usize, len: u64, kind: InputKind) -> files::Input {
+        let mut file = tempfile::tempfile().expect("temp file");
+        file.write_all(&vec![3u8; real]).expect("write");
+        std::io::Seek::rewind(&mut file).expect("rewind");
+        files::Input {
+            file,
+            name: "shrunk".to_string(),
+            kind,
+            len,
+        }
+    }
+
+    fn read(input: &files::Input, limit: Option<u64>) -> Result<Moved> {
+        read_input(input, &mut [0u8; 64], limit, &mut |_| Ok(()))
+    }
+
+    #[test]
+    fn a_regular_file_that_ends_before_its_size_is_a_failed_check_naming_both_offsets() {
+        for limit in [None, Some(150), Some(1000)] {
+            let err = read(&input(100, 300, InputKind::Regular), limit).unwrap_err();
+            assert_eq!(exit_kind(&err), ExitKind::Failed, "{limit:?}");
+            assert!(
+                err.is::<crate::error::Failure>(),
+                "a check failure: {err:#}"
+            );
+            assert_eq!(
+                err.to_string(),
+                "read shrunk: the file ended at byte 100 but its size was 300 when reading began (did it shrink?)"
+            );
+        }
+    }
+
+    #[test]
+    fn a_limit_within_what_is_left_and_inputs_without_a_size_read_to_their_end() {
+        let moved = read(&input(100, 300, InputKind::Regular), Some(60)).unwrap();
+        assert_eq!(moved.bytes, 60);
+        let moved = read(&input(100, 0, InputKind::Regular), None).unwrap();
+        assert_eq!(moved.bytes, 100, "size 0 on stat (/proc): read to the end");
+        let moved = read(&input(100, 0, InputKind::Stream), None).unwrap();
+        assert_eq!(moved.bytes, 100);
+        let moved = read(&input(100, 50, InputKind::Regular), None).unwrap();
+        assert_eq!(moved.bytes, 100, "a file that grew is read to its end");
+    }
 }

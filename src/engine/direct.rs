@@ -5,8 +5,7 @@
 
 use super::buffer::{ALIGN, AlignedBuffer};
 use super::parallel::for_each_chunk;
-use super::pread::expect_whole;
-use super::{Caps, Engine, Job, Moved};
+use super::{Caps, Engine, Job, Moved, expect_whole};
 use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use std::fs::{File, OpenOptions};
@@ -68,20 +67,20 @@ pub fn pread_direct(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Res
     Ok((done, calls))
 }
 
-/// Reads the chunk `[offset, offset + len)` with O_DIRECT into `buf` (at least `len`
-/// rounded up to the alignment) and returns its XOR and the calls made; a short chunk
-/// means the file shrank.
+/// Reads the chunk `[offset, offset + len)` of `job`'s file with O_DIRECT (through `file`)
+/// into `buf` (at least `len` rounded up to the alignment) and returns its XOR and the calls
+/// made; a short chunk means the file shrank.
 pub fn read_chunk(
     file: &File,
-    name: &str,
+    job: &Job,
     buf: &mut AlignedBuffer,
     offset: u64,
     len: u64,
 ) -> Result<(u32, u64)> {
     let want = len.next_multiple_of(ALIGN as u64) as usize;
-    let (n, calls) = pread_direct(file, name, &mut buf.as_mut_slice()[..want], offset)?;
+    let (n, calls) = pread_direct(file, job.name, &mut buf.as_mut_slice()[..want], offset)?;
     let n = (n as u64).min(len);
-    expect_whole(name, offset, len, n)?;
+    expect_whole(job.name, offset, len, n, job.len)?;
     Ok((xor_at(offset, &buf.as_slice()[..n as usize]), calls))
 }
 
@@ -118,7 +117,7 @@ impl Engine for Direct {
             || Ok(AlignedBuffer::untouched(block as usize)),
             |offset, len, buf| {
                 crate::interrupt::check()?;
-                read_chunk(&file, job.name, buf, offset, len)
+                read_chunk(&file, job, buf, offset, len)
             },
         )?;
         Ok(Moved {

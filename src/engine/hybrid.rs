@@ -5,7 +5,7 @@
 
 use super::buffer::AlignedBuffer;
 use super::direct::{aligned_block, check_direct, flush, open_direct, read_chunk};
-use super::mmap::{Mapping, install_sigbus_handler};
+use super::mmap::{Mapping, expect_size, install_sigbus_handler};
 use super::parallel::for_each_chunk;
 use super::{Caps, Engine, Job, Moved};
 use crate::checksum::xor_at;
@@ -49,9 +49,11 @@ impl Engine for Hybrid {
                     return Ok((xor_at(offset, map.slice(o, l)), 1));
                 }
                 let buf = buf.get_or_insert_with(|| AlignedBuffer::untouched(block as usize));
-                read_chunk(&direct, job.name, buf, offset, len)
+                read_chunk(&direct, job, buf, offset, len)
             },
         )?;
+        // Cached chunks were read through the mapping, which does not see a shorter file.
+        expect_size(job)?;
         Ok(Moved {
             bytes: job.len,
             calls,

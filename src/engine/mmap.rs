@@ -210,6 +210,7 @@ impl Engine for Mmap {
                     // EINVAL: an older kernel without POPULATE_READ; faults will do. Anything
                     // else (EFAULT, EIO) means the pages cannot be read.
                     if err.raw_os_error() != Some(libc::EINVAL) {
+                        expect_size(job)?;
                         return Err(err).with_context(|| {
                             format!(
                                 "read {} at byte {offset} through mmap (did the file shrink?)",
@@ -221,12 +222,27 @@ impl Engine for Mmap {
                 Ok((xor_at(offset, map.slice(o, l)), 1))
             },
         )?;
+        expect_size(job)?;
         Ok(Moved {
             bytes: job.len,
             calls,
             xor,
         })
     }
+}
+
+/// Checks that a mapped file is still as long as the job says: past its end, the last page
+/// of a mapping reads as zeros without any fault, so only the size tells.
+pub fn expect_size(job: &Job) -> Result<()> {
+    let now = job
+        .file
+        .metadata()
+        .with_context(|| format!("stat {} after reading it through mmap", job.name))?
+        .len();
+    if now < job.len {
+        return Err(super::shrank(job.name, now, job.len));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

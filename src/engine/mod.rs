@@ -124,6 +124,24 @@ pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
     Ok(())
 }
 
+/// The error for a regular file that ended at byte `reached`, before the `size` it had when
+/// reading began: one rule for every engine and for `run -r` (exit 1, a failed check).
+pub fn shrank(name: &str, reached: u64, size: u64) -> anyhow::Error {
+    crate::error::Failure::Check(format!(
+        "read {name}: the file ended at byte {reached} but its size was {size} when reading began (did it shrink?)"
+    ))
+    .into()
+}
+
+/// Checks that the `want` bytes at `offset` of a file of `size` bytes (when reading began)
+/// were read whole: `got` fewer means the file shrank.
+pub fn expect_whole(name: &str, offset: u64, want: u64, got: u64, size: u64) -> anyhow::Result<()> {
+    if got < want {
+        return Err(shrank(name, offset + got, size));
+    }
+    Ok(())
+}
+
 /// Every engine, in the order `--engine` help lists them.
 pub const ENGINES: &[&dyn Engine] = &[
     &stream::Stream,
@@ -146,4 +164,88 @@ pub fn names() -> String {
         .map(|e| e.name())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{ExitKind, exit_kind};
+    use std::io::Write;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Whether this kernel fills mapped pages on request (MADV_POPULATE_READ, Linux 5.14+):
+    /// without it, an engine that maps a file shorter than the job takes a SIGBUS.
+    fn kernel_populates(file: &File) -> bool {
+        let map = mmap::Mapping::new(file, "probe", 1).expect("map");
+        map.advise(0, 1, 22).is_ok()
+    }
+
+    /// Runs `engine` on another thread on a file of `real` bytes, with a job that says
+    /// `claimed`; `Err(reason)` when it cannot run here, a panic if it does not return.
+    fn run_claiming(
+        engine: &'static dyn Engine,
+        real: usize,
+        claimed: u64,
+    ) -> Result<anyhow::Result<Moved>, String> {
+        let mut file = tempfile::tempfile().expect("temp file");
+        let mut data = vec![0u8; real];
+        crate::workload::data::DataStream::new(7, 0).fill(&mut data);
+        file.write_all(&data).expect("write");
+        std::io::Seek::rewind(&mut file).expect("rewind");
+        if !kernel_populates(&file) && ["mmap", "hybrid"].contains(&engine.name()) {
+            return Err("no MADV_POPULATE_READ (Linux < 5.14): a SIGBUS would end the test".into());
+        }
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let job = Job {
+                file: &file,
+                name: "short-file",
+                kind: InputKind::Regular,
+                len: claimed,
+                threads: 3,
+                block_size: 64 << 10,
+                depth: 4,
+            };
+            let outcome = engine.check(&job).map(|()| engine.run(&job));
+            let _ = tx.send(outcome);
+        });
+        rx.recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("{} hung", engine.name()))
+    }
+
+    #[test]
+    fn every_engine_fails_a_check_naming_the_file_the_end_reached_and_the_size() {
+        // Within the last page (mappings read zeros there), and far past the end.
+        for (real, claimed) in [(10_000usize, 12_000u64), (10_000, (1 << 20) + 3), (0, 5000)] {
+            for &engine in ENGINES {
+                let outcome = match run_claiming(engine, real, claimed) {
+                    Ok(outcome) => outcome,
+                    Err(why) => {
+                        eprintln!("skipped: {} on {real}/{claimed}: {why}", engine.name());
+                        continue;
+                    }
+                };
+                let what = format!("{} on {real} bytes claimed as {claimed}", engine.name());
+                let err = outcome.expect_err(&what);
+                assert_eq!(exit_kind(&err), ExitKind::Failed, "{what}: {err:#}");
+                assert!(err.is::<crate::error::Failure>(), "{what}: {err:#}");
+                let text = err.to_string();
+                assert!(
+                    text.starts_with("read short-file: the file ended at byte ")
+                        && text.contains(&format!("but its size was {claimed} when reading began")),
+                    "{what}: {text}"
+                );
+                let reached: u64 = text["read short-file: the file ended at byte ".len()..]
+                    .split(' ')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("a byte offset");
+                assert!(
+                    reached >= real as u64 && reached < claimed,
+                    "{what}: {text}"
+                );
+            }
+        }
+    }
 }

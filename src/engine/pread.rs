@@ -1,7 +1,7 @@
 //! The `pread` engine: buffered pread() of large blocks at offsets, on several threads.
 
 use super::parallel::for_each_chunk;
-use super::{Caps, Engine, Job, Moved};
+use super::{Caps, Engine, Job, Moved, expect_whole};
 use crate::checksum::xor_at;
 use crate::engine::buffer::AlignedBuffer;
 use anyhow::{Context, Result};
@@ -31,19 +31,6 @@ pub fn pread_full(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Resul
     Ok((done, calls))
 }
 
-/// Checks that a piece of a sized file was read whole: a shorter read means the file shrank.
-pub fn expect_whole(name: &str, offset: u64, want: u64, got: u64) -> Result<()> {
-    if got < want {
-        return Err(crate::error::Failure::Check(format!(
-            "read {name}: the file ended at byte {} but its size was {} when reading began (did it shrink?)",
-            offset + got,
-            offset + want
-        ))
-        .into());
-    }
-    Ok(())
-}
-
 impl Engine for Pread {
     fn name(&self) -> &'static str {
         "pread"
@@ -68,7 +55,7 @@ impl Engine for Pread {
                 crate::interrupt::check()?;
                 let slice = &mut buf.as_mut_slice()[..len as usize];
                 let (n, calls) = pread_full(job.file, job.name, slice, offset)?;
-                expect_whole(job.name, offset, len, n as u64)?;
+                expect_whole(job.name, offset, len, n as u64, job.len)?;
                 Ok((xor_at(offset, &slice[..n]), calls))
             },
         )?;

@@ -42,8 +42,14 @@ impl Engine for Stream {
             unsafe { libc::fcntl(job.file.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
         }
         let mut buf = AlignedBuffer::new(buffer_len(job) as usize);
-        super::read::read_blocks(job.file, job.name, buf.as_mut_slice(), None, &mut |_| {
-            crate::interrupt::check()
-        })
+        let moved =
+            super::read::read_blocks(job.file, job.name, buf.as_mut_slice(), None, &mut |_| {
+                crate::interrupt::check()
+            })?;
+        if job.kind == crate::files::InputKind::Regular {
+            // A regular file must reach the size stat gave (0 for /proc files: no promise).
+            super::expect_whole(job.name, 0, job.len, moved.bytes, job.len)?;
+        }
+        Ok(moved)
     }
 }

@@ -6,8 +6,7 @@
 use super::buffer::{ALIGN, AlignedBuffer};
 use super::direct::{aligned_block, flush, open_direct};
 use super::parallel::{Claims, on_threads};
-use super::pread::expect_whole;
-use super::{Caps, Engine, Job, Moved};
+use super::{Caps, Engine, Job, Moved, expect_whole};
 use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use io_uring::{IoUring, opcode, types};
@@ -60,7 +59,7 @@ impl Engine for Uring {
             worker(
                 claims,
                 file.as_raw_fd(),
-                job.name,
+                job,
                 block,
                 depth,
                 direct.is_some(),
@@ -77,7 +76,7 @@ impl Engine for Uring {
 fn worker(
     claims: &Claims,
     fd: i32,
-    name: &str,
+    job: &Job,
     block: u64,
     depth: usize,
     direct: bool,
@@ -93,7 +92,7 @@ fn worker(
         })
         .collect();
     let mut ring =
-        IoUring::new(depth as u32).with_context(|| format!("io_uring setup for {name}"))?;
+        IoUring::new(depth as u32).with_context(|| format!("io_uring setup for {}", job.name))?;
     let mut in_flight = 0usize;
     let result = pump(
         &mut ring,
@@ -101,7 +100,7 @@ fn worker(
         &mut in_flight,
         claims,
         fd,
-        name,
+        job,
         direct,
     );
     if result.is_err() {
@@ -129,9 +128,10 @@ fn pump(
     in_flight: &mut usize,
     claims: &Claims,
     fd: i32,
-    name: &str,
+    job: &Job,
     direct: bool,
 ) -> Result<(u32, u64)> {
+    let name = job.name;
     let (mut xor, mut calls) = (0u32, 0u64);
     let submit = |ring: &mut IoUring, slot: &mut Slot, index: usize| -> Result<()> {
         let start = slot.done as usize;
@@ -189,7 +189,13 @@ fn pump(
                 *in_flight += 1;
                 continue;
             }
-            expect_whole(name, slot.offset, slot.len, slot.done.min(slot.len))?;
+            expect_whole(
+                name,
+                slot.offset,
+                slot.len,
+                slot.done.min(slot.len),
+                job.len,
+            )?;
             xor ^= xor_at(slot.offset, &slot.buf.as_slice()[..slot.len as usize]);
             crate::interrupt::check()?;
             if let Some((offset, len)) = claims.claim() {
