@@ -56,6 +56,7 @@ fn engines(c: &mut Criterion) {
             file: &file,
             name: "bench-file",
             kind: InputKind::Regular,
+            offset: 0,
             len: LEN as u64,
             threads: if engine.name() == "direct" {
                 32

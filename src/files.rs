@@ -36,6 +36,17 @@ pub struct Input {
     pub kind: InputKind,
     /// The size stat reports (0 for pipes and for /proc files).
     pub len: u64,
+    /// Where reading starts: the current position of a standard input redirected from a
+    /// regular file (`{ head -c 100 >/dev/null; ioscope fast -; } < f` reads the rest, as
+    /// cat would), else 0.
+    pub offset: u64,
+}
+
+impl Input {
+    /// The bytes stat says are left from `offset` to the end (0 for pipes and /proc files).
+    pub fn remaining(&self) -> u64 {
+        self.len.saturating_sub(self.offset)
+    }
 }
 
 /// The user's name for a path in messages; `-` is standard input.
@@ -62,11 +73,20 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
         } else {
             InputKind::Stream
         };
+        let offset = if kind == InputKind::Regular {
+            use std::io::Seek;
+            (&file)
+                .stream_position()
+                .context("find the position of stdin")?
+        } else {
+            0
+        };
         return Ok(Input {
             file,
             name,
             kind,
             len: meta.len(),
+            offset,
         });
     }
     let meta = std::fs::metadata(path)
@@ -79,6 +99,7 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
         name,
         kind,
         len: meta.len(),
+        offset: 0,
     })
 }
 

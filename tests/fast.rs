@@ -224,3 +224,42 @@ fn a_partly_cached_file_mixes_cached_chunks_and_device_reads() {
         eprintln!("note: residency {resident:.2} here; engine {}", v["engine"]);
     }
 }
+
+#[test]
+fn a_file_given_as_stdin_is_read_from_its_current_offset_which_is_left_at_the_end() {
+    use std::io::{Seek, SeekFrom};
+    let dir = tempfile::tempdir().unwrap();
+    for size in [3usize, 5000, (3 << 20) + 5] {
+        let data = pattern(size);
+        let path = file_with(dir.path(), &format!("f{size}"), &data);
+        for offset in [0u64, 1, 100, 4096 + 3] {
+            let tail = &data[(offset as usize).min(size)..];
+            for engine in ["auto"].iter().chain(ENGINES.iter()) {
+                // `{ dd bs=OFFSET count=1 of=/dev/null; ioscope fast -; } < f`: the child's
+                // stdin shares this open file, and so its position.
+                let mut stdin = std::fs::File::open(&path).unwrap();
+                stdin.seek(SeekFrom::Start(offset)).unwrap();
+                let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+                cmd.args(["fast", "-", "--json"]);
+                if *engine != "auto" {
+                    cmd.args(["--engine", engine]);
+                }
+                let out = cmd.stdin(stdin.try_clone().unwrap()).output().unwrap();
+                let what = format!("size {size} offset {offset} engine {engine}");
+                assert!(
+                    out.status.success(),
+                    "{what}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(v["xor_hex"], reference_xor(tail), "{what}: {v}");
+                assert_eq!(v["bytes"], tail.len() as u64, "{what}");
+                assert_eq!(
+                    stdin.stream_position().unwrap(),
+                    offset.max(size as u64),
+                    "{what}: the offset is left at the end, as cat leaves it"
+                );
+            }
+        }
+    }
+}

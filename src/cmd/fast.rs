@@ -8,8 +8,9 @@ use crate::measure::cache::{self, Residency};
 use crate::measure::timer::{Elapsed, Stopwatch};
 use crate::options::FastOptions;
 use crate::units::{MIB, per_second};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
+use std::io::{Seek, SeekFrom};
 
 /// Files up to this size are read with one read() call: threads and mappings cost more.
 pub const SMALL_FILE: u64 = MIB;
@@ -128,7 +129,8 @@ fn plan(
         file: &input.file,
         name: &input.name,
         kind: input.kind,
-        len: input.len,
+        offset: input.offset,
+        len: input.remaining(),
         threads: 1,
         block_size: MIB,
         depth: 1,
@@ -145,7 +147,7 @@ fn plan(
             &engine::stream::Stream,
             "size 0 on stat (a /proc file, or empty): read to its end".to_string(),
         )
-    } else if input.len <= SMALL_FILE {
+    } else if input.remaining() <= SMALL_FILE {
         (
             &engine::stream::Stream,
             "small file: one read() is cheapest".to_string(),
@@ -213,7 +215,8 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         file: &input.file,
         name: &input.name,
         kind: input.kind,
-        len: input.len,
+        offset: input.offset,
+        len: input.remaining(),
         threads: plan.threads,
         block_size: plan.block_size,
         depth: plan.depth,
@@ -248,6 +251,13 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         }
     })?;
     let cpu = clock.stop();
+    if plan.engine.caps().sized {
+        // Sized engines read at offsets and leave the file position alone; leave it after
+        // what was read, as cat would (it matters where stdin is shared with the caller).
+        (&input.file)
+            .seek(SeekFrom::Start(input.offset + moved.bytes))
+            .with_context(|| format!("seek {} to the end of what was read", input.name))?;
+    }
     Ok(FastReport {
         file: input.name.clone(),
         input_kind: input.kind,
@@ -257,7 +267,7 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         fallbacks,
         // Workers never outnumber the chunks (see engine::parallel), so report those that ran.
         threads: if plan.engine.caps().parallel {
-            let chunks = input.len.div_ceil(plan.block_size.max(1)).max(1);
+            let chunks = input.remaining().div_ceil(plan.block_size.max(1)).max(1);
             plan.threads
                 .min(usize::try_from(chunks).unwrap_or(usize::MAX))
         } else {

@@ -83,7 +83,7 @@ fn read(options: &RunOptions, limit: Option<u64>) -> Result<RunReport> {
         None
     };
     let expected =
-        limit.or((input.kind == InputKind::Regular && input.len > 0).then_some(input.len));
+        limit.or((input.kind == InputKind::Regular && input.len > 0).then_some(input.remaining()));
     let mut progress = Progress::new(format!("read {}", input.name), expected);
     let disk = (input.kind == InputKind::Regular)
         .then(|| diskstats::device_of(&options.path))
@@ -137,8 +137,9 @@ fn read_input(
 ) -> Result<Moved> {
     let moved = engine::read::read_blocks(&input.file, &input.name, buf, limit, observer)?;
     if input.kind == InputKind::Regular {
-        let want = limit.map_or(input.len, |l| l.min(input.len));
-        engine::expect_whole(&input.name, 0, want, moved.bytes, input.len)?;
+        let left = input.remaining();
+        let want = limit.map_or(left, |l| l.min(left));
+        engine::expect_whole(&input.name, input.offset, want, moved.bytes, input.len)?;
     }
     Ok(moved)
 }
@@ -219,6 +220,7 @@ mod tests {
             name: "shrunk".to_string(),
             kind,
             len,
+            offset: 0,
         }
     }
 

@@ -5,8 +5,7 @@
 
 use super::buffer::{ALIGN, AlignedBuffer};
 use super::parallel::for_each_chunk;
-use super::{Caps, Engine, Job, Moved, expect_whole};
-use crate::checksum::xor_at;
+use super::{Caps, Engine, Job, Moved, expect_whole, xor_from};
 use anyhow::{Context, Result};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -67,9 +66,10 @@ pub fn pread_direct(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Res
     Ok((done, calls))
 }
 
-/// Reads the chunk `[offset, offset + len)` of `job`'s file with O_DIRECT (through `file`)
-/// into `buf` (at least `len` rounded up to the alignment) and returns its XOR and the calls
-/// made; a short chunk means the file shrank.
+/// Reads the chunk `[offset, offset + len)` of `job`'s file (`offset` aligned) with O_DIRECT
+/// (through `file`) into `buf` (at least `len` rounded up to the alignment) and returns the
+/// XOR of its bytes from `job.offset` on, and the calls made; a short chunk means the file
+/// shrank.
 pub fn read_chunk(
     file: &File,
     job: &Job,
@@ -80,8 +80,11 @@ pub fn read_chunk(
     let want = len.next_multiple_of(ALIGN as u64) as usize;
     let (n, calls) = pread_direct(file, job.name, &mut buf.as_mut_slice()[..want], offset)?;
     let n = (n as u64).min(len);
-    expect_whole(job.name, offset, len, n, job.len)?;
-    Ok((xor_at(offset, &buf.as_slice()[..n as usize]), calls))
+    expect_whole(job.name, offset, len, n, job.end())?;
+    Ok((
+        xor_from(job.offset, offset, &buf.as_slice()[..n as usize]),
+        calls,
+    ))
 }
 
 /// Block sizes for O_DIRECT must be multiples of the alignment.
@@ -110,14 +113,15 @@ impl Engine for Direct {
         flush(job)?;
         let file = open_direct(job.file, job.name)?;
         let block = aligned_block(job.block_size);
+        let start = job.aligned_start(ALIGN as u64);
         let (xor, calls) = for_each_chunk(
-            job.len,
+            job.end() - start,
             block,
             job.threads,
             || Ok(AlignedBuffer::untouched(block as usize)),
-            |offset, len, buf| {
+            |rel, len, buf| {
                 crate::interrupt::check()?;
-                read_chunk(&file, job, buf, offset, len)
+                read_chunk(&file, job, buf, start + rel, len)
             },
         )?;
         Ok(Moved {

@@ -7,8 +7,7 @@
 //! and exits with status 1 instead of crashing.
 
 use super::parallel::for_each_chunk;
-use super::{Caps, Engine, Job, Moved};
-use crate::checksum::xor_at;
+use super::{Caps, Engine, Job, Moved, xor_from};
 use anyhow::{Context, Result};
 use std::os::fd::AsRawFd;
 use std::sync::Once;
@@ -29,8 +28,10 @@ unsafe impl Sync for Mapping {}
 unsafe impl Send for Mapping {}
 
 impl Mapping {
-    /// Maps the first `len` bytes of `file` read-only.
-    pub fn new(file: &std::fs::File, name: &str, len: u64) -> Result<Self> {
+    /// Maps `len` bytes of `file` from `offset` (a multiple of the page size) read-only.
+    pub fn new(file: &std::fs::File, name: &str, offset: u64, len: u64) -> Result<Self> {
+        let offset = libc::off_t::try_from(offset)
+            .with_context(|| format!("mmap {name} at byte {offset}: offset too large"))?;
         // SAFETY: a fresh read-only shared mapping of a file we hold open; no existing memory
         // is affected and the result is checked below.
         let addr = unsafe {
@@ -40,11 +41,12 @@ impl Mapping {
                 libc::PROT_READ,
                 libc::MAP_SHARED,
                 file.as_raw_fd(),
-                0,
+                offset,
             )
         };
         if addr == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error()).with_context(|| format!("mmap {name}"));
+            return Err(std::io::Error::last_os_error())
+                .with_context(|| format!("mmap {name} at byte {offset}"));
         }
         Ok(Self {
             addr,
@@ -195,17 +197,21 @@ impl Engine for Mmap {
             return Ok(Moved::default());
         }
         install_sigbus_handler(job.name);
-        let map = Mapping::new(job.file, job.name, job.len)?;
+        // Mappings start on a page: from the page that holds the job's first byte.
+        let start = job.aligned_start(crate::measure::cache::page_size());
+        let mapped = job.end() - start;
+        let map = Mapping::new(job.file, job.name, start, mapped)?;
         // Only advice: a kernel that ignores it reads the same bytes.
-        let _ = map.advise(0, job.len as usize, libc::MADV_SEQUENTIAL);
+        let _ = map.advise(0, mapped as usize, libc::MADV_SEQUENTIAL);
         let (xor, calls) = for_each_chunk(
-            job.len,
+            mapped,
             job.block_size,
             job.threads,
             || Ok(()),
-            |offset, len, _| {
+            |rel, len, _| {
                 crate::interrupt::check()?;
-                let (o, l) = (offset as usize, len as usize);
+                let (o, l) = (rel as usize, len as usize);
+                let offset = start + rel;
                 if let Err(err) = map.advise(o, l, MADV_POPULATE_READ) {
                     // EINVAL: an older kernel without POPULATE_READ; faults will do. Anything
                     // else (EFAULT, EIO) means the pages cannot be read.
@@ -219,7 +225,7 @@ impl Engine for Mmap {
                         });
                     }
                 }
-                Ok((xor_at(offset, map.slice(o, l)), 1))
+                Ok((xor_from(job.offset, offset, map.slice(o, l)), 1))
             },
         )?;
         expect_size(job)?;
@@ -239,8 +245,8 @@ pub fn expect_size(job: &Job) -> Result<()> {
         .metadata()
         .with_context(|| format!("stat {} after reading it through mmap", job.name))?
         .len();
-    if now < job.len {
-        return Err(super::shrank(job.name, now, job.len));
+    if now < job.end() {
+        return Err(super::shrank(job.name, now, job.end()));
     }
     Ok(())
 }
@@ -253,7 +259,7 @@ mod tests {
     fn mapped(bytes: usize) -> (std::fs::File, Mapping) {
         let mut f = tempfile::tempfile().expect("temp file");
         f.write_all(&vec![1u8; bytes]).expect("write");
-        let map = Mapping::new(&f, "t", bytes as u64).expect("map");
+        let map = Mapping::new(&f, "t", 0, bytes as u64).expect("map");
         (f, map)
     }
 
@@ -311,7 +317,7 @@ mod tests {
                 .expect("open");
             let name = path.to_string_lossy().into_owned();
             install_sigbus_handler(&name);
-            let map = Mapping::new(&file, &name, 3 * 4096).expect("map");
+            let map = Mapping::new(&file, &name, 0, 3 * 4096).expect("map");
             file.set_len(0).expect("truncate");
             let byte = std::hint::black_box(map.slice(2 * 4096, 1))[0];
             eprintln!("no SIGBUS: read {byte}");

@@ -68,7 +68,12 @@ pub struct Job<'a> {
     pub name: &'a str,
     /// What kind of input it is.
     pub kind: InputKind,
-    /// Its size from stat (0 for pipes and /proc files).
+    /// Where the input starts in the file: the position of a standard input redirected
+    /// from a file, else 0. Engines that read() expect the file position to be here;
+    /// engines that read at offsets read from here. Either way the byte at `offset` is byte
+    /// 0 of the checksum.
+    pub offset: u64,
+    /// Bytes from `offset` to the end stat gave (0 for pipes and /proc files).
     pub len: u64,
     /// Worker threads to use.
     pub threads: usize,
@@ -76,6 +81,29 @@ pub struct Job<'a> {
     pub block_size: u64,
     /// Reads in flight per thread (io_uring).
     pub depth: usize,
+}
+
+impl Job<'_> {
+    /// The file position where the input ends: its size when reading began.
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
+
+    /// Where an engine whose reads must start at multiples of `align` begins: `offset`
+    /// rounded down. The bytes before `offset` are read but not counted ([`xor_from`]).
+    pub fn aligned_start(&self, align: u64) -> u64 {
+        self.offset - self.offset % align
+    }
+}
+
+/// The XOR of `bytes`, read at file position `at`, as part of an input that starts at file
+/// position `origin`: bytes before `origin` do not count, and `origin` is byte 0.
+pub fn xor_from(origin: u64, at: u64, bytes: &[u8]) -> u32 {
+    let skip = origin.saturating_sub(at);
+    if skip >= bytes.len() as u64 {
+        return 0;
+    }
+    crate::checksum::xor_at(at + skip - origin, &bytes[skip as usize..])
 }
 
 /// What an engine needs and does; the chooser and the harness look only at these flags.
@@ -119,7 +147,14 @@ pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
     if caps.sized && job.len == 0 {
         // Empty, or a /proc file that reports size 0 but has content: only reading to
         // the end tells which.
-        return Err(format!("{name} needs the size, and stat says 0"));
+        return Err(if job.offset == 0 {
+            format!("{name} needs the size, and stat says 0")
+        } else {
+            format!(
+                "{name} needs bytes to read, and stat says none are left after byte {}",
+                job.offset
+            )
+        });
     }
     Ok(())
 }
@@ -177,7 +212,7 @@ mod tests {
     /// Whether this kernel fills mapped pages on request (MADV_POPULATE_READ, Linux 5.14+):
     /// without it, an engine that maps a file shorter than the job takes a SIGBUS.
     fn kernel_populates(file: &File) -> bool {
-        let map = mmap::Mapping::new(file, "probe", 1).expect("map");
+        let map = mmap::Mapping::new(file, "probe", 0, 1).expect("map");
         map.advise(0, 1, 22).is_ok()
     }
 
@@ -202,6 +237,7 @@ mod tests {
                 file: &file,
                 name: "short-file",
                 kind: InputKind::Regular,
+                offset: 0,
                 len: claimed,
                 threads: 3,
                 block_size: 64 << 10,
@@ -212,6 +248,21 @@ mod tests {
         });
         rx.recv_timeout(Duration::from_secs(30))
             .unwrap_or_else(|_| panic!("{} hung", engine.name()))
+    }
+
+    #[test]
+    fn bytes_before_the_origin_do_not_count_and_the_origin_is_byte_0() {
+        let data: Vec<u8> = (1..=40).collect();
+        for origin in [0u64, 1, 3, 4, 7, 39, 40] {
+            let want = crate::checksum::xor_bytes(&data[origin as usize..]);
+            for cut in [0usize, 2, 5, 8, 13, 40] {
+                // Two reads, at 0 and at `cut`, as engines make them.
+                let x =
+                    xor_from(origin, 0, &data[..cut]) ^ xor_from(origin, cut as u64, &data[cut..]);
+                assert_eq!(x, want, "origin {origin} cut {cut}");
+            }
+        }
+        assert_eq!(xor_from(100, 0, &data), 0, "all before the origin");
     }
 
     #[test]

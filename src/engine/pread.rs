@@ -51,12 +51,13 @@ impl Engine for Pread {
             job.block_size,
             job.threads,
             || Ok(AlignedBuffer::new(job.block_size as usize)),
-            |offset, len, buf| {
+            |rel, len, buf| {
                 crate::interrupt::check()?;
                 let slice = &mut buf.as_mut_slice()[..len as usize];
+                let offset = job.offset + rel;
                 let (n, calls) = pread_full(job.file, job.name, slice, offset)?;
-                expect_whole(job.name, offset, len, n as u64, job.len)?;
-                Ok((xor_at(offset, &slice[..n]), calls))
+                expect_whole(job.name, offset, len, n as u64, job.end())?;
+                Ok((xor_at(rel, &slice[..n]), calls))
             },
         )?;
         Ok(Moved {

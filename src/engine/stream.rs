@@ -48,7 +48,7 @@ impl Engine for Stream {
             })?;
         if job.kind == crate::files::InputKind::Regular {
             // A regular file must reach the size stat gave (0 for /proc files: no promise).
-            super::expect_whole(job.name, 0, job.len, moved.bytes, job.len)?;
+            super::expect_whole(job.name, job.offset, job.len, moved.bytes, job.end())?;
         }
         Ok(moved)
     }

@@ -6,8 +6,7 @@
 use super::buffer::{ALIGN, AlignedBuffer};
 use super::direct::{aligned_block, flush, open_direct};
 use super::parallel::{Claims, on_threads};
-use super::{Caps, Engine, Job, Moved, expect_whole};
-use crate::checksum::xor_at;
+use super::{Caps, Engine, Job, Moved, expect_whole, xor_from};
 use anyhow::{Context, Result};
 use io_uring::{IoUring, opcode, types};
 use std::os::fd::AsRawFd;
@@ -53,7 +52,7 @@ impl Engine for Uring {
         let file = direct.as_ref().unwrap_or(job.file);
         let block = aligned_block(job.block_size);
         let depth = job.depth.clamp(1, 256);
-        let claims = Claims::new(job.len, block);
+        let claims = Claims::new(job.end() - job.aligned_start(ALIGN as u64), block);
         let threads = job.threads.clamp(1, claims.pieces().max(1) as usize);
         let (xor, calls) = on_threads(threads, &claims, |claims| {
             worker(
@@ -132,6 +131,8 @@ fn pump(
     direct: bool,
 ) -> Result<(u32, u64)> {
     let name = job.name;
+    // Claims count from an aligned start (see run); slot offsets are file positions.
+    let start = job.aligned_start(ALIGN as u64);
     let (mut xor, mut calls) = (0u32, 0u64);
     let submit = |ring: &mut IoUring, slot: &mut Slot, index: usize| -> Result<()> {
         let start = slot.done as usize;
@@ -153,10 +154,10 @@ fn pump(
         Ok(())
     };
     for (index, slot) in slots.iter_mut().enumerate() {
-        let Some((offset, len)) = claims.claim() else {
+        let Some((rel, len)) = claims.claim() else {
             break;
         };
-        (slot.offset, slot.len, slot.done) = (offset, len, 0);
+        (slot.offset, slot.len, slot.done) = (start + rel, len, 0);
         submit(ring, slot, index)?;
         *in_flight += 1;
     }
@@ -194,12 +195,16 @@ fn pump(
                 slot.offset,
                 slot.len,
                 slot.done.min(slot.len),
-                job.len,
+                job.end(),
             )?;
-            xor ^= xor_at(slot.offset, &slot.buf.as_slice()[..slot.len as usize]);
+            xor ^= xor_from(
+                job.offset,
+                slot.offset,
+                &slot.buf.as_slice()[..slot.len as usize],
+            );
             crate::interrupt::check()?;
-            if let Some((offset, len)) = claims.claim() {
-                (slot.offset, slot.len, slot.done) = (offset, len, 0);
+            if let Some((rel, len)) = claims.claim() {
+                (slot.offset, slot.len, slot.done) = (start + rel, len, 0);
                 submit(ring, slot, index)?;
                 *in_flight += 1;
             }
@@ -227,6 +232,7 @@ mod tests {
                 file: &file,
                 name: "short-file",
                 kind: InputKind::Regular,
+                offset: 0,
                 len: claimed,
                 threads: 2,
                 block_size: 4096,
