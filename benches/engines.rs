@@ -58,6 +58,7 @@ fn engines(c: &mut Criterion) {
             kind: InputKind::Regular,
             offset: 0,
             len: LEN as u64,
+            pseudo_fs: None,
             threads: if engine.name() == "direct" {
                 32
             } else {

@@ -34,12 +34,16 @@ pub struct Input {
     pub name: String,
     /// What kind of thing it is.
     pub kind: InputKind,
-    /// The size stat reports (0 for pipes and for /proc files).
+    /// The size stat reports; 0 for pipes, and for files on pseudo file systems (/proc,
+    /// /sys…), whose stat size is not the size of their content.
     pub len: u64,
     /// Where reading starts: the current position of a standard input redirected from a
     /// regular file (`{ head -c 100 >/dev/null; ioscope fast -; } < f` reads the rest, as
     /// cat would), else 0.
     pub offset: u64,
+    /// The pseudo file system the file is on (`proc`, `sysfs`…), if any: then its content
+    /// is read to its end, whatever stat says.
+    pub pseudo_fs: Option<&'static str>,
 }
 
 impl Input {
@@ -81,12 +85,16 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
         } else {
             0
         };
+        let pseudo_fs = (kind == InputKind::Regular)
+            .then(|| pseudo_fs(&file))
+            .flatten();
         return Ok(Input {
             file,
             name,
             kind,
-            len: meta.len(),
+            len: if pseudo_fs.is_some() { 0 } else { meta.len() },
             offset,
+            pseudo_fs,
         });
     }
     let meta = std::fs::metadata(path)
@@ -94,13 +102,49 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
     let kind = classify(&meta.file_type(), &name, "read", allow_device)?;
     let file = File::open(path)
         .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
+    let pseudo_fs = (kind == InputKind::Regular)
+        .then(|| pseudo_fs(&file))
+        .flatten();
     Ok(Input {
         file,
         name,
         kind,
-        len: meta.len(),
+        len: if pseudo_fs.is_some() { 0 } else { meta.len() },
         offset: 0,
+        pseudo_fs,
     })
+}
+
+/// Pseudo file systems (statfs `f_type`, see statfs(2)) whose files are generated when read:
+/// their stat size is 0 (/proc) or a page (/sys), never the size of the content.
+const PSEUDO_FS: &[(u32, &str)] = &[
+    (0x0000_9fa0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x7363_6673, "securityfs"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x6265_6570, "configfs"),
+];
+
+/// The pseudo file system `file` is on (`proc`, `sysfs`…), or `None` for a real one (or
+/// when statfs fails: then stat's size is trusted, as before).
+pub fn pseudo_fs(file: &File) -> Option<&'static str> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fstatfs only writes into the zeroed struct we pass, on a descriptor we hold.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; the pointer is valid for the duration of the call.
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut st) } != 0 {
+        return None;
+    }
+    // f_type is a signed or unsigned word depending on the architecture; the magic numbers
+    // all fit in 32 bits.
+    let magic = st.f_type as u32;
+    PSEUDO_FS
+        .iter()
+        .find(|&&(m, _)| m == magic)
+        .map(|&(_, name)| name)
 }
 
 fn classify(
@@ -340,5 +384,33 @@ impl Drop for OutputFile {
         if self.remove_on_drop {
             let _ = std::fs::remove_file(&self.path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_and_sys_are_pseudo_file_systems_and_a_temp_file_is_not() {
+        let proc = File::open("/proc/version").expect("/proc/version exists on Linux");
+        assert_eq!(pseudo_fs(&proc), Some("proc"));
+        let temp = tempfile::tempfile().expect("temp file");
+        assert_eq!(pseudo_fs(&temp), None);
+        match File::open("/sys/kernel/mm/transparent_hugepage/enabled")
+            .or_else(|_| File::open("/sys/devices/system/cpu/online"))
+        {
+            Ok(sys) => assert_eq!(pseudo_fs(&sys), Some("sysfs")),
+            Err(e) => eprintln!("skipped: the /sys part: no readable /sys file ({e})"),
+        }
+    }
+
+    #[test]
+    fn an_input_on_a_pseudo_file_system_has_no_size_to_trust() {
+        let input = open_input(Path::new("/proc/self/status"), false).expect("open");
+        assert_eq!(
+            (input.kind, input.len, input.pseudo_fs),
+            (InputKind::Regular, 0, Some("proc"))
+        );
     }
 }

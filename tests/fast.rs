@@ -263,3 +263,53 @@ fn a_file_given_as_stdin_is_read_from_its_current_offset_which_is_left_at_the_en
         }
     }
 }
+
+/// A /sys file that every Linux has, with its content (stable between two reads).
+fn a_sys_file() -> Option<(&'static str, Vec<u8>)> {
+    [
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        "/sys/devices/system/cpu/online",
+        "/sys/kernel/kexec_loaded",
+        "/sys/power/state",
+    ]
+    .into_iter()
+    .find_map(|p| {
+        std::fs::read(p)
+            .ok()
+            .filter(|c| !c.is_empty())
+            .map(|c| (p, c))
+    })
+}
+
+#[test]
+fn sys_files_are_read_to_their_end_by_every_engine_through_a_visible_fallback() {
+    let Some((path, content)) = a_sys_file() else {
+        eprintln!("skipped: no readable /sys file here (is sysfs mounted?)");
+        return;
+    };
+    for engine in ENGINES {
+        let v = fast_json(&[path, "--engine", engine]);
+        assert_eq!(
+            v["xor_hex"],
+            reference_xor(&content),
+            "{path} via {engine}: {v}"
+        );
+        assert_eq!(v["bytes"], content.len() as u64, "{path} via {engine}");
+        assert_eq!(v["engine"], "stream", "{path} via {engine}");
+        let fallbacks = v["fallbacks"].as_array().unwrap();
+        if engine == "stream" {
+            assert!(fallbacks.is_empty(), "{v}");
+        } else {
+            let first = fallbacks[0].as_str().unwrap();
+            assert!(
+                first.starts_with(&format!("{engine}: ")) && first.contains("sysfs"),
+                "{path} via {engine}: {v}"
+            );
+        }
+    }
+    let v = fast_json(&[path]);
+    assert_eq!(v["engine"], "stream");
+    assert!(v["reason"].as_str().unwrap().contains("sysfs"), "{v}");
+    let v = json_of(&["run", path, "-r", "4k"]);
+    assert_eq!(v["xor_hex"], reference_xor(&content), "run -r {path}");
+}

@@ -131,6 +131,7 @@ fn plan(
         kind: input.kind,
         offset: input.offset,
         len: input.remaining(),
+        pseudo_fs: input.pseudo_fs,
         threads: 1,
         block_size: MIB,
         depth: 1,
@@ -142,10 +143,15 @@ fn plan(
             &engine::stream::Stream,
             "not a regular file: read to its end".to_string(),
         )
+    } else if let Some(fs) = input.pseudo_fs {
+        (
+            &engine::stream::Stream,
+            format!("a file on {fs}, whose stat size is not its content's: read to its end"),
+        )
     } else if input.len == 0 {
         (
             &engine::stream::Stream,
-            "size 0 on stat (a /proc file, or empty): read to its end".to_string(),
+            "size 0 on stat (empty, or a file generated when read): read to its end".to_string(),
         )
     } else if input.remaining() <= SMALL_FILE {
         (
@@ -217,6 +223,7 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         kind: input.kind,
         offset: input.offset,
         len: input.remaining(),
+        pseudo_fs: input.pseudo_fs,
         threads: plan.threads,
         block_size: plan.block_size,
         depth: plan.depth,

@@ -221,6 +221,7 @@ mod tests {
             kind,
             len,
             offset: 0,
+            pseudo_fs: None,
         }
     }
 

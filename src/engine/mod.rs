@@ -75,6 +75,9 @@ pub struct Job<'a> {
     pub offset: u64,
     /// Bytes from `offset` to the end stat gave (0 for pipes and /proc files).
     pub len: u64,
+    /// The pseudo file system the input is on (`proc`, `sysfs`…), whose stat sizes are not
+    /// content sizes: only reading to the end applies.
+    pub pseudo_fs: Option<&'static str>,
     /// Worker threads to use.
     pub threads: usize,
     /// Bytes per read call (or per chunk, for mmap).
@@ -143,6 +146,11 @@ impl std::fmt::Debug for dyn Engine {
 pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
     if caps.sized && job.kind != InputKind::Regular {
         return Err(format!("{name} needs a regular file"));
+    }
+    if let Some(fs) = job.pseudo_fs.filter(|_| caps.sized) {
+        return Err(format!(
+            "{name} needs the size, and on {fs} stat does not give the content's size"
+        ));
     }
     if caps.sized && job.len == 0 {
         // Empty, or a /proc file that reports size 0 but has content: only reading to
@@ -239,6 +247,7 @@ mod tests {
                 kind: InputKind::Regular,
                 offset: 0,
                 len: claimed,
+                pseudo_fs: None,
                 threads: 3,
                 block_size: 64 << 10,
                 depth: 4,

@@ -234,6 +234,7 @@ mod tests {
                 kind: InputKind::Regular,
                 offset: 0,
                 len: claimed,
+                pseudo_fs: None,
                 threads: 2,
                 block_size: 4096,
                 depth,
