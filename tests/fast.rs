@@ -313,3 +313,61 @@ fn sys_files_are_read_to_their_end_by_every_engine_through_a_visible_fallback() 
     let v = json_of(&["run", path, "-r", "4k"]);
     assert_eq!(v["xor_hex"], reference_xor(&content), "run -r {path}");
 }
+
+#[test]
+fn a_refused_engine_falls_back_along_the_chain_never_to_itself() {
+    for (engine, want) in [
+        ("pread", vec!["pread"]),
+        ("mmap", vec!["mmap", "pread"]),
+        ("direct", vec!["direct", "pread"]),
+        ("uring", vec!["uring", "pread"]),
+    ] {
+        let v = fast_json(&["/proc/version", "--engine", engine]);
+        let got: Vec<&str> = v["fallbacks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().split(':').next().unwrap())
+            .collect();
+        assert_eq!(got, want, "--engine {engine}: {v}");
+        assert_eq!(v["engine"], "stream");
+        assert!(
+            v["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("fell back to stream: "),
+            "{v}"
+        );
+    }
+}
+
+#[test]
+fn uring_lists_a_refused_o_direct_with_the_fallbacks() {
+    use std::os::unix::fs::OpenOptionsExt;
+    // A directory whose file system refuses O_DIRECT (tmpfs before Linux 6.6, for one).
+    let dirs = ["/dev/shm", "/run/user", "/tmp", env!("CARGO_TARGET_TMPDIR")];
+    let refusing = dirs.iter().find_map(|d| {
+        let dir = tempfile::tempdir_in(d).ok()?;
+        let path = file_with(dir.path(), "f", &pattern((2 << 20) + 1));
+        let refused = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(&path)
+            .is_err();
+        refused.then_some((dir, path))
+    });
+    let Some((_dir, path)) = refusing else {
+        eprintln!("skipped: every file system tried accepts O_DIRECT ({dirs:?})");
+        return;
+    };
+    let v = fast_json(&[path.to_str().unwrap(), "--engine", "uring"]);
+    assert_eq!(v["engine"], "uring", "{v}");
+    assert_eq!(v["xor_hex"], reference_xor(&pattern((2 << 20) + 1)));
+    let fallbacks = v["fallbacks"].as_array().unwrap();
+    assert!(
+        fallbacks
+            .iter()
+            .any(|f| f.as_str().unwrap().starts_with("uring O_DIRECT: refused")),
+        "{v}"
+    );
+}

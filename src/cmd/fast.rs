@@ -32,7 +32,8 @@ pub struct FastReport {
     pub method: &'static str,
     /// Why that engine.
     pub reason: String,
-    /// Engines considered and passed over, with the reason.
+    /// Engines considered and passed over, with the reason (`ENGINE: why`), and what the
+    /// engine that ran gave up (`ENGINE FEATURE: why`, such as uring without O_DIRECT).
     pub fallbacks: Vec<String>,
     /// Threads used.
     pub threads: usize,
@@ -228,21 +229,24 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         block_size: plan.block_size,
         depth: plan.depth,
     };
-    // An engine that does not apply falls back to buffered pread, then to reading to the end.
-    // Silent in the output (the checksum is the same); visible with --verbose and in JSON.
-    for fallback in [
-        &engine::pread::Pread as &dyn Engine,
-        &engine::stream::Stream,
-    ] {
-        match plan.engine.check(&job(&plan)) {
-            Ok(()) => break,
-            Err(why) => {
-                fallbacks.push(format!("{}: {why}", plan.engine.name()));
-                // The fallback gets its own defaults, not those of the engine it replaces.
-                let reason = format!("fell back to {}: {why}", fallback.name());
-                plan = Plan::for_engine(fallback, reason, options);
-            }
-        }
+    // An engine that does not apply falls back to buffered pread, then to reading to the end,
+    // never to one already refused. Silent in the output (the checksum is the same); visible
+    // with --verbose and in JSON, as is what a running engine gives up.
+    let chain: [&'static dyn Engine; 2] = [&engine::pread::Pread, &engine::stream::Stream];
+    let mut refused: Vec<&str> = Vec::new();
+    while let Err(why) = plan.engine.check(&job(&plan)) {
+        fallbacks.push(format!("{}: {why}", plan.engine.name()));
+        refused.push(plan.engine.name());
+        let Some(&fallback) = chain.iter().find(|e| !refused.contains(&e.name())) else {
+            // stream reads anything open_input lets through; this is a bug, not an input.
+            anyhow::bail!("read {}: no engine can read it ({why})", input.name);
+        };
+        // The fallback gets its own defaults, not those of the engine it replaces.
+        let reason = format!("fell back to {}: {why}", fallback.name());
+        plan = Plan::for_engine(fallback, reason, options);
+    }
+    if let Some(note) = plan.engine.degraded(&job(&plan)) {
+        fallbacks.push(format!("{} {note}", plan.engine.name()));
     }
     let clock = Stopwatch::start();
     let moved = plan.engine.run(&job(&plan)).map_err(|e| {

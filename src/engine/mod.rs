@@ -132,6 +132,11 @@ pub trait Engine: Sync {
     fn check(&self, job: &Job) -> Result<(), String> {
         check_caps(self.name(), self.caps(), job)
     }
+    /// What it gives up on this input while still running on it, as `FEATURE: reason`
+    /// (uring without O_DIRECT); `fast` lists it with the fallbacks.
+    fn degraded(&self, _job: &Job) -> Option<String> {
+        None
+    }
     /// Reads the whole input and returns what it moved.
     fn run(&self, job: &Job) -> anyhow::Result<Moved>;
 }

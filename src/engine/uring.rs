@@ -46,8 +46,14 @@ impl Engine for Uring {
         super::check_caps(self.name(), self.caps(), job)?;
         available()
     }
+    fn degraded(&self, job: &Job) -> Option<String> {
+        open_direct(job.file, job.name)
+            .err()
+            .map(|e| format!("O_DIRECT: refused ({e:#}); buffered reads instead"))
+    }
     fn run(&self, job: &Job) -> Result<Moved> {
         flush(job)?;
+        // Without O_DIRECT, buffered reads; fast lists the refusal (see degraded).
         let direct = open_direct(job.file, job.name).ok();
         let file = direct.as_ref().unwrap_or(job.file);
         let block = aligned_block(job.block_size);
@@ -242,6 +248,34 @@ mod tests {
             let _ = tx.send(Uring.run(&job));
         });
         rx.recv_timeout(Duration::from_secs(20)).ok()
+    }
+
+    #[test]
+    fn a_refused_o_direct_is_reported_as_a_degradation() {
+        // /proc refuses O_DIRECT everywhere; the job pretends it has a size.
+        let proc = std::fs::File::open("/proc/version").expect("/proc/version");
+        let mut job = Job {
+            file: &proc,
+            name: "/proc/version",
+            kind: InputKind::Regular,
+            offset: 0,
+            len: 100,
+            pseudo_fs: None,
+            threads: 1,
+            block_size: 4096,
+            depth: 1,
+        };
+        let note = Uring.degraded(&job).expect("O_DIRECT is refused on /proc");
+        assert!(
+            note.starts_with("O_DIRECT: refused (open /proc/version with O_DIRECT"),
+            "{note}"
+        );
+        let temp = tempfile::tempfile().expect("temp file");
+        job.file = &temp;
+        match open_direct(&temp, "temp") {
+            Ok(_) => assert_eq!(Uring.degraded(&job), None),
+            Err(e) => eprintln!("skipped: the temp file part: {e:#}"),
+        }
     }
 
     #[test]
