@@ -203,26 +203,37 @@ fn bad_input_is_refused_with_one_line() {
 }
 
 #[test]
-fn a_partly_cached_file_mixes_cached_chunks_and_device_reads() {
-    let dir = tempfile::tempdir().unwrap();
+fn a_partly_cached_file_is_read_by_the_hybrid_engine() {
+    use std::os::fd::AsRawFd;
+    // Not /tmp, which may be tmpfs (nothing is ever evicted there): the build's scratch dir.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let data = pattern(24 << 20);
     let path = file_with(dir.path(), "f", &data);
-    // Written just now, so cached; read the first third, then evict the rest.
-    let v = json_of(&["run", path.to_str().unwrap(), "-r", "1m", "8"]);
-    assert_eq!(v["bytes"], 8 << 20);
+    // Just written, so cached but dirty: write it back first (fadvise drops only clean
+    // pages), then evict all but the first third.
     let f = std::fs::File::open(&path).unwrap();
-    use std::os::fd::AsRawFd;
+    f.sync_data().unwrap();
     // SAFETY: advice on a descriptor we hold.
-    unsafe { libc::posix_fadvise(f.as_raw_fd(), 8 << 20, 0, libc::POSIX_FADV_DONTNEED) };
-    let v = fast_json(&[path.to_str().unwrap(), "--verbose"]);
+    let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 8 << 20, 0, libc::POSIX_FADV_DONTNEED) };
+    assert_eq!(rc, 0, "posix_fadvise");
+    let v = fast_json(&[path.to_str().unwrap()]);
     assert_eq!(v["xor_hex"], reference_xor(&data));
     let resident = v["residency_before"]["resident_pages"].as_f64().unwrap()
         / v["residency_before"]["total_pages"].as_f64().unwrap();
-    if (0.1..0.9).contains(&resident) && v["fallbacks"].as_array().unwrap().is_empty() {
-        assert_eq!(v["engine"], "hybrid", "{v}");
-    } else {
-        eprintln!("note: residency {resident:.2} here; engine {}", v["engine"]);
+    if !(0.1..0.9).contains(&resident) {
+        eprintln!(
+            "skipped: {:.0}% resident after fdatasync and fadvise(DONTNEED) of two thirds: \
+             this file system does not evict (tmpfs?)",
+            100.0 * resident
+        );
+        return;
     }
+    if v["engine"] == "pread" {
+        eprintln!("skipped: O_DIRECT is refused here: {}", v["fallbacks"]);
+        return;
+    }
+    assert_eq!(v["engine"], "hybrid", "{v}");
+    assert!(v["fallbacks"].as_array().unwrap().is_empty(), "{v}");
 }
 
 #[test]
