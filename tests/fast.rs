@@ -382,3 +382,29 @@ fn uring_lists_a_refused_o_direct_with_the_fallbacks() {
         "{v}"
     );
 }
+
+#[test]
+fn a_plain_build_targets_the_host_and_the_static_build_is_opt_in() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // What cargo reads: the config without its comments.
+    let config = std::fs::read_to_string(root.join(".cargo/config.toml")).unwrap_or_default();
+    let settings: Vec<&str> = config
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(
+        !settings
+            .iter()
+            .any(|l| l.starts_with("target") || l.contains("crt-static")),
+        "no pinned target and no static flag in .cargo/config.toml: {settings:?}"
+    );
+    // The opt-in is documented, with the --target that keeps it off build scripts.
+    for doc in ["README.md", "bench/fast.sh"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        assert!(
+            text.contains("target-feature=+crt-static") && text.contains("--target"),
+            "{doc} shows the static build"
+        );
+    }
+}
