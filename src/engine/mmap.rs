@@ -296,7 +296,7 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with("while it was read\n") && text.lines().count() == 1);
-        let n = sigbus_line(std::iter::repeat(b'x').take(5000), &mut line);
+        let n = sigbus_line(std::iter::repeat_n(b'x', 5000), &mut line);
         assert!(line[..n].ends_with(b"while it was read\n"));
         assert_eq!(
             line[..n].iter().filter(|&&b| b == b'x').count(),
