@@ -210,12 +210,14 @@ impl Plan {
 /// Computes the checksum of the input.
 pub fn execute(options: &FastOptions) -> Result<FastReport> {
     let input = files::open_input(&options.path, options.allow_device)?;
-    let residency =
-        if input.kind == InputKind::Regular && input.len > SMALL_FILE && options.engine.is_none() {
-            sample_residency(&input.file, &input.name, input.len).ok()
-        } else {
-            None
-        };
+    let residency = if input.kind == InputKind::Regular
+        && input.remaining() > SMALL_FILE
+        && options.engine.is_none()
+    {
+        sample_residency(&input.file, &input.name, input.len).ok()
+    } else {
+        None
+    };
     let mut fallbacks = Vec::new();
     let mut plan = plan(options, &input, residency, &mut fallbacks);
     let job = |plan: &Plan| Job {

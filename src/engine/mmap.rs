@@ -175,8 +175,8 @@ pub fn install_sigbus_handler(name: &str) {
     });
 }
 
-/// Whether the kernel knows MADV_POPULATE_READ (Linux 5.14+); checked on first use.
-const MADV_POPULATE_READ: libc::c_int = 22;
+/// Fill the page tables of a range now (Linux 5.14+; older kernels answer EINVAL).
+pub(crate) const MADV_POPULATE_READ: libc::c_int = 22;
 
 impl Engine for Mmap {
     fn name(&self) -> &'static str {
@@ -214,14 +214,12 @@ impl Engine for Mmap {
                 let offset = start + rel;
                 if let Err(err) = map.advise(o, l, MADV_POPULATE_READ) {
                     // EINVAL: an older kernel without POPULATE_READ; faults will do. Anything
-                    // else (EFAULT, EIO) means the pages cannot be read.
+                    // else (EFAULT, EIO) means the pages cannot be read: a shorter file is
+                    // reported as such, anything else as the kernel's error.
                     if err.raw_os_error() != Some(libc::EINVAL) {
                         expect_size(job)?;
                         return Err(err).with_context(|| {
-                            format!(
-                                "read {} at byte {offset} through mmap (did the file shrink?)",
-                                job.name
-                            )
+                            format!("read {} at byte {offset} through mmap", job.name)
                         });
                     }
                 }
