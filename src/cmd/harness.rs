@@ -9,7 +9,7 @@ use crate::files::{InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState};
 use crate::measure::checks::{self, Check};
 use crate::measure::diskstats::DiskDelta;
-use crate::measure::meter::{Claim, Meter, SystemMeter};
+use crate::measure::meter::{Claim, Meter, Region, SystemMeter};
 use crate::measure::procio::ProcIo;
 use crate::measure::timer::Elapsed;
 use crate::units::MIB;
@@ -206,20 +206,7 @@ impl<'a> Harness<'a> {
             .flatten();
         let watch = Watch(self.progress);
         let job = job(target, setup, Op::Read, plan, to_end, 0, &watch);
-        self.progress.begin(
-            &label(Op::Read, target.name, &plan),
-            (plan.len > 0).then_some(plan.len),
-        );
-        let region = self.meter.start(target.device);
-        let result = setup.engine.run(&job);
-        let moved = match result {
-            Ok(moved) => moved,
-            Err(e) => {
-                self.progress.end();
-                return Err(e);
-            }
-        };
-        let claim = claim(setup.engine, Op::Read, &moved);
+        let (moved, claim, region) = self.run(setup, &job, target.device)?;
         let measured = region.stop(&claim);
         self.progress.end();
         let caps = setup.engine.caps();
@@ -269,18 +256,7 @@ impl<'a> Harness<'a> {
         };
         let watch = Watch(self.progress);
         let job = job(target, setup, Op::Write, plan, false, seed, &watch);
-        self.progress
-            .begin(&label(Op::Write, name, &plan), Some(plan.len));
-        let mut region = self.meter.start(device);
-        let result = setup.engine.run(&job);
-        let moved = match result {
-            Ok(moved) => moved,
-            Err(e) => {
-                self.progress.end();
-                return Err(e);
-            }
-        };
-        let claim = claim(setup.engine, Op::Write, &moved);
+        let (moved, claim, mut region) = self.run(setup, &job, device)?;
         region.lap(&claim);
         let synced = file.sync_all().with_context(|| format!("fsync {name}"));
         let measured = region.stop(&claim);
@@ -298,6 +274,30 @@ impl<'a> Harness<'a> {
             device: measured.device,
             checks: kernel_checks(&claim, measured.kernel),
         })
+    }
+}
+
+impl Harness<'_> {
+    /// Runs the engine inside a timed region with the progress shown; returns what moved,
+    /// the claim the kernel's counts are compared with, and the region, still running.
+    fn run(
+        &self,
+        setup: &Setup,
+        job: &Job,
+        device: Option<&str>,
+    ) -> Result<(Moved, Claim, Box<dyn Region>)> {
+        let total = (job.plan.len > 0).then_some(job.plan.len);
+        self.progress
+            .begin(&label(job.op, job.name, &job.plan), total);
+        let region = self.meter.start(device);
+        let moved = setup.engine.run(job).inspect_err(|_| self.progress.end())?;
+        let claim = Claim {
+            op: Some(job.op),
+            calls: moved.calls,
+            bytes: moved.bytes,
+            counted: setup.engine.caps().counted,
+        };
+        Ok((moved, claim, region))
     }
 }
 
@@ -330,15 +330,6 @@ fn label(op: Op, name: &str, plan: &Plan) -> String {
         op.name(),
         crate::units::format_size(plan.block)
     )
-}
-
-fn claim(engine: &dyn Engine, op: Op, moved: &Moved) -> Claim {
-    Claim {
-        op: Some(op),
-        calls: moved.calls,
-        bytes: moved.bytes,
-        counted: engine.caps().counted,
-    }
 }
 
 /// The kernel's counts set beside the claim, for engines whose calls the kernel counts.

@@ -4,9 +4,10 @@
 //! buffered read would have returned.
 
 use super::buffer::{ALIGN, AlignedBuffer};
+use super::flag::*;
 use super::parallel::for_each_piece;
 use super::pread::expect_whole;
-use super::{Caps, Defaults, Engine, Job, Moved, Threads};
+use super::{Caps, Defaults, Engine, Job, Moved, Spec, Threads};
 use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use std::fs::{File, OpenOptions};
@@ -107,36 +108,21 @@ pub fn read_piece(
     ))
 }
 
+/// What the `direct` engine is and can do.
+pub const SPEC: Spec = Spec {
+    name: "direct",
+    describe: "O_DIRECT pread() of large aligned blocks on many threads (a deep device queue)",
+    caps: Caps::of(READ | SIZED | ANY_ORDER | DIRECT | PARALLEL | COUNTED | MOVES_BYTES),
+    defaults: Defaults {
+        threads: Threads::InFlight(512 << 20),
+        block_size: 4 << 20,
+        depth: 1,
+    },
+};
+
 impl Engine for Direct {
-    fn name(&self) -> &'static str {
-        "direct"
-    }
-    fn describe(&self) -> &'static str {
-        "O_DIRECT pread() of large aligned blocks on many threads (a deep device queue)"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            read: true,
-            write: false,
-            sized: true,
-            any_order: true,
-            direct: true,
-            parallel: true,
-            queued: false,
-            zero_copy: false,
-            counted: true,
-            moves_bytes: true,
-        }
-    }
-    fn defaults(&self, _: u64) -> Defaults {
-        // Threads blocked in the device queue: the queue depth is the thread count. This
-        // VM's disk is latency-bound, so throughput follows the bytes in flight: 128 x 4 MiB
-        // beat every fio shape tried (see bench/RESULTS.md), within a memory budget.
-        Defaults {
-            threads: Threads::InFlight(512 << 20),
-            block_size: 4 << 20,
-            depth: 1,
-        }
+    fn spec(&self) -> &'static Spec {
+        &SPEC
     }
     fn check(&self, job: &Job) -> Result<(), String> {
         check_direct(self, job)
@@ -145,17 +131,12 @@ impl Engine for Direct {
         flush(job)?;
         let file = open_direct(job.file, job.name)?;
         let block = job.plan.block as usize;
-        let (xor, calls) = for_each_piece(
+        for_each_piece(
             &job.plan,
             job.threads,
             job.observer,
             || Ok(AlignedBuffer::untouched(block)),
             |offset, len, buf| read_piece(job, &file, buf, offset, len),
-        )?;
-        Ok(Moved {
-            bytes: job.plan.len,
-            calls,
-            xor,
-        })
+        )
     }
 }

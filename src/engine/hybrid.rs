@@ -5,38 +5,27 @@
 
 use super::buffer::AlignedBuffer;
 use super::direct::{check_direct, flush, open_direct, read_piece};
+use super::flag::*;
 use super::mmap::{Mapping, install_sigbus_handler};
 use super::parallel::for_each_piece;
-use super::{Caps, Defaults, Engine, Job, Moved};
+use super::{Caps, Engine, Job, Moved, Spec};
 use crate::checksum::xor_at;
 use anyhow::Result;
 
 /// mmap for cached chunks, O_DIRECT for the others.
 pub struct Hybrid;
 
+/// What the `hybrid` engine is and can do.
+pub const SPEC: Spec = Spec {
+    name: "hybrid",
+    describe: "per 4 MiB chunk: XOR in place through mmap when cached, else O_DIRECT from the device",
+    caps: Caps::of(READ | SIZED | ANY_ORDER | DIRECT | PARALLEL | ZERO_COPY | MOVES_BYTES),
+    defaults: super::direct::SPEC.defaults,
+};
+
 impl Engine for Hybrid {
-    fn name(&self) -> &'static str {
-        "hybrid"
-    }
-    fn describe(&self) -> &'static str {
-        "per 4 MiB chunk: XOR in place through mmap when cached, else O_DIRECT from the device"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            read: true,
-            write: false,
-            sized: true,
-            any_order: true,
-            direct: true,
-            parallel: true,
-            queued: false,
-            zero_copy: true,
-            counted: false,
-            moves_bytes: true,
-        }
-    }
-    fn defaults(&self, len: u64) -> Defaults {
-        super::direct::Direct.defaults(len)
+    fn spec(&self) -> &'static Spec {
+        &SPEC
     }
     fn check(&self, job: &Job) -> Result<(), String> {
         check_direct(self, job)
@@ -52,7 +41,7 @@ impl Engine for Hybrid {
             job.plan.start + job.plan.len,
         )?;
         let block = job.plan.block as usize;
-        let (xor, calls) = for_each_piece(
+        let moved = for_each_piece(
             &job.plan,
             job.threads,
             job.observer,
@@ -70,10 +59,6 @@ impl Engine for Hybrid {
             },
         )?;
         super::mmap::expect_size(job)?;
-        Ok(Moved {
-            bytes: job.plan.len,
-            calls,
-            xor,
-        })
+        Ok(moved)
     }
 }

@@ -6,8 +6,9 @@
 //! most of those into an error return; for the rest a SIGBUS handler prints one clear line
 //! and exits with status 1 instead of crashing.
 
+use super::flag::*;
 use super::parallel::for_each_piece;
-use super::{Caps, Defaults, Engine, Job, Moved, Threads};
+use super::{Caps, Defaults, Engine, Job, Moved, Spec, Threads};
 use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use std::os::fd::AsRawFd;
@@ -174,33 +175,21 @@ pub fn install_sigbus_handler(name: &str) {
 /// Whether the kernel knows MADV_POPULATE_READ (Linux 5.14+); checked on first use.
 const MADV_POPULATE_READ: libc::c_int = 22;
 
+/// What the `mmap` engine is and can do.
+pub const SPEC: Spec = Spec {
+    name: "mmap",
+    describe: "mmap the file and XOR the page cache in place, one thread per core",
+    caps: Caps::of(READ | SIZED | ANY_ORDER | PARALLEL | ZERO_COPY | MOVES_BYTES),
+    defaults: Defaults {
+        threads: Threads::PerCore,
+        block_size: 16 << 20,
+        depth: 1,
+    },
+};
+
 impl Engine for Mmap {
-    fn name(&self) -> &'static str {
-        "mmap"
-    }
-    fn describe(&self) -> &'static str {
-        "mmap the file and XOR the page cache in place, one thread per core"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            read: true,
-            write: false,
-            sized: true,
-            any_order: true,
-            direct: false,
-            parallel: true,
-            queued: false,
-            zero_copy: true,
-            counted: false,
-            moves_bytes: true,
-        }
-    }
-    fn defaults(&self, _: u64) -> Defaults {
-        Defaults {
-            threads: Threads::PerCore,
-            block_size: 16 << 20,
-            depth: 1,
-        }
+    fn spec(&self) -> &'static Spec {
+        &SPEC
     }
     fn run(&self, job: &Job) -> Result<Moved> {
         if job.plan.len == 0 {
@@ -216,7 +205,7 @@ impl Engine for Mmap {
         if job.plan.is_sequential() {
             map.advise(job.plan.start, job.plan.len as usize, libc::MADV_SEQUENTIAL);
         }
-        let (xor, calls) = for_each_piece(
+        let moved = for_each_piece(
             &job.plan,
             job.threads,
             job.observer,
@@ -248,11 +237,7 @@ impl Engine for Mmap {
                 Ok((xor_at(job.rel(offset), bytes), 1))
             },
         )?;
-        Ok(Moved {
-            bytes: job.plan.len,
-            calls,
-            xor,
-        })
+        Ok(moved)
     }
 }
 

@@ -158,6 +158,61 @@ pub struct Caps {
     pub moves_bytes: bool,
 }
 
+/// Capability flags, combined with `|` for [`Caps::of`].
+pub mod flag {
+    /// Reads.
+    pub const READ: u16 = 1;
+    /// Writes.
+    pub const WRITE: u16 = 1 << 1;
+    /// Needs a regular file of known size.
+    pub const SIZED: u16 = 1 << 2;
+    /// Follows any offset plan.
+    pub const ANY_ORDER: u16 = 1 << 3;
+    /// Bypasses the page cache.
+    pub const DIRECT: u16 = 1 << 4;
+    /// Spreads the work over threads.
+    pub const PARALLEL: u16 = 1 << 5;
+    /// Keeps several requests in flight per thread.
+    pub const QUEUED: u16 = 1 << 6;
+    /// Reads the page cache in place.
+    pub const ZERO_COPY: u16 = 1 << 7;
+    /// Its calls are the kind /proc/self/io counts.
+    pub const COUNTED: u16 = 1 << 8;
+    /// Moves real bytes.
+    pub const MOVES_BYTES: u16 = 1 << 9;
+}
+
+impl Caps {
+    /// The flags set in `bits` (see [`flag`]).
+    pub const fn of(bits: u16) -> Self {
+        Self {
+            read: bits & flag::READ != 0,
+            write: bits & flag::WRITE != 0,
+            sized: bits & flag::SIZED != 0,
+            any_order: bits & flag::ANY_ORDER != 0,
+            direct: bits & flag::DIRECT != 0,
+            parallel: bits & flag::PARALLEL != 0,
+            queued: bits & flag::QUEUED != 0,
+            zero_copy: bits & flag::ZERO_COPY != 0,
+            counted: bits & flag::COUNTED != 0,
+            moves_bytes: bits & flag::MOVES_BYTES != 0,
+        }
+    }
+}
+
+/// What an engine is: its name, what it does, its flags and its defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The name users pass to `--engine`.
+    pub name: &'static str,
+    /// One line on how it moves bytes.
+    pub describe: &'static str,
+    /// Its capability flags.
+    pub caps: Caps,
+    /// Its defaults.
+    pub defaults: Defaults,
+}
+
 /// How many threads an engine wants by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Threads {
@@ -183,14 +238,24 @@ pub struct Defaults {
 
 /// A way of moving bytes.
 pub trait Engine: Sync {
+    /// What it is and can do.
+    fn spec(&self) -> &'static Spec;
     /// The name users pass to `--engine`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.spec().name
+    }
     /// One line on how it moves bytes.
-    fn describe(&self) -> &'static str;
+    fn describe(&self) -> &'static str {
+        self.spec().describe
+    }
     /// Its capability flags.
-    fn caps(&self) -> Caps;
+    fn caps(&self) -> Caps {
+        self.spec().caps
+    }
     /// Its defaults for an input of `len` bytes (0: unknown).
-    fn defaults(&self, len: u64) -> Defaults;
+    fn defaults(&self, _len: u64) -> Defaults {
+        self.spec().defaults
+    }
     /// Whether it can run this job here; `Err` carries the reason it cannot.
     fn check(&self, job: &Job) -> Result<(), String> {
         check_caps(self.name(), self.caps(), job)

@@ -2,39 +2,28 @@
 //! every piece, so the harness, statistics, exports and interruption can be tested without
 //! real I/O, and the harness's own overhead measured.
 
-use super::{Caps, Defaults, Engine, Job, Moved, Threads};
+use super::flag::*;
+use super::{Caps, Defaults, Engine, Job, Moved, Spec, Threads};
 use anyhow::Result;
 
 /// Moves nothing.
 pub struct Null;
 
+/// What the `null` engine is and can do.
+pub const SPEC: Spec = Spec {
+    name: "null",
+    describe: "moves no bytes (tests the harness and measures its own overhead)",
+    caps: Caps::of(READ | WRITE | ANY_ORDER),
+    defaults: Defaults {
+        threads: Threads::One,
+        block_size: 1 << 20,
+        depth: 1,
+    },
+};
+
 impl Engine for Null {
-    fn name(&self) -> &'static str {
-        "null"
-    }
-    fn describe(&self) -> &'static str {
-        "moves no bytes (tests the harness and measures its own overhead)"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            read: true,
-            write: true,
-            sized: false,
-            any_order: true,
-            direct: false,
-            parallel: false,
-            queued: false,
-            zero_copy: false,
-            counted: false,
-            moves_bytes: false,
-        }
-    }
-    fn defaults(&self, _: u64) -> Defaults {
-        Defaults {
-            threads: Threads::One,
-            block_size: 1 << 20,
-            depth: 1,
-        }
+    fn spec(&self) -> &'static Spec {
+        &SPEC
     }
     fn check(&self, job: &super::Job) -> Result<(), String> {
         if !job.plan.is_sequential() && job.kind != crate::files::InputKind::Regular {

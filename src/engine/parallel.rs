@@ -3,29 +3,29 @@
 //! partial checksums combine by XOR in any order. The first error, or a panic, stops every
 //! worker and is returned.
 
-use super::{Job, Observer};
+use super::{Job, Moved, Observer};
 use crate::workload::plan::Plan;
 use anyhow::Result;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Runs `work(offset, len, state)` over every piece of `plan` on `threads` threads, each
-/// with its own state from `init`; returns the XOR of all results and the sum of the calls
-/// each piece reports. The observer hears of every piece.
+/// with its own state from `init`, and returns what moved: the plan's bytes, the XOR of all
+/// results and the sum of the calls each piece reports. The observer hears of every piece.
 pub fn for_each_piece<S, I, W>(
     plan: &Plan,
     threads: usize,
     observer: &dyn Observer,
     init: I,
     work: W,
-) -> Result<(u32, u64)>
+) -> Result<Moved>
 where
     I: Fn() -> Result<S> + Sync,
     W: Fn(u64, u64, &mut S) -> Result<(u32, u64)> + Sync,
 {
     let claims = Claims::new(*plan);
     let threads = threads.clamp(1, claims.pieces().max(1) as usize);
-    on_threads(threads, &claims, |claims| {
+    let (xor, calls) = on_threads(threads, &claims, |claims| {
         let mut state = init()?;
         let (mut xor, mut calls) = (0u32, 0u64);
         while let Some((offset, len)) = claims.claim() {
@@ -35,6 +35,11 @@ where
             observer.moved(len)?;
         }
         Ok((xor, calls))
+    })?;
+    Ok(Moved {
+        bytes: plan.len,
+        calls,
+        xor,
     })
 }
 
@@ -148,7 +153,7 @@ mod tests {
             for chunk in [1, 3, 4096, 99_999, 1 << 20] {
                 for order in [Order::Sequential, Order::Random { seed: 4 }] {
                     let plan = Plan::new(0, data.len() as u64, chunk, order);
-                    let (x, calls) = for_each_piece(
+                    let moved = for_each_piece(
                         &plan,
                         threads,
                         &Interruptible,
@@ -158,8 +163,12 @@ mod tests {
                         },
                     )
                     .unwrap();
-                    assert_eq!(x, xor_bytes(&data), "threads {threads} chunk {chunk}");
-                    assert_eq!(calls, (data.len() as u64).div_ceil(chunk));
+                    assert_eq!(
+                        moved.xor,
+                        xor_bytes(&data),
+                        "threads {threads} chunk {chunk}"
+                    );
+                    assert_eq!(moved.calls, (data.len() as u64).div_ceil(chunk));
                 }
             }
         }
@@ -219,7 +228,7 @@ mod tests {
                 |_, _, _| Ok((1, 1))
             )
             .unwrap(),
-            (0, 0)
+            Moved::default()
         );
     }
 }

@@ -1,8 +1,9 @@
 //! The `pread` engine: buffered pread()/pwrite() of large blocks at the plan's offsets, on
 //! several threads.
 
+use super::flag::*;
 use super::parallel::for_each_piece;
-use super::{Caps, Defaults, Engine, Job, Moved, Op, Threads};
+use super::{Caps, Defaults, Engine, Job, Moved, Op, Spec, Threads};
 use crate::checksum::xor_at;
 use crate::engine::buffer::AlignedBuffer;
 use crate::workload::data::DataStream;
@@ -67,37 +68,25 @@ pub fn expect_whole(job: &Job, offset: u64, want: u64, got: u64) -> Result<()> {
     Ok(())
 }
 
+/// What the `pread` engine is and can do.
+pub const SPEC: Spec = Spec {
+    name: "pread",
+    describe: "buffered pread()/pwrite() of blocks at offsets, one thread per core",
+    caps: Caps::of(READ | WRITE | SIZED | ANY_ORDER | PARALLEL | COUNTED | MOVES_BYTES),
+    defaults: Defaults {
+        threads: Threads::PerCore,
+        block_size: 1 << 20,
+        depth: 1,
+    },
+};
+
 impl Engine for Pread {
-    fn name(&self) -> &'static str {
-        "pread"
-    }
-    fn describe(&self) -> &'static str {
-        "buffered pread()/pwrite() of blocks at offsets, one thread per core"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            read: true,
-            write: true,
-            sized: true,
-            any_order: true,
-            direct: false,
-            parallel: true,
-            queued: false,
-            zero_copy: false,
-            counted: true,
-            moves_bytes: true,
-        }
-    }
-    fn defaults(&self, _: u64) -> Defaults {
-        Defaults {
-            threads: Threads::PerCore,
-            block_size: 1 << 20,
-            depth: 1,
-        }
+    fn spec(&self) -> &'static Spec {
+        &SPEC
     }
     fn run(&self, job: &Job) -> Result<Moved> {
         let block = job.plan.block as usize;
-        let (xor, calls) = for_each_piece(
+        for_each_piece(
             &job.plan,
             job.threads,
             job.observer,
@@ -117,11 +106,6 @@ impl Engine for Pread {
                 };
                 Ok((xor_at(job.rel(offset), slice), calls))
             },
-        )?;
-        Ok(Moved {
-            bytes: job.plan.len,
-            calls,
-            xor,
-        })
+        )
     }
 }

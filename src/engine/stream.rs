@@ -3,7 +3,8 @@
 //! /proc files (which report size 0). For a plan that is not sequential, each piece is an
 //! lseek() and a read() or write(), as iozone does.
 
-use super::{Cadence, Caps, Defaults, Engine, Job, Moved, Op, Threads};
+use super::flag::*;
+use super::{Cadence, Caps, Defaults, Engine, Job, Moved, Op, Spec, Threads};
 use crate::checksum::{Xor32, xor_at};
 use crate::engine::buffer::AlignedBuffer;
 use crate::files::InputKind;
@@ -15,26 +16,21 @@ use std::os::fd::AsRawFd;
 /// read()/write() of one block size, one thread.
 pub struct Stream;
 
+/// What the `stream` engine is and can do.
+pub const SPEC: Spec = Spec {
+    name: "stream",
+    describe: "read()/write() of one block size, one thread, from the current offset (pipes, stdin, /proc too)",
+    caps: Caps::of(READ | WRITE | ANY_ORDER | COUNTED | MOVES_BYTES),
+    defaults: Defaults {
+        threads: Threads::One,
+        block_size: 1 << 20,
+        depth: 1,
+    },
+};
+
 impl Engine for Stream {
-    fn name(&self) -> &'static str {
-        "stream"
-    }
-    fn describe(&self) -> &'static str {
-        "read()/write() of one block size, one thread, from the current offset (pipes, stdin, /proc too)"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            read: true,
-            write: true,
-            sized: false,
-            any_order: true,
-            direct: false,
-            parallel: false,
-            queued: false,
-            zero_copy: false,
-            counted: true,
-            moves_bytes: true,
-        }
+    fn spec(&self) -> &'static Spec {
+        &SPEC
     }
     fn defaults(&self, len: u64) -> Defaults {
         const MAX: u64 = 1 << 20;

@@ -5,9 +5,10 @@
 
 use super::buffer::{ALIGN, AlignedBuffer};
 use super::direct::{check_aligned, flush, open_direct};
+use super::flag::*;
 use super::parallel::{Claims, on_threads};
 use super::pread::expect_whole;
-use super::{Caps, Defaults, Engine, Job, Moved, Threads};
+use super::{Caps, Defaults, Engine, Job, Moved, Spec, Threads};
 use crate::checksum::xor_at;
 use anyhow::{Context, Result};
 use io_uring::{IoUring, opcode, types};
@@ -36,33 +37,21 @@ fn direct_file(job: &Job) -> Result<std::fs::File, String> {
     open_direct(job.file, job.name).map_err(|e| format!("{e:#}"))
 }
 
+/// What the `uring` engine is and can do.
+pub const SPEC: Spec = Spec {
+    name: "uring",
+    describe: "io_uring reads with a deep queue per thread (O_DIRECT where allowed), XOR overlapping I/O",
+    caps: Caps::of(READ | SIZED | ANY_ORDER | DIRECT | PARALLEL | QUEUED | MOVES_BYTES),
+    defaults: Defaults {
+        threads: Threads::PerCore,
+        block_size: 4 << 20,
+        depth: 8,
+    },
+};
+
 impl Engine for Uring {
-    fn name(&self) -> &'static str {
-        "uring"
-    }
-    fn describe(&self) -> &'static str {
-        "io_uring reads with a deep queue per thread (O_DIRECT where allowed), XOR overlapping I/O"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            read: true,
-            write: false,
-            sized: true,
-            any_order: true,
-            direct: true,
-            parallel: true,
-            queued: true,
-            zero_copy: false,
-            counted: false,
-            moves_bytes: true,
-        }
-    }
-    fn defaults(&self, _: u64) -> Defaults {
-        Defaults {
-            threads: Threads::PerCore,
-            block_size: 4 << 20,
-            depth: 8,
-        }
+    fn spec(&self) -> &'static Spec {
+        &SPEC
     }
     fn check(&self, job: &Job) -> Result<(), String> {
         super::check_caps(self.name(), self.caps(), job)?;

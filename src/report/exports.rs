@@ -30,7 +30,9 @@ pub trait Exportable: Serialize + DeserializeOwned {
     /// The same figures as a CSV table (raw numbers).
     fn table(&self) -> Table;
     /// The same figures as a chart, for results that have one.
-    fn chart(&self) -> Option<Chart>;
+    fn chart(&self) -> Option<Chart> {
+        None
+    }
     /// Whether every check held (the exit code is 1 when not).
     fn ok(&self) -> bool;
     /// Whether every planned measurement ran (false after an interruption).
@@ -38,7 +40,9 @@ pub trait Exportable: Serialize + DeserializeOwned {
         true
     }
     /// What the reader should know.
-    fn warnings(&self) -> &[Warning];
+    fn warnings(&self) -> &[Warning] {
+        &[]
+    }
 }
 
 /// The schema name of results of `command`.
@@ -240,9 +244,6 @@ impl Exportable for SyscallsReport {
     fn ok(&self) -> bool {
         SyscallsReport::ok(self)
     }
-    fn warnings(&self) -> &[Warning] {
-        &[]
-    }
     fn table(&self) -> Table {
         let header = [
             "op",
@@ -334,9 +335,6 @@ impl Exportable for RunReport {
             ("checks_ok", self.ok().to_string()),
         ])
     }
-    fn chart(&self) -> Option<Chart> {
-        None
-    }
     fn ok(&self) -> bool {
         RunReport::ok(self)
     }
@@ -378,9 +376,6 @@ impl Exportable for CalibrateReport {
             rows,
         )
     }
-    fn chart(&self) -> Option<Chart> {
-        None
-    }
     fn ok(&self) -> bool {
         CalibrateReport::ok(self)
     }
@@ -407,14 +402,8 @@ impl Exportable for FastReport {
             ("bytes_per_second", self.bytes_per_second.to_string()),
         ])
     }
-    fn chart(&self) -> Option<Chart> {
-        None
-    }
     fn ok(&self) -> bool {
         true
-    }
-    fn warnings(&self) -> &[Warning] {
-        &[]
     }
 }
 
@@ -519,9 +508,6 @@ impl Exportable for CompareReport {
             ],
             rows,
         )
-    }
-    fn chart(&self) -> Option<Chart> {
-        None
     }
     fn ok(&self) -> bool {
         CompareReport::ok(self)
