@@ -62,6 +62,65 @@ impl AlignedBuffer {
     }
 }
 
+/// Buffers kept ready for engines, so that first-touch page faults (slow on some VMs: about
+/// 1 s per GiB here) happen before a timed region, not inside it.
+static POOL: std::sync::Mutex<Vec<AlignedBuffer>> = std::sync::Mutex::new(Vec::new());
+
+fn pool() -> std::sync::MutexGuard<'static, Vec<AlignedBuffer>> {
+    POOL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Keeps `count` touched buffers of `len` bytes ready, dropping any of other sizes: call it
+/// before timing an engine that will [`take`] that many.
+pub fn stock(count: usize, len: usize) {
+    let mut pool = pool();
+    pool.retain(|b| b.len() == len);
+    while pool.len() < count {
+        pool.push(AlignedBuffer::new(len));
+    }
+}
+
+/// A buffer of `len` bytes: one from the pool when it has one of that size, else a new one
+/// made by `make` (`AlignedBuffer::new` or `untouched`). It goes back to the pool on drop.
+pub fn take(len: usize, make: fn(usize) -> AlignedBuffer) -> Pooled {
+    let found = {
+        let mut pool = pool();
+        pool.iter()
+            .position(|b| b.len() == len)
+            .map(|i| pool.swap_remove(i))
+    };
+    Pooled(Some(found.unwrap_or_else(|| make(len))))
+}
+
+/// A buffer on loan from the pool.
+#[derive(Debug)]
+pub struct Pooled(Option<AlignedBuffer>);
+
+impl std::ops::Deref for Pooled {
+    type Target = AlignedBuffer;
+    fn deref(&self) -> &AlignedBuffer {
+        self.0.as_ref().expect("present until drop")
+    }
+}
+
+impl std::ops::DerefMut for Pooled {
+    fn deref_mut(&mut self) -> &mut AlignedBuffer {
+        self.0.as_mut().expect("present until drop")
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        if let Some(buf) = self.0.take() {
+            let mut pool = pool();
+            // A bound, so a run with many threads cannot pin memory for ever.
+            if pool.len() < 256 {
+                pool.push(buf);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +132,20 @@ mod tests {
             assert_eq!(b.as_mut_slice().as_ptr() as usize % ALIGN, 0);
             assert_eq!(b.len(), len);
         }
+    }
+
+    #[test]
+    fn a_stocked_buffer_is_lent_and_comes_back() {
+        stock(1, 12_345);
+        let first = take(12_345, AlignedBuffer::untouched);
+        let addr = first.as_slice().as_ptr();
+        assert_eq!(first.as_slice()[0], 0x5a, "the stocked one: touched");
+        drop(first);
+        let again = take(12_345, AlignedBuffer::untouched);
+        assert_eq!(
+            again.as_slice().as_ptr(),
+            addr,
+            "the same buffer, back from its loan"
+        );
     }
 }

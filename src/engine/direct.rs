@@ -3,7 +3,7 @@
 //! cost). Dirty pages of the file are written back first, so the device holds what a
 //! buffered read would have returned.
 
-use super::buffer::{ALIGN, AlignedBuffer};
+use super::buffer::{self, ALIGN, AlignedBuffer};
 use super::flag::*;
 use super::parallel::for_each_piece;
 use super::pread::expect_whole;
@@ -135,7 +135,7 @@ impl Engine for Direct {
             &job.plan,
             job.threads,
             job.observer,
-            || Ok(AlignedBuffer::untouched(block)),
+            || Ok(buffer::take(block, AlignedBuffer::untouched)),
             |offset, len, buf| read_piece(job, &file, buf, offset, len),
         )
     }

@@ -3,7 +3,7 @@
 //! with O_DIRECT when any is missing. Many threads, so the device sees a deep queue while
 //! cached chunks are XOR-ed at memory speed.
 
-use super::buffer::AlignedBuffer;
+use super::buffer::{self, AlignedBuffer};
 use super::direct::{check_direct, flush, open_direct, read_piece};
 use super::flag::*;
 use super::mmap::{Mapping, install_sigbus_handler};
@@ -45,7 +45,7 @@ impl Engine for Hybrid {
             &job.plan,
             job.threads,
             job.observer,
-            || Ok(None::<AlignedBuffer>),
+            || Ok(None::<buffer::Pooled>),
             |offset, len, buf| {
                 let l = len as usize;
                 if map.resident(offset, l) {
@@ -54,7 +54,7 @@ impl Engine for Hybrid {
                         .expect("plan pieces lie inside the mapping");
                     return Ok((xor_at(job.rel(offset), bytes), 1));
                 }
-                let buf = buf.get_or_insert_with(|| AlignedBuffer::untouched(block));
+                let buf = buf.get_or_insert_with(|| buffer::take(block, AlignedBuffer::untouched));
                 read_piece(job, &direct, buf, offset, len)
             },
         )?;

@@ -5,7 +5,7 @@ use super::flag::*;
 use super::parallel::for_each_piece;
 use super::{Caps, Defaults, Engine, Job, Moved, Op, Spec, Threads};
 use crate::checksum::xor_at;
-use crate::engine::buffer::AlignedBuffer;
+use crate::engine::buffer::{self, AlignedBuffer};
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
@@ -90,7 +90,7 @@ impl Engine for Pread {
             &job.plan,
             job.threads,
             job.observer,
-            || Ok(AlignedBuffer::new(block)),
+            || Ok(buffer::take(block, AlignedBuffer::new)),
             |offset, len, buf| {
                 let slice = &mut buf.as_mut_slice()[..len as usize];
                 let calls = match job.op {

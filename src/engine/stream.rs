@@ -6,7 +6,7 @@
 use super::flag::*;
 use super::{Cadence, Caps, Defaults, Engine, Job, Moved, Op, Spec, Threads};
 use crate::checksum::{Xor32, xor_at};
-use crate::engine::buffer::AlignedBuffer;
+use crate::engine::buffer::{self, AlignedBuffer};
 use crate::files::InputKind;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result, bail};
@@ -57,7 +57,7 @@ impl Engine for Stream {
                 .seek(SeekFrom::Start(job.plan.start))
                 .with_context(|| format!("seek {} to byte {}", job.name, job.plan.start))?;
         }
-        let mut buf = AlignedBuffer::new(job.plan.block as usize);
+        let mut buf = buffer::take(job.plan.block as usize, AlignedBuffer::new);
         match (job.op, job.plan.is_sequential()) {
             (Op::Read, true) => read_in_order(job, buf.as_mut_slice()),
             (Op::Write, true) => write_in_order(job, buf.as_mut_slice()),
