@@ -45,6 +45,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             )?;
         }
         Command::Fast(args) => {
+            crate::interrupt::install();
             let options = FastOptions::from_args(&args)?;
             let result = cmd::fast::execute(&options)?;
             if options.verbose {
@@ -83,6 +84,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             export(&result, &options.export, &options.path)?;
         }
         Command::Report(args) => {
+            crate::interrupt::install();
             let export_options = ExportOptions::from_args(
                 &args.export,
                 &format!("report {}", args.result.display()),
@@ -143,12 +145,7 @@ fn export<T: Exportable>(result: &T, options: &ExportOptions, path: &Path) -> Re
 fn rerender(path: &Path, options: &ExportOptions) -> Result<()> {
     use crate::error::input;
     let name = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        input(format!(
-            "report {name}: read: {}",
-            crate::files::describe(&e)
-        ))
-    })?;
+    let text = crate::files::read_text(path, &format!("report {name}"))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| input(format!("report {name}: not JSON: {e}")))?;
     if options.json {

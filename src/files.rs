@@ -5,10 +5,11 @@
 use crate::error::input;
 use crate::units::{GIB, format_size};
 use anyhow::{Context, Result};
-use std::fs::{File, OpenOptions};
-use std::io;
-use std::os::fd::AsFd;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::fd::{AsFd, FromRawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// What kind of thing an input is; it decides which ways of reading apply.
@@ -72,7 +73,7 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
     let meta = std::fs::metadata(path)
         .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
     let kind = classify(&meta.file_type(), &name, "read", allow_device)?;
-    let file = File::open(path)
+    let file = open_interruptible(path, libc::O_RDONLY, 0)?
         .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
     Ok(Input {
         file,
@@ -80,6 +81,56 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
         kind,
         len: meta.len(),
     })
+}
+
+/// Reads a whole file, FIFO or pipe as UTF-8 text (`report`'s saved JSON), so that Ctrl-C
+/// stops a wait for a writer. Errors read `{what}: read: <reason>` and are input errors.
+pub fn read_text(path: &Path, what: &str) -> Result<String> {
+    let failed = |e: &io::Error| input(format!("{what}: read: {}", describe(e)));
+    let file = open_interruptible(path, libc::O_RDONLY, 0)?.map_err(|e| failed(&e))?;
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut reader = &file;
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e) => return Err(failed(&e)),
+        }
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| input(format!("{what}: read: stream did not contain valid UTF-8")))
+}
+
+/// Opens `path` with open(2) itself (close-on-exec added). `std::fs` retries an open() that
+/// fails with EINTR, so a Ctrl-C while open() waits (a FIFO with no writer or no reader)
+/// would be lost; here it is [`crate::error::Failure::Interrupted`], the outer error. The
+/// inner error is the system's refusal, for the caller to word.
+fn open_interruptible(
+    path: &Path,
+    flags: libc::c_int,
+    mode: libc::c_uint,
+) -> Result<io::Result<File>> {
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return Ok(Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path contains a NUL byte",
+        )));
+    };
+    loop {
+        crate::interrupt::check()?;
+        // SAFETY: a NUL-terminated path that outlives the call; open has no other inputs.
+        let fd = unsafe { libc::open(c_path.as_ptr(), flags | libc::O_CLOEXEC, mode) };
+        if fd >= 0 {
+            // SAFETY: open just returned this descriptor; the File is its only owner.
+            return Ok(Ok(unsafe { File::from_raw_fd(fd) }));
+        }
+        let err = io::Error::last_os_error();
+        if !crate::interrupt::retry_after(&err)? {
+            return Ok(Err(err));
+        }
+    }
 }
 
 fn classify(
@@ -218,10 +269,11 @@ pub struct CreatePolicy {
 /// Creates `path` to hold `bytes` bytes, after every safety check.
 pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<OutputFile> {
     let name = display_name(path);
-    let mut options = OpenOptions::new();
-    options.write(true);
+    let mut flags = libc::O_WRONLY;
     let mut reclaimable = 0;
     let mut is_device = false;
+    // A FIFO or device given with --force is the user's: never removed.
+    let mut is_special = false;
     match std::fs::metadata(path) {
         Ok(meta) => {
             let kind = classify(&meta.file_type(), &name, "write", policy.allow_device)?;
@@ -234,14 +286,17 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
             match kind {
                 InputKind::Regular => {
                     reclaimable = meta.len();
-                    options.truncate(true);
+                    flags |= libc::O_TRUNC;
                 }
-                InputKind::Stream => {}
-                InputKind::BlockDevice | InputKind::CharDevice => is_device = true,
+                InputKind::Stream => is_special = true,
+                InputKind::BlockDevice | InputKind::CharDevice => {
+                    is_device = true;
+                    is_special = true;
+                }
             }
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            options.create_new(true);
+            flags |= libc::O_CREAT | libc::O_EXCL;
         }
         Err(e) => return Err(input(format!("write {name}: {}", describe(&e)))),
     }
@@ -255,15 +310,13 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         }
         ensure_room(&parent, &name, bytes, reclaimable, policy.min_free)?;
     }
-    options.mode(0o644);
-    let file = options
-        .open(path)
+    let file = open_interruptible(path, flags, 0o644)?
         .map_err(|e| input(format!("create {name} for writing: {}", describe(&e))))?;
     Ok(OutputFile {
         file,
         path: path.to_path_buf(),
         name,
-        remove_on_drop: !is_device,
+        remove_on_drop: !is_special,
     })
 }
 

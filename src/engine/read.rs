@@ -4,7 +4,7 @@ use super::{Cadence, Moved, Observer};
 use crate::checksum::Xor32;
 use anyhow::{Context, Result};
 use std::fs::File;
-use std::io::{ErrorKind, Read};
+use std::io::Read;
 
 /// Reads `file` from its current position with `buf.len()`-sized read() calls until EOF or
 /// until `limit` bytes (the last call asks only for what is left of the limit).
@@ -22,11 +22,14 @@ pub fn read_blocks(
     let limit = limit.unwrap_or(u64::MAX);
     while xor.len() < limit {
         let want = (limit - xor.len()).min(buf.len() as u64) as usize;
+        // Also catches a Ctrl-C that came between two calls: the next read() of a quiet pipe
+        // would otherwise block before the signal could interrupt it.
+        crate::interrupt::check()?;
         calls += 1;
         let n = match reader.read(&mut buf[..want]) {
             Ok(0) => break,
             Ok(n) => n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) if crate::interrupt::retry_after(&e)? => continue,
             Err(e) => {
                 return Err(e).with_context(|| format!("read {name} at byte {}", xor.len()));
             }

@@ -6,7 +6,7 @@ use crate::checksum::Xor32;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
-use std::io::{ErrorKind, Write};
+use std::io::Write;
 
 /// Writes `total` bytes of `data` to `file` with `buf.len()`-sized write() calls (a short
 /// write is completed by further calls, each counted).
@@ -28,6 +28,8 @@ pub fn write_blocks(
         data.fill(block);
         let mut done = 0;
         while done < n {
+            // As in read_blocks: a Ctrl-C between calls, before a write blocks on a full pipe.
+            crate::interrupt::check()?;
             calls += 1;
             match writer.write(&block[done..]) {
                 Ok(0) => bail!(
@@ -35,7 +37,7 @@ pub fn write_blocks(
                     xor.len()
                 ),
                 Ok(k) => done += k,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) if crate::interrupt::retry_after(&e)? => continue,
                 Err(e) => {
                     return Err(e).with_context(|| {
                         format!("write {name} at byte {}", xor.len() + done as u64)
