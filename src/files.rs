@@ -83,6 +83,31 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
     })
 }
 
+/// Opens an input that must be a regular file (`sweep`, `cache`, `calibrate`, `syscalls`,
+/// `compare`). A FIFO or socket is refused from its metadata, before open() would wait for
+/// a writer; `command` starts the message. Other kinds are left to the caller's own check.
+pub fn open_regular(path: &Path, command: &str) -> Result<Input> {
+    if path != Path::new("-") {
+        if let Ok(meta) = std::fs::metadata(path) {
+            let file_type = meta.file_type();
+            let what = if file_type.is_fifo() {
+                Some("a FIFO")
+            } else if file_type.is_socket() {
+                Some("a socket")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                let name = display_name(path);
+                return Err(input(format!(
+                    "{command} {name}: needs a regular file; {name} is {what}"
+                )));
+            }
+        }
+    }
+    open_input(path, false)
+}
+
 /// Reads a whole file, FIFO or pipe as UTF-8 text (`report`'s saved JSON), so that Ctrl-C
 /// stops a wait for a writer. Errors read `{what}: read: <reason>` and are input errors.
 pub fn read_text(path: &Path, what: &str) -> Result<String> {

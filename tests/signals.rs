@@ -160,3 +160,43 @@ fn sigterm_stops_a_report_waiting_for_its_fifo() {
     wait_until_blocked(&mut child, libc::SIGTERM);
     assert_interrupted(&signal_and_wait(child, libc::SIGTERM));
 }
+
+/// Waits for the exit; a process still running after the safety limit is killed and fails
+/// the test (no timing is asserted).
+fn wait_or_kill(mut child: Child, what: &str) -> Output {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{what} blocked instead of exiting; it had to be killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn commands_that_need_a_regular_file_refuse_a_fifo_without_waiting_for_a_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = fifo(dir.path(), "p");
+    let name = p.to_str().unwrap();
+    for args in [
+        vec!["sweep", name],
+        vec!["cache", name],
+        vec!["calibrate", name, "4k"],
+        vec!["syscalls", name],
+        vec!["compare", name],
+    ] {
+        let out = wait_or_kill(spawn(&args, Stdio::null()), args[0]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            one_line_stderr(&out),
+            format!(
+                "error: {} {name}: needs a regular file; {name} is a FIFO",
+                args[0]
+            )
+        );
+    }
+    assert!(p.exists());
+}

@@ -92,7 +92,7 @@ impl Drop for Target {
 
 /// Runs the search.
 pub fn execute(options: &CalibrateOptions) -> Result<CalibrateReport> {
-    let opened = files::open_input(&options.path, false)?;
+    let opened = files::open_regular(&options.path, "calibrate")?;
     let name = opened.name.clone();
     if opened.kind != InputKind::Regular {
         return Err(input(format!(

@@ -41,7 +41,7 @@ pub struct CacheReport {
 
 /// Runs the three reads for every block size.
 pub fn execute(options: &CacheOptions) -> Result<CacheReport> {
-    let src = files::open_input(&options.path, false)?;
+    let src = files::open_regular(&options.path, "cache")?;
     if src.kind != InputKind::Regular || src.len == 0 {
         return Err(input(format!(
             "cache {}: needs a non-empty regular file",

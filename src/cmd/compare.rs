@@ -268,7 +268,7 @@ fn median(values: &[f64]) -> f64 {
 
 /// Runs the comparison.
 pub fn execute(options: &CompareOptions) -> Result<CompareReport> {
-    let src = files::open_input(&options.path, false)?;
+    let src = files::open_regular(&options.path, "compare")?;
     if src.kind != InputKind::Regular || src.len == 0 {
         return Err(input(format!(
             "compare {}: needs a non-empty regular file",

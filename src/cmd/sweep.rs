@@ -94,7 +94,7 @@ pub fn execute(options: &SweepOptions) -> Result<SweepReport> {
     let mut points = Vec::new();
     let (name, file_bytes) = match options.op {
         Op::Read => {
-            let src = files::open_input(&options.path, false)?;
+            let src = files::open_regular(&options.path, "sweep")?;
             if src.kind != InputKind::Regular || src.len == 0 {
                 return Err(input(format!(
                     "sweep {}: needs a non-empty regular file",

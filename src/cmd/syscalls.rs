@@ -75,7 +75,7 @@ fn timed(op: &str, size: u64, mut body: impl FnMut() -> Result<u64>) -> Result<C
 
 /// Runs every operation at every size.
 pub fn execute(options: &SyscallsOptions) -> Result<SyscallsReport> {
-    let src = files::open_input(&options.path, false)?;
+    let src = files::open_regular(&options.path, "syscalls")?;
     if src.kind != InputKind::Regular || src.len == 0 {
         return Err(input(format!(
             "syscalls {}: needs a non-empty regular file",
