@@ -200,3 +200,15 @@ fn commands_that_need_a_regular_file_refuse_a_fifo_without_waiting_for_a_writer(
     }
     assert!(p.exists());
 }
+
+#[test]
+fn syscalls_stops_on_ctrl_c_in_the_middle_of_its_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4 << 20));
+    let Some(child) = syscalls_in_its_loops(&path, "4m") else {
+        return;
+    };
+    let out = signal_and_wait(child, libc::SIGINT);
+    assert_interrupted(&out);
+    assert!(out.stdout.is_empty(), "no table for an interrupted run");
+}
