@@ -158,6 +158,42 @@ fn open_interruptible(
     }
 }
 
+/// Makes sure descriptors 0, 1 and 2 are open before anything else is, so that no file
+/// ioscope opens takes one of their numbers (and gets a report written into it). Rust's
+/// runtime does this, but `main` skips that set-up (see main.rs). A closed one gets
+/// /dev/null opened the other way round (stdin write-only, stdout and stderr read-only), so
+/// using it still fails with EBADF as a closed descriptor would: `ioscope fast f >&-` is an
+/// error, as it is for cat. One poll() call when all three are open.
+pub fn reserve_standard_fds() {
+    let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    });
+    // SAFETY: poll only reads and writes the array we pass, of the length we pass.
+    let polled = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) } >= 0;
+    for pollfd in fds {
+        let closed = if polled {
+            pollfd.revents & libc::POLLNVAL != 0
+        } else {
+            // SAFETY: F_GETFD only asks whether the descriptor is open.
+            let flags = unsafe { libc::fcntl(pollfd.fd, libc::F_GETFD) };
+            flags == -1 && io::Error::last_os_error().raw_os_error() == Some(libc::EBADF)
+        };
+        if closed {
+            let flags = if pollfd.fd == 0 {
+                libc::O_WRONLY
+            } else {
+                libc::O_RDONLY
+            };
+            // open() takes the lowest free number, which is this one: lower ones are open.
+            // If /dev/null is missing, the number stays free; nothing better can be done.
+            // SAFETY: a static NUL-terminated path; the descriptor is kept for the process.
+            unsafe { libc::open(c"/dev/null".as_ptr(), flags | libc::O_CLOEXEC) };
+        }
+    }
+}
+
 fn classify(
     file_type: &std::fs::FileType,
     name: &str,
