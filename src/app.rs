@@ -20,9 +20,8 @@ use std::path::Path;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitKind> {
-    if !matches!(cli.command, Command::Fast(_)) {
-        crate::interrupt::install();
-    }
+    // Two sigaction calls: cheap enough even for `fast` on a small file.
+    crate::interrupt::install();
     let bar = Bar::new();
     let harness = Harness::system(&bar);
     match cli.command {
@@ -45,6 +44,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             )
         }
         Command::Fast(args) => {
+            crate::interrupt::install();
             let options = FastOptions::from_args(&args)?;
             let result = cmd::fast::execute(&options)?;
             if options.verbose {
@@ -136,12 +136,7 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
     use crate::error::input;
     let name = path.display();
     let options = ExportOptions::from_args(args, &format!("report {name}"))?;
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        input(format!(
-            "report {name}: read: {}",
-            crate::files::describe(&e)
-        ))
-    })?;
+    let text = crate::files::read_text(path, &format!("report {name}"))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| input(format!("report {name}: not JSON: {e}")))?;
     if options.json {

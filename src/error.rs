@@ -55,6 +55,13 @@ pub fn exit_kind(err: &anyhow::Error) -> ExitKind {
         if cause.is::<crate::units::UnitError>() {
             return ExitKind::Usage;
         }
+        // EINTR reaches an error only through our SIGINT/SIGTERM handler (see interrupt).
+        if cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::Interrupted)
+        {
+            return ExitKind::Interrupted;
+        }
     }
     ExitKind::Failed
 }
@@ -76,6 +83,9 @@ mod tests {
             exit_kind(&anyhow::anyhow!("disk on fire")),
             ExitKind::Failed
         );
+        let eintr = anyhow::Error::from(std::io::Error::from_raw_os_error(libc::EINTR))
+            .context("read stdin at byte 0");
+        assert_eq!(exit_kind(&eintr), ExitKind::Interrupted);
         let unit = crate::units::parse_size("4x").unwrap_err();
         assert_eq!(exit_kind(&anyhow::Error::from(unit)), ExitKind::Usage);
     }

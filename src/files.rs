@@ -5,10 +5,11 @@
 use crate::error::input;
 use crate::units::{GIB, format_size};
 use anyhow::{Context, Result};
-use std::fs::{File, OpenOptions};
-use std::io;
-use std::os::fd::AsFd;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::fd::{AsFd, FromRawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// What kind of thing an input is; it decides which ways of reading apply.
@@ -133,7 +134,7 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
     let meta = std::fs::metadata(path)
         .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
     let kind = classify(&meta.file_type(), &name, "read", allow_device)?;
-    let file = File::open(path)
+    let file = open_interruptible(path, libc::O_RDONLY, 0)?
         .map_err(|e| input(format!("open {name} for reading: {}", describe(&e))))?;
     let pseudo = pseudo_fs(&file).filter(|_| kind == InputKind::Regular);
     Ok(Input {
@@ -145,6 +146,117 @@ pub fn open_input(path: &Path, allow_device: bool) -> Result<Input> {
         pseudo,
         from_stdin: false,
     })
+}
+
+/// Opens an input that must be a regular file (`sweep`, `cache`, `calibrate`, `syscalls`,
+/// `compare`). A FIFO or socket is refused from its metadata, before open() would wait for
+/// a writer; `command` starts the message. Other kinds are left to the caller's own check.
+pub fn open_regular(path: &Path, command: &str) -> Result<Input> {
+    if path != Path::new("-") {
+        if let Ok(meta) = std::fs::metadata(path) {
+            let file_type = meta.file_type();
+            let what = if file_type.is_fifo() {
+                Some("a FIFO")
+            } else if file_type.is_socket() {
+                Some("a socket")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                let name = display_name(path);
+                return Err(input(format!(
+                    "{command} {name}: needs a regular file; {name} is {what}"
+                )));
+            }
+        }
+    }
+    open_input(path, false)
+}
+
+/// Reads a whole file, FIFO or pipe as UTF-8 text (`report`'s saved JSON), so that Ctrl-C
+/// stops a wait for a writer. Errors read `{what}: read: <reason>` and are input errors.
+pub fn read_text(path: &Path, what: &str) -> Result<String> {
+    let failed = |e: &io::Error| input(format!("{what}: read: {}", describe(e)));
+    let file = open_interruptible(path, libc::O_RDONLY, 0)?.map_err(|e| failed(&e))?;
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut reader = &file;
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e) => return Err(failed(&e)),
+        }
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| input(format!("{what}: read: stream did not contain valid UTF-8")))
+}
+
+/// Opens `path` with open(2) itself (close-on-exec added). `std::fs` retries an open() that
+/// fails with EINTR, so a Ctrl-C while open() waits (a FIFO with no writer or no reader)
+/// would be lost; here it is [`crate::error::Failure::Interrupted`], the outer error. The
+/// inner error is the system's refusal, for the caller to word.
+fn open_interruptible(
+    path: &Path,
+    flags: libc::c_int,
+    mode: libc::c_uint,
+) -> Result<io::Result<File>> {
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return Ok(Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path contains a NUL byte",
+        )));
+    };
+    loop {
+        crate::interrupt::check()?;
+        // SAFETY: a NUL-terminated path that outlives the call; open has no other inputs.
+        let fd = unsafe { libc::open(c_path.as_ptr(), flags | libc::O_CLOEXEC, mode) };
+        if fd >= 0 {
+            // SAFETY: open just returned this descriptor; the File is its only owner.
+            return Ok(Ok(unsafe { File::from_raw_fd(fd) }));
+        }
+        let err = io::Error::last_os_error();
+        if !crate::interrupt::retry_after(&err)? {
+            return Ok(Err(err));
+        }
+    }
+}
+
+/// Makes sure descriptors 0, 1 and 2 are open before anything else is, so that no file
+/// ioscope opens takes one of their numbers (and gets a report written into it). Rust's
+/// runtime does this, but `main` skips that set-up (see main.rs). A closed one gets
+/// /dev/null opened the other way round (stdin write-only, stdout and stderr read-only), so
+/// using it still fails with EBADF as a closed descriptor would: `ioscope fast f >&-` is an
+/// error, as it is for cat. One poll() call when all three are open.
+pub fn reserve_standard_fds() {
+    let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    });
+    // SAFETY: poll only reads and writes the array we pass, of the length we pass.
+    let polled = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) } >= 0;
+    for pollfd in fds {
+        let closed = if polled {
+            pollfd.revents & libc::POLLNVAL != 0
+        } else {
+            // SAFETY: F_GETFD only asks whether the descriptor is open.
+            let flags = unsafe { libc::fcntl(pollfd.fd, libc::F_GETFD) };
+            flags == -1 && io::Error::last_os_error().raw_os_error() == Some(libc::EBADF)
+        };
+        if closed {
+            let flags = if pollfd.fd == 0 {
+                libc::O_WRONLY
+            } else {
+                libc::O_RDONLY
+            };
+            // open() takes the lowest free number, which is this one: lower ones are open.
+            // If /dev/null is missing, the number stays free; nothing better can be done.
+            // SAFETY: a static NUL-terminated path; the descriptor is kept for the process.
+            unsafe { libc::open(c"/dev/null".as_ptr(), flags | libc::O_CLOEXEC) };
+        }
+    }
 }
 
 fn classify(
@@ -266,6 +378,7 @@ pub struct OutputFile {
     file: File,
     path: PathBuf,
     name: String,
+    kind: InputKind,
     remove_on_drop: bool,
 }
 
@@ -283,13 +396,15 @@ pub struct CreatePolicy {
 /// Creates `path` to hold `bytes` bytes, after every safety check.
 pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<OutputFile> {
     let name = display_name(path);
-    let mut options = OpenOptions::new();
-    options.write(true);
+    let mut flags = libc::O_WRONLY;
     let mut reclaimable = 0;
-    let mut is_device = false;
+    // A FIFO or device given with --force is the user's: never removed.
+    let mut is_special = false;
+    let mut out_kind = InputKind::Regular;
     match std::fs::metadata(path) {
         Ok(meta) => {
             let kind = classify(&meta.file_type(), &name, "write", policy.allow_device)?;
+            out_kind = kind;
             if !policy.force {
                 return Err(input(format!(
                     "write {name}: file exists ({}); refusing to overwrite it without --force",
@@ -299,18 +414,18 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
             match kind {
                 InputKind::Regular => {
                     reclaimable = meta.len();
-                    options.truncate(true);
+                    flags |= libc::O_TRUNC;
                 }
-                InputKind::Stream => {}
-                InputKind::BlockDevice | InputKind::CharDevice => is_device = true,
+                InputKind::Stream => is_special = true,
+                InputKind::BlockDevice | InputKind::CharDevice => is_special = true,
             }
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            options.create_new(true);
+            flags |= libc::O_CREAT | libc::O_EXCL;
         }
         Err(e) => return Err(input(format!("write {name}: {}", describe(&e)))),
     }
-    if !is_device {
+    if !is_special {
         let parent = parent_dir(path);
         if !parent.is_dir() {
             return Err(input(format!(
@@ -320,15 +435,14 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         }
         ensure_room(&parent, &name, bytes, reclaimable, policy.min_free)?;
     }
-    options.mode(0o644);
-    let file = options
-        .open(path)
+    let file = open_interruptible(path, flags, 0o644)?
         .map_err(|e| input(format!("create {name} for writing: {}", describe(&e))))?;
     Ok(OutputFile {
         file,
         path: path.to_path_buf(),
         name,
-        remove_on_drop: !is_device,
+        kind: out_kind,
+        remove_on_drop: !is_special,
     })
 }
 
@@ -364,6 +478,11 @@ impl OutputFile {
     /// The name to show in messages.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// What it is: a regular file, or a FIFO or device written in place.
+    pub fn kind(&self) -> InputKind {
+        self.kind
     }
 
     /// Keeps the file: it is complete and belongs to the user now.

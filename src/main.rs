@@ -16,6 +16,8 @@ use std::ffi::{c_char, c_int};
 pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     // SAFETY: setting a signal disposition before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    // Also skipped with the runtime: fds 0-2 reserved before anything opens a file.
+    ioscope::files::reserve_standard_fds();
     let cli = ioscope::cli::Cli::parse_args();
     let code = match ioscope::app::run(cli) {
         Ok(kind) => kind.code(),

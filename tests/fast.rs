@@ -408,3 +408,96 @@ fn a_plain_build_targets_the_host_and_the_static_build_is_opt_in() {
         );
     }
 }
+
+/// Runs `ioscope ARGS` with stdout set up by `stdout` and returns what came out on stderr.
+fn with_stdout(args: &[&str], stdout: std::process::Stdio) -> std::process::Output {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(args)
+        .stdout(stdout)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_full_stdout_is_one_error_line_naming_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1000));
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full here");
+        return;
+    };
+    let f = path.to_str().unwrap();
+    for args in [
+        &["fast", f][..],
+        &["fast", f, "--json"],
+        &["run", f, "-r", "4k"],
+    ] {
+        let out = with_stdout(args, full.try_clone().unwrap().into());
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            one_line_stderr(&out),
+            "error: write stdout: No space left on device",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_closed_stdout_is_an_error_as_it_is_for_cat() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1000));
+    let written = dir.path().join("w");
+    for args in [
+        vec!["fast", path.to_str().unwrap()],
+        vec![
+            "run",
+            written.to_str().unwrap(),
+            "-w",
+            "4k",
+            "2",
+            "--min-free",
+            "1m",
+        ],
+    ] {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+        command.args(&args).stderr(std::process::Stdio::piped());
+        // SAFETY: close() is async-signal-safe, as code between fork and exec must be.
+        unsafe {
+            command.pre_exec(|| {
+                libc::close(1);
+                Ok(())
+            })
+        };
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            one_line_stderr(&out),
+            "error: write stdout: Bad file descriptor",
+            "{args:?}"
+        );
+    }
+    // The report went nowhere, in particular not into the file being written.
+    assert_eq!(std::fs::read(&written).unwrap().len(), 2 * 4096);
+}
+
+#[test]
+fn a_closed_pipe_on_stdout_stays_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1000));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(["fast", path.to_str().unwrap(), "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -342,3 +342,34 @@ fn drop_caches_is_refused_clearly_without_root() {
     assert_eq!(out.status.code(), Some(2));
     assert!(one_line_stderr(&out).contains("root"));
 }
+
+#[test]
+fn syscalls_on_a_file_that_shrinks_names_the_file_the_call_and_the_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4 << 20));
+    let Some(child) = syscalls_in_its_loops(&path, "4m") else {
+        return;
+    };
+    // The 1-byte loops are past byte 100,000; the next call finds the end of the file.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(1000)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    let name = path.to_str().unwrap();
+    let (call, rest) = line
+        .strip_prefix("error: ")
+        .and_then(|l| l.split_once(&format!(" {name} at byte ")))
+        .unwrap_or_else(|| panic!("names the call, the file and the offset: {line}"));
+    assert!(call == "read" || call == "pread", "{line}");
+    let (offset, tail) = rest.split_once(':').unwrap();
+    assert!(offset.parse::<u64>().unwrap() >= 1000, "{line}");
+    assert_eq!(
+        tail,
+        format!(" a 1-byte {call}() found the end of the file (did it shrink?)")
+    );
+}

@@ -426,3 +426,60 @@ fn a_closed_stdout_pipe_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn json_output_works_for_file_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"bad\xffname");
+    let path = dir.path().join(name);
+    let bytes = pattern(10_000);
+    if let Err(e) = std::fs::write(&path, &bytes) {
+        eprintln!("skipped: this file system refuses a name with a 0xff byte: {e}");
+        return;
+    }
+    let shown = format!("{}/bad\u{fffd}name", dir.path().display());
+    for (command, args) in [("fast", &[][..]), ("run", &["-r", "4k"])] {
+        let out = ioscope()
+            .arg(command)
+            .arg(&path)
+            .args(args)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+        assert_eq!(v["xor_hex"], reference_xor(&bytes), "{command}");
+        assert_eq!(v["file"], shown.as_str());
+        assert!(
+            v["command_line"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a == shown.as_str()),
+            "{v}"
+        );
+    }
+    let written = dir.path().join(std::ffi::OsStr::from_bytes(b"out\xff"));
+    let out = ioscope()
+        .arg("run")
+        .arg(&written)
+        .args(["-w", "4k", "3", "--min-free", "1m", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let kept = std::fs::read(&written).expect("the written file stays");
+    assert_eq!(kept.len(), 3 * 4096, "complete");
+    assert_eq!(v["xor_hex"], reference_xor(&kept));
+}

@@ -101,7 +101,7 @@ impl Drop for Target_ {
 
 /// Runs the search.
 pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<CalibrateReport> {
-    let opened = files::open_input(&options.path, false)?;
+    let opened = files::open_regular(&options.path, "calibrate")?;
     let name = opened.name.clone();
     if opened.kind != InputKind::Regular {
         return Err(input(format!(

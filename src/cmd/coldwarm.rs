@@ -73,7 +73,7 @@ pub fn execute(
     harness: &Harness,
     save: &mut dyn FnMut(&CacheReport) -> Result<()>,
 ) -> Result<CacheReport> {
-    let src = files::open_input(&options.path, false)?;
+    let src = files::open_regular(&options.path, "cache")?;
     if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
         return Err(input(format!(
             "cache {}: needs a non-empty regular file",

@@ -287,7 +287,7 @@ pub fn execute(
     harness: &Harness,
     save: &mut dyn FnMut(&CompareReport) -> Result<()>,
 ) -> Result<CompareReport> {
-    let src = files::open_input(&options.path, false)?;
+    let src = files::open_regular(&options.path, "compare")?;
     if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
         return Err(input(format!(
             "compare {}: needs a non-empty regular file",

@@ -244,14 +244,14 @@ impl<'a> Harness<'a> {
     ) -> Result<Sample> {
         let name = out.name();
         let file = out.file();
-        if fresh {
+        if fresh && out.kind() == InputKind::Regular {
             file.set_len(0)
                 .with_context(|| format!("truncate {name}"))?;
         }
         let target = Target {
             file,
             name,
-            kind: InputKind::Regular,
+            kind: out.kind(),
             device,
         };
         let watch = Watch(self.progress);

@@ -149,7 +149,7 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
     let target = Target {
         file: output.file(),
         name: output.name(),
-        kind: InputKind::Regular,
+        kind: output.kind(),
         device: device.as_deref(),
     };
     harness.check(target, &setup, Op::Write, plan)?;

@@ -194,7 +194,7 @@ fn read_points(
     report: &mut SweepReport,
     save: &mut dyn FnMut(&SweepReport) -> Result<()>,
 ) -> Result<()> {
-    let src = files::open_input(&options.path, false)?;
+    let src = files::open_regular(&options.path, "sweep")?;
     if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
         return Err(input(format!(
             "sweep {}: needs a non-empty regular file",

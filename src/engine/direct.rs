@@ -77,7 +77,7 @@ pub fn pread_direct(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Res
                     break;
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => crate::interrupt::check()?,
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) => {
                 return Err(e).with_context(|| {
                     format!("read {name} at byte {} (O_DIRECT)", offset + done as u64)

@@ -24,7 +24,7 @@ pub fn pread_full(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Resul
         match file.read_at(&mut buf[done..], offset + done as u64) {
             Ok(0) => break,
             Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => crate::interrupt::check()?,
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) => {
                 return Err(e)
                     .with_context(|| format!("read {name} at byte {}", offset + done as u64));
@@ -45,7 +45,7 @@ pub fn pwrite_full(file: &File, name: &str, buf: &[u8], offset: u64) -> Result<u
                 offset + done as u64
             ),
             Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => crate::interrupt::check()?,
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) => {
                 return Err(e)
                     .with_context(|| format!("write {name} at byte {}", offset + done as u64));

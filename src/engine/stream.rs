@@ -10,7 +10,7 @@ use crate::engine::buffer::{self, AlignedBuffer};
 use crate::files::InputKind;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result, bail};
-use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 
 /// read()/write() of one block size, one thread.
@@ -77,14 +77,14 @@ fn read_in_order(job: &Job, buf: &mut [u8]) -> Result<Moved> {
     let limit = if job.to_end { u64::MAX } else { job.plan.len };
     while xor.len() < limit {
         let want = (limit - xor.len()).min(buf.len() as u64) as usize;
+        // Also catches a Ctrl-C that came between two calls: the next read() of a quiet pipe
+        // would otherwise block before the signal could interrupt it.
+        crate::interrupt::check()?;
         calls += 1;
         let n = match reader.read(&mut buf[..want]) {
             Ok(0) => break,
             Ok(n) => n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {
-                crate::interrupt::check()?;
-                continue;
-            }
+            Err(e) if crate::interrupt::retry_after(&e)? => continue,
             Err(e) => {
                 return Err(e).with_context(|| {
                     format!("read {} at byte {}", job.name, job.plan.start + xor.len())
@@ -140,6 +140,8 @@ fn write_all(job: &Job, block: &[u8], at: u64) -> Result<u64> {
     let mut writer = job.file;
     let (mut done, mut calls) = (0, 0);
     while done < block.len() {
+        // As for reads: a Ctrl-C between calls, before a write blocks on a full pipe.
+        crate::interrupt::check()?;
         calls += 1;
         match writer.write(&block[done..]) {
             Ok(0) => bail!(
@@ -148,7 +150,7 @@ fn write_all(job: &Job, block: &[u8], at: u64) -> Result<u64> {
                 at + done as u64
             ),
             Ok(k) => done += k,
-            Err(e) if e.kind() == ErrorKind::Interrupted => crate::interrupt::check()?,
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) => {
                 return Err(e)
                     .with_context(|| format!("write {} at byte {}", job.name, at + done as u64));
@@ -202,7 +204,7 @@ fn read_full(job: &Job, buf: &mut [u8], at: u64) -> Result<(usize, u64)> {
         match reader.read(&mut buf[done..]) {
             Ok(0) => break,
             Ok(n) => done += n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => crate::interrupt::check()?,
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) => {
                 return Err(e)
                     .with_context(|| format!("read {} at byte {}", job.name, at + done as u64));

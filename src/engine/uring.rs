@@ -124,6 +124,8 @@ fn worker(
         while in_flight > 0 {
             match ring.submit_and_wait(1) {
                 Ok(_) => in_flight -= ring.completion().count(),
+                // Draining must go on after a Ctrl-C too: the buffers cannot be freed while
+                // reads into them are in flight (a second Ctrl-C exits at once).
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => {
                     // The kernel may still write into the buffers: never free them.
@@ -179,7 +181,7 @@ fn pump(
     while *in_flight > 0 {
         match ring.submit_and_wait(1) {
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if crate::interrupt::retry_after(&e)? => continue,
             Err(e) => return Err(e).with_context(|| format!("io_uring wait for reads of {name}")),
         }
         let completed: Vec<(usize, i32)> = ring

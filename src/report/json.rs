@@ -19,10 +19,7 @@ pub fn document<T: Serialize>(command: &str, result: &T, environment: &Environme
     let doc = Document {
         schema: super::exports::schema(command),
         version: env!("CARGO_PKG_VERSION"),
-        // Lossy: a name that is not UTF-8 must not abort the program.
-        command_line: std::env::args_os()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
+        command_line: command_line(std::env::args_os()),
         environment,
         result,
     };
@@ -30,6 +27,12 @@ pub fn document<T: Serialize>(command: &str, result: &T, environment: &Environme
         .expect("results serialise: no maps with non-string keys");
     text.push('\n');
     text
+}
+
+/// The command line as JSON strings: an argument that is not valid UTF-8 (a file name with
+/// a 0xff byte) gets U+FFFD for its bad bytes; `std::env::args()` would panic on it.
+fn command_line(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<String> {
+    args.map(|a| a.to_string_lossy().into_owned()).collect()
 }
 
 #[cfg(test)]
@@ -60,5 +63,12 @@ mod tests {
         assert_eq!(v["seconds"], 0.5);
         assert!(v["environment"]["storage"].is_object());
         assert!(v["command_line"].is_array());
+    }
+
+    #[test]
+    fn arguments_that_are_not_utf8_are_kept_with_replacement_characters() {
+        use std::os::unix::ffi::OsStringExt;
+        let args = [b"fast".to_vec(), b"bad\xffname".to_vec()].map(std::ffi::OsString::from_vec);
+        assert_eq!(command_line(args.into_iter()), ["fast", "bad\u{fffd}name"]);
     }
 }

@@ -10,13 +10,33 @@ pub mod text;
 
 use std::io::Write;
 
-/// Writes a rendered result to stdout. A closed pipe (`| head`) is not an error.
-pub fn emit(text: &str) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+/// Writes a rendered result to stdout. A closed pipe (`| head`) is not an error; any other
+/// failure is `write stdout: <reason>` (a full disk, a closed stdout).
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    use std::os::fd::FromRawFd;
+    // Not std::io::stdout(): it reports success when descriptor 1 is closed (EBADF), where
+    // cat reports an error. Descriptor 1 is always open here (files::reserve_standard_fds
+    // puts a read-only /dev/null in a closed one, so writing fails with EBADF).
+    // SAFETY: descriptor 1 stays open for the whole process; ManuallyDrop never closes it.
+    let mut out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
+    let mut rest = text.as_bytes();
+    while !rest.is_empty() {
+        // write_all would retry EINTR for ever; a reader that never reads must not keep
+        // Ctrl-C from working.
+        match out.write(rest) {
+            Ok(0) => return Err(anyhow::anyhow!("write stdout: it accepted no bytes")),
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e) => {
+                return Err(anyhow::anyhow!(
+                    "write stdout: {}",
+                    crate::files::describe(&e)
+                ));
+            }
+        }
     }
+    Ok(())
 }
 
 /// Writes one warning line to stderr.

@@ -85,3 +85,50 @@ pub fn report_text(doc: &serde_json::Value) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 text")
 }
+
+/// Read calls process `pid` has made so far (`syscr` in /proc/PID/io), if readable here.
+pub fn read_calls(pid: u32) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("syscr:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Starts `ioscope syscalls FILE --sizes SIZE` and returns once it is inside its 1-byte
+/// read loops (more than 100,000 read calls made), or `None` (the reason printed as
+/// `skipped:`) when /proc/PID/io cannot be read here.
+pub fn syscalls_in_its_loops(file: &Path, size: &str) -> Option<std::process::Child> {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(["syscalls", file.to_str().unwrap(), "--sizes", size])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ioscope");
+    let started = Instant::now();
+    loop {
+        match read_calls(child.id()) {
+            Some(n) if n > 100_000 => return Some(child),
+            Some(_) => {}
+            None if child.try_wait().unwrap().is_none() => {
+                eprintln!("skipped: /proc/{}/io is not readable here", child.id());
+                child.kill().unwrap();
+                child.wait().unwrap();
+                return None;
+            }
+            None => panic!(
+                "syscalls ended before its read loops: {:?}",
+                child.wait_with_output()
+            ),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "syscalls never reached its read loops"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
