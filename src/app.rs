@@ -13,6 +13,7 @@ use crate::options::{
     StudyOptions, SweepOptions, SyscallsOptions,
 };
 use crate::report::exports::Exportable;
+use crate::report::outputs::Outputs;
 use crate::report::progress::Bar;
 use crate::report::{self, json, text};
 use anyhow::{Context, Result};
@@ -31,6 +32,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             finish(
                 &result,
                 &ExportOptions::json_only(options.json),
+                &Outputs::default(),
                 &options.path,
             )
         }
@@ -40,6 +42,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             finish(
                 &result,
                 &ExportOptions::json_only(options.json),
+                &Outputs::default(),
                 &options.path,
             )
         }
@@ -53,64 +56,89 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             finish(
                 &result,
                 &ExportOptions::json_only(options.json),
+                &Outputs::default(),
                 &options.path,
             )
         }
         Command::Compare(args) => {
             let options = CompareOptions::from_args(&args)?;
             let export = &options.export;
-            let result = cmd::compare::execute(&options, &harness, &mut |r| save(r, export))?;
-            finish(&result, export, &options.path)
+            let out = reserve::<cmd::compare::CompareReport>(export, &[&options.path])?;
+            let result = cmd::compare::execute(&options, &harness, &mut |r| save(r, &out))?;
+            finish(&result, export, &out, &options.path)
         }
         Command::Sweep(args) => {
             let options = SweepOptions::from_args(&args)?;
             let export = &options.export;
-            let result = cmd::sweep::execute(&options, &harness, &mut |r| save(r, export))?;
-            finish(&result, export, &options.path)
+            let out = reserve::<cmd::sweep::SweepReport>(export, &[&options.path])?;
+            let result = cmd::sweep::execute(&options, &harness, &mut |r| save(r, &out))?;
+            finish(&result, export, &out, &options.path)
         }
         Command::Cache(args) => {
             let options = CacheOptions::from_args(&args)?;
             let export = &options.export;
-            let result = cmd::coldwarm::execute(&options, &harness, &mut |r| save(r, export))?;
-            finish(&result, export, &options.path)
+            let out = reserve::<cmd::coldwarm::CacheReport>(export, &[&options.path])?;
+            let result = cmd::coldwarm::execute(&options, &harness, &mut |r| save(r, &out))?;
+            finish(&result, export, &out, &options.path)
         }
         Command::Syscalls(args) => {
             let options = SyscallsOptions::from_args(&args)?;
+            let export = &options.export;
+            let out = reserve::<cmd::syscalls::SyscallsReport>(export, &[&options.path])?;
             let result = cmd::syscalls::execute(&options, &harness)?;
-            finish(&result, &options.export, &options.path)
+            finish(&result, export, &out, &options.path)
         }
         Command::Study(args) => {
             let options = StudyOptions::from_args(&args)?;
             let export = &options.export;
-            let result = cmd::study::execute(&options, &harness, &mut |r| save(r, export))?;
+            let out = reserve::<cmd::study::StudyReport>(export, &[])?;
+            let result = cmd::study::execute(&options, &harness, &mut |r| save(r, &out))?;
             let dir = Path::new(&result.dir).to_path_buf();
-            finish(&result, export, &dir)
+            finish(&result, export, &out, &dir)
         }
         Command::Report(args) => rerender(&args.result, &args.export),
     }
 }
 
+/// Checks and reserves the output files before anything is measured.
+fn reserve<T: Exportable>(export: &ExportOptions, measured: &[&Path]) -> Result<Outputs> {
+    let what = T::COMMAND;
+    if export.svg.is_some() && !T::HAS_CHART {
+        return Err(crate::error::input(format!(
+            "{what}: --svg: {what} has no chart; use --csv or --json"
+        )));
+    }
+    Outputs::reserve(
+        export.csv.as_deref(),
+        export.svg.as_deref(),
+        export.force,
+        measured,
+        what,
+    )
+}
+
 /// Writes the CSV and SVG files of a result (the whole result so far: called after every
 /// measured point, so an interruption or failure later loses nothing).
-fn save<T: Exportable>(result: &T, options: &ExportOptions) -> Result<()> {
-    if let Some(csv_path) = &options.csv {
-        let bytes = report::csv::render(&result.table())?;
-        std::fs::write(csv_path, bytes).with_context(|| format!("write {}", csv_path.display()))?;
-    }
-    if let Some(svg_path) = &options.svg {
-        let chart = result.chart().with_context(|| {
-            format!("write {}: {} has no chart", svg_path.display(), T::COMMAND)
-        })?;
-        let svg = report::svg::render(&chart)?;
-        std::fs::write(svg_path, svg).with_context(|| format!("write {}", svg_path.display()))?;
+fn save<T: Exportable>(result: &T, outputs: &Outputs) -> Result<()> {
+    outputs.write_csv(&report::csv::render(&result.table())?)?;
+    if outputs.wants_svg() {
+        let chart = result
+            .chart()
+            .with_context(|| format!("{} has no chart", T::COMMAND))?;
+        outputs.write_svg(report::svg::render(&chart)?.as_bytes())?;
     }
     Ok(())
 }
 
 /// Prints a result (text or JSON), writes its exports, prints its warnings, and says how
 /// the process should exit.
-fn finish<T: Exportable>(result: &T, options: &ExportOptions, path: &Path) -> Result<ExitKind> {
-    save(result, options)?;
+fn finish<T: Exportable>(
+    result: &T,
+    options: &ExportOptions,
+    outputs: &Outputs,
+    path: &Path,
+) -> Result<ExitKind> {
+    save(result, outputs)?;
     let rendered = if options.json {
         json::document(T::COMMAND, result, &Environment::collect(path))
     } else {
@@ -136,7 +164,8 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
     use crate::error::input;
     let name = path.display();
     let options = ExportOptions::from_args(args, &format!("report {name}"))?;
-    let text = crate::files::read_text(path, &format!("report {name}"))?;
+    // A saved result is a few MiB at most; anything far larger is not one.
+    let text = crate::files::read_text(path, &format!("report {name}"), 256 << 20)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| input(format!("report {name}: not JSON: {e}")))?;
     if options.json {
@@ -154,8 +183,9 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
     ) -> Result<ExitKind> {
         let result: T = serde_json::from_value(value)
             .map_err(|e| input(format!("report {name}: not a valid {schema} document: {e}")))?;
+        let out = reserve::<T>(options, &[path])?;
         // The exit code is the re-rendering's, not the saved run's.
-        finish(&result, options, path).map(|_| ExitKind::Success)
+        finish(&result, options, &out, path).map(|_| ExitKind::Success)
     }
     let name = name.to_string();
     let s = crate::report::exports::schema;

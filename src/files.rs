@@ -175,9 +175,26 @@ pub fn open_regular(path: &Path, command: &str) -> Result<Input> {
 
 /// Reads a whole file, FIFO or pipe as UTF-8 text (`report`'s saved JSON), so that Ctrl-C
 /// stops a wait for a writer. Errors read `{what}: read: <reason>` and are input errors.
-pub fn read_text(path: &Path, what: &str) -> Result<String> {
+pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String> {
     let failed = |e: &io::Error| input(format!("{what}: read: {}", describe(e)));
-    let file = open_interruptible(path, libc::O_RDONLY, 0)?.map_err(|e| failed(&e))?;
+    let file = if path == Path::new("-") {
+        let fd = io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .context("duplicate stdin for reading")?;
+        File::from(fd)
+    } else {
+        // Devices are refused (`/dev/zero` never ends); FIFOs and pipes are read to their end.
+        if let Ok(meta) = std::fs::metadata(path) {
+            let t = meta.file_type();
+            if t.is_dir() || t.is_block_device() || t.is_char_device() {
+                return Err(input(format!(
+                    "{what}: not a file (a directory or a device), so not a saved ioscope result"
+                )));
+            }
+        }
+        open_interruptible(path, libc::O_RDONLY, 0)?.map_err(|e| failed(&e))?
+    };
     let mut bytes = Vec::new();
     let mut chunk = vec![0u8; 64 << 10];
     let mut reader = &file;
@@ -187,6 +204,12 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
             Ok(n) => bytes.extend_from_slice(&chunk[..n]),
             Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) => return Err(failed(&e)),
+        }
+        if bytes.len() as u64 > limit {
+            return Err(input(format!(
+                "{what}: read: more than {} — not a saved ioscope result",
+                format_size(limit)
+            )));
         }
     }
     String::from_utf8(bytes)
@@ -376,7 +399,10 @@ pub fn parent_dir(path: &Path) -> PathBuf {
 #[derive(Debug)]
 pub struct OutputFile {
     file: File,
+    /// Where the bytes go while they are written (a temporary name with `--force`).
     path: PathBuf,
+    /// The existing file the finished output replaces (`--force` on a regular file).
+    replaces: Option<PathBuf>,
     name: String,
     kind: InputKind,
     remove_on_drop: bool,
@@ -397,10 +423,10 @@ pub struct CreatePolicy {
 pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<OutputFile> {
     let name = display_name(path);
     let mut flags = libc::O_WRONLY;
-    let mut reclaimable = 0;
     // A FIFO or device given with --force is the user's: never removed.
     let mut is_special = false;
     let mut out_kind = InputKind::Regular;
+    let mut replaces = None;
     match std::fs::metadata(path) {
         Ok(meta) => {
             let kind = classify(&meta.file_type(), &name, "write", policy.allow_device)?;
@@ -413,8 +439,10 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
             }
             match kind {
                 InputKind::Regular => {
-                    reclaimable = meta.len();
-                    flags |= libc::O_TRUNC;
+                    // Written under a new name and renamed over the old file only once
+                    // complete: an interrupted or failed write leaves the old one whole.
+                    replaces = Some(path.to_path_buf());
+                    flags |= libc::O_CREAT | libc::O_EXCL;
                 }
                 InputKind::Stream => is_special = true,
                 InputKind::BlockDevice | InputKind::CharDevice => is_special = true,
@@ -433,13 +461,24 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
                 parent.display()
             )));
         }
-        ensure_room(&parent, &name, bytes, reclaimable, policy.min_free)?;
+        // A replaced file stays until its successor is complete: its space is not free.
+        ensure_room(&parent, &name, bytes, 0, policy.min_free)?;
     }
-    let file = open_interruptible(path, flags, 0o644)?
+    let write_path = match &replaces {
+        Some(old) => {
+            let base = old
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            parent_dir(old).join(format!(".{base}.ioscope-new-{}", std::process::id()))
+        }
+        None => path.to_path_buf(),
+    };
+    let file = open_interruptible(&write_path, flags, 0o644)?
         .map_err(|e| input(format!("create {name} for writing: {}", describe(&e))))?;
     Ok(OutputFile {
         file,
-        path: path.to_path_buf(),
+        path: write_path,
+        replaces,
         name,
         kind: out_kind,
         remove_on_drop: !is_special,
@@ -485,8 +524,13 @@ impl OutputFile {
         self.kind
     }
 
-    /// Keeps the file: it is complete and belongs to the user now.
+    /// Keeps the file: it is complete and belongs to the user now (with `--force`, it takes
+    /// the old file's place only now).
     pub fn finish(mut self) -> Result<()> {
+        if let Some(old) = &self.replaces {
+            std::fs::rename(&self.path, old)
+                .with_context(|| format!("rename the new {} over the old one", self.name))?;
+        }
         self.remove_on_drop = false;
         Ok(())
     }

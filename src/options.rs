@@ -430,6 +430,8 @@ pub struct ExportOptions {
     pub csv: Option<PathBuf>,
     /// SVG file to write.
     pub svg: Option<PathBuf>,
+    /// Replace existing output files.
+    pub force: bool,
 }
 
 impl ExportOptions {
@@ -441,28 +443,14 @@ impl ExportOptions {
         }
     }
 
-    /// Checks that output files may be written (never over an existing one without --force).
-    pub fn from_args(args: &crate::cli::ExportArgs, what: &str) -> Result<Self> {
-        for path in [&args.csv, &args.svg].into_iter().flatten() {
-            if path.exists() && !args.force {
-                return Err(input(format!(
-                    "{what}: write {}: file exists; refusing to overwrite it without --force",
-                    path.display()
-                )));
-            }
-            let parent = crate::files::parent_dir(path);
-            if !parent.is_dir() {
-                return Err(input(format!(
-                    "{what}: write {}: directory {} does not exist",
-                    path.display(),
-                    parent.display()
-                )));
-            }
-        }
+    /// The outputs asked for; they are checked and reserved (`report::outputs`) just before
+    /// the command measures.
+    pub fn from_args(args: &crate::cli::ExportArgs, _what: &str) -> Result<Self> {
         Ok(Self {
             json: args.json,
             csv: args.csv.clone(),
             svg: args.svg.clone(),
+            force: args.force,
         })
     }
 }

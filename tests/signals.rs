@@ -94,7 +94,7 @@ fn assert_interrupted(out: &Output) {
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert_eq!(
         one_line_stderr(out),
-        "warning: interrupted; scratch files removed"
+        "warning: interrupted: unfinished files removed, existing files left as they were"
     );
 }
 

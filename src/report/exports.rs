@@ -25,6 +25,8 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub trait Exportable: Serialize + DeserializeOwned {
     /// The subcommand (for the JSON schema name).
     const COMMAND: &'static str;
+    /// Whether [`Exportable::chart`] draws one (`--svg` is refused up front otherwise).
+    const HAS_CHART: bool = false;
     /// Human-readable text.
     fn text(&self) -> String;
     /// The same figures as a CSV table (raw numbers).
@@ -71,6 +73,7 @@ fn mib(bytes_per_second: f64) -> f64 {
 
 impl Exportable for SweepReport {
     const COMMAND: &'static str = "sweep";
+    const HAS_CHART: bool = true;
     fn text(&self) -> String {
         super::text::sweep(self)
     }
@@ -177,6 +180,7 @@ fn sample_cells(s: &Sample) -> [String; 4] {
 
 impl Exportable for CacheReport {
     const COMMAND: &'static str = "cache";
+    const HAS_CHART: bool = true;
     fn text(&self) -> String {
         super::text::cache(self)
     }
@@ -238,6 +242,7 @@ impl Exportable for CacheReport {
 
 impl Exportable for SyscallsReport {
     const COMMAND: &'static str = "syscalls";
+    const HAS_CHART: bool = true;
     fn text(&self) -> String {
         super::text::syscalls(self)
     }
@@ -409,6 +414,7 @@ impl Exportable for FastReport {
 
 impl Exportable for StudyReport {
     const COMMAND: &'static str = "study";
+    const HAS_CHART: bool = true;
     fn text(&self) -> String {
         super::text::study(self)
     }

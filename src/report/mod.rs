@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod exports;
 pub mod json;
+pub mod outputs;
 pub mod progress;
 pub mod svg;
 pub mod text;

@@ -1,0 +1,270 @@
+//! Output files (`--csv`, `--svg`): reserved before anything is measured, rewritten whole
+//! and atomically after every measured point, never clobbering what the user did not give
+//! up. Without `--force` each path is created exclusively at once (so nothing can appear
+//! there during a long run and be overwritten); with `--force` an existing regular file is
+//! replaced only when new content is ready (written to a temporary name, synced, renamed).
+//! Two outputs with one path, and an output that is the measured file, are refused even
+//! with `--force`. A reserved path that never received content is removed again.
+
+use crate::error::input;
+use crate::files::{describe, parent_dir};
+use anyhow::{Context, Result};
+use std::cell::Cell;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// One output file.
+#[derive(Debug)]
+struct Output {
+    flag: &'static str,
+    path: PathBuf,
+    /// We created the path (an empty placeholder) and own it until content arrives.
+    placeholder: bool,
+    written: Cell<bool>,
+}
+
+/// The output files of one command.
+#[derive(Debug, Default)]
+pub struct Outputs {
+    csv: Option<Output>,
+    svg: Option<Output>,
+}
+
+/// Who a path is: its device and inode when it exists, else its canonical directory and
+/// name (two spellings of one new file compare equal).
+fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        return Some((meta.dev(), meta.ino(), PathBuf::new()));
+    }
+    let dir = std::fs::canonicalize(parent_dir(path)).ok()?;
+    Some((0, 0, dir.join(path.file_name()?)))
+}
+
+impl Outputs {
+    /// Checks and reserves `--csv` and `--svg` for `what` (e.g. `sweep FILE`); `measured`
+    /// are the files the command reads or writes, which no output may be.
+    pub fn reserve(
+        csv: Option<&Path>,
+        svg: Option<&Path>,
+        force: bool,
+        measured: &[&Path],
+        what: &str,
+    ) -> Result<Self> {
+        let wanted: Vec<(&'static str, &Path)> = [("--csv", csv), ("--svg", svg)]
+            .into_iter()
+            .filter_map(|(flag, p)| p.map(|p| (flag, p)))
+            .collect();
+        let ids: Vec<_> = wanted.iter().map(|(_, p)| identity(p)).collect();
+        if let [Some(a), Some(b)] = ids.as_slice()
+            && a == b
+        {
+            return Err(input(format!(
+                "{what}: --csv and --svg name the same file {}; give each its own path",
+                wanted[0].1.display()
+            )));
+        }
+        for ((flag, path), id) in wanted.iter().zip(&ids) {
+            let hit = measured
+                .iter()
+                .filter(|m| m.as_os_str() != "-")
+                .any(|m| id.is_some() && identity(m) == *id);
+            if hit {
+                return Err(input(format!(
+                    "{what}: {flag} {} is the file being measured; refusing to write over it, even with --force",
+                    path.display()
+                )));
+            }
+        }
+        let mut outputs = Outputs::default();
+        for (flag, path) in wanted {
+            let output = Output::reserve(flag, path, force, what)?;
+            match flag {
+                "--csv" => outputs.csv = Some(output),
+                _ => outputs.svg = Some(output),
+            }
+        }
+        Ok(outputs)
+    }
+
+    /// Whether `--svg` was given.
+    pub fn wants_svg(&self) -> bool {
+        self.svg.is_some()
+    }
+
+    /// Replaces the CSV file's content with `bytes`, if `--csv` was given.
+    pub fn write_csv(&self, bytes: &[u8]) -> Result<()> {
+        self.csv.as_ref().map_or(Ok(()), |o| o.write(bytes))
+    }
+
+    /// Replaces the SVG file's content with `bytes`, if `--svg` was given.
+    pub fn write_svg(&self, bytes: &[u8]) -> Result<()> {
+        self.svg.as_ref().map_or(Ok(()), |o| o.write(bytes))
+    }
+}
+
+impl Output {
+    fn reserve(flag: &'static str, path: &Path, force: bool, what: &str) -> Result<Self> {
+        let name = path.display();
+        let parent = parent_dir(path);
+        if !parent.is_dir() {
+            return Err(input(format!(
+                "{what}: {flag} {name}: directory {} does not exist",
+                parent.display()
+            )));
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if !force => Err(input(format!(
+                "{what}: {flag} {name}: file exists ({} bytes); refusing to overwrite it without --force",
+                meta.len()
+            ))),
+            Ok(meta) if !meta.is_file() => Err(input(format!(
+                "{what}: {flag} {name}: not a regular file; refusing to replace it even with --force"
+            ))),
+            Ok(_) => {
+                // Replaced by rename: the directory must take a new file.
+                probe_dir(&parent).map_err(|e| {
+                    input(format!(
+                        "{what}: {flag} {name}: cannot write in {}: {}",
+                        parent.display(),
+                        describe(&e)
+                    ))
+                })?;
+                Ok(Self {
+                    flag,
+                    path: path.to_path_buf(),
+                    placeholder: false,
+                    written: Cell::new(false),
+                })
+            }
+            Err(_) => {
+                OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o644)
+                    .open(path)
+                    .map_err(|e| {
+                        input(format!("{what}: {flag} {name}: create: {}", describe(&e)))
+                    })?;
+                Ok(Self {
+                    flag,
+                    path: path.to_path_buf(),
+                    placeholder: true,
+                    written: Cell::new(false),
+                })
+            }
+        }
+    }
+
+    /// Writes `bytes` to a temporary name beside the file, syncs it and renames it over.
+    fn write(&self, bytes: &[u8]) -> Result<()> {
+        let name = self.path.display();
+        let tmp = temp_beside(&self.path);
+        let result = (|| -> std::io::Result<()> {
+            let mut f = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o644)
+                .open(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result.with_context(|| format!("write {} {name}", self.flag))?;
+        self.written.set(true);
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if self.placeholder && !self.written.get() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A temporary name in the same directory (so the rename stays on one file system).
+fn temp_beside(path: &Path) -> PathBuf {
+    let base = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    parent_dir(path).join(format!(".{base}.ioscope-tmp-{}", std::process::id()))
+}
+
+/// Whether a new file can be created in `dir` (created and removed at once).
+fn probe_dir(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".ioscope-probe-{}", std::process::id()));
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map(drop)?;
+    std::fs::remove_file(&probe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_path_is_reserved_at_once_and_removed_if_nothing_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("r.csv");
+        let outputs = Outputs::reserve(Some(&csv), None, false, &[], "t").unwrap();
+        assert!(csv.exists(), "reserved before measuring");
+        drop(outputs);
+        assert!(!csv.exists(), "an empty reservation is removed");
+    }
+
+    #[test]
+    fn written_content_replaces_the_file_whole_each_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("r.csv");
+        let outputs = Outputs::reserve(Some(&csv), None, false, &[], "t").unwrap();
+        outputs.write_csv(b"a,b\n1,2\n").unwrap();
+        outputs.write_csv(b"a,b\n1,2\n3,4\n").unwrap();
+        drop(outputs);
+        assert_eq!(std::fs::read(&csv).unwrap(), b"a,b\n1,2\n3,4\n");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    }
+
+    #[test]
+    fn one_path_for_two_outputs_or_for_the_measured_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let x = dir.path().join("x");
+        let err = Outputs::reserve(Some(&x), Some(&x), true, &[], "t").unwrap_err();
+        assert!(err.to_string().contains("same file"), "{err}");
+        assert!(!x.exists());
+        let data = dir.path().join("data");
+        std::fs::write(&data, b"keep").unwrap();
+        let err = Outputs::reserve(Some(&data), None, true, &[&data], "t").unwrap_err();
+        assert!(err.to_string().contains("being measured"), "{err}");
+        assert_eq!(std::fs::read(&data).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn an_existing_file_needs_force_and_survives_until_new_content_is_ready() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("old.csv");
+        std::fs::write(&csv, b"old").unwrap();
+        let err = Outputs::reserve(Some(&csv), None, false, &[], "t").unwrap_err();
+        assert!(err.to_string().contains("--force"), "{err}");
+        let outputs = Outputs::reserve(Some(&csv), None, true, &[], "t").unwrap();
+        assert_eq!(
+            std::fs::read(&csv).unwrap(),
+            b"old",
+            "untouched until written"
+        );
+        drop(outputs);
+        assert_eq!(std::fs::read(&csv).unwrap(), b"old", "never written: kept");
+        let err =
+            Outputs::reserve(Some(Path::new("/proc/version")), None, true, &[], "t").unwrap_err();
+        assert!(err.to_string().contains("/proc"), "{err}");
+    }
+}

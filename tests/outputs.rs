@@ -1,0 +1,170 @@
+//! Output files: reserved before measuring, never two outputs on one path, never over the
+//! measured file, `--force` replacing a file only with complete content; `report` reads only
+//! what can be a saved result.
+
+mod common;
+use common::*;
+use std::os::unix::process::CommandExt;
+
+#[test]
+fn two_outputs_with_one_path_are_refused_and_nothing_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = file_with(dir.path(), "f", &pattern(1 << 16));
+    let x = dir.path().join("x");
+    let out = ioscope()
+        .args(["sweep", src.to_str().unwrap(), "--block-sizes", "4k"])
+        .args(["--csv", x.to_str().unwrap(), "--svg", x.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("same file"));
+    assert!(!x.exists());
+}
+
+#[test]
+fn the_measured_file_is_never_an_output_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(1 << 16);
+    let src = file_with(dir.path(), "f", &data);
+    let p = src.to_str().unwrap();
+    let out = ioscope()
+        .args(["sweep", p, "--block-sizes", "4k", "--csv", p, "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("being measured"));
+    assert_eq!(std::fs::read(&src).unwrap(), data);
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = file_with(dir.path(), "f", &pattern(1 << 16));
+    let out = ioscope()
+        .args(["sweep", src.to_str().unwrap(), "--block-sizes", "4k"])
+        .args(["--csv", "/proc/version", "--force", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "nothing was measured");
+    assert!(one_line_stderr(&out).contains("/proc/version"));
+}
+
+#[test]
+fn a_reserved_output_is_removed_when_the_command_fails_before_writing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = file_with(dir.path(), "f", &pattern(1 << 16));
+    let csv = dir.path().join("r.csv");
+    let out = ioscope()
+        .args([
+            "sweep",
+            src.to_str().unwrap(),
+            "--engine",
+            "direct",
+            "--block-sizes",
+            "1",
+        ])
+        .args(["--csv", csv.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!csv.exists(), "the placeholder went away with the failure");
+}
+
+#[test]
+fn a_command_without_a_chart_refuses_svg_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = file_with(dir.path(), "f", &pattern(1 << 16));
+    let svg = dir.path().join("c.svg");
+    let out = ioscope()
+        .args([
+            "compare",
+            src.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("no chart"));
+    assert!(!svg.exists());
+}
+
+#[test]
+fn a_forced_write_that_fails_leaves_the_old_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = pattern(100_000);
+    let path = file_with(dir.path(), "old", &old);
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+    cmd.args(["run", path.to_str().unwrap(), "-w", "64k", "64", "--force"]);
+    // SAFETY: only async-signal-safe calls between fork and exec: a 256 KiB file-size
+    // limit, and SIGXFSZ ignored so that a write past it fails with EFBIG.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 256 << 10,
+                rlim_max: 256 << 10,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        old,
+        "the old file is untouched"
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "no partial file left beside it: {names:?}");
+    let ok = ioscope()
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "-w",
+            "4k",
+            "2",
+            "--force",
+            "--seed",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(ok.status.success());
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        8192,
+        "replaced when complete"
+    );
+}
+
+#[test]
+fn report_refuses_devices_and_reads_standard_input() {
+    let out = ioscope().args(["report", "/dev/zero"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("not a file"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = file_with(dir.path(), "f", &pattern(1 << 16));
+    let doc = json_of(&["syscalls", src.to_str().unwrap(), "--sizes", "1000"]);
+    let out = ioscope()
+        .args(["report", "-"])
+        .write_stdin(doc.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("lseek"));
+}
