@@ -5,7 +5,9 @@ mod common;
 use common::*;
 
 #[test]
-fn the_size_found_is_a_multiple_of_the_block_size_and_its_read_time_is_in_the_window() {
+fn the_size_found_is_a_multiple_of_the_block_size_and_the_file_is_unchanged() {
+    // A window wide enough for any machine: the test asserts what the tool claims and how
+    // its figures hang together, never how fast anything was.
     let dir = tempfile::tempdir().unwrap();
     let path = file_with(dir.path(), "f", &pattern(8 << 20));
     let v = json_of(&[
@@ -13,21 +15,19 @@ fn the_size_found_is_a_multiple_of_the_block_size_and_its_read_time_is_in_the_wi
         path.to_str().unwrap(),
         "1",
         "--min",
-        "50ms",
+        "1ms",
         "--max",
-        "2s",
+        "60s",
     ]);
     assert_eq!(v["schema"], "ioscope/calibrate/v2");
     let bytes = v["bytes"].as_u64().unwrap();
     assert!(bytes > 0 && bytes <= 8 << 20);
     assert_eq!(v["block_count"], bytes);
-    let t = v["seconds"].as_f64().unwrap();
-    assert!(
-        (0.05..=2.0).contains(&t),
-        "the tool reports a time inside its window: {t}"
-    );
     let probes = v["probes"].as_array().unwrap();
-    assert_eq!(probes.last().unwrap()["bytes"], bytes);
+    let last = probes.last().unwrap();
+    assert_eq!(last["bytes"], bytes, "the answer is the last probe");
+    assert_eq!(last["seconds"], v["seconds"]);
+    assert_eq!(v["engine"], "stream");
     assert_eq!(v["file_bytes"], 8 << 20, "the file was not changed");
     assert_eq!(std::fs::read(&path).unwrap(), pattern(8 << 20));
 }
@@ -67,9 +67,9 @@ fn grow_extends_the_file_with_new_data_after_the_original_bytes() {
         path.to_str().unwrap(),
         "4k",
         "--min",
-        "40ms",
+        "1ms",
         "--max",
-        "2s",
+        "60s",
         "--cache",
         "cold",
         "--grow",
@@ -163,7 +163,12 @@ fn growth_never_passes_the_free_space_margin() {
         ])
         .output()
         .unwrap();
-    assert_ne!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("margin leaves no room") && !line.contains("pass --grow"),
+        "--grow was given: the message must not ask for it: {line}"
+    );
     assert_eq!(
         std::fs::metadata(&path).unwrap().len(),
         4096,

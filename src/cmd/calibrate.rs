@@ -135,8 +135,13 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
     };
     let largest = round_down(target.len + room, bs);
     if largest == 0 {
+        let fix = if options.grow {
+            "and the free-space margin leaves no room to grow it (lower --min-free, or free some space)"
+        } else {
+            "pass --grow to extend it"
+        };
         return Err(input(format!(
-            "calibrate {}: the file holds {} bytes, less than one block of {}; pass --grow to extend it",
+            "calibrate {}: the file holds {} bytes, less than one block of {}; {fix}",
             target.name,
             target.len,
             format_size(bs)
@@ -171,7 +176,7 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
             ))
             .into());
         }
-        let rate = size as f64 / t.max(1e-6);
+        let rate = estimated_rate(&probes, trust);
         let aim = if t < trust / 2.0 { trust } else { goal };
         let mut next = round_up(((rate * aim) as u64).min(size.saturating_mul(64)), bs).max(bs);
         if t < min && next <= size {
@@ -221,6 +226,21 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
         memory_bytes,
         warnings,
     })
+}
+
+/// The read rate to aim with: the median over the probes long enough to trust (so one
+/// disturbed probe on a busy machine does not throw the next size off), else the last one's.
+fn estimated_rate(probes: &[Probe], trust: f64) -> f64 {
+    let rate = |p: &Probe| p.bytes as f64 / p.seconds.max(1e-6);
+    let trusted: Vec<f64> = probes
+        .iter()
+        .filter(|p| p.seconds >= trust / 2.0)
+        .map(rate)
+        .collect();
+    crate::measure::stats::summarize(&trusted)
+        .map(|s| s.median)
+        .or_else(|| probes.last().map(rate))
+        .unwrap_or(1.0)
 }
 
 fn round_up(n: u64, unit: u64) -> u64 {
@@ -331,15 +351,35 @@ fn infeasible(
         CacheState::Warm => {
             "warm reads are fast: try --cache cold, a smaller --min, or a smaller block size"
         }
-        _ => "try a smaller --min or a smaller block size",
+        _ if options.grow => "try a smaller --min or a smaller block size",
+        _ => "try a smaller --min, a smaller block size, or --grow",
+    };
+    let limit = if options.grow && size > target.original_len {
+        format!(
+            "the file can grow only to {} here (keeping the free-space margin)",
+            format_size(size)
+        )
+    } else {
+        format!(
+            "the file holds {} whole block{} of {} ({} of its {}){}",
+            size / bs,
+            if size / bs == 1 { "" } else { "s" },
+            format_size(bs),
+            format_size(size),
+            format_size(target.len),
+            if options.grow {
+                ", and the free-space margin leaves no room to grow it"
+            } else {
+                ""
+            }
+        )
     };
     Failure::Check(format!(
-        "calibrate {}: at {} per read a {} read needs about {}, but the file can grow only to {} here (keeping the free-space margin), which reads in {}; {hint}",
+        "calibrate {}: at {} per read a {} read needs about {}, but {limit}, which reads in {}; {hint}",
         target.name,
         format_size(bs),
         format_seconds(goal),
         format_size((rate * goal) as u64),
-        format_size(size),
         format_seconds(t),
     ))
     .into()
@@ -355,5 +395,39 @@ fn warnings(options: &CalibrateOptions, last: &Probe, memory: u64) -> Vec<Warnin
         (CacheState::Warm, _) => vec![Warning::CalibratedWarm],
         (CacheState::Cold, _) => vec![Warning::ColdFitsInRam { size, ram }],
         (CacheState::AsIs, _) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(bytes: u64, seconds: f64) -> Probe {
+        Probe {
+            bytes,
+            seconds,
+            bytes_per_second: bytes as f64 / seconds,
+            cache: None,
+            checks_ok: true,
+        }
+    }
+
+    #[test]
+    fn one_disturbed_probe_does_not_throw_the_rate_off() {
+        // Three probes at 100 MB/s and one slowed tenfold by other work on the machine.
+        let probes = [
+            probe(100_000_000, 1.0),
+            probe(200_000_000, 2.0),
+            probe(100_000_000, 10.0),
+            probe(300_000_000, 3.0),
+        ];
+        let rate = estimated_rate(&probes, 1.0);
+        assert!((rate - 1e8).abs() < 1.0, "{rate}");
+    }
+
+    #[test]
+    fn probes_too_short_to_trust_fall_back_to_the_last_one() {
+        let probes = [probe(1000, 0.001), probe(4000, 0.002)];
+        assert_eq!(estimated_rate(&probes, 1.0), 2e6);
     }
 }
