@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# How `fast` and its engines scale with threads, warm and cold, on files written the
+# ordinary way (head -c from /dev/urandom: small pieces) and by ioscope (4 MiB pieces).
+#
+#   bench/scaling.sh [SIZE_GIB]      default 8; needs ~2 x SIZE free in the current directory
+#   RUNS=3 bench/scaling.sh
+#
+# Every figure is the median of RUNS whole-process runs (start-up included), alternating
+# contenders within each round. Cold runs evict the file first (fadvise through dd
+# iflag=nocache; no root needed). Prints a Markdown table per file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+GIB=${1:-8}
+B=${IOSCOPE:-$PWD/target/release/ioscope}
+[ -x "$B" ] || cargo build --release --quiet
+CORES=$(nproc)
+TMP=$(mktemp -d -p "$PWD" .ioscope-scaling-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+wall() { local t0 t1; t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; t1=$EPOCHREALTIME; awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f\n", b - a}'; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+evict() { dd if="$1" iflag=nocache count=0 status=none; }
+rate() { awk -v b="$SIZE" -v s="$1" 'BEGIN {printf "%.2f", b/s/2^30}'; }
+
+threads=(1 2 4 8 16 32)
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $CORES cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, kernel $(uname -r), $(df -T . | awk 'NR==2 {print $2}')"
+
+head -c "${GIB}G" /dev/urandom > "$TMP/ordinary"
+"$B" run "$TMP/shaped" -w 4m $((GIB * 256)) >/dev/null
+for f in ordinary shaped; do
+    FILE=$TMP/$f
+    SIZE=$(stat -c %s "$FILE")
+    echo
+    echo "## $f file ($GIB GiB, $([ $f = ordinary ] && echo 'head -c from /dev/urandom' || echo 'ioscope run -w 4m')), GiB/s, median of $RUNS"
+    echo
+    echo "| reader | warm | cold |"
+    echo "|---|---|---|"
+    cat "$FILE" >/dev/null
+    row() { # label, command...
+        local label=$1; shift
+        local w=() c=()
+        for _ in $(seq "$RUNS"); do w+=("$(wall "$@")"); done
+        for _ in $(seq "$RUNS"); do evict "$FILE"; c+=("$(wall "$@")"); done
+        cat "$FILE" >/dev/null
+        printf '| %s | %s | %s |\n' "$label" "$(rate "$(printf '%s\n' "${w[@]}" | median)")" "$(rate "$(printf '%s\n' "${c[@]}" | median)")"
+    }
+    row "fast (auto: $("$B" fast "$FILE" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["engine"], d["threads"], "threads")'))" "$B" fast "$FILE"
+    for e in pread mmap; do
+        for t in "${threads[@]}"; do
+            row "fast --engine $e --threads $t" "$B" fast "$FILE" --engine "$e" --threads "$t"
+        done
+    done
+    row "fast --engine direct (defaults)" "$B" fast "$FILE" --engine direct
+    row "fast --engine uring (defaults)" "$B" fast "$FILE" --engine uring
+    row "cat" cat "$FILE"
+    row "dd bs=1M" dd if="$FILE" of=/dev/null bs=1M
+done
