@@ -286,6 +286,14 @@ impl Harness<'_> {
         job: &Job,
         device: Option<&str>,
     ) -> Result<(Moved, Claim, Box<dyn Region>)> {
+        if job.kind == InputKind::Regular && job.plan.is_sequential() {
+            // Engines that work from the current offset start at the plan's first byte
+            // (the same file is read again and again by sweeps).
+            use std::io::{Seek, SeekFrom};
+            (&*job.file)
+                .seek(SeekFrom::Start(job.plan.start))
+                .with_context(|| format!("seek {} to byte {}", job.name, job.plan.start))?;
+        }
         let total = (job.plan.len > 0).then_some(job.plan.len);
         self.progress
             .begin(&label(job.op, job.name, &job.plan), total);

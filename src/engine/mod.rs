@@ -98,7 +98,8 @@ pub struct Job<'a> {
     /// Read from it or write to it.
     pub op: Op,
     /// The bytes to move and their order. For reads with `to_end`, `plan.len` is the size
-    /// the input had when reading began (0 when unknown).
+    /// the input had when reading began (0 when unknown). Engines that read or write in
+    /// order from the current offset (`stream`) expect the file to stand at `plan.start`.
     pub plan: Plan,
     /// Read until end of input rather than exactly `plan.len` bytes (pipes, /proc, and
     /// regular files read whole, which must not end before `plan.len`).

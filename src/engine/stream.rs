@@ -34,7 +34,11 @@ impl Engine for Stream {
     }
     fn defaults(&self, len: u64) -> Defaults {
         const MAX: u64 = 1 << 20;
-        let block_size = if len > 0 && len < MAX {
+        let block_size = if len == 0 {
+            // Unknown size (pipes, /proc): /proc files are small, and touching a 1 MiB
+            // buffer costs more than reading one of them.
+            64 << 10
+        } else if len < MAX {
             // A small file in one call, and one more that finds EOF.
             (len + 1).next_multiple_of(4096)
         } else {
@@ -51,11 +55,6 @@ impl Engine for Stream {
             // A bigger pipe buffer means fewer, larger reads; refusal is harmless.
             // SAFETY: F_SETPIPE_SZ on a descriptor we hold; it fails cleanly on non-pipes.
             unsafe { libc::fcntl(job.file.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
-        }
-        if job.kind == InputKind::Regular && job.plan.is_sequential() {
-            (&*job.file)
-                .seek(SeekFrom::Start(job.plan.start))
-                .with_context(|| format!("seek {} to byte {}", job.name, job.plan.start))?;
         }
         let mut buf = buffer::take(job.plan.block as usize, AlignedBuffer::new);
         match (job.op, job.plan.is_sequential()) {

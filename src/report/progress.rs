@@ -20,7 +20,8 @@ struct Work {
 
 /// A progress bar that appears late, or never.
 pub struct Bar {
-    enabled: bool,
+    /// Whether stderr is a terminal; asked on first use (an ioctl `fast` need not pay for).
+    enabled: std::sync::OnceLock<bool>,
     done: AtomicU64,
     work: Mutex<Option<Work>>,
 }
@@ -35,10 +36,14 @@ impl Bar {
     /// A bar on stderr, shown only when stderr is a terminal.
     pub fn new() -> Self {
         Self {
-            enabled: std::io::stderr().is_terminal(),
+            enabled: std::sync::OnceLock::new(),
             done: AtomicU64::new(0),
             work: Mutex::new(None),
         }
+    }
+
+    fn enabled(&self) -> bool {
+        *self.enabled.get_or_init(|| std::io::stderr().is_terminal())
     }
 
     fn style(total: Option<u64>) -> ProgressBar {
@@ -60,7 +65,7 @@ impl Bar {
 
 impl ProgressSink for Bar {
     fn begin(&self, label: &str, total: Option<u64>) {
-        if !self.enabled {
+        if !self.enabled() {
             return;
         }
         self.done.store(0, Ordering::Relaxed);
@@ -77,7 +82,7 @@ impl ProgressSink for Bar {
     }
 
     fn advance(&self, bytes: u64) {
-        if !self.enabled {
+        if !self.enabled() {
             return;
         }
         let done = self.done.fetch_add(bytes, Ordering::Relaxed) + bytes;
@@ -96,7 +101,7 @@ impl ProgressSink for Bar {
     }
 
     fn end(&self) {
-        if !self.enabled {
+        if !self.enabled() {
             return;
         }
         let mut work = self.work.lock().unwrap_or_else(|p| p.into_inner());
