@@ -216,7 +216,9 @@ impl<'a> Harness<'a> {
                 residency_before,
                 measured.kernel.map(|k| k.read_bytes),
                 moved.bytes,
-                caps.direct && !caps.zero_copy,
+                // The device's bytes cannot speak for the state when the engine bypasses
+                // the cache, or moves no bytes at all (`null`).
+                (caps.direct && !caps.zero_copy) || !caps.moves_bytes,
             )
         });
         Ok(Sample {
