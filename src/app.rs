@@ -98,8 +98,12 @@ fn save<T: Exportable>(result: &T, options: &ExportOptions) -> Result<()> {
         std::fs::write(csv_path, bytes).with_context(|| format!("write {}", csv_path.display()))?;
     }
     if let Some(svg_path) = &options.svg {
-        let chart = result.chart().with_context(|| {
-            format!("write {}: {} has no chart", svg_path.display(), T::COMMAND)
+        let chart = result.chart().ok_or_else(|| {
+            crate::error::input(format!(
+                "write {}: {} has no chart",
+                svg_path.display(),
+                T::COMMAND
+            ))
         })?;
         let svg = report::svg::render(&chart)?;
         std::fs::write(svg_path, svg).with_context(|| format!("write {}", svg_path.display()))?;

@@ -420,6 +420,12 @@ impl CompareOptions {
                 "{what}: needs a regular file every tool can open, not standard input"
             )));
         }
+        if let Some(svg) = &args.export.svg {
+            return Err(input(format!(
+                "{what}: --svg {}: compare has no chart; use --csv or --json",
+                svg.display()
+            )));
+        }
         Ok(Self {
             path: args.file.clone(),
             block_size: bs,
