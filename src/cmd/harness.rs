@@ -291,6 +291,7 @@ impl Harness<'_> {
         let total = (job.plan.len > 0).then_some(job.plan.len);
         self.progress
             .begin(&label(job.op, job.name, &job.plan), total);
+        crate::engine::buffer::stock(setup.engine.buffers(job), job.plan.block as usize);
         let region = self.meter.start(device);
         let moved = setup.engine.run(job).inspect_err(|_| self.progress.end())?;
         let claim = Claim {
