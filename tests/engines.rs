@@ -148,3 +148,43 @@ fn a_file_shorter_than_the_plan_is_an_error_for_every_reader_and_never_a_hang() 
         }
     }
 }
+
+#[test]
+fn a_file_that_lost_only_part_of_its_last_page_is_an_error_for_every_reader() {
+    // A mapping reads a truncated tail inside the last page as zeros, with no fault: only
+    // the size tells. The plan claims 8292 bytes, as if 50 had been cut off since stat.
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let path = file_with(dir.path(), "tail", &pattern(8192 + 50));
+    let file = File::open(&path).unwrap();
+    for engine in ENGINES
+        .iter()
+        .filter(|e| e.caps().read && e.caps().moves_bytes)
+    {
+        for threads in [1, 2] {
+            let j = job(
+                &file,
+                Op::Read,
+                Plan::sequential(0, 8192 + 100, 4096),
+                threads,
+            );
+            if let Err(why) = engine.check(&j) {
+                eprintln!("skipped: {}: {why}", engine.name());
+                continue;
+            }
+            match engine.run(&j) {
+                Err(e) => {
+                    let msg = format!("{e:#}");
+                    assert!(
+                        msg.contains("ended at byte") && msg.contains("8292 when reading began"),
+                        "{}: {msg}",
+                        engine.name()
+                    );
+                }
+                Ok(moved) => panic!(
+                    "{} read a file 50 bytes shorter than its plan without error: {moved:?}",
+                    engine.name()
+                ),
+            }
+        }
+    }
+}
