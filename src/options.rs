@@ -258,6 +258,16 @@ impl CalibrateOptions {
             )));
         }
         let choice = engine_choice(&args.engine, &what, Op::Read)?;
+        if !choice.engine.caps().moves_bytes {
+            // Its reads take no time whatever the size: no size lands in the window, and
+            // --grow would append real data up to the free-space margin looking for one.
+            return Err(input(format!(
+                "{what}: the {} engine moves no bytes, so no file size takes {}..{} to read; choose an engine that reads",
+                choice.engine.name(),
+                args.min,
+                args.max
+            )));
+        }
         Ok(Self {
             path: args.file.clone(),
             block_size: block_size(&args.block_size, &what)?,

@@ -175,3 +175,40 @@ fn growth_never_passes_the_free_space_margin() {
         "nothing was appended"
     );
 }
+
+#[test]
+fn the_null_engine_is_refused_before_anything_is_read_or_grown() {
+    // `null` takes no time whatever the size, so no size lands in the window: with --grow
+    // the search would append real data up to the free-space margin (tens of GiB) first.
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "n", &pattern(1 << 20));
+    let name = path.to_str().unwrap();
+    for grow in [false, true] {
+        let mut args = vec![
+            "calibrate",
+            name,
+            "64k",
+            "--min",
+            "50ms",
+            "--max",
+            "1s",
+            "--engine",
+            "null",
+        ];
+        if grow {
+            args.push("--grow");
+        }
+        let out = ioscope()
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let line = one_line_stderr(&out);
+        assert!(
+            line.contains(name) && line.contains("null") && line.contains("moves no bytes"),
+            "{line}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), pattern(1 << 20), "untouched");
+    }
+}

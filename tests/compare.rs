@@ -186,3 +186,51 @@ fn bad_input_is_refused() {
         assert!(one_line_stderr(&out).contains(needle), "{args:?}");
     }
 }
+
+#[test]
+fn svg_is_refused_before_measuring_since_compare_has_no_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let svg = dir.path().join("c.svg");
+    let out = ioscope()
+        .args(["compare", path.to_str().unwrap(), "--svg"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a usage error, not a failed check"
+    );
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("--svg") && line.contains("no chart"),
+        "{line}"
+    );
+    assert!(out.stdout.is_empty(), "nothing was measured");
+    assert!(!svg.exists());
+}
+
+#[test]
+fn report_svg_of_a_result_without_a_chart_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(10_000));
+    let out = ioscope()
+        .args(["run", "-r", path.to_str().unwrap(), "4k", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let saved = dir.path().join("run.json");
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let svg = dir.path().join("run.svg");
+    let out = ioscope()
+        .arg("report")
+        .arg(&saved)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("no chart"));
+    assert!(!svg.exists());
+}

@@ -28,6 +28,8 @@ fn job<'a>(file: &'a File, op: Op, plan: Plan, threads: usize) -> Job<'a> {
 
 /// Runs `engine` on `job`, or says why it cannot run here.
 fn run_or_skip(engine: &dyn Engine, job: &Job) -> Option<ioscope::engine::Moved> {
+    // Engines that work from the current offset expect it at the plan's start.
+    std::io::Seek::seek(&mut &*job.file, std::io::SeekFrom::Start(job.plan.start)).unwrap();
     match engine.check(job) {
         Ok(()) => Some(engine.run(job).expect("engine run")),
         Err(why) => {
@@ -145,6 +147,46 @@ fn a_file_shorter_than_the_plan_is_an_error_for_every_reader_and_never_a_hang() 
             ),
             Ok(Some(Ok(moved))) => panic!("{name} read a shrunken file without error: {moved:?}"),
             Err(_) => panic!("{name} hung on a file shorter than its plan"),
+        }
+    }
+}
+
+#[test]
+fn a_file_that_lost_only_part_of_its_last_page_is_an_error_for_every_reader() {
+    // A mapping reads a truncated tail inside the last page as zeros, with no fault: only
+    // the size tells. The plan claims 8292 bytes, as if 50 had been cut off since stat.
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let path = file_with(dir.path(), "tail", &pattern(8192 + 50));
+    let file = File::open(&path).unwrap();
+    for engine in ENGINES
+        .iter()
+        .filter(|e| e.caps().read && e.caps().moves_bytes)
+    {
+        for threads in [1, 2] {
+            let j = job(
+                &file,
+                Op::Read,
+                Plan::sequential(0, 8192 + 100, 4096),
+                threads,
+            );
+            if let Err(why) = engine.check(&j) {
+                eprintln!("skipped: {}: {why}", engine.name());
+                continue;
+            }
+            match engine.run(&j) {
+                Err(e) => {
+                    let msg = format!("{e:#}");
+                    assert!(
+                        msg.contains("ended at byte") && msg.contains("8292 when reading began"),
+                        "{}: {msg}",
+                        engine.name()
+                    );
+                }
+                Ok(moved) => panic!(
+                    "{} read a file 50 bytes shorter than its plan without error: {moved:?}",
+                    engine.name()
+                ),
+            }
         }
     }
 }

@@ -122,3 +122,47 @@ warm: Each read() costs about 1000 ns whatever its size (at most 1,000,000 calls
         "CSV carries the raw figure"
     );
 }
+
+#[test]
+fn a_cold_null_sweep_is_not_contradicted_by_the_device_bytes_it_never_asked_for() {
+    // `null` moves no bytes, so the device reading 0 of them says nothing about the cache.
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let options = sweep_options(&[
+        path.to_str().unwrap(),
+        "--engine",
+        "null",
+        "--cache",
+        "cold",
+        "--block-sizes",
+        "64k",
+        "--repeat",
+        "1",
+    ]);
+    let cold = FixedMeter {
+        resident: Some(0.0),
+        ..METER
+    };
+    let harness = Harness {
+        meter: &cold,
+        progress: &NoProgress,
+    };
+    let r = ioscope::cmd::sweep::execute(&options, &harness, &mut |_| Ok(())).expect("sweep");
+    let proof = r.points[0].runs[0]
+        .cache
+        .expect("a proof for a regular file");
+    assert_ne!(
+        proof.verdict,
+        ioscope::measure::cache::Verdict::Contradicted,
+        "{proof:?}"
+    );
+    assert!(r.points[0].state_ok);
+    assert!(
+        !r.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::CacheState { .. })),
+        "{:?}",
+        r.warnings
+    );
+    assert!(r.ok(), "exit 0, not 1");
+}

@@ -17,6 +17,7 @@ use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom};
 
 /// The most probes before giving up (each one is cheap until the last few).
 const MAX_PROBES: usize = 16;
@@ -284,6 +285,10 @@ fn grow(target: &mut Target_, harness: &Harness, size: u64, seed: u64) -> Result
     let name = target.name.clone();
     let extra = size - target.len;
     let writer = &engine::stream::Stream;
+    // The stream engine appends from the current offset: put it at the end.
+    (&target.file)
+        .seek(SeekFrom::Start(target.len))
+        .with_context(|| format!("seek {name} to its end to grow it"))?;
     let job = engine::Job {
         file: &target.file,
         name: &name,

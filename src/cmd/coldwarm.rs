@@ -5,7 +5,7 @@
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
-use crate::error::input;
+use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
@@ -54,8 +54,16 @@ pub struct CacheReport {
     pub device: Option<String>,
     /// One row per block size.
     pub rows: Vec<CacheRow>,
+    /// Whether every block size was measured (false after Ctrl-C; documents saved before
+    /// this field existed were complete).
+    #[serde(default = "complete_by_default")]
+    pub complete: bool,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+}
+
+fn complete_by_default() -> bool {
+    true
 }
 
 impl CacheReport {
@@ -102,6 +110,7 @@ pub fn execute(
         drop_caches: options.drop_caches,
         device: device.clone(),
         rows: Vec::new(),
+        complete: false,
         warnings: Vec::new(),
     };
     for &bs in &options.block_sizes {
@@ -112,11 +121,25 @@ pub fn execute(
             }
             harness.read(target, &setup, plan, false, state)
         };
-        let row = CacheRow {
-            block_size: bs,
-            cold: run(CacheState::Cold)?,
-            warm: run(CacheState::Warm)?,
-            cold_again: run(CacheState::Cold)?,
+        let measured = (|| {
+            Ok::<_, anyhow::Error>(CacheRow {
+                block_size: bs,
+                cold: run(CacheState::Cold)?,
+                warm: run(CacheState::Warm)?,
+                cold_again: run(CacheState::Cold)?,
+            })
+        })();
+        let row = match measured {
+            Ok(row) => row,
+            // Ctrl-C after a row: the rows so far are the result (exit 130), as for sweep.
+            Err(e)
+                if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+                    && !report.rows.is_empty() =>
+            {
+                report.warnings.push(Warning::Partial);
+                return Ok(report);
+            }
+            Err(e) => return Err(e),
         };
         for (name, sample) in row.runs() {
             let at = format!("{name} at {}", crate::units::format_block_size(bs));
@@ -125,5 +148,6 @@ pub fn execute(
         report.rows.push(row);
         save(&report)?;
     }
+    report.complete = true;
     Ok(report)
 }

@@ -216,7 +216,9 @@ impl<'a> Harness<'a> {
                 residency_before,
                 measured.kernel.map(|k| k.read_bytes),
                 moved.bytes,
-                caps.direct && !caps.zero_copy,
+                // The device's bytes cannot speak for the state when the engine bypasses
+                // the cache, or moves no bytes at all (`null`).
+                (caps.direct && !caps.zero_copy) || !caps.moves_bytes,
             )
         });
         Ok(Sample {
@@ -297,6 +299,7 @@ impl Harness<'_> {
         let total = (job.plan.len > 0).then_some(job.plan.len);
         self.progress
             .begin(&label(job.op, job.name, &job.plan), total);
+        crate::engine::buffer::stock(setup.engine.buffers(job), job.plan.block as usize);
         let region = self.meter.start(device);
         let moved = setup.engine.run(job).inspect_err(|_| self.progress.end())?;
         let claim = Claim {

@@ -124,6 +124,9 @@ impl Engine for Direct {
     fn spec(&self) -> &'static Spec {
         &SPEC
     }
+    fn buffers(&self, job: &Job) -> usize {
+        super::parallel::workers(job)
+    }
     fn check(&self, job: &Job) -> Result<(), String> {
         check_direct(self, job)
     }

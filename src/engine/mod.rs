@@ -261,6 +261,12 @@ pub trait Engine: Sync {
     fn check(&self, job: &Job) -> Result<(), String> {
         check_caps(self.name(), self.caps(), job)
     }
+    /// How many `plan.block`-sized buffers a run of the job takes from
+    /// [`buffer`]'s pool: the harness stocks them before timing, so that allocating and
+    /// first touching them (about 1 s per GiB on some VMs) stays out of the measurement.
+    fn buffers(&self, _job: &Job) -> usize {
+        0
+    }
     /// Things the user should know about how the job will run (a refused O_DIRECT, say).
     fn notes(&self, _job: &Job) -> Vec<String> {
         Vec::new()

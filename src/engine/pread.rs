@@ -84,6 +84,9 @@ impl Engine for Pread {
     fn spec(&self) -> &'static Spec {
         &SPEC
     }
+    fn buffers(&self, job: &Job) -> usize {
+        super::parallel::workers(job)
+    }
     fn run(&self, job: &Job) -> Result<Moved> {
         let block = job.plan.block as usize;
         for_each_piece(

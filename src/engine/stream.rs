@@ -50,6 +50,9 @@ impl Engine for Stream {
             depth: 1,
         }
     }
+    fn buffers(&self, _job: &Job) -> usize {
+        1
+    }
     fn run(&self, job: &Job) -> Result<Moved> {
         if job.kind == InputKind::Stream {
             // A bigger pipe buffer means fewer, larger reads; refusal is harmless.

@@ -3,7 +3,7 @@
 //! file system allows it (else buffered reads). No registered buffers, so the locked-memory
 //! limit of ordinary users does not apply.
 
-use super::buffer::{ALIGN, AlignedBuffer};
+use super::buffer::{self, ALIGN, AlignedBuffer, Pooled};
 use super::direct::{check_aligned, flush, open_direct};
 use super::flag::*;
 use super::parallel::{Claims, on_threads};
@@ -25,7 +25,7 @@ pub fn available() -> Result<(), String> {
 }
 
 struct Slot {
-    buf: AlignedBuffer,
+    buf: Pooled,
     offset: u64,
     len: u64,
     done: u64,
@@ -52,6 +52,11 @@ pub const SPEC: Spec = Spec {
 impl Engine for Uring {
     fn spec(&self) -> &'static Spec {
         &SPEC
+    }
+    fn buffers(&self, job: &Job) -> usize {
+        // Never more than there are pieces: the slots beyond them are never read into.
+        let slots = super::parallel::workers(job).saturating_mul(job.depth.clamp(1, 256));
+        usize::try_from(job.plan.pieces()).map_or(slots, |pieces| slots.min(pieces))
     }
     fn check(&self, job: &Job) -> Result<(), String> {
         super::check_caps(self.name(), self.caps(), job)?;
@@ -101,7 +106,7 @@ fn worker(
     // in flight when they are freed (or they are leaked if the ring cannot be drained).
     let mut slots: Vec<Slot> = (0..depth)
         .map(|_| Slot {
-            buf: AlignedBuffer::untouched(block as usize),
+            buf: buffer::take(block as usize, AlignedBuffer::untouched),
             offset: 0,
             len: 0,
             done: 0,

@@ -187,6 +187,9 @@ impl Exportable for CacheReport {
     fn ok(&self) -> bool {
         CacheReport::ok(self)
     }
+    fn complete(&self) -> bool {
+        self.complete
+    }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
