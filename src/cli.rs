@@ -90,7 +90,7 @@ pub struct EngineArgs {
 fn engine_help() -> String {
     format!(
         "The engine that moves the bytes (default: stream). Every engine:\n{}",
-        crate::engine::table(None)
+        crate::engine::table()
     )
 }
 

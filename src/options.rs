@@ -57,10 +57,13 @@ pub fn engine_choice(args: &EngineArgs, what: &str, op: Op) -> Result<EngineChoi
     };
     if !can {
         return Err(input(format!(
-            "{what}: the {} engine cannot {}; engines that can:\n{}",
+            "{what}: the {} engine cannot {}; engines that can: {}",
             engine.name(),
             op.name(),
-            crate::engine::table(Some(op))
+            crate::engine::able(op)
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let (threads, depth) = bounded(what, args.threads, args.depth)?;

@@ -214,11 +214,15 @@ impl<'a> Harness<'a> {
             cache::prove(
                 state,
                 residency_before,
-                measured.kernel.map(|k| k.read_bytes),
+                // An engine that moves no bytes (`null`) makes the device read nothing,
+                // whatever the state: its device bytes say nothing.
+                measured
+                    .kernel
+                    .map(|k| k.read_bytes)
+                    .filter(|_| caps.moves_bytes),
                 moved.bytes,
-                // The device's bytes cannot speak for the state when the engine bypasses
-                // the cache, or moves no bytes at all (`null`).
-                (caps.direct && !caps.zero_copy) || !caps.moves_bytes,
+                // An engine that bypasses the cache reads from the device in every state.
+                caps.direct && !caps.zero_copy,
             )
         });
         Ok(Sample {
@@ -300,6 +304,7 @@ impl Harness<'_> {
         self.progress
             .begin(&label(job.op, job.name, &job.plan), total);
         crate::engine::buffer::stock(setup.engine.buffers(job), job.plan.block as usize);
+        setup.engine.before(job)?;
         let region = self.meter.start(device);
         let moved = setup.engine.run(job).inspect_err(|_| self.progress.end())?;
         let claim = Claim {

@@ -33,7 +33,11 @@ impl Engine for Hybrid {
     fn check(&self, job: &Job) -> Result<(), String> {
         check_direct(self, job)
     }
+    fn before(&self, job: &Job) -> Result<()> {
+        flush(job)
+    }
     fn run(&self, job: &Job) -> Result<Moved> {
+        // Again, for callers that time the whole run (`fast`): cheap when already clean.
         flush(job)?;
         install_sigbus_handler(job.name);
         let direct = open_direct(job.file, job.name)?;

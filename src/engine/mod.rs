@@ -267,6 +267,11 @@ pub trait Engine: Sync {
     fn buffers(&self, _job: &Job) -> usize {
         0
     }
+    /// Work that must precede the job but is not part of moving its bytes (writing back
+    /// dirty pages before O_DIRECT reads, say); the harness runs it before timing.
+    fn before(&self, _job: &Job) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Things the user should know about how the job will run (a refused O_DIRECT, say).
     fn notes(&self, _job: &Job) -> Vec<String> {
         Vec::new()
@@ -330,15 +335,18 @@ pub fn names() -> String {
         .join(", ")
 }
 
-/// The engines that can do `op`, one per line with what they do: for `--engine` help.
-pub fn table(op: Option<Op>) -> String {
+/// The engines that can do `op`, in table order.
+pub fn able(op: Op) -> impl Iterator<Item = &'static dyn Engine> {
+    ENGINES.iter().copied().filter(move |e| match op {
+        Op::Read => e.caps().read,
+        Op::Write => e.caps().write,
+    })
+}
+
+/// Every engine, one per line with what it can and does: for `--engine` help.
+pub fn table() -> String {
     ENGINES
         .iter()
-        .filter(|e| match op {
-            Some(Op::Read) => e.caps().read,
-            Some(Op::Write) => e.caps().write,
-            None => true,
-        })
         .map(|e| {
             let c = e.caps();
             let can = match (c.read, c.write) {

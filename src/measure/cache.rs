@@ -114,6 +114,9 @@ pub enum Verdict {
     Contradicted,
     /// No state was asked for (`as_is`).
     NotAsked,
+    /// Warm was asked, but the reader bypasses the page cache (O_DIRECT): whatever is
+    /// cached, its bytes come from the device.
+    Bypassed,
 }
 
 /// The proof of a run's cache state: what was asked, what was measured, the verdict.
@@ -159,6 +162,7 @@ pub fn prove(
     let residency_says = observed.map(|o| o.reaches(asked));
     let verdict = match (asked, residency_says, device_says) {
         (CacheState::AsIs, _, _) => Verdict::NotAsked,
+        (CacheState::Warm, _, _) if bypass => Verdict::Bypassed,
         (_, Some(false), _) | (_, _, Some(false)) => Verdict::Contradicted,
         (_, Some(true), Some(true)) => Verdict::Proven,
         _ => Verdict::Unproven,
@@ -349,6 +353,9 @@ mod tests {
             Verdict::NotAsked
         );
         assert!(prove(CacheState::AsIs, None, None, 0, false).ok());
+        let direct = prove(CacheState::Warm, r(1000), Some(mib), mib, true);
+        assert_eq!(direct.verdict, Verdict::Bypassed);
+        assert!(direct.ok(), "a device rate, said so; not a failed check");
     }
 
     #[test]

@@ -118,6 +118,9 @@ fn cache_line(proof: &CacheProof) -> String {
         Verdict::Proven => format!(" ({} as asked)", proof.asked.name()),
         Verdict::Unproven => format!(" ({} asked; not proven)", proof.asked.name()),
         Verdict::Contradicted => format!(" (NOT {} as asked)", proof.asked.name()),
+        Verdict::Bypassed => {
+            " (warm asked, but this engine bypasses the page cache: a device rate)".to_string()
+        }
     };
     format!("{res}{dev}{verdict}")
 }

@@ -35,15 +35,20 @@ pub fn run(r: &RunReport) -> String {
     } else {
         format!(" through the {} engine", r.engine)
     };
-    line(
-        &mut out,
-        "calls",
+    let calls = if r.moves_bytes {
         format!(
             "{} {call} of {}{through}",
             crate::units::group_thousands(r.moved.calls),
             format_size(r.block_size)
-        ),
-    );
+        )
+    } else {
+        format!(
+            "{} requests of {} walked{through}; no system call made, no byte moved",
+            crate::units::group_thousands(r.moved.calls),
+            format_size(r.block_size)
+        )
+    };
+    line(&mut out, "calls", calls);
     match (r.write_seconds, r.fsync_seconds) {
         (Some(w), Some(f)) => {
             line(

@@ -2,6 +2,7 @@
 
 use super::{cpu_cell, mib, pct, right_align, table_with};
 use crate::cmd::sweep::{Analysis, SweepReport};
+use crate::measure::cache::Verdict;
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
@@ -91,6 +92,18 @@ pub fn sweep(r: &SweepReport) -> String {
             );
         }
         let _ = writeln!(out, "{label}: {}", sweep_explanation(r.op, a));
+    }
+    let bypassed = r
+        .points
+        .iter()
+        .flat_map(|p| &p.runs)
+        .any(|run| run.cache.is_some_and(|c| c.verdict == Verdict::Bypassed));
+    if bypassed {
+        let _ = writeln!(
+            out,
+            "the {} engine bypasses the page cache: its 'warm' rows are device rates",
+            r.engine
+        );
     }
     if r.points.iter().any(|p| !p.state_ok) {
         let _ = writeln!(
