@@ -153,8 +153,8 @@ pub fn prove(
     bypass: bool,
 ) -> CacheProof {
     let observed = residency_before.map(|r| r.observed());
-    let device_read_bytes = device_read_bytes.filter(|_| !bypass);
-    let device_says = device_read_bytes.map(|d| match asked {
+    // Recorded either way; it speaks for the state only when the reader uses the cache.
+    let device_says = device_read_bytes.filter(|_| !bypass).map(|d| match asked {
         CacheState::Warm => d as f64 <= (bytes as f64 * WARM_DEVICE_SLACK).max(65536.0),
         CacheState::Cold => d as f64 >= bytes as f64 * COLD_DEVICE_SHARE,
         CacheState::AsIs => true,
