@@ -170,7 +170,26 @@ pub fn open_regular(path: &Path, command: &str) -> Result<Input> {
             }
         }
     }
-    open_input(path, false)
+    let opened = open_input(path, false)?;
+    if opened.kind != InputKind::Regular || opened.pseudo.is_some() {
+        return Err(input(format!(
+            "{command} {}: needs a regular file it can re-read",
+            opened.name
+        )));
+    }
+    Ok(opened)
+}
+
+/// [`open_regular`], and not empty: for commands that measure reads of the file.
+pub fn open_measurable(path: &Path, command: &str) -> Result<Input> {
+    let opened = open_regular(path, command)?;
+    if opened.len == 0 {
+        return Err(input(format!(
+            "{command} {}: needs a non-empty regular file",
+            opened.name
+        )));
+    }
+    Ok(opened)
 }
 
 /// Reads a whole file, FIFO or pipe as UTF-8 text (`report`'s saved JSON), so that Ctrl-C
@@ -427,6 +446,7 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
     let mut is_special = false;
     let mut out_kind = InputKind::Regular;
     let mut replaces = None;
+    let mut mode = 0o644;
     match std::fs::metadata(path) {
         Ok(meta) => {
             let kind = classify(&meta.file_type(), &name, "write", policy.allow_device)?;
@@ -441,7 +461,10 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
                 InputKind::Regular => {
                     // Written under a new name and renamed over the old file only once
                     // complete: an interrupted or failed write leaves the old one whole.
+                    // The new file gets the old one's permission bits.
+                    use std::os::unix::fs::PermissionsExt;
                     replaces = Some(path.to_path_buf());
+                    mode = meta.permissions().mode() & 0o7777;
                     flags |= libc::O_CREAT | libc::O_EXCL;
                 }
                 InputKind::Stream => is_special = true,
@@ -473,7 +496,7 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         }
         None => path.to_path_buf(),
     };
-    let file = open_interruptible(&write_path, flags, 0o644)?
+    let file = open_interruptible(&write_path, flags, mode)?
         .map_err(|e| input(format!("create {name} for writing: {}", describe(&e))))?;
     Ok(OutputFile {
         file,

@@ -166,3 +166,41 @@ fn a_cold_null_sweep_is_not_contradicted_by_the_device_bytes_it_never_asked_for(
     );
     assert!(r.ok(), "exit 0, not 1");
 }
+
+#[test]
+fn warming_a_file_works_wherever_its_offset_stands() {
+    use ioscope::cmd::harness::Target;
+    use ioscope::files::InputKind;
+    use ioscope::measure::cache::{self, CacheState};
+    use ioscope::workload::plan::Plan;
+    use std::io::{Seek, SeekFrom};
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let file = std::fs::File::open(&path).unwrap();
+    cache::evict(&file, "f").unwrap();
+    if cache::residency(&file, "f", 1 << 20).unwrap().fraction() > 0.0 {
+        eprintln!("skipped: this file system keeps pages after eviction");
+        return;
+    }
+    // As after --grow appended to it: the offset at the end of the file.
+    (&file).seek(SeekFrom::End(0)).unwrap();
+    let target = Target {
+        file: &file,
+        name: "f",
+        kind: InputKind::Regular,
+        device: None,
+    };
+    let harness = Harness::system(&NoProgress);
+    harness
+        .prepare(
+            target,
+            &Plan::sequential(0, 1 << 20, 4096),
+            CacheState::Warm,
+            false,
+        )
+        .expect("warming reads from the start, not from where the offset was");
+    assert_eq!(
+        cache::residency(&file, "f", 1 << 20).unwrap().fraction(),
+        1.0
+    );
+}

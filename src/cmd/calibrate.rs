@@ -104,11 +104,6 @@ impl Drop for Target_ {
 pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<CalibrateReport> {
     let opened = files::open_regular(&options.path, "calibrate")?;
     let name = opened.name.clone();
-    if opened.kind != InputKind::Regular {
-        return Err(input(format!(
-            "calibrate {name}: needs a regular file it can re-read"
-        )));
-    }
     let file = if options.grow {
         OpenOptions::new()
             .read(true)
@@ -134,7 +129,13 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
     } else {
         0
     };
-    let largest = round_down(target.len + room, bs);
+    let mut largest = round_down(target.len + room, bs);
+    if options.grow && options.cache == CacheState::Warm {
+        // A warm read needs the file in the page cache: growing it past half the memory
+        // available cannot give a warm time (and once filled a disk with tens of GiB).
+        let memory = meminfo_bytes("MemAvailable").unwrap_or(u64::MAX) / 2;
+        largest = largest.min(round_down(memory.max(target.len), bs));
+    }
     if largest == 0 {
         let fix = if options.grow {
             "and the free-space margin leaves no room to grow it (lower --min-free, or free some space)"
@@ -361,7 +362,7 @@ fn infeasible(
     };
     let limit = if options.grow && size > target.original_len {
         format!(
-            "the file can grow only to {} here (keeping the free-space margin)",
+            "the file can grow only to {} here (keeping the free-space margin; warm, within half the memory available)",
             format_size(size)
         )
     } else {

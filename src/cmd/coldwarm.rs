@@ -5,8 +5,8 @@
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
-use crate::error::{Failure, input};
-use crate::files::{self, InputKind};
+use crate::error::Failure;
+use crate::files::{self};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::options::CacheOptions;
@@ -81,13 +81,7 @@ pub fn execute(
     harness: &Harness,
     save: &mut dyn FnMut(&CacheReport) -> Result<()>,
 ) -> Result<CacheReport> {
-    let src = files::open_regular(&options.path, "cache")?;
-    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
-        return Err(input(format!(
-            "cache {}: needs a non-empty regular file",
-            src.name
-        )));
-    }
+    let src = files::open_measurable(&options.path, "cache")?;
     let device = diskstats::device_of(&options.path);
     let target = Target {
         file: &src.file,

@@ -4,8 +4,8 @@
 
 use super::harness::{Harness, Target};
 use super::warning::Warning;
-use crate::error::{Failure, input};
-use crate::files::{self, InputKind};
+use crate::error::Failure;
+use crate::files::{self};
 use crate::measure::cache::{self, CacheState};
 use crate::measure::external::{self, Figures};
 use crate::options::CompareOptions;
@@ -287,13 +287,7 @@ pub fn execute(
     harness: &Harness,
     save: &mut dyn FnMut(&CompareReport) -> Result<()>,
 ) -> Result<CompareReport> {
-    let src = files::open_regular(&options.path, "compare")?;
-    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
-        return Err(input(format!(
-            "compare {}: needs a non-empty regular file",
-            src.name
-        )));
-    }
+    let src = files::open_measurable(&options.path, "compare")?;
     let file = options.path.display().to_string();
     let mut skipped = Vec::new();
     let list = contenders(options, &file, &mut skipped)?;

@@ -178,9 +178,8 @@ impl<'a> Harness<'a> {
                 self.progress
                     .begin(&format!("warm {}", target.name), Some(span));
                 let whole = Plan::sequential(0, span, MIB);
-                let result =
-                    warm.engine
-                        .run(&job(target, &warm, Op::Read, whole, false, 0, &watch));
+                let job = job(target, &warm, Op::Read, whole, false, 0, &watch);
+                let result = position(&job).and_then(|()| warm.engine.run(&job));
                 self.progress.end();
                 result.map(drop)
             }
@@ -292,14 +291,7 @@ impl Harness<'_> {
         job: &Job,
         device: Option<&str>,
     ) -> Result<(Moved, Claim, Box<dyn Region>)> {
-        if job.kind == InputKind::Regular && job.plan.is_sequential() {
-            // Engines that work from the current offset start at the plan's first byte
-            // (the same file is read again and again by sweeps).
-            use std::io::{Seek, SeekFrom};
-            (&*job.file)
-                .seek(SeekFrom::Start(job.plan.start))
-                .with_context(|| format!("seek {} to byte {}", job.name, job.plan.start))?;
-        }
+        position(job)?;
         let total = (job.plan.len > 0).then_some(job.plan.len);
         self.progress
             .begin(&label(job.op, job.name, &job.plan), total);
@@ -315,6 +307,19 @@ impl Harness<'_> {
         };
         Ok((moved, claim, region))
     }
+}
+
+/// Puts a regular file's offset at the plan's first byte for an in-order job: engines that
+/// work from the current offset (`stream`) start there, and the same file is read again
+/// and again (sweeps, probes, the warming read after a growth).
+fn position(job: &Job) -> Result<()> {
+    if job.kind == InputKind::Regular && job.plan.is_sequential() {
+        use std::io::{Seek, SeekFrom};
+        (&*job.file)
+            .seek(SeekFrom::Start(job.plan.start))
+            .with_context(|| format!("seek {} to byte {}", job.name, job.plan.start))?;
+    }
+    Ok(())
 }
 
 fn job<'a>(

@@ -6,7 +6,7 @@
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
-use crate::error::{Failure, input};
+use crate::error::Failure;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
@@ -194,13 +194,7 @@ fn read_points(
     report: &mut SweepReport,
     save: &mut dyn FnMut(&SweepReport) -> Result<()>,
 ) -> Result<()> {
-    let src = files::open_regular(&options.path, "sweep")?;
-    if src.kind != InputKind::Regular || src.len == 0 || src.pseudo.is_some() {
-        return Err(input(format!(
-            "sweep {}: needs a non-empty regular file",
-            src.name
-        )));
-    }
+    let src = files::open_measurable(&options.path, "sweep")?;
     report.file_bytes = src.len;
     let target = Target {
         file: &src.file,

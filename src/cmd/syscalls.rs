@@ -5,7 +5,7 @@
 use super::harness::{Harness, Setup, Target};
 use crate::engine;
 use crate::error::{Failure, input};
-use crate::files::{self, InputKind};
+use crate::files::{self};
 use crate::measure::cache::CacheState;
 use crate::measure::procio::IoProbe;
 use crate::measure::timer::Stopwatch;
@@ -99,13 +99,7 @@ fn timed(op: &str, size: u64, mut body: impl FnMut() -> Result<u64>) -> Result<C
 
 /// Runs every operation at every size.
 pub fn execute(options: &SyscallsOptions, harness: &Harness) -> Result<SyscallsReport> {
-    let src = files::open_regular(&options.path, "syscalls")?;
-    if src.kind != InputKind::Regular || src.len == 0 {
-        return Err(input(format!(
-            "syscalls {}: needs a non-empty regular file",
-            src.name
-        )));
-    }
+    let src = files::open_measurable(&options.path, "syscalls")?;
     let (sizes, skipped_sizes): (Vec<u64>, Vec<u64>) =
         options.sizes.iter().partition(|&&s| s <= src.len);
     if sizes.is_empty() {
