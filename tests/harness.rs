@@ -2,31 +2,11 @@
 //! the exports and interruption, checked exactly, with no real I/O timed.
 
 mod common;
-use clap::Parser;
 use common::*;
-use ioscope::cli::{Cli, Command};
 use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::sweep::SweepReport;
 use ioscope::cmd::warning::Warning;
-use ioscope::measure::meter::FixedMeter;
-use ioscope::options::SweepOptions;
 use ioscope::report::exports::Exportable;
-
-const METER: FixedMeter = FixedMeter {
-    seconds_per_call: 1e-6,
-    bytes_per_second: 1e9,
-    fsync_seconds: 0.0,
-    resident: Some(1.0),
-};
-
-fn sweep_options(args: &[&str]) -> SweepOptions {
-    let mut argv = vec!["ioscope", "sweep"];
-    argv.extend_from_slice(args);
-    match Cli::try_parse_from(argv).expect("valid arguments").command {
-        Command::Sweep(a) => SweepOptions::from_args(&a).expect("valid options"),
-        _ => unreachable!("a sweep command line"),
-    }
-}
 
 fn null_sweep(path: &str) -> SweepReport {
     let options = sweep_options(&[
@@ -41,7 +21,7 @@ fn null_sweep(path: &str) -> SweepReport {
         "1",
     ]);
     let harness = Harness {
-        meter: &METER,
+        meter: &FIXED_METER,
         progress: &NoProgress,
     };
     ioscope::cmd::sweep::execute(&options, &harness, &mut |_| Ok(())).expect("sweep")
@@ -139,9 +119,9 @@ fn a_cold_null_sweep_is_not_contradicted_by_the_device_bytes_it_never_asked_for(
         "--repeat",
         "1",
     ]);
-    let cold = FixedMeter {
+    let cold = ioscope::measure::meter::FixedMeter {
         resident: Some(0.0),
-        ..METER
+        ..FIXED_METER
     };
     let harness = Harness {
         meter: &cold,

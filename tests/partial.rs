@@ -2,29 +2,9 @@
 //! is process-wide and would stop the other harness tests running beside it.
 
 mod common;
-use clap::Parser;
 use common::*;
-use ioscope::cli::{Cli, Command};
 use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::warning::Warning;
-use ioscope::measure::meter::FixedMeter;
-use ioscope::options::SweepOptions;
-
-const METER: FixedMeter = FixedMeter {
-    seconds_per_call: 1e-6,
-    bytes_per_second: 1e9,
-    fsync_seconds: 0.0,
-    resident: Some(1.0),
-};
-
-fn sweep_options(args: &[&str]) -> SweepOptions {
-    let mut argv = vec!["ioscope", "sweep"];
-    argv.extend_from_slice(args);
-    match Cli::try_parse_from(argv).expect("valid arguments").command {
-        Command::Sweep(a) => SweepOptions::from_args(&a).expect("valid options"),
-        _ => unreachable!("a sweep command line"),
-    }
-}
 
 #[test]
 fn an_interrupted_sweep_keeps_the_points_measured_before_it() {
@@ -38,7 +18,7 @@ fn an_interrupted_sweep_keeps_the_points_measured_before_it() {
         "4k,64k,1m",
     ]);
     let harness = Harness {
-        meter: &METER,
+        meter: &FIXED_METER,
         progress: &NoProgress,
     };
     let mut saved = Vec::new();

@@ -2,9 +2,8 @@
 //! because the Ctrl-C flag is process-wide and would stop other tests running beside it.
 
 mod common;
-use clap::Parser;
 use common::*;
-use ioscope::cli::{Cli, Command};
+use ioscope::cli::Command;
 use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::warning::Warning;
 use ioscope::measure::meter::FixedMeter;
@@ -12,10 +11,8 @@ use ioscope::options::CacheOptions;
 use ioscope::report::exports::Exportable;
 
 const METER: FixedMeter = FixedMeter {
-    seconds_per_call: 1e-6,
-    bytes_per_second: 1e9,
-    fsync_seconds: 0.0,
     resident: None,
+    ..FIXED_METER
 };
 
 #[test]
@@ -23,7 +20,6 @@ fn an_interrupted_cache_run_keeps_the_rows_measured_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = file_with(dir.path(), "f", &pattern(1 << 20));
     let argv = [
-        "ioscope",
         "cache",
         path.to_str().unwrap(),
         "--engine",
@@ -31,7 +27,7 @@ fn an_interrupted_cache_run_keeps_the_rows_measured_before_it() {
         "--block-size",
         "4k,64k,1m",
     ];
-    let options = match Cli::try_parse_from(argv).expect("valid arguments").command {
+    let options = match command_of(&argv) {
         Command::Cache(a) => CacheOptions::from_args(&a).expect("valid options"),
         _ => unreachable!("a cache command line"),
     };

@@ -208,14 +208,10 @@ fn read_points(
     for &state in &options.states {
         for &bs in &options.block_sizes {
             let plan = Plan::sequential(0, run_bytes(options, src.len, bs), bs);
-            let mut runs = Vec::new();
-            for i in 0..options.warmup + options.repeat {
+            let runs = repeated(options, || {
                 harness.prepare(target, &plan, state, options.drop_caches)?;
-                let sample = harness.read(target, setup, plan, false, state)?;
-                if i >= options.warmup {
-                    runs.push(sample);
-                }
-            }
+                harness.read(target, setup, plan, false, state)
+            })?;
             push(report, point(bs, Some(state), plan.len, runs), save)?;
         }
     }
@@ -263,16 +259,27 @@ fn write_points(
     let seed = fresh_seed();
     for &bs in &options.block_sizes {
         let plan = Plan::sequential(0, run_bytes(options, options.size, bs), bs);
-        let mut runs = Vec::new();
-        for i in 0..options.warmup + options.repeat {
-            let sample = harness.write(&out, device, setup, plan, seed, true)?;
-            if i >= options.warmup {
-                runs.push(sample);
-            }
-        }
+        let runs = repeated(options, || {
+            harness.write(&out, device, setup, plan, seed, true)
+        })?;
         push(report, point(bs, None, plan.len, runs), save)?;
     }
     out.finish()
+}
+
+/// The warm-up runs, then the timed runs, of one point: the timed ones are kept.
+fn repeated(
+    options: &SweepOptions,
+    mut run: impl FnMut() -> Result<Sample>,
+) -> Result<Vec<Sample>> {
+    let mut runs = Vec::new();
+    for i in 0..options.warmup + options.repeat {
+        let sample = run()?;
+        if i >= options.warmup {
+            runs.push(sample);
+        }
+    }
+    Ok(runs)
 }
 
 /// Recomputes the analyses and warnings from the points.

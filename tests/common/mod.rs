@@ -132,3 +132,33 @@ pub fn syscalls_in_its_loops(file: &Path, size: &str) -> Option<std::process::Ch
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// A deterministic meter for harness tests: 1 µs per call, 1 GB/s, everything resident.
+pub const FIXED_METER: ioscope::measure::meter::FixedMeter = ioscope::measure::meter::FixedMeter {
+    seconds_per_call: 1e-6,
+    bytes_per_second: 1e9,
+    fsync_seconds: 0.0,
+    resident: Some(1.0),
+};
+
+/// The parsed command of `ioscope ARGS...`, as `main` would get it.
+pub fn command_of(args: &[&str]) -> ioscope::cli::Command {
+    use clap::Parser;
+    let mut argv = vec!["ioscope"];
+    argv.extend_from_slice(args);
+    ioscope::cli::Cli::try_parse_from(argv)
+        .expect("valid arguments")
+        .command
+}
+
+/// The options of `ioscope sweep ARGS...`.
+pub fn sweep_options(args: &[&str]) -> ioscope::options::SweepOptions {
+    let mut argv = vec!["sweep"];
+    argv.extend_from_slice(args);
+    match command_of(&argv) {
+        ioscope::cli::Command::Sweep(a) => {
+            ioscope::options::SweepOptions::from_args(&a).expect("valid options")
+        }
+        _ => unreachable!("a sweep command line"),
+    }
+}
