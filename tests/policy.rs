@@ -176,3 +176,31 @@ fn a_cold_run_that_cannot_be_cold_exits_1_and_still_prints_its_result() {
     assert!(stdout.contains("64k"), "the result is printed: {stdout}");
     assert!(stderr.contains("asked to start cold"), "{stderr}");
 }
+
+#[test]
+fn an_empty_file_has_xor_zero_through_every_engine() {
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let path = file_with(dir.path(), "empty", b"");
+    for engine in ["stream", "pread", "mmap", "direct", "hybrid", "uring"] {
+        let out = ioscope()
+            .args([
+                "run",
+                path.to_str().unwrap(),
+                "-r",
+                "4k",
+                "--engine",
+                engine,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["xor_hex"], "00000000", "{engine}");
+        assert_eq!(v["bytes"], 0, "{engine}");
+    }
+}

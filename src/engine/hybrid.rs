@@ -37,6 +37,9 @@ impl Engine for Hybrid {
         flush(job)
     }
     fn run(&self, job: &Job) -> Result<Moved> {
+        if job.plan.len == 0 {
+            return Ok(Moved::default());
+        }
         // Again, for callers that time the whole run (`fast`): cheap when already clean.
         flush(job)?;
         install_sigbus_handler(job.name);

@@ -302,9 +302,9 @@ pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
     if caps.sized && job.kind != InputKind::Regular {
         return Err(format!("{name} needs a regular file"));
     }
-    if caps.sized && job.op == Op::Read && job.plan.len == 0 {
-        // Empty, or a /proc file that reports size 0 but has content: only reading to
-        // the end tells which.
+    if caps.sized && job.op == Op::Read && job.plan.len == 0 && job.to_end {
+        // Size unknown: a /proc file reports 0 but has content; only reading to the end
+        // tells. (A file known to be empty comes with `to_end` false, and reads nothing.)
         return Err(format!("{name} needs the size, and stat says 0"));
     }
     Ok(())
