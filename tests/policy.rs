@@ -204,3 +204,35 @@ fn an_empty_file_has_xor_zero_through_every_engine() {
         assert_eq!(v["bytes"], 0, "{engine}");
     }
 }
+
+#[test]
+fn the_residency_of_a_half_read_stdin_covers_only_what_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(2 << 20);
+    let path = file_with(dir.path(), "f", &data);
+    let bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let script = format!(
+        "{{ dd bs=1M count=1 of=/dev/null status=none; '{}' run - -r 64k --json; }} < '{}'",
+        bin.display(),
+        path.display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["xor_hex"], reference_xor(&data[1 << 20..]));
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+    assert_eq!(
+        v["cache"]["residency_before"]["total_pages"],
+        (1 << 20) / page,
+        "{}",
+        v["cache"]
+    );
+}

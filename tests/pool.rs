@@ -45,8 +45,8 @@ impl Meter for PoolProbe {
         drop(loans);
         FIXED.start(device)
     }
-    fn residency(&self, file: &File, name: &str, len: u64) -> Option<Residency> {
-        FIXED.residency(file, name, len)
+    fn residency(&self, file: &File, name: &str, start: u64, len: u64) -> Option<Residency> {
+        FIXED.residency(file, name, start, len)
     }
 }
 

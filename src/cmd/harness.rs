@@ -200,7 +200,7 @@ impl<'a> Harness<'a> {
         let residency_before = (target.kind == InputKind::Regular && plan.len > 0)
             .then(|| {
                 self.meter
-                    .residency(target.file, target.name, plan.start + plan.len)
+                    .residency(target.file, target.name, plan.start, plan.len)
             })
             .flatten();
         let watch = Watch(self.progress);

@@ -48,8 +48,8 @@ pub trait Region {
 pub trait Meter: Sync {
     /// Starts a timed region; `device` is the block device behind the file, if known.
     fn start(&self, device: Option<&str>) -> Box<dyn Region>;
-    /// Residency of the first `len` bytes of `file`.
-    fn residency(&self, file: &File, name: &str, len: u64) -> Option<Residency>;
+    /// Residency of the bytes `[start, start + len)` of `file`.
+    fn residency(&self, file: &File, name: &str, start: u64, len: u64) -> Option<Residency>;
 }
 
 /// The real clocks and counters: the monotonic clock, getrusage, /proc/self/io,
@@ -76,8 +76,11 @@ impl Meter for SystemMeter {
         })
     }
 
-    fn residency(&self, file: &File, name: &str, len: u64) -> Option<Residency> {
-        cache::residency(file, name, len).ok()
+    fn residency(&self, file: &File, name: &str, start: u64, len: u64) -> Option<Residency> {
+        // mincore works on whole pages: from the page that holds `start`.
+        let page = cache::page_size();
+        let from = start / page * page;
+        cache::residency_at(file, name, from, start + len - from).ok()
     }
 }
 
@@ -131,7 +134,7 @@ impl Meter for FixedMeter {
         })
     }
 
-    fn residency(&self, _: &File, _: &str, len: u64) -> Option<Residency> {
+    fn residency(&self, _: &File, _: &str, _: u64, len: u64) -> Option<Residency> {
         let total_pages = len.div_ceil(4096);
         self.resident.map(|f| Residency {
             resident_pages: (total_pages as f64 * f).round() as u64,
