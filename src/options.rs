@@ -2,7 +2,7 @@
 //! bytes, durations, defaults, and every check that needs no I/O beyond a `stat`.
 
 use crate::cli::{CacheChoice, CacheMode, CalibrateArgs, EngineArgs, OpArg, RunArgs, StudyArgs};
-use crate::engine::Engine;
+use crate::engine::{Engine, Setup};
 use crate::error::input;
 use crate::files::display_name;
 use crate::measure::cache::CacheState;
@@ -33,19 +33,8 @@ pub enum RunMode {
     },
 }
 
-/// An engine from the table with its threads and depth, as the user chose them.
-#[derive(Debug, Clone, Copy)]
-pub struct EngineChoice {
-    /// The engine (default: `stream`).
-    pub engine: &'static dyn Engine,
-    /// Worker threads (default: 1).
-    pub threads: usize,
-    /// Requests in flight per thread (default: the engine's own).
-    pub depth: usize,
-}
-
 /// The engine named with `--engine` (or `stream`), checked for `op`.
-pub fn engine_choice(args: &EngineArgs, what: &str, op: Op) -> Result<EngineChoice> {
+pub fn engine_choice(args: &EngineArgs, what: &str, op: Op) -> Result<Setup> {
     let engine = match args.engine.as_deref() {
         None => &crate::engine::stream::Stream,
         Some(name) => engine_named(name, what)?,
@@ -67,7 +56,7 @@ pub fn engine_choice(args: &EngineArgs, what: &str, op: Op) -> Result<EngineChoi
         )));
     }
     let (threads, depth) = bounded(what, args.threads, args.depth)?;
-    Ok(EngineChoice {
+    Ok(Setup {
         engine,
         threads: threads.unwrap_or(1),
         depth: depth.unwrap_or(engine.defaults(0).depth),
@@ -127,12 +116,8 @@ pub struct RunOptions {
     pub allow_device: bool,
     /// Free space to keep (`None`: the default margin).
     pub min_free: Option<u64>,
-    /// The engine that moves the bytes.
-    pub engine: &'static dyn Engine,
-    /// Its threads.
-    pub threads: usize,
-    /// Its requests in flight per thread.
-    pub depth: usize,
+    /// The engine that moves the bytes, with its threads and depth.
+    pub setup: Setup,
     /// JSON output.
     pub json: bool,
 }
@@ -199,9 +184,7 @@ impl RunOptions {
             if args.write { Op::Write } else { Op::Read },
         )?;
         Ok(Self {
-            engine: choice.engine,
-            threads: choice.threads,
-            depth: choice.depth,
+            setup: choice,
             path: args.file.clone(),
             block_size,
             block_count,
@@ -227,12 +210,8 @@ pub struct CalibrateOptions {
     pub max: Duration,
     /// Warm or cold reads.
     pub cache: CacheState,
-    /// The engine that reads.
-    pub engine: &'static dyn Engine,
-    /// Its threads.
-    pub threads: usize,
-    /// Its requests in flight per thread.
-    pub depth: usize,
+    /// The engine that moves the bytes, with its threads and depth.
+    pub setup: Setup,
     /// Whether the file may be extended.
     pub grow: bool,
     /// Seed for appended data.
@@ -280,9 +259,7 @@ impl CalibrateOptions {
                 CacheMode::Warm => CacheState::Warm,
                 CacheMode::Cold => CacheState::Cold,
             },
-            engine: choice.engine,
-            threads: choice.threads,
-            depth: choice.depth,
+            setup: choice,
             grow: args.grow,
             seed: args.seed.unwrap_or_else(fresh_seed),
             min_free: min_free(args.min_free.as_deref(), &what)?,
@@ -489,12 +466,8 @@ pub struct SweepOptions {
     pub path: PathBuf,
     /// Read or write.
     pub op: Op,
-    /// The engine that moves the bytes.
-    pub engine: &'static dyn Engine,
-    /// Its threads.
-    pub threads: usize,
-    /// Its requests in flight per thread.
-    pub depth: usize,
+    /// The engine that moves the bytes, with its threads and depth.
+    pub setup: Setup,
     /// Block sizes, ascending.
     pub block_sizes: Vec<u64>,
     /// Cache states, in order.
@@ -559,9 +532,7 @@ impl SweepOptions {
         Ok(Self {
             path: args.file.clone(),
             op,
-            engine: choice.engine,
-            threads: choice.threads,
-            depth: choice.depth,
+            setup: choice,
             block_sizes,
             states,
             repeat: args.repeat,
@@ -590,12 +561,8 @@ pub struct CacheOptions {
     pub path: PathBuf,
     /// Block sizes.
     pub block_sizes: Vec<u64>,
-    /// The engine that reads.
-    pub engine: &'static dyn Engine,
-    /// Its threads.
-    pub threads: usize,
-    /// Its requests in flight per thread.
-    pub depth: usize,
+    /// The engine that moves the bytes, with its threads and depth.
+    pub setup: Setup,
     /// Global cache drop for cold runs.
     pub drop_caches: bool,
     /// Outputs.
@@ -615,9 +582,7 @@ impl CacheOptions {
         Ok(Self {
             path: args.file.clone(),
             block_sizes: block_size_list(&args.block_size, &what)?,
-            engine: choice.engine,
-            threads: choice.threads,
-            depth: choice.depth,
+            setup: choice,
             drop_caches: args.drop_caches,
             export: ExportOptions::from_args(&args.export, &what)?,
         })

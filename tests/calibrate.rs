@@ -212,3 +212,33 @@ fn the_null_engine_is_refused_before_anything_is_read_or_grown() {
         assert_eq!(std::fs::read(&path).unwrap(), pattern(1 << 20), "untouched");
     }
 }
+
+#[test]
+fn a_file_that_cannot_grow_is_described_by_its_whole_blocks_not_a_smaller_limit() {
+    // 100,000 bytes hold one whole block of 64 KiB; with no room to grow, the message must
+    // give both figures, not claim the file "can grow only to 64 KiB".
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "k", &pattern(100_000));
+    let out = ioscope()
+        .args([calibrate_args(&path), vec!["--min-free", "1000000t"]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("1 whole block of 64 KiB (64 KiB of its 97.7 KiB)")
+            && line.contains("no room to grow")
+            && !line.contains("can grow only to"),
+        "{line}"
+    );
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 100_000);
+}
+
+fn calibrate_args(path: &std::path::Path) -> Vec<&str> {
+    vec!["calibrate", path.to_str().unwrap(), "64k", "--grow"]
+}

@@ -149,11 +149,7 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
             format_size(bs)
         )));
     }
-    let setup = Setup {
-        engine: options.engine,
-        threads: options.threads,
-        depth: options.depth,
-    };
+    let setup = options.setup;
     let mut size = round_up((64 * bs).max(256 * KIB), bs).min(largest);
     let mut probes: Vec<Probe> = Vec::new();
     loop {

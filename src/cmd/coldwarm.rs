@@ -3,7 +3,7 @@
 //! state. Cold runs evict the file with fadvise (no root), or drop every cache with
 //! `--drop-caches` (root).
 
-use super::harness::{Harness, Sample, Setup, Target};
+use super::harness::{Harness, Sample, Target};
 use super::warning::{self, Warning};
 use crate::error::Failure;
 use crate::files::{self};
@@ -89,11 +89,7 @@ pub fn execute(
         kind: src.kind,
         device: device.as_deref(),
     };
-    let setup = Setup {
-        engine: options.engine,
-        threads: options.threads,
-        depth: options.depth,
-    };
+    let setup = options.setup;
     for &bs in &options.block_sizes {
         harness.check(target, &setup, Op::Read, Plan::sequential(0, src.len, bs))?;
     }

@@ -4,7 +4,8 @@
 //! The meter and the progress sink come from outside, so a whole command can run on the
 //! `null` engine with a deterministic meter and its output be checked exactly.
 
-use crate::engine::{self, Engine, Job, Moved, Observer, Op};
+pub use crate::engine::Setup;
+use crate::engine::{self, Job, Moved, Observer, Op};
 use crate::files::{InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState};
 use crate::measure::checks::{self, Check};
@@ -87,28 +88,6 @@ pub struct Target<'a> {
     pub kind: InputKind,
     /// The block device behind it, for /proc/diskstats.
     pub device: Option<&'a str>,
-}
-
-/// An engine with its parameters (the block size comes with each run's plan).
-#[derive(Debug, Clone, Copy)]
-pub struct Setup {
-    /// The engine.
-    pub engine: &'static dyn Engine,
-    /// Worker threads.
-    pub threads: usize,
-    /// Requests in flight per thread.
-    pub depth: usize,
-}
-
-impl Setup {
-    /// `engine` with one thread and depth one: the classic single-stream measurement.
-    pub fn single(engine: &'static dyn Engine) -> Self {
-        Self {
-            engine,
-            threads: 1,
-            depth: 1,
-        }
-    }
 }
 
 /// Tells the progress sink and honours Ctrl-C.

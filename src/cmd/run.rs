@@ -2,7 +2,7 @@
 //! through an engine from the table (block-sized read()/write() by default), and report
 //! the checksum, rates and the kernel's own counts.
 
-use super::harness::{Harness, Sample, Setup, Target};
+use super::harness::{Harness, Sample, Target};
 use super::warning::{self, Warning};
 use crate::engine::Moved;
 use crate::files::{self, CreatePolicy, InputKind};
@@ -88,14 +88,6 @@ pub fn execute(options: &RunOptions, harness: &Harness) -> Result<RunReport> {
     }
 }
 
-fn setup(options: &RunOptions) -> Setup {
-    Setup {
-        engine: options.engine,
-        threads: options.threads,
-        depth: options.depth,
-    }
-}
-
 fn read(options: &RunOptions, harness: &Harness, limit: Option<u64>) -> Result<RunReport> {
     let input = files::open_input(&options.path, options.allow_device)?;
     let sized = input.kind == InputKind::Regular && input.pseudo.is_none();
@@ -112,7 +104,7 @@ fn read(options: &RunOptions, harness: &Harness, limit: Option<u64>) -> Result<R
         kind: input.kind,
         device: device.as_deref(),
     };
-    let setup = setup(options);
+    let setup = options.setup;
     let plan = Plan::sequential(input.start, len, options.block_size);
     // A count past the end reads to EOF (the call that finds it is counted), as dd does.
     let to_end = match limit {
@@ -145,7 +137,7 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
             min_free: options.min_free,
         },
     )?;
-    let setup = setup(options);
+    let setup = options.setup;
     let plan = Plan::sequential(0, bytes, options.block_size.min(bytes).max(1));
     let device = diskstats::device_of(output.path());
     let target = Target {
@@ -170,10 +162,10 @@ fn report(
     sample: Sample,
 ) -> RunReport {
     let mut warnings = warning::of_sample(&sample, None);
-    let caps = options.engine.caps();
+    let caps = options.setup.engine.caps();
     if !caps.counted {
         warnings.push(Warning::NotCounted {
-            engine: options.engine.name().to_string(),
+            engine: options.setup.engine.name().to_string(),
         });
     }
     let seconds = sample.elapsed.seconds;
@@ -181,7 +173,7 @@ fn report(
         file,
         op,
         input_kind,
-        engine: options.engine.name().to_string(),
+        engine: options.setup.engine.name().to_string(),
         moves_bytes: caps.moves_bytes,
         block_size: options.block_size,
         block_count: options.block_count,

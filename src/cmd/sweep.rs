@@ -121,11 +121,7 @@ pub fn execute(
 ) -> Result<SweepReport> {
     let device = diskstats::device_of(&options.path)
         .or_else(|| diskstats::device_of(&files::parent_dir(&options.path)));
-    let setup = Setup {
-        engine: options.engine,
-        threads: options.threads,
-        depth: options.depth,
-    };
+    let setup = options.setup;
     let mut report = SweepReport {
         file: files::display_name(&options.path),
         op: options.op,

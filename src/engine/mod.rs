@@ -237,6 +237,29 @@ pub struct Defaults {
     pub depth: usize,
 }
 
+/// An engine with its threads and requests in flight, as a command runs it (the block
+/// size comes with each run's plan).
+#[derive(Debug, Clone, Copy)]
+pub struct Setup {
+    /// The engine.
+    pub engine: &'static dyn Engine,
+    /// Worker threads.
+    pub threads: usize,
+    /// Requests in flight per thread.
+    pub depth: usize,
+}
+
+impl Setup {
+    /// `engine` with one thread and depth one: the classic single-stream measurement.
+    pub fn single(engine: &'static dyn Engine) -> Self {
+        Self {
+            engine,
+            threads: 1,
+            depth: 1,
+        }
+    }
+}
+
 /// A way of moving bytes.
 pub trait Engine: Sync {
     /// What it is and can do.
