@@ -8,19 +8,52 @@
 /// The alignment of every buffer: one page, also enough for O_DIRECT on common devices.
 pub const ALIGN: usize = 4096;
 
-/// A page-aligned byte buffer whose pages are already faulted in.
-#[derive(Debug, Clone)]
+/// Buffers of at least this size start on a 2 MiB boundary and ask for transparent huge
+/// pages (`MADV_HUGEPAGE`; honoured when THP is `always` or `madvise`, else ignored).
+///
+/// For O_DIRECT this is the difference between a request of a few large physically
+/// contiguous segments and one of 4 KiB pages that the block layer must split (a queue
+/// takes at most `max_segments` per request, 254 here): cold reads of a 2 GiB file, 32
+/// threads x 4 MiB, went from 1.35 to 3.42 GiB/s on this VM (8 threads: 3.95), medians of
+/// 3 alternating runs.
+pub const HUGE: usize = 2 << 20;
+
+/// A page-aligned byte buffer.
+#[derive(Debug)]
 pub struct AlignedBuffer {
-    storage: Vec<u8>,
-    offset: usize,
+    storage: Storage,
     len: usize,
 }
+
+/// Where a buffer's bytes live.
+#[derive(Debug)]
+enum Storage {
+    /// A heap block with a page boundary `offset` bytes in.
+    Heap { bytes: Vec<u8>, offset: usize },
+    /// An anonymous mapping of `map_len` bytes at `base`; the buffer starts `offset` bytes
+    /// in, on a [`HUGE`] boundary.
+    Mapped {
+        base: *mut u8,
+        map_len: usize,
+        offset: usize,
+    },
+}
+
+// SAFETY: a Mapped buffer owns its private anonymous mapping exactly as a Vec owns its heap
+// block; nothing else points into it.
+unsafe impl Send for Storage {}
+// SAFETY: as above; shared access only reads.
+unsafe impl Sync for Storage {}
 
 impl AlignedBuffer {
     /// Allocates `len` bytes at a page boundary and touches every page.
     pub fn new(len: usize) -> Self {
-        // Writing a non-zero byte everywhere faults the pages in now, outside any timing.
-        Self::within(vec![0x5au8; len + ALIGN], len)
+        let mut buf = Self::untouched(len);
+        // Writing a non-zero byte in every page faults it in now, outside any timing.
+        for page in buf.as_mut_slice().chunks_mut(ALIGN) {
+            page[0] = 0x5a;
+        }
+        buf
     }
 
     /// Allocates `len` zeroed bytes at a page boundary without touching them: for large
@@ -28,27 +61,71 @@ impl AlignedBuffer {
     /// buffers that is the kernel, while earlier requests are already in flight; touching
     /// fresh memory here costs about 1 s per GiB on this VM (see MACHINE.md).
     pub fn untouched(len: usize) -> Self {
-        Self::within(vec![0u8; len + ALIGN], len)
-    }
-
-    /// The page-aligned `len` bytes inside `storage` (which has `ALIGN` bytes to spare).
-    fn within(storage: Vec<u8>, len: usize) -> Self {
-        let offset = storage.as_ptr().align_offset(ALIGN);
+        if len >= HUGE
+            && let Some(storage) = Self::mapped(len)
+        {
+            return Self { storage, len };
+        }
+        let bytes = vec![0u8; len + ALIGN];
+        let offset = bytes.as_ptr().align_offset(ALIGN);
         Self {
-            storage,
-            offset,
+            storage: Storage::Heap { bytes, offset },
             len,
         }
     }
 
+    /// An anonymous mapping with room for `len` bytes from a [`HUGE`] boundary, advised to
+    /// use huge pages; `None` when the kernel refuses the mapping.
+    fn mapped(len: usize) -> Option<Storage> {
+        let map_len = len.checked_add(HUGE)?;
+        // SAFETY: a fresh private anonymous mapping; no existing memory is affected.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        let base = base.cast::<u8>();
+        let offset = base.align_offset(HUGE);
+        // SAFETY: [base + offset, base + offset + len) lies inside the mapping made above.
+        // Advice only; a kernel without THP refuses it and the buffer works the same.
+        unsafe {
+            libc::madvise(base.add(offset).cast(), len, libc::MADV_HUGEPAGE);
+        }
+        Some(Storage::Mapped {
+            base,
+            map_len,
+            offset,
+        })
+    }
+
     /// The aligned bytes.
     pub fn as_slice(&self) -> &[u8] {
-        &self.storage[self.offset..self.offset + self.len]
+        match &self.storage {
+            Storage::Heap { bytes, offset } => &bytes[*offset..*offset + self.len],
+            // SAFETY: the mapping holds `len` bytes from `offset` and lives as long as self.
+            Storage::Mapped { base, offset, .. } => unsafe {
+                std::slice::from_raw_parts(base.add(*offset), self.len)
+            },
+        }
     }
 
     /// The aligned bytes, writable.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        &mut self.storage[self.offset..self.offset + self.len]
+        match &mut self.storage {
+            Storage::Heap { bytes, offset } => &mut bytes[*offset..*offset + self.len],
+            // SAFETY: as in as_slice, and &mut self makes this the only borrow.
+            Storage::Mapped { base, offset, .. } => unsafe {
+                std::slice::from_raw_parts_mut(base.add(*offset), self.len)
+            },
+        }
     }
 
     /// Length in bytes.
@@ -59,6 +136,15 @@ impl AlignedBuffer {
     /// True for a zero-length buffer.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if let Storage::Mapped { base, map_len, .. } = *self {
+            // SAFETY: unmapping exactly the mapping made in AlignedBuffer::mapped.
+            unsafe { libc::munmap(base.cast(), map_len) };
+        }
     }
 }
 
@@ -135,12 +221,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn buffers_start_on_a_page_boundary() {
-        for len in [0, 1, 4095, 4096, 1 << 20] {
-            let mut b = AlignedBuffer::new(len);
-            assert_eq!(b.as_mut_slice().as_ptr() as usize % ALIGN, 0);
-            assert_eq!(b.len(), len);
+    fn buffers_start_on_a_page_boundary_and_large_ones_on_a_huge_page() {
+        for len in [0, 1, 4095, 4096, 1 << 20, HUGE, HUGE + 1, 5 << 20] {
+            for mut b in [AlignedBuffer::new(len), AlignedBuffer::untouched(len)] {
+                let at = b.as_mut_slice().as_ptr() as usize;
+                assert_eq!(at % if len >= HUGE { HUGE } else { ALIGN }, 0, "{len}");
+                assert_eq!(b.len(), len);
+                b.as_mut_slice().fill(7);
+                assert!(b.as_slice().iter().all(|&x| x == 7));
+            }
         }
+        assert!(AlignedBuffer::untouched(HUGE).as_slice().iter().all(|&x| x == 0));
     }
 
     #[test]
