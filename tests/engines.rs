@@ -190,3 +190,56 @@ fn a_file_that_lost_only_part_of_its_last_page_is_an_error_for_every_reader() {
         }
     }
 }
+
+/// The engines that decide per chunk (in place where the page cache has huge pages, copied
+/// elsewhere) give the reference XOR from any start, with chunks large enough to hold a
+/// huge page; what they read in place and what they tested is accounted.
+#[test]
+fn per_chunk_engines_give_the_reference_xor_in_place_or_copied() {
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let len = (12 << 20) + 3;
+    let data = pattern(len);
+    // One large write: where the file system keeps large folios, some chunks are huge.
+    let path = file_with(dir.path(), "f", &data);
+    let file = File::open(&path).unwrap();
+    let mut huge_seen = false;
+    for engine in ENGINES.iter().filter(|e| e.caps().per_chunk) {
+        for start in [0usize, 4097] {
+            for chunk in [2u64 << 20, 4 << 20, 8 << 20] {
+                for threads in [1, 3] {
+                    let plan = Plan::sequential(start as u64, (len - start) as u64, chunk);
+                    let j = job(&file, Op::Read, plan, threads);
+                    let Some(moved) = run_or_skip(*engine, &j) else {
+                        continue;
+                    };
+                    let what = format!(
+                        "{} from {start}, chunks {chunk}, {threads} threads",
+                        engine.name()
+                    );
+                    assert_eq!(
+                        format!("{:08x}", moved.xor),
+                        reference_xor(&data[start..]),
+                        "{what}"
+                    );
+                    assert_eq!(moved.bytes, (len - start) as u64, "{what}");
+                    assert!(moved.in_place <= moved.bytes, "{what}: {moved:?}");
+                    assert!(moved.tests.huge <= moved.tests.tested, "{what}: {moved:?}");
+                    assert!(
+                        moved.tests.tested <= moved.bytes.div_ceil(chunk),
+                        "{what}: {moved:?}"
+                    );
+                    huge_seen |= moved.tests.huge > 0;
+                    if moved.tests.huge == 0 {
+                        assert_eq!(
+                            moved.in_place, 0,
+                            "{what}: nothing found huge, nothing in place"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if !huge_seen {
+        eprintln!("skipped: no huge pages in this page cache, so only the copying path ran");
+    }
+}

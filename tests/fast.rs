@@ -83,9 +83,21 @@ fn the_automatic_choice_is_explained_in_json() {
     let v = fast_json(&[path.to_str().unwrap()]);
     assert_eq!(v["schema"], "ioscope/fast/v2");
     assert!(
-        ["mmap", "direct", "pread"].contains(&v["engine"].as_str().unwrap()),
+        ["adaptive", "hybrid", "direct", "pread"].contains(&v["engine"].as_str().unwrap()),
         "{v}"
     );
+    if v["caps"]["per_chunk"] == true {
+        // What the per-chunk engine tested and read in place is part of the result.
+        let tests = &v["tests"];
+        assert!(
+            tests["huge"].as_u64().unwrap() <= tests["tested"].as_u64().unwrap(),
+            "{v}"
+        );
+        assert!(
+            v["in_place"].as_u64().unwrap() <= v["bytes"].as_u64().unwrap(),
+            "{v}"
+        );
+    }
     assert!(!v["reason"].as_str().unwrap().is_empty());
     assert!(v["residency_before"]["total_pages"].as_u64().unwrap() > 0);
     let chunks = (3u64 << 20).div_ceil(v["block_size"].as_u64().unwrap());

@@ -161,14 +161,16 @@ fn choose(
     };
     if observed == Observed::Warm {
         return (
-            pick(|c| c.zero_copy && !c.direct && c.parallel),
-            format!("warm ({pct}): XOR the page cache in place"),
+            pick(|c| c.per_chunk && !c.direct),
+            format!(
+                "warm ({pct}): per chunk, XOR in place where the page cache has huge pages, else copy through a small buffer"
+            ),
         );
     }
     let (engine, reason) = if observed == Observed::Mixed {
         (
-            pick(|c| c.zero_copy && c.direct),
-            format!("partly cached ({pct}): cached chunks in place, the rest with O_DIRECT"),
+            pick(|c| c.per_chunk && c.direct),
+            format!("partly cached ({pct}): cached chunks from memory, the rest with O_DIRECT"),
         )
     } else {
         (

@@ -231,7 +231,12 @@ mod tests {
                 assert!(b.as_slice().iter().all(|&x| x == 7));
             }
         }
-        assert!(AlignedBuffer::untouched(HUGE).as_slice().iter().all(|&x| x == 0));
+        assert!(
+            AlignedBuffer::untouched(HUGE)
+                .as_slice()
+                .iter()
+                .all(|&x| x == 0)
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! computes the same checksum for the same bytes. The table at the bottom is the only list
 //! of engines: a new engine is one file and one line there, and every command can use it.
 
+pub mod adaptive;
 pub mod buffer;
 pub mod direct;
 pub mod hybrid;
@@ -29,6 +30,24 @@ pub struct Moved {
     pub calls: u64,
     /// XOR of the bytes, per the checksum convention (0 for an engine that moves none).
     pub xor: u32,
+    /// Of `bytes`, those XOR-ed where they lay in the page cache, through a mapping,
+    /// without a copy.
+    #[serde(default)]
+    pub in_place: u64,
+    /// What an engine that decides per chunk (`per_chunk`) tested to decide.
+    #[serde(default)]
+    pub tests: ChunkTests,
+}
+
+/// The tests a per-chunk engine made of how the page cache holds its chunks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkTests {
+    /// Chunks tested.
+    pub tested: u64,
+    /// Of those, chunks found in huge pages.
+    pub huge: u64,
+    /// Nanoseconds spent testing, summed over threads.
+    pub nanos: u64,
 }
 
 /// Told about progress between system calls; an error (such as an interruption) stops the
@@ -157,6 +176,9 @@ pub struct Caps {
     pub counted: bool,
     /// Moves real bytes (false for `null`).
     pub moves_bytes: bool,
+    /// Decides per chunk how to read it, by how the page cache holds that chunk.
+    #[serde(default)]
+    pub per_chunk: bool,
 }
 
 /// Capability flags, combined with `|` for [`Caps::of`].
@@ -181,6 +203,8 @@ pub mod flag {
     pub const COUNTED: u16 = 1 << 8;
     /// Moves real bytes.
     pub const MOVES_BYTES: u16 = 1 << 9;
+    /// Decides per chunk how to read it.
+    pub const PER_CHUNK: u16 = 1 << 10;
 }
 
 impl Caps {
@@ -197,6 +221,7 @@ impl Caps {
             zero_copy: bits & flag::ZERO_COPY != 0,
             counted: bits & flag::COUNTED != 0,
             moves_bytes: bits & flag::MOVES_BYTES != 0,
+            per_chunk: bits & flag::PER_CHUNK != 0,
         }
     }
 }
@@ -340,6 +365,7 @@ pub const ENGINES: &[&dyn Engine] = &[
     &mmap::Mmap,
     &direct::Direct,
     &hybrid::Hybrid,
+    &adaptive::Adaptive,
     &uring::Uring,
     &null::Null,
 ];
@@ -378,7 +404,7 @@ pub fn table() -> String {
                 (false, true) => "write",
                 (false, false) => "-",
             };
-            format!("{:<7} [{can}] {}", e.name(), e.describe())
+            format!("{:<8} [{can}] {}", e.name(), e.describe())
         })
         .collect::<Vec<_>>()
         .join("\n")

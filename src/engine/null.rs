@@ -41,6 +41,8 @@ impl Engine for Null {
             bytes: job.plan.len,
             calls,
             xor: 0,
+            in_place: 0,
+            tests: Default::default(),
         })
     }
 }

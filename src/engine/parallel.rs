@@ -40,6 +40,8 @@ where
         bytes: plan.len,
         calls,
         xor,
+        in_place: 0,
+        tests: Default::default(),
     })
 }
 

@@ -108,6 +108,8 @@ fn read_in_order(job: &Job, buf: &mut [u8]) -> Result<Moved> {
         bytes: xor.len(),
         calls,
         xor: xor.value(),
+        in_place: 0,
+        tests: Default::default(),
     })
 }
 
@@ -133,6 +135,8 @@ fn write_in_order(job: &Job, buf: &mut [u8]) -> Result<Moved> {
         bytes: xor.len(),
         calls,
         xor: xor.value(),
+        in_place: 0,
+        tests: Default::default(),
     })
 }
 
@@ -193,7 +197,13 @@ fn by_piece(job: &Job, op: Op, buf: &mut [u8]) -> Result<Moved> {
         cadence.tick(job.observer, calls, bytes)?;
     }
     job.observer.moved(bytes - cadence.reported)?;
-    Ok(Moved { bytes, calls, xor })
+    Ok(Moved {
+        bytes,
+        calls,
+        xor,
+        in_place: 0,
+        tests: Default::default(),
+    })
 }
 
 /// Fills `buf` with read() calls from the current offset unless the file ends first;

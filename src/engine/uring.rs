@@ -94,6 +94,8 @@ impl Engine for Uring {
             bytes: job.plan.len,
             calls,
             xor,
+            in_place: 0,
+            tests: Default::default(),
         })
     }
 }

@@ -49,6 +49,32 @@ pub fn fast_details(r: &FastReport) -> String {
             format_mib_per_s(r.bytes_per_second)
         ),
     );
+    if r.caps.zero_copy {
+        line(
+            &mut out,
+            "in place",
+            format!(
+                "{} of {} ({}) XOR-ed where they lay in the page cache, with no copy",
+                format_size(r.moved.in_place),
+                format_size(r.moved.bytes),
+                percent(r.moved.in_place as f64, r.moved.bytes as f64)
+            ),
+        );
+    }
+    if r.caps.per_chunk {
+        let t = r.moved.tests;
+        line(
+            &mut out,
+            "tests",
+            format!(
+                "{} chunks tested for huge pages, {} found; {} of testing ({} of the threads' time)",
+                crate::units::group_thousands(t.tested),
+                crate::units::group_thousands(t.huge),
+                format_seconds(t.nanos as f64 / 1e9),
+                percent(t.nanos as f64 / 1e9, r.seconds * r.threads as f64)
+            ),
+        );
+    }
     line(
         &mut out,
         "calls",
@@ -67,4 +93,13 @@ pub fn fast_details(r: &FastReport) -> String {
         );
     }
     out
+}
+
+/// `part` as a percentage of `whole`, one decimal ("-" when the whole is zero).
+fn percent(part: f64, whole: f64) -> String {
+    if whole > 0.0 {
+        format!("{:.1}%", 100.0 * part / whole)
+    } else {
+        "-".to_string()
+    }
 }
