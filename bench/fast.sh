@@ -1,144 +1,215 @@
 #!/usr/bin/env bash
-# bench/fast.sh — `ioscope fast` against the memory bound, cat, dd and fio, in one run.
+# bench/fast.sh — `ioscope fast` against every other reader, on two kinds of file, warm and
+# cold, in one run: the memory bound, cat, dd, fio, two simple C readers, and fast's own
+# engines forced with --engine. Prints each median, its ratio to fast, and checks issue
+# 13's targets.
 #
-#   bench/fast.sh [FILE]          default: a 2 GiB scratch file in the current directory
-#   RUNS=5 SMALL_RUNS=100 bench/fast.sh
-#   STATIC=0 bench/fast.sh        time the plain (dynamically linked) build instead
+#   bench/fast.sh                 two 2 GiB scratch files in the current directory
+#   GIB=4 RUNS=5 COLD_RUNS=3 SMALL_RUNS=100 bench/fast.sh
+#   IOSCOPE=/path/to/ioscope BIN=/dir/with/memxor,preadx,mmapx bench/fast.sh
+#                                 no cargo or gcc needed (a lent machine: carry them)
+#   STATIC=0 bench/fast.sh        time the plain (dynamically linked) build
 #
-# Contenders alternate within each round; each figure is the median of RUNS runs.
-# Warm: the file is read by cat first (fully cached); cold: it is evicted before every run
-# (dd iflag=nocache count=0, i.e. fadvise DONTNEED; no root needed).
-# Rates: `fast`, cat and dd by whole-process wall time; fio by its own io_bytes/runtime
-# (setup excluded, which favours fio); memxor by its own timing of an in-RAM XOR.
-# Targets (issue 4): warm fast >= 0.9x memxor (threads = cores) and >= 1.5x cat;
-# cold fast >= 0.95x the best fio shape and >= 1.5x dd bs=1M; small files and /proc
-# no slower than cat. Exits 1 when a target is missed, 2 when it cannot run.
+# The files: "small" is written the ordinary way (head -c from /dev/urandom: small pieces,
+# so the page cache holds it in 4 KiB pages); "large" is written by `ioscope run -w 4m`
+# (4 MiB pieces: large folios). Each is read warm right after it is written, as a user who
+# just made it would, and cold after (evicted before every run with fadvise DONTNEED
+# through dd iflag=nocache: no root needed).
+# Contenders alternate within each round; each figure is the median. Rates: fast, cat, dd
+# and the C readers by whole-process wall time; fio by its own io_bytes/runtime (setup
+# excluded, which favours fio); memxor by its own timing of an in-RAM XOR.
+# Exits 1 when a target is missed, 2 when it cannot run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+GIB=${GIB:-2}
 RUNS=${RUNS:-5}
+COLD_RUNS=${COLD_RUNS:-3}
 SMALL_RUNS=${SMALL_RUNS:-100}
-# The statically linked build (see .cargo/config.toml): it starts ~0.6 ms sooner, which the
-# small-file targets measure. STATIC=0 times the plain build, target/release/ioscope.
-HOST=$(rustc -vV | sed -n 's/^host: //p')
-TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
-if [ "${STATIC:-1}" = 1 ]; then
-    RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --quiet --target "$HOST"
-    B=$TARGET_DIR/$HOST/release/ioscope
-else
-    cargo build --release --quiet
-    B=$TARGET_DIR/release/ioscope
-fi
 CORES=$(nproc)
 
-FILE=${1:-}
-SCRATCH=""
-cleanup() { [ -n "$SCRATCH" ] && rm -f "$SCRATCH" "$SCRATCH.small"; rm -rf "${TMPB:-}"; }
-trap cleanup EXIT INT TERM
-TMPB=$(mktemp -d)
-if [ -z "$FILE" ]; then
-    SCRATCH=$PWD/.ioscope-bench-$$
-    "$B" run "$SCRATCH" -w 4m 512 >/dev/null
-    FILE=$SCRATCH
+if [ -n "${IOSCOPE:-}" ]; then
+    B=$IOSCOPE
+else
+    # The statically linked build starts ~0.6 ms sooner, which the small-file targets see.
+    HOST=$(rustc -vV | sed -n 's/^host: //p')
+    TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
+    if [ "${STATIC:-1}" = 1 ]; then
+        RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --quiet --target "$HOST"
+        B=$TARGET_DIR/$HOST/release/ioscope
+    else
+        cargo build --release --quiet
+        B=$TARGET_DIR/release/ioscope
+    fi
 fi
-SIZE=$(stat -c %s "$FILE")
-SMALL=${SCRATCH:-$TMPB/small}.small
-head -c 65536 "$FILE" > "$SMALL"
+
+TMPB=$(mktemp -d)
+FILES=()
+cleanup() { rm -f "${FILES[@]}"; rm -rf "$TMPB"; }
+trap cleanup EXIT INT TERM
+
+# ---- the C tools: prebuilt in $BIN, else compiled here
+BIN=${BIN:-}
+KIT=${IOSCOPE_KIT:-../shared/kit}
+tool() { # name source
+    if [ -n "$BIN" ] && [ -x "$BIN/$1" ]; then echo "$BIN/$1"; return; fi
+    if [ -f "$2" ] && command -v gcc >/dev/null; then
+        gcc -O3 -march=native -pthread -o "$TMPB/$1.new" "$2" && mv "$TMPB/$1.new" "$TMPB/$1" && echo "$TMPB/$1" && return
+    fi
+    echo ""
+}
+MEMXOR=$(tool memxor "$KIT/memxor.c")
+PREADX=$(tool preadx bench/preadx.c)
+MMAPX=$(tool mmapx bench/mmapx.c)
+[ -n "$PREADX" ] && [ -n "$MMAPX" ] || { echo "fast.sh: cannot build bench/preadx.c and bench/mmapx.c (gcc?)" >&2; exit 2; }
+
+FIO_SHAPES=()
+if ! command -v fio >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    (apt-get install -y -qq fio || (apt-get update -qq && apt-get install -y -qq fio)) >/dev/null 2>&1 || true
+fi
+if command -v fio >/dev/null; then
+    FIO_SHAPES=(io_uring:1M:32:1 io_uring:4M:8:2 libaio:4M:8:1 libaio:1M:32:2)
+else
+    echo "note: fio not installed: cold readers without fio"
+fi
 
 # wall SECONDS of a command, output discarded. $EPOCHREALTIME (bash 5) reads the clock
-# without forking, so the figure holds only the command (date +%s%N would add a process).
+# without forking, so the figure holds only the command.
 wall() { local t0 t1; t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; t1=$EPOCHREALTIME; awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f\n", b - a}'; }
 evict() { dd if="$1" iflag=nocache count=0 status=none; }
-warm() { cat "$1" >/dev/null; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 gibps() { awk -v b="$SIZE" -v s="$1" 'BEGIN {printf "%.3f", b/s/2^30}'; }
 record() { echo "$2" >> "$TMPB/$1"; }
 med() { median < "$TMPB/$1"; }
-
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $CORES cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, kernel $(uname -r)"
-echo "file:    $FILE ($SIZE bytes), $(df -T "$FILE" | awk 'NR==2 {print $2, $1}'), $RUNS runs per contender"
-echo "xor:     $("$B" fast "$FILE")"
-
-# ---- memory bound
-MEMXOR=""
-KIT=${IOSCOPE_KIT:-../shared/kit}
-if [ -f "$KIT/memxor.c" ] && command -v gcc >/dev/null; then
-    gcc -O3 -march=native -pthread -o "$TMPB/memxor" "$KIT/memxor.c"
-    MIB=$(( (SIZE + 1048575) / 1048576 ))
-    "$TMPB/memxor" xor "$MIB" "$CORES" "$RUNS" | awk '/^xor/ {for (i=1;i<=NF;i++) if ($i ~ /^gibps=/) {sub("gibps=","",$i); print $i}}' > "$TMPB/memxor_rates"
-    MEMXOR=$(med memxor_rates)
-else
-    echo "note: memxor not built (needs gcc and $KIT/memxor.c; set IOSCOPE_KIT)"
-fi
-
-# ---- warm: fast and cat, alternating
-warm "$FILE"
-for r in $(seq "$RUNS"); do
-    record warm_fast "$(gibps "$(wall "$B" fast "$FILE")")"
-    record warm_cat "$(gibps "$(wall cat "$FILE")")"
-done
-echo "warm engine chosen: $("$B" fast "$FILE" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["engine"], "-", d["reason"])')"
-
-# ---- cold: fast, dd and every fio shape, alternating, evicted before each run
-FIO_SHAPES=()
-if ! command -v fio >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    (apt-get install -y -qq fio >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq fio >/dev/null 2>&1)) || true
-fi
-if command -v fio >/dev/null; then
-    for eng in io_uring libaio; do for bs in 1M 4M; do for qd in 8 32; do for nj in 1 2; do
-        FIO_SHAPES+=("$eng:$bs:$qd:$nj")
-    done; done; done; done
-else
-    echo "note: fio not installed: the cold fio target is not checked"
-fi
-fio_rate() { # own figures: read io_bytes / runtime, all jobs (numjobs split the file in halves)
-    IFS=: read -r eng bs qd nj <<< "$1"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", (b > 0) ? a/b : 0}'; }
+fio_rate() { # FILE SHAPE: own figures, read io_bytes / runtime, all jobs (numjobs split the file)
+    IFS=: read -r eng bs qd nj <<< "$2"
     local part=$(( SIZE / nj / 1048576 * 1048576 ))
-    fio --name=bench --filename="$FILE" --rw=read --bs="$bs" --ioengine="$eng" --direct=1 --iodepth="$qd" \
+    fio --name=bench --filename="$1" --rw=read --bs="$bs" --ioengine="$eng" --direct=1 --iodepth="$qd" \
         --numjobs="$nj" --size="$part" --offset_increment="$part" --group_reporting --invalidate=0 --readonly \
         --output-format=json 2>/dev/null |
         python3 -c 'import json,sys; t=sys.stdin.read(); j=json.loads(t[t.index("{"):])["jobs"]; b=sum(x["read"]["io_bytes"] for x in j); s=max(x["read"]["runtime"] for x in j)/1000; print("%.3f" % (b/s/2**30))'
 }
-for r in $(seq "$RUNS"); do
-    evict "$FILE"; record cold_fast "$(gibps "$(wall "$B" fast "$FILE")")"
-    evict "$FILE"; record cold_dd "$(gibps "$(wall dd if="$FILE" of=/dev/null bs=1M)")"
-    for shape in "${FIO_SHAPES[@]}"; do
-        evict "$FILE"; record "fio_$shape" "$(fio_rate "$shape")"
+json_field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+
+# Readers: NAME COMMAND..., the file is $F. fast's own engines are "engine:NAME".
+WARM_READERS=(
+    "fast|$B fast \$F"
+    "engine:adaptive|$B fast \$F --engine adaptive"
+    "engine:mmap|$B fast \$F --engine mmap"
+    "engine:pread|$B fast \$F --engine pread"
+    "cat|cat \$F"
+    "dd bs=1M|dd if=\$F of=/dev/null bs=1M"
+    "C pread 16 x 1 MiB|$PREADX \$F 16 1048576"
+    "C pread 128 x 128 KiB|$PREADX \$F 128 131072"
+    "C mmap $CORES thr, 128 KiB|$MMAPX \$F $CORES 131072"
+)
+COLD_READERS=(
+    "fast|$B fast \$F"
+    "engine:direct|$B fast \$F --engine direct"
+    "engine:uring|$B fast \$F --engine uring"
+    "engine:pread|$B fast \$F --engine pread --threads 16"
+    "cat|cat \$F"
+    "dd bs=1M|dd if=\$F of=/dev/null bs=1M"
+    "C pread 16 x 1 MiB|$PREADX \$F 16 1048576"
+)
+key() { echo "$1" | tr -c 'a-zA-Z0-9\n' '_'; }
+measure() { # PHASE KIND: alternate every reader, RUNS rounds
+    local phase=$1 kind=$2 n r entry name cmd
+    local -n readers=$( [ "$phase" = warm ] && echo WARM_READERS || echo COLD_READERS )
+    n=$( [ "$phase" = warm ] && echo "$RUNS" || echo "$COLD_RUNS" )
+    [ "$phase" = warm ] && cat "$F" >/dev/null
+    for r in $(seq "$n"); do
+        for entry in "${readers[@]}"; do
+            name=${entry%%|*}; cmd=${entry#*|}
+            [ "$phase" = cold ] && evict "$F"
+            record "$phase-$kind-$(key "$name")" "$(gibps "$(wall eval "$cmd")")"
+        done
+        if [ "$phase" = cold ]; then
+            for shape in "${FIO_SHAPES[@]}"; do
+                evict "$F"; record "$phase-$kind-$(key "fio $shape")" "$(fio_rate "$F" "$shape")"
+            done
+        fi
     done
+    [ "$phase" = cold ] && evict "$F"
+    "$B" fast "$F" --json > "$TMPB/choice-$phase-$kind.json" || true
+}
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $CORES cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, kernel $(uname -r)"
+echo "ioscope: $("$B" --version)"
+MEMXOR_RATE=""
+if [ -n "$MEMXOR" ]; then
+    "$MEMXOR" xor $((GIB * 1024)) "$CORES" "$RUNS" | awk '/^xor/ {for (i=1;i<=NF;i++) if ($i ~ /^gibps=/) {sub("gibps=","",$i); print $i}}' > "$TMPB/memxor_rates"
+    MEMXOR_RATE=$(med memxor_rates)
+    echo "memory bound: memxor, $CORES threads, $GIB GiB: $MEMXOR_RATE GiB/s"
+else
+    echo "note: memxor not built (needs gcc and $KIT/memxor.c, or BIN): its targets are not checked"
+fi
+
+FAIL=0
+check() { # what value target op(ge|le)
+    local verdict
+    verdict=$(awk -v v="$2" -v t="$3" -v op="$4" 'BEGIN {ok = (op == "ge") ? (v >= t) : (v <= t); print ok ? "ok  " : "MISS"}')
+    [ "$verdict" = "MISS" ] && FAIL=1
+    printf '%s %-60s %9s (target %s %s)\n' "$verdict" "$1" "$2" "$([ "$4" = ge ] && echo '>=' || echo '<=')" "$3"
+}
+table() { # PHASE KIND: every reader's median and its ratio to fast
+    local phase=$1 kind=$2 f name m fastm
+    fastm=$(med "$phase-$kind-fast")
+    printf '\n%s, %s file: GiB/s (median) and fast / reader\n' "$phase" "$kind"
+    for f in "$TMPB"/"$phase-$kind"-*; do
+        name=${f##*/$phase-$kind-}
+        m=$(med "${f##*/}")
+        printf '  %-28s %8s   %s\n' "$name" "$m" "$(ratio "$fastm" "$m")"
+    done
+    echo "  chosen: $(json_field 'd["engine"] + " - " + d["reason"]' < "$TMPB/choice-$phase-$kind.json")"
+}
+best_of() { # PATTERN...: the highest median among the matching keys
+    local best=0 f m
+    for f in "$@"; do [ -e "$f" ] || continue; m=$(med "${f##*/}"); best=$(awk -v a="$m" -v b="$best" 'BEGIN {print (a > b) ? a : b}'); done
+    echo "$best"
+}
+
+for kind in small large; do
+    F=$PWD/.ioscope-bench-$kind-$$
+    FILES+=("$F")
+    if [ "$kind" = small ]; then
+        head -c $((GIB << 30)) /dev/urandom > "$F"
+    else
+        "$B" run "$F" -w 4m $((GIB * 256)) >/dev/null
+    fi
+    SIZE=$(stat -c %s "$F")
+    measure warm "$kind"
+    measure cold "$kind"
+    table warm "$kind"
+    table cold "$kind"
+    # the per-chunk tests' share of the threads' time, warm
+    SHARE=$(json_field '100 * d["tests"]["nanos"] / 1e9 / max(1e-9, d["seconds"] * d["threads"])' < "$TMPB/choice-warm-$kind.json")
+    echo
+    FASTW=$(med "warm-$kind-fast")
+    OTHER=$(best_of "$TMPB"/warm-"$kind"-{cat,dd_bs_1M,C_*})
+    WANT=1.1
+    [ -n "$MEMXOR_RATE" ] && awk -v o="$OTHER" -v m="$MEMXOR_RATE" 'BEGIN {exit !(o >= 0.9 * m)}' && WANT=0.97
+    check "warm $kind: fast / best other reader ($OTHER GiB/s)" "$(ratio "$FASTW" "$OTHER")" "$WANT" ge
+    check "warm $kind: fast / best --engine" "$(ratio "$FASTW" "$(best_of "$TMPB"/warm-"$kind"-engine_*)")" 0.95 ge
+    [ -n "$MEMXOR_RATE" ] && [ "$kind" = large ] && check "warm $kind: fast / memory bound" "$(ratio "$FASTW" "$MEMXOR_RATE")" 0.9 ge
+    [ "$CORES" -ge 16 ] && [ "$kind" = small ] && check "warm $kind: fast GiB/s on $CORES cores" "$FASTW" 60 ge
+    check "warm $kind: chunk tests, % of the threads' time" "$SHARE" 2 le
+    FASTC=$(med "cold-$kind-fast")
+    check "cold $kind: fast / best reader of any kind" "$(ratio "$FASTC" "$(best_of "$TMPB"/cold-"$kind"-*)")" 0.97 ge
+    check "cold $kind: fast / dd bs=1M" "$(ratio "$FASTC" "$(med "cold-$kind-dd_bs_1M")")" 1.1 ge
+    rm -f "$F"
 done
-evict "$FILE"
-echo "cold engine chosen: $("$B" fast "$FILE" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["engine"], "-", d["reason"])')"
 
 # ---- small files and /proc: whole-process time, alternating
+SMALL=$TMPB/small
+head -c 65536 /dev/urandom > "$SMALL"
 for r in $(seq "$SMALL_RUNS"); do
     record small_fast "$(wall "$B" fast "$SMALL")"
     record small_cat "$(wall cat "$SMALL")"
     record proc_fast "$(wall "$B" fast /proc/cpuinfo)"
     record proc_cat "$(wall cat /proc/cpuinfo)"
 done
-
-# ---- report
-FAIL=0
-check() { # name value target op(ge|le) unit
-    local verdict
-    verdict=$(awk -v v="$2" -v t="$3" -v op="$4" 'BEGIN {ok = (op == "ge") ? (v >= t) : (v <= t); print ok ? "ok  " : "MISS"}')
-    [ "$verdict" = "MISS" ] && FAIL=1
-    printf '%s %-52s %10s %s (target %s %s)\n' "$verdict" "$1" "$2" "$5" "$([ "$4" = ge ] && echo '>=' || echo '<=')" "$3"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a/b}'; }
 echo
-printf '%-14s %s\n' "warm fast" "$(med warm_fast) GiB/s" "warm cat" "$(med warm_cat) GiB/s" "cold fast" "$(med cold_fast) GiB/s" "cold dd 1M" "$(med cold_dd) GiB/s"
-[ -n "$MEMXOR" ] && printf '%-14s %s\n' "memxor x$CORES" "$MEMXOR GiB/s (in-RAM XOR, anonymous memory)"
-BEST_FIO=0; BEST_SHAPE=""
-for shape in "${FIO_SHAPES[@]}"; do
-    m=$(med "fio_$shape")
-    printf '%-14s %s\n' "fio $shape" "$m GiB/s"
-    if awk -v a="$m" -v b="$BEST_FIO" 'BEGIN {exit !(a > b)}'; then BEST_FIO=$m; BEST_SHAPE=$shape; fi
-done
-echo
-[ -n "$MEMXOR" ] && check "warm: fast / memxor" "$(ratio "$(med warm_fast)" "$MEMXOR")" 0.9 ge x
-check "warm: fast / cat" "$(ratio "$(med warm_fast)" "$(med warm_cat)")" 1.5 ge x
-[ -n "$BEST_SHAPE" ] && check "cold: fast / best fio ($BEST_SHAPE)" "$(ratio "$(med cold_fast)" "$BEST_FIO")" 0.95 ge x
-check "cold: fast / dd bs=1M" "$(ratio "$(med cold_fast)" "$(med cold_dd)")" 1.5 ge x
-check "64 KiB file: fast time / cat time" "$(ratio "$(med small_fast)" "$(med small_cat)")" 1.0 le x
-check "/proc/cpuinfo: fast time / cat time" "$(ratio "$(med proc_fast)" "$(med proc_cat)")" 1.0 le x
+check "64 KiB file: fast time / cat time" "$(ratio "$(med small_fast)" "$(med small_cat)")" 1.0 le
+check "/proc/cpuinfo: fast time / cat time" "$(ratio "$(med proc_fast)" "$(med proc_cat)")" 1.0 le
 exit $FAIL

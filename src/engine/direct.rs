@@ -111,10 +111,10 @@ pub fn read_piece(
 /// What the `direct` engine is and can do.
 pub const SPEC: Spec = Spec {
     name: "direct",
-    describe: "O_DIRECT pread() of large aligned blocks on many threads (a deep device queue)",
+    describe: "O_DIRECT pread() of large aligned blocks into huge-page buffers, several threads in flight",
     caps: Caps::of(READ | SIZED | ANY_ORDER | DIRECT | PARALLEL | COUNTED | MOVES_BYTES),
     defaults: Defaults {
-        threads: Threads::InFlight(512 << 20),
+        threads: Threads::InFlight(16 << 20),
         block_size: 4 << 20,
         depth: 1,
     },

@@ -246,8 +246,8 @@ pub enum Threads {
     One,
     /// One per core.
     PerCore,
-    /// Enough to keep this many bytes in flight (threads blocked in the device queue), at
-    /// least one per core, at most 128, within 1/16 of the available memory.
+    /// Enough to keep this many bytes in flight (threads blocked in the device queue),
+    /// at least two, at most 128, within 1/16 of the available memory.
     InFlight(u64),
 }
 

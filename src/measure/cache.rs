@@ -236,6 +236,67 @@ pub fn residency_at(file: &File, name: &str, start: u64, len: u64) -> Result<Res
     })
 }
 
+/// Residency of `[start, start + len)` judged on `windows` windows of `window` bytes spread
+/// evenly over it (every page when the range is no larger than all the windows together).
+/// `start` is rounded down to a page. One mapping, a mincore call per window: tens of
+/// microseconds for 64 windows of 64 KiB, where counting every page of a 2 GiB file held
+/// in 4 KiB pages (cachestat, or mincore over all of it) took 17 ms here.
+pub fn sampled_residency(
+    file: &File,
+    name: &str,
+    start: u64,
+    len: u64,
+    windows: u64,
+    window: u64,
+) -> Result<Residency> {
+    let page = page_size();
+    let base = start / page * page;
+    let len = len + (start - base);
+    let window = window.max(page) / page * page;
+    if windows < 2 || len <= windows * window {
+        return residency_at(file, name, base, len);
+    }
+    // SAFETY: a read-only shared mapping of a file we hold open; it is only passed to
+    // mincore (never dereferenced) and unmapped below.
+    let addr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len as usize,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            base as libc::off_t,
+        )
+    };
+    if addr == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error())
+            .with_context(|| format!("mmap {name} to measure residency"));
+    }
+    let mut vec = vec![0u8; (window / page) as usize];
+    let mut result = Ok(Residency {
+        resident_pages: 0,
+        total_pages: 0,
+    });
+    for i in 0..windows {
+        let at = (len - window) / (windows - 1) * i / page * page;
+        // SAFETY: [addr + at, addr + at + window) lies inside the mapping (at + window <=
+        // len); vec holds one byte per page of the window.
+        let rc = unsafe { libc::mincore(addr.add(at as usize), window as usize, vec.as_mut_ptr()) };
+        if rc != 0 {
+            result = Err(std::io::Error::last_os_error())
+                .with_context(|| format!("mincore {name} at byte {}", base + at));
+            break;
+        }
+        if let Ok(r) = &mut result {
+            r.resident_pages += vec.iter().filter(|&&b| b & 1 != 0).count() as u64;
+            r.total_pages += window / page;
+        }
+    }
+    // SAFETY: unmapping exactly the mapping made above.
+    unsafe { libc::munmap(addr, len as usize) };
+    result
+}
+
 /// Evicts `file`'s pages from the page cache: writes dirty pages back first (so they can
 /// be dropped), then advises the kernel that none of the file is needed.
 pub fn evict(file: &File, name: &str) -> Result<()> {

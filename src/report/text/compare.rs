@@ -67,13 +67,13 @@ pub fn compare_notes(r: &CompareReport) -> Vec<String> {
         out.push("cat reports nothing itself: its rate is the file size over the whole process's wall time, start-up included".into());
     }
     if measured(CacheState::Warm) {
-        out.push("warm: `fast` XORs the page cache in place through mmap (no copy); run -r, dd and cat copy every byte into user memory first, and smaller blocks add a system call per block".into());
+        out.push("warm: `fast` XORs the page cache in place where it holds the file in huge pages and copies it in cache-sized pieces elsewhere; run -r, dd and cat copy every byte into user memory first, and smaller blocks add a system call per block".into());
         if has("dd") || has("fio") {
             out.push("O_DIRECT readers (iflag=direct, fio direct=1) bypass the cache even when the file is warm: their warm figure is a device figure".into());
         }
     }
     if measured(CacheState::Cold) {
-        out.push("cold: buffered readers go through the page cache (readahead, page allocation, a copy); O_DIRECT readers — and `fast`, which switches to O_DIRECT with a deep queue when the file is not cached — read straight from the device".into());
+        out.push("cold: buffered readers go through the page cache (readahead, page allocation, a copy); O_DIRECT readers — and `fast`, which switches to O_DIRECT into huge-page buffers when the file is not cached — read straight from the device".into());
     }
     for row in r.rows.iter().filter(|row| !row.state_ok) {
         out.push(format!(
