@@ -15,7 +15,8 @@
 # (4 MiB pieces: large folios). Each is read warm right after it is written, as a user who
 # just made it would, and cold after (evicted before every run with fadvise DONTNEED
 # through dd iflag=nocache: no root needed).
-# Contenders alternate within each round; each figure is the median. Rates: fast, cat, dd
+# Contenders alternate within each round, each round starting one contender later; each
+# figure is the median. Rates: fast, cat, dd
 # and the C readers by whole-process wall time; fio by its own io_bytes/runtime (setup
 # excluded, which favours fio); memxor by its own timing of an in-RAM XOR.
 # Exits 1 when a target is missed, 2 when it cannot run.
@@ -118,8 +119,12 @@ measure() { # PHASE KIND: alternate every reader, RUNS rounds
     local -n readers=$( [ "$phase" = warm ] && echo WARM_READERS || echo COLD_READERS )
     n=$( [ "$phase" = warm ] && echo "$RUNS" || echo "$COLD_RUNS" )
     [ "$phase" = warm ] && cat "$F" >/dev/null
+    local count=${#readers[@]} i
     for r in $(seq "$n"); do
-        for entry in "${readers[@]}"; do
+        # Each round starts one reader later, so none always follows the same one (a
+        # reader that mapped the whole file leaves work behind for the next process).
+        for i in $(seq 0 $((count - 1))); do
+            entry=${readers[$(( (i + r - 1) % count ))]}
             name=${entry%%|*}; cmd=${entry#*|}
             [ "$phase" = cold ] && evict "$F"
             record "$phase-$kind-$(key "$name")" "$(gibps "$(wall eval "$cmd")")"

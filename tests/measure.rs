@@ -373,3 +373,49 @@ fn syscalls_on_a_file_that_shrinks_names_the_file_the_call_and_the_offset() {
         format!(" a 1-byte {call}() found the end of the file (did it shrink?)")
     );
 }
+
+/// `fast` decides warm, cold or mixed on residency sampled in windows; the sample agrees
+/// with counting every page, whether all, none or half of the file is cached, from any
+/// start.
+#[test]
+fn sampled_residency_agrees_with_counting_every_page() {
+    use ioscope::measure::cache;
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let len = 16usize << 20;
+    let path = common::file_with(dir.path(), "f", &common::pattern(len));
+    let file = std::fs::File::open(&path).unwrap();
+    let share = |r: cache::Residency| r.resident_pages as f64 / r.total_pages.max(1) as f64;
+    let compare = |state: &str| {
+        for start in [0u64, 4097, 5 << 20] {
+            let rest = len as u64 - start;
+            let exact =
+                cache::residency_at(&file, "f", start / 4096 * 4096, rest + start % 4096).unwrap();
+            let sampled = cache::sampled_residency(&file, "f", start, rest, 64, 64 << 10).unwrap();
+            assert!(
+                sampled.total_pages >= 64 * 16 && sampled.total_pages < exact.total_pages,
+                "{state}: {sampled:?}"
+            );
+            let (e, s) = (share(exact), share(sampled));
+            assert!(
+                (e - s).abs() <= 0.1,
+                "{state}, from {start}: exact {e:.3}, sampled {s:.3}"
+            );
+        }
+    };
+    std::io::Read::read_to_end(&mut &file, &mut Vec::new()).unwrap();
+    compare("read whole");
+    cache::evict(&file, "f").unwrap();
+    if share(cache::residency_at(&file, "f", 0, len as u64).unwrap()) > 0.05 {
+        eprintln!(
+            "skipped: this file system keeps evicted pages (tmpfs?), so only the warm case ran"
+        );
+        return;
+    }
+    compare("evicted");
+    // The first half only, with pread of 64 KiB (readahead may bring in a little more).
+    let mut buf = vec![0u8; 64 << 10];
+    for at in (0..len / 2).step_by(buf.len()) {
+        std::os::unix::fs::FileExt::read_exact_at(&file, &mut buf, at as u64).unwrap();
+    }
+    compare("half read");
+}
