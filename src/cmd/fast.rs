@@ -51,6 +51,10 @@ pub struct FastReport {
     pub elapsed: Elapsed,
     /// Residency before the run (regular files above the small-file size).
     pub residency_before: Option<Residency>,
+    /// Seconds spent choosing before the run (sampling residency, checking engines); the
+    /// per-chunk tests of a `per_chunk` engine are inside the run, in `tests`.
+    #[serde(default)]
+    pub choice_seconds: f64,
 }
 
 fn cores() -> usize {
@@ -245,6 +249,7 @@ impl Setup {
 /// Computes the checksum of the input.
 pub fn execute(options: &FastOptions) -> Result<FastReport> {
     let input = files::open_input(&options.path, options.allow_device)?;
+    let choosing = std::time::Instant::now();
     let residency = if plan_is_sized(&input) && input.len > SMALL_FILE && options.engine.is_none() {
         sample_residency(&input.file, &input.name, input.start, input.len).ok()
     } else {
@@ -279,6 +284,7 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         )));
     }
     fallbacks.extend(setup.engine.notes(&job));
+    let choice_seconds = choosing.elapsed().as_secs_f64();
     let clock = Stopwatch::start();
     let moved = setup.engine.run(&job)?;
     let elapsed = clock.stop();
@@ -301,5 +307,6 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         bytes_per_second: per_second(moved.bytes, elapsed.seconds),
         elapsed,
         residency_before: residency,
+        choice_seconds,
     })
 }

@@ -61,6 +61,15 @@ pub fn fast_details(r: &FastReport) -> String {
             ),
         );
     }
+    line(
+        &mut out,
+        "choice",
+        format!(
+            "{} before the run ({} of it)",
+            format_seconds(r.choice_seconds),
+            percent(r.choice_seconds, r.seconds)
+        ),
+    );
     if r.caps.per_chunk {
         let t = r.moved.tests;
         line(
