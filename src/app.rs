@@ -96,6 +96,22 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             let dir = Path::new(&result.dir).to_path_buf();
             finish(&result, export, &out, &dir)
         }
+        Command::Trace(args) => {
+            let export = ExportOptions::from_args(&args.export, "trace")?;
+            let out = reserve::<cmd::trace::TraceReport>(&export, &[])?;
+            let result = cmd::trace::execute(&args.command, export.json)?;
+            finish(&result, &export, &out, Path::new("."))?;
+            // The command's own status: its exit code, or 128 + the signal that killed it.
+            Ok(ExitKind::Child(match (result.exit_code, result.signal) {
+                (Some(code), _) => code as u8,
+                (None, Some(signal)) => (128 + signal) as u8,
+                (None, None) => 1,
+            }))
+        }
+        Command::SyscallLoop { calls } => {
+            report::emit(&format!("{}\n", cmd::trace::syscall_loop(calls)))?;
+            Ok(ExitKind::Success)
+        }
         Command::Report(args) => rerender(&args.result, &args.export),
     }
 }
@@ -206,6 +222,7 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
         x if x == s("syscalls") => {
             again::<cmd::syscalls::SyscallsReport>(value, &options, path, &name, x)
         }
+        x if x == s("trace") => again::<cmd::trace::TraceReport>(value, &options, path, &name, x),
         other if other.starts_with("ioscope/") && other.ends_with("/v1") => Err(input(format!(
             "report {name}: schema '{other}' was written by an older ioscope; run the command again to get a v2 document"
         ))),

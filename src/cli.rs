@@ -32,8 +32,16 @@ pub enum Command {
     Cache(CacheArgs),
     /// The cost of a system call: 1-byte read() against lseek(), pread(), getpid().
     Syscalls(SyscallsArgs),
+    /// Run CMD under ptrace and report the file-I/O system calls it really made.
+    Trace(TraceArgs),
     /// Re-render a saved JSON result (sweep, cache, syscalls) as text, CSV or SVG.
     Report(ReportArgs),
+    /// Internal: CALLS getppid() calls, printing nanoseconds per call (trace's overhead).
+    #[command(name = "__syscall-loop", hide = true)]
+    SyscallLoop {
+        /// How many calls.
+        calls: u64,
+    },
 }
 
 /// `ioscope run FILE -r|-w BLOCK_SIZE [BLOCK_COUNT]`
@@ -321,6 +329,22 @@ pub struct SyscallsArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+}
+
+/// `ioscope trace [--json] -- CMD [ARGS...]`
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
+    /// The command to trace and its arguments (put them after `--`).
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "CMD"
+    )]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// `ioscope report RESULT.json`

@@ -7,19 +7,27 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitKind {
     /// Everything worked and every check passed.
-    Success = 0,
+    Success,
     /// The work ran but a check failed, or the work itself failed part-way.
-    Failed = 1,
+    Failed,
     /// The command line or an input was wrong; nothing was done.
-    Usage = 2,
+    Usage,
     /// Interrupted by Ctrl-C or SIGTERM; scratch files were removed.
-    Interrupted = 130,
+    Interrupted,
+    /// The status of a command ioscope ran for the user (`trace`): its own.
+    Child(u8),
 }
 
 impl ExitKind {
     /// The numeric code handed to the operating system.
     pub fn code(self) -> u8 {
-        self as u8
+        match self {
+            Self::Success => 0,
+            Self::Failed => 1,
+            Self::Usage => 2,
+            Self::Interrupted => 130,
+            Self::Child(code) => code,
+        }
     }
 }
 

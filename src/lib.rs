@@ -17,5 +17,6 @@ pub mod interrupt;
 pub mod measure;
 pub mod options;
 pub mod report;
+pub mod trace;
 pub mod units;
 pub mod workload;

@@ -10,4 +10,5 @@ pub mod run;
 pub mod study;
 pub mod sweep;
 pub mod syscalls;
+pub mod trace;
 pub mod warning;

@@ -13,6 +13,7 @@ use crate::cmd::run::RunReport;
 use crate::cmd::study::StudyReport;
 use crate::cmd::sweep::SweepReport;
 use crate::cmd::syscalls::{OPS, SyscallsReport};
+use crate::cmd::trace::TraceReport;
 use crate::cmd::warning::Warning;
 use crate::units::MIB;
 use serde::Serialize;
@@ -162,6 +163,7 @@ impl Exportable for SweepReport {
             y_label: "throughput (MiB/s, median)".into(),
             log2_x: true,
             series,
+            ..Chart::default()
         })
     }
 }
@@ -239,6 +241,7 @@ impl Exportable for CacheReport {
             y_label: "read throughput (MiB/s)".into(),
             log2_x: true,
             series,
+            ..Chart::default()
         })
     }
 }
@@ -303,6 +306,7 @@ impl Exportable for SyscallsReport {
             y_label: "time per call (ns)".into(),
             log2_x: true,
             series,
+            ..Chart::default()
         })
     }
 }
@@ -471,6 +475,7 @@ impl Exportable for StudyReport {
                     .map(|r| (r.block_size as f64, mib(r.bytes_per_second)))
                     .collect(),
             }],
+            ..Chart::default()
         })
     }
     fn ok(&self) -> bool {
@@ -526,5 +531,81 @@ impl Exportable for CompareReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+}
+
+impl Exportable for TraceReport {
+    const COMMAND: &'static str = "trace";
+    const HAS_CHART: bool = true;
+    /// Where each busy file was accessed, in order: a ramp for sequential, a cloud for
+    /// random (the plot the iozone audit drew).
+    fn chart(&self) -> Option<Chart> {
+        let series = self
+            .files
+            .iter()
+            .filter(|f| f.busy())
+            .take(6)
+            .map(|f| Series {
+                name: f.path.clone(),
+                points: f
+                    .timeline
+                    .offsets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &o)| {
+                        (
+                            (i as u64 * f.timeline.stride) as f64,
+                            o as f64 / (1u64 << 20) as f64,
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        Some(Chart {
+            title: format!("where the calls went: {}", self.command.join(" ")),
+            x_label: "access number (read, write or lseek, in order)".into(),
+            y_label: "offset (MiB)".into(),
+            series,
+            points_only: true,
+            ..Chart::default()
+        })
+    }
+    fn text(&self) -> String {
+        super::text::trace(self)
+    }
+    fn ok(&self) -> bool {
+        self.kernel_agrees() != Some(false)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "file",
+            "call",
+            "calls",
+            "errors",
+            "bytes_requested",
+            "bytes_returned",
+            "seconds_inside",
+        ];
+        let rows = self
+            .files
+            .iter()
+            .flat_map(|f| {
+                f.calls.iter().map(|(name, s)| {
+                    cells([
+                        f.path.clone(),
+                        name.clone(),
+                        s.calls.to_string(),
+                        s.errors.to_string(),
+                        s.bytes_requested.to_string(),
+                        s.bytes_returned.to_string(),
+                        (s.nanos as f64 / 1e9).to_string(),
+                    ])
+                })
+            })
+            .collect();
+        table(&header, rows)
     }
 }

@@ -14,7 +14,7 @@ pub struct Series {
 }
 
 /// A chart to draw.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Chart {
     /// Title above the plot.
     pub title: String,
@@ -26,6 +26,8 @@ pub struct Chart {
     pub log2_x: bool,
     /// The lines.
     pub series: Vec<Series>,
+    /// Draw points only, no lines between them (a scatter: offsets over time).
+    pub points_only: bool,
 }
 
 const COLORS: [RGBColor; 6] = [
@@ -91,7 +93,12 @@ pub fn render(chart: &Chart) -> Result<String> {
         for (i, s) in chart.series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (fx(x), y)).collect();
-            ctx.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+            let line = if chart.points_only {
+                Vec::new()
+            } else {
+                pts.clone()
+            };
+            ctx.draw_series(LineSeries::new(line, color.stroke_width(2)))
                 .map_err(|e| anyhow!("svg: {e}"))?
                 .label(s.name.clone())
                 .legend(move |(x, y)| {
@@ -131,6 +138,7 @@ mod tests {
                     points: vec![(1.0, 1.2), (4096.0, 400.0), (1048576.0, 900.0)],
                 },
             ],
+            ..Chart::default()
         }
     }
 

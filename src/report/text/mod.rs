@@ -10,6 +10,7 @@ mod run;
 mod study;
 mod sweep;
 mod syscalls;
+mod trace;
 mod warning;
 
 pub use cache::cache;
@@ -20,6 +21,7 @@ pub use run::run;
 pub use study::study;
 pub use sweep::{sweep, sweep_explanation};
 pub use syscalls::{syscalls, syscalls_explanation};
+pub use trace::trace;
 pub use warning::warning;
 
 use crate::measure::cache::{CacheProof, Verdict};

@@ -1,0 +1,331 @@
+//! `trace -- CMD`: runs CMD under ptrace and reports, per file and in total, the file-I/O
+//! system calls it made; checks them against the kernel's /proc/<pid>/io of the child and
+//! against what known tools (dd, fio) say they did; measures what tracing itself costs per
+//! call, so a traced time is never mistaken for an untraced one.
+
+use crate::trace::claims::{self, Claim};
+use crate::trace::sys::{self, Ended, Event};
+use crate::trace::tally::{CallStats, FileStats, Tally};
+use crate::trace::{Proc, field, tool_name};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Instant;
+
+/// The kernel's I/O counters of the traced process at its exit (/proc/<pid>/io), which
+/// include its threads and the children it reaped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcIo {
+    /// Bytes returned by read-type calls.
+    pub rchar: u64,
+    /// Bytes passed to write-type calls.
+    pub wchar: u64,
+    /// Read-type calls.
+    pub syscr: u64,
+    /// Write-type calls.
+    pub syscw: u64,
+    /// Bytes fetched from storage.
+    pub read_bytes: u64,
+    /// Bytes sent to storage.
+    pub write_bytes: u64,
+}
+
+impl ProcIo {
+    fn read(pid: i32) -> Option<Self> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+        Some(Self {
+            rchar: field(&text, "rchar:")?,
+            wchar: field(&text, "wchar:")?,
+            syscr: field(&text, "syscr:")?,
+            syscw: field(&text, "syscw:")?,
+            read_bytes: field(&text, "read_bytes:").unwrap_or(0),
+            write_bytes: field(&text, "write_bytes:").unwrap_or(0),
+        })
+    }
+}
+
+/// What `trace` found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TraceReport {
+    /// The command traced.
+    pub command: Vec<String>,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that killed it, when one did.
+    pub signal: Option<i32>,
+    /// False when Ctrl-C cut the trace short.
+    pub complete: bool,
+    /// Wall seconds from start to the end of the last traced task.
+    pub seconds: f64,
+    /// Seconds inside fsync, fdatasync, sync_file_range and msync (summed over tasks).
+    pub sync_seconds: f64,
+    /// Tasks (processes and threads) traced, and programs executed.
+    pub tasks: u64,
+    /// Programs executed.
+    pub execs: u64,
+    /// Per file, most bytes first.
+    pub files: Vec<FileStats>,
+    /// Every call over all files.
+    pub totals: BTreeMap<String, CallStats>,
+    /// Bytes returned by read-type calls, all files.
+    pub bytes_read: u64,
+    /// Bytes returned by write-type calls, all files.
+    pub bytes_written: u64,
+    /// The kernel's counters of the command's process at its exit.
+    pub proc_io: Option<ProcIo>,
+    /// What the tool itself said, when it is one ioscope knows (dd, fio).
+    pub claim: Option<Claim>,
+    /// Nanoseconds tracing adds to each system call, measured on this machine just before.
+    pub overhead_ns_per_call: Option<f64>,
+    /// What ptrace cannot see in this trace.
+    pub unseen: Vec<String>,
+}
+
+/// Read-type and write-type calls, as /proc/<pid>/io counts them (syscr, syscw).
+const READS: &[&str] = &["read", "pread64", "readv", "preadv"];
+const WRITES: &[&str] = &["write", "pwrite64", "writev", "pwritev"];
+
+impl TraceReport {
+    /// Calls of the named kinds over all files.
+    pub fn calls_of(&self, names: &[&str]) -> u64 {
+        names
+            .iter()
+            .filter_map(|n| self.totals.get(*n))
+            .map(|s| s.calls)
+            .sum()
+    }
+
+    /// Whether the traced totals agree with the kernel's counters (read bytes and calls;
+    /// write bytes and calls). `None` without counters.
+    pub fn kernel_agrees(&self) -> Option<bool> {
+        let io = self.proc_io?;
+        let read_bytes: u64 = READS
+            .iter()
+            .filter_map(|n| self.totals.get(*n))
+            .map(|s| s.bytes_returned)
+            .sum();
+        let write_bytes: u64 = WRITES
+            .iter()
+            .filter_map(|n| self.totals.get(*n))
+            .map(|s| s.bytes_returned)
+            .sum();
+        Some(
+            io.rchar >= read_bytes
+                && io.wchar >= write_bytes
+                && io.syscr >= self.calls_of(READS)
+                && io.syscw >= self.calls_of(WRITES),
+        )
+    }
+
+    /// Seconds without the time inside sync calls.
+    pub fn seconds_without_sync(&self) -> f64 {
+        (self.seconds - self.sync_seconds).max(0.0)
+    }
+}
+
+/// A pipe whose read end is drained on a thread into a buffer and copied to `to` (our own
+/// stdout or stderr) as it comes: the command's output still reaches the user, and a known
+/// tool's own figures can be read from it afterwards.
+struct Tee {
+    write: OwnedFd,
+    thread: std::thread::JoinHandle<Vec<u8>>,
+}
+
+impl Tee {
+    fn new(to: Option<i32>) -> Result<Self> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills the two-int array.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error()).context("trace: pipe");
+        }
+        // SAFETY: both descriptors were just created and are owned here.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let thread = std::thread::spawn(move || {
+            let mut file = std::fs::File::from(read);
+            // SAFETY: borrowing our own stdout/stderr without closing it (ManuallyDrop).
+            let mut out =
+                to.map(|fd| std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) }));
+            let mut all = Vec::new();
+            let mut buf = [0u8; 65536];
+            loop {
+                match file.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if let Some(out) = out.as_mut() {
+                            let _ = out.write_all(&buf[..n]);
+                        }
+                        all.extend_from_slice(&buf[..n]);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            all
+        });
+        Ok(Self { write, thread })
+    }
+
+    fn text(self) -> String {
+        drop(self.write);
+        String::from_utf8_lossy(&self.thread.join().unwrap_or_default()).into_owned()
+    }
+}
+
+/// Traces `command` and accounts for what it did. With `json`, the command's standard
+/// output goes to our standard error, so that ours holds exactly one JSON document.
+pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
+    let program = command.first().ok_or_else(|| {
+        crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
+    })?;
+    let overhead = overhead_ns_per_call().ok();
+    let tool = tool_name(program);
+    // Known tools: their output goes through a tee, to read their own figures after.
+    let stdout = if json { 2 } else { 1 };
+    let (out_tee, err_tee) = match tool.as_str() {
+        "dd" => (None, Some(Tee::new(Some(2))?)),
+        "fio" => (Some(Tee::new(Some(stdout))?), None),
+        _ => (None, None),
+    };
+    let out_fd = out_tee
+        .as_ref()
+        .map(|t| t.write.as_raw_fd())
+        .or((stdout != 1).then_some(stdout));
+    let err_fd = err_tee.as_ref().map(|t| t.write.as_raw_fd());
+    let prepare = move || {
+        // SAFETY: dup2 is async-signal-safe; the descriptors are open in the child.
+        unsafe {
+            if let Some(fd) = out_fd {
+                libc::dup2(fd, 1);
+            }
+            if let Some(fd) = err_fd {
+                libc::dup2(fd, 2);
+            }
+        }
+    };
+    let started_at = Instant::now();
+    let tally: std::cell::RefCell<Option<Tally>> = std::cell::RefCell::new(None);
+    let leader = std::cell::Cell::new(0);
+    let mut proc_io = None;
+    let resolve = Proc;
+    let ended = sys::trace(
+        command,
+        &prepare,
+        &mut |pid| {
+            leader.set(pid);
+            *tally.borrow_mut() = Some(Tally::new(pid));
+        },
+        &mut |event| {
+            if let Event::Exiting { tid } = event
+                && tid == leader.get()
+            {
+                proc_io = ProcIo::read(tid);
+            }
+            if let Some(t) = tally.borrow_mut().as_mut() {
+                t.event(&event, &resolve);
+            }
+        },
+    )?;
+    let seconds = started_at.elapsed().as_secs_f64();
+    let out_text = out_tee.map(Tee::text).unwrap_or_default();
+    let err_text = err_tee.map(Tee::text).unwrap_or_default();
+    let claim = match tool.as_str() {
+        "dd" => claims::dd(&err_text),
+        "fio" => claims::fio(&out_text),
+        _ => None,
+    };
+    let tally = tally
+        .into_inner()
+        .context("trace: the child never started")?;
+    let files = tally.files();
+    let mut totals: BTreeMap<String, CallStats> = BTreeMap::new();
+    for f in &files {
+        for (name, s) in &f.calls {
+            let t = totals.entry(name.clone()).or_default();
+            t.calls += s.calls;
+            t.errors += s.errors;
+            t.bytes_requested += s.bytes_requested;
+            t.bytes_returned += s.bytes_returned;
+            t.empty += s.empty;
+            t.nanos += s.nanos;
+        }
+    }
+    let mut unseen = Vec::new();
+    if totals.contains_key("io_uring_enter") {
+        unseen.push("io_uring: reads and writes submitted through the ring are not system calls; only io_uring_enter is seen, not what it moved".to_string());
+    }
+    if totals.contains_key("mmap") {
+        unseen.push("mmap: bytes read or written through a mapping move by page faults, which ptrace does not see".to_string());
+    }
+    let (exit_code, signal) = match ended {
+        Ended::Code(c) => (Some(c), None),
+        Ended::Signal(s) => (None, Some(s)),
+    };
+    Ok(TraceReport {
+        command: command
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        exit_code,
+        signal,
+        complete: !crate::interrupt::requested(),
+        seconds,
+        sync_seconds: files.iter().map(|f| f.sync_nanos).sum::<u64>() as f64 / 1e9,
+        tasks: tally.tasks,
+        execs: tally.execs,
+        bytes_read: files.iter().map(|f| f.bytes_read).sum(),
+        bytes_written: files.iter().map(|f| f.bytes_written).sum(),
+        files,
+        totals,
+        proc_io,
+        claim,
+        overhead_ns_per_call: overhead,
+        unseen,
+    })
+}
+
+/// Calls in the overhead measurement.
+const CALIBRATION_CALLS: u64 = 20_000;
+
+/// What tracing adds to one system call here: the same loop of `getppid` run by a traced
+/// child (`ioscope __syscall-loop N`, which times itself) and untraced in this process.
+fn overhead_ns_per_call() -> Result<f64> {
+    let untraced = syscall_loop(CALIBRATION_CALLS);
+    let exe = std::env::current_exe().context("trace: find ioscope's own executable")?;
+    let tee = Tee::new(None)?;
+    let fd = tee.write.as_raw_fd();
+    let prepare = move || {
+        // SAFETY: dup2 is async-signal-safe; fd is open in the child.
+        unsafe {
+            libc::dup2(fd, 1);
+        }
+    };
+    sys::trace(
+        &[
+            exe.into_os_string(),
+            "__syscall-loop".into(),
+            CALIBRATION_CALLS.to_string().into(),
+        ],
+        &prepare,
+        &mut |_| {},
+        &mut |_| {},
+    )?;
+    let traced: f64 = tee
+        .text()
+        .trim()
+        .parse()
+        .context("trace: the calibration loop printed no figure")?;
+    Ok((traced - untraced).max(0.0))
+}
+
+/// Nanoseconds per `getppid` call over `calls` calls, timed here.
+pub fn syscall_loop(calls: u64) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        // SAFETY: getppid has no preconditions.
+        std::hint::black_box(unsafe { libc::getppid() });
+    }
+    start.elapsed().as_nanos() as f64 / calls.max(1) as f64
+}

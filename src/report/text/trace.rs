@@ -1,0 +1,248 @@
+//! `trace`: per file, a table of calls by type, the bytes moved, fsync time and where the
+//! accesses fell; then the totals, the kernel's counters, the tool's own claim, and what
+//! tracing cannot see or costs.
+
+use super::{line, right_align, table_with};
+use crate::cmd::trace::TraceReport;
+use crate::trace::tally::{Histogram, Timeline};
+use crate::units::{format_seconds, format_size, group_thousands};
+use std::fmt::Write;
+
+/// Renders a trace.
+pub fn trace(r: &TraceReport) -> String {
+    let mut out = String::new();
+    let status = match (r.exit_code, r.signal) {
+        (Some(c), _) => format!("exit {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        _ => "no status".to_string(),
+    };
+    line(&mut out, "trace", r.command.join(" "));
+    line(
+        &mut out,
+        "ran",
+        format!(
+            "{} in {} ({} without the {} inside fsync-type calls); {} task(s), {} exec(s){}",
+            status,
+            format_seconds(r.seconds),
+            format_seconds(r.seconds_without_sync()),
+            format_seconds(r.sync_seconds),
+            r.tasks,
+            r.execs,
+            if r.complete {
+                ""
+            } else {
+                " — interrupted: partial trace"
+            }
+        ),
+    );
+    // Files that moved no bytes and had no syncs or seeks (libraries the loader mapped,
+    // locale files) in one line; the others in full.
+    let (busy, quiet): (Vec<_>, Vec<_>) = r.files.iter().partition(|f| f.busy());
+    for f in busy {
+        let _ = writeln!(out, "\n{}", f.path);
+        let mut table = table_with(&[
+            "call",
+            "calls",
+            "errors",
+            "returned 0",
+            "asked",
+            "returned",
+            "time inside",
+        ]);
+        for (name, s) in &f.calls {
+            table.add_row(vec![
+                name.clone(),
+                group_thousands(s.calls),
+                group_thousands(s.errors),
+                group_thousands(s.empty),
+                if s.bytes_requested > 0 {
+                    format_size(s.bytes_requested)
+                } else {
+                    String::new()
+                },
+                if s.bytes_returned > 0 {
+                    format_size(s.bytes_returned)
+                } else {
+                    String::new()
+                },
+                format_seconds(s.nanos as f64 / 1e9),
+            ]);
+        }
+        right_align(&mut table, 1..7);
+        let _ = writeln!(out, "{table}");
+        line(
+            &mut out,
+            "moved",
+            format!(
+                "{} read, {} written; {} sync call(s) taking {}; {} lseek(s)",
+                format_size(f.bytes_read),
+                format_size(f.bytes_written),
+                f.syncs,
+                format_seconds(f.sync_nanos as f64 / 1e9),
+                f.seeks
+            ),
+        );
+        if f.offsets.total() > 0 {
+            out.push_str(&histogram(&f.offsets));
+        }
+        if f.timeline.offsets.len() >= 8 {
+            out.push_str(&timeline(&f.timeline));
+        }
+    }
+    let _ = writeln!(out);
+    if !quiet.is_empty() {
+        line(
+            &mut out,
+            "quiet",
+            format!(
+                "{} more file(s) opened, mapped or closed without a read or write ({} calls)",
+                quiet.len(),
+                group_thousands(quiet.iter().map(|f| f.total().calls).sum())
+            ),
+        );
+    }
+    line(
+        &mut out,
+        "total",
+        format!(
+            "{} calls; {} read, {} written",
+            group_thousands(r.totals.values().map(|s| s.calls).sum()),
+            format_size(r.bytes_read),
+            format_size(r.bytes_written)
+        ),
+    );
+    if let Some(io) = r.proc_io {
+        line(
+            &mut out,
+            "kernel",
+            format!(
+                "{}: /proc/<pid>/io at exit: {} read calls, {} write calls, rchar {}, wchar {}, storage {} read / {} written (traced: {} read calls, {} write calls; the kernel's counts also hold execve's own reads of the program and its loader, and children the command reaped)",
+                match r.kernel_agrees() {
+                    Some(true) => "ok",
+                    _ => "MISMATCH",
+                },
+                group_thousands(io.syscr),
+                group_thousands(io.syscw),
+                format_size(io.rchar),
+                format_size(io.wchar),
+                format_size(io.read_bytes),
+                format_size(io.write_bytes),
+                group_thousands(r.calls_of(&["read", "pread64", "readv", "preadv"])),
+                group_thousands(r.calls_of(&["write", "pwrite64", "writev", "pwritev"])),
+            ),
+        );
+    }
+    if let Some(c) = &r.claim {
+        let records = match (c.records_in, c.records_out) {
+            (Some(i), Some(o)) => format!(", {i} records in, {o} out"),
+            _ => String::new(),
+        };
+        line(
+            &mut out,
+            "claim",
+            format!(
+                "{} says {} read, {} written in {} = {:.1} MiB/s{records}",
+                c.tool,
+                format_size(c.bytes_read),
+                format_size(c.bytes_written),
+                format_seconds(c.seconds),
+                c.bytes_per_second() / crate::units::MIB as f64
+            ),
+        );
+        let bytes = r.bytes_read.max(r.bytes_written) as f64;
+        let rate = |s: f64| {
+            if s > 0.0 {
+                bytes / s / crate::units::MIB as f64
+            } else {
+                0.0
+            }
+        };
+        line(
+            &mut out,
+            "",
+            format!(
+                "traced: {:.1} MiB/s over the whole run, {:.1} MiB/s without its fsync-type calls",
+                rate(r.seconds),
+                rate(r.seconds_without_sync())
+            ),
+        );
+    }
+    for u in &r.unseen {
+        line(&mut out, "unseen", u);
+    }
+    if let Some(ns) = r.overhead_ns_per_call {
+        line(
+            &mut out,
+            "overhead",
+            format!(
+                "tracing adds about {} per system call here (measured just before): traced times include it",
+                format_seconds(ns / 1e9)
+            ),
+        );
+    }
+    out
+}
+
+/// The offsets as rows of bars: 8 rows, each covering 4 buckets.
+fn histogram(h: &Histogram) -> String {
+    let mut out = String::new();
+    let rows: Vec<u64> = h.counts.chunks(4).map(|c| c.iter().sum()).collect();
+    let last = rows.iter().rposition(|&c| c > 0).unwrap_or(0);
+    let max = rows.iter().copied().max().unwrap_or(1).max(1);
+    let span = h.width * 4;
+    for (i, &c) in rows.iter().enumerate().take(last + 1) {
+        let bar = "#".repeat(((c * 40).div_ceil(max)) as usize);
+        line(
+            &mut out,
+            if i == 0 { "offsets" } else { "" },
+            format!(
+                "{:>9} .. {:>9} {:>10} {bar}",
+                format_size(span * i as u64),
+                format_size(span * (i as u64 + 1)),
+                group_thousands(c)
+            ),
+        );
+    }
+    out
+}
+
+/// Offsets against time: 6 rows (offset, highest on top) by one column per point kept. A
+/// sequential reader draws a rising diagonal, a random one scatter.
+fn timeline(t: &Timeline) -> String {
+    const ROWS: u64 = 6;
+    let max = t.offsets.iter().copied().max().unwrap_or(0).max(1);
+    let rising = t.offsets.windows(2).filter(|w| w[1] > w[0]).count();
+    let order = if rising * 10 >= (t.offsets.len() - 1) * 9 {
+        "in rising order (sequential)"
+    } else if rising * 10 <= (t.offsets.len() - 1) * 6 {
+        "in no order (random)"
+    } else {
+        "partly in order"
+    };
+    let mut out = String::new();
+    for row in (0..ROWS).rev() {
+        let cells: String = t
+            .offsets
+            .iter()
+            .map(|&o| {
+                if (o * ROWS / (max + 1)) == row {
+                    '*'
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        let label = if row == ROWS - 1 { "in time" } else { "" };
+        let _ = writeln!(out, "{label:<9} |{cells}|");
+    }
+    line(
+        &mut out,
+        "",
+        format!(
+            "every {} access(es), left to right; offsets 0 .. {}: {order}",
+            t.stride,
+            format_size(max)
+        ),
+    );
+    out
+}

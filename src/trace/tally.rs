@@ -1,0 +1,608 @@
+//! Accounting of traced calls: file descriptors resolved to paths (following dup, close,
+//! fork, threads and exec), and per file the calls by type, bytes requested and returned,
+//! errors, time inside, fsync time, and a histogram of the offsets accessed. Pure
+//! bookkeeping over [`Event`]s plus a [`Resolver`] for what only /proc knows, so it can be
+//! tested with made-up events.
+
+use super::sys::{Call, Event, Syscall};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// What /proc tells about a task's descriptors and identity.
+pub trait Resolver {
+    /// The path (or `pipe:[…]`, `socket:[…]`) of descriptor `fd` of task `tid`.
+    fn path(&self, tid: i32, fd: i32) -> Option<String>;
+    /// The file position of descriptor `fd` of task `tid`.
+    fn position(&self, tid: i32, fd: i32) -> Option<u64>;
+    /// The thread group (process) of task `tid`.
+    fn tgid(&self, tid: i32) -> Option<i32>;
+}
+
+/// Figures of one kind of call on one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallStats {
+    /// Calls made.
+    pub calls: u64,
+    /// Calls that failed.
+    pub errors: u64,
+    /// Bytes asked for (reads and writes).
+    pub bytes_requested: u64,
+    /// Bytes the calls returned.
+    pub bytes_returned: u64,
+    /// Reads and writes that returned 0 bytes (end of file).
+    #[serde(default)]
+    pub empty: u64,
+    /// Nanoseconds inside the calls (entry to exit, as the tracer saw them).
+    pub nanos: u64,
+}
+
+impl CallStats {
+    fn add(&mut self, other: &CallStats) {
+        self.calls += other.calls;
+        self.errors += other.errors;
+        self.bytes_requested += other.bytes_requested;
+        self.bytes_returned += other.bytes_returned;
+        self.empty += other.empty;
+        self.nanos += other.nanos;
+    }
+}
+
+/// Where in a file the accesses fell: counts per bucket of `width` bytes from offset 0;
+/// the width doubles (merging buckets) when an access lands beyond the last one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Bytes per bucket.
+    pub width: u64,
+    /// Accesses starting in each bucket.
+    pub counts: Vec<u64>,
+}
+
+impl Histogram {
+    /// Buckets kept.
+    pub const BUCKETS: usize = 32;
+
+    fn new() -> Self {
+        Self {
+            width: 4096,
+            counts: vec![0; Self::BUCKETS],
+        }
+    }
+
+    /// Counts an access at `offset`.
+    pub fn add(&mut self, offset: u64) {
+        while offset / self.width >= Self::BUCKETS as u64 {
+            let merged: Vec<u64> = self.counts.chunks(2).map(|p| p.iter().sum()).collect();
+            self.counts = merged;
+            self.counts.resize(Self::BUCKETS, 0);
+            self.width *= 2;
+        }
+        self.counts[(offset / self.width) as usize] += 1;
+    }
+
+    /// Accesses counted.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+/// Everything traced on one file (or pipe, socket, device).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileStats {
+    /// Its path, as /proc showed it.
+    pub path: String,
+    /// Figures per call, by call name.
+    pub calls: BTreeMap<String, CallStats>,
+    /// Bytes read from it (returned by read-type calls).
+    pub bytes_read: u64,
+    /// Bytes written to it.
+    pub bytes_written: u64,
+    /// fsync, fdatasync, sync_file_range and msync calls.
+    pub syncs: u64,
+    /// Nanoseconds inside those.
+    pub sync_nanos: u64,
+    /// lseek calls.
+    pub seeks: u64,
+    /// Offsets of reads, writes (positioned or at the current position) and seeks.
+    pub offsets: Histogram,
+    /// Offsets in the order they were accessed, every `stride`-th one: a ramp for
+    /// sequential access, scatter for random.
+    pub timeline: Timeline,
+}
+
+/// Every `stride`-th access offset, in order; at most [`Timeline::POINTS`] (the stride
+/// doubles, dropping every other point, when full).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Accesses per point kept.
+    pub stride: u64,
+    /// The offsets kept.
+    pub offsets: Vec<u64>,
+    /// Accesses seen.
+    seen: u64,
+}
+
+impl FileStats {
+    /// Whether the file moved bytes or had syncs or seeks (not only opened, mapped or
+    /// closed, as the libraries a loader maps are).
+    pub fn busy(&self) -> bool {
+        self.bytes_read + self.bytes_written > 0 || self.syncs > 0 || self.seeks > 0
+    }
+}
+
+impl Timeline {
+    /// Points kept at most.
+    pub const POINTS: usize = 64;
+
+    fn add(&mut self, offset: u64) {
+        if self.stride == 0 {
+            self.stride = 1;
+        }
+        if self.seen.is_multiple_of(self.stride) {
+            if self.offsets.len() == Self::POINTS {
+                self.offsets = self.offsets.iter().copied().step_by(2).collect();
+                self.stride *= 2;
+            }
+            if self.seen.is_multiple_of(self.stride) {
+                self.offsets.push(offset);
+            }
+        }
+        self.seen += 1;
+    }
+}
+
+impl FileStats {
+    fn new(path: String) -> Self {
+        Self {
+            path,
+            calls: BTreeMap::new(),
+            bytes_read: 0,
+            bytes_written: 0,
+            syncs: 0,
+            sync_nanos: 0,
+            seeks: 0,
+            offsets: Histogram::new(),
+            timeline: Timeline::default(),
+        }
+    }
+
+    /// All calls on the file together.
+    pub fn total(&self) -> CallStats {
+        let mut t = CallStats::default();
+        for s in self.calls.values() {
+            t.add(s);
+        }
+        t
+    }
+}
+
+/// An open file description: shared by dup'ed descriptors and across fork.
+#[derive(Debug, Clone)]
+struct Description {
+    path: String,
+    /// The file position where known.
+    position: Option<u64>,
+}
+
+/// The accounting of a whole trace.
+#[derive(Default)]
+pub struct Tally {
+    /// Open file descriptions.
+    descriptions: Vec<Description>,
+    /// Descriptor tables: fd to description.
+    tables: Vec<HashMap<i32, usize>>,
+    /// The table of each task.
+    table_of: HashMap<i32, usize>,
+    /// Each task's process.
+    tgid_of: HashMap<i32, i32>,
+    /// Mappings per table: start address to (length, description).
+    maps: HashMap<usize, BTreeMap<u64, (u64, usize)>>,
+    /// Per path.
+    files: BTreeMap<String, FileStats>,
+    /// Tasks seen.
+    pub tasks: u64,
+    /// Execs seen.
+    pub execs: u64,
+}
+
+/// Calls whose first argument is the descriptor they act on.
+fn fd_first(call: Call) -> bool {
+    use Call::*;
+    matches!(
+        call,
+        Read | Write
+            | Pread
+            | Pwrite
+            | Readv
+            | Writev
+            | Preadv
+            | Pwritev
+            | Lseek
+            | Fsync
+            | Fdatasync
+            | SyncFileRange
+            | Ftruncate
+            | Fallocate
+            | Close
+            | Dup
+            | Dup2
+            | Dup3
+            | Fcntl
+            | IoUringEnter
+    )
+}
+
+const F_DUPFD: u64 = 0;
+const F_DUPFD_CLOEXEC: u64 = 1030;
+
+impl Tally {
+    /// A new tally whose first task is `tid`.
+    pub fn new(tid: i32) -> Self {
+        let mut t = Self::default();
+        t.tables.push(HashMap::new());
+        t.table_of.insert(tid, 0);
+        t.tgid_of.insert(tid, tid);
+        t.tasks = 1;
+        t
+    }
+
+    fn table(&mut self, tid: i32) -> usize {
+        if let Some(&t) = self.table_of.get(&tid) {
+            return t;
+        }
+        self.tables.push(HashMap::new());
+        let t = self.tables.len() - 1;
+        self.table_of.insert(tid, t);
+        t
+    }
+
+    /// The description behind `fd` of `tid`, resolved through /proc when not yet known.
+    fn description(&mut self, tid: i32, fd: i32, resolve: &dyn Resolver) -> Option<usize> {
+        if fd < 0 {
+            return None;
+        }
+        let t = self.table(tid);
+        if let Some(&d) = self.tables[t].get(&fd) {
+            return Some(d);
+        }
+        // A descriptor /proc no longer shows (closed meanwhile by another thread, say)
+        // still gets its calls counted, under a name that says so.
+        let path = resolve
+            .path(tid, fd)
+            .unwrap_or_else(|| format!("fd {fd} (unresolved)"));
+        let position = resolve.position(tid, fd);
+        self.descriptions.push(Description { path, position });
+        let d = self.descriptions.len() - 1;
+        self.tables[t].insert(fd, d);
+        Some(d)
+    }
+
+    fn file(&mut self, d: usize) -> &mut FileStats {
+        let path = self.descriptions[d].path.clone();
+        self.files
+            .entry(path.clone())
+            .or_insert_with(|| FileStats::new(path))
+    }
+
+    /// Takes one event of the trace.
+    pub fn event(&mut self, event: &Event, resolve: &dyn Resolver) {
+        match *event {
+            Event::Spawned { parent, child } => {
+                self.tasks += 1;
+                let ptgid = *self
+                    .tgid_of
+                    .entry(parent)
+                    .or_insert_with(|| resolve.tgid(parent).unwrap_or(parent));
+                let ctgid = resolve.tgid(child).unwrap_or(child);
+                self.tgid_of.insert(child, ctgid);
+                let pt = self.table(parent);
+                if ctgid == ptgid {
+                    // A thread: the same descriptors.
+                    self.table_of.insert(child, pt);
+                } else {
+                    // A process: a copy of the table, sharing the descriptions.
+                    self.tables.push(self.tables[pt].clone());
+                    let ct = self.tables.len() - 1;
+                    self.table_of.insert(child, ct);
+                    if let Some(m) = self.maps.get(&pt).cloned() {
+                        self.maps.insert(ct, m);
+                    }
+                }
+            }
+            Event::Exec { tid } => {
+                // exec unshares and closes close-on-exec descriptors: start afresh and
+                // learn the survivors from /proc when they are used.
+                self.execs += 1;
+                self.tables.push(HashMap::new());
+                let t = self.tables.len() - 1;
+                let tgid = self.tgid_of.get(&tid).copied().unwrap_or(tid);
+                let same: Vec<i32> = self
+                    .tgid_of
+                    .iter()
+                    .filter(|&(_, &g)| g == tgid)
+                    .map(|(&k, _)| k)
+                    .collect();
+                for task in same {
+                    self.table_of.insert(task, t);
+                }
+                self.table_of.insert(tid, t);
+            }
+            Event::Enter { tid, call, args } => {
+                // Resolve the descriptors now, while they are open (close, dup2 over).
+                if fd_first(call) {
+                    self.description(tid, args[0] as i32, resolve);
+                }
+                match call {
+                    Call::Mmap => {
+                        self.description(tid, args[4] as i32, resolve);
+                    }
+                    Call::CopyFileRange | Call::Splice => {
+                        self.description(tid, args[2] as i32, resolve);
+                    }
+                    Call::Sendfile => {
+                        self.description(tid, args[1] as i32, resolve);
+                    }
+                    _ => {}
+                }
+            }
+            Event::Exit(s) => self.exit(&s, resolve),
+            Event::Exiting { .. } => {}
+        }
+    }
+
+    fn exit(&mut self, s: &Syscall, resolve: &dyn Resolver) {
+        let tid = s.tid;
+        let a = s.args;
+        let ok = !s.failed;
+        let got = if ok { s.ret.max(0) as u64 } else { 0 };
+        let t = self.table(tid);
+        // The description the call acts on, and the bytes it asked for.
+        let (target, requested) = match s.call {
+            Call::Open | Call::Openat => {
+                if ok {
+                    let fd = s.ret as i32;
+                    self.tables[t].remove(&fd);
+                    self.description(tid, fd, resolve)
+                        .map_or((None, 0), |d| (Some(d), 0))
+                } else {
+                    (None, 0)
+                }
+            }
+            Call::Mmap => {
+                let d = self.tables[t].get(&(a[4] as i32)).copied();
+                if let (true, Some(d)) = (ok, d) {
+                    self.maps.entry(t).or_default().insert(got, (a[1], d));
+                }
+                (d, 0)
+            }
+            Call::Munmap | Call::Msync => {
+                let maps = self.maps.entry(t).or_default();
+                let d = maps
+                    .range(..=a[0])
+                    .next_back()
+                    .filter(|(start, (len, _))| a[0] < *start + *len)
+                    .map(|(_, &(_, d))| d);
+                if s.call == Call::Munmap && ok {
+                    maps.remove(&a[0]);
+                }
+                (d, 0)
+            }
+            Call::Sendfile => (self.tables[t].get(&(a[1] as i32)).copied(), a[3]),
+            Call::CopyFileRange | Call::Splice => {
+                (self.tables[t].get(&(a[0] as i32)).copied(), a[4])
+            }
+            Call::Read | Call::Write | Call::Pread | Call::Pwrite => {
+                (self.tables[t].get(&(a[0] as i32)).copied(), a[2])
+            }
+            _ if fd_first(s.call) => (self.tables[t].get(&(a[0] as i32)).copied(), 0),
+            _ => (None, 0),
+        };
+        let Some(d) = target else {
+            return;
+        };
+        // Offsets, before the position moves.
+        let position = self.descriptions[d].position;
+        let offset = match s.call {
+            // pread64(fd, buf, count, offset); preadv(fd, iov, iovcnt, offset)
+            Call::Pread | Call::Pwrite | Call::Preadv | Call::Pwritev => Some(a[3]),
+            Call::Read | Call::Write | Call::Readv | Call::Writev => position,
+            Call::Lseek if ok => Some(got),
+            _ => None,
+        };
+        // The position after the call.
+        match s.call {
+            Call::Read | Call::Write | Call::Readv | Call::Writev if ok => {
+                self.descriptions[d].position = position.map(|p| p + got);
+            }
+            Call::Lseek if ok => self.descriptions[d].position = Some(got),
+            Call::Lseek => {}
+            Call::Open | Call::Openat => self.descriptions[d].position = Some(0),
+            _ => {}
+        }
+        let name = s.call.name();
+        let file = self.file(d);
+        let stats = file.calls.entry(name.to_string()).or_default();
+        stats.calls += 1;
+        stats.errors += u64::from(!ok);
+        stats.bytes_requested += requested;
+        stats.nanos += s.nanos;
+        use Call::*;
+        match s.call {
+            Read | Pread | Readv | Preadv | Sendfile | CopyFileRange | Splice => {
+                stats.bytes_returned += got;
+                stats.empty += u64::from(ok && got == 0);
+                file.bytes_read += got;
+            }
+            Write | Pwrite | Writev | Pwritev => {
+                stats.bytes_returned += got;
+                stats.empty += u64::from(ok && got == 0);
+                file.bytes_written += got;
+            }
+            Fsync | Fdatasync | SyncFileRange | Msync => {
+                file.syncs += 1;
+                file.sync_nanos += s.nanos;
+            }
+            Lseek => file.seeks += 1,
+            _ => {}
+        }
+        if let (Some(o), true) = (offset, ok) {
+            file.offsets.add(o);
+            file.timeline.add(o);
+        }
+        // Descriptor table changes.
+        match s.call {
+            Close if ok => {
+                self.tables[t].remove(&(a[0] as i32));
+            }
+            Close => {}
+            Dup if ok => {
+                self.tables[t].insert(s.ret as i32, d);
+            }
+            Dup2 | Dup3 if ok => {
+                self.tables[t].insert(a[1] as i32, d);
+            }
+            Fcntl if ok && (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC) => {
+                self.tables[t].insert(s.ret as i32, d);
+            }
+            // The bytes a copy between descriptors wrote land on the output side.
+            Sendfile | CopyFileRange | Splice if ok => {
+                let out = self.tables[t]
+                    .get(&(a[if s.call == Sendfile { 0 } else { 2 }] as i32))
+                    .copied();
+                if let Some(o) = out {
+                    self.file(o).bytes_written += got;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Per file, most bytes first.
+    pub fn files(&self) -> Vec<FileStats> {
+        let mut v: Vec<FileStats> = self.files.values().cloned().collect();
+        v.sort_by_key(|f| std::cmp::Reverse((f.bytes_read + f.bytes_written, f.total().calls)));
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resolver over a made-up /proc: fd N of any task is "/f/N"; tasks 100-199 form
+    /// process 100, others are their own.
+    struct Fake;
+    impl Resolver for Fake {
+        fn path(&self, _: i32, fd: i32) -> Option<String> {
+            (fd >= 0).then(|| format!("/f/{fd}"))
+        }
+        fn position(&self, _: i32, _: i32) -> Option<u64> {
+            Some(0)
+        }
+        fn tgid(&self, tid: i32) -> Option<i32> {
+            Some(if (100..200).contains(&tid) { 100 } else { tid })
+        }
+    }
+
+    fn call(t: &mut Tally, tid: i32, call: Call, args: [u64; 6], ret: i64) {
+        t.event(&Event::Enter { tid, call, args }, &Fake);
+        t.event(
+            &Event::Exit(Syscall {
+                tid,
+                call,
+                args,
+                ret,
+                failed: ret < 0,
+                nanos: 10,
+            }),
+            &Fake,
+        );
+    }
+
+    #[test]
+    fn the_histogram_doubles_its_width_and_keeps_every_count() {
+        let mut h = Histogram::new();
+        for o in [0, 4095, 4096, 1 << 20, 1 << 30] {
+            h.add(o);
+        }
+        assert_eq!(h.total(), 5);
+        assert!(h.width * Histogram::BUCKETS as u64 > 1 << 30);
+        assert_eq!(
+            h.width,
+            1 << 26,
+            "the smallest power of two that reaches 1 GiB in 32"
+        );
+        assert_eq!(h.counts[0], 4, "all but the last fall in the first 64 MiB");
+        assert_eq!(h.counts[16], 1);
+    }
+
+    #[test]
+    fn the_timeline_keeps_order_and_thins_evenly() {
+        let mut t = Timeline::default();
+        for i in 0..1000u64 {
+            t.add(i * 10);
+        }
+        assert!(t.offsets.len() <= Timeline::POINTS && t.offsets.len() >= Timeline::POINTS / 2);
+        assert!(t.offsets.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(t.offsets[1] - t.offsets[0], 10 * t.stride);
+    }
+
+    #[test]
+    fn positions_follow_reads_seeks_dup_and_fork_and_close_forgets() {
+        let mut t = Tally::new(100);
+        // read 100 bytes twice at the current position, seek to 5000, write 10.
+        call(&mut t, 100, Call::Read, [3, 0, 100, 0, 0, 0], 100);
+        call(&mut t, 100, Call::Read, [3, 0, 100, 0, 0, 0], 100);
+        call(&mut t, 100, Call::Lseek, [3, 5000, 0, 0, 0, 0], 5000);
+        call(&mut t, 100, Call::Write, [3, 0, 10, 0, 0, 0], 10);
+        // dup 3 to 7: the same description, so the position goes on from 5010.
+        call(&mut t, 100, Call::Dup2, [3, 7, 0, 0, 0, 0], 7);
+        call(&mut t, 100, Call::Read, [7, 0, 1, 0, 0, 0], 1);
+        // A thread of the same process shares the table; a forked process copies it.
+        t.event(
+            &Event::Spawned {
+                parent: 100,
+                child: 101,
+            },
+            &Fake,
+        );
+        t.event(
+            &Event::Spawned {
+                parent: 100,
+                child: 300,
+            },
+            &Fake,
+        );
+        call(&mut t, 101, Call::Pread, [7, 0, 50, 9000, 0, 0], 50);
+        call(&mut t, 300, Call::Fsync, [3, 0, 0, 0, 0, 0], 0);
+        call(&mut t, 100, Call::Close, [3, 0, 0, 0, 0, 0], 0);
+        let files = t.files();
+        assert_eq!(files.len(), 1, "fd 7 is a dup of fd 3: {files:#?}");
+        let f = &files[0];
+        assert_eq!(f.path, "/f/3");
+        assert_eq!(f.calls["read"].calls, 3);
+        assert_eq!(f.calls["read"].bytes_returned, 201);
+        assert_eq!((f.bytes_read, f.bytes_written), (251, 10));
+        assert_eq!((f.syncs, f.seeks), (1, 1));
+        assert_eq!(f.timeline.offsets, vec![0, 100, 5000, 5000, 5010, 9000]);
+        // Closed: a later use of fd 3 is a new description, resolved again.
+        call(&mut t, 100, Call::Read, [3, 0, 1, 0, 0, 0], 1);
+        assert_eq!(t.files()[0].calls["read"].calls, 4);
+        assert_eq!(t.descriptions.len(), 2);
+    }
+
+    #[test]
+    fn failed_calls_count_as_errors_and_move_nothing() {
+        let mut t = Tally::new(1);
+        call(
+            &mut t,
+            1,
+            Call::Read,
+            [4, 0, 100, 0, 0, 0],
+            -(libc::EIO as i64),
+        );
+        let f = &t.files()[0];
+        assert_eq!((f.calls["read"].calls, f.calls["read"].errors), (1, 1));
+        assert_eq!(f.bytes_read, 0);
+        assert_eq!(f.offsets.total(), 0);
+    }
+}

@@ -1,0 +1,379 @@
+//! `trace -- CMD`: counts of a known sequence of calls (threads and a fork included) are
+//! exact; dd's own records and bytes agree with the trace, and conv=fsync shows its one
+//! fsync; offsets of random and sequential access look like it; bad commands are refused
+//! with one line; the command's own exit status is kept. Skipped where ptrace is refused.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// `ioscope trace --json -- ARGS`: the document and the exit code, or `None` (with a
+/// reason printed) where this machine does not allow tracing.
+fn trace_json(args: &[&str]) -> Option<(Value, i32)> {
+    let out = ioscope()
+        .args(["trace", "--json", "--"])
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("ptrace refused") {
+        eprintln!("skipped: ptrace is not allowed here: {err}");
+        return None;
+    }
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{err}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    Some((doc, out.status.code().unwrap_or(-1)))
+}
+
+/// The entry of `path` in a trace's files.
+fn file<'a>(doc: &'a Value, path: &Path) -> &'a Value {
+    let want = std::fs::canonicalize(path).unwrap();
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == want.to_str().unwrap())
+        .unwrap_or_else(|| panic!("{} not in the trace: {doc:#}", want.display()))
+}
+
+fn calls(f: &Value, call: &str) -> u64 {
+    f["calls"][call]["calls"].as_u64().unwrap_or(0)
+}
+
+fn compile(dir: &Path, name: &str, source: &str) -> Option<std::path::PathBuf> {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap();
+    let exe = dir.join(name);
+    let ok = std::process::Command::new("cc")
+        .args(["-O1", "-pthread", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: no C compiler (cc) to build the test program");
+        return None;
+    }
+    Some(exe)
+}
+
+const SEQUENCE: &str = r#"
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static int fd;
+static void *reader(void *arg) {
+    char b[100];
+    for (int i = 0; i < 5; i++) if (pread(fd, b, 100, 1000 * i) != 100) _exit(3);
+    return arg;
+}
+int main(int argc, char **argv) {
+    char buf[4096];
+    memset(buf, 'x', sizeof buf);
+    fd = open(argv[1], O_CREAT | O_TRUNC | O_RDWR, 0644);
+    if (fd < 0) return 2;
+    for (int i = 0; i < 3; i++) if (write(fd, buf, 4096) != 4096) return 3;
+    if (lseek(fd, 0, SEEK_SET) != 0) return 4;
+    if (pread(fd, buf, 1000, 0) != 1000 || pread(fd, buf, 1000, 8192) != 1000) return 5;
+    if (fsync(fd) != 0) return 6;
+    pthread_t t;
+    pthread_create(&t, 0, reader, 0);
+    pthread_join(t, 0);
+    pid_t child = fork();
+    if (child == 0) {
+        if (pwrite(fd, "0123456789", 10, 100000) != 10 || pwrite(fd, "abcdefghij", 10, 100010) != 10) _exit(7);
+        _exit(0);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    close(fd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 8;
+}
+"#;
+
+#[test]
+fn a_known_sequence_with_a_thread_and_a_fork_is_counted_exactly() {
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let Some(exe) = compile(dir.path(), "sequence", SEQUENCE) else {
+        return;
+    };
+    let target = dir.path().join("target-file");
+    let Some((doc, code)) = trace_json(&[exe.to_str().unwrap(), target.to_str().unwrap()]) else {
+        return;
+    };
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(doc["schema"], "ioscope/trace/v2");
+    assert_eq!(doc["exit_code"], 0);
+    let f = file(&doc, &target);
+    assert_eq!(calls(f, "write"), 3, "{f:#}");
+    assert_eq!(f["calls"]["write"]["bytes_returned"], 3 * 4096);
+    assert_eq!(calls(f, "lseek"), 1);
+    assert_eq!(
+        calls(f, "pread64"),
+        2 + 5,
+        "the main thread's and the other thread's"
+    );
+    assert_eq!(f["calls"]["pread64"]["bytes_returned"], 2 * 1000 + 5 * 100);
+    assert_eq!(calls(f, "pwrite64"), 2, "the forked child's");
+    assert_eq!(calls(f, "fsync"), 1);
+    assert_eq!(f["syncs"], 1);
+    assert_eq!(calls(f, "openat") + calls(f, "open"), 1);
+    assert_eq!(
+        calls(f, "close"),
+        1,
+        "the parent's; the child exits without closing"
+    );
+    assert_eq!(f["bytes_written"], 3 * 4096 + 20);
+    assert_eq!(f["bytes_read"], 2 * 1000 + 5 * 100);
+    assert_eq!(f["seeks"], 1);
+    // Offsets: 3 writes and a seek at the current position, 7 preads, 2 pwrites.
+    let counted: u64 = f["offsets"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 3 + 1 + 7 + 2);
+    assert!(
+        doc["tasks"].as_u64().unwrap() >= 3,
+        "leader, thread and child: {doc:#}"
+    );
+}
+
+#[test]
+fn dd_records_and_bytes_agree_with_the_trace_and_conv_fsync_shows_its_fsync() {
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let len = (1 << 20) + 100;
+    let input = file_with(dir.path(), "in", &pattern(len));
+    let input_arg = format!("if={}", input.display());
+    let Some((doc, code)) = trace_json(&["dd", &input_arg, "of=/dev/null", "bs=64k"]) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    let f = file(&doc, &input);
+    let reads = &f["calls"]["read"];
+    let claim = &doc["claim"];
+    assert_eq!(claim["tool"], "dd");
+    assert_eq!(
+        reads["calls"].as_u64().unwrap() - reads["empty"].as_u64().unwrap(),
+        claim["records_in"].as_u64().unwrap(),
+        "reads that returned data = dd's records in: {doc:#}"
+    );
+    assert_eq!(claim["records_in"], 17);
+    assert_eq!(f["bytes_read"], len as u64);
+    assert_eq!(claim["bytes_read"], len as u64);
+    assert_eq!(f["syncs"], 0);
+    if doc["proc_io"].is_object() {
+        assert!(doc["proc_io"]["rchar"].as_u64().unwrap() >= len as u64);
+    }
+
+    let output = dir.path().join("out");
+    let output_arg = format!("of={}", output.display());
+    let Some((doc, code)) = trace_json(&["dd", &input_arg, &output_arg, "bs=64k", "conv=fsync"])
+    else {
+        return;
+    };
+    assert_eq!(code, 0);
+    let g = file(&doc, &output);
+    assert_eq!(g["bytes_written"], len as u64);
+    assert_eq!(calls(g, "fsync") + calls(g, "fdatasync"), 1, "{g:#}");
+    assert!(doc["sync_seconds"].as_f64().unwrap() > 0.0);
+    assert!(doc["overhead_ns_per_call"].as_f64().is_some());
+}
+
+#[test]
+fn bad_commands_are_refused_with_one_line_and_the_exit_status_is_the_commands() {
+    // No command: clap's usage error.
+    let out = ioscope().args(["trace"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A command that does not exist.
+    let out = ioscope()
+        .args(["trace", "--", "/nonexistent/ioscope-no-such-command"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("ptrace refused") {
+        eprintln!("skipped: ptrace is not allowed here");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("/nonexistent/ioscope-no-such-command") && line.contains("cannot run"),
+        "{line}"
+    );
+    // A command that fails, and one killed by a signal: their status, and a report.
+    let Some((doc, code)) = trace_json(&["sh", "-c", "exit 7"]) else {
+        return;
+    };
+    assert_eq!((code, doc["exit_code"].as_i64()), (7, Some(7)));
+    let Some((doc, code)) = trace_json(&["sh", "-c", "kill -9 $$"]) else {
+        return;
+    };
+    assert_eq!(code, 128 + 9);
+    assert_eq!(doc["signal"], 9);
+    assert!(doc["files"].is_array());
+}
+
+/// fio's random reads land evenly over the file (a flat histogram) in no order; its
+/// sequential reads land evenly too, in rising order (a ramp over time).
+#[test]
+fn fio_random_reads_are_flat_and_sequential_reads_are_a_ramp() {
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let data = file_with(dir.path(), "data", &pattern(8 << 20));
+    let name = format!("--filename={}", data.display());
+    for rw in ["randread", "read"] {
+        let rw_arg = format!("--rw={rw}");
+        let Some((doc, code)) = trace_json(&[
+            "fio",
+            "--name=job",
+            &name,
+            &rw_arg,
+            "--bs=4k",
+            "--size=8M",
+            "--ioengine=psync",
+            "--output-format=json",
+        ]) else {
+            return;
+        };
+        assert_eq!(code, 0, "{doc:#}");
+        assert_eq!(doc["claim"]["tool"], "fio");
+        assert_eq!(doc["claim"]["bytes_read"], 8 << 20);
+        let f = file(&doc, &data);
+        assert_eq!(f["bytes_read"], 8 << 20);
+        let counts: Vec<u64> = f["offsets"]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        let width = f["offsets"]["width"].as_u64().unwrap();
+        let used = &counts[..((8u64 << 20) / width) as usize];
+        let mean = used.iter().sum::<u64>() as f64 / used.len() as f64;
+        assert!(
+            used.iter().all(|&c| (c as f64 - mean).abs() <= 0.25 * mean),
+            "{rw}: every part of the file read about as often: {used:?}"
+        );
+        let timeline: Vec<u64> = f["timeline"]["offsets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        let rising = timeline.windows(2).filter(|w| w[1] > w[0]).count();
+        if rw == "read" {
+            assert_eq!(rising, timeline.len() - 1, "a ramp: {timeline:?}");
+        } else {
+            assert!(rising < timeline.len() * 3 / 4, "no order: {timeline:?}");
+        }
+    }
+}
+
+/// SIGINT to ioscope alone (not to its process group) while the command runs: the signal
+/// is passed on, the command ends, and the partial trace is still printed, marked
+/// incomplete, with exit 130.
+#[test]
+fn sigint_to_the_tracer_ends_the_command_and_prints_a_partial_trace() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(["trace", "--json", "--", "sleep", "30"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until `sleep` runs under it (after the overhead measurement).
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            if err.contains("ptrace refused") {
+                eprintln!("skipped: ptrace is not allowed here");
+                return;
+            }
+            panic!("ended early ({status}): {err}");
+        }
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        let sleeping = children.split_whitespace().any(|c| {
+            std::fs::read_to_string(format!("/proc/{c}/comm"))
+                .is_ok_and(|comm| comm.trim() == "sleep")
+        });
+        if sleeping {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "sleep never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the command was not stopped"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["signal"], libc::SIGINT);
+    assert!(doc["execs"].as_u64().unwrap() >= 1, "{doc:#}");
+}
+
+/// `--csv` has a row per file and call; `--svg` plots each busy file's offsets over time.
+#[test]
+fn csv_and_svg_exports_hold_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = file_with(dir.path(), "in", &pattern(256 * 1024));
+    let (csv, svg) = (dir.path().join("t.csv"), dir.path().join("t.svg"));
+    let out = ioscope()
+        .args(["trace", "--csv"])
+        .arg(&csv)
+        .arg("--svg")
+        .arg(&svg)
+        .args(["--", "dd", "bs=4k", "of=/dev/null"])
+        .arg(format!("if={}", input.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("ptrace refused") {
+        eprintln!("skipped: ptrace is not allowed here");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let want = std::fs::canonicalize(&input).unwrap();
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with(want.to_str().unwrap()) && l.contains(",read,"))
+        .unwrap_or_else(|| panic!("no read row for the input: {csv}"));
+    // 64 reads of 4 KiB and the one that finds the end.
+    assert!(row.contains(",65,0,266240,262144,"), "{row}");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("offset (MiB)") && svg.contains("<circle"));
+}
