@@ -186,7 +186,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let stdout = if json { 2 } else { 1 };
     let (out_tee, err_tee) = match tool.as_str() {
         "dd" => (None, Some(Tee::new(Some(2))?)),
-        "fio" => (Some(Tee::new(Some(stdout))?), None),
+        "fio" | "ioscope" => (Some(Tee::new(Some(stdout))?), None),
         _ => (None, None),
     };
     let out_fd = out_tee
@@ -234,6 +234,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let claim = match tool.as_str() {
         "dd" => claims::dd(&err_text),
         "fio" => claims::fio(&out_text),
+        "ioscope" => claims::ioscope(&out_text),
         _ => None,
     };
     let tally = tally

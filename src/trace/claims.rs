@@ -1,5 +1,5 @@
-//! What known tools say they did, parsed from their own output: dd's summary on stderr and
-//! fio's JSON on stdout.
+//! What known tools say they did, parsed from their own output: dd's summary on stderr,
+//! fio's JSON on stdout, and ioscope's own `--json` (run, fast: bytes, calls, seconds).
 
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +82,28 @@ pub fn fio(stdout: &str) -> Option<Claim> {
     })
 }
 
+/// ioscope's own `--json` document for a command that moves one amount of bytes (`run`,
+/// `fast`): its `bytes`, `calls` and `seconds`.
+pub fn ioscope(stdout: &str) -> Option<Claim> {
+    let start = stdout.find('{')?;
+    let doc: serde_json::Value = serde_json::from_str(&stdout[start..]).ok()?;
+    if !doc["schema"].as_str()?.starts_with("ioscope/") {
+        return None;
+    }
+    let bytes = doc["bytes"].as_u64()?;
+    let seconds = doc["seconds"].as_f64()?;
+    let calls = doc["calls"].as_u64();
+    let writes = doc["op"] == "write";
+    Some(Claim {
+        tool: "ioscope".into(),
+        bytes_read: if writes { 0 } else { bytes },
+        bytes_written: if writes { bytes } else { 0 },
+        seconds,
+        records_in: if writes { None } else { calls },
+        records_out: if writes { calls } else { None },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +127,23 @@ mod tests {
         let c = fio(out).unwrap();
         assert_eq!((c.bytes_read, c.bytes_written), (150, 7));
         assert_eq!(c.seconds, 2.0);
+    }
+
+    #[test]
+    fn ioscope_json_is_read_for_reads_and_writes() {
+        let read = r#"{"schema": "ioscope/run/v2", "op": "read", "bytes": 4096, "calls": 4, "seconds": 0.5}"#;
+        let c = ioscope(read).unwrap();
+        assert_eq!(
+            (c.bytes_read, c.bytes_written, c.records_in),
+            (4096, 0, Some(4))
+        );
+        let write = read.replace("\"read\"", "\"write\"");
+        let c = ioscope(&write).unwrap();
+        assert_eq!(
+            (c.bytes_read, c.bytes_written, c.records_out),
+            (0, 4096, Some(4))
+        );
+        assert!(ioscope(r#"{"schema": "other", "bytes": 1, "seconds": 1.0}"#).is_none());
+        assert!(ioscope(r#"{"schema": "ioscope/sweep/v1", "rows": []}"#).is_none());
     }
 }

@@ -135,7 +135,9 @@ pub fn trace(r: &TraceReport) -> String {
     if let Some(c) = &r.claim {
         let records = match (c.records_in, c.records_out) {
             (Some(i), Some(o)) => format!(", {i} records in, {o} out"),
-            _ => String::new(),
+            (Some(i), None) => format!(", {i} read calls"),
+            (None, Some(o)) => format!(", {o} write calls"),
+            (None, None) => String::new(),
         };
         line(
             &mut out,
