@@ -9,8 +9,8 @@ use crate::cmd::harness::Harness;
 use crate::error::ExitKind;
 use crate::measure::env::Environment;
 use crate::options::{
-    CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions, RunOptions,
-    StudyOptions, SweepOptions, SyscallsOptions,
+    CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions, PatternsOptions,
+    RunOptions, StudyOptions, SweepOptions, SyscallsOptions,
 };
 use crate::report::exports::Exportable;
 use crate::report::outputs::Outputs;
@@ -95,6 +95,13 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             let result = cmd::study::execute(&options, &harness, &mut |r| save(r, &out))?;
             let dir = Path::new(&result.dir).to_path_buf();
             finish(&result, export, &out, &dir)
+        }
+        Command::Patterns(args) => {
+            let options = PatternsOptions::from_args(&args)?;
+            let export = &options.export;
+            let out = reserve::<cmd::patterns::PatternsReport>(export, &[&options.path])?;
+            let result = cmd::patterns::execute(&options, &harness, &mut |r| save(r, &out))?;
+            finish(&result, export, &out, &options.path)
         }
         Command::Trace(args) => {
             let export = ExportOptions::from_args(&args.export, "trace")?;
@@ -221,6 +228,9 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
         }
         x if x == s("syscalls") => {
             again::<cmd::syscalls::SyscallsReport>(value, &options, path, &name, x)
+        }
+        x if x == s("patterns") => {
+            again::<cmd::patterns::PatternsReport>(value, &options, path, &name, x)
         }
         x if x == s("trace") => again::<cmd::trace::TraceReport>(value, &options, path, &name, x),
         other if other.starts_with("ioscope/") && other.ends_with("/v1") => Err(input(format!(

@@ -32,6 +32,8 @@ pub enum Command {
     Cache(CacheArgs),
     /// The cost of a system call: 1-byte read() against lseek(), pread(), getpid().
     Syscalls(SyscallsArgs),
+    /// iozone's tests (write, rewrite, read, reread, random, backward, stride, ...), fsync shown.
+    Patterns(PatternsArgs),
     /// Run CMD under ptrace and report the file-I/O system calls it really made.
     Trace(TraceArgs),
     /// Re-render a saved JSON result (sweep, cache, syscalls) as text, CSV or SVG.
@@ -222,6 +224,63 @@ pub struct CompareArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+}
+
+/// `ioscope patterns FILE|DIR`
+#[derive(Debug, Args)]
+pub struct PatternsArgs {
+    /// The file to create for the tests (removed after; an existing one needs --force and
+    /// is left whole), or a directory to make a scratch file in.
+    pub path: PathBuf,
+    /// File size.
+    #[arg(long, default_value = "64m", value_name = "SIZE")]
+    pub size: String,
+    /// Record size: bytes per call.
+    #[arg(long, default_value = "64k", value_name = "SIZE")]
+    pub record: String,
+    /// iozone's -a: every record size from 4k to 16m at every file size from 64k to --size
+    /// (by fours), as a table per test and a heat map (--svg).
+    #[arg(long)]
+    pub auto: bool,
+    /// Comma-separated tests to run (default: all, in iozone's order).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub tests: Vec<crate::cmd::patterns::Test>,
+    /// Timed runs per test (default: 3; 1 with --auto).
+    #[arg(long, value_name = "N")]
+    pub runs: Option<usize>,
+    /// Cache state the read tests start in (reread always follows read, warm).
+    #[arg(long, value_enum, default_value_t = PatternsCache::Cold)]
+    pub cache: PatternsCache,
+    /// Stride read: distance between records read, in records.
+    #[arg(long, default_value_t = 17, value_name = "N")]
+    pub stride: u64,
+    /// Mixed test: share of records read, in percent (the rest are written).
+    #[arg(long, default_value_t = 50, value_name = "PERCENT")]
+    pub read_percent: u8,
+    /// Random tests draw records with repeats (as iozone does) instead of each once.
+    #[arg(long)]
+    pub draws: bool,
+    /// Cold runs drop the whole page cache (root only) instead of evicting the file.
+    #[arg(long)]
+    pub drop_caches: bool,
+    /// Keep the test file afterwards.
+    #[arg(long)]
+    pub keep: bool,
+    /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// The cache state `patterns` starts its read tests in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PatternsCache {
+    /// Evicted before every run, proven by residency and device bytes.
+    Cold,
+    /// Fully cached before every run.
+    Warm,
 }
 
 /// Where a measuring command's results go besides the text on stdout.

@@ -554,6 +554,117 @@ impl SweepOptions {
     }
 }
 
+/// Validated options of `patterns`.
+#[derive(Debug, Clone)]
+pub struct PatternsOptions {
+    /// The file to create, or a directory for a scratch file.
+    pub path: PathBuf,
+    /// File sizes, ascending.
+    pub sizes: Vec<u64>,
+    /// Record sizes, ascending.
+    pub records: Vec<u64>,
+    /// Auto mode (sizes × records).
+    pub auto: bool,
+    /// Tests, in the order run.
+    pub tests: Vec<crate::cmd::patterns::Test>,
+    /// Timed runs per test.
+    pub runs: usize,
+    /// Cache state of read tests.
+    pub cache: CacheState,
+    /// Stride in records.
+    pub stride: u64,
+    /// Share of reads in the mixed test.
+    pub read_percent: u8,
+    /// Random tests with repeats.
+    pub draws: bool,
+    /// Global cache drop for cold runs.
+    pub drop_caches: bool,
+    /// Keep the file.
+    pub keep: bool,
+    /// Replace an existing FILE (only its successor is written).
+    pub force: bool,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// Outputs.
+    pub export: ExportOptions,
+}
+
+impl PatternsOptions {
+    /// Checks and converts `patterns`' arguments.
+    pub fn from_args(args: &crate::cli::PatternsArgs) -> Result<Self> {
+        use crate::cmd::patterns::{Test, auto_grid};
+        let what = format!("patterns {}", display_name(&args.path));
+        let size = parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?;
+        let record = block_size(&args.record, &what).context("--record")?;
+        let (sizes, records) = if args.auto {
+            auto_grid(size)
+        } else {
+            if record > size {
+                return Err(input(format!(
+                    "{what}: --record ({}) is larger than --size ({})",
+                    args.record, args.size
+                )));
+            }
+            (vec![size], vec![record])
+        };
+        if sizes.is_empty() {
+            return Err(input(format!(
+                "{what}: --auto needs --size of at least 64k (the smallest file size it measures)"
+            )));
+        }
+        let runs = args.runs.unwrap_or(if args.auto { 1 } else { 3 });
+        if !(1..=1000).contains(&runs) {
+            return Err(input(format!("{what}: --runs must be 1 to 1000")));
+        }
+        if args.read_percent > 100 {
+            return Err(input(format!(
+                "{what}: --read-percent must be 0 to 100, not {}",
+                args.read_percent
+            )));
+        }
+        if args.stride == 0 {
+            return Err(input(format!("{what}: --stride must be at least 1 record")));
+        }
+        if args.path.as_os_str() == "-" {
+            return Err(input(format!(
+                "{what}: needs a file to create or a directory, not standard input"
+            )));
+        }
+        if args.drop_caches && !crate::measure::cache::can_drop_caches() {
+            return Err(input(format!(
+                "{what}: --drop-caches needs root (it writes /proc/sys/vm/drop_caches); without it, --cache cold evicts just this file with fadvise"
+            )));
+        }
+        let mut tests = if args.tests.is_empty() {
+            Test::ALL.to_vec()
+        } else {
+            args.tests.clone()
+        };
+        let mut seen = std::collections::HashSet::new();
+        tests.retain(|t| seen.insert(*t));
+        Ok(Self {
+            path: args.path.clone(),
+            sizes,
+            records,
+            auto: args.auto,
+            tests,
+            runs,
+            cache: match args.cache {
+                crate::cli::PatternsCache::Cold => CacheState::Cold,
+                crate::cli::PatternsCache::Warm => CacheState::Warm,
+            },
+            stride: args.stride,
+            read_percent: args.read_percent,
+            draws: args.draws,
+            drop_caches: args.drop_caches,
+            keep: args.keep,
+            force: args.export.force,
+            min_free: min_free(args.min_free.as_deref(), &what)?,
+            export: ExportOptions::from_args(&args.export, &what)?,
+        })
+    }
+}
+
 /// Validated options of `cache`.
 #[derive(Debug, Clone)]
 pub struct CacheOptions {

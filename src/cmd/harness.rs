@@ -226,21 +226,33 @@ impl<'a> Harness<'a> {
         seed: u64,
         fresh: bool,
     ) -> Result<Sample> {
-        let name = out.name();
-        let file = out.file();
-        if fresh && out.kind() == InputKind::Regular {
-            file.set_len(0)
-                .with_context(|| format!("truncate {name}"))?;
-        }
         let target = Target {
-            file,
-            name,
+            file: out.file(),
+            name: out.name(),
             kind: out.kind(),
             device,
         };
+        self.write_to(target, setup, plan, seed, fresh)
+    }
+
+    /// [`Harness::write`] into any open file (a descriptor of its own, say, whose close is
+    /// timed after).
+    pub fn write_to(
+        &self,
+        target: Target,
+        setup: &Setup,
+        plan: Plan,
+        seed: u64,
+        fresh: bool,
+    ) -> Result<Sample> {
+        let (file, name) = (target.file, target.name);
+        if fresh && target.kind == InputKind::Regular {
+            file.set_len(0)
+                .with_context(|| format!("truncate {name}"))?;
+        }
         let watch = Watch(self.progress);
         let job = job(target, setup, Op::Write, plan, false, seed, &watch);
-        let (moved, claim, mut region) = self.run(setup, &job, device)?;
+        let (moved, claim, mut region) = self.run(setup, &job, target.device)?;
         region.lap(&claim);
         let synced = file.sync_all().with_context(|| format!("fsync {name}"));
         let measured = region.stop(&claim);

@@ -6,6 +6,7 @@ pub mod coldwarm;
 pub mod compare;
 pub mod fast;
 pub mod harness;
+pub mod patterns;
 pub mod run;
 pub mod study;
 pub mod sweep;

@@ -8,6 +8,7 @@ pub mod adaptive;
 pub mod buffer;
 pub mod direct;
 pub mod hybrid;
+pub mod mixed;
 pub mod mmap;
 pub mod null;
 pub mod parallel;

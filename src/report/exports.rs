@@ -3,12 +3,13 @@
 //! under, its warnings and whether its checks held. `ioscope report` re-renders any of them.
 
 use super::csv::Table;
-use super::svg::{Chart, Series};
+use super::svg::{Chart, Heat, Series};
 use crate::cmd::calibrate::CalibrateReport;
 use crate::cmd::coldwarm::CacheReport;
 use crate::cmd::compare::CompareReport;
 use crate::cmd::fast::FastReport;
 use crate::cmd::harness::Sample;
+use crate::cmd::patterns::PatternsReport;
 use crate::cmd::run::RunReport;
 use crate::cmd::study::StudyReport;
 use crate::cmd::sweep::SweepReport;
@@ -607,5 +608,167 @@ impl Exportable for TraceReport {
             })
             .collect();
         table(&header, rows)
+    }
+}
+
+impl Exportable for PatternsReport {
+    const COMMAND: &'static str = "patterns";
+    const HAS_CHART: bool = true;
+    fn text(&self) -> String {
+        super::text::patterns(self)
+    }
+    fn ok(&self) -> bool {
+        PatternsReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "test",
+            "file_bytes",
+            "record",
+            "runs",
+            "bytes_per_second_median",
+            "bytes_per_second_min",
+            "bytes_per_second_max",
+            "without_fsync_bytes_per_second",
+            "fsync_seconds",
+            "close_seconds",
+            "calls_per_second",
+            "cache",
+            "cache_verdict",
+            "records_touched",
+            "records",
+            "verified",
+            "checks_ok",
+        ];
+        let rows = self
+            .results
+            .iter()
+            .map(|r| {
+                let proof = r.cache();
+                cells([
+                    r.test.name().to_string(),
+                    r.file_bytes.to_string(),
+                    r.record.to_string(),
+                    r.runs.len().to_string(),
+                    r.bytes_per_second.median.to_string(),
+                    r.bytes_per_second.min.to_string(),
+                    r.bytes_per_second.max.to_string(),
+                    opt(r.without_fsync.map(|s| s.median)),
+                    opt(r.fsync_seconds),
+                    opt(r.close_seconds),
+                    r.calls_per_second.to_string(),
+                    opt(proof.map(|p| p.asked.name())),
+                    opt(proof.map(|p| format!("{:?}", p.verdict).to_lowercase())),
+                    opt(r.coverage.as_ref().map(|c| c.distinct)),
+                    opt(r.coverage.as_ref().map(|c| c.pieces)),
+                    opt(r.verified),
+                    r.checks_ok.to_string(),
+                ])
+            })
+            .collect();
+        table(&header, rows)
+    }
+    /// One result per test: grouped bars, with fsync and (writes) without. Auto mode: a
+    /// heat map per test, file size by record size.
+    fn chart(&self) -> Option<Chart> {
+        let mut tests = Vec::new();
+        for r in &self.results {
+            if !tests.contains(&r.test) {
+                tests.push(r.test);
+            }
+        }
+        if self.auto {
+            let heat = tests
+                .iter()
+                .map(|&t| Heat {
+                    title: t.name().to_string(),
+                    columns: self
+                        .records
+                        .iter()
+                        .map(|&r| crate::units::format_block_size(r))
+                        .collect(),
+                    rows: self
+                        .sizes
+                        .iter()
+                        .map(|&s| crate::units::format_size(s))
+                        .collect(),
+                    values: self
+                        .sizes
+                        .iter()
+                        .map(|&size| {
+                            self.records
+                                .iter()
+                                .map(|&record| {
+                                    self.results
+                                        .iter()
+                                        .find(|x| {
+                                            x.test == t
+                                                && x.file_bytes == size
+                                                && x.record == record
+                                        })
+                                        .map(|x| mib(x.bytes_per_second.median))
+                                })
+                                .collect()
+                        })
+                        .collect(),
+                })
+                .collect();
+            return Some(Chart {
+                title: format!(
+                    "MiB/s by record size and file size (writes include fsync): {}",
+                    self.path
+                ),
+                x_label: "record size".into(),
+                y_label: "file size".into(),
+                heat,
+                ..Chart::default()
+            });
+        }
+        let with: Vec<(f64, f64)> = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i as f64, mib(r.bytes_per_second.median)))
+            .collect();
+        let without: Vec<(f64, f64)> = self
+            .results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.without_fsync.map(|w| (i as f64, mib(w.median))))
+            .collect();
+        let mut series = vec![Series {
+            name: "headline (writes: fsync included)".into(),
+            points: with,
+        }];
+        if !without.is_empty() {
+            series.push(Series {
+                name: "without fsync (what iozone reports by default)".into(),
+                points: without,
+            });
+        }
+        let first = self.results.first();
+        Some(Chart {
+            title: format!(
+                "iozone's tests on {} ({} file, {} records)",
+                self.path,
+                first.map_or(String::new(), |r| crate::units::format_size(r.file_bytes)),
+                first.map_or(String::new(), |r| crate::units::format_block_size(r.record)),
+            ),
+            x_label: "test".into(),
+            y_label: "throughput (MiB/s, median)".into(),
+            categories: self
+                .results
+                .iter()
+                .map(|r| r.test.name().to_string())
+                .collect(),
+            series,
+            ..Chart::default()
+        })
     }
 }

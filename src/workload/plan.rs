@@ -1,8 +1,10 @@
 //! Offset plans: which piece of a range each step touches. A plan cuts `[start, start+len)`
 //! into `block`-sized pieces (the last may be short) and orders them: sequential, backward,
 //! random (a seeded permutation: every piece exactly once, in O(1) memory) or stride (every
-//! `stride`-th piece, lane after lane, as iozone's stride read). Engines ask for piece `i`;
-//! threads may claim pieces in any order and the checksum is the same.
+//! `stride`-th piece, lane after lane, as iozone's stride read); or, when asked, the same
+//! first piece again and again (iozone's record rewrite) or random draws that may repeat.
+//! Engines ask for piece `i`; threads may claim pieces in any order and the checksum is the
+//! same. [`Coverage`] counts where a plan's pieces fall, to prove what a random test touched.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +25,14 @@ pub enum Order {
     Stride {
         /// Distance between consecutive pieces, in pieces (at least 1).
         stride: u64,
+    },
+    /// The first piece, every step (`len / block` steps): iozone's record rewrite.
+    Same,
+    /// Independent seeded draws: a piece may come twice and another never (as iozone's
+    /// random tests, which call rand()).
+    Draws {
+        /// The seed of the draws.
+        seed: u64,
     },
 }
 
@@ -86,6 +96,8 @@ impl Plan {
             Order::Backward => n - 1 - i,
             Order::Random { seed } => permute(i, n, seed),
             Order::Stride { stride } => stride_index(i, n, stride),
+            Order::Same => 0,
+            Order::Draws { seed } => mix(seed ^ mix(i)) % n,
         };
         let offset = j * self.block;
         (self.start + offset, self.block.min(self.len - offset))
@@ -94,6 +106,58 @@ impl Plan {
     /// Every piece in visiting order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         (0..self.pieces()).map(|i| self.piece(i))
+    }
+}
+
+/// Where a plan's steps fall: a histogram of offsets over the range and how many distinct
+/// pieces were touched. For a random test it proves the coverage ("every record once").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Steps counted.
+    pub steps: u64,
+    /// Pieces in the range.
+    pub pieces: u64,
+    /// Distinct pieces touched.
+    pub distinct: u64,
+    /// Bytes of the range per bucket.
+    pub bucket_bytes: u64,
+    /// Steps whose piece starts in each bucket.
+    pub buckets: Vec<u64>,
+}
+
+impl Coverage {
+    /// Buckets a coverage is counted in (fewer for ranges of fewer pieces).
+    pub const BUCKETS: u64 = 32;
+
+    /// Counts every step of `plan` (one bit per piece: 1 MiB of memory per 8 Mi pieces).
+    pub fn of(plan: &Plan) -> Self {
+        let pieces = plan.pieces();
+        let buckets = Self::BUCKETS.min(pieces).max(1);
+        let per_bucket = pieces.div_ceil(buckets).max(1);
+        let mut counts = vec![0u64; buckets as usize];
+        let mut seen = vec![0u64; pieces.div_ceil(64) as usize];
+        let mut distinct = 0;
+        for (offset, _) in plan.iter() {
+            let piece = (offset - plan.start) / plan.block;
+            counts[(piece / per_bucket) as usize] += 1;
+            let (word, bit) = ((piece / 64) as usize, piece % 64);
+            if seen[word] & (1 << bit) == 0 {
+                seen[word] |= 1 << bit;
+                distinct += 1;
+            }
+        }
+        Self {
+            steps: plan.pieces(),
+            pieces,
+            distinct,
+            bucket_bytes: per_bucket * plan.block,
+            buckets: counts,
+        }
+    }
+
+    /// Whether every piece was touched exactly once.
+    pub fn every_once(&self) -> bool {
+        self.distinct == self.pieces && self.steps == self.pieces
     }
 }
 
@@ -135,7 +199,8 @@ fn permute(i: u64, n: u64, seed: u64) -> u64 {
     }
 }
 
-fn mix(mut z: u64) -> u64 {
+/// A 64-bit mixer (splitmix64's finaliser): seeded choices derived from an index.
+pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -173,6 +238,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn same_repeats_the_first_piece_and_draws_repeat_by_seed() {
+        let same = Plan::new(8, 12, 4, Order::Same);
+        assert_eq!(same.iter().collect::<Vec<_>>(), [(8, 4), (8, 4), (8, 4)]);
+        let draws = |seed| {
+            Plan::new(0, 1000, 1, Order::Draws { seed })
+                .iter()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draws(1), draws(1));
+        assert_ne!(draws(1), draws(2));
+        let c = Coverage::of(&Plan::new(0, 1000, 1, Order::Draws { seed: 1 }));
+        // 1000 draws from 1000: about 1 - 1/e of them distinct.
+        assert!((560..=700).contains(&c.distinct), "{c:?}");
+        assert!(!c.every_once());
+    }
+
+    #[test]
+    fn coverage_counts_every_step_in_its_bucket() {
+        let c = Coverage::of(&Plan::new(0, 64 * 4096, 4096, Order::Random { seed: 9 }));
+        assert!(c.every_once());
+        assert_eq!((c.steps, c.pieces, c.bucket_bytes), (64, 64, 2 * 4096));
+        assert_eq!(c.buckets, vec![2; 32], "a flat histogram");
+        let c = Coverage::of(&Plan::new(0, 10, 1, Order::Same));
+        assert_eq!(
+            (c.distinct, c.buckets[0], c.buckets.iter().sum::<u64>()),
+            (1, 10, 10)
+        );
+        // Fewer pieces than buckets: one bucket per piece; an empty plan counts nothing.
+        assert_eq!(Coverage::of(&Plan::sequential(0, 5, 1)).buckets, vec![1; 5]);
+        assert!(Coverage::of(&Plan::sequential(0, 0, 1)).every_once());
     }
 
     #[test]

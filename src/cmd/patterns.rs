@@ -1,0 +1,492 @@
+//! `patterns`: iozone's tests on one file, each measured honestly. Write, rewrite, read,
+//! reread, random read and write, backward read, record rewrite, stride read and a mixed
+//! random read/write, at a record size and a file size (or, in auto mode, over record sizes
+//! × file sizes as iozone's `-a`). Offsets come from the plans in `workload::plan`; every
+//! random test carries the histogram of where its records fell. Write-type results show
+//! the time without fsync, the fsync, the headline that includes it, what iozone's default
+//! (no fsync) would have said, and the close; read-type results start in a proven cache
+//! state, and every run carries the kernel's counters.
+
+use super::harness::{Harness, Sample, Setup, Target};
+use super::warning::{self, Warning};
+use crate::engine;
+use crate::engine::mixed::{Mixed, Split};
+use crate::error::Failure;
+use crate::files::{self, CreatePolicy, InputKind, OutputFile};
+use crate::measure::cache::{self, CacheProof, CacheState};
+use crate::measure::stats::{Summary, summarize};
+use crate::options::PatternsOptions;
+use crate::units::format_size;
+use crate::workload::data::{fresh_seed, xor_of_prefix};
+use crate::workload::plan::{Coverage, Order, Plan};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::time::Instant;
+
+/// One of iozone's tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+#[value(rename_all = "kebab-case")]
+pub enum Test {
+    /// Sequential write() of a new file (its blocks allocated anew every run).
+    Write,
+    /// Sequential write() over the existing file.
+    Rewrite,
+    /// Sequential read().
+    Read,
+    /// Sequential read() again, right after `read`: from the page cache.
+    Reread,
+    /// pread() of every record once, in a seeded random order.
+    RandomRead,
+    /// pwrite() of every record once, in a seeded random order.
+    RandomWrite,
+    /// pread() from the last record to the first.
+    BackwardRead,
+    /// pwrite() of the first record, again and again.
+    RecordRewrite,
+    /// pread() of every `stride`-th record, lane after lane.
+    StrideRead,
+    /// pread() or pwrite() per record, in a seeded random order, at a read share.
+    Mixed,
+}
+
+impl Test {
+    /// Every test, in iozone's order.
+    pub const ALL: [Test; 10] = [
+        Test::Write,
+        Test::Rewrite,
+        Test::Read,
+        Test::Reread,
+        Test::RandomRead,
+        Test::RandomWrite,
+        Test::BackwardRead,
+        Test::RecordRewrite,
+        Test::StrideRead,
+        Test::Mixed,
+    ];
+
+    /// The name shown in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Write => "write",
+            Test::Rewrite => "rewrite",
+            Test::Read => "read",
+            Test::Reread => "reread",
+            Test::RandomRead => "random read",
+            Test::RandomWrite => "random write",
+            Test::BackwardRead => "backward read",
+            Test::RecordRewrite => "record rewrite",
+            Test::StrideRead => "stride read",
+            Test::Mixed => "mixed",
+        }
+    }
+
+    /// Whether it writes (and so ends with a timed fsync).
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Test::Write | Test::Rewrite | Test::RandomWrite | Test::RecordRewrite | Test::Mixed
+        )
+    }
+
+    /// Whether its offsets are random (its coverage is part of the result).
+    pub fn random(self) -> bool {
+        matches!(self, Test::RandomRead | Test::RandomWrite | Test::Mixed)
+    }
+}
+
+/// One timed run of a test.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PatternRun {
+    /// The run as the harness measured it (for writes, elapsed includes the fsync).
+    #[serde(flatten)]
+    pub sample: Sample,
+    /// Seconds of close() after a write-type run (not part of the headline).
+    pub close_seconds: Option<f64>,
+    /// Whether the XOR of what was read equals that of the bytes written (`None` where a
+    /// test does not read the whole file once).
+    pub verified: Option<bool>,
+    /// Reads and writes of a mixed run.
+    pub split: Option<Split>,
+}
+
+/// A test at one file size and record size, over its runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PatternResult {
+    /// The test.
+    pub test: Test,
+    /// File size.
+    pub file_bytes: u64,
+    /// Bytes per call.
+    pub record: u64,
+    /// The headline: bytes per second over the runs (writes: fsync included).
+    pub bytes_per_second: Summary,
+    /// Write-type tests: bytes per second without the fsync — what iozone reports by default.
+    pub without_fsync: Option<Summary>,
+    /// Write-type tests: median seconds of the final fsync.
+    pub fsync_seconds: Option<f64>,
+    /// Write-type tests: median seconds of close().
+    pub close_seconds: Option<f64>,
+    /// Median calls per second.
+    pub calls_per_second: f64,
+    /// Where the records fell (random, stride and record-rewrite tests).
+    pub coverage: Option<Coverage>,
+    /// Whether every run that could be verified was (`None`: none could be).
+    pub verified: Option<bool>,
+    /// Whether every kernel check and cache proof held.
+    pub checks_ok: bool,
+    /// Every run.
+    pub runs: Vec<PatternRun>,
+}
+
+impl PatternResult {
+    /// The cache proof of the first run (read-type tests).
+    pub fn cache(&self) -> Option<&CacheProof> {
+        self.runs.first().and_then(|r| r.sample.cache.as_ref())
+    }
+}
+
+/// The result of `patterns`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PatternsReport {
+    /// The file, or the directory a scratch file was made in.
+    pub path: String,
+    /// Seed of the file's contents.
+    pub seed: u64,
+    /// Timed runs per test.
+    pub runs: usize,
+    /// Cache state read tests start in (reread always follows read, warm).
+    pub cache: CacheState,
+    /// Stride of the stride read, in records.
+    pub stride: u64,
+    /// Share of reads in the mixed test, in percent.
+    pub read_percent: u8,
+    /// Whether random tests draw with repeats (iozone's way) instead of every record once.
+    pub draws: bool,
+    /// File sizes measured.
+    pub sizes: Vec<u64>,
+    /// Record sizes measured.
+    pub records: Vec<u64>,
+    /// Whether this is an auto (sizes × records) run.
+    pub auto: bool,
+    /// One entry per test, record size and file size, in the order run.
+    pub results: Vec<PatternResult>,
+    /// Whether everything ran (false after an interruption).
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl PatternsReport {
+    /// Whether every check held and every verifiable read was verified.
+    pub fn ok(&self) -> bool {
+        self.results
+            .iter()
+            .all(|r| r.checks_ok && r.verified != Some(false))
+    }
+}
+
+/// Runs the tests; `save` receives the report so far after every result.
+pub fn execute(
+    options: &PatternsOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&PatternsReport) -> Result<()>,
+) -> Result<PatternsReport> {
+    let mut report = PatternsReport {
+        path: files::display_name(&options.path),
+        seed: fresh_seed(),
+        runs: options.runs,
+        cache: options.cache,
+        stride: options.stride,
+        read_percent: options.read_percent,
+        draws: options.draws,
+        sizes: options.sizes.clone(),
+        records: options.records.clone(),
+        auto: options.auto,
+        results: Vec::new(),
+        complete: false,
+        warnings: Vec::new(),
+    };
+    // The mixed engine carries its ratio; the engine table's engines are all static.
+    let mixed: &'static Mixed = Box::leak(Box::new(Mixed::new(options.read_percent, report.seed)));
+    let mut run_all = || -> Result<()> {
+        for &size in &options.sizes {
+            let out = create(options, size)?;
+            for &record in options.records.iter().filter(|&&r| r <= size) {
+                let mut bench = Bench {
+                    options,
+                    harness,
+                    out: &out,
+                    size,
+                    record,
+                    seed: report.seed,
+                    mixed,
+                };
+                for &test in &options.tests {
+                    let result = bench.measure(test)?;
+                    for (i, run) in result.runs.iter().enumerate() {
+                        let at = format!(
+                            "{} at {}, {}, run {}",
+                            test.name(),
+                            format_size(record),
+                            format_size(size),
+                            i + 1
+                        );
+                        report
+                            .warnings
+                            .extend(warning::of_sample(&run.sample, Some(at)));
+                    }
+                    report.results.push(result);
+                    save(&report)?;
+                }
+            }
+        }
+        Ok(())
+    };
+    match run_all() {
+        Ok(()) => report.complete = true,
+        Err(e)
+            if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+                && !report.results.is_empty() =>
+        {
+            report.warnings.push(Warning::Partial);
+        }
+        Err(e) => return Err(e),
+    }
+    save(&report)?;
+    Ok(report)
+}
+
+/// The test file for one file size: a scratch file in a directory, or the file named
+/// (created new: an existing one is only replaced with `--force`, and then only its
+/// successor is written; it stays whole). Removed afterwards unless `--keep`.
+fn create(options: &PatternsOptions, size: u64) -> Result<OutputFile> {
+    let mut out = if options.path.is_dir() {
+        files::create_scratch(&options.path, "patterns", size, options.min_free)?
+    } else {
+        files::create_output(
+            &options.path,
+            size,
+            CreatePolicy {
+                force: options.force,
+                allow_device: false,
+                min_free: options.min_free,
+            },
+        )?
+    };
+    out.keep_on_drop(options.keep);
+    Ok(out)
+}
+
+/// What every test of one file size and record size shares.
+struct Bench<'a> {
+    options: &'a PatternsOptions,
+    harness: &'a Harness<'a>,
+    out: &'a OutputFile,
+    size: u64,
+    record: u64,
+    seed: u64,
+    mixed: &'static Mixed,
+}
+
+impl Bench<'_> {
+    fn plan(&self, test: Test) -> Plan {
+        let random = if self.options.draws {
+            Order::Draws { seed: self.seed }
+        } else {
+            Order::Random { seed: self.seed }
+        };
+        let order = match test {
+            Test::Write | Test::Rewrite | Test::Read | Test::Reread => Order::Sequential,
+            Test::RandomRead | Test::RandomWrite | Test::Mixed => random,
+            Test::BackwardRead => Order::Backward,
+            Test::RecordRewrite => Order::Same,
+            Test::StrideRead => Order::Stride {
+                stride: self.options.stride,
+            },
+        };
+        Plan::new(0, self.size, self.record, order)
+    }
+
+    fn setup(&self, test: Test) -> Setup {
+        match test {
+            Test::Mixed => Setup::single(self.mixed),
+            _ if self.plan(test).is_sequential() => Setup::single(&engine::stream::Stream),
+            _ => Setup::single(&engine::pread::Pread),
+        }
+    }
+
+    /// Opens the test file again, for reading or for both.
+    fn open(&self, write: bool) -> Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .write(write)
+            .open(self.out.path())
+            .with_context(|| format!("open {} for the patterns", self.out.name()))
+    }
+
+    fn target<'f>(&'f self, file: &'f File) -> Target<'f> {
+        Target {
+            file,
+            name: self.out.name(),
+            kind: InputKind::Regular,
+            device: None,
+        }
+    }
+
+    /// Runs `test`'s timed runs; a file that does not hold its data yet is written first.
+    fn measure(&mut self, test: Test) -> Result<PatternResult> {
+        let written = std::fs::metadata(self.out.path())
+            .map(|m| m.len())
+            .unwrap_or(0);
+        if written != self.size && test != Test::Write {
+            self.write_run(Test::Write)?;
+        }
+        let runs = (0..self.options.runs)
+            .map(|_| self.one(test))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.summarize(test, runs))
+    }
+
+    fn one(&self, test: Test) -> Result<PatternRun> {
+        match test {
+            Test::Mixed => self.mixed_run(),
+            t if t.writes() => self.write_run(t),
+            t => self.read_run(t),
+        }
+    }
+
+    /// A write-type run on a descriptor of its own, so its close() can be timed after.
+    fn write_run(&self, test: Test) -> Result<PatternRun> {
+        let file = self.open(true)?;
+        let sample = self.harness.write_to(
+            self.target(&file),
+            &self.setup(test),
+            self.plan(test),
+            self.seed,
+            test == Test::Write,
+        )?;
+        let started = Instant::now();
+        drop(file);
+        Ok(PatternRun {
+            sample,
+            close_seconds: Some(started.elapsed().as_secs_f64()),
+            verified: None,
+            split: None,
+        })
+    }
+
+    fn read_run(&self, test: Test) -> Result<PatternRun> {
+        let file = self.open(false)?;
+        let target = self.target(&file);
+        let plan = self.plan(test);
+        // Reread is read's second pass: the pages read leaves behind, warm.
+        let state = if test == Test::Reread {
+            CacheState::Warm
+        } else {
+            self.options.cache
+        };
+        self.harness
+            .prepare(target, &plan, state, self.options.drop_caches)?;
+        let sample = self
+            .harness
+            .read(target, &self.setup(test), plan, false, state)?;
+        let whole = Coverage::of(&plan).every_once() || plan.is_sequential();
+        let verified = whole.then(|| sample.moved.xor == xor_of_prefix(self.seed, self.size));
+        Ok(PatternRun {
+            sample,
+            close_seconds: None,
+            verified,
+            split: None,
+        })
+    }
+
+    /// Mixed: timed as a read (its cache state proven on the bytes it read), then fsync
+    /// and close timed as for writes.
+    fn mixed_run(&self) -> Result<PatternRun> {
+        let file = self.open(true)?;
+        let target = self.target(&file);
+        let plan = self.plan(Test::Mixed);
+        let state = self.options.cache;
+        self.harness
+            .prepare(target, &plan, state, self.options.drop_caches)?;
+        let mut sample = self
+            .harness
+            .read(target, &self.setup(Test::Mixed), plan, false, state)?;
+        let split = self.mixed.split();
+        sample.cache = sample.cache.map(|p| {
+            cache::prove(
+                p.asked,
+                p.residency_before,
+                p.device_read_bytes,
+                split.read_bytes,
+                false,
+            )
+        });
+        let started = Instant::now();
+        file.sync_all()
+            .with_context(|| format!("fsync {}", self.out.name()))?;
+        let fsync = started.elapsed().as_secs_f64();
+        sample.elapsed.seconds += fsync;
+        sample.fsync_seconds = Some(fsync);
+        let started = Instant::now();
+        drop(file);
+        // Every record once, read or written: the XOR of all of them is the file's.
+        let verified = Coverage::of(&plan)
+            .every_once()
+            .then(|| sample.moved.xor == xor_of_prefix(self.seed, self.size));
+        Ok(PatternRun {
+            sample,
+            close_seconds: Some(started.elapsed().as_secs_f64()),
+            verified,
+            split: Some(split),
+        })
+    }
+
+    fn summarize(&self, test: Test, runs: Vec<PatternRun>) -> PatternResult {
+        let rates: Vec<f64> = runs.iter().map(|r| r.sample.bytes_per_second()).collect();
+        let median = |v: Vec<f64>| summarize(&v).map(|s| s.median);
+        let without_fsync = test.writes().then(|| {
+            let v: Vec<f64> = runs
+                .iter()
+                .map(|r| {
+                    let s = r.sample.elapsed.seconds - r.sample.fsync_seconds.unwrap_or(0.0);
+                    crate::units::per_second(r.sample.moved.bytes, s)
+                })
+                .collect();
+            summarize(&v)
+        });
+        let verified: Vec<bool> = runs.iter().filter_map(|r| r.verified).collect();
+        let plan = self.plan(test);
+        PatternResult {
+            test,
+            file_bytes: self.size,
+            record: self.record,
+            bytes_per_second: summarize(&rates).expect("at least one run"),
+            without_fsync: without_fsync.flatten(),
+            fsync_seconds: test
+                .writes()
+                .then(|| median(runs.iter().filter_map(|r| r.sample.fsync_seconds).collect()))
+                .flatten(),
+            close_seconds: median(runs.iter().filter_map(|r| r.close_seconds).collect()),
+            calls_per_second: median(runs.iter().map(|r| r.sample.calls_per_second()).collect())
+                .unwrap_or(0.0),
+            coverage: (!plan.is_sequential() && plan.order != Order::Backward)
+                .then(|| Coverage::of(&plan)),
+            verified: (!verified.is_empty()).then(|| verified.iter().all(|&v| v)),
+            checks_ok: runs.iter().all(|r| r.sample.ok()),
+            runs,
+        }
+    }
+}
+
+/// The file sizes and record sizes of iozone's `-a`, cut to what this run allows.
+pub fn auto_grid(max_size: u64) -> (Vec<u64>, Vec<u64>) {
+    let sizes = crate::options::doubling(64 << 10, max_size)
+        .into_iter()
+        .filter(|s| s.trailing_zeros() % 2 == 0)
+        .collect();
+    let records = crate::options::doubling(4 << 10, (16 << 20).min(max_size));
+    (sizes, records)
+}
