@@ -10,8 +10,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Runs `work(offset, len, state)` over every piece of `plan` on `threads` threads, each
-/// with its own state from `init`, and returns what moved: the plan's bytes, the XOR of all
-/// results and the sum of the calls each piece reports. The observer hears of every piece.
+/// with its own state from `init`, and returns what moved: the bytes of the pieces visited
+/// (the plan's length, or more where a plan repeats pieces), the XOR of all results and the
+/// sum of the calls each piece reports. The observer hears of every piece.
 pub fn for_each_piece<S, I, W>(
     plan: &Plan,
     threads: usize,
@@ -25,19 +26,22 @@ where
 {
     let claims = Claims::new(*plan);
     let threads = threads.clamp(1, claims.pieces().max(1) as usize);
+    let bytes = AtomicU64::new(0);
     let (xor, calls) = on_threads(threads, &claims, |claims| {
         let mut state = init()?;
-        let (mut xor, mut calls) = (0u32, 0u64);
+        let (mut xor, mut calls, mut moved) = (0u32, 0u64, 0u64);
         while let Some((offset, len)) = claims.claim() {
             let (x, c) = work(offset, len, &mut state)?;
             xor ^= x;
             calls += c;
+            moved += len;
             observer.moved(len)?;
         }
+        bytes.fetch_add(moved, Ordering::Relaxed);
         Ok((xor, calls))
     })?;
     Ok(Moved {
-        bytes: plan.len,
+        bytes: bytes.into_inner(),
         calls,
         xor,
         in_place: 0,

@@ -1,35 +1,82 @@
-//! Pseudo-random file contents: a seeded, counter-based stream (SplitMix64 of the word
-//! index), so byte `i` of a file depends only on the seed and `i`. The same seed gives the
-//! same file whatever the block size, and any prefix's checksum can be recomputed in memory.
+//! Pseudo-random file contents: a seeded, counter-based stream, so byte `i` of a file
+//! depends only on the seed and `i`. The same seed gives the same file whatever the block
+//! size, and any prefix's checksum can be recomputed in memory.
+//!
+//! Word `i` (8 bytes) is `table[i mod 8192] ^ key(i / 8192)`: a 64 KiB table of SplitMix64
+//! words made once per seed (and thread), XOR-ed with a SplitMix64 key per 64 KiB block.
+//! Every block differs from every other and no 64 KiB repeats, yet filling a buffer is a
+//! copy with one XOR per word: about 10 GB/s instead of the 3 GB/s of SplitMix64 per word,
+//! so writes measure the file system rather than the generator (fio reuses its buffers to
+//! the same end).
 
 use crate::checksum::Xor32;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Words in the per-seed table (64 KiB).
+const TABLE_WORDS: u64 = 8192;
 
 /// An endless, seekable stream of pseudo-random bytes.
 #[derive(Debug, Clone)]
 pub struct DataStream {
     seed: u64,
     offset: u64,
+    table: Rc<[u64]>,
 }
 
 #[inline(always)]
-fn word(seed: u64, index: u64) -> u64 {
-    // SplitMix64's output function over a Weyl sequence: fast, and every bit depends on
-    // every bit of the index.
+fn splitmix(seed: u64, index: u64) -> u64 {
+    // SplitMix64's output function over a Weyl sequence: every bit depends on every bit of
+    // the index.
     let mut z = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
 
+/// The key of 64 KiB block `block`.
+#[inline(always)]
+fn key(seed: u64, block: u64) -> u64 {
+    splitmix(seed ^ 0x5eed_b10c_0000_0000, block)
+}
+
+thread_local! {
+    static TABLE: RefCell<Option<(u64, Rc<[u64]>)>> = const { RefCell::new(None) };
+}
+
+/// The table of `seed`, made once per thread for the last seed asked.
+fn table(seed: u64) -> Rc<[u64]> {
+    TABLE.with(|t| {
+        let mut t = t.borrow_mut();
+        match &*t {
+            Some((s, table)) if *s == seed => table.clone(),
+            _ => {
+                let table: Rc<[u64]> = (0..TABLE_WORDS).map(|i| splitmix(seed, i)).collect();
+                *t = Some((seed, table.clone()));
+                table
+            }
+        }
+    })
+}
+
 impl DataStream {
     /// A stream for `seed`, positioned at byte `offset`.
     pub fn new(seed: u64, offset: u64) -> Self {
-        Self { seed, offset }
+        Self {
+            seed,
+            offset,
+            table: table(seed),
+        }
     }
 
     /// The next byte offset the stream will produce.
     pub fn offset(&self) -> u64 {
         self.offset
+    }
+
+    #[inline(always)]
+    fn word(&self, index: u64) -> u64 {
+        self.table[(index % TABLE_WORDS) as usize] ^ key(self.seed, index / TABLE_WORDS)
     }
 
     /// Fills `buf` with the next `buf.len()` bytes of the stream.
@@ -40,14 +87,25 @@ impl DataStream {
             pos += 1;
             self.offset += 1;
         }
-        let first_word = self.offset / 8;
         let mut words = buf[pos..].chunks_exact_mut(8);
-        let mut count = 0u64;
-        for (k, chunk) in (&mut words).enumerate() {
-            chunk.copy_from_slice(&word(self.seed, first_word + k as u64).to_le_bytes());
-            count += 1;
+        let first = self.offset / 8;
+        let mut index = first;
+        // A run of words within one 64 KiB block shares its key: copy the table, XOR-ed.
+        loop {
+            let within = (index % TABLE_WORDS) as usize;
+            let run = TABLE_WORDS as usize - within;
+            let k = key(self.seed, index / TABLE_WORDS);
+            let mut n = 0;
+            for (chunk, &t) in (&mut words).take(run).zip(&self.table[within..]) {
+                chunk.copy_from_slice(&(t ^ k).to_le_bytes());
+                n += 1;
+            }
+            index += n as u64;
+            if n < run {
+                break;
+            }
         }
-        self.offset += count * 8;
+        self.offset += (index - first) * 8;
         for b in words.into_remainder() {
             *b = self.byte_at(self.offset);
             self.offset += 1;
@@ -55,7 +113,7 @@ impl DataStream {
     }
 
     fn byte_at(&self, offset: u64) -> u8 {
-        word(self.seed, offset / 8).to_le_bytes()[(offset % 8) as usize]
+        self.word(offset / 8).to_le_bytes()[(offset % 8) as usize]
     }
 }
 
@@ -78,12 +136,33 @@ pub fn fresh_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    word(nanos, u64::from(std::process::id()))
+    splitmix(nanos, u64::from(std::process::id()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_of_64k_join_seamlessly_and_never_repeat() {
+        let len = 3 * 65536 + 1234;
+        let mut whole = vec![0u8; len];
+        DataStream::new(7, 5).fill(&mut whole);
+        let mut pieces = vec![0u8; len];
+        let mut s = DataStream::new(7, 5);
+        for chunk in pieces.chunks_mut(4093) {
+            s.fill(chunk);
+        }
+        assert_eq!(whole, pieces);
+        assert_eq!(s.offset(), 5 + len as u64);
+        let one = DataStream::new(7, 0);
+        assert!(
+            (0..len as u64)
+                .step_by(997)
+                .all(|o| one.byte_at(o + 5) == whole[o as usize])
+        );
+        assert_ne!(whole[..65536], whole[65536..131072]);
+    }
     use proptest::prelude::*;
 
     fn generate(seed: u64, len: usize, block: usize) -> Vec<u8> {

@@ -1,0 +1,324 @@
+//! `patterns`: every iozone test on a small file, with what each must carry (fsync and close
+//! for writes, verified XOR for reads, coverage for random tests, the mixed split); cold
+//! reads proven where the file system can evict; auto mode's grid; refusal of bad input and
+//! of an existing file, which stays whole.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn patterns(args: &[&str]) -> (Value, i32, String) {
+    let out = ioscope()
+        .arg("patterns")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let doc =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}"));
+    (doc, out.status.code().unwrap_or(-1), err)
+}
+
+fn result<'a>(doc: &'a Value, test: &str) -> &'a Value {
+    doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["test"] == test)
+        .unwrap_or_else(|| panic!("no {test} in {doc:#}"))
+}
+
+#[test]
+fn every_test_on_a_small_file_carries_what_it_must() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    // 1 MiB + 3 bytes: the last record is short.
+    let (doc, code, err) = patterns(&[
+        d, "--size", "1051651", "--record", "64k", "--runs", "2", "--cache", "warm",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        doc["schema"]
+            .as_str()
+            .unwrap()
+            .starts_with("ioscope/patterns/v")
+    );
+    let records = 1_051_651u64.div_ceil(65536);
+    let results = doc["results"].as_array().unwrap();
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "write",
+            "rewrite",
+            "read",
+            "reread",
+            "random_read",
+            "random_write",
+            "backward_read",
+            "record_rewrite",
+            "stride_read",
+            "mixed"
+        ]
+    );
+    for r in results {
+        let test = r["test"].as_str().unwrap();
+        assert_eq!(r["runs"].as_array().unwrap().len(), 2, "{test}");
+        assert_eq!(r["checks_ok"], true, "{test}: {r:#}");
+        let headline = r["bytes_per_second"]["median"].as_f64().unwrap();
+        assert!(headline > 0.0, "{test}");
+        let writes = [
+            "write",
+            "rewrite",
+            "random_write",
+            "record_rewrite",
+            "mixed",
+        ]
+        .contains(&test);
+        if writes {
+            // fsync shown, never hidden: without it the rate is higher, and close is timed.
+            assert!(r["fsync_seconds"].as_f64().unwrap() > 0.0, "{test}");
+            assert!(r["close_seconds"].as_f64().is_some(), "{test}");
+            assert!(
+                r["without_fsync"]["median"].as_f64().unwrap() >= headline,
+                "{test}"
+            );
+            for run in r["runs"].as_array().unwrap() {
+                assert!(
+                    run["fsync_seconds"].as_f64().unwrap()
+                        <= run["elapsed"]["seconds"].as_f64().unwrap()
+                );
+            }
+        } else {
+            assert!(
+                r["without_fsync"].is_null() && r["fsync_seconds"].is_null(),
+                "{test}"
+            );
+            assert_eq!(r["verified"], true, "{test}: the XOR of the file");
+            assert_eq!(r["runs"][0]["cache"]["asked"], "warm", "{test}");
+        }
+        // Every run moved the whole size, whatever the order.
+        for run in r["runs"].as_array().unwrap() {
+            assert_eq!(
+                run["bytes"],
+                1_051_651 / 65536 * 65536
+                    + if test == "record_rewrite" {
+                        65536
+                    } else {
+                        1_051_651 % 65536
+                    },
+                "{test}"
+            );
+        }
+    }
+    // Random and stride tests: every record exactly once, spread over the file.
+    for test in ["random_read", "random_write", "stride_read", "mixed"] {
+        let c = &result(&doc, test)["coverage"];
+        assert_eq!(c["pieces"], records, "{test}");
+        assert_eq!(c["distinct"], records, "{test}");
+        let buckets: Vec<u64> = c["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_u64().unwrap())
+            .collect();
+        assert_eq!(buckets.iter().sum::<u64>(), records);
+        assert!(buckets.iter().all(|&b| b >= 1), "{test}: {buckets:?}");
+    }
+    assert_eq!(result(&doc, "record_rewrite")["coverage"]["distinct"], 1);
+    assert!(result(&doc, "read")["coverage"].is_null());
+    // Mixed: reads and writes together make every record once, and both happen.
+    let split = &result(&doc, "mixed")["runs"][0]["split"];
+    let (reads, writes) = (
+        split["reads"].as_u64().unwrap(),
+        split["writes"].as_u64().unwrap(),
+    );
+    assert_eq!(reads + writes, records);
+    assert!(reads > 0 && writes > 0, "{split}");
+    assert_eq!(result(&doc, "mixed")["verified"], true);
+    // The scratch file is gone.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn cold_reads_start_cold_where_the_file_system_can_evict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (doc, code, err) = patterns(&[
+        d,
+        "--size",
+        "2m",
+        "--record",
+        "128k",
+        "--runs",
+        "1",
+        "--tests",
+        "read,reread,random-read",
+    ]);
+    let read = result(&doc, "read");
+    let verdict = read["runs"][0]["cache"]["verdict"].as_str().unwrap();
+    if verdict == "contradicted" {
+        eprintln!("skipped: this file system keeps the file cached after fadvise (tmpfs?): {err}");
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read["runs"][0]["cache"]["asked"], "cold");
+    assert!(["proven", "unproven"].contains(&verdict), "{verdict}");
+    // Reread follows read: warm, whatever --cache says.
+    assert_eq!(result(&doc, "reread")["runs"][0]["cache"]["asked"], "warm");
+    assert_eq!(
+        result(&doc, "random_read")["runs"][0]["cache"]["asked"],
+        "cold"
+    );
+}
+
+#[test]
+fn draws_repeat_records_and_are_not_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (doc, code, err) = patterns(&[
+        d,
+        "--size",
+        "1m",
+        "--record",
+        "4k",
+        "--runs",
+        "1",
+        "--cache",
+        "warm",
+        "--draws",
+        "--tests",
+        "random-read",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r = result(&doc, "random_read");
+    let c = &r["coverage"];
+    assert_eq!(c["steps"], 256);
+    assert!(c["distinct"].as_u64().unwrap() < 256, "{c}");
+    assert!(r["verified"].is_null(), "a partial read has no known XOR");
+    // The write that made the file is not reported: only what was asked.
+    assert_eq!(doc["results"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn auto_mode_fills_its_grid_and_draws_a_heat_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("work");
+    std::fs::create_dir(&d).unwrap();
+    let (csv, svg) = (dir.path().join("p.csv"), dir.path().join("p.svg"));
+    let out = ioscope()
+        .arg("patterns")
+        .arg(&d)
+        .args([
+            "--auto",
+            "--size",
+            "256k",
+            "--tests",
+            "write,random-read",
+            "--cache",
+            "warm",
+            "--csv",
+        ])
+        .arg(&csv)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("random read — MiB/s"), "{text}");
+    // Sizes 64k and 256k; records 4k..64k on the first, 4k..256k on the second.
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().count() - 1;
+    assert_eq!(rows, 2 * (5 + 7));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("random read") && svg.contains("256 KiB"));
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+}
+
+#[test]
+fn an_existing_file_is_refused_and_left_whole_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "mine", &pattern(5000));
+    let out = ioscope()
+        .arg("patterns")
+        .arg(&path)
+        .args(["--size", "64k"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(line.contains("mine") && line.contains("--force"), "{line}");
+    let out = ioscope()
+        .arg("patterns")
+        .arg(&path)
+        .args([
+            "--size", "64k", "--record", "4k", "--runs", "1", "--cache", "warm", "--force",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        pattern(5000),
+        "the user's file is untouched"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no scratch file left"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (args, needle) in [
+        (vec!["--size", "4k", "--record", "8k"], "larger than --size"),
+        (vec!["--read-percent", "101"], "--read-percent"),
+        (vec!["--stride", "0"], "--stride"),
+        (vec!["--runs", "0"], "--runs"),
+        (vec!["--size", "4x"], "--size"),
+        (vec!["--auto", "--size", "32k"], "64k"),
+    ] {
+        let out = ioscope()
+            .arg("patterns")
+            .arg(d)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let line = one_line_stderr(&out);
+        assert!(line.contains(needle), "{args:?}: {line}");
+    }
+    let missing = dir.path().join("no/such/dir/f");
+    let out = ioscope()
+        .arg("patterns")
+        .arg(&missing)
+        .args(["--size", "64k"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("does not exist"));
+    // Unknown test names are clap's usage errors.
+    let out = ioscope()
+        .arg("patterns")
+        .arg(d)
+        .args(["--tests", "read,fly"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
