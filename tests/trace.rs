@@ -377,3 +377,44 @@ fn csv_and_svg_exports_hold_the_trace() {
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("offset (MiB)") && svg.contains("<circle"));
 }
+
+/// The text report's frame: the command and its status, a section per busy file with its
+/// call table, bytes, offsets and order, the totals, the kernel's counters, dd's claim
+/// beside the trace, and the cost of tracing; the command's own stderr still shown.
+#[test]
+fn the_text_report_frames_a_dd_run() {
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let input = file_with(dir.path(), "in", &pattern(64 * 1024));
+    let out = ioscope()
+        .args(["trace", "--", "dd", "bs=4k", "of=/dev/null"])
+        .arg(format!("if={}", input.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("ptrace refused") {
+        eprintln!("skipped: ptrace is not allowed here");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("16+0 records in"),
+        "dd's own summary reaches stderr: {err}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let keys: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|k| k.chars().all(|c| c.is_ascii_lowercase()))
+        .collect();
+    for key in [
+        "trace", "ran", "moved", "offsets", "total", "kernel", "claim", "overhead",
+    ] {
+        assert!(keys.contains(&key), "no '{key}' line in:\n{text}");
+    }
+    let canonical = std::fs::canonicalize(&input).unwrap();
+    assert!(text.contains(canonical.to_str().unwrap()), "{text}");
+    assert!(text.contains("ran       exit 0"), "{text}");
+    assert!(text.contains("kernel    ok"), "{text}");
+    assert!(text.contains("dd says 64 KiB read"), "{text}");
+    assert!(text.contains("in rising order"), "sequential reads: {text}");
+}
