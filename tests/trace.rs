@@ -418,3 +418,36 @@ fn the_text_report_frames_a_dd_run() {
     assert!(text.contains("dd says 64 KiB read"), "{text}");
     assert!(text.contains("in rising order"), "sequential reads: {text}");
 }
+
+/// fio with and without end_fsync: the trace shows the one fsync and its time only with it,
+/// and fio's claim beside the trace in both.
+#[test]
+fn fio_end_fsync_shows_in_the_trace() {
+    if std::process::Command::new("fio").arg("--version").output().is_err() {
+        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let target = dir.path().join("w");
+    let name = format!("--filename={}", target.display());
+    for end_fsync in ["0", "1"] {
+        let flag = format!("--end_fsync={end_fsync}");
+        let Some((doc, code)) = trace_json(&[
+            "fio", "--name=job", &name, "--rw=write", "--bs=64k", "--size=4M", "--ioengine=psync", &flag,
+            "--output-format=json",
+        ]) else {
+            return;
+        };
+        assert_eq!(code, 0, "{doc:#}");
+        assert_eq!(doc["claim"]["bytes_written"], 4 << 20);
+        let f = file(&doc, &target);
+        assert_eq!(f["bytes_written"], 4 << 20);
+        let syncs = calls(f, "fsync") + calls(f, "fdatasync");
+        if end_fsync == "1" {
+            assert_eq!(syncs, 1, "{f:#}");
+            assert!(doc["sync_seconds"].as_f64().unwrap() > 0.0);
+        } else {
+            assert_eq!(syncs, 0, "{f:#}");
+        }
+    }
+}
