@@ -322,3 +322,53 @@ fn bad_input_is_refused_with_one_line() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// Ctrl-C (SIGINT) or SIGTERM in the middle: exit 130, what was measured is printed (JSON,
+/// marked incomplete) and the scratch file is removed.
+#[test]
+fn an_interrupted_run_exits_130_keeps_what_it_measured_and_leaves_no_file() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let dir = tempfile::tempdir().unwrap();
+        let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+            .arg("patterns")
+            .arg(dir.path())
+            .args([
+                "--size", "64m", "--record", "4k", "--runs", "1000", "--cache", "warm",
+            ])
+            .args(["--tests", "reread,random-write", "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait for the scratch file, then for the first result to be measured.
+        let started = Instant::now();
+        while std::fs::read_dir(dir.path()).unwrap().count() == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no scratch file"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // The file is written (untimed) before the first reread: leave time for both.
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{err}");
+        // The reread runs measured before the signal are kept, summarized.
+        let doc: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+        assert_eq!(doc["complete"], false);
+        let reread = result(&doc, "reread");
+        assert!(!reread["runs"].as_array().unwrap().is_empty());
+        assert!(reread["runs"].as_array().unwrap().len() < 1000);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "scratch file left"
+        );
+    }
+}

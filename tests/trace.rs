@@ -423,7 +423,11 @@ fn the_text_report_frames_a_dd_run() {
 /// and fio's claim beside the trace in both.
 #[test]
 fn fio_end_fsync_shows_in_the_trace() {
-    if std::process::Command::new("fio").arg("--version").output().is_err() {
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("skipped: fio is not installed (.ci/run installs it)");
         return;
     }
@@ -433,7 +437,14 @@ fn fio_end_fsync_shows_in_the_trace() {
     for end_fsync in ["0", "1"] {
         let flag = format!("--end_fsync={end_fsync}");
         let Some((doc, code)) = trace_json(&[
-            "fio", "--name=job", &name, "--rw=write", "--bs=64k", "--size=4M", "--ioengine=psync", &flag,
+            "fio",
+            "--name=job",
+            &name,
+            "--rw=write",
+            "--bs=64k",
+            "--size=4M",
+            "--ioengine=psync",
+            &flag,
             "--output-format=json",
         ]) else {
             return;

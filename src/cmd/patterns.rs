@@ -224,7 +224,7 @@ pub fn execute(
                     mixed,
                 };
                 for &test in &options.tests {
-                    let result = bench.measure(test)?;
+                    let (result, interrupted) = bench.measure(test)?;
                     for (i, run) in result.runs.iter().enumerate() {
                         let at = format!(
                             "{} at {}, {}, run {}",
@@ -239,6 +239,9 @@ pub fn execute(
                     }
                     report.results.push(result);
                     save(&report)?;
+                    if let Some(e) = interrupted {
+                        return Err(e);
+                    }
                 }
             }
         }
@@ -336,17 +339,28 @@ impl Bench<'_> {
     }
 
     /// Runs `test`'s timed runs; a file that does not hold its data yet is written first.
-    fn measure(&mut self, test: Test) -> Result<PatternResult> {
+    /// Interrupted after some runs, it returns those (summarized) and the interruption.
+    fn measure(&mut self, test: Test) -> Result<(PatternResult, Option<anyhow::Error>)> {
         let written = std::fs::metadata(self.out.path())
             .map(|m| m.len())
             .unwrap_or(0);
         if written != self.size && test != Test::Write {
             self.write_run(Test::Write)?;
         }
-        let runs = (0..self.options.runs)
-            .map(|_| self.one(test))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(self.summarize(test, runs))
+        let mut runs = Vec::new();
+        for _ in 0..self.options.runs {
+            match self.one(test) {
+                Ok(run) => runs.push(run),
+                Err(e)
+                    if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+                        && !runs.is_empty() =>
+                {
+                    return Ok((self.summarize(test, runs), Some(e)));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((self.summarize(test, runs), None))
     }
 
     fn one(&self, test: Test) -> Result<PatternRun> {
