@@ -115,6 +115,52 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                 (None, None) => 1,
             }))
         }
+        Command::Send(args) => {
+            let result = cmd::transfer::send(&args)?;
+            if args.json {
+                report::emit(&json::document(
+                    "send",
+                    &result,
+                    &Environment::collect(Path::new(".")),
+                ))?;
+            } else {
+                report::emit(&text::sent(&result))?;
+            }
+            Ok(ExitKind::Success)
+        }
+        Command::Receive(args) => {
+            let mut failed = false;
+            cmd::transfer::receive(&args, &mut |outcome| {
+                match outcome {
+                    Ok(session) if args.json => report::emit(&json::document(
+                        "receive",
+                        &session,
+                        &Environment::collect(&args.dir),
+                    ))?,
+                    Ok(session) => report::emit(&text::received(&session))?,
+                    Err(e) if crate::error::exit_kind(&e) == ExitKind::Interrupted => {
+                        return Err(e);
+                    }
+                    Err(e) => {
+                        failed = true;
+                        report::warn(&format!("error: {e:#}"));
+                    }
+                }
+                Ok(())
+            })?;
+            Ok(if failed {
+                ExitKind::Failed
+            } else {
+                ExitKind::Success
+            })
+        }
+        Command::Transfer(args) => {
+            let options = cmd::transfer::TransferOptions::from_args(&args)?;
+            let export = ExportOptions::from_args(&args.export, "transfer")?;
+            let out = reserve::<cmd::transfer::TransferReport>(&export, &[])?;
+            let result = cmd::transfer::execute(&options, &mut |r| save(r, &out))?;
+            finish(&result, &export, &out, &options.to)
+        }
         Command::SyscallLoop { calls } => {
             report::emit(&format!("{}\n", cmd::trace::syscall_loop(calls)))?;
             Ok(ExitKind::Success)
@@ -231,6 +277,9 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
         }
         x if x == s("patterns") => {
             again::<cmd::patterns::PatternsReport>(value, &options, path, &name, x)
+        }
+        x if x == s("transfer") => {
+            again::<cmd::transfer::TransferReport>(value, &options, path, &name, x)
         }
         x if x == s("trace") => again::<cmd::trace::TraceReport>(value, &options, path, &name, x),
         other if other.starts_with("ioscope/") && other.ends_with("/v1") => Err(input(format!(

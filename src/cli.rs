@@ -36,6 +36,12 @@ pub enum Command {
     Patterns(PatternsArgs),
     /// Run CMD under ptrace and report the file-I/O system calls it really made.
     Trace(TraceArgs),
+    /// Send files to a receiver (`ioscope receive`), each verified and in place on arrival.
+    Send(SendArgs),
+    /// Receive files into DIR: names confined, nothing overwritten, every byte verified.
+    Receive(ReceiveArgs),
+    /// Both ends on this machine: every sender × receiver method, small files and one large.
+    Transfer(TransferArgs),
     /// Re-render a saved JSON result (sweep, cache, syscalls) as text, CSV or SVG.
     Report(ReportArgs),
     /// Internal: CALLS getppid() calls, printing nanoseconds per call (trace's overhead).
@@ -281,6 +287,115 @@ pub enum PatternsCache {
     Cold,
     /// Fully cached before every run.
     Warm,
+}
+
+/// `ioscope send ADDR FILE...`
+#[derive(Debug, Args)]
+pub struct SendArgs {
+    /// The receiver: HOST:PORT or unix:PATH.
+    pub to: String,
+    /// Files, or directories (sent with their files, names relative to their parent).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// How the sender moves the bytes.
+    #[arg(long, value_enum, default_value_t = crate::transfer::methods::SendMethod::Read)]
+    pub method: crate::transfer::methods::SendMethod,
+    /// Buffer size of the read method.
+    #[arg(long, default_value = "1m", value_name = "SIZE")]
+    pub buffer: String,
+    /// The token the receiver asks for.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Give up on a silent receiver after this long.
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub timeout: String,
+    /// Print one JSON document.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ioscope receive DIR`
+#[derive(Debug, Args)]
+pub struct ReceiveArgs {
+    /// Where received files go (it must exist).
+    pub dir: PathBuf,
+    /// Address to listen on: HOST:PORT or unix:PATH.
+    #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
+    pub listen: String,
+    /// Listen on an address other machines can reach (a token is then required).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// The token senders must present (with --allow-remote, one is made and printed if not given).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// How the receiver moves the bytes.
+    #[arg(long, value_enum, default_value_t = crate::transfer::methods::RecvMethod::Write)]
+    pub method: crate::transfer::methods::RecvMethod,
+    /// Buffer size of the write method.
+    #[arg(long, default_value = "1m", value_name = "SIZE")]
+    pub buffer: String,
+    /// Serve one connection, then exit with its status.
+    #[arg(long)]
+    pub once: bool,
+    /// Replace existing files.
+    #[arg(long)]
+    pub force: bool,
+    /// Do not fsync each file before renaming it into place (faster; a crash may lose it).
+    #[arg(long)]
+    pub no_sync: bool,
+    /// Free space to keep (default: 10% of the file system or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Give up on a silent sender after this long.
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub timeout: String,
+    /// Print one JSON document per connection.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ioscope transfer [FILE...]`
+#[derive(Debug, Args)]
+pub struct TransferArgs {
+    /// Files or directories to send (default: 10 small files and one large, made here).
+    pub files: Vec<PathBuf>,
+    /// Directory for the received copies and generated files (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub to: Option<PathBuf>,
+    /// Size of the generated large file.
+    #[arg(long, default_value = "64m", value_name = "SIZE")]
+    pub large: String,
+    /// Number of generated small files.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub small: usize,
+    /// Size of each generated small file.
+    #[arg(long, default_value = "4k", value_name = "SIZE")]
+    pub small_size: String,
+    /// Timed transfers per method pair.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub repeat: usize,
+    /// Sender methods, comma-separated (default: all).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    pub senders: Vec<crate::transfer::methods::SendMethod>,
+    /// Receiver methods, comma-separated (default: all).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    pub receivers: Vec<crate::transfer::methods::RecvMethod>,
+    /// Over a Unix domain socket instead of loopback TCP.
+    #[arg(long)]
+    pub unix: bool,
+    /// The receiver does not fsync each file (as `nc > file` does not): the channel's and
+    /// the methods' cost alone.
+    #[arg(long)]
+    pub no_sync: bool,
+    /// Buffer size of the read and write methods.
+    #[arg(long, default_value = "1m", value_name = "SIZE")]
+    pub buffer: String,
+    /// Free space to keep.
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// Where a measuring command's results go besides the text on stdout.

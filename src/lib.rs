@@ -18,5 +18,6 @@ pub mod measure;
 pub mod options;
 pub mod report;
 pub mod trace;
+pub mod transfer;
 pub mod units;
 pub mod workload;

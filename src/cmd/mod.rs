@@ -12,4 +12,5 @@ pub mod study;
 pub mod sweep;
 pub mod syscalls;
 pub mod trace;
+pub mod transfer;
 pub mod warning;

@@ -15,6 +15,7 @@ use crate::cmd::study::StudyReport;
 use crate::cmd::sweep::SweepReport;
 use crate::cmd::syscalls::{OPS, SyscallsReport};
 use crate::cmd::trace::TraceReport;
+use crate::cmd::transfer::TransferReport;
 use crate::cmd::warning::Warning;
 use crate::units::MIB;
 use serde::Serialize;
@@ -770,5 +771,57 @@ impl Exportable for PatternsReport {
             series,
             ..Chart::default()
         })
+    }
+}
+
+impl Exportable for TransferReport {
+    const COMMAND: &'static str = "transfer";
+    fn text(&self) -> String {
+        super::text::transfer(self)
+    }
+    fn ok(&self) -> bool {
+        TransferReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "workload",
+            "files",
+            "bytes",
+            "sender",
+            "receiver",
+            "sender_seconds_median",
+            "receiver_seconds_median",
+            "receiver_seconds_min",
+            "receiver_seconds_max",
+            "bytes_per_second",
+            "seconds_per_file",
+            "verified",
+        ];
+        let rows = self
+            .workloads
+            .iter()
+            .flat_map(|w| {
+                w.cells.iter().map(move |c| {
+                    cells([
+                        w.name.clone(),
+                        w.files.to_string(),
+                        w.bytes.to_string(),
+                        c.sender.name().to_string(),
+                        c.receiver.name().to_string(),
+                        c.sender_seconds.median.to_string(),
+                        c.receiver_seconds.median.to_string(),
+                        c.receiver_seconds.min.to_string(),
+                        c.receiver_seconds.max.to_string(),
+                        c.bytes_per_second.to_string(),
+                        c.seconds_per_file.to_string(),
+                        c.verified.to_string(),
+                    ])
+                })
+            })
+            .collect();
+        table(&header, rows)
     }
 }

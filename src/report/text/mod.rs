@@ -12,6 +12,7 @@ mod study;
 mod sweep;
 mod syscalls;
 mod trace;
+mod transfer;
 mod warning;
 
 pub use cache::cache;
@@ -24,6 +25,7 @@ pub use study::study;
 pub use sweep::{sweep, sweep_explanation};
 pub use syscalls::{syscalls, syscalls_explanation};
 pub use trace::trace;
+pub use transfer::{received, sent, transfer};
 pub use warning::warning;
 
 use crate::measure::cache::{CacheProof, Verdict};

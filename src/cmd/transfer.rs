@@ -1,0 +1,524 @@
+//! `send`, `receive`, and `transfer`: the experiment with both ends on this machine. For
+//! every sender method × receiver method, the same files go over loopback TCP (or a Unix
+//! socket) `repeat` times into a fresh directory; each side is timed from connection to the
+//! final reply, every file is verified by the receiver against the sender's digest, and
+//! the first copy of each pair is read back and compared with the sources. Without files,
+//! the classic pair of workloads is made here: ten small files and one large one.
+
+use crate::error::{Failure, input};
+use crate::files;
+use crate::measure::stats::{Summary, summarize};
+use crate::transfer::methods::{RecvMethod, SendMethod};
+use crate::transfer::proto::{Digest, Trailer};
+use crate::transfer::{self, Endpoint, Listener, Outgoing, ReceiveOptions, SendOptions, Session};
+use crate::units::MIB;
+use crate::workload::data::{DataStream, fresh_seed};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long either end waits for a silent peer inside the experiment.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Validated options of `transfer`.
+#[derive(Debug, Clone)]
+pub struct TransferOptions {
+    /// Files to send (empty: generate the classic workloads).
+    pub files: Vec<PathBuf>,
+    /// Where the scratch directory goes.
+    pub to: PathBuf,
+    /// Size of the generated large file.
+    pub large: u64,
+    /// Number of generated small files.
+    pub small: usize,
+    /// Size of each small file.
+    pub small_size: u64,
+    /// Transfers per pair.
+    pub repeat: usize,
+    /// Sender methods.
+    pub senders: Vec<SendMethod>,
+    /// Receiver methods.
+    pub receivers: Vec<RecvMethod>,
+    /// Over a Unix socket.
+    pub unix: bool,
+    /// The receiver fsyncs each file.
+    pub sync: bool,
+    /// Buffer of read and write.
+    pub buffer: usize,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+}
+
+/// One sender × receiver pair over its repeats.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cell {
+    /// Sender method.
+    pub sender: SendMethod,
+    /// Receiver method.
+    pub receiver: RecvMethod,
+    /// Seconds of the sending side, connection to final reply.
+    pub sender_seconds: Summary,
+    /// Seconds of the receiving side, accept to final reply.
+    pub receiver_seconds: Summary,
+    /// Bytes over the median receiver time.
+    pub bytes_per_second: f64,
+    /// Median receiver seconds per file.
+    pub seconds_per_file: f64,
+    /// Whether the copies read back equal the sources.
+    pub verified: bool,
+}
+
+/// The files of one workload and its matrix.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Workload {
+    /// What it is.
+    pub name: String,
+    /// Files.
+    pub files: usize,
+    /// Bytes in all.
+    pub bytes: u64,
+    /// One cell per pair, sender-major.
+    pub cells: Vec<Cell>,
+}
+
+/// The result of `transfer`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TransferReport {
+    /// `tcp 127.0.0.1` or `unix`.
+    pub channel: String,
+    /// Transfers per pair.
+    pub repeat: usize,
+    /// Buffer of read and write.
+    pub buffer: u64,
+    /// Whether the receiver fsynced each file.
+    pub synced: bool,
+    /// The workloads.
+    pub workloads: Vec<Workload>,
+    /// Whether everything ran.
+    pub complete: bool,
+}
+
+impl TransferReport {
+    /// Whether every copy was verified.
+    pub fn ok(&self) -> bool {
+        self.workloads
+            .iter()
+            .flat_map(|w| &w.cells)
+            .all(|c| c.verified)
+    }
+}
+
+/// A directory this run made, removed with everything in it on drop.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the experiment; `save` receives the report after every cell.
+pub fn execute(
+    options: &TransferOptions,
+    save: &mut dyn FnMut(&TransferReport) -> Result<()>,
+) -> Result<TransferReport> {
+    let scratch = Scratch(
+        options
+            .to
+            .join(format!(".ioscope-transfer-{}", std::process::id())),
+    );
+    std::fs::create_dir(&scratch.0).map_err(|e| {
+        input(format!(
+            "transfer: create {}: {}",
+            scratch.0.display(),
+            files::describe(&e)
+        ))
+    })?;
+    let workloads = if options.files.is_empty() {
+        generate(options, &scratch.0)?
+    } else {
+        vec![(
+            "the files given".to_string(),
+            transfer::outgoing(&options.files)?,
+        )]
+    };
+    let mut report = TransferReport {
+        channel: if options.unix {
+            "unix".into()
+        } else {
+            "tcp 127.0.0.1".into()
+        },
+        repeat: options.repeat,
+        buffer: options.buffer as u64,
+        synced: options.sync,
+        workloads: Vec::new(),
+        complete: false,
+    };
+    let mut run = || -> Result<()> {
+        for (name, files) in &workloads {
+            let sources = files
+                .iter()
+                .map(|f| digest_of(&f.path))
+                .collect::<Result<Vec<_>>>()?;
+            let bytes = sources.iter().map(|s| s.0).sum();
+            files::ensure_room(&options.to, "transfer", bytes, 0, options.min_free)?;
+            report.workloads.push(Workload {
+                name: name.clone(),
+                files: files.len(),
+                bytes,
+                cells: Vec::new(),
+            });
+            for &s in &options.senders {
+                for &r in &options.receivers {
+                    let cell = measure(options, &scratch.0, files, &sources, bytes, s, r)?;
+                    report
+                        .workloads
+                        .last_mut()
+                        .expect("pushed above")
+                        .cells
+                        .push(cell);
+                    save(&report)?;
+                }
+            }
+        }
+        Ok(())
+    };
+    match run() {
+        Ok(()) => report.complete = true,
+        Err(e)
+            if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+                && !report.workloads.is_empty() => {}
+        Err(e) => return Err(e),
+    }
+    save(&report)?;
+    Ok(report)
+}
+
+/// The classic workloads: `small` files of `small_size` bytes, and one `large` file.
+fn generate(options: &TransferOptions, scratch: &Path) -> Result<Vec<(String, Vec<Outgoing>)>> {
+    let total = options.small as u64 * options.small_size + options.large;
+    files::ensure_room(&options.to, "transfer", 2 * total, 0, options.min_free)?;
+    let seed = fresh_seed();
+    let make = |dir: &Path, name: &str, size: u64, at: u64| -> Result<Outgoing> {
+        let path = dir.join(name);
+        let mut data = DataStream::new(seed, at);
+        let mut file =
+            std::fs::File::create(&path).with_context(|| format!("create {}", path.display()))?;
+        let mut buf = vec![0u8; (MIB as usize).min(size as usize)];
+        let mut left = size;
+        while left > 0 {
+            let n = (left as usize).min(buf.len());
+            data.fill(&mut buf[..n]);
+            std::io::Write::write_all(&mut file, &buf[..n])
+                .with_context(|| format!("write {}", path.display()))?;
+            left -= n as u64;
+        }
+        Ok(Outgoing {
+            path,
+            name: format!(
+                "{}/{name}",
+                dir.file_name().unwrap_or_default().to_string_lossy()
+            )
+            .into_bytes(),
+        })
+    };
+    let small_dir = scratch.join("small");
+    let large_dir = scratch.join("large");
+    std::fs::create_dir(&small_dir).context("create the small files' directory")?;
+    std::fs::create_dir(&large_dir).context("create the large file's directory")?;
+    let mut workloads = Vec::new();
+    let small = (0..options.small)
+        .map(|i| {
+            make(
+                &small_dir,
+                &format!("f{i:04}"),
+                options.small_size,
+                i as u64 * options.small_size,
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !small.is_empty() {
+        workloads.push((
+            format!(
+                "{} small files of {}",
+                options.small,
+                crate::units::format_size(options.small_size)
+            ),
+            small,
+        ));
+    }
+    if options.large > 0 {
+        let large = vec![make(&large_dir, "large", options.large, 0)?];
+        workloads.push((
+            format!("one file of {}", crate::units::format_size(options.large)),
+            large,
+        ));
+    }
+    if workloads.is_empty() {
+        return Err(input("transfer: nothing to send (--small 0 and --large 0)"));
+    }
+    Ok(workloads)
+}
+
+/// Size and digest of a file, read whole (which also warms it).
+fn digest_of(path: &Path) -> Result<(u64, Trailer)> {
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| input(format!("read {}: {}", path.display(), files::describe(&e))))?;
+    let mut d = Digest::new();
+    let mut buf = vec![0u8; MIB as usize];
+    let mut n = 0u64;
+    loop {
+        let got = std::io::Read::read(&mut f, &mut buf)
+            .with_context(|| format!("read {}", path.display()))?;
+        if got == 0 {
+            break;
+        }
+        d.update(&buf[..got]);
+        n += got as u64;
+    }
+    Ok((n, d.trailer()))
+}
+
+/// `repeat` transfers of `files` with sender `s` and receiver `r`, each into a fresh
+/// directory; the first copy is read back and compared with the sources.
+fn measure(
+    options: &TransferOptions,
+    scratch: &Path,
+    files: &[Outgoing],
+    sources: &[(u64, Trailer)],
+    bytes: u64,
+    s: SendMethod,
+    r: RecvMethod,
+) -> Result<Cell> {
+    let (mut sent, mut received) = (Vec::new(), Vec::new());
+    let mut verified = true;
+    for i in 0..options.repeat {
+        crate::interrupt::check()?;
+        let dest = scratch.join(format!("recv-{}-{}-{i}", s.name(), r.name()));
+        std::fs::create_dir(&dest).with_context(|| format!("create {}", dest.display()))?;
+        let (send_side, recv_side) = one(options, scratch, &dest, files, s, r)?;
+        sent.push(send_side.seconds);
+        received.push(recv_side.seconds);
+        if i == 0 {
+            for (f, source) in files.iter().zip(sources) {
+                let name = std::ffi::OsStr::from_bytes(&f.name);
+                let copy = digest_of(&dest.join(name))?;
+                verified &= copy == *source;
+            }
+        }
+        std::fs::remove_dir_all(&dest).with_context(|| format!("remove {}", dest.display()))?;
+    }
+    let sender_seconds = summarize(&sent).expect("at least one run");
+    let receiver_seconds = summarize(&received).expect("at least one run");
+    Ok(Cell {
+        sender: s,
+        receiver: r,
+        bytes_per_second: crate::units::per_second(bytes, receiver_seconds.median),
+        seconds_per_file: receiver_seconds.median / files.len().max(1) as f64,
+        sender_seconds,
+        receiver_seconds,
+        verified,
+    })
+}
+
+/// One transfer: the receiver on a thread, the sender here.
+fn one(
+    options: &TransferOptions,
+    scratch: &Path,
+    dest: &Path,
+    files: &[Outgoing],
+    s: SendMethod,
+    r: RecvMethod,
+) -> Result<(Session, Session)> {
+    let at = if options.unix {
+        Endpoint::Unix(scratch.join("socket"))
+    } else {
+        Endpoint::Tcp("127.0.0.1:0".into())
+    };
+    let listener = Listener::bind(&at, false)?;
+    let endpoint = listener.endpoint();
+    let receive = ReceiveOptions {
+        dir: dest.to_path_buf(),
+        method: r,
+        buffer: options.buffer,
+        token: None,
+        force: false,
+        min_free: options.min_free,
+        sync: options.sync,
+    };
+    std::thread::scope(|scope| {
+        let receiver = scope.spawn(|| -> Result<Session> {
+            let mut conn = listener.accept(TIMEOUT)?;
+            transfer::receive_one(&mut *conn, &receive)
+        });
+        let send = SendOptions {
+            method: s,
+            buffer: options.buffer,
+            token: Vec::new(),
+        };
+        let sent = transfer::connect(&endpoint, TIMEOUT)
+            .and_then(|mut c| transfer::send_all(&mut *c, files, &send));
+        let received = receiver
+            .join()
+            .map_err(|_| anyhow::anyhow!("transfer: the receiver panicked"))?;
+        Ok((sent?, received?))
+    })
+}
+
+/// What `send` did, for text and JSON.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SendReport {
+    /// The receiver.
+    pub to: String,
+    /// How the bytes were moved.
+    pub method: SendMethod,
+    /// The connection.
+    #[serde(flatten)]
+    pub session: Session,
+}
+
+/// `send ADDR FILE...`: every file verified by the receiver and in place, or an error.
+pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
+    let to = Endpoint::parse(&args.to)?;
+    let buffer = crate::options::block_size(&args.buffer, "send").context("--buffer")? as usize;
+    let timeout = crate::units::parse_duration(&args.timeout).context("send: --timeout")?;
+    let files = transfer::outgoing(&args.files)?;
+    let options = SendOptions {
+        method: args.method,
+        buffer,
+        token: args.token.clone().unwrap_or_default().into_bytes(),
+    };
+    let mut conn = transfer::connect(&to, timeout)?;
+    let session = transfer::send_all(&mut *conn, &files, &options)?;
+    Ok(SendReport {
+        to: to.to_string(),
+        method: args.method,
+        session,
+    })
+}
+
+/// A token of 16 random bytes in hex, from the kernel's random source.
+fn new_token() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    // SAFETY: getrandom fills the 16-byte array.
+    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if n != bytes.len() as isize {
+        return Err(std::io::Error::last_os_error()).context("getrandom for a token");
+    }
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// `receive DIR`: serves connections one at a time until Ctrl-C (or one, with `--once`);
+/// `each` gets every connection's outcome. A failed connection is reported and the next
+/// one still served.
+pub fn receive(
+    args: &crate::cli::ReceiveArgs,
+    each: &mut dyn FnMut(Result<Session>) -> Result<()>,
+) -> Result<()> {
+    let meta = std::fs::metadata(&args.dir).map_err(|e| {
+        input(format!(
+            "receive {}: {}",
+            args.dir.display(),
+            files::describe(&e)
+        ))
+    })?;
+    if !meta.is_dir() {
+        return Err(input(format!(
+            "receive {}: not a directory",
+            args.dir.display()
+        )));
+    }
+    let at = Endpoint::parse(&args.listen)?;
+    let buffer = crate::options::block_size(&args.buffer, "receive").context("--buffer")? as usize;
+    let timeout = crate::units::parse_duration(&args.timeout).context("receive: --timeout")?;
+    let min_free = args
+        .min_free
+        .as_deref()
+        .map(|t| crate::units::parse_size(t).context("receive: --min-free"))
+        .transpose()?;
+    let token = match (&args.token, args.allow_remote) {
+        (Some(t), _) if t.is_empty() || t.len() > crate::transfer::proto::MAX_TOKEN => {
+            return Err(input("receive: --token must be 1 to 256 bytes"));
+        }
+        (Some(t), _) => Some(t.clone().into_bytes()),
+        (None, true) => {
+            let t = new_token()?;
+            crate::report::warn(&format!("token: {t} (senders pass it with --token)"));
+            Some(t.into_bytes())
+        }
+        (None, false) => None,
+    };
+    let listener = Listener::bind(&at, args.allow_remote)?;
+    crate::report::note(&format!(
+        "receiving into {} on {} ({}); Ctrl-C stops",
+        args.dir.display(),
+        listener.endpoint(),
+        args.method.name()
+    ));
+    let options = ReceiveOptions {
+        dir: args.dir.clone(),
+        method: args.method,
+        buffer,
+        token,
+        force: args.force,
+        min_free,
+        sync: !args.no_sync,
+    };
+    loop {
+        let mut conn = listener.accept(timeout)?;
+        let outcome = transfer::receive_one(&mut *conn, &options);
+        drop(conn);
+        each(outcome)?;
+        if args.once {
+            return Ok(());
+        }
+    }
+}
+
+impl TransferOptions {
+    /// Checks and converts `transfer`'s arguments.
+    pub fn from_args(args: &crate::cli::TransferArgs) -> Result<Self> {
+        let what = "transfer";
+        let size = |t: &str, flag: &str| {
+            crate::units::parse_size(t).with_context(|| format!("{what}: {flag}"))
+        };
+        if !(1..=1000).contains(&args.repeat) {
+            return Err(input(format!("{what}: --repeat must be 1 to 1000")));
+        }
+        let to = args.to.clone().unwrap_or_else(|| PathBuf::from("."));
+        if !to.is_dir() {
+            return Err(input(format!(
+                "{what}: --to {}: not a directory",
+                to.display()
+            )));
+        }
+        Ok(Self {
+            files: args.files.clone(),
+            to,
+            large: size(&args.large, "--large")?,
+            small: args.small,
+            small_size: size(&args.small_size, "--small-size")?,
+            repeat: args.repeat,
+            senders: if args.senders.is_empty() {
+                SendMethod::ALL.to_vec()
+            } else {
+                args.senders.clone()
+            },
+            receivers: if args.receivers.is_empty() {
+                RecvMethod::ALL.to_vec()
+            } else {
+                args.receivers.clone()
+            },
+            unix: args.unix,
+            sync: !args.no_sync,
+            buffer: crate::options::block_size(&args.buffer, what).context("--buffer")? as usize,
+            min_free: args
+                .min_free
+                .as_deref()
+                .map(|t| crate::units::parse_size(t).context("transfer: --min-free"))
+                .transpose()?,
+        })
+    }
+}

@@ -1,0 +1,211 @@
+//! `transfer`: a matrix per workload (rows sender method, columns receiver method), each
+//! cell the headline (MiB/s for a large workload, time per file for many small ones) and
+//! both sides' median times with the spread; then what wins and why. `send` and `receive`:
+//! one line per connection.
+
+use super::{line, table_with};
+use crate::cmd::transfer::{Cell, SendReport, TransferReport, Workload};
+use crate::transfer::Session;
+use crate::transfer::methods::{RecvMethod, SendMethod};
+use crate::units::{MIB, format_seconds, format_size};
+use std::fmt::Write;
+
+/// Renders the experiment.
+pub fn transfer(r: &TransferReport) -> String {
+    let mut out = String::new();
+    for w in &r.workloads {
+        line(
+            &mut out,
+            "transfer",
+            format!(
+                "{} ({} in {} file(s)) over {}, {} transfer(s) per pair, read/write buffers {}, {}",
+                w.name,
+                format_size(w.bytes),
+                w.files,
+                r.channel,
+                r.repeat,
+                format_size(r.buffer),
+                if r.synced {
+                    "each file fsynced before it is renamed into place"
+                } else {
+                    "files not fsynced (--no-sync)"
+                }
+            ),
+        );
+        matrix(&mut out, w);
+        explain(&mut out, w);
+        out.push('\n');
+    }
+    if !r.ok() {
+        line(
+            &mut out,
+            "verify",
+            "FAILED: a copy read back differs from its source",
+        );
+    } else {
+        line(
+            &mut out,
+            "verify",
+            "every copy read back equals its source (XOR and XXH3 per file)",
+        );
+    }
+    out
+}
+
+/// Many small files: the time per file says more than MiB/s.
+fn small(w: &Workload) -> bool {
+    w.files > 1 && w.bytes / (w.files as u64) < MIB
+}
+
+fn headline(w: &Workload, c: &Cell) -> String {
+    if small(w) {
+        format!("{} per file", format_seconds(c.seconds_per_file))
+    } else {
+        format!("{:.1} MiB/s", c.bytes_per_second / MIB as f64)
+    }
+}
+
+fn matrix(out: &mut String, w: &Workload) {
+    let mut receivers: Vec<RecvMethod> = Vec::new();
+    let mut senders: Vec<SendMethod> = Vec::new();
+    for c in &w.cells {
+        if !receivers.contains(&c.receiver) {
+            receivers.push(c.receiver);
+        }
+        if !senders.contains(&c.sender) {
+            senders.push(c.sender);
+        }
+    }
+    let mut header = vec!["sender \\ receiver".to_string()];
+    header.extend(receivers.iter().map(|r| r.name().to_string()));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = table_with(&header);
+    for s in &senders {
+        let mut row = vec![s.name().to_string()];
+        for r in &receivers {
+            let cell = w.cells.iter().find(|c| c.sender == *s && c.receiver == *r);
+            row.push(cell.map_or(String::new(), |c| {
+                format!(
+                    "{}{}\nsender {}, receiver {} ±{:.0}%",
+                    headline(w, c),
+                    if c.verified { "" } else { " NOT VERIFIED" },
+                    format_seconds(c.sender_seconds.median),
+                    format_seconds(c.receiver_seconds.median),
+                    100.0 * c.receiver_seconds.relative_spread()
+                )
+            }));
+        }
+        table.add_row(row);
+    }
+    let _ = writeln!(out, "{table}");
+}
+
+fn why_sender(s: SendMethod) -> &'static str {
+    match s {
+        SendMethod::Read => {
+            "read() copies every byte from the page cache into a user buffer before write() copies it into the socket"
+        }
+        SendMethod::Mmap => {
+            "writing from a mapping saves the read() copy but takes a page fault per page mapped"
+        }
+        SendMethod::Sendfile => {
+            "sendfile() hands page-cache pages to the socket inside the kernel: no user-space copy"
+        }
+    }
+}
+
+fn why_receiver(r: RecvMethod) -> &'static str {
+    match r {
+        RecvMethod::Write => {
+            "read() copies from the socket into a buffer and write() copies it into the page cache"
+        }
+        RecvMethod::Mmap => {
+            "reading into a mapping saves the write() copy but takes a page fault per 4 KiB page it fills"
+        }
+        RecvMethod::Splice => {
+            "splice() moves socket → pipe → file inside the kernel: no user-space copy"
+        }
+    }
+}
+
+fn explain(out: &mut String, w: &Workload) {
+    let Some(best) = w
+        .cells
+        .iter()
+        .max_by(|a, b| a.bytes_per_second.total_cmp(&b.bytes_per_second))
+    else {
+        return;
+    };
+    let base = w
+        .cells
+        .iter()
+        .find(|c| c.sender == SendMethod::Read && c.receiver == RecvMethod::Write);
+    let versus = base.map_or(String::new(), |b| {
+        format!(
+            " ({:.2}x read → write)",
+            best.bytes_per_second / b.bytes_per_second.max(1e-9)
+        )
+    });
+    line(
+        out,
+        "fastest",
+        format!(
+            "{} → {}: {}{versus}",
+            best.sender.name(),
+            best.receiver.name(),
+            headline(w, best)
+        ),
+    );
+    if small(w) {
+        let slowest = w
+            .cells
+            .iter()
+            .map(|c| c.seconds_per_file)
+            .fold(0.0f64, f64::max);
+        line(
+            out,
+            "why",
+            format!(
+                "each file of about {} costs {} to {} whatever the method: the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
+                format_size(w.bytes / w.files.max(1) as u64),
+                format_seconds(best.seconds_per_file),
+                format_seconds(slowest)
+            ),
+        );
+    } else {
+        line(
+            out,
+            "why",
+            format!(
+                "sender: {}; receiver: {}",
+                why_sender(best.sender),
+                why_receiver(best.receiver)
+            ),
+        );
+    }
+}
+
+/// One line for a finished `send`.
+pub fn sent(r: &SendReport) -> String {
+    let s = &r.session;
+    format!(
+        "sent {} file(s), {} to {} in {} = {:.1} MiB/s ({}); each verified by the receiver and in place\n",
+        s.files.len(),
+        format_size(s.bytes),
+        r.to,
+        format_seconds(s.seconds),
+        crate::units::per_second(s.bytes, s.seconds) / MIB as f64,
+        r.method.name()
+    )
+}
+
+/// One line per connection a receiver served.
+pub fn received(s: &Session) -> String {
+    format!(
+        "received {} file(s), {} in {} = {:.1} MiB/s; each verified (XOR and XXH3), synced and renamed into place\n",
+        s.files.len(),
+        format_size(s.bytes),
+        format_seconds(s.seconds),
+        crate::units::per_second(s.bytes, s.seconds) / MIB as f64
+    )
+}

@@ -1,0 +1,303 @@
+//! The ways each end touches the bytes, one small unit each: the sender reads the file into
+//! a buffer and writes it to the socket (`read`), writes straight from a mapping of the
+//! file (`mmap`), or has the kernel move page-cache pages to the socket (`sendfile`); the
+//! receiver reads the socket into a buffer and writes it to the file (`write`), reads the
+//! socket straight into a mapping of the file (`mmap`: ftruncate, map, read into it), or
+//! moves the bytes socket → pipe → file inside the kernel (`splice`). Every unit feeds what
+//! it moved to the digest; those that never see the bytes in a buffer (sendfile, splice)
+//! read them back through a mapping, in the page cache, right after moving them.
+
+use super::proto::Digest;
+use crate::engine::mmap::Mapping;
+use anyhow::{Context, Result, bail};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// A connection: TCP or Unix, with its raw descriptor for sendfile and splice.
+pub trait Conn: Read + Write + AsRawFd + Send {}
+impl Conn for std::net::TcpStream {}
+impl Conn for std::os::unix::net::UnixStream {}
+
+/// Bytes moved per step by the kernel-side methods (and digested at a time).
+const STEP: usize = 1 << 20;
+
+/// How the sender moves a file's bytes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SendMethod {
+    /// read() into a buffer, write() to the socket.
+    Read,
+    /// write() to the socket from a mapping of the file.
+    Mmap,
+    /// sendfile(): page cache to socket in the kernel.
+    Sendfile,
+}
+
+/// How the receiver moves a file's bytes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RecvMethod {
+    /// read() from the socket into a buffer, write() to the file.
+    Write,
+    /// ftruncate, map the file, read() from the socket into the mapping.
+    Mmap,
+    /// splice(): socket to pipe to file in the kernel.
+    Splice,
+}
+
+impl SendMethod {
+    /// Every method.
+    pub const ALL: [SendMethod; 3] = [SendMethod::Read, SendMethod::Mmap, SendMethod::Sendfile];
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SendMethod::Read => "read",
+            SendMethod::Mmap => "mmap",
+            SendMethod::Sendfile => "sendfile",
+        }
+    }
+}
+
+impl RecvMethod {
+    /// Every method.
+    pub const ALL: [RecvMethod; 3] = [RecvMethod::Write, RecvMethod::Mmap, RecvMethod::Splice];
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecvMethod::Write => "write",
+            RecvMethod::Mmap => "mmap",
+            RecvMethod::Splice => "splice",
+        }
+    }
+}
+
+fn shrank(name: &str, at: u64, size: u64) -> anyhow::Error {
+    crate::error::Failure::Check(format!(
+        "send {name}: the file ended at byte {at} but its size was {size} when sending began (did it shrink?)"
+    ))
+    .into()
+}
+
+/// Sends `size` bytes of `file` to `conn` by `method` (`buffer` bytes per read for `read`)
+/// and returns their digest.
+pub fn send(
+    method: SendMethod,
+    file: &File,
+    name: &str,
+    size: u64,
+    conn: &mut dyn Conn,
+    buffer: usize,
+) -> Result<Digest> {
+    let mut digest = Digest::new();
+    if size == 0 {
+        return Ok(digest);
+    }
+    match method {
+        SendMethod::Read => {
+            let mut buf = vec![0u8; buffer.min(size as usize).max(1)];
+            let mut sent = 0u64;
+            let mut f = file;
+            while sent < size {
+                let want = buf.len().min((size - sent) as usize);
+                let n = match f.read(&mut buf[..want]) {
+                    Ok(0) => return Err(shrank(name, sent, size)),
+                    Ok(n) => n,
+                    Err(e) if crate::interrupt::retry_after(&e)? => continue,
+                    Err(e) => return Err(e).with_context(|| format!("read {name}")),
+                };
+                digest.update(&buf[..n]);
+                conn.write_all(&buf[..n]).context("write to the socket")?;
+                sent += n as u64;
+            }
+        }
+        SendMethod::Mmap => {
+            crate::engine::mmap::install_sigbus_handler(name);
+            let map = Mapping::new(file, name, 0, size)?;
+            let mut at = 0u64;
+            while at < size {
+                crate::interrupt::check()?;
+                let n = STEP.min((size - at) as usize);
+                let bytes = map.slice(at, n).expect("inside the mapping");
+                digest.update(bytes);
+                conn.write_all(bytes).context("write to the socket")?;
+                at += n as u64;
+            }
+        }
+        SendMethod::Sendfile => {
+            crate::engine::mmap::install_sigbus_handler(name);
+            let map = Mapping::new(file, name, 0, size)?;
+            let mut offset: libc::off_t = 0;
+            while (offset as u64) < size {
+                let start = offset as u64;
+                let want = STEP.min((size - start) as usize);
+                // SAFETY: both descriptors are open; offset is a live local.
+                let n = unsafe {
+                    libc::sendfile(conn.as_raw_fd(), file.as_raw_fd(), &mut offset, want)
+                };
+                if n < 0 {
+                    let e = std::io::Error::last_os_error();
+                    if crate::interrupt::retry_after(&e)? {
+                        continue;
+                    }
+                    return Err(e).context("sendfile to the socket");
+                }
+                if n == 0 {
+                    return Err(shrank(name, start, size));
+                }
+                digest.update(map.slice(start, n as usize).expect("inside the mapping"));
+            }
+        }
+    }
+    Ok(digest)
+}
+
+/// Reads exactly `size` bytes from `conn` into `file` (new and empty) by `method`
+/// (`buffer` bytes per read for `write`); returns their digest, or an error saying how
+/// many bytes arrived.
+pub fn receive(
+    method: RecvMethod,
+    conn: &mut dyn Conn,
+    file: &File,
+    name: &str,
+    size: u64,
+    buffer: usize,
+) -> Result<Digest> {
+    let mut digest = Digest::new();
+    let mut got = 0u64;
+    let ended = |got: u64| anyhow::anyhow!("{name}: the stream ended after {got} of {size} bytes");
+    if size == 0 {
+        return Ok(digest);
+    }
+    match method {
+        RecvMethod::Write => {
+            let mut buf = vec![0u8; buffer.min(size as usize).max(1)];
+            let mut f = file;
+            while got < size {
+                let want = buf.len().min((size - got) as usize);
+                let n = read_some(conn, &mut buf[..want])?;
+                if n == 0 {
+                    return Err(ended(got));
+                }
+                digest.update(&buf[..n]);
+                f.write_all(&buf[..n])
+                    .with_context(|| format!("write {name}"))?;
+                got += n as u64;
+            }
+        }
+        RecvMethod::Mmap => {
+            file.set_len(size)
+                .with_context(|| format!("ftruncate {name}"))?;
+            // SAFETY: a new file only this process writes, sized just above; the mapping is
+            // dropped before the file is synced and renamed.
+            let mut map = unsafe { memmap2::MmapMut::map_mut(file) }
+                .with_context(|| format!("mmap {name}"))?;
+            while got < size {
+                let end = (got as usize + STEP).min(size as usize);
+                let n = read_some(conn, &mut map[got as usize..end])?;
+                if n == 0 {
+                    return Err(ended(got));
+                }
+                digest.update(&map[got as usize..got as usize + n]);
+                got += n as u64;
+            }
+        }
+        RecvMethod::Splice => {
+            file.set_len(size)
+                .with_context(|| format!("ftruncate {name}"))?;
+            let map = Mapping::new(file, name, 0, size)?;
+            let (pipe_r, pipe_w) = pipe()?;
+            // The file's own offset (0: it is new) advances with every splice into it.
+            while got < size {
+                let want = STEP.min((size - got) as usize);
+                let n = splice(conn.as_raw_fd(), pipe_w.as_raw_fd(), want)
+                    .context("splice from the socket")?;
+                if n == 0 {
+                    return Err(ended(got));
+                }
+                let mut left = n;
+                while left > 0 {
+                    let m = splice(pipe_r.as_raw_fd(), file.as_raw_fd(), left)
+                        .with_context(|| format!("splice into {name}"))?;
+                    if m == 0 {
+                        bail!("splice into {name}: no progress");
+                    }
+                    left -= m;
+                }
+                digest.update(map.slice(got, n).expect("inside the mapping"));
+                got += n as u64;
+            }
+        }
+    }
+    Ok(digest)
+}
+
+/// One read from the connection: interrupted by Ctrl-C, timed out by the socket's timeout.
+fn read_some(conn: &mut dyn Conn, buf: &mut [u8]) -> Result<usize> {
+    loop {
+        match conn.read(buf) {
+            Ok(n) => return Ok(n),
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                bail!("read from the socket: the sender went silent (timed out)")
+            }
+            Err(e) => return Err(e).context("read from the socket"),
+        }
+    }
+}
+
+fn pipe() -> Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the two-int array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("pipe");
+    }
+    // SAFETY: both descriptors are new and owned here.
+    let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // A pipe holds 64 KiB by default: one splice moves at most that. Ask for a step's worth
+    // (1 MiB is the unprivileged limit by default); keep the default if refused.
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe { libc::fcntl(pair.1.as_raw_fd(), libc::F_SETPIPE_SZ, STEP as libc::c_int) };
+    Ok(pair)
+}
+
+/// splice() of up to `len` bytes from `from` to `to` (the output at its current offset);
+/// retries EINTR unless the user asked to stop; a socket timeout is an error.
+fn splice(from: i32, to: i32, len: usize) -> std::io::Result<usize> {
+    loop {
+        // SAFETY: plain descriptors; null offsets use and advance the files' own offsets.
+        let n = unsafe {
+            libc::splice(
+                from,
+                std::ptr::null_mut(),
+                to,
+                std::ptr::null_mut(),
+                len,
+                libc::SPLICE_F_MOVE | libc::SPLICE_F_MORE,
+            )
+        };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::Interrupted && !crate::interrupt::requested() {
+            continue;
+        }
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the sender went silent (timed out)",
+            ));
+        }
+        return Err(e);
+    }
+}

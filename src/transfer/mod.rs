@@ -1,0 +1,588 @@
+//! Files from a sender to a receiver over a socket (TCP or Unix), every byte verified. The
+//! wire format is in [`proto`], the ways each end touches the bytes in [`methods`]; this
+//! file holds the two ends: addresses, the sender's walk over its files, and the receiver's
+//! rules (a server's): loopback unless told otherwise and then only with a token; names
+//! confined to its directory; nothing overwritten without `--force`; free space checked
+//! against each announced size; each file written under a temporary name, synced, verified
+//! and only then renamed into place; any failure removes the partial file and ends the
+//! connection, saying which file and how many bytes arrived.
+
+pub mod methods;
+pub mod proto;
+
+use crate::error::input;
+use crate::files;
+use anyhow::{Context, Result, anyhow};
+use methods::{Conn, RecvMethod, SendMethod};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::net::{TcpListener, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Where a receiver listens or a sender connects: `HOST:PORT` or `unix:PATH`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// TCP.
+    Tcp(String),
+    /// A Unix domain socket.
+    Unix(PathBuf),
+}
+
+impl Endpoint {
+    /// Parses `unix:PATH` or `HOST:PORT`.
+    pub fn parse(text: &str) -> Result<Self> {
+        if let Some(path) = text.strip_prefix("unix:") {
+            if path.is_empty() {
+                return Err(input(format!("address {text:?}: unix: needs a path")));
+            }
+            return Ok(Endpoint::Unix(PathBuf::from(path)));
+        }
+        if !text.contains(':') {
+            return Err(input(format!(
+                "address {text:?}: expected HOST:PORT (127.0.0.1:7878) or unix:PATH"
+            )));
+        }
+        Ok(Endpoint::Tcp(text.to_string()))
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Tcp(a) => f.write_str(a),
+            Endpoint::Unix(p) => write!(f, "unix:{}", p.display()),
+        }
+    }
+}
+
+/// A bound listener, TCP or Unix.
+pub enum Listener {
+    /// TCP.
+    Tcp(TcpListener),
+    /// Unix, with its path (removed on drop).
+    Unix(UnixListener, PathBuf),
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Listener::Unix(_, path) = self {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+impl Listener {
+    /// Binds `at`. A TCP address that is not loopback needs `remote` (the caller also
+    /// demands a token then).
+    pub fn bind(at: &Endpoint, remote: bool) -> Result<Self> {
+        match at {
+            Endpoint::Tcp(addr) => {
+                let addrs: Vec<_> = addr
+                    .to_socket_addrs()
+                    .map_err(|e| input(format!("listen on {addr}: {e}")))?
+                    .collect();
+                if !remote && addrs.iter().any(|a| !a.ip().is_loopback()) {
+                    return Err(input(format!(
+                        "listen on {addr}: not a loopback address; other machines could send files here: add --allow-remote (a token is then required)"
+                    )));
+                }
+                let l = TcpListener::bind(&addrs[..])
+                    .map_err(|e| input(format!("listen on {addr}: {e}")))?;
+                Ok(Listener::Tcp(l))
+            }
+            Endpoint::Unix(path) => {
+                let l = UnixListener::bind(path).map_err(|e| {
+                    input(format!(
+                        "listen on unix:{}: {}",
+                        path.display(),
+                        files::describe(&e)
+                    ))
+                })?;
+                Ok(Listener::Unix(l, path.clone()))
+            }
+        }
+    }
+
+    /// The address it is bound to (the port chosen when 0 was asked).
+    pub fn endpoint(&self) -> Endpoint {
+        match self {
+            Listener::Tcp(l) => Endpoint::Tcp(
+                l.local_addr()
+                    .map_or_else(|_| "?".into(), |a| a.to_string()),
+            ),
+            Listener::Unix(_, p) => Endpoint::Unix(p.clone()),
+        }
+    }
+
+    fn raw(&self) -> i32 {
+        match self {
+            Listener::Tcp(l) => l.as_raw_fd(),
+            Listener::Unix(l, _) => l.as_raw_fd(),
+        }
+    }
+
+    /// Waits for the next connection; Ctrl-C ends the wait (it is polled every 200 ms).
+    pub fn accept(&self, timeout: Duration) -> Result<Box<dyn Conn>> {
+        let mut pfd = libc::pollfd {
+            fd: self.raw(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        loop {
+            crate::interrupt::check()?;
+            // SAFETY: one live pollfd.
+            let r = unsafe { libc::poll(&mut pfd, 1, 200) };
+            if r > 0 {
+                break;
+            }
+        }
+        let conn: Box<dyn Conn> = match self {
+            Listener::Tcp(l) => {
+                let (s, _) = l.accept().context("accept")?;
+                s.set_nodelay(true).ok();
+                s.set_read_timeout(Some(timeout)).ok();
+                s.set_write_timeout(Some(timeout)).ok();
+                Box::new(s)
+            }
+            Listener::Unix(l, _) => {
+                let (s, _) = l.accept().context("accept")?;
+                s.set_read_timeout(Some(timeout)).ok();
+                s.set_write_timeout(Some(timeout)).ok();
+                Box::new(s)
+            }
+        };
+        Ok(conn)
+    }
+}
+
+/// Connects to `to`.
+pub fn connect(to: &Endpoint, timeout: Duration) -> Result<Box<dyn Conn>> {
+    Ok(match to {
+        Endpoint::Tcp(addr) => {
+            let s = TcpStream::connect(addr.as_str())
+                .map_err(|e| input(format!("connect to {addr}: {e}")))?;
+            s.set_nodelay(true).ok();
+            s.set_read_timeout(Some(timeout)).ok();
+            s.set_write_timeout(Some(timeout)).ok();
+            Box::new(s)
+        }
+        Endpoint::Unix(path) => {
+            let s = UnixStream::connect(path).map_err(|e| {
+                input(format!(
+                    "connect to unix:{}: {}",
+                    path.display(),
+                    files::describe(&e)
+                ))
+            })?;
+            s.set_read_timeout(Some(timeout)).ok();
+            s.set_write_timeout(Some(timeout)).ok();
+            Box::new(s)
+        }
+    })
+}
+
+/// A file to send: where it is and the relative name it gets.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// The file.
+    pub path: PathBuf,
+    /// The name on the wire ('/'-separated, relative).
+    pub name: Vec<u8>,
+}
+
+/// The files under the paths given: a file is sent under its own name; a directory's
+/// files (recursively, symlinks not followed) under names relative to its parent.
+pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
+    fn walk(dir: &Path, prefix: &[u8], out: &mut Vec<Outgoing>) -> Result<()> {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| input(format!("send {}: {}", dir.display(), files::describe(&e))))?
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| input(format!("send {}: {}", dir.display(), files::describe(&e))))?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let mut name = prefix.to_vec();
+            name.push(b'/');
+            name.extend_from_slice(e.file_name().as_bytes());
+            let t = e.file_type()?;
+            if t.is_dir() {
+                walk(&e.path(), &name, out)?;
+            } else if t.is_file() {
+                out.push(Outgoing {
+                    path: e.path(),
+                    name,
+                });
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p)
+            .map_err(|e| input(format!("send {}: {}", p.display(), files::describe(&e))))?;
+        let base = p
+            .file_name()
+            .ok_or_else(|| {
+                input(format!(
+                    "send {}: no file name to send it under",
+                    p.display()
+                ))
+            })?
+            .as_bytes()
+            .to_vec();
+        if meta.is_dir() {
+            walk(p, &base, &mut out)?;
+        } else if meta.is_file() {
+            out.push(Outgoing {
+                path: p.clone(),
+                name: base,
+            });
+        } else {
+            return Err(input(format!(
+                "send {}: not a regular file or directory",
+                p.display()
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// What one side did with one file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileDone {
+    /// The name on the wire.
+    pub name: String,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Seconds from header to reply.
+    pub seconds: f64,
+}
+
+/// What one side did over one connection.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Session {
+    /// Files moved and verified.
+    pub files: Vec<FileDone>,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Seconds from connection to the final reply.
+    pub seconds: f64,
+}
+
+/// Options of a sender.
+#[derive(Debug, Clone)]
+pub struct SendOptions {
+    /// How the bytes are moved.
+    pub method: SendMethod,
+    /// Buffer size of `read`.
+    pub buffer: usize,
+    /// Token to present.
+    pub token: Vec<u8>,
+}
+
+/// Sends `files` over `conn` and waits for each to be verified and in place.
+pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) -> Result<Session> {
+    let started = Instant::now();
+    let refused = |what: String| crate::error::Failure::Check(what);
+    proto::write_hello(conn, &options.token)?;
+    proto::read_reply(conn)?
+        .map_err(|m| refused(format!("send: the receiver refused the connection: {m}")))?;
+    let mut done = Vec::new();
+    for f in files {
+        let t = Instant::now();
+        let shown = String::from_utf8_lossy(&f.name).into_owned();
+        let file = File::open(&f.path).map_err(|e| {
+            input(format!(
+                "send {}: {}",
+                f.path.display(),
+                files::describe(&e)
+            ))
+        })?;
+        let meta = file
+            .metadata()
+            .with_context(|| format!("stat {}", f.path.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        let header = proto::Header {
+            name: f.name.clone(),
+            size: meta.len(),
+            mode: meta.permissions().mode() & 0o777,
+        };
+        proto::write_header(conn, &header)?;
+        let digest = match methods::send(
+            options.method,
+            &file,
+            &shown,
+            header.size,
+            conn,
+            options.buffer,
+        ) {
+            Ok(d) => d,
+            // A receiver that refused the file says why before it closes: prefer its word.
+            Err(e) => match proto::read_reply(conn) {
+                Ok(Err(m)) => {
+                    return Err(
+                        refused(format!("send {shown}: the receiver refused it: {m}")).into(),
+                    );
+                }
+                _ => return Err(e),
+            },
+        };
+        proto::write_trailer(conn, digest.trailer())?;
+        proto::read_reply(conn)?
+            .map_err(|m| refused(format!("send {shown}: the receiver refused it: {m}")))?;
+        done.push(FileDone {
+            name: shown,
+            bytes: header.size,
+            seconds: t.elapsed().as_secs_f64(),
+        });
+    }
+    proto::write_end(conn)?;
+    proto::read_reply(conn)?.map_err(|m| refused(format!("send: the receiver ended with: {m}")))?;
+    Ok(Session {
+        bytes: done.iter().map(|d| d.bytes).sum(),
+        files: done,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Options of a receiver.
+#[derive(Debug, Clone)]
+pub struct ReceiveOptions {
+    /// Where files go.
+    pub dir: PathBuf,
+    /// How the bytes are moved.
+    pub method: RecvMethod,
+    /// Buffer size of `write`.
+    pub buffer: usize,
+    /// The token a sender must present (`None`: none needed, loopback only).
+    pub token: Option<Vec<u8>>,
+    /// Replace existing files.
+    pub force: bool,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// fsync each file before it is renamed into place (on unless `--no-sync`).
+    pub sync: bool,
+}
+
+/// A temporary file removed on drop unless renamed into place.
+struct Partial {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Serves one connection: every file verified, synced and renamed into place, or the
+/// first failure (which ends the connection, its partial file removed). The refusal is
+/// sent to the sender before the error is returned.
+pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Session> {
+    let started = Instant::now();
+    let token = proto::read_hello(conn)?;
+    if let Some(want) = &options.token
+        && !constant_time_eq(want, &token)
+    {
+        let _ = proto::write_reply(conn, &Err("wrong token".into()));
+        return Err(crate::error::Failure::Check(
+            "receive: a sender presented a wrong token; refused".into(),
+        )
+        .into());
+    }
+    proto::write_reply(conn, &Ok(()))?;
+    let mut done = Vec::new();
+    let mut serial = 0u64;
+    while let Some(header) = proto::read_header(conn)? {
+        let t = Instant::now();
+        serial += 1;
+        let shown = String::from_utf8_lossy(&header.name).into_owned();
+        match receive_file(conn, options, &header, serial) {
+            Ok(()) => {
+                proto::write_reply(conn, &Ok(()))?;
+                done.push(FileDone {
+                    name: shown,
+                    bytes: header.size,
+                    seconds: t.elapsed().as_secs_f64(),
+                });
+            }
+            Err(e) => {
+                let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
+                drain(conn);
+                return Err(e);
+            }
+        }
+    }
+    proto::write_reply(conn, &Ok(()))?;
+    Ok(Session {
+        bytes: done.iter().map(|d| d.bytes).sum(),
+        files: done,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// After a refusal: no more writes, and what the sender still has in flight is read and
+/// dropped (up to 64 MiB), so that closing does not reset the connection before the sender
+/// has read why.
+fn drain(conn: &mut dyn Conn) {
+    let fd = conn.as_raw_fd();
+    let wait = libc::timeval {
+        tv_sec: 2,
+        tv_usec: 0,
+    };
+    // SAFETY: shutting down the write side of a socket we own, and bounding its reads to
+    // 2 s with a live timeval.
+    unsafe {
+        libc::shutdown(fd, libc::SHUT_WR);
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVTIMEO,
+            (&wait as *const libc::timeval).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        );
+    }
+    let mut buf = [0u8; 64 << 10];
+    let mut left: u64 = 64 << 20;
+    while left > 0 {
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => left = left.saturating_sub(n as u64),
+        }
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn receive_file(
+    conn: &mut dyn Conn,
+    options: &ReceiveOptions,
+    header: &proto::Header,
+    serial: u64,
+) -> Result<()> {
+    let shown = String::from_utf8_lossy(&header.name).into_owned();
+    let refuse = |why: String| {
+        anyhow!(crate::error::Failure::Check(format!(
+            "receive {shown}: {why}"
+        )))
+    };
+    let parts = proto::confined(&header.name).map_err(refuse)?;
+    // Parents: created inside DIR; an existing one must be a real directory, not a link.
+    let mut dir = options.dir.clone();
+    for part in &parts[..parts.len() - 1] {
+        dir.push(std::ffi::OsStr::from_bytes(part));
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_dir() => {}
+            Ok(_) => {
+                return Err(refuse(format!(
+                    "{} is not a directory (links are not followed)",
+                    dir.display()
+                )));
+            }
+            Err(_) => std::fs::create_dir(&dir).map_err(|e| {
+                refuse(format!("create {}: {}", dir.display(), files::describe(&e)))
+            })?,
+        }
+    }
+    let target = dir.join(std::ffi::OsStr::from_bytes(parts[parts.len() - 1]));
+    match std::fs::symlink_metadata(&target) {
+        Ok(m) if m.file_type().is_symlink() || !m.file_type().is_file() => {
+            return Err(refuse("exists and is not a regular file; refused".into()));
+        }
+        Ok(m) if !options.force => {
+            return Err(refuse(format!(
+                "exists ({}); refusing to overwrite it without --force",
+                crate::units::format_size(m.len())
+            )));
+        }
+        _ => {}
+    }
+    files::ensure_room(&dir, &shown, header.size, 0, options.min_free)
+        .map_err(|e| refuse(format!("{e:#}")))?;
+    let temp = dir.join(format!(".ioscope-recv-{}-{serial}", std::process::id()));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .map_err(|e| {
+            refuse(format!(
+                "create {}: {}",
+                temp.display(),
+                files::describe(&e)
+            ))
+        })?;
+    let mut partial = Partial {
+        path: temp,
+        keep: false,
+    };
+    let digest = methods::receive(
+        options.method,
+        conn,
+        &file,
+        &shown,
+        header.size,
+        options.buffer,
+    )?;
+    let trailer = proto::read_trailer(conn)?;
+    let got = digest.trailer();
+    if got != trailer {
+        return Err(refuse(format!(
+            "checksum mismatch: sent XOR {:08x} XXH3 {:016x}, received XOR {:08x} XXH3 {:016x}; removed",
+            trailer.xor, trailer.hash, got.xor, got.hash
+        )));
+    }
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(header.mode & 0o777))
+        .with_context(|| format!("chmod {shown}"))?;
+    if options.sync {
+        file.sync_all().with_context(|| format!("fsync {shown}"))?;
+    }
+    rename(&partial.path, &target, options.force).map_err(|e| refuse(format!("{e:#}")))?;
+    partial.keep = true;
+    Ok(())
+}
+
+/// Renames `from` to `to`; without `replace`, refuses (atomically) when `to` appeared.
+fn rename(from: &Path, to: &Path, replace: bool) -> Result<()> {
+    if replace {
+        return std::fs::rename(from, to).with_context(|| format!("rename into {}", to.display()));
+    }
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).context("a NUL in a path");
+    let (a, b) = (c(from)?, c(to)?);
+    // SAFETY: two NUL-terminated paths that outlive the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EEXIST) {
+        anyhow::bail!(
+            "{} appeared while it was received; refusing to overwrite it without --force",
+            to.display()
+        );
+    }
+    if e.raw_os_error() == Some(libc::EINVAL) || e.raw_os_error() == Some(libc::ENOSYS) {
+        // A file system without RENAME_NOREPLACE: link then unlink never replaces either.
+        std::fs::hard_link(from, to).with_context(|| format!("link into {}", to.display()))?;
+        let _ = std::fs::remove_file(from);
+        return Ok(());
+    }
+    Err(e).with_context(|| format!("rename into {}", to.display()))
+}
