@@ -1,0 +1,326 @@
+//! `send`, `receive` and `transfer`: every method pair gives byte-identical copies of files
+//! of awkward sizes and nested names, over TCP and a Unix socket; a receiver refuses
+//! existing files, and a hostile sender (names leaving the directory, a huge size, a cut
+//! stream, a wrong token, a wrong checksum, garbage) is refused with nothing written outside
+//! the directory and nothing partial left, while the next connection still works.
+
+mod common;
+use common::*;
+use ioscope::transfer::proto::{self, Digest, Header};
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Every file under `dir`, relative, sorted.
+fn tree(dir: &Path) -> Vec<PathBuf> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().to_path_buf());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    for (i, len) in [0usize, 1, 3, 4097, (1 << 20) + 3].into_iter().enumerate() {
+        paths.push(file_with(dir, &format!("s{i}"), &pattern(len)));
+    }
+    let nested = dir.join("tree");
+    std::fs::create_dir_all(nested.join("deep/er")).unwrap();
+    for i in 0..40 {
+        let sub = if i % 2 == 0 { "deep" } else { "deep/er" };
+        std::fs::write(nested.join(sub).join(format!("f{i}")), pattern(100 + i)).unwrap();
+    }
+    paths.push(nested);
+    paths
+}
+
+#[test]
+fn every_method_pair_copies_every_byte_over_tcp_and_unix() {
+    let src = tempfile::tempdir().unwrap();
+    let to = tempfile::tempdir().unwrap();
+    let paths = sources(src.path());
+    for unix in [false, true] {
+        let mut cmd = ioscope();
+        cmd.arg("transfer").args(&paths).arg("--to").arg(to.path());
+        cmd.args(["--repeat", "1", "--json", "--no-sync"]);
+        if unix {
+            cmd.args([
+                "--senders",
+                "sendfile",
+                "--receivers",
+                "splice,mmap",
+                "--unix",
+            ]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let w = &doc["workloads"][0];
+        assert_eq!(w["files"], 5 + 40);
+        let cells = w["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), if unix { 2 } else { 9 });
+        for c in cells {
+            assert_eq!(c["verified"], true, "{c}");
+        }
+        assert_eq!(
+            std::fs::read_dir(to.path()).unwrap().count(),
+            0,
+            "scratch removed"
+        );
+    }
+}
+
+/// A receiver on a Unix socket in `dir`, serving until killed.
+struct Receiver {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Receiver {
+    fn start(dir: &Path, socket: &Path, extra: &[&str]) -> Self {
+        let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+            .arg("receive")
+            .arg(dir)
+            .arg("--listen")
+            .arg(format!("unix:{}", socket.display()))
+            .args(["--timeout", "3s", "--min-free", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while !socket.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the receiver never listened"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Receiver {
+            child,
+            socket: socket.to_path_buf(),
+        }
+    }
+
+    /// Stops it (Ctrl-C) and returns its exit code, stdout and stderr.
+    fn stop(self) -> (Option<i32>, String, String) {
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let out = self.child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+#[test]
+fn send_and_receive_verify_refuse_existing_files_and_keep_serving() {
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let paths = sources(src.path());
+    let r = Receiver::start(dest.path(), &socket, &["--method", "mmap"]);
+    let addr = format!("unix:{}", socket.display());
+    let out = ioscope()
+        .args(["send", &addr])
+        .args(&paths)
+        .args(["--method", "sendfile"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("sent 45 file(s)"));
+    for p in &paths[..5] {
+        let copy = dest.path().join(p.file_name().unwrap());
+        assert_eq!(std::fs::read(p).unwrap(), std::fs::read(copy).unwrap());
+    }
+    assert_eq!(
+        tree(&dest.path().join("tree")),
+        tree(&src.path().join("tree"))
+    );
+    // Again: the first file exists now, so the receiver refuses it and keeps nothing new.
+    let out = ioscope()
+        .args(["send", &addr])
+        .arg(&paths[4])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    assert!(line.contains("s4") && line.contains("--force"), "{line}");
+    // The receiver still serves: a new name arrives.
+    let extra = file_with(src.path(), "late", &pattern(777));
+    let out = ioscope()
+        .args(["send", &addr])
+        .arg(&extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (code, stdout, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(stdout.matches("received").count(), 2, "{stdout}");
+    assert!(stderr.contains("s4"), "{stderr}");
+    let leftovers: Vec<_> = tree(dest.path())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".ioscope-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Speaks the protocol by hand: greeting, then `frames`; returns the receiver's replies.
+fn hostile(socket: &Path, token: &[u8], frames: &[u8]) -> Vec<Result<(), String>> {
+    let mut s = UnixStream::connect(socket).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    proto::write_hello(&mut s, token).unwrap();
+    let _ = s.write_all(frames);
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    let mut replies = Vec::new();
+    while let Ok(reply) = proto::read_reply(&mut s) {
+        replies.push(reply);
+    }
+    let mut rest = Vec::new();
+    let _ = s.read_to_end(&mut rest);
+    replies
+}
+
+fn frame(name: &[u8], body: &[u8], size: u64, good_trailer: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    proto::write_header(
+        &mut out,
+        &Header {
+            name: name.to_vec(),
+            size,
+            mode: 0o644,
+        },
+    )
+    .unwrap();
+    out.extend_from_slice(body);
+    let mut d = Digest::new();
+    d.update(body);
+    let mut t = d.trailer();
+    if !good_trailer {
+        t.hash ^= 1;
+    }
+    if body.len() as u64 == size {
+        proto::write_trailer(&mut out, t).unwrap();
+    }
+    out
+}
+
+#[test]
+fn a_hostile_sender_is_refused_and_nothing_escapes_or_stays_partial() {
+    let root = tempfile::tempdir().unwrap();
+    let dest = root.path().join("in");
+    std::fs::create_dir(&dest).unwrap();
+    std::os::unix::fs::symlink(root.path(), dest.join("link")).unwrap();
+    let socket = root.path().join("s");
+    let r = Receiver::start(&dest, &socket, &["--token", "sesame"]);
+    let ok = |replies: &[Result<(), String>]| replies.first() == Some(&Ok(()));
+    // A wrong token: refused before any file.
+    let replies = hostile(&socket, b"wrong", &frame(b"a", b"abc", 3, true));
+    assert_eq!(
+        replies.first().cloned(),
+        Some(Err("wrong token".to_string()))
+    );
+    for (name, body, size, good, why) in [
+        (&b"../escape"[..], &b"x"[..], 1, true, "leaves"),
+        (b"/tmp/abs", b"x", 1, true, "absolute"),
+        (b"link/through", b"x", 1, true, "not a directory"),
+        (b"a\0b", b"x", 1, true, "NUL"),
+        (b"huge", b"", 1 << 62, true, "not enough free space"),
+        (b"cut", b"only part", 1000, true, "ended after"),
+        (b"badsum", b"payload", 7, false, "checksum mismatch"),
+    ] {
+        let replies = hostile(&socket, b"sesame", &frame(name, body, size, good));
+        assert!(ok(&replies), "the token is right: {replies:?}");
+        let refusal = replies.get(1).cloned();
+        assert!(
+            matches!(&refusal, Some(Err(m)) if m.contains(why)),
+            "{}: {refusal:?}",
+            String::from_utf8_lossy(name)
+        );
+    }
+    // Garbage instead of a greeting.
+    let mut s = UnixStream::connect(&socket).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    drop(s);
+    // The receiver still works: a good file arrives.
+    let replies = hostile(
+        &socket,
+        b"sesame",
+        &[frame(b"good", b"fine", 4, true), vec![0]].concat(),
+    );
+    assert_eq!(replies, vec![Ok(()), Ok(()), Ok(())]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(dest.join("good")).unwrap(), b"fine");
+    // Nothing else in DIR (the link is the test's own), nothing next to it.
+    let mut names: Vec<_> = std::fs::read_dir(&dest)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["good", "link"]);
+    let mut outside: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    outside.sort();
+    assert_eq!(outside, ["in"], "the socket is gone and nothing escaped");
+    assert!(!Path::new("/tmp/abs").exists());
+}
+
+#[test]
+fn bad_addresses_and_remote_listening_without_permission_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["receive", d, "--listen", "0.0.0.0:0"],
+            "--allow-remote",
+        ),
+        (vec!["receive", d, "--listen", "nonsense"], "HOST:PORT"),
+        (vec!["receive", "/nonexistent/dir"], "/nonexistent/dir"),
+        (
+            vec!["send", "127.0.0.1:1", "/nonexistent/file"],
+            "/nonexistent/file",
+        ),
+        (vec!["send", "unix:/nonexistent/sock", d], "connect"),
+    ] {
+        let out = ioscope().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = one_line_stderr(&out);
+        assert!(line.contains(needle), "{args:?}: {line}");
+    }
+}
