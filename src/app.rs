@@ -108,6 +108,9 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             let out = reserve::<cmd::trace::TraceReport>(&export, &[])?;
             let result = cmd::trace::execute(&args.command, export.json)?;
             finish(&result, &export, &out, Path::new("."))?;
+            if !result.complete {
+                return Ok(ExitKind::Interrupted);
+            }
             // The command's own status: its exit code, or 128 + the signal that killed it.
             Ok(ExitKind::Child(match (result.exit_code, result.signal) {
                 (Some(code), _) => code as u8,

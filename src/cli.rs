@@ -42,7 +42,7 @@ pub enum Command {
     Receive(ReceiveArgs),
     /// Both ends on this machine: every sender × receiver method, small files and one large.
     Transfer(TransferArgs),
-    /// Re-render a saved JSON result (sweep, cache, syscalls) as text, CSV or SVG.
+    /// Re-render a saved JSON result (any command's --json) as text, CSV or SVG.
     Report(ReportArgs),
     /// Internal: CALLS getppid() calls, printing nanoseconds per call (trace's overhead).
     #[command(name = "__syscall-loop", hide = true)]
@@ -241,9 +241,9 @@ pub struct PatternsArgs {
     /// File size.
     #[arg(long, default_value = "64m", value_name = "SIZE")]
     pub size: String,
-    /// Record size: bytes per call.
-    #[arg(long, default_value = "64k", value_name = "SIZE")]
-    pub record: String,
+    /// Record size: bytes per call (default 64k; --auto measures 4k to 16m instead).
+    #[arg(long, value_name = "SIZE", conflicts_with = "auto")]
+    pub record: Option<String>,
     /// iozone's -a: every record size from 4k to 16m at every file size from 64k to --size
     /// (by fours), as a table per test and a heat map (--svg).
     #[arg(long)]
@@ -257,9 +257,10 @@ pub struct PatternsArgs {
     /// Cache state the read tests start in (reread always follows read, warm).
     #[arg(long, value_enum, default_value_t = PatternsCache::Cold)]
     pub cache: PatternsCache,
-    /// Stride read: distance between records read, in records.
-    #[arg(long, default_value_t = 17, value_name = "N")]
-    pub stride: u64,
+    /// Stride read: distance between records read, in records (default 17, or less on a
+    /// file of 17 records or fewer).
+    #[arg(long, value_name = "N")]
+    pub stride: Option<u64>,
     /// Mixed test: share of records read, in percent (the rest are written).
     #[arg(long, default_value_t = 50, value_name = "PERCENT")]
     pub read_percent: u8,
@@ -269,7 +270,8 @@ pub struct PatternsArgs {
     /// Cold runs drop the whole page cache (root only) instead of evicting the file.
     #[arg(long)]
     pub drop_caches: bool,
-    /// Keep the test file afterwards.
+    /// Keep the test file afterwards (with --force on an existing FILE, it takes FILE's
+    /// place; in a directory with --auto, one file per size). Never kept when interrupted.
     #[arg(long)]
     pub keep: bool,
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).

@@ -554,6 +554,9 @@ impl SweepOptions {
     }
 }
 
+/// The stride read's default distance, in records.
+pub const DEFAULT_STRIDE: u64 = 17;
+
 /// Validated options of `patterns`.
 #[derive(Debug, Clone)]
 pub struct PatternsOptions {
@@ -573,6 +576,8 @@ pub struct PatternsOptions {
     pub cache: CacheState,
     /// Stride in records.
     pub stride: u64,
+    /// Whether the stride was given (else it shrinks to fit files of few records).
+    pub stride_given: bool,
     /// Share of reads in the mixed test.
     pub read_percent: u8,
     /// Random tests with repeats.
@@ -595,14 +600,25 @@ impl PatternsOptions {
         use crate::cmd::patterns::{Test, auto_grid};
         let what = format!("patterns {}", display_name(&args.path));
         let size = parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?;
-        let record = block_size(&args.record, &what).context("--record")?;
+        let record =
+            block_size(args.record.as_deref().unwrap_or("64k"), &what).context("--record")?;
         let (sizes, records) = if args.auto {
             auto_grid(size)
         } else {
             if record > size {
                 return Err(input(format!(
                     "{what}: --record ({}) is larger than --size ({})",
-                    args.record, args.size
+                    format_size(record),
+                    args.size
+                )));
+            }
+            let records = size.div_ceil(record);
+            if let Some(stride) = args.stride
+                && stride >= records
+                && records > 1
+            {
+                return Err(input(format!(
+                    "{what}: --stride {stride} is not below the number of records ({records}): the stride read would be sequential"
                 )));
             }
             (vec![size], vec![record])
@@ -610,6 +626,11 @@ impl PatternsOptions {
         if sizes.is_empty() {
             return Err(input(format!(
                 "{what}: --auto needs --size of at least 64k (the smallest file size it measures)"
+            )));
+        }
+        if args.auto && args.keep && !args.path.is_dir() {
+            return Err(input(format!(
+                "{what}: --keep with --auto needs a directory (one file per size)"
             )));
         }
         let runs = args.runs.unwrap_or(if args.auto { 1 } else { 3 });
@@ -622,7 +643,7 @@ impl PatternsOptions {
                 args.read_percent
             )));
         }
-        if args.stride == 0 {
+        if args.stride == Some(0) {
             return Err(input(format!("{what}: --stride must be at least 1 record")));
         }
         if args.path.as_os_str() == "-" {
@@ -653,7 +674,8 @@ impl PatternsOptions {
                 crate::cli::PatternsCache::Cold => CacheState::Cold,
                 crate::cli::PatternsCache::Warm => CacheState::Warm,
             },
-            stride: args.stride,
+            stride: args.stride.unwrap_or(DEFAULT_STRIDE),
+            stride_given: args.stride.is_some(),
             read_percent: args.read_percent,
             draws: args.draws,
             drop_caches: args.drop_caches,

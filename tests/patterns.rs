@@ -372,3 +372,90 @@ fn an_interrupted_run_exits_130_keeps_what_it_measured_and_leaves_no_file() {
         );
     }
 }
+
+/// --keep: one file per size with --auto in a directory; with --force on an existing FILE,
+/// the tested file takes its place; FIFOs and links are refused; a crafted result with a
+/// zero record re-renders without a panic.
+#[test]
+fn keep_force_and_odd_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("k");
+    std::fs::create_dir(&d).unwrap();
+    let out = ioscope()
+        .arg("patterns")
+        .arg(&d)
+        .args([
+            "--auto", "--size", "256k", "--keep", "--tests", "write", "--cache", "warm",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut sizes: Vec<u64> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .collect();
+    sizes.sort();
+    assert_eq!(sizes, [64 << 10, 256 << 10]);
+    let mine = file_with(dir.path(), "mine", b"old");
+    let out = ioscope()
+        .arg("patterns")
+        .arg(&mine)
+        .args([
+            "--size", "64k", "--record", "4k", "--runs", "1", "--tests", "write", "--keep",
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::metadata(&mine).unwrap().len(),
+        64 << 10,
+        "the tested file took its place"
+    );
+    let fifo = dir.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink(&mine, dir.path().join("link")).unwrap();
+    for (target, needle) in [
+        (fifo, "not a regular file"),
+        (dir.path().join("link"), "symbolic link"),
+    ] {
+        let out = ioscope()
+            .arg("patterns")
+            .arg(&target)
+            .args(["--size", "64k", "--force"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(one_line_stderr(&out).contains(needle));
+    }
+    // A saved result with record 0 (hand-edited): re-rendered, no panic.
+    let (mut doc, _, _) = patterns(&[
+        d.to_str().unwrap(),
+        "--size",
+        "64k",
+        "--runs",
+        "1",
+        "--tests",
+        "read",
+        "--cache",
+        "warm",
+    ]);
+    doc["results"][0]["record"] = 0.into();
+    let saved = dir.path().join("z.json");
+    std::fs::write(&saved, doc.to_string()).unwrap();
+    let out = ioscope().arg("report").arg(&saved).output().unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c != 101 && c < 128),
+        "{out:?}"
+    );
+}

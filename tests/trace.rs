@@ -462,3 +462,56 @@ fn fio_end_fsync_shows_in_the_trace() {
         }
     }
 }
+
+/// A command that writes the path given to --csv keeps its content (ioscope refuses to
+/// overwrite it); children that outlive the command leave its counters uncompared rather
+/// than "MISMATCH"; a command that ignores SIGINT is still reported interrupted (130).
+#[test]
+fn outputs_orphans_and_ignored_signals() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    let script = format!("echo precious > '{}'", csv.display());
+    let out = ioscope()
+        .arg("trace")
+        .arg("--csv")
+        .arg(&csv)
+        .args(["--", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("ptrace refused") {
+        eprintln!("skipped: ptrace is not allowed here");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "precious\n");
+    let Some((doc, _)) = trace_json(&["sh", "-c", "(sleep 0.2; echo a >/dev/null) & exit 0"])
+    else {
+        return;
+    };
+    assert!(doc["outlived"].as_u64().unwrap() >= 1, "{doc:#}");
+    use std::process::{Command, Stdio};
+    let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args([
+            "trace",
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "trap '' INT TERM; sleep 2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -11,7 +11,7 @@ use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
 use crate::engine;
 use crate::engine::mixed::{Mixed, Split};
-use crate::error::Failure;
+use crate::error::{Failure, input};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState};
 use crate::measure::stats::{Summary, summarize};
@@ -212,7 +212,7 @@ pub fn execute(
     let mixed: &'static Mixed = Box::leak(Box::new(Mixed::new(options.read_percent, report.seed)));
     let mut run_all = || -> Result<()> {
         for &size in &options.sizes {
-            let out = create(options, size)?;
+            let mut out = create(options, size)?;
             for &record in options.records.iter().filter(|&&r| r <= size) {
                 let mut bench = Bench {
                     options,
@@ -244,6 +244,16 @@ pub fn execute(
                     }
                 }
             }
+            // Ctrl-C during an fsync that could not be interrupted: the run is not whole.
+            crate::interrupt::check()?;
+            // Kept only once every test of this size ran: a partial file is never kept.
+            if options.keep {
+                if options.path.is_dir() {
+                    out.keep_on_drop(true);
+                } else {
+                    out.finish()?;
+                }
+            }
         }
         Ok(())
     };
@@ -261,13 +271,33 @@ pub fn execute(
     Ok(report)
 }
 
-/// The test file for one file size: a scratch file in a directory, or the file named
-/// (created new: an existing one is only replaced with `--force`, and then only its
-/// successor is written; it stays whole). Removed afterwards unless `--keep`.
+/// The test file for one file size: a scratch file in a directory (named by its size in
+/// auto mode, so `--keep` keeps one per size), or the file named (created new: an existing
+/// one is only replaced with `--force`, and then only its successor is written; it stays
+/// whole unless `--keep` asks for the result to take its place). Removed afterwards, and
+/// always when the run did not finish.
 fn create(options: &PatternsOptions, size: u64) -> Result<OutputFile> {
-    let mut out = if options.path.is_dir() {
-        files::create_scratch(&options.path, "patterns", size, options.min_free)?
+    let out = if options.path.is_dir() {
+        let tag = if options.auto {
+            format!("patterns-{size}")
+        } else {
+            "patterns".to_string()
+        };
+        files::create_scratch(&options.path, &tag, size, options.min_free)?
     } else {
+        let name = files::display_name(&options.path);
+        if let Ok(meta) = std::fs::symlink_metadata(&options.path) {
+            if meta.file_type().is_symlink() {
+                return Err(input(format!(
+                    "patterns {name}: is a symbolic link; name the file itself or a directory"
+                )));
+            }
+            if !meta.file_type().is_file() {
+                return Err(input(format!(
+                    "patterns {name}: not a regular file or a directory"
+                )));
+            }
+        }
         files::create_output(
             &options.path,
             size,
@@ -278,7 +308,16 @@ fn create(options: &PatternsOptions, size: u64) -> Result<OutputFile> {
             },
         )?
     };
-    out.keep_on_drop(options.keep);
+    // The tests reopen the file for writing: the owner must be able to, whatever mode an
+    // existing file passed on to its successor.
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = std::fs::metadata(out.path()) {
+        let mode = meta.permissions().mode();
+        if mode & 0o600 != 0o600 {
+            let _ =
+                std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(mode | 0o600));
+        }
+    }
     Ok(out)
 }
 
@@ -306,10 +345,23 @@ impl Bench<'_> {
             Test::BackwardRead => Order::Backward,
             Test::RecordRewrite => Order::Same,
             Test::StrideRead => Order::Stride {
-                stride: self.options.stride,
+                stride: self.stride(),
             },
         };
         Plan::new(0, self.size, self.record, order)
+    }
+
+    /// The stride: as given, or the default shrunk to fit a file of few records.
+    fn stride(&self) -> u64 {
+        let records = self.size.div_ceil(self.record);
+        if self.options.stride_given {
+            self.options.stride
+        } else {
+            self.options
+                .stride
+                .min(records.saturating_sub(1) / 2)
+                .max(1)
+        }
     }
 
     fn setup(&self, test: Test) -> Setup {

@@ -76,6 +76,10 @@ pub struct TraceReport {
     pub bytes_written: u64,
     /// The kernel's counters of the command's process at its exit.
     pub proc_io: Option<ProcIo>,
+    /// Children of the command's first process still there when it ended: their I/O is
+    /// not in its counters, so the counters are not compared.
+    #[serde(default)]
+    pub outlived: u64,
     /// What the tool itself said, when it is one ioscope knows (dd, fio).
     pub claim: Option<Claim>,
     /// Nanoseconds tracing adds to each system call, measured on this machine just before.
@@ -101,6 +105,9 @@ impl TraceReport {
     /// Whether the traced totals agree with the kernel's counters (read bytes and calls;
     /// write bytes and calls). `None` without counters.
     pub fn kernel_agrees(&self) -> Option<bool> {
+        if self.outlived > 0 {
+            return None;
+        }
         let io = self.proc_io?;
         let read_bytes: u64 = READS
             .iter()
@@ -125,6 +132,21 @@ impl TraceReport {
         (self.seconds - self.sync_seconds).max(0.0)
     }
 }
+
+/// Children (zombies included) of every thread of `pid`: those its exit leaves unreaped.
+fn live_children(pid: i32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| t.ok())
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .map(|c| c.split_whitespace().count() as u64)
+        .sum()
+}
+
+/// Bytes of a known tool's output kept to read its claim from.
+const TEE_KEEP: usize = 8 << 20;
 
 /// A pipe whose read end is drained on a thread into a buffer and copied to `to` (our own
 /// stdout or stderr) as it comes: the command's output still reaches the user, and a known
@@ -158,6 +180,11 @@ impl Tee {
                             let _ = out.write_all(&buf[..n]);
                         }
                         all.extend_from_slice(&buf[..n]);
+                        // Bounded memory: a tool's summary or JSON is far smaller; of a
+                        // flood (dd of=/dev/stderr) the last 8 MiB are kept.
+                        if all.len() > 2 * TEE_KEEP {
+                            all.drain(..all.len() - TEE_KEEP);
+                        }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(_) => break,
@@ -209,6 +236,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let tally: std::cell::RefCell<Option<Tally>> = std::cell::RefCell::new(None);
     let leader = std::cell::Cell::new(0);
     let mut proc_io = None;
+    let mut outlived = 0;
     let resolve = Proc;
     let ended = sys::trace(
         command,
@@ -222,6 +250,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
                 && tid == leader.get()
             {
                 proc_io = ProcIo::read(tid);
+                outlived = live_children(tid);
             }
             if let Some(t) = tally.borrow_mut().as_mut() {
                 t.event(&event, &resolve);
@@ -281,6 +310,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
         files,
         totals,
         proc_io,
+        outlived,
         claim,
         overhead_ns_per_call: overhead,
         unseen,

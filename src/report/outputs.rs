@@ -23,6 +23,17 @@ struct Output {
     /// We created the path (an empty placeholder) and own it until content arrives.
     placeholder: bool,
     written: Cell<bool>,
+    /// The file as we last left it (inode, size, modification time): if it differs when we
+    /// come to write, another program wrote it during the run, and it is not replaced.
+    seen: Cell<Option<Stamp>>,
+}
+
+type Stamp = (u64, u64, i64, i64);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
 }
 
 /// The output files of one command.
@@ -136,6 +147,7 @@ impl Output {
                     path: path.to_path_buf(),
                     placeholder: false,
                     written: Cell::new(false),
+                    seen: Cell::new(stamp(path)),
                 })
             }
             Err(_) => {
@@ -152,6 +164,7 @@ impl Output {
                     path: path.to_path_buf(),
                     placeholder: true,
                     written: Cell::new(false),
+                    seen: Cell::new(stamp(path)),
                 })
             }
         }
@@ -160,6 +173,14 @@ impl Output {
     /// Writes `bytes` to a temporary name beside the file, syncs it and renames it over.
     fn write(&self, bytes: &[u8]) -> Result<()> {
         let name = self.path.display();
+        if stamp(&self.path) != self.seen.get() {
+            // Ours no more: keep the other writer's content, and stop tracking the path.
+            self.written.set(true);
+            return Err(input(format!(
+                "write {} {name}: another program wrote this file during the run; not overwritten",
+                self.flag
+            )));
+        }
         let tmp = temp_beside(&self.path);
         let result = (|| -> std::io::Result<()> {
             let mut f = OpenOptions::new()
@@ -176,6 +197,7 @@ impl Output {
         }
         result.with_context(|| format!("write {} {name}", self.flag))?;
         self.written.set(true);
+        self.seen.set(stamp(&self.path));
         Ok(())
     }
 }

@@ -37,7 +37,9 @@ pub fn dd(stderr: &str) -> Option<Claim> {
     let records = |what: &str| -> Option<u64> {
         let line = stderr.lines().find(|l| l.ends_with(what))?;
         let (full, partial) = line.split_whitespace().next()?.split_once('+')?;
-        Some(full.parse::<u64>().ok()? + partial.parse::<u64>().ok()?)
+        full.parse::<u64>()
+            .ok()?
+            .checked_add(partial.parse::<u64>().ok()?)
     };
     let summary = stderr.lines().find(|l| l.contains(" copied, "))?;
     let bytes: u64 = summary.split_whitespace().next()?.parse().ok()?;
@@ -47,7 +49,8 @@ pub fn dd(stderr: &str) -> Option<Claim> {
         .split_whitespace()
         .next()?
         .parse()
-        .ok()?;
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
     Some(Claim {
         tool: "dd".into(),
         bytes_read: bytes,

@@ -392,12 +392,21 @@ fn follow(
         let mut status = 0;
         let waited = wait_or_interrupt(&mut status);
         // Ctrl-C on a terminal reaches the whole process group, the command included; a
-        // SIGINT or SIGTERM sent to ioscope alone is passed on to the command once, so it
-        // ends and the partial trace is printed.
-        if crate::interrupt::requested() && !forwarded {
-            forwarded = true;
-            // SAFETY: signalling the child we started.
-            unsafe { libc::kill(leader, libc::SIGINT) };
+        // SIGINT or SIGTERM sent to ioscope alone is passed on once to every traced task,
+        // so the command ends and the partial trace is printed. Once its first process has
+        // ended, an interrupted trace stops waiting for what is left (PTRACE_O_EXITKILL
+        // ends those when ioscope exits).
+        if crate::interrupt::requested() {
+            if !forwarded {
+                forwarded = true;
+                for &t in tasks.keys() {
+                    // SAFETY: signalling tasks we trace.
+                    unsafe { libc::kill(t, libc::SIGINT) };
+                }
+            }
+            if ended.is_some() {
+                break;
+            }
         }
         let tid = match waited {
             None => continue,

@@ -85,7 +85,7 @@ fn single(out: &mut String, r: &PatternsReport) {
             "{} file, {} records ({} of them)",
             format_size(first.file_bytes),
             format_block_size(first.record),
-            group_thousands(first.file_bytes.div_ceil(first.record))
+            group_thousands(first.file_bytes.div_ceil(first.record.max(1)))
         ),
     );
     let mut table = table_with(&[

@@ -8,6 +8,9 @@ use crate::trace::tally::{Histogram, Timeline};
 use crate::units::{format_seconds, format_size, group_thousands};
 use std::fmt::Write;
 
+/// Files shown in full; the rest are summed in one line (all are in --json and --csv).
+const MAX_FILES: usize = 20;
+
 /// Renders a trace.
 pub fn trace(r: &TraceReport) -> String {
     let mut out = String::new();
@@ -38,6 +41,11 @@ pub fn trace(r: &TraceReport) -> String {
     // Files that moved no bytes and had no syncs or seeks (libraries the loader mapped,
     // locale files) in one line; the others in full.
     let (busy, quiet): (Vec<_>, Vec<_>) = r.files.iter().partition(|f| f.busy());
+    // The busiest files in full (by bytes moved, syncs and seeks); the rest in one line.
+    let mut busy = busy;
+    busy.sort_by_key(|f| std::cmp::Reverse((f.bytes_read + f.bytes_written, f.syncs, f.seeks)));
+    let shown = busy.len().min(MAX_FILES);
+    let rest: Vec<_> = busy.split_off(shown);
     for f in busy {
         let _ = writeln!(out, "\n{}", f.path);
         let mut table = table_with(&[
@@ -90,6 +98,19 @@ pub fn trace(r: &TraceReport) -> String {
         }
     }
     let _ = writeln!(out);
+    if !rest.is_empty() {
+        line(
+            &mut out,
+            "more",
+            format!(
+                "{} more busy file(s): {} read, {} written in {} calls (each in --json and --csv)",
+                rest.len(),
+                format_size(rest.iter().map(|f| f.bytes_read).sum()),
+                format_size(rest.iter().map(|f| f.bytes_written).sum()),
+                group_thousands(rest.iter().map(|f| f.total().calls).sum())
+            ),
+        );
+    }
     if !quiet.is_empty() {
         line(
             &mut out,
@@ -118,8 +139,12 @@ pub fn trace(r: &TraceReport) -> String {
             format!(
                 "{}: /proc/<pid>/io at exit: {} read calls, {} write calls, rchar {}, wchar {}, storage {} read / {} written (traced: {} read calls, {} write calls; the kernel's counts also hold execve's own reads of the program and its loader, and children the command reaped)",
                 match r.kernel_agrees() {
-                    Some(true) => "ok",
-                    _ => "MISMATCH",
+                    Some(true) => "ok".to_string(),
+                    Some(false) => "MISMATCH".to_string(),
+                    None => format!(
+                        "not compared ({} child process(es) outlived the command's first process; its counters do not hold their I/O)",
+                        r.outlived
+                    ),
                 },
                 group_thousands(io.syscr),
                 group_thousands(io.syscw),
