@@ -89,7 +89,6 @@ fn every_method_pair_copies_every_byte_over_tcp_and_unix() {
 /// A receiver on a Unix socket in `dir`, serving until killed.
 struct Receiver {
     child: Child,
-    socket: PathBuf,
 }
 
 impl Receiver {
@@ -113,10 +112,7 @@ impl Receiver {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
-        Receiver {
-            child,
-            socket: socket.to_path_buf(),
-        }
+        Receiver { child }
     }
 
     /// Stops it (Ctrl-C) and returns its exit code, stdout and stderr.
