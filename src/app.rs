@@ -140,7 +140,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                         &session,
                         &Environment::collect(&args.dir),
                     ))?,
-                    Ok(session) => report::emit(&text::received(&session))?,
+                    Ok(session) => report::emit(&text::received(&session, !args.no_sync))?,
                     Err(e) if crate::error::exit_kind(&e) == ExitKind::Interrupted => {
                         return Err(e);
                     }

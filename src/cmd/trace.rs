@@ -3,10 +3,11 @@
 //! against what known tools (dd, fio) say they did; measures what tracing itself costs per
 //! call, so a traced time is never mistaken for an untraced one.
 
+pub use crate::measure::procio::ProcIo;
 use crate::trace::claims::{self, Claim};
 use crate::trace::sys::{self, Ended, Event};
 use crate::trace::tally::{CallStats, FileStats, Tally};
-use crate::trace::{Proc, field, tool_name};
+use crate::trace::{Proc, tool_name};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -17,34 +18,8 @@ use std::time::Instant;
 
 /// The kernel's I/O counters of the traced process at its exit (/proc/<pid>/io), which
 /// include its threads and the children it reaped.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProcIo {
-    /// Bytes returned by read-type calls.
-    pub rchar: u64,
-    /// Bytes passed to write-type calls.
-    pub wchar: u64,
-    /// Read-type calls.
-    pub syscr: u64,
-    /// Write-type calls.
-    pub syscw: u64,
-    /// Bytes fetched from storage.
-    pub read_bytes: u64,
-    /// Bytes sent to storage.
-    pub write_bytes: u64,
-}
-
-impl ProcIo {
-    fn read(pid: i32) -> Option<Self> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
-        Some(Self {
-            rchar: field(&text, "rchar:")?,
-            wchar: field(&text, "wchar:")?,
-            syscr: field(&text, "syscr:")?,
-            syscw: field(&text, "syscw:")?,
-            read_bytes: field(&text, "read_bytes:").unwrap_or(0),
-            write_bytes: field(&text, "write_bytes:").unwrap_or(0),
-        })
-    }
+fn proc_io_of(pid: i32) -> Option<ProcIo> {
+    crate::measure::procio::parse(&std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?)
 }
 
 /// What `trace` found.
@@ -249,7 +224,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
             if let Event::Exiting { tid } = event
                 && tid == leader.get()
             {
-                proc_io = ProcIo::read(tid);
+                proc_io = proc_io_of(tid);
                 outlived = live_children(tid);
             }
             if let Some(t) = tally.borrow_mut().as_mut() {

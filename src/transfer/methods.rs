@@ -15,12 +15,98 @@ use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// A connection: TCP or Unix, with its raw descriptor for sendfile and splice.
-pub trait Conn: Read + Write + AsRawFd + Send {}
-impl Conn for std::net::TcpStream {}
-impl Conn for std::os::unix::net::UnixStream {}
+pub trait Conn: Read + Write + AsRawFd + Send {
+    /// A second handle on the same connection (to read replies while writing).
+    fn another(&self) -> std::io::Result<Box<dyn Conn>>;
+    /// Bytes already read from the socket into a buffer and not yet consumed, up to `max`;
+    /// the caller consumes them all (a kernel-side method must write them itself first).
+    fn take_buffered(&mut self, _max: usize) -> &[u8] {
+        &[]
+    }
+}
+
+impl Conn for std::net::TcpStream {
+    fn another(&self) -> std::io::Result<Box<dyn Conn>> {
+        Ok(Box::new(self.try_clone()?))
+    }
+}
+
+impl Conn for std::os::unix::net::UnixStream {
+    fn another(&self) -> std::io::Result<Box<dyn Conn>> {
+        Ok(Box::new(self.try_clone()?))
+    }
+}
+
+/// A receiving connection read through a 64 KiB buffer: the small frames of many small
+/// files (header, body, trailer) come in one read() instead of one per field. Reads as
+/// large as the buffer go straight to the socket.
+pub struct Buffered<'a> {
+    inner: &'a mut dyn Conn,
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+}
+
+impl<'a> Buffered<'a> {
+    /// Wraps `inner`.
+    pub fn new(inner: &'a mut dyn Conn) -> Self {
+        Self {
+            inner,
+            buf: vec![0; 64 << 10],
+            pos: 0,
+            len: 0,
+        }
+    }
+}
+
+impl Read for Buffered<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos == self.len {
+            if out.len() >= self.buf.len() {
+                return self.inner.read(out);
+            }
+            self.len = self.inner.read(&mut self.buf)?;
+            self.pos = 0;
+        }
+        let n = out.len().min(self.len - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl Write for Buffered<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(bytes)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl AsRawFd for Buffered<'_> {
+    fn as_raw_fd(&self) -> i32 {
+        self.inner.as_raw_fd()
+    }
+}
+
+impl Conn for Buffered<'_> {
+    fn another(&self) -> std::io::Result<Box<dyn Conn>> {
+        self.inner.another()
+    }
+    fn take_buffered(&mut self, max: usize) -> &[u8] {
+        let n = max.min(self.len - self.pos);
+        let at = self.pos;
+        self.pos += n;
+        &self.buf[at..at + n]
+    }
+}
 
 /// Bytes moved per step by the kernel-side methods (and digested at a time).
 const STEP: usize = 1 << 20;
+/// Bytes per sendfile() call: larger than STEP, so the sender makes fewer calls while the
+/// socket buffer drains.
+const SEND_STEP: usize = 4 << 20;
 
 /// How the sender moves a file's bytes.
 #[derive(
@@ -134,7 +220,7 @@ pub fn send(
             let mut offset: libc::off_t = 0;
             while (offset as u64) < size {
                 let start = offset as u64;
-                let want = STEP.min((size - start) as usize);
+                let want = SEND_STEP.min((size - start) as usize);
                 // SAFETY: both descriptors are open; offset is a live local.
                 let n = unsafe {
                     libc::sendfile(conn.as_raw_fd(), file.as_raw_fd(), &mut offset, want)
@@ -211,7 +297,16 @@ pub fn receive(
                 .with_context(|| format!("ftruncate {name}"))?;
             let map = Mapping::new(file, name, 0, size)?;
             let (pipe_r, pipe_w) = pipe()?;
-            // The file's own offset (0: it is new) advances with every splice into it.
+            // Bytes the connection already holds in its buffer go in with write(); the
+            // file's own offset (0: it is new) then advances with every splice into it.
+            let early = conn.take_buffered(size as usize);
+            if !early.is_empty() {
+                let mut f = file;
+                f.write_all(early)
+                    .with_context(|| format!("write {name}"))?;
+                digest.update(early);
+                got = early.len() as u64;
+            }
             while got < size {
                 let want = STEP.min((size - got) as usize);
                 let n = splice(conn.as_raw_fd(), pipe_w.as_raw_fd(), want)

@@ -283,16 +283,96 @@ pub struct SendOptions {
     pub token: Vec<u8>,
 }
 
-/// Sends `files` over `conn` and waits for each to be verified and in place.
+/// Sends `files` over `conn`; each is verified and in place when its reply comes. Replies
+/// are read on a second thread while the files go out, so a file's round trip does not
+/// stall the next (many small files); the first refusal stops the sending.
 pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) -> Result<Session> {
     let started = Instant::now();
-    let refused = |what: String| crate::error::Failure::Check(what);
+    let refused = |what: String| anyhow::Error::from(crate::error::Failure::Check(what));
     proto::write_hello(conn, &options.token)?;
     proto::read_reply(conn)?
         .map_err(|m| refused(format!("send: the receiver refused the connection: {m}")))?;
-    let mut done = Vec::new();
+    let mut replies = conn
+        .another()
+        .context("send: a second handle on the connection")?;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // The reader: one reply per file and one for the end, in order; their times.
+        // (reply times, the index and message of a refusal, a broken connection)
+        type Heard = (Vec<f64>, Option<(usize, String)>, Option<anyhow::Error>);
+        let reader = scope.spawn(|| -> Heard {
+            let mut times = Vec::with_capacity(files.len());
+            for i in 0..=files.len() {
+                let heard = proto::read_reply(&mut *replies);
+                if !matches!(heard, Ok(Ok(()))) {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                match heard {
+                    Ok(Ok(())) => times.push(started.elapsed().as_secs_f64()),
+                    Ok(Err(m)) => return (times, Some((i, m)), None),
+                    Err(e) => return (times, None, Some(e)),
+                }
+            }
+            (times, None, None)
+        });
+        let written = send_files(conn, files, options, &stop);
+        if written.is_err() {
+            // Wake the reader: no more replies are coming for what was not sent.
+            // SAFETY: shutting down a socket we own.
+            unsafe { libc::shutdown(conn.as_raw_fd(), libc::SHUT_RDWR) };
+        }
+        let (times, refusal, broken) = reader
+            .join()
+            .map_err(|_| anyhow!("send: the reply reader panicked"))?;
+        if let Some((i, m)) = refusal {
+            // The receiver's word first: it explains a failed write that followed.
+            let what = files.get(i).map_or_else(
+                || "the end of the stream".to_string(),
+                |f| String::from_utf8_lossy(&f.name).into_owned(),
+            );
+            return Err(refused(format!(
+                "send {what}: the receiver refused it: {m}"
+            )));
+        }
+        written?;
+        if let Some(e) = broken {
+            return Err(e.context("send: the connection broke before every file was confirmed"));
+        }
+        let mut last = 0.0;
+        let done = files
+            .iter()
+            .zip(&times)
+            .map(|(f, &t)| {
+                let d = FileDone {
+                    name: String::from_utf8_lossy(&f.name).into_owned(),
+                    bytes: std::fs::metadata(&f.path).map_or(0, |m| m.len()),
+                    seconds: t - last,
+                };
+                last = t;
+                d
+            })
+            .collect::<Vec<_>>();
+        Ok(Session {
+            bytes: done.iter().map(|d| d.bytes).sum(),
+            files: done,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    })
+}
+
+/// Writes every file's frame and the end of the stream; stops early once the reader saw a
+/// refusal.
+fn send_files(
+    conn: &mut dyn Conn,
+    files: &[Outgoing],
+    options: &SendOptions,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<()> {
     for f in files {
-        let t = Instant::now();
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        crate::interrupt::check()?;
         let shown = String::from_utf8_lossy(&f.name).into_owned();
         let file = File::open(&f.path).map_err(|e| {
             input(format!(
@@ -311,41 +391,17 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
             mode: meta.permissions().mode() & 0o777,
         };
         proto::write_header(conn, &header)?;
-        let digest = match methods::send(
+        let digest = methods::send(
             options.method,
             &file,
             &shown,
             header.size,
             conn,
             options.buffer,
-        ) {
-            Ok(d) => d,
-            // A receiver that refused the file says why before it closes: prefer its word.
-            Err(e) => match proto::read_reply(conn) {
-                Ok(Err(m)) => {
-                    return Err(
-                        refused(format!("send {shown}: the receiver refused it: {m}")).into(),
-                    );
-                }
-                _ => return Err(e),
-            },
-        };
+        )?;
         proto::write_trailer(conn, digest.trailer())?;
-        proto::read_reply(conn)?
-            .map_err(|m| refused(format!("send {shown}: the receiver refused it: {m}")))?;
-        done.push(FileDone {
-            name: shown,
-            bytes: header.size,
-            seconds: t.elapsed().as_secs_f64(),
-        });
     }
-    proto::write_end(conn)?;
-    proto::read_reply(conn)?.map_err(|m| refused(format!("send: the receiver ended with: {m}")))?;
-    Ok(Session {
-        bytes: done.iter().map(|d| d.bytes).sum(),
-        files: done,
-        seconds: started.elapsed().as_secs_f64(),
-    })
+    proto::write_end(conn)
 }
 
 /// Options of a receiver.
@@ -367,6 +423,28 @@ pub struct ReceiveOptions {
     pub sync: bool,
 }
 
+/// What a connection may still write: free space less the margin, asked of the file system
+/// once and counted down per file, asked again only when a file would not fit (space may
+/// have been freed meanwhile). One statvfs per connection instead of one per file.
+struct Budget {
+    pid: u32,
+    room: Option<u64>,
+}
+
+impl Budget {
+    fn take(&mut self, dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<()> {
+        let room = match self.room {
+            Some(r) if r >= bytes => r,
+            _ => {
+                files::ensure_room(dir, name, bytes, 0, min_free)?;
+                files::room(dir, min_free)?
+            }
+        };
+        self.room = Some(room.saturating_sub(bytes));
+        Ok(())
+    }
+}
+
 /// A temporary file removed on drop unless renamed into place.
 struct Partial {
     path: PathBuf,
@@ -386,6 +464,8 @@ impl Drop for Partial {
 /// sent to the sender before the error is returned.
 pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Session> {
     let started = Instant::now();
+    let mut buffered = methods::Buffered::new(conn);
+    let conn: &mut dyn Conn = &mut buffered;
     let token = proto::read_hello(conn)?;
     if let Some(want) = &options.token
         && !constant_time_eq(want, &token)
@@ -399,11 +479,15 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
     proto::write_reply(conn, &Ok(()))?;
     let mut done = Vec::new();
     let mut serial = 0u64;
+    let mut budget = Budget {
+        pid: std::process::id(),
+        room: None,
+    };
     while let Some(header) = proto::read_header(conn)? {
         let t = Instant::now();
         serial += 1;
         let shown = String::from_utf8_lossy(&header.name).into_owned();
-        match receive_file(conn, options, &header, serial) {
+        match receive_file(conn, options, &header, serial, &mut budget) {
             Ok(()) => {
                 proto::write_reply(conn, &Ok(()))?;
                 done.push(FileDone {
@@ -467,6 +551,7 @@ fn receive_file(
     options: &ReceiveOptions,
     header: &proto::Header,
     serial: u64,
+    budget: &mut Budget,
 ) -> Result<()> {
     let shown = String::from_utf8_lossy(&header.name).into_owned();
     let refuse = |why: String| {
@@ -505,9 +590,10 @@ fn receive_file(
         }
         _ => {}
     }
-    files::ensure_room(&dir, &shown, header.size, 0, options.min_free)
+    budget
+        .take(&options.dir, &shown, header.size, options.min_free)
         .map_err(|e| refuse(format!("{e:#}")))?;
-    let temp = dir.join(format!(".ioscope-recv-{}-{serial}", std::process::id()));
+    let temp = dir.join(format!(".ioscope-recv-{}-{serial}", budget.pid));
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)

@@ -200,12 +200,13 @@ pub fn sent(r: &SendReport) -> String {
 }
 
 /// One line per connection a receiver served.
-pub fn received(s: &Session) -> String {
+pub fn received(s: &Session, synced: bool) -> String {
     format!(
-        "received {} file(s), {} in {} = {:.1} MiB/s; each verified (XOR and XXH3), synced and renamed into place\n",
+        "received {} file(s), {} in {} = {:.1} MiB/s; each verified (XOR and XXH3), {}renamed into place\n",
         s.files.len(),
         format_size(s.bytes),
         format_seconds(s.seconds),
-        crate::units::per_second(s.bytes, s.seconds) / MIB as f64
+        crate::units::per_second(s.bytes, s.seconds) / MIB as f64,
+        if synced { "synced and " } else { "" }
     )
 }
