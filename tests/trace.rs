@@ -8,6 +8,27 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
+/// Whether fio is installed (says why the test is skipped when not).
+fn have_fio() -> bool {
+    let ok = std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !ok {
+        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+    }
+    ok
+}
+
+/// Whether this machine refused to let ioscope trace (says so when it did).
+fn refused(stderr: &str) -> bool {
+    let no = stderr.contains("ptrace refused");
+    if no {
+        eprintln!("skipped: ptrace is not allowed here: {stderr}");
+    }
+    no
+}
+
 /// `ioscope trace --json -- ARGS`: the document and the exit code, or `None` (with a
 /// reason printed) where this machine does not allow tracing.
 fn trace_json(args: &[&str]) -> Option<(Value, i32)> {
@@ -17,8 +38,7 @@ fn trace_json(args: &[&str]) -> Option<(Value, i32)> {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here: {err}");
+    if refused(&err) {
         return None;
     }
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -199,8 +219,7 @@ fn bad_commands_are_refused_with_one_line_and_the_exit_status_is_the_commands() 
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here");
+    if refused(&err) {
         return;
     }
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -226,12 +245,7 @@ fn bad_commands_are_refused_with_one_line_and_the_exit_status_is_the_commands() 
 /// sequential reads land evenly too, in rising order (a ramp over time).
 #[test]
 fn fio_random_reads_are_flat_and_sequential_reads_are_a_ramp() {
-    if std::process::Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+    if !have_fio() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
@@ -304,8 +318,7 @@ fn sigint_to_the_tracer_ends_the_command_and_prints_a_partial_trace() {
         if let Some(status) = child.try_wait().unwrap() {
             let out = child.wait_with_output().unwrap();
             let err = String::from_utf8_lossy(&out.stderr);
-            if err.contains("ptrace refused") {
-                eprintln!("skipped: ptrace is not allowed here");
+            if refused(&err) {
                 return;
             }
             panic!("ended early ({status}): {err}");
@@ -361,8 +374,7 @@ fn csv_and_svg_exports_hold_the_trace() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here");
+    if refused(&err) {
         return;
     }
     assert!(out.status.success(), "{err}");
@@ -391,8 +403,7 @@ fn the_text_report_frames_a_dd_run() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here");
+    if refused(&err) {
         return;
     }
     assert!(out.status.success(), "{err}");
@@ -423,12 +434,7 @@ fn the_text_report_frames_a_dd_run() {
 /// and fio's claim beside the trace in both.
 #[test]
 fn fio_end_fsync_shows_in_the_trace() {
-    if std::process::Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: fio is not installed (.ci/run installs it)");
+    if !have_fio() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
@@ -479,8 +485,7 @@ fn outputs_orphans_and_ignored_signals() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here");
+    if refused(&err) {
         return;
     }
     assert_eq!(out.status.code(), Some(2), "{err}");
