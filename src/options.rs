@@ -134,7 +134,8 @@ pub fn block_size(text: &str, what: &str) -> Result<u64> {
     Ok(bs)
 }
 
-fn min_free(text: Option<&str>, what: &str) -> Result<Option<u64>> {
+/// Parses `--min-free` (`None`: the default margin).
+pub fn min_free(text: Option<&str>, what: &str) -> Result<Option<u64>> {
     text.map(|t| parse_size(t).with_context(|| format!("{what}: --min-free")))
         .transpose()
 }

@@ -320,3 +320,39 @@ fn bad_addresses_and_remote_listening_without_permission_are_refused() {
         assert!(line.contains(needle), "{args:?}: {line}");
     }
 }
+
+/// A file whose name is not UTF-8 arrives under the same bytes; `transfer`'s bad numbers
+/// are usage errors.
+#[test]
+fn a_non_utf8_name_arrives_whole_and_bad_transfer_flags_are_refused() {
+    use std::os::unix::ffi::OsStrExt;
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9-\xff");
+    let path = src.path().join(name);
+    std::fs::write(&path, pattern(5000)).unwrap();
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    let out = ioscope()
+        .args(["send", &format!("unix:{}", socket.display())])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(
+        std::fs::read(dest.path().join(name)).unwrap(),
+        pattern(5000)
+    );
+    for args in [["--repeat", "0"], ["--large", "1x"], ["--buffer", "0"]] {
+        let out = ioscope().arg("transfer").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        one_line_stderr(&out);
+    }
+}

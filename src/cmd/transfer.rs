@@ -433,11 +433,7 @@ pub fn receive(
     let at = Endpoint::parse(&args.listen)?;
     let buffer = crate::options::block_size(&args.buffer, "receive").context("--buffer")? as usize;
     let timeout = crate::units::parse_duration(&args.timeout).context("receive: --timeout")?;
-    let min_free = args
-        .min_free
-        .as_deref()
-        .map(|t| crate::units::parse_size(t).context("receive: --min-free"))
-        .transpose()?;
+    let min_free = crate::options::min_free(args.min_free.as_deref(), "receive")?;
     let token = match (&args.token, args.allow_remote) {
         (Some(t), _) if t.is_empty() || t.len() > crate::transfer::proto::MAX_TOKEN => {
             return Err(input("receive: --token must be 1 to 256 bytes"));
@@ -514,11 +510,7 @@ impl TransferOptions {
             unix: args.unix,
             sync: !args.no_sync,
             buffer: crate::options::block_size(&args.buffer, what).context("--buffer")? as usize,
-            min_free: args
-                .min_free
-                .as_deref()
-                .map(|t| crate::units::parse_size(t).context("transfer: --min-free"))
-                .transpose()?,
+            min_free: crate::options::min_free(args.min_free.as_deref(), what)?,
         })
     }
 }

@@ -5,7 +5,7 @@
 //! Word `i` (8 bytes) is `table[i mod 8192] ^ key(i / 8192)`: a 64 KiB table of SplitMix64
 //! words made once per seed (and thread), XOR-ed with a SplitMix64 key per 64 KiB block.
 //! Every block differs from every other and no 64 KiB repeats, yet filling a buffer is a
-//! copy with one XOR per word: about 10 GB/s instead of the 3 GB/s of SplitMix64 per word,
+//! copy with one XOR per word: about 40 GB/s into a 1 MiB buffer here, against 5.7 GB/s for SplitMix64 per word,
 //! so writes measure the file system rather than the generator (fio reuses its buffers to
 //! the same end).
 
