@@ -94,9 +94,7 @@ fn generator(c: &mut Criterion) {
     let mut buf = vec![0u8; 1 << 20];
     group.throughput(Throughput::Bytes(buf.len() as u64));
     let mut stream = ioscope::workload::data::DataStream::new(7, 0);
-    group.bench_function("fill/1MiB", |b| {
-        b.iter(|| stream.fill(black_box(&mut buf)))
-    });
+    group.bench_function("fill/1MiB", |b| b.iter(|| stream.fill(black_box(&mut buf))));
     group.finish();
 }
 
