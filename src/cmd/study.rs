@@ -117,14 +117,14 @@ impl Level {
     pub fn estimate(self, part: Part) -> f64 {
         let (quick, standard, thorough) = match part {
             Part::WriteRead => (0.5, 1.0, 4.0),
-            Part::ReadSweep => (4.0, 40.0, 900.0),
-            Part::Cache => (1.0, 3.0, 8.0),
+            Part::ReadSweep => (1.5, 10.0, 900.0),
+            Part::Cache => (0.5, 1.0, 4.0),
             Part::Syscalls => (1.0, 3.0, 40.0),
-            Part::Compare => (3.0, 12.0, 60.0),
-            Part::WriteSweep => (2.0, 20.0, 600.0),
-            Part::Patterns => (5.0, 30.0, 200.0),
-            Part::Transfer => (6.0, 30.0, 240.0),
-            Part::Calibrate => (6.0, 25.0, 120.0),
+            Part::Compare => (2.5, 12.0, 40.0),
+            Part::WriteSweep => (1.5, 13.0, 600.0),
+            Part::Patterns => (1.0, 5.0, 60.0),
+            Part::Transfer => (1.5, 8.0, 120.0),
+            Part::Calibrate => (4.0, 11.0, 90.0),
         };
         match self {
             Self::Quick => quick,

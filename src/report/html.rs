@@ -26,7 +26,8 @@ td:first-child, th:first-child { text-align: left; }
 .scroll { overflow-x: auto; }
 figure.chart { margin: 1rem 0; }
 figure.chart svg { width: 100%; height: auto; max-width: 900px; display: block; }
-ul.why li { margin: .3rem 0; }
+ul.why li, ul.warn li { margin: .3rem 0; }
+ul.warn { color: #9a6700; }
 footer { margin-top: 3rem; color: #57606a; font-size: .85rem; }
 @media print { body { margin: 0; max-width: none; } h2 { break-after: avoid; }
                figure.chart, table { break-inside: avoid; } }
@@ -178,6 +179,13 @@ fn section(out: &mut String, s: &Section) -> Result<()> {
         }
         out.push_str("</ul>\n");
     }
+    if !s.warnings.is_empty() {
+        out.push_str("<ul class=\"warn\">\n");
+        for w in &s.warnings {
+            let _ = writeln!(out, "<li>warning: {}</li>", escape(w));
+        }
+        out.push_str("</ul>\n");
+    }
     out.push_str("</section>\n");
     Ok(())
 }
@@ -228,14 +236,6 @@ pub fn study_page(r: &StudyReport, env: &Environment, command_line: &str) -> Res
     out.push_str("</p></nav>\n");
     for s in &all {
         section(&mut out, s)?;
-    }
-    let warnings: Vec<String> = r.warnings.iter().map(super::text::warning).collect();
-    if !warnings.is_empty() {
-        out.push_str("<h2>Warnings</h2>\n<ul class=\"why\">\n");
-        for w in &warnings {
-            let _ = writeln!(out, "<li>{}</li>", escape(w));
-        }
-        out.push_str("</ul>\n");
     }
     footer(&mut out, command_line);
     Ok(out)

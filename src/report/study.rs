@@ -40,6 +40,8 @@ pub struct Section {
     pub chart: Option<Chart>,
     /// Sentences that explain what the table and chart show.
     pub why: Vec<String>,
+    /// The part's own warnings (cause and fix), as text.
+    pub warnings: Vec<String>,
 }
 
 /// One figure of the summary.
@@ -159,7 +161,27 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
                     .total_cmp(&b.median_bytes_per_second)
             });
             let fast = rows.iter().find(|x| x.contender == "ioscope fast");
+            let second = rows
+                .iter()
+                .filter(|x| fastest.is_some_and(|t| t.contender != x.contender))
+                .max_by(|a, b| {
+                    a.median_bytes_per_second
+                        .total_cmp(&b.median_bytes_per_second)
+                });
             if let (Some(top), Some(fast)) = (fastest, fast) {
+                let spread = match second {
+                    Some(next) if top.contender == fast.contender => format!(
+                        "next: {} at {:.2}x; median of {} run(s)",
+                        next.contender,
+                        next.ratio_to_best,
+                        fast.runs.len()
+                    ),
+                    _ => format!(
+                        "ioscope fast at {:.2}x of it; median of {} run(s)",
+                        fast.ratio_to_best,
+                        fast.runs.len()
+                    ),
+                };
                 out.push(Headline {
                     label: format!("fastest reader, {}", state.name()),
                     value: format!(
@@ -167,11 +189,7 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
                         top.contender,
                         format_mib_per_s(top.median_bytes_per_second)
                     ),
-                    spread: format!(
-                        "ioscope fast at {:.2}x of it, median of {} run(s)",
-                        fast.ratio_to_best,
-                        fast.runs.len()
-                    ),
+                    spread,
                 });
             }
         }
@@ -216,7 +234,7 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
             let mut section = match step.part {
                 Part::WriteRead => write_read(r),
                 Part::ReadSweep => r.read_sweep.as_ref().map(|s| read_sweep(s, env)),
-                Part::WriteSweep => r.write_sweep.as_ref().map(|s| write_sweep(s, env)),
+                Part::WriteSweep => r.write_sweep.as_ref().map(write_sweep),
                 Part::Cache => r.cache.as_ref().map(cache),
                 Part::Syscalls => r.syscalls.as_ref().map(|s| syscalls(s, r)),
                 Part::Compare => r.compare.as_ref().map(compare),
@@ -231,11 +249,36 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
                 grid: Grid::default(),
                 chart: None,
                 why: Vec::new(),
+                warnings: Vec::new(),
             });
             section.status = status;
+            // "Interrupted" is the page's banner and the section's status already.
+            section.warnings = part_warnings(r, step.part)
+                .iter()
+                .filter(|w| !matches!(w, crate::cmd::warning::Warning::Partial))
+                .map(super::text::warning)
+                .collect();
             section
         })
         .collect()
+}
+
+/// The warnings a part's own result carries.
+fn part_warnings(r: &StudyReport, part: Part) -> &[crate::cmd::warning::Warning] {
+    fn of<T: Exportable>(x: &Option<T>) -> &[crate::cmd::warning::Warning] {
+        x.as_ref().map_or(&[], |x| x.warnings())
+    }
+    match part {
+        Part::WriteRead => &r.warnings,
+        Part::ReadSweep => of(&r.read_sweep),
+        Part::WriteSweep => of(&r.write_sweep),
+        Part::Cache => of(&r.cache),
+        Part::Syscalls => of(&r.syscalls),
+        Part::Compare => of(&r.compare),
+        Part::Patterns => of(&r.patterns),
+        Part::Transfer => of(&r.transfer),
+        Part::Calibrate => r.calibrate.as_ref().map_or(&[], |c| &c.warnings),
+    }
 }
 
 fn grid(header: &[&str], rows: Vec<Vec<String>>) -> Grid {
@@ -310,6 +353,7 @@ fn write_read(r: &StudyReport) -> Option<Section> {
         ),
         chart: None,
         why,
+        warnings: Vec::new(),
     })
 }
 
@@ -331,14 +375,18 @@ fn fall_after_peak(points: &[&SweepPoint]) -> Option<(u64, u64, f64)> {
 /// Why a curve falls at large blocks: the buffer outgrows a CPU cache.
 fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<String> {
     let (peak, fall, share) = fall_after_peak(points)?;
+    // A read() copies from the page cache into the buffer: source and destination together
+    // are twice the block.
     let cause = match (env.cache_bytes(2), env.cache_bytes(3)) {
-        (_, Some(l3)) if fall > l3 => format!(
-            "the {} buffer no longer fits the CPU's last-level cache (L3, {}), so every copy between page cache and buffer goes through main memory",
+        (_, Some(l3)) if 2 * fall >= l3 => format!(
+            "each call copies {} out of the page cache into a {} buffer, and the two together ({}) fill the CPU's last-level cache (L3, {}): the copy then streams through main memory instead of the cache",
             format_size(fall),
+            format_size(fall),
+            format_size(2 * fall),
             format_size(l3)
         ),
         (Some(l2), l3) if fall > l2 => format!(
-            "the {} buffer no longer fits the per-core L2 cache ({}{}), so the copy into it evicts the lines it just wrote and the next call must fetch them again",
+            "the {} buffer no longer fits the per-core L2 cache ({}{}), so the copy into it evicts the lines it just wrote and the next call must fetch them again from the larger, slower cache",
             format_size(fall),
             format_size(l2),
             l3.map_or(String::new(), |l3| format!("; L3 is {}", format_size(l3)))
@@ -441,7 +489,7 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
         {
             why.push(format!(
                 "At {} blocks cold reads are nearly as fast as warm ones ({:.0}%): the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
-                format_block_size(first_cold.block_size),
+                format_size(first_cold.block_size),
                 100.0 * first_cold.rate.median / first_warm.rate.median.max(1e-9),
                 env.storage
                     .read_ahead_kb
@@ -471,6 +519,7 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
         grid: Grid { header, rows },
         chart: s.chart(),
         why,
+        warnings: Vec::new(),
     }
 }
 
@@ -481,7 +530,7 @@ fn capitalise(s: &str) -> String {
     })
 }
 
-fn write_sweep(s: &SweepReport, env: &Environment) -> Section {
+fn write_sweep(s: &SweepReport) -> Section {
     let pts = points(s, None);
     let rows = pts
         .iter()
@@ -508,9 +557,6 @@ fn write_sweep(s: &SweepReport, env: &Environment) -> Section {
         .iter()
         .map(|a| super::text::sweep_explanation(Op::Write, a))
         .collect();
-    if let Some(text) = explain_fall("write", &pts, env) {
-        why.push(text);
-    }
     let shares: Vec<f64> = pts
         .iter()
         .flat_map(|p| &p.runs)
@@ -545,6 +591,7 @@ fn write_sweep(s: &SweepReport, env: &Environment) -> Section {
         ),
         chart: s.chart(),
         why,
+        warnings: Vec::new(),
     }
 }
 
@@ -607,6 +654,7 @@ fn cache(c: &crate::cmd::coldwarm::CacheReport) -> Section {
         ),
         chart: c.chart(),
         why,
+        warnings: Vec::new(),
     }
 }
 
@@ -666,6 +714,7 @@ fn syscalls(s: &crate::cmd::syscalls::SyscallsReport, study: &StudyReport) -> Se
         ),
         chart: s.chart(),
         why,
+        warnings: Vec::new(),
     }
 }
 
@@ -723,7 +772,29 @@ fn compare(c: &CompareReport) -> Section {
             ]
         })
         .collect();
-    let mut why: Vec<String> = super::text::compare_notes(c);
+    let mut why = Vec::new();
+    for state in [CacheState::Cold, CacheState::Warm] {
+        let rows: Vec<_> = c.rows.iter().filter(|x| x.cache == state).collect();
+        let top = rows.iter().max_by(|a, b| {
+            a.median_bytes_per_second
+                .total_cmp(&b.median_bytes_per_second)
+        });
+        let dd = rows
+            .iter()
+            .find(|x| x.contender.starts_with("dd ") && !x.contender.contains("direct"));
+        if let (Some(top), Some(dd)) = (top, dd) {
+            why.push(format!(
+                "{}: the fastest reader is {} at {}, {:.2}x {} ({}).",
+                capitalise(state.name()),
+                top.contender,
+                format_mib_per_s(top.median_bytes_per_second),
+                top.median_bytes_per_second / dd.median_bytes_per_second.max(1e-9),
+                dd.contender,
+                format_mib_per_s(dd.median_bytes_per_second)
+            ));
+        }
+    }
+    why.extend(super::text::compare_notes(c));
     if !c.skipped.is_empty() {
         why.push(format!("Not run here: {}.", c.skipped.join("; ")));
     }
@@ -748,6 +819,7 @@ fn compare(c: &CompareReport) -> Section {
         ),
         chart: Some(compare_chart(c)),
         why,
+        warnings: Vec::new(),
     }
 }
 
@@ -828,6 +900,7 @@ fn patterns(p: &crate::cmd::patterns::PatternsReport) -> Section {
         ),
         chart: p.chart(),
         why,
+        warnings: Vec::new(),
     }
 }
 
@@ -929,6 +1002,7 @@ fn transfer(t: &crate::cmd::transfer::TransferReport) -> Section {
         ),
         chart: Some(transfer_chart(t)),
         why,
+        warnings: Vec::new(),
     }
 }
 
@@ -979,5 +1053,6 @@ fn calibrate(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
         grid: grid(&["bytes", "time", "MiB/s", "resident before"], rows),
         chart: None,
         why,
+        warnings: Vec::new(),
     }
 }
