@@ -215,6 +215,9 @@ pub struct CalibrateOptions {
     pub setup: Setup,
     /// Whether the file may be extended.
     pub grow: bool,
+    /// The largest the file may grow to (`None`: the free-space margin and, warm, half the
+    /// memory available decide).
+    pub max_bytes: Option<u64>,
     /// Seed for appended data.
     pub seed: u64,
     /// Free space to keep.
@@ -262,6 +265,7 @@ impl CalibrateOptions {
             },
             setup: choice,
             grow: args.grow,
+            max_bytes: None,
             seed: args.seed.unwrap_or_else(fresh_seed),
             min_free: min_free(args.min_free.as_deref(), &what)?,
             json: args.json,

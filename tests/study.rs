@@ -489,9 +489,9 @@ fn the_quick_study_renders_every_section_with_its_chart_in_a_browser() {
         .iter()
         .filter(|s| s["outcome"] == "done")
         .map(|s| s["part"].as_str().unwrap().to_string())
-        .filter(|p| !["write-read", "calibrate"].contains(&p.as_str()))
+        .filter(|p| p != "cache" || !v["device"].is_null())
         .collect();
-    assert!(charted.len() >= 5, "{charted:?}");
+    assert!(charted.len() >= 8, "every part ran: {charted:?}");
     let page = out.join("report.html");
     let Some(browser) = chromium() else {
         eprintln!(

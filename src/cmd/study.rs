@@ -73,6 +73,7 @@ impl Level {
                 max_calls: 1 << 14,
                 write_size: 16 * MIB,
                 calibrate_window: (0.2, 0.6),
+                calibrate_cap: Some(1024 * MIB),
                 syscall_sizes: vec![64 * KIB, 256 * KIB],
                 compare_repeat: 1,
                 patterns_size: 16 * MIB,
@@ -87,6 +88,7 @@ impl Level {
                 max_calls: 1 << 16,
                 write_size: 64 * MIB,
                 calibrate_window: (1.0, 3.0),
+                calibrate_cap: Some(4096 * MIB),
                 syscall_sizes: vec![256 * KIB, MIB],
                 compare_repeat: 3,
                 patterns_size: 64 * MIB,
@@ -101,6 +103,7 @@ impl Level {
                 max_calls: 1 << 18,
                 write_size: 256 * MIB,
                 calibrate_window: (5.0, 15.0),
+                calibrate_cap: None,
                 syscall_sizes: vec![MIB, 4 * MIB, 8 * MIB, 16 * MIB],
                 compare_repeat: 10,
                 patterns_size: 256 * MIB,
@@ -160,6 +163,8 @@ pub struct Budget {
     pub write_size: u64,
     /// Calibration window, seconds.
     pub calibrate_window: (f64, f64),
+    /// The largest the calibration may grow the scratch file to.
+    pub calibrate_cap: Option<u64>,
     /// Calls per system-call measurement.
     pub syscall_sizes: Vec<u64>,
     /// Runs per contender in the comparison.
@@ -489,8 +494,7 @@ pub fn execute(
         let outcome = match context.skip_reason(part) {
             Some(reason) => Outcome::Skipped { reason },
             None => match context.run(part, &mut report) {
-                Ok(true) => Outcome::Done,
-                Ok(false) => Outcome::Partial,
+                Ok(outcome) => outcome,
                 Err(e) if is_interruption(&e) => Outcome::Partial,
                 Err(e) if part == Part::WriteRead => return Err(e),
                 Err(e) => Outcome::Failed {
@@ -597,13 +601,21 @@ impl Context_<'_> {
         ExportOptions::default()
     }
 
-    /// Runs one part into `report`; `Ok(false)` when it was interrupted after measuring some.
-    fn run(&self, part: Part, report: &mut StudyReport) -> Result<bool> {
+    /// Runs one part into `report`: done, partial (interrupted after measuring some), or
+    /// skipped when it turns out it cannot be measured here.
+    fn run(&self, part: Part, report: &mut StudyReport) -> Result<Outcome> {
+        let partial = |complete: bool| {
+            if complete {
+                Outcome::Done
+            } else {
+                Outcome::Partial
+            }
+        };
         let stream = Setup::single(&engine::stream::Stream);
         let path = self.scratch.path().to_path_buf();
         let b = self.budget;
         match part {
-            Part::WriteRead => self.write_read(report).map(|()| true),
+            Part::WriteRead => self.write_read(report).map(|()| Outcome::Done),
             Part::ReadSweep => {
                 let options = SweepOptions {
                     path,
@@ -623,7 +635,7 @@ impl Context_<'_> {
                 let r = crate::cmd::sweep::execute(&options, self.harness, &mut ignore)?;
                 let complete = r.complete;
                 report.read_sweep = Some(r);
-                Ok(complete)
+                Ok(partial(complete))
             }
             Part::WriteSweep => {
                 let file = self
@@ -648,7 +660,7 @@ impl Context_<'_> {
                 let r = crate::cmd::sweep::execute(&options, self.harness, &mut ignore)?;
                 let complete = r.complete;
                 report.write_sweep = Some(r);
-                Ok(complete)
+                Ok(partial(complete))
             }
             Part::Cache => {
                 let options = CacheOptions {
@@ -661,7 +673,7 @@ impl Context_<'_> {
                 let r = crate::cmd::coldwarm::execute(&options, self.harness, &mut ignore)?;
                 let complete = r.complete;
                 report.cache = Some(r);
-                Ok(complete)
+                Ok(partial(complete))
             }
             Part::Syscalls => {
                 let options = SyscallsOptions {
@@ -670,7 +682,7 @@ impl Context_<'_> {
                     export: self.export(),
                 };
                 report.syscalls = Some(crate::cmd::syscalls::execute(&options, self.harness)?);
-                Ok(true)
+                Ok(Outcome::Done)
             }
             Part::Compare => {
                 let options = CompareOptions {
@@ -684,7 +696,7 @@ impl Context_<'_> {
                 let r = crate::cmd::compare::execute(&options, self.harness, &mut ignore)?;
                 let complete = r.complete;
                 report.compare = Some(r);
-                Ok(complete)
+                Ok(partial(complete))
             }
             Part::Patterns => {
                 let size = b.patterns_size;
@@ -713,7 +725,7 @@ impl Context_<'_> {
                 let r = crate::cmd::patterns::execute(&options, self.harness, &mut ignore)?;
                 let complete = r.complete;
                 report.patterns = Some(r);
-                Ok(complete)
+                Ok(partial(complete))
             }
             Part::Transfer => {
                 let options = crate::cmd::transfer::TransferOptions {
@@ -733,7 +745,7 @@ impl Context_<'_> {
                 let r = crate::cmd::transfer::execute(&options, &mut ignore)?;
                 let complete = r.complete;
                 report.transfer = Some(r);
-                Ok(complete)
+                Ok(partial(complete))
             }
             Part::Calibrate => {
                 let (min, max) = b.calibrate_window;
@@ -749,12 +761,25 @@ impl Context_<'_> {
                     },
                     setup: stream,
                     grow: true,
+                    max_bytes: b.calibrate_cap,
                     seed: self.seed,
                     min_free: self.options.min_free,
                     json: false,
                 };
-                report.calibrate = Some(crate::cmd::calibrate::execute(&options, self.harness)?);
-                Ok(true)
+                match crate::cmd::calibrate::execute(&options, self.harness) {
+                    Ok(r) => {
+                        report.calibrate = Some(r);
+                        Ok(Outcome::Done)
+                    }
+                    // No size fits the window here within the level's cap (a fast medium
+                    // read warm): a finding, not a failure.
+                    Err(e) => match e.downcast_ref::<Failure>() {
+                        Some(Failure::Check(reason)) => Ok(Outcome::Skipped {
+                            reason: reason.clone(),
+                        }),
+                        _ => Err(e),
+                    },
+                }
             }
         }
     }

@@ -434,14 +434,27 @@ pub fn differences(media: &[Medium], short: &[String]) -> Vec<String> {
         ));
     }
     if let (Some(Some(a)), Some(Some(b))) = (best_warm.first(), best_warm.get(1)) {
-        out.push(format!(
-            "Warm reads are within {:.0}% of each other ({} {:.0} MiB/s, {} {:.0} MiB/s): from the page cache every medium is memory, so the difference is noise and the CPU.",
-            100.0 * (a - b).abs() / a.max(*b).max(1e-9),
-            short[0],
-            a / crate::units::MIB as f64,
-            short[1],
-            b / crate::units::MIB as f64
-        ));
+        let gap = (a - b).abs() / a.max(*b).max(1e-9);
+        let mib = |x: f64| x / crate::units::MIB as f64;
+        out.push(if gap < 0.25 {
+            format!(
+                "Warm reads are within {:.0}% of each other ({} {:.0} MiB/s, {} {:.0} MiB/s): from the page cache every medium is memory, so what differs there is the CPU's copy and the noise.",
+                100.0 * gap,
+                short[0],
+                mib(*a),
+                short[1],
+                mib(*b)
+            )
+        } else {
+            format!(
+                "Warm reads differ by {:.0}% ({} {:.0} MiB/s, {} {:.0} MiB/s) although both come from the page cache: the file systems' read paths (or the machines, if they differ) are not alike.",
+                100.0 * gap,
+                short[0],
+                mib(*a),
+                short[1],
+                mib(*b)
+            )
+        });
     }
     out
 }

@@ -330,6 +330,33 @@ fn write_read(r: &StudyReport) -> Option<Section> {
             "The read back did NOT return the bytes written: the file system or the device lost data.".to_string()
         });
     }
+    let mut bars = Vec::new();
+    let mut names = Vec::new();
+    for w in &r.write_read {
+        if let (Op::Write, Some(f)) = (w.op, w.fsync_seconds) {
+            names.push("write() into the page cache".to_string());
+            bars.push(w.moved.bytes as f64 / (w.seconds - f).max(1e-9));
+            names.push("write() + fsync".to_string());
+        } else {
+            names.push(format!("{} back", w.op.name()));
+        }
+        bars.push(w.bytes_per_second);
+    }
+    let chart = (!bars.is_empty()).then(|| Chart {
+        title: "the scratch file: written, then read back".into(),
+        x_label: "step".into(),
+        y_label: "throughput (MiB/s)".into(),
+        categories: names,
+        series: vec![Series {
+            name: format!("{} in 1 MiB calls", format_size(r.file_bytes)),
+            points: bars
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (i as f64, mib(b)))
+                .collect(),
+        }],
+        ..Chart::default()
+    });
     Some(Section {
         part: Part::WriteRead,
         status: None,
@@ -351,7 +378,7 @@ fn write_read(r: &StudyReport) -> Option<Section> {
             ],
             rows,
         ),
-        chart: None,
+        chart,
         why,
         warnings: Vec::new(),
     })
@@ -1006,6 +1033,41 @@ fn transfer(t: &crate::cmd::transfer::TransferReport) -> Section {
     }
 }
 
+/// Each probe's read time against its size, between the window's two bounds.
+fn calibrate_chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
+    let xs: Vec<f64> = c.probes.iter().map(|p| p.bytes as f64).collect();
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    let band = |name: &str, y: f64| Series {
+        name: name.to_string(),
+        points: if lo <= hi {
+            vec![(lo, y), (hi, y)]
+        } else {
+            Vec::new()
+        },
+    };
+    Chart {
+        title: format!("calibration probes ({})", c.cache.name()),
+        x_label: "bytes read (log2 scale)".into(),
+        y_label: "read time (s)".into(),
+        log2_x: true,
+        series: vec![
+            Series {
+                name: "probe".into(),
+                points: c
+                    .probes
+                    .iter()
+                    .map(|p| (p.bytes as f64, p.seconds))
+                    .collect(),
+            },
+            band("window, low", c.min_seconds),
+            band("window, high", c.max_seconds),
+        ],
+        ..Chart::default()
+    }
+}
+
 fn calibrate(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
     let rows = c
         .probes
@@ -1051,7 +1113,7 @@ fn calibrate(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
             c.cache.name()
         ),
         grid: grid(&["bytes", "time", "MiB/s", "resident before"], rows),
-        chart: None,
+        chart: Some(calibrate_chart(c)),
         why,
         warnings: Vec::new(),
     }
