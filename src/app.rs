@@ -257,7 +257,16 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
         return rerender(&args.results[0], &args.export);
     }
     let mut loaded = Vec::new();
+    let mut seen = Vec::new();
     for path in &args.results {
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        if seen.contains(&real) {
+            return Err(input(format!(
+                "report: {} is given twice; name each study once",
+                path.display()
+            )));
+        }
+        seen.push(real);
         loaded.push(load_study(path)?);
     }
     let output = args
@@ -282,6 +291,34 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
         crate::report::html::compare_page(&media)?
     };
     let name = output.display().to_string();
+    match std::fs::symlink_metadata(&output) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(input(format!(
+                "report: write {name}: it is a directory; name the HTML file to write"
+            )));
+        }
+        // A FIFO would block the open until a reader comes; a device is nobody's report.
+        Ok(meta) if !meta.is_file() => {
+            return Err(input(format!(
+                "report: write {name}: not a regular file; name a new file"
+            )));
+        }
+        _ => {}
+    }
+    if let Ok(out) = std::fs::canonicalize(&output) {
+        for input_path in &args.results {
+            let json = if input_path.is_dir() {
+                input_path.join("study.json")
+            } else {
+                input_path.clone()
+            };
+            if std::fs::canonicalize(&json).is_ok_and(|p| p == out) {
+                return Err(input(format!(
+                    "report: write {name}: that is one of the studies being read"
+                )));
+            }
+        }
+    }
     let mut open = std::fs::OpenOptions::new();
     open.write(true);
     if args.export.force {

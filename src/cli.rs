@@ -157,18 +157,18 @@ pub struct CalibrateArgs {
 pub struct StudyArgs {
     /// Directory to study (default: a new ./ioscope-study, removed afterwards if empty).
     pub dir: Option<PathBuf>,
-    /// How much to measure: quick (about 30 s), standard (about 3 min), thorough (the
-    /// classic report's 50 runs per point; long).
+    /// How much to measure: quick (~10–20 s on a 2-vCPU VM), standard (~1–2 min), thorough
+    /// (the classic report's 50 runs per point; it says how long up front).
     #[arg(long, value_enum, default_value_t = crate::cmd::study::Level::Standard)]
     pub level: crate::cmd::study::Level,
     /// Where the report goes (study.json, report.html, CSV and SVG files); default: a new
     /// ./ioscope-report-DATE-TIME.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Only these parts (comma-separated; write-read always runs).
+    /// Only these parts (comma-separated; write-read always runs: the others read its file).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "PARTS")]
     pub only: Vec<crate::cmd::study::Part>,
-    /// Leave these parts out (comma-separated).
+    /// Leave these parts out (comma-separated; not write-read).
     #[arg(
         long,
         value_enum,
@@ -190,9 +190,13 @@ pub struct StudyArgs {
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
-    /// Outputs.
-    #[command(flatten)]
-    pub export: ExportArgs,
+    /// Print the study as one JSON document on stdout (study.json is written either way).
+    #[arg(long)]
+    pub json: bool,
+    /// Write into an --out directory that already holds files (the study's own files there
+    /// are replaced).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `ioscope fast FILE`

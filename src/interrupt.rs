@@ -1,4 +1,5 @@
-//! Ctrl-C and SIGTERM. Our own `sigaction` handler, installed *without* `SA_RESTART`, only
+//! Ctrl-C, SIGTERM, SIGHUP (a closed terminal or dropped SSH session) and SIGQUIT (Ctrl-\).
+//! Our own `sigaction` handler, installed *without* `SA_RESTART`, only
 //! stores an atomic flag (async-signal-safe). A read, write or open blocked on a pipe, a
 //! FIFO or a terminal then fails with EINTR instead of being restarted; every retry loop
 //! calls [`check`] before retrying and long loops poll it, so the command unwinds with
@@ -24,7 +25,8 @@ extern "C" fn on_signal(_: libc::c_int) {
     }
 }
 
-/// Installs the handler for SIGINT and SIGTERM once per process (two `sigaction` calls);
+/// Installs the handler for SIGINT, SIGTERM, SIGHUP and SIGQUIT once per process (four
+/// `sigaction` calls);
 /// later calls do nothing.
 pub fn install() {
     if INSTALLED.swap(true, Ordering::SeqCst) {
@@ -37,7 +39,7 @@ pub fn install() {
         action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         action.sa_flags = 0;
         libc::sigemptyset(&mut action.sa_mask);
-        for signal in [libc::SIGINT, libc::SIGTERM] {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
     }

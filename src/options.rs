@@ -317,9 +317,17 @@ impl StudyOptions {
             .as_deref()
             .map(|s| parse_nonzero_size(s).with_context(|| format!("{what}: --size")))
             .transpose()?;
-        if args.export.csv.is_some() || args.export.svg.is_some() {
+        if args.skip.contains(&Part::WriteRead) {
             return Err(input(format!(
-                "{what}: --csv and --svg do not apply: the study writes a CSV file per table and an SVG file per chart into its report directory (--out)"
+                "{what}: --skip write-read: the write and read back always run (every other part reads that file)"
+            )));
+        }
+        if let Some(size) = size
+            && size < crate::units::MIB
+        {
+            return Err(input(format!(
+                "{what}: --size must be at least 1 MiB (the parts read the file in 1 MiB blocks), not {}",
+                args.size.as_deref().unwrap_or_default()
             )));
         }
         let parts = Part::ALL
@@ -342,7 +350,11 @@ impl StudyOptions {
                 .transpose()?,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), what)?,
-            export: ExportOptions::from_args(&args.export, what)?,
+            export: ExportOptions {
+                json: args.json,
+                force: args.force,
+                ..ExportOptions::default()
+            },
         })
     }
 }

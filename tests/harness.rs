@@ -82,7 +82,7 @@ sweep read FILE (1 MiB) with the null engine: 3 timed run(s) per point after 1 w
 │ warm  ┆ 1m    ┆     1 MiB ┆ 952.8 ┆ 953..953 ±0.0% ┆     953 ┆   - ┆ 100.0%          ┆ -           ┆ -      │
 └───────┴───────┴───────────┴───────┴────────────────┴─────────┴─────┴─────────────────┴─────────────┴────────┘
 model (warm): time = calls x 1000 ns + bytes / 954 MiB/s
-warm: Each read() costs about 1000 ns whatever its size (at most 1,000,000 calls/s) and bytes move at about 954 MiB/s; below 1000 B per call the fixed cost dominates, and from 64 KiB up the rate is within 5% of its best (953 MiB/s).
+warm: Each read() costs about 1000 ns whatever its size (at most 1,000,000 calls/s) and bytes move at about 954 MiB/s; below 1000 B per call the fixed cost dominates, and at 64 KiB the rate first comes within 5% of its best (953 MiB/s).
 ";
     assert_eq!(text, expected, "got:\n{text}");
     let csv = String::from_utf8(ioscope::report::csv::render(&r.table()).unwrap()).unwrap();

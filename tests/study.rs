@@ -247,7 +247,44 @@ fn a_report_directory_that_holds_files_is_not_written_into_without_force() {
 }
 
 #[test]
+fn a_report_directory_another_study_is_writing_is_refused_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let res = tempfile::tempdir().unwrap();
+    // What a running study leaves in its --out directory while it works.
+    file_with(res.path(), ".ioscope-writing", b"");
+    let cwd = tempfile::tempdir().unwrap();
+    let out = in_dir(
+        cwd.path(),
+        &[
+            "study",
+            dir.path().to_str().unwrap(),
+            "--only",
+            "write-read",
+            "--size",
+            "1m",
+            "-o",
+            res.path().to_str().unwrap(),
+            "--force",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("another study is writing there"));
+    assert_eq!(
+        scratch_files(res.path()),
+        [".ioscope-writing"],
+        "nothing mixed in"
+    );
+}
+
+#[test]
 fn interrupting_a_study_keeps_a_valid_partial_report_and_no_scratch_file() {
+    // Ctrl-C, and the hangup a closed terminal or a dropped SSH session sends.
+    for signal in [libc::SIGINT, libc::SIGHUP] {
+        interrupted_by(signal);
+    }
+}
+
+fn interrupted_by(signal: i32) {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let res = tempfile::tempdir().unwrap();
@@ -280,13 +317,13 @@ fn interrupting_a_study_keeps_a_valid_partial_report_and_no_scratch_file() {
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(300));
-    // SAFETY: sending SIGINT to our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, signal) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),
         Some(130),
-        "{}",
+        "signal {signal}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value =
@@ -303,8 +340,11 @@ fn interrupting_a_study_keeps_a_valid_partial_report_and_no_scratch_file() {
         scratch_files(dir.path())
     );
     assert!(
-        scratch_files(&out_dir).iter().all(|n| !n.ends_with(".tmp")),
-        "no half-written report file"
+        scratch_files(&out_dir)
+            .iter()
+            .all(|n| !n.ends_with(".tmp") && !n.starts_with(".ioscope")),
+        "no half-written report file, no claim left: {:?}",
+        scratch_files(&out_dir)
     );
 }
 
@@ -321,7 +361,8 @@ fn bad_flags_for_a_study_are_usage_errors() {
             "greater than zero",
         ),
         (vec!["study", d, "--min-free", "x"], "--min-free"),
-        (vec!["study", d, "--csv", "x.csv"], "report directory"),
+        (vec!["study", d, "--size", "100k"], "at least 1 MiB"),
+        (vec!["study", d, "--skip", "write-read,cache"], "always run"),
     ] {
         let out = in_dir(cwd.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -332,17 +373,21 @@ fn bad_flags_for_a_study_are_usage_errors() {
         );
     }
     // clap's own errors: the bad value and the accepted ones.
-    for (args, needle) in [
-        (vec!["study", d, "--level", "slow"], "quick"),
-        (vec!["study", d, "--only", "nothing"], "read-sweep"),
+    for (args, needles) in [
+        (vec!["study", d, "--level", "slow"], ["slow", "quick"]),
+        (
+            vec!["study", d, "--only", "nothing"],
+            ["nothing", "read-sweep"],
+        ),
+        (
+            vec!["study", d, "--csv", "x.csv"],
+            ["--csv", "unexpected argument"],
+        ),
     ] {
         let out = in_dir(cwd.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains(args[3]) && err.contains(needle),
-            "{args:?}: {err}"
-        );
+        assert!(needles.iter().all(|n| err.contains(n)), "{args:?}: {err}");
     }
     assert!(scratch_files(cwd.path()).is_empty());
 }
@@ -416,6 +461,45 @@ fn two_media_side_by_side_differ_and_say_why() {
     );
     assert_eq!(again.status.code(), Some(2));
     assert!(one_line_stderr(&again).contains("exists"));
+}
+
+#[test]
+fn report_pages_go_only_to_new_regular_files_that_are_not_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let res = tempfile::tempdir().unwrap();
+    let a = res.path().join("a");
+    quick(dir.path(), &a, "write-read");
+    let a_str = a.to_str().unwrap();
+    let fifo = res.path().join("fifo.html");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let cwd = tempfile::tempdir().unwrap();
+    let own = a.join("study.json");
+    for (target, force, needle) in [
+        (res.path().to_path_buf(), false, "directory"),
+        (fifo.clone(), true, "not a regular file"),
+        (own.clone(), true, "one of the studies being read"),
+    ] {
+        let mut args = vec!["report", a_str, "-o", target.to_str().unwrap()];
+        if force {
+            args.push("--force");
+        }
+        let out = in_dir(cwd.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            one_line_stderr(&out).contains(needle),
+            "{args:?}: {}",
+            one_line_stderr(&out)
+        );
+    }
+    assert!(
+        std::fs::read_to_string(&own).unwrap().starts_with('{'),
+        "input intact"
+    );
+    let out = in_dir(cwd.path(), &["report", a_str, a_str]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("twice"));
 }
 
 #[test]

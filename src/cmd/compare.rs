@@ -249,11 +249,12 @@ fn run_once(c: &Contender, file_bytes: u64) -> Result<(Figures, f64)> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
+        let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
         anyhow::bail!(
-            "{} failed ({}): {}",
+            "{} failed ({}){}",
             c.name,
             out.status,
-            stderr.lines().last().unwrap_or("")
+            last.map_or(String::new(), |l| format!(": {l}"))
         );
     }
     let figures = match c.figures {
@@ -355,7 +356,12 @@ fn measure_state(
                     wall_seconds: wall,
                     resident_share_before,
                 }),
-                Err(e) => failed[i] = Some(format!("{e:#}")),
+                Err(e) => {
+                    // A child killed by the user's Ctrl-C (the whole process group gets it)
+                    // did not fail: the comparison was interrupted.
+                    crate::interrupt::check()?;
+                    failed[i] = Some(format!("{e:#}"));
+                }
             }
         }
     }

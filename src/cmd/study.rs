@@ -378,6 +378,14 @@ impl StudyReport {
                 .any(|s| matches!(s.outcome, Outcome::Failed { .. }))
     }
 
+    /// Whether the read back returned the bytes written: `None` when it never ran.
+    pub fn read_back_verified(&self) -> Option<bool> {
+        self.write_read
+            .iter()
+            .find(|r| r.op == Op::Read)
+            .map(|r| r.verified)
+    }
+
     /// The step record of `part`, if it ran or was skipped.
     pub fn step(&self, part: Part) -> Option<&Step> {
         self.steps.iter().find(|s| s.part == part)
@@ -501,6 +509,12 @@ pub fn execute(
                     error: format!("{e:#}"),
                 },
             },
+        };
+        // A part that returned whole while Ctrl-C arrived (its last child process killed by
+        // the signal, say) was still interrupted.
+        let outcome = match outcome {
+            Outcome::Done if crate::interrupt::requested() => Outcome::Partial,
+            other => other,
         };
         let stop = outcome == Outcome::Partial || crate::interrupt::requested();
         report.steps.push(Step {
@@ -676,9 +690,23 @@ impl Context_<'_> {
                 Ok(partial(complete))
             }
             Part::Syscalls => {
+                let sizes: Vec<u64> = b
+                    .syscall_sizes
+                    .iter()
+                    .copied()
+                    .filter(|&n| n <= self.size)
+                    .collect();
+                if sizes.is_empty() {
+                    return Ok(Outcome::Skipped {
+                        reason: format!(
+                            "the file ({}) is smaller than every call count of this level",
+                            format_size(self.size)
+                        ),
+                    });
+                }
                 let options = SyscallsOptions {
                     path,
-                    sizes: b.syscall_sizes.clone(),
+                    sizes,
                     export: self.export(),
                 };
                 report.syscalls = Some(crate::cmd::syscalls::execute(&options, self.harness)?);

@@ -84,10 +84,9 @@ fn figure(out: &mut String, chart: &Chart, id: &str) -> Result<()> {
     let start = svg.find("<svg").unwrap_or(0);
     let _ = write!(
         out,
-        "<figure class=\"chart\" id=\"chart-{id}\" data-points=\"{}\">\n{}\n<figcaption>{}</figcaption></figure>\n",
-        chart.series.iter().map(|s| s.points.len()).sum::<usize>(),
+        "<figure class=\"chart\" id=\"chart-{id}\" aria-label=\"{}\">\n{}\n</figure>\n",
+        escape(&chart.title),
         &svg[start..],
-        escape(&chart.title)
     );
     Ok(())
 }
@@ -304,11 +303,11 @@ pub fn compare_page(media: &[Medium]) -> Result<String> {
     for (m, s) in media.iter().zip(&short) {
         let _ = writeln!(
             out,
-            "<li><b>{s}</b>: {} — {} level, {}{}.</li>",
+            "<li><b>{s}</b>: {} — {} level, {}{}</li>",
             escape(&m.label),
             m.report.level.name(),
             escape(&environment_sentence(m.env)),
-            if m.report.complete { "" } else { " PARTIAL" }
+            if m.report.complete { "" } else { " PARTIAL." }
         );
     }
     out.push_str("</ul>\n<h2>Summary</h2>\n");
@@ -361,9 +360,24 @@ pub fn compare_page(media: &[Medium]) -> Result<String> {
             .iter()
             .filter_map(|(i, s)| s.chart.clone().map(|c| (short[*i].clone(), c)))
             .collect();
-        // Bar charts of different media have different categories: shown one per medium.
+        // Bars with the same categories in every medium become one grouped chart (a bar per
+        // medium); bars that differ (other readers, other method pairs) stay one per medium.
         let bars = charts.iter().any(|(_, c)| !c.categories.is_empty());
-        if bars {
+        let same = charts
+            .windows(2)
+            .all(|w| w[0].1.categories == w[1].1.categories && w[0].1.series.len() == 1);
+        if bars && same && charts.len() > 1 && charts[0].1.series.len() == 1 {
+            let mut chart = charts[0].1.clone();
+            chart.title = part.title().to_string();
+            chart.series = charts
+                .iter()
+                .map(|(label, c)| Series {
+                    name: label.clone(),
+                    points: c.series[0].points.clone(),
+                })
+                .collect();
+            figure(&mut out, &chart, part.name())?;
+        } else if bars {
             for (label, chart) in &charts {
                 let mut chart = chart.clone();
                 chart.title = format!("{label}: {}", chart.title);
@@ -403,56 +417,65 @@ pub fn differences(media: &[Medium], short: &[String]) -> Vec<String> {
             ));
         }
     }
-    let best_warm: Vec<Option<f64>> = media
+    let best_warm: Vec<(String, f64)> = media
         .iter()
-        .map(|m| {
-            m.report.read_sweep.as_ref().and_then(|s| {
-                s.points
-                    .iter()
-                    .filter(|p| p.cache == Some(crate::measure::cache::CacheState::Warm))
-                    .map(|p| p.rate.median)
-                    .reduce(f64::max)
-            })
+        .zip(short)
+        .filter_map(|(m, s)| {
+            let best = m
+                .report
+                .read_sweep
+                .as_ref()?
+                .points
+                .iter()
+                .filter(|p| p.cache == Some(crate::measure::cache::CacheState::Warm))
+                .map(|p| p.rate.median)
+                .reduce(f64::max)?;
+            Some((s.clone(), best))
         })
         .collect();
-    let writes: Vec<Option<f64>> = media
+    let writes: Vec<(String, f64)> = media
         .iter()
-        .map(|m| {
+        .zip(short)
+        .filter_map(|(m, s)| {
             m.report
                 .write_read
                 .iter()
                 .find(|w| w.op == crate::workload::Op::Write)
-                .map(|w| w.bytes_per_second)
+                .map(|w| (s.clone(), w.bytes_per_second))
         })
         .collect();
-    if let (Some(Some(a)), Some(Some(b))) = (writes.first(), writes.get(1)) {
+    let mib = |x: f64| x / crate::units::MIB as f64;
+    let list = |v: &[(String, f64)]| {
+        v.iter()
+            .map(|(s, x)| format!("{s} {:.0} MiB/s", mib(*x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let range = |v: &[(String, f64)]| {
+        let lo = v.iter().map(|x| x.1).fold(f64::MAX, f64::min);
+        let hi = v.iter().map(|x| x.1).fold(0.0f64, f64::max);
+        hi / lo.max(1e-9)
+    };
+    if writes.len() > 1 {
         out.push(format!(
-            "Writing with fsync: {} is {:.1}x {}; the fsync is where a device's own speed shows.",
-            short[1],
-            b / a.max(1e-9),
-            short[0]
+            "Writing with fsync ({}): the fastest is {:.1}x the slowest; the fsync is where a device's own speed shows.",
+            list(&writes),
+            range(&writes)
         ));
     }
-    if let (Some(Some(a)), Some(Some(b))) = (best_warm.first(), best_warm.get(1)) {
-        let gap = (a - b).abs() / a.max(*b).max(1e-9);
-        let mib = |x: f64| x / crate::units::MIB as f64;
-        out.push(if gap < 0.25 {
+    if best_warm.len() > 1 {
+        let ratio = range(&best_warm);
+        out.push(if ratio < 1.25 {
             format!(
-                "Warm reads are within {:.0}% of each other ({} {:.0} MiB/s, {} {:.0} MiB/s): from the page cache every medium is memory, so what differs there is the CPU's copy and the noise.",
-                100.0 * gap,
-                short[0],
-                mib(*a),
-                short[1],
-                mib(*b)
+                "Warm reads are within {:.0}% of each other ({}): from the page cache every medium is memory, so what differs there is the CPU's copy and the noise.",
+                100.0 * (ratio - 1.0),
+                list(&best_warm)
             )
         } else {
             format!(
-                "Warm reads differ by {:.0}% ({} {:.0} MiB/s, {} {:.0} MiB/s) although both come from the page cache: the file systems' read paths (or the machines, if they differ) are not alike.",
-                100.0 * gap,
-                short[0],
-                mib(*a),
-                short[1],
-                mib(*b)
+                "Warm reads differ by {:.1}x ({}) although all come from the page cache: the file systems' read paths, the machines, or the load on them differ.",
+                ratio,
+                list(&best_warm)
             )
         });
     }

@@ -17,7 +17,31 @@ use std::sync::OnceLock;
 pub struct ResultDir {
     dir: PathBuf,
     created: bool,
+    /// `.ioscope-writing`: claims the directory for this run (removed at the end).
+    lock: PathBuf,
     env: OnceLock<Environment>,
+}
+
+const LOCK: &str = ".ioscope-writing";
+
+/// The names a study writes into its report directory.
+fn own_files() -> Vec<String> {
+    let mut names = vec![
+        "study.json".to_string(),
+        "report.html".to_string(),
+        "write-read.csv".to_string(),
+    ];
+    for part in crate::cmd::study::Part::ALL {
+        names.push(format!("{}.csv", part.name()));
+        names.push(format!("{}.svg", part.name()));
+    }
+    names
+}
+
+impl Drop for ResultDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.lock);
+    }
 }
 
 /// `ioscope-report-YYYYMMDD-HHMMSS` (UTC) for now.
@@ -104,9 +128,35 @@ impl ResultDir {
                 }
             }
         };
+        // Claim the directory: a second study given the same --out would otherwise mix its
+        // files with this one's.
+        let lock = dir.join(LOCK);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+            .map_err(|e| {
+                input(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    format!(
+                        "study: --out {}: another study is writing there now (or one was killed: remove {} if none runs)",
+                        dir.display(),
+                        lock.display()
+                    )
+                } else {
+                    format!("study: create {}: {}", lock.display(), files::describe(&e))
+                })
+            })?;
+        if !created {
+            // --force into an old report: its files would sit beside the new ones and
+            // disagree with them.
+            for name in own_files() {
+                let _ = std::fs::remove_file(dir.join(name));
+            }
+        }
         Ok(Self {
             dir,
             created,
+            lock,
             env: OnceLock::new(),
         })
     }
@@ -114,6 +164,7 @@ impl ResultDir {
     /// Removes the directory again when this run made it and wrote nothing (the study
     /// failed before its first part ended).
     pub fn discard(&self) {
+        let _ = std::fs::remove_file(&self.lock);
         if self.created {
             let _ = std::fs::remove_dir(&self.dir);
         }

@@ -208,10 +208,10 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
     }
     out.push(Headline {
         label: "checksum".into(),
-        value: if r.verified {
-            "every read verified".into()
-        } else {
-            "MISMATCH".into()
+        value: match (r.verified, r.read_back_verified()) {
+            (true, Some(true)) => "every read verified".into(),
+            (_, None) => "not read back (interrupted)".into(),
+            _ => "MISMATCH".into(),
         },
         spread: "XOR of every 32-bit word, compared with the bytes written".into(),
     });
@@ -310,6 +310,15 @@ fn write_read(r: &StudyReport) -> Option<Section> {
         .collect();
     let mut why = Vec::new();
     if let Some(w) = r.write_read.iter().find(|w| w.op == Op::Write)
+        && let Some(f) = w.fsync_seconds
+        && r.device.is_none()
+    {
+        why.push(format!(
+            "The fsync took {}: no block device is under {}, so it had nothing to write; the write's rate is the page cache's.",
+            format_seconds(f),
+            r.dir
+        ));
+    } else if let Some(w) = r.write_read.iter().find(|w| w.op == Op::Write)
         && let Some(f) = w.fsync_seconds
     {
         let before = w.moved.bytes as f64 / (w.seconds - f).max(1e-9);
@@ -445,6 +454,7 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
     }
     let blocks: Vec<u64> = {
         let mut b: Vec<u64> = s.points.iter().map(|p| p.block_size).collect();
+        b.sort_unstable();
         b.dedup();
         b
     };
@@ -515,7 +525,7 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
             && first_cold.rate.median > 0.7 * first_warm.rate.median
         {
             why.push(format!(
-                "At {} blocks cold reads are nearly as fast as warm ones ({:.0}%): the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
+                "At {} blocks cold reads run at {:.0}% of the warm rate: the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
                 format_size(first_cold.block_size),
                 100.0 * first_cold.rate.median / first_warm.rate.median.max(1e-9),
                 env.storage
@@ -985,12 +995,16 @@ fn transfer(t: &crate::cmd::transfer::TransferReport) -> Section {
                 vec![
                     w.name.clone(),
                     format!("{} → {}", c.sender.name(), c.receiver.name()),
-                    format!(
-                        "{} ({}–{})",
-                        format_seconds(s.median),
-                        format_seconds(s.min),
-                        format_seconds(s.max)
-                    ),
+                    if s.n > 1 {
+                        format!(
+                            "{} ({}–{})",
+                            format_seconds(s.median),
+                            format_seconds(s.min),
+                            format_seconds(s.max)
+                        )
+                    } else {
+                        format_seconds(s.median)
+                    },
                     format!("{:.1}", mib(c.bytes_per_second)),
                     format_seconds(c.seconds_per_file),
                     if c.verified { "yes" } else { "NO" }.to_string(),

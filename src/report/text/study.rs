@@ -48,10 +48,11 @@ pub fn study(r: &StudyReport) -> String {
     let _ = writeln!(
         out,
         "{}",
-        if r.verified {
-            "every read returned exactly the bytes written (XOR checked against the generator)"
-        } else {
-            "VERIFICATION FAILED: some reads did not return the bytes written"
+        match (r.verified, r.read_back_verified()) {
+            (true, Some(true)) =>
+                "every read returned exactly the bytes written (XOR checked against the generator)",
+            (_, None) => "the file was not read back (interrupted): nothing verified",
+            _ => "VERIFICATION FAILED: some reads did not return the bytes written",
         }
     );
     if let Some(kept) = &r.kept_file {

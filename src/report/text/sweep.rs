@@ -119,7 +119,7 @@ pub fn sweep_explanation(op: Op, a: &Analysis) -> String {
     let call = format!("{}()", op.name());
     match a.model {
         Some(m) => format!(
-            "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and from {} up the rate is within 5% of its best ({}).",
+            "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and at {} the rate first comes within 5% of its best ({}).",
             format_seconds(m.seconds_per_call),
             group_thousands((1.0 / m.seconds_per_call) as u64),
             format_mib_per_s(m.bytes_per_second),
@@ -128,7 +128,7 @@ pub fn sweep_explanation(op: Op, a: &Analysis) -> String {
             format_mib_per_s(a.best_bytes_per_second),
         ),
         None => format!(
-            "The times do not fit a fixed cost per call plus a cost per byte (too few points, or noise); from {} up the rate is within 5% of its best ({}).",
+            "The times do not fit a fixed cost per call plus a cost per byte (too few points, or noise); at {} the rate first comes within 5% of its best ({}).",
             format_size(a.knee_block_size),
             format_mib_per_s(a.best_bytes_per_second),
         ),
