@@ -171,22 +171,23 @@ fn section(out: &mut String, s: &Section) -> Result<()> {
         figure(out, chart, s.part.name())?;
     }
     table(out, &s.grid);
-    if !s.why.is_empty() {
-        out.push_str("<ul class=\"why\">\n");
-        for w in &s.why {
-            let _ = writeln!(out, "<li>{}</li>", escape(w));
-        }
-        out.push_str("</ul>\n");
-    }
-    if !s.warnings.is_empty() {
-        out.push_str("<ul class=\"warn\">\n");
-        for w in &s.warnings {
-            let _ = writeln!(out, "<li>warning: {}</li>", escape(w));
-        }
-        out.push_str("</ul>\n");
-    }
+    explanations(out, s);
     out.push_str("</section>\n");
     Ok(())
+}
+
+/// A section's sentences, then its warnings.
+fn explanations(out: &mut String, s: &Section) {
+    for (class, prefix, items) in [("why", "", &s.why), ("warn", "warning: ", &s.warnings)] {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "<ul class=\"{class}\">");
+        for w in items {
+            let _ = writeln!(out, "<li>{prefix}{}</li>", escape(w));
+        }
+        out.push_str("</ul>\n");
+    }
 }
 
 /// The page of one study.
@@ -392,13 +393,7 @@ pub fn compare_page(media: &[Medium]) -> Result<String> {
                 let _ = writeln!(out, "<p class=\"banner\">{}</p>", escape(status));
             }
             table(&mut out, &s.grid);
-            if !s.why.is_empty() {
-                out.push_str("<ul class=\"why\">\n");
-                for w in &s.why {
-                    let _ = writeln!(out, "<li>{}</li>", escape(w));
-                }
-                out.push_str("</ul>\n");
-            }
+            explanations(&mut out, s);
         }
         out.push_str("</section>\n");
     }
