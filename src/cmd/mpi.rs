@@ -460,9 +460,7 @@ fn create(options: &MpiOptions, comm: &dyn Comm, tag: u64) -> Result<Option<Outp
     match meta {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
-            return Err(crate::error::input(format!(
-                "mpi {name}: not a directory"
-            )));
+            return Err(crate::error::input(format!("mpi {name}: not a directory")));
         }
         Err(e) => {
             return Err(crate::error::input(format!(
@@ -513,7 +511,10 @@ fn open(
     let next = (rank + 1) % comm.size();
     let theirs = path_of(&options.dir, options.layout, tag, next);
     let read = if reads {
-        Some(File::open(&theirs).with_context(|| format!("open {} for reading", theirs.display()))?)
+        Some(
+            File::open(&theirs)
+                .with_context(|| format!("open {} for reading", theirs.display()))?,
+        )
     } else {
         None
     };
@@ -548,8 +549,20 @@ pub fn execute(
     let mut files = agree(comm, &host, open(options, comm, tag, created, reads))?;
     let setup = Setup::single(&Stream);
     let next = (rank + 1) % ranks;
-    let write_plan = segment(options.layout, ranks, rank, options.size, options.block_size);
-    let read_plan = segment(options.layout, ranks, next, options.size, options.block_size);
+    let write_plan = segment(
+        options.layout,
+        ranks,
+        rank,
+        options.size,
+        options.block_size,
+    );
+    let read_plan = segment(
+        options.layout,
+        ranks,
+        next,
+        options.size,
+        options.block_size,
+    );
     let expected = expected_xor(data_seed(options.layout, seed, next), &read_plan);
     let mut phases: Vec<Phase> = Vec::new();
     let mut add = |op: Op, repeat: Option<Repeat>| {
@@ -591,11 +604,7 @@ pub fn execute(
             sample,
         });
         let run = agree(comm, &host, run)?;
-        if timed {
-            collect(comm, run)
-        } else {
-            Ok(None)
-        }
+        if timed { collect(comm, run) } else { Ok(None) }
     };
     let read = || -> Result<Option<Repeat>> {
         let file = files.read.as_ref().expect("reads open a file to read");
@@ -606,9 +615,7 @@ pub fn execute(
             device: files.device.as_deref(),
         };
         let prepared = match options.cache {
-            CacheState::Cold => {
-                cache::evict_extents(file, &files.read_name, read_plan.extents())
-            }
+            CacheState::Cold => cache::evict_extents(file, &files.read_name, read_plan.extents()),
             CacheState::Warm => harness
                 .read(target, &setup, read_plan, false, CacheState::AsIs)
                 .map(drop),
@@ -780,5 +787,154 @@ pub fn aggregate(ranks: &[RankRun], total_bytes: u64, slowest_seconds: f64) -> A
             .iter()
             .filter_map(|r| r.sample.fsync_seconds)
             .max_by(f64::total_cmp),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::harness::NoProgress;
+
+    fn options(dir: &Path, phases: Phases, layout: Layout) -> MpiOptions {
+        MpiOptions {
+            dir: dir.to_path_buf(),
+            phases,
+            layout,
+            size: 3 << 20,
+            block_size: 1 << 20,
+            repeat: 2,
+            cache: CacheState::Cold,
+            seed: Some(42),
+            keep: false,
+            min_free: Some(0),
+            json: true,
+        }
+    }
+
+    #[test]
+    fn one_rank_writes_reads_and_verifies_in_every_layout_and_leaves_nothing() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for layout in [
+            Layout::FilePerRank,
+            Layout::SharedStrided,
+            Layout::SharedContiguous,
+        ] {
+            let harness = Harness::system(&NoProgress);
+            let report = execute(&options(dir.path(), Phases::Both, layout), &Solo, &harness)
+                .expect("runs")
+                .expect("rank 0 gets the report");
+            assert_eq!(report.ranks, 1);
+            assert!(!report.launched_by_mpirun);
+            assert_eq!(report.results.len(), 2, "write and read");
+            for phase in &report.results {
+                assert_eq!(phase.repeats.len(), 2);
+                for repeat in &phase.repeats {
+                    let sum: u64 = repeat.ranks.iter().map(|r| r.sample.moved.bytes).sum();
+                    assert_eq!(repeat.aggregate.total_bytes, sum);
+                    assert_eq!(sum, 3 << 20);
+                }
+            }
+            let read = report.phase(Op::Read).expect("a read phase");
+            let run = &read.repeats[0].ranks[0];
+            assert_eq!(run.expected_xor_hex.as_deref(), Some(run.xor_hex.as_str()));
+            let written = &report.phase(Op::Write).expect("a write phase").repeats[0].ranks[0];
+            assert_eq!(written.xor_hex, run.xor_hex, "{layout:?}");
+            assert_eq!(
+                std::fs::read_dir(dir.path()).expect("list").count(),
+                0,
+                "scratch files removed"
+            );
+        }
+    }
+
+    #[test]
+    fn the_generator_predicts_what_the_engine_wrote_in_an_interleaved_lane() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("shared");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .expect("create");
+        let harness = Harness::system(&NoProgress);
+        let target = Target {
+            file: &file,
+            name: "shared",
+            kind: InputKind::Regular,
+            device: None,
+        };
+        let setup = Setup::single(&Stream);
+        for lane in 0..3 {
+            let plan = segment(Layout::SharedStrided, 3, lane, 40_000, 4096);
+            let sample = harness
+                .write_to(target, &setup, plan, 9, false)
+                .expect("write");
+            assert_eq!(sample.moved.xor, expected_xor(9, &plan), "lane {lane}");
+        }
+        // Ten pieces per lane, the last of 3136 bytes: lane 2's ends the file.
+        let end = (9 * 3 + 2) * 4096 + 3136;
+        assert_eq!(file.metadata().expect("stat").len(), end);
+        let plan = segment(Layout::SharedStrided, 3, 1, 40_000, 4096);
+        let sample = harness
+            .read(target, &setup, plan, false, CacheState::AsIs)
+            .expect("read");
+        assert_eq!(sample.moved.xor, expected_xor(9, &plan));
+        assert_eq!(sample.moved.bytes, 40_000);
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_input_error_naming_the_rank_and_host() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let gone = dir.path().join("gone");
+        let harness = Harness::system(&NoProgress);
+        let err = execute(
+            &options(&gone, Phases::Write, Layout::FilePerRank),
+            &Solo,
+            &harness,
+        )
+        .expect_err("no directory");
+        let failed = err
+            .downcast_ref::<RanksFailed>()
+            .expect("a collective failure");
+        assert_eq!(failed.kind, ExitKind::Usage);
+        assert_eq!(failed.lines.len(), 1);
+        let line = &failed.lines[0];
+        assert!(
+            line.starts_with(&format!("rank 0 on host {}: mpi ", hostname())),
+            "{line}"
+        );
+        assert!(line.contains("No such file or directory"), "{line}");
+    }
+
+    #[test]
+    fn the_aggregate_takes_the_slowest_rank_and_names_first_and_last() {
+        let run = |rank: usize, seconds: f64, bytes: u64| {
+            let sample: Sample = serde_json::from_value(serde_json::json!({
+                "bytes": bytes, "calls": 1, "xor": 0,
+                "elapsed": {"seconds": seconds, "user_seconds": 0.0, "system_seconds": 0.0},
+                "fsync_seconds": seconds / 2.0, "cache": null, "kernel": null,
+                "device": null, "checks": []
+            }))
+            .expect("a sample");
+            RankRun {
+                rank,
+                host: format!("h{rank}"),
+                file: "f".into(),
+                segment_of: rank,
+                offset: 0,
+                bytes_per_second: per_second(bytes, seconds),
+                xor_hex: "00000000".into(),
+                expected_xor_hex: None,
+                sample,
+            }
+        };
+        let ranks = [run(0, 2.0, 100), run(1, 1.0, 100), run(2, 4.0, 100)];
+        let a = aggregate(&ranks, 300, 4.0);
+        assert_eq!(a.bytes_per_second, 75.0);
+        assert_eq!((a.first_done.rank, a.first_done.host.as_str()), (1, "h1"));
+        assert_eq!((a.last_done.rank, a.last_done.seconds), (2, 4.0));
+        assert_eq!((a.rank_rates.min, a.rank_rates.max), (25.0, 100.0));
+        assert_eq!(a.fsync_seconds_max, Some(2.0));
     }
 }

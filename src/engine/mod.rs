@@ -351,7 +351,9 @@ pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
     if caps.sized && job.plan.is_interleaved() {
         // Sized engines map or bound the range [start, start + len); an interleaved lane's
         // pieces lie beyond it.
-        return Err(format!("{name} needs one contiguous range, not interleaved pieces"));
+        return Err(format!(
+            "{name} needs one contiguous range, not interleaved pieces"
+        ));
     }
     if caps.sized && job.kind != InputKind::Regular {
         return Err(format!("{name} needs a regular file"));

@@ -333,7 +333,10 @@ mod tests {
         for l in 0..3 {
             let plan = lane(l);
             assert!(plan.is_interleaved() && !plan.is_sequential());
-            assert_eq!(plan.extents().collect::<Vec<_>>(), plan.iter().collect::<Vec<_>>());
+            assert_eq!(
+                plan.extents().collect::<Vec<_>>(),
+                plan.iter().collect::<Vec<_>>()
+            );
             assert_eq!(plan.iter().map(|(_, n)| n).sum::<u64>(), 10);
             for (offset, len) in plan.iter() {
                 for b in offset..offset + len {

@@ -81,11 +81,7 @@ pub fn mpi(r: &MpiReport) -> String {
                 a.last_done.host,
                 format_seconds(a.last_done.seconds)
             ),
-            format!(
-                "{:.1}–{:.1}",
-                mib(a.rank_rates.min),
-                mib(a.rank_rates.max)
-            ),
+            format!("{:.1}–{:.1}", mib(a.rank_rates.min), mib(a.rank_rates.max)),
             a.fsync_seconds_max.map_or("-".into(), format_seconds),
         ]);
     }
@@ -111,10 +107,7 @@ pub fn mpi(r: &MpiReport) -> String {
             let Some(first) = runs.first() else { continue };
             let rates: Vec<f64> = runs.iter().map(|x| x.bytes_per_second).collect();
             let median = crate::measure::stats::summarize(&rates).map_or(0.0, |s| s.median);
-            let fsyncs: Vec<f64> = runs
-                .iter()
-                .filter_map(|x| x.sample.fsync_seconds)
-                .collect();
+            let fsyncs: Vec<f64> = runs.iter().filter_map(|x| x.sample.fsync_seconds).collect();
             let resident: Vec<String> = runs
                 .iter()
                 .filter_map(|x| x.sample.cache.and_then(|c| c.residency_before))
