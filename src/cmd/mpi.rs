@@ -625,6 +625,20 @@ pub fn execute(
         comm.barrier();
         let result = harness
             .read(target, &setup, read_plan, false, options.cache)
+            .map(|mut sample| {
+                if options.layout.shared() && ranks > 1 {
+                    // One rank's read-ahead fetches blocks of the shared file that other
+                    // ranks read: a process's device bytes say nothing about its own range
+                    // (measured: 512 KiB of 2 MiB on one of two strided ranks). Residency
+                    // alone speaks; the device bytes stay recorded.
+                    if let Some(p) = sample.cache.as_mut() {
+                        let device = p.device_read_bytes;
+                        *p = cache::prove(p.asked, p.residency_before, None, p.bytes, false);
+                        p.device_read_bytes = device;
+                    }
+                }
+                sample
+            })
             .and_then(|sample| {
                 let got = if fails_here(rank, "checksum") {
                     sample.moved.xor ^ 1

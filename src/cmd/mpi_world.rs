@@ -76,6 +76,10 @@ impl Comm for World {
     }
 
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        // Every message leads with one byte: OpenMPI refuses (MPI_ERR_ARG) the dangling
+        // pointer of an empty slice as a send buffer, and a rank with no error sends none.
+        let framed: Vec<u8> = std::iter::once(1).chain(bytes.iter().copied()).collect();
+        let bytes = &framed[..];
         let root = self.world.process_at_rank(0);
         let len = i32::try_from(bytes.len()).expect("a rank's result is far below 2 GiB");
         if self.world.rank() != 0 {
@@ -102,7 +106,7 @@ impl Comm for World {
         counts
             .iter()
             .zip(&displs)
-            .map(|(&n, &at)| buf[at as usize..(at + n) as usize].to_vec())
+            .map(|(&n, &at)| buf[at as usize + 1..(at + n) as usize].to_vec())
             .collect()
     }
 
