@@ -683,7 +683,6 @@ pub fn execute(
             add(Op::Read, read()?);
         }
     }
-    drop(add);
     if rank != 0 {
         if options.keep
             && let Some(out) = files.created.as_mut()
