@@ -59,6 +59,17 @@ fn document(out: &Output, what: &str) -> Value {
     })
 }
 
+/// All of stderr, and its `error: ` lines.
+fn error_lines(out: &Output) -> (String, Vec<String>) {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let errors = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .map(str::to_string)
+        .collect();
+    (stderr, errors)
+}
+
 fn leftovers(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .expect("list the directory")
@@ -208,11 +219,7 @@ fn a_rank_whose_checksum_fails_stops_every_rank_and_is_named() {
         return;
     };
     assert_eq!(out.status.code(), Some(1), "a failed check exits 1");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.starts_with("error: "))
-        .collect();
+    let (stderr, errors) = error_lines(&out);
     assert_eq!(
         errors.len(),
         1,
@@ -250,11 +257,7 @@ fn a_rank_without_its_directory_stops_every_rank_with_exit_2() {
         return;
     };
     assert_eq!(out.status.code(), Some(2), "an input error exits 2");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.starts_with("error: "))
-        .collect();
+    let (stderr, errors) = error_lines(&out);
     assert_eq!(errors.len(), 1, "{stderr}");
     assert!(errors[0].starts_with("error: rank 1 on host "), "{stderr}");
     assert!(errors[0].contains("No such file or directory"), "{stderr}");
