@@ -164,7 +164,58 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             report::emit(&format!("{}\n", cmd::trace::syscall_loop(calls)))?;
             Ok(ExitKind::Success)
         }
+        Command::Mpi(args) => mpi(&args),
         Command::Report(args) => report_command(&args),
+    }
+}
+
+/// The line `ioscope mpi` prints in a build without the `mpi` feature.
+pub const MPI_BUILD_HINT: &str = "mpi: this ioscope was built without MPI; build it with `cargo build --release --features mpi` (needs OpenMPI: apt-get install openmpi-bin libopenmpi-dev libclang-dev) and run it as `mpirun -np N ioscope mpi ...`";
+
+/// `mpi` without the feature: the one line saying how to get it.
+#[cfg(not(feature = "mpi"))]
+fn mpi(_args: &crate::cli::MpiArgs) -> Result<ExitKind> {
+    Err(crate::error::input(MPI_BUILD_HINT))
+}
+
+/// `mpi`: every rank runs the command; rank 0 alone prints. A step that failed on any rank
+/// stops every rank with the same exit code, rank 0 printing one line per failed rank.
+#[cfg(feature = "mpi")]
+fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
+    use crate::cmd::mpi::{Comm, RanksFailed};
+    let world = crate::cmd::mpi_world::World::init()
+        .ok_or_else(|| anyhow::anyhow!("mpi: MPI was initialised already"))?;
+    let root = world.rank() == 0;
+    // The same arguments on every rank: the same error; rank 0 alone says it.
+    let options = match crate::options::MpiOptions::from_args(args) {
+        Ok(o) => o,
+        Err(e) if root => return Err(e),
+        Err(e) => return Ok(crate::error::exit_kind(&e)),
+    };
+    if root && !world.launched() {
+        report::note(
+            "note: not started by mpirun: running as a single rank (start N ranks with `mpirun -np N ioscope mpi ...`)\n",
+        );
+    }
+    let progress = crate::cmd::harness::NoProgress;
+    let harness = Harness::system(&progress);
+    match cmd::mpi::execute(&options, &world, &harness) {
+        Ok(Some(result)) => finish(
+            &result,
+            &ExportOptions::json_only(options.json),
+            &Outputs::default(),
+            &options.dir,
+        ),
+        Ok(None) => Ok(ExitKind::Success),
+        Err(e) => match e.downcast_ref::<RanksFailed>() {
+            Some(failed) => {
+                for line in &failed.lines {
+                    report::error_line(line);
+                }
+                Ok(failed.kind)
+            }
+            None => Err(e),
+        },
     }
 }
 
@@ -437,6 +488,7 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
             again::<cmd::transfer::TransferReport>(value, &options, path, &name, x)
         }
         x if x == s("trace") => again::<cmd::trace::TraceReport>(value, &options, path, &name, x),
+        x if x == s("mpi") => again::<cmd::mpi::MpiReport>(value, &options, path, &name, x),
         other
             if other.starts_with("ioscope/") && other.ends_with("/v1")
                 || other == "ioscope/study/v2" =>

@@ -42,6 +42,8 @@ pub enum Command {
     Receive(ReceiveArgs),
     /// Both ends on this machine: every sender × receiver method, small files and one large.
     Transfer(TransferArgs),
+    /// Many clients at once under MPI (`mpirun -np N ioscope mpi ...`), aggregated like IOR.
+    Mpi(MpiArgs),
     /// Re-render a saved JSON result (any command's --json) as text, CSV or SVG.
     Report(ReportArgs),
     /// Internal: CALLS getppid() calls, printing nanoseconds per call (trace's overhead).
@@ -546,6 +548,45 @@ pub struct TraceArgs {
         value_name = "CMD"
     )]
     pub command: Vec<std::ffi::OsString>,
+}
+
+/// `ioscope mpi write|read|both DIR` (run as `mpirun -np N ioscope mpi ...`)
+#[derive(Debug, Args)]
+pub struct MpiArgs {
+    /// Timed phases: write (fsync included), read (of files written untimed first), or
+    /// both, every repeat.
+    #[arg(value_enum)]
+    pub phases: crate::cmd::mpi::Phases,
+    /// The directory for the files (on a shared file system, the same path on every host).
+    pub dir: PathBuf,
+    /// A file per rank (N-N), or one shared file with a segment per rank (N-1), its blocks
+    /// interleaved (strided) or not (contiguous).
+    #[arg(long, value_enum, default_value_t = crate::cmd::mpi::Layout::FilePerRank)]
+    pub layout: crate::cmd::mpi::Layout,
+    /// Bytes each rank writes and reads (a multiple of --block-size).
+    #[arg(long, default_value = "64m", value_name = "SIZE")]
+    pub size: String,
+    /// Bytes per read()/write() call.
+    #[arg(long, default_value = "1m", value_name = "SIZE")]
+    pub block_size: String,
+    /// Timed runs of each phase.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub repeat: usize,
+    /// Cache state of the reads: cold evicts the reader's range and proves it by residency.
+    #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
+    pub cache: CacheMode,
+    /// Seed for the written data (default: a fresh one, chosen by rank 0).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Keep the files after a successful run.
+    #[arg(long)]
+    pub keep: bool,
+    /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Print one JSON document instead of the table (rank 0).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ioscope report RESULT...`

@@ -794,3 +794,64 @@ impl SyscallsOptions {
         })
     }
 }
+
+/// Validated options of `mpi` (the same on every rank).
+#[derive(Debug, Clone)]
+pub struct MpiOptions {
+    /// The directory for the files.
+    pub dir: PathBuf,
+    /// The timed phases.
+    pub phases: crate::cmd::mpi::Phases,
+    /// How the ranks share the files.
+    pub layout: crate::cmd::mpi::Layout,
+    /// Bytes per rank.
+    pub size: u64,
+    /// Bytes per call.
+    pub block_size: u64,
+    /// Timed runs of each phase.
+    pub repeat: usize,
+    /// Cache state of the reads.
+    pub cache: CacheState,
+    /// Seed of the data (`None`: rank 0 picks one).
+    pub seed: Option<u64>,
+    /// Keep the files after a successful run.
+    pub keep: bool,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// JSON output.
+    pub json: bool,
+}
+
+impl MpiOptions {
+    /// Checks and converts `mpi`'s arguments.
+    pub fn from_args(args: &crate::cli::MpiArgs) -> Result<Self> {
+        let what = format!("mpi {}", display_name(&args.dir));
+        let size = parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?;
+        let block_size = block_size(&args.block_size, &what)?;
+        if !size.is_multiple_of(block_size) {
+            return Err(input(format!(
+                "{what}: --size ({}) is not a multiple of --block-size ({}); the strided layout interleaves whole blocks",
+                args.size, args.block_size
+            )));
+        }
+        if !(1..=1000).contains(&args.repeat) {
+            return Err(input(format!("{what}: --repeat must be 1 to 1000")));
+        }
+        Ok(Self {
+            dir: args.dir.clone(),
+            phases: args.phases,
+            layout: args.layout,
+            size,
+            block_size,
+            repeat: args.repeat,
+            cache: match args.cache {
+                CacheMode::Cold => CacheState::Cold,
+                CacheMode::Warm => CacheState::Warm,
+            },
+            seed: args.seed,
+            keep: args.keep,
+            min_free: min_free(args.min_free.as_deref(), &what)?,
+            json: args.json,
+        })
+    }
+}

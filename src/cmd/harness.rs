@@ -7,7 +7,7 @@
 pub use crate::engine::Setup;
 use crate::engine::{self, Job, Moved, Observer, Op};
 use crate::files::{InputKind, OutputFile};
-use crate::measure::cache::{self, CacheProof, CacheState};
+use crate::measure::cache::{self, CacheProof, CacheState, Residency};
 use crate::measure::checks::{self, Check};
 use crate::measure::diskstats::DiskDelta;
 use crate::measure::meter::{Claim, Meter, Region, SystemMeter};
@@ -177,10 +177,7 @@ impl<'a> Harness<'a> {
         state: CacheState,
     ) -> Result<Sample> {
         let residency_before = (target.kind == InputKind::Regular && plan.len > 0)
-            .then(|| {
-                self.meter
-                    .residency(target.file, target.name, plan.start, plan.len)
-            })
+            .then(|| self.residency(target, &plan))
             .flatten();
         let watch = Watch(self.progress);
         let job = job(target, setup, Op::Read, plan, to_end, 0, &watch);
@@ -274,6 +271,23 @@ impl<'a> Harness<'a> {
 }
 
 impl Harness<'_> {
+    /// Residency of the bytes `plan` touches (each piece of an interleaved lane on its own).
+    pub fn residency(&self, target: Target, plan: &Plan) -> Option<Residency> {
+        plan.extents().try_fold(
+            Residency {
+                resident_pages: 0,
+                total_pages: 0,
+            },
+            |sum, (start, len)| {
+                let r = self.meter.residency(target.file, target.name, start, len)?;
+                Some(Residency {
+                    resident_pages: sum.resident_pages + r.resident_pages,
+                    total_pages: sum.total_pages + r.total_pages,
+                })
+            },
+        )
+    }
+
     /// Runs the engine inside a timed region with the progress shown; returns what moved,
     /// the claim the kernel's counts are compared with, and the region, still running.
     fn run(

@@ -6,6 +6,9 @@ pub mod coldwarm;
 pub mod compare;
 pub mod fast;
 pub mod harness;
+pub mod mpi;
+#[cfg(feature = "mpi")]
+pub mod mpi_world;
 pub mod patterns;
 pub mod run;
 pub mod study;

@@ -348,6 +348,13 @@ pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
     if !job.plan.is_sequential() && job.kind != InputKind::Regular {
         return Err(format!("{name}: offsets need a regular file"));
     }
+    if caps.sized && job.plan.is_interleaved() {
+        // Sized engines map or bound the range [start, start + len); an interleaved lane's
+        // pieces lie beyond it.
+        return Err(format!(
+            "{name} needs one contiguous range, not interleaved pieces"
+        ));
+    }
     if caps.sized && job.kind != InputKind::Regular {
         return Err(format!("{name} needs a regular file"));
     }

@@ -300,13 +300,33 @@ pub fn sampled_residency(
 /// Evicts `file`'s pages from the page cache: writes dirty pages back first (so they can
 /// be dropped), then advises the kernel that none of the file is needed.
 pub fn evict(file: &File, name: &str) -> Result<()> {
+    // A length of 0 means "to the end of the file" to posix_fadvise.
+    evict_extents(file, name, [(0, 0)])
+}
+
+/// Like [`evict`], for the byte ranges `(offset, len)` of `file` only: one reader's share
+/// of a file that others read too.
+pub fn evict_extents(
+    file: &File,
+    name: &str,
+    extents: impl IntoIterator<Item = (u64, u64)>,
+) -> Result<()> {
     file.sync_data()
         .with_context(|| format!("fdatasync {name} before evicting it from the page cache"))?;
-    // SAFETY: posix_fadvise only takes a descriptor we hold open and plain integers.
-    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    if rc != 0 {
-        return Err(std::io::Error::from_raw_os_error(rc))
-            .with_context(|| format!("posix_fadvise(DONTNEED) {name}"));
+    for (offset, len) in extents {
+        // SAFETY: posix_fadvise only takes a descriptor we hold open and plain integers.
+        let rc = unsafe {
+            libc::posix_fadvise(
+                file.as_raw_fd(),
+                offset as libc::off_t,
+                len as libc::off_t,
+                libc::POSIX_FADV_DONTNEED,
+            )
+        };
+        if rc != 0 {
+            return Err(std::io::Error::from_raw_os_error(rc))
+                .with_context(|| format!("posix_fadvise(DONTNEED) {name} at byte {offset}"));
+        }
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use crate::cmd::coldwarm::CacheReport;
 use crate::cmd::compare::CompareReport;
 use crate::cmd::fast::FastReport;
 use crate::cmd::harness::Sample;
+use crate::cmd::mpi::MpiReport;
 use crate::cmd::patterns::PatternsReport;
 use crate::cmd::run::RunReport;
 use crate::cmd::study::StudyReport;
@@ -188,6 +189,65 @@ fn sample_cells(s: &Sample) -> [String; 4] {
             .map(|r| r.fraction())),
         opt(s.device.map(|d| d.read_bytes)),
     ]
+}
+
+impl Exportable for MpiReport {
+    const COMMAND: &'static str = "mpi";
+    fn text(&self) -> String {
+        super::text::mpi(self)
+    }
+    fn ok(&self) -> bool {
+        MpiReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    /// A row per rank, repeat and phase, with the repeat's aggregate beside it.
+    fn table(&self) -> Table {
+        let header = [
+            "op",
+            "repeat",
+            "rank",
+            "host",
+            "segment_of",
+            "bytes",
+            "fsync_seconds",
+            "xor",
+            "expected_xor",
+            "aggregate_bytes",
+            "aggregate_seconds",
+            "aggregate_bytes_per_second",
+            "bytes_per_second",
+            "seconds",
+            "resident_share_before",
+            "device_read_bytes",
+        ];
+        let mut rows = Vec::new();
+        for phase in &self.results {
+            for (i, repeat) in phase.repeats.iter().enumerate() {
+                let a = &repeat.aggregate;
+                for run in &repeat.ranks {
+                    let mut row = cells([
+                        phase.op.name().to_string(),
+                        (i + 1).to_string(),
+                        run.rank.to_string(),
+                        run.host.clone(),
+                        run.segment_of.to_string(),
+                        run.sample.moved.bytes.to_string(),
+                        opt(run.sample.fsync_seconds),
+                        run.xor_hex.clone(),
+                        opt(run.expected_xor_hex.clone()),
+                        a.total_bytes.to_string(),
+                        a.slowest_seconds.to_string(),
+                        a.bytes_per_second.to_string(),
+                    ]);
+                    row.extend(sample_cells(&run.sample));
+                    rows.push(row);
+                }
+            }
+        }
+        table(&header, rows)
+    }
 }
 
 impl Exportable for CacheReport {

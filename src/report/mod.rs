@@ -53,6 +53,11 @@ pub fn note(text: &str) {
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
+/// Writes one error line (`error: {message}`) to stderr: one per failed MPI rank.
+pub fn error_line(message: &str) {
+    let _ = writeln!(std::io::stderr(), "error: {message}");
+}
+
 /// Writes the one error line of a failed command to stderr.
 pub fn error(err: &anyhow::Error) {
     let _ = writeln!(std::io::stderr(), "error: {err:#}");

@@ -4,7 +4,9 @@
 //! `stride`-th piece, lane after lane, as iozone's stride read); or, when asked, the same
 //! first piece again and again (iozone's record rewrite) or random draws that may repeat.
 //! Engines ask for piece `i`; threads may claim pieces in any order and the checksum is the
-//! same. [`Coverage`] counts where a plan's pieces fall, to prove what a random test touched.
+//! same. An interleaved plan is one lane of a range shared by several writers (IOR's strided
+//! layout): its pieces lie `lanes` pieces apart, so they are not one contiguous range;
+//! [`Plan::extents`] gives the byte ranges it touches. [`Coverage`] counts where a plan's pieces fall, to prove what a random test touched.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +36,15 @@ pub enum Order {
         /// The seed of the draws.
         seed: u64,
     },
+    /// In order, lane `lane` of `lanes` interleaved ones: piece `i` lies at
+    /// `start + (i * lanes + lane) * block`, so `len` bytes of this lane span about
+    /// `lanes * len` bytes of the file (the other lanes' pieces sit between).
+    Interleaved {
+        /// Lanes sharing the range (at least 1).
+        lanes: u64,
+        /// This plan's lane, below `lanes`.
+        lane: u64,
+    },
 }
 
 /// A range cut into pieces, and the order to visit them.
@@ -61,6 +72,10 @@ impl Plan {
         let order = match order {
             Order::Stride { stride } => Order::Stride {
                 stride: stride.max(1),
+            },
+            Order::Interleaved { lanes, lane } => Order::Interleaved {
+                lanes: lanes.max(1),
+                lane: lane.min(lanes.max(1) - 1),
             },
             other => other,
         };
@@ -98,9 +113,28 @@ impl Plan {
             Order::Stride { stride } => stride_index(i, n, stride),
             Order::Same => 0,
             Order::Draws { seed } => mix(seed ^ mix(i)) % n,
+            Order::Interleaved { lanes, lane } => {
+                let len = self.block.min(self.len - i * self.block);
+                return (self.start + (i * lanes + lane) * self.block, len);
+            }
         };
         let offset = j * self.block;
         (self.start + offset, self.block.min(self.len - offset))
+    }
+
+    /// Whether the pieces lie apart (an interleaved lane) rather than tiling one range.
+    pub fn is_interleaved(&self) -> bool {
+        matches!(self.order, Order::Interleaved { .. })
+    }
+
+    /// The byte ranges `(offset, len)` the plan touches: `[start, start + len)` for every
+    /// order but an interleaved lane, whose pieces are each a range of their own.
+    pub fn extents(&self) -> Box<dyn Iterator<Item = (u64, u64)> + '_> {
+        if self.is_interleaved() {
+            Box::new(self.iter())
+        } else {
+            Box::new(std::iter::once((self.start, self.len)).filter(|&(_, len)| len > 0))
+        }
     }
 
     /// Every piece in visiting order.
@@ -285,6 +319,36 @@ mod tests {
             back.iter().collect::<Vec<_>>(),
             [(9, 1), (6, 3), (3, 3), (0, 3)]
         );
+    }
+
+    #[test]
+    fn interleaved_lanes_tile_the_shared_range_without_overlap() {
+        // 3 lanes of 10 bytes in blocks of 4: pieces 4, 4, 2 per lane.
+        let lane = |l| Plan::new(100, 10, 4, Order::Interleaved { lanes: 3, lane: l });
+        assert_eq!(
+            lane(1).iter().collect::<Vec<_>>(),
+            [(104, 4), (116, 4), (128, 2)]
+        );
+        let mut seen = std::collections::HashSet::new();
+        for l in 0..3 {
+            let plan = lane(l);
+            assert!(plan.is_interleaved() && !plan.is_sequential());
+            assert_eq!(
+                plan.extents().collect::<Vec<_>>(),
+                plan.iter().collect::<Vec<_>>()
+            );
+            assert_eq!(plan.iter().map(|(_, n)| n).sum::<u64>(), 10);
+            for (offset, len) in plan.iter() {
+                for b in offset..offset + len {
+                    assert!(seen.insert(b), "byte {b} in two lanes");
+                }
+            }
+        }
+        assert_eq!(
+            Plan::sequential(7, 9, 4).extents().collect::<Vec<_>>(),
+            [(7, 9)]
+        );
+        assert_eq!(Plan::sequential(7, 0, 4).extents().count(), 0);
     }
 
     #[test]

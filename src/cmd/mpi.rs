@@ -1,0 +1,953 @@
+//! `mpi`: the same verified write and read on every rank of an MPI job at once, aggregated
+//! as IOR does. Ranks write their segment (a file each, or a share of one file: contiguous
+//! or strided), then each reads the segment of the *next* rank (IOR's task reordering, so
+//! the writer's page cache cannot serve it), in the cache state asked for with its proof,
+//! and verifies the checksum against the generator (data are seeded by file offset, so any
+//! rank can compute any segment's XOR). Barriers line the phases up; reductions and gathers
+//! bring the figures to rank 0, which alone returns the report.
+//!
+//! The collective operations come through [`Comm`]: the real one (rsmpi, behind the `mpi`
+//! cargo feature) is `cmd::mpi_world`; [`Solo`] is one rank without MPI, so the whole
+//! orchestration runs in the default build and its tests. The result types are plain serde
+//! structs in every build, so `ioscope report` renders a saved run anywhere.
+//!
+//! Failure is collective: after every step each rank says ok or not in an all-reduce; when
+//! any failed, every rank's error goes to rank 0 and every rank stops with the same exit
+//! code ([`RanksFailed`]). No rank returns while others wait in a collective.
+
+use super::harness::{Harness, Sample, Setup, Target};
+use super::warning::{self, Warning};
+use crate::checksum::{hex, xor_at};
+use crate::engine::stream::Stream;
+use crate::error::{ExitKind, Failure};
+use crate::files::{self, CreatePolicy, InputKind, OutputFile};
+use crate::measure::cache::{self, CacheState};
+use crate::measure::diskstats;
+use crate::measure::env::Environment;
+use crate::measure::stats::{Summary, summarize};
+use crate::options::MpiOptions;
+use crate::units::per_second;
+use crate::workload::Op;
+use crate::workload::data::{DataStream, fresh_seed};
+use crate::workload::plan::{Order, Plan, mix};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// How the ranks share the files (IOR's layouts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// N-N: a file per rank.
+    FilePerRank,
+    /// N-1: one shared file, blocks of the ranks interleaved (block j of rank r at
+    /// `(j * ranks + r) * block`).
+    SharedStrided,
+    /// N-1: one shared file, a contiguous segment per rank (rank r owns
+    /// `[r * size, (r + 1) * size)`).
+    SharedContiguous,
+}
+
+impl Layout {
+    /// The name as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::FilePerRank => "file-per-rank",
+            Layout::SharedStrided => "shared-strided",
+            Layout::SharedContiguous => "shared-contiguous",
+        }
+    }
+
+    /// Whether the ranks share one file.
+    pub fn shared(self) -> bool {
+        self != Layout::FilePerRank
+    }
+}
+
+/// Which phases are timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Phases {
+    /// Timed writes (fsync included).
+    Write,
+    /// Timed reads of files written (untimed) first.
+    Read,
+    /// Timed writes, then timed reads, every repeat.
+    Both,
+}
+
+impl Phases {
+    /// `write`, `read` or `both`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phases::Write => "write",
+            Phases::Read => "read",
+            Phases::Both => "both",
+        }
+    }
+}
+
+/// The collective operations the command needs: MPI's, or one rank's.
+pub trait Comm {
+    /// This process's rank, from 0.
+    fn rank(&self) -> usize;
+    /// Ranks in the job.
+    fn size(&self) -> usize;
+    /// Waits until every rank has called it.
+    fn barrier(&self);
+    /// Rank 0's `value`, on every rank.
+    fn broadcast(&self, value: u64) -> u64;
+    /// Whether `value` is true on every rank.
+    fn all_true(&self, value: bool) -> bool;
+    /// The sum of `value` over the ranks, on every rank.
+    fn sum(&self, value: u64) -> u64;
+    /// The largest `value` of any rank, on every rank.
+    fn max(&self, value: f64) -> f64;
+    /// Every rank's `bytes` on rank 0, in rank order; nothing on the others.
+    fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+    /// Whether the job was started by an MPI launcher (`mpirun`), not as a singleton.
+    fn launched(&self) -> bool;
+}
+
+/// One rank without MPI: every collective is the identity.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Solo;
+
+impl Comm for Solo {
+    fn rank(&self) -> usize {
+        0
+    }
+    fn size(&self) -> usize {
+        1
+    }
+    fn barrier(&self) {}
+    fn broadcast(&self, value: u64) -> u64 {
+        value
+    }
+    fn all_true(&self, value: bool) -> bool {
+        value
+    }
+    fn sum(&self, value: u64) -> u64 {
+        value
+    }
+    fn max(&self, value: f64) -> f64 {
+        value
+    }
+    fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        vec![bytes.to_vec()]
+    }
+    fn launched(&self) -> bool {
+        false
+    }
+}
+
+/// Some ranks failed a step: every rank returns this, with the same exit kind; on rank 0
+/// it holds one line per failed rank (`rank 2 on host X: ...`), elsewhere none.
+#[derive(Debug)]
+pub struct RanksFailed {
+    /// One line per failed rank (rank 0 only).
+    pub lines: Vec<String>,
+    /// How every rank exits.
+    pub kind: ExitKind,
+}
+
+impl std::fmt::Display for RanksFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.lines.is_empty() {
+            f.write_str("another rank failed")
+        } else {
+            f.write_str(&self.lines.join("; "))
+        }
+    }
+}
+
+impl std::error::Error for RanksFailed {}
+
+/// One rank: where it ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankInfo {
+    /// The rank.
+    pub rank: usize,
+    /// Its host name.
+    pub host: String,
+    /// Its environment (kernel, CPU, memory, the storage behind DIR there).
+    pub environment: Environment,
+}
+
+/// One rank's timed run in one repeat of a phase.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankRun {
+    /// The rank that moved the bytes.
+    pub rank: usize,
+    /// Its host name.
+    pub host: String,
+    /// The file it wrote or read.
+    pub file: String,
+    /// The rank whose segment this is: itself for writes, the next rank for reads.
+    pub segment_of: usize,
+    /// First byte of the segment in the file.
+    pub offset: u64,
+    /// What was measured (the cache proof and residency before the run for reads; for
+    /// writes the fsync inside the time).
+    pub sample: Sample,
+    /// Bytes per second of this rank.
+    pub bytes_per_second: f64,
+    /// The checksum of what moved.
+    pub xor_hex: String,
+    /// The checksum the generator gives for the segment (reads: verified equal).
+    pub expected_xor_hex: Option<String>,
+}
+
+/// Who finished when.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankTime {
+    /// The rank.
+    pub rank: usize,
+    /// Its host name.
+    pub host: String,
+    /// Its seconds from the common start (the barrier).
+    pub seconds: f64,
+}
+
+/// A repeat of a phase, over all ranks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Aggregate {
+    /// Bytes moved by all ranks (an MPI sum).
+    pub total_bytes: u64,
+    /// The slowest rank's seconds (an MPI max).
+    pub slowest_seconds: f64,
+    /// Total bytes over the slowest rank's seconds: the honest aggregate.
+    pub bytes_per_second: f64,
+    /// The rank done first.
+    pub first_done: RankTime,
+    /// The rank done last.
+    pub last_done: RankTime,
+    /// Spread of the ranks' own rates (bytes/s).
+    pub rank_rates: Summary,
+    /// The longest fsync of any rank (writes; inside its time).
+    pub fsync_seconds_max: Option<f64>,
+}
+
+/// One repeat of a phase.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Repeat {
+    /// Every rank's run, in rank order.
+    pub ranks: Vec<RankRun>,
+    /// The figures over all ranks.
+    pub aggregate: Aggregate,
+}
+
+/// A timed phase (write or read) and its repeats.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Phase {
+    /// Write or read.
+    pub op: Op,
+    /// Each repeat.
+    pub repeats: Vec<Repeat>,
+    /// The aggregate rate over the repeats.
+    pub bytes_per_second: Summary,
+}
+
+/// Everything `mpi` measured, as rank 0 assembled it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MpiReport {
+    /// The directory the files were in.
+    pub dir: String,
+    /// The timed phases.
+    pub phases_timed: Phases,
+    /// How the ranks shared the files.
+    pub layout: Layout,
+    /// Ranks in the job.
+    pub ranks: usize,
+    /// Distinct hosts among them.
+    pub hosts: usize,
+    /// Whether an MPI launcher started the job (else: one rank on its own).
+    pub launched_by_mpirun: bool,
+    /// Bytes each rank wrote and read.
+    pub bytes_per_rank: u64,
+    /// Bytes per call.
+    pub block_size: u64,
+    /// The engine that moved the bytes.
+    pub engine: String,
+    /// The cache state of the reads.
+    pub cache: CacheState,
+    /// The seed of the data (rank 0's, broadcast).
+    pub seed: u64,
+    /// Where each rank ran.
+    pub rank_info: Vec<RankInfo>,
+    /// The timed phases, in order.
+    pub results: Vec<Phase>,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl MpiReport {
+    /// Whether every rank's checks held (reads were all verified, or the run had stopped).
+    pub fn ok(&self) -> bool {
+        self.results
+            .iter()
+            .flat_map(|p| &p.repeats)
+            .flat_map(|r| &r.ranks)
+            .all(|r| r.sample.ok())
+    }
+
+    /// The phase of `op`, if it was timed.
+    pub fn phase(&self, op: Op) -> Option<&Phase> {
+        self.results.iter().find(|p| p.op == op)
+    }
+}
+
+/// The scratch file of `owner` (or the shared one) in `dir`, named by the job's `tag`.
+fn path_of(dir: &Path, layout: Layout, tag: u64, owner: usize) -> PathBuf {
+    if layout.shared() {
+        dir.join(format!(".ioscope-mpi-{tag}"))
+    } else {
+        dir.join(format!(".ioscope-mpi-{tag}-{owner}"))
+    }
+}
+
+/// The bytes `owner` writes, where they lie in its file.
+pub fn segment(layout: Layout, ranks: usize, owner: usize, size: u64, block: u64) -> Plan {
+    match layout {
+        Layout::FilePerRank => Plan::sequential(0, size, block),
+        Layout::SharedContiguous => Plan::sequential(owner as u64 * size, size, block),
+        Layout::SharedStrided => Plan::new(
+            0,
+            size,
+            block,
+            Order::Interleaved {
+                lanes: ranks as u64,
+                lane: owner as u64,
+            },
+        ),
+    }
+}
+
+/// The seed of `owner`'s data: one stream over a shared file (byte `o` is the stream's
+/// byte `o`), a stream per file otherwise, so no two files hold the same bytes.
+pub fn data_seed(layout: Layout, seed: u64, owner: usize) -> u64 {
+    if layout.shared() {
+        seed
+    } else {
+        seed ^ mix(owner as u64 + 1)
+    }
+}
+
+/// The checksum of `plan` read from a file written with `seed`, computed in memory: what
+/// every engine returns for those bytes (each piece at its offset from the plan's start).
+pub fn expected_xor(seed: u64, plan: &Plan) -> u32 {
+    let mut buf = vec![0u8; plan.block.min(1 << 20) as usize];
+    let mut xor = 0;
+    for (offset, len) in plan.iter() {
+        let mut stream = DataStream::new(seed, offset);
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(buf.len() as u64) as usize;
+            stream.fill(&mut buf[..n]);
+            xor ^= xor_at(offset + done - plan.start, &buf[..n]);
+            done += n as u64;
+        }
+    }
+    xor
+}
+
+/// This machine's host name.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".to_string())
+}
+
+/// Test hook: `IOSCOPE_MPI_FAIL_RANK=R` makes rank R fail on purpose, at
+/// `IOSCOPE_MPI_FAIL_STEP` (`checksum`, the default: its read sees a wrong XOR; `dir`: it
+/// finds no directory), so the tests can show every rank stopping.
+fn fails_here(rank: usize, step: &str) -> bool {
+    let rank_hit = std::env::var("IOSCOPE_MPI_FAIL_RANK")
+        .ok()
+        .and_then(|r| r.parse::<usize>().ok())
+        == Some(rank);
+    let wanted = std::env::var("IOSCOPE_MPI_FAIL_STEP").unwrap_or_else(|_| "checksum".into());
+    rank_hit && wanted == step
+}
+
+/// After a step: every rank says whether it succeeded; if any did not, every rank's error
+/// goes to rank 0 and every rank returns [`RanksFailed`] with the same exit kind.
+fn agree<T>(comm: &dyn Comm, host: &str, result: Result<T>) -> Result<T> {
+    if comm.all_true(result.is_ok()) {
+        return result;
+    }
+    let mine = match &result {
+        Ok(_) => String::new(),
+        Err(e) => format!(
+            "{} rank {} on host {host}: {e:#}",
+            crate::error::exit_kind(e).code(),
+            comm.rank()
+        ),
+    };
+    // Files this step made are removed here, before the others are told.
+    drop(result);
+    let mut lines = Vec::new();
+    let mut codes = Vec::new();
+    for bytes in comm.gather(mine.as_bytes()) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        if let Some((code, line)) = text.split_once(' ') {
+            codes.push(code.parse::<u8>().unwrap_or(1));
+            lines.push(line.to_string());
+        }
+    }
+    // Interrupted wins; input errors alone give 2; anything else 1.
+    let code = if codes.contains(&130) {
+        130
+    } else if !codes.is_empty() && codes.iter().all(|&c| c == 2) {
+        2
+    } else {
+        1
+    };
+    let kind = match comm.broadcast(code) {
+        130 => ExitKind::Interrupted,
+        2 => ExitKind::Usage,
+        _ => ExitKind::Failed,
+    };
+    Err(RanksFailed { lines, kind }.into())
+}
+
+/// Every rank's `value` on rank 0 (as JSON through a gather); empty elsewhere.
+fn gather_all<T: Serialize + serde::de::DeserializeOwned>(
+    comm: &dyn Comm,
+    value: &T,
+) -> Result<Vec<T>> {
+    let bytes = serde_json::to_vec(value).context("encode a rank's result")?;
+    comm.gather(&bytes)
+        .iter()
+        .map(|b| serde_json::from_slice(b).context("decode a rank's result"))
+        .collect()
+}
+
+/// This rank's open files.
+struct Files {
+    /// The file it writes (created by it, or by rank 0 when shared), removed on drop.
+    created: Option<OutputFile>,
+    /// The file it writes, when shared and created by rank 0.
+    write: Option<File>,
+    /// The file it reads (the next rank's, or the shared one).
+    read: Option<File>,
+    write_name: String,
+    read_name: String,
+    device: Option<String>,
+}
+
+impl Files {
+    fn write_file(&self) -> &File {
+        match (&self.created, &self.write) {
+            (Some(out), _) => out.file(),
+            (None, Some(file)) => file,
+            (None, None) => unreachable!("open() gives every rank a file to write"),
+        }
+    }
+}
+
+/// Checks DIR and creates this rank's file (rank 0 creates a shared one).
+fn create(options: &MpiOptions, comm: &dyn Comm, tag: u64) -> Result<Option<OutputFile>> {
+    let (rank, ranks) = (comm.rank(), comm.size());
+    let dir = &options.dir;
+    let name = files::display_name(dir);
+    let meta = if fails_here(rank, "dir") {
+        Err(std::io::Error::from_raw_os_error(libc::ENOENT))
+    } else {
+        std::fs::metadata(dir)
+    };
+    match meta {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(crate::error::input(format!("mpi {name}: not a directory")));
+        }
+        Err(e) => {
+            return Err(crate::error::input(format!(
+                "mpi {name}: {}",
+                files::describe(&e)
+            )));
+        }
+    }
+    let total = options.size * ranks as u64;
+    let policy = CreatePolicy {
+        min_free: options.min_free,
+        ..CreatePolicy::default()
+    };
+    let path = path_of(dir, options.layout, tag, rank);
+    if options.layout.shared() {
+        return if rank == 0 {
+            files::create_output(&path, total, policy).map(Some)
+        } else {
+            Ok(None)
+        };
+    }
+    if rank == 0 {
+        // The ranks' files together, when they share this file system (one machine).
+        files::ensure_room(dir, &name, total, 0, options.min_free)?;
+    }
+    files::create_output(&path, options.size, policy).map(Some)
+}
+
+/// Opens what this rank writes (when shared) and what it reads.
+fn open(
+    options: &MpiOptions,
+    comm: &dyn Comm,
+    tag: u64,
+    created: Option<OutputFile>,
+    reads: bool,
+) -> Result<Files> {
+    let rank = comm.rank();
+    let own = path_of(&options.dir, options.layout, tag, rank);
+    let write = match &created {
+        Some(_) => None,
+        None => Some(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&own)
+                .with_context(|| format!("open {} for writing", own.display()))?,
+        ),
+    };
+    let next = (rank + 1) % comm.size();
+    let theirs = path_of(&options.dir, options.layout, tag, next);
+    let read = if reads {
+        Some(
+            File::open(&theirs)
+                .with_context(|| format!("open {} for reading", theirs.display()))?,
+        )
+    } else {
+        None
+    };
+    Ok(Files {
+        created,
+        write,
+        read,
+        write_name: files::display_name(&own),
+        read_name: files::display_name(&theirs),
+        device: diskstats::device_of(&own),
+    })
+}
+
+/// Runs `mpi` on this rank; rank 0 gets the report, the others `None`.
+pub fn execute(
+    options: &MpiOptions,
+    comm: &dyn Comm,
+    harness: &Harness,
+) -> Result<Option<MpiReport>> {
+    let (rank, ranks) = (comm.rank(), comm.size());
+    let host = hostname();
+    let seed = comm.broadcast(options.seed.unwrap_or_else(fresh_seed));
+    let tag = comm.broadcast(u64::from(std::process::id()));
+    let info = RankInfo {
+        rank,
+        host: host.clone(),
+        environment: Environment::collect(&options.dir),
+    };
+    let rank_info = agree(comm, &host, gather_all(comm, &info))?;
+    let reads = options.phases != Phases::Write;
+    let created = agree(comm, &host, create(options, comm, tag))?;
+    let mut files = agree(comm, &host, open(options, comm, tag, created, reads))?;
+    let setup = Setup::single(&Stream);
+    let next = (rank + 1) % ranks;
+    let write_plan = segment(
+        options.layout,
+        ranks,
+        rank,
+        options.size,
+        options.block_size,
+    );
+    let read_plan = segment(
+        options.layout,
+        ranks,
+        next,
+        options.size,
+        options.block_size,
+    );
+    let expected = expected_xor(data_seed(options.layout, seed, next), &read_plan);
+    let mut phases: Vec<Phase> = Vec::new();
+    let mut add = |op: Op, repeat: Option<Repeat>| {
+        if let Some(repeat) = repeat {
+            match phases.iter_mut().find(|p| p.op == op) {
+                Some(p) => p.repeats.push(repeat),
+                None => phases.push(Phase {
+                    op,
+                    repeats: vec![repeat],
+                    bytes_per_second: one(0.0),
+                }),
+            }
+        }
+    };
+    let write_target = || Target {
+        file: files.write_file(),
+        name: &files.write_name,
+        kind: InputKind::Regular,
+        device: files.device.as_deref(),
+    };
+    let write = |timed: bool| -> Result<Option<Repeat>> {
+        comm.barrier();
+        let sample = harness.write_to(
+            write_target(),
+            &setup,
+            write_plan,
+            data_seed(options.layout, seed, rank),
+            false,
+        );
+        let run = sample.map(|sample| RankRun {
+            rank,
+            host: host.clone(),
+            file: files.write_name.clone(),
+            segment_of: rank,
+            offset: first_byte(&write_plan),
+            bytes_per_second: sample.bytes_per_second(),
+            xor_hex: hex(sample.moved.xor),
+            expected_xor_hex: None,
+            sample,
+        });
+        let run = agree(comm, &host, run)?;
+        if timed { collect(comm, run) } else { Ok(None) }
+    };
+    let read = || -> Result<Option<Repeat>> {
+        let file = files.read.as_ref().expect("reads open a file to read");
+        let target = Target {
+            file,
+            name: &files.read_name,
+            kind: InputKind::Regular,
+            device: files.device.as_deref(),
+        };
+        let prepared = match options.cache {
+            CacheState::Cold => cache::evict_extents(file, &files.read_name, read_plan.extents()),
+            CacheState::Warm => harness
+                .read(target, &setup, read_plan, false, CacheState::AsIs)
+                .map(drop),
+            CacheState::AsIs => Ok(()),
+        };
+        agree(comm, &host, prepared)?;
+        comm.barrier();
+        let result = harness
+            .read(target, &setup, read_plan, false, options.cache)
+            .map(|mut sample| {
+                if options.layout.shared() && ranks > 1 {
+                    // One rank's read-ahead fetches blocks of the shared file that other
+                    // ranks read: a process's device bytes say nothing about its own range
+                    // (measured: 512 KiB of 2 MiB on one of two strided ranks). Residency
+                    // alone speaks; the device bytes stay recorded.
+                    if let Some(p) = sample.cache.as_mut() {
+                        let device = p.device_read_bytes;
+                        *p = cache::prove(p.asked, p.residency_before, None, p.bytes, false);
+                        p.device_read_bytes = device;
+                    }
+                }
+                sample
+            })
+            .and_then(|sample| {
+                let got = if fails_here(rank, "checksum") {
+                    sample.moved.xor ^ 1
+                } else {
+                    sample.moved.xor
+                };
+                if got != expected {
+                    return Err(Failure::Check(format!(
+                        "checksum mismatch: read {} of {} (written by rank {next}) from byte {}: XOR {}, the generator says {}",
+                        crate::units::format_size(sample.moved.bytes),
+                        files.read_name,
+                        read_plan.start,
+                        hex(got),
+                        hex(expected)
+                    ))
+                    .into());
+                }
+                Ok(RankRun {
+                    rank,
+                    host: host.clone(),
+                    file: files.read_name.clone(),
+                    segment_of: next,
+                    offset: first_byte(&read_plan),
+                    bytes_per_second: sample.bytes_per_second(),
+                    xor_hex: hex(got),
+                    expected_xor_hex: Some(hex(expected)),
+                    sample,
+                })
+            });
+        let run = agree(comm, &host, result)?;
+        collect(comm, run)
+    };
+    if options.phases == Phases::Read {
+        // The files to read, written once, untimed.
+        write(false)?;
+    }
+    for _ in 0..options.repeat {
+        if options.phases != Phases::Read {
+            add(Op::Write, write(true)?);
+        }
+        if reads {
+            add(Op::Read, read()?);
+        }
+    }
+    if rank != 0 {
+        if options.keep
+            && let Some(out) = files.created.as_mut()
+        {
+            out.keep_on_drop(true);
+        }
+        return Ok(None);
+    }
+    for phase in &mut phases {
+        let rates: Vec<f64> = phase
+            .repeats
+            .iter()
+            .map(|r| r.aggregate.bytes_per_second)
+            .collect();
+        phase.bytes_per_second = summarize(&rates).unwrap_or_else(|| one(0.0));
+    }
+    if options.keep
+        && let Some(out) = files.created.as_mut()
+    {
+        out.keep_on_drop(true);
+    }
+    let mut hosts: Vec<&str> = rank_info.iter().map(|r| r.host.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let warnings = phases
+        .iter()
+        .flat_map(|p| &p.repeats)
+        .flat_map(|r| &r.ranks)
+        .flat_map(|r| {
+            warning::of_sample(
+                &r.sample,
+                Some(format!("{} by rank {}", r.sample_op(), r.rank)),
+            )
+        })
+        .collect();
+    Ok(Some(MpiReport {
+        dir: files::display_name(&options.dir),
+        phases_timed: options.phases,
+        layout: options.layout,
+        ranks,
+        hosts: hosts.len(),
+        launched_by_mpirun: comm.launched(),
+        bytes_per_rank: options.size,
+        block_size: options.block_size,
+        engine: setup.engine.name().to_string(),
+        cache: options.cache,
+        seed,
+        rank_info,
+        results: phases,
+        warnings,
+    }))
+}
+
+impl RankRun {
+    /// `write` or `read`, from what was measured.
+    fn sample_op(&self) -> &'static str {
+        if self.sample.fsync_seconds.is_some() {
+            "write"
+        } else {
+            "read"
+        }
+    }
+}
+
+/// The offset of a plan's first piece (its start, unless it is an interleaved lane).
+fn first_byte(plan: &Plan) -> u64 {
+    plan.iter().next().map_or(plan.start, |(offset, _)| offset)
+}
+
+/// A summary of one value.
+fn one(value: f64) -> Summary {
+    summarize(&[value]).expect("one value")
+}
+
+/// The ranks' runs of one repeat, reduced and gathered: the repeat on rank 0, `None`
+/// elsewhere.
+fn collect(comm: &dyn Comm, run: RankRun) -> Result<Option<Repeat>> {
+    let total_bytes = comm.sum(run.sample.moved.bytes);
+    let slowest_seconds = comm.max(run.sample.elapsed.seconds);
+    let ranks = gather_all(comm, &run)?;
+    if ranks.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Repeat {
+        aggregate: aggregate(&ranks, total_bytes, slowest_seconds),
+        ranks,
+    }))
+}
+
+/// The figures over all ranks of one repeat: the total and the slowest time come from MPI
+/// reductions, the rest from the gathered runs.
+pub fn aggregate(ranks: &[RankRun], total_bytes: u64, slowest_seconds: f64) -> Aggregate {
+    let time = |r: &RankRun| RankTime {
+        rank: r.rank,
+        host: r.host.clone(),
+        seconds: r.sample.elapsed.seconds,
+    };
+    let by_time = |a: &&RankRun, b: &&RankRun| {
+        a.sample
+            .elapsed
+            .seconds
+            .total_cmp(&b.sample.elapsed.seconds)
+    };
+    let first = ranks.iter().min_by(by_time).expect("at least one rank");
+    let last = ranks.iter().max_by(by_time).expect("at least one rank");
+    let rates: Vec<f64> = ranks.iter().map(|r| r.bytes_per_second).collect();
+    Aggregate {
+        total_bytes,
+        slowest_seconds,
+        bytes_per_second: per_second(total_bytes, slowest_seconds),
+        first_done: time(first),
+        last_done: time(last),
+        rank_rates: summarize(&rates).expect("at least one rank"),
+        fsync_seconds_max: ranks
+            .iter()
+            .filter_map(|r| r.sample.fsync_seconds)
+            .max_by(f64::total_cmp),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::harness::NoProgress;
+
+    fn options(dir: &Path, phases: Phases, layout: Layout) -> MpiOptions {
+        MpiOptions {
+            dir: dir.to_path_buf(),
+            phases,
+            layout,
+            size: 3 << 20,
+            block_size: 1 << 20,
+            repeat: 2,
+            cache: CacheState::Cold,
+            seed: Some(42),
+            keep: false,
+            min_free: Some(0),
+            json: true,
+        }
+    }
+
+    #[test]
+    fn one_rank_writes_reads_and_verifies_in_every_layout_and_leaves_nothing() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for layout in [
+            Layout::FilePerRank,
+            Layout::SharedStrided,
+            Layout::SharedContiguous,
+        ] {
+            let harness = Harness::system(&NoProgress);
+            let report = execute(&options(dir.path(), Phases::Both, layout), &Solo, &harness)
+                .expect("runs")
+                .expect("rank 0 gets the report");
+            assert_eq!(report.ranks, 1);
+            assert!(!report.launched_by_mpirun);
+            assert_eq!(report.results.len(), 2, "write and read");
+            for phase in &report.results {
+                assert_eq!(phase.repeats.len(), 2);
+                for repeat in &phase.repeats {
+                    let sum: u64 = repeat.ranks.iter().map(|r| r.sample.moved.bytes).sum();
+                    assert_eq!(repeat.aggregate.total_bytes, sum);
+                    assert_eq!(sum, 3 << 20);
+                }
+            }
+            let read = report.phase(Op::Read).expect("a read phase");
+            let run = &read.repeats[0].ranks[0];
+            assert_eq!(run.expected_xor_hex.as_deref(), Some(run.xor_hex.as_str()));
+            let written = &report.phase(Op::Write).expect("a write phase").repeats[0].ranks[0];
+            assert_eq!(written.xor_hex, run.xor_hex, "{layout:?}");
+            assert_eq!(
+                std::fs::read_dir(dir.path()).expect("list").count(),
+                0,
+                "scratch files removed"
+            );
+        }
+    }
+
+    #[test]
+    fn the_generator_predicts_what_the_engine_wrote_in_an_interleaved_lane() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("shared");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .expect("create");
+        let harness = Harness::system(&NoProgress);
+        let target = Target {
+            file: &file,
+            name: "shared",
+            kind: InputKind::Regular,
+            device: None,
+        };
+        let setup = Setup::single(&Stream);
+        for lane in 0..3 {
+            let plan = segment(Layout::SharedStrided, 3, lane, 40_000, 4096);
+            let sample = harness
+                .write_to(target, &setup, plan, 9, false)
+                .expect("write");
+            assert_eq!(sample.moved.xor, expected_xor(9, &plan), "lane {lane}");
+        }
+        // Ten pieces per lane, the last of 3136 bytes: lane 2's ends the file.
+        let end = (9 * 3 + 2) * 4096 + 3136;
+        assert_eq!(file.metadata().expect("stat").len(), end);
+        let plan = segment(Layout::SharedStrided, 3, 1, 40_000, 4096);
+        let sample = harness
+            .read(target, &setup, plan, false, CacheState::AsIs)
+            .expect("read");
+        assert_eq!(sample.moved.xor, expected_xor(9, &plan));
+        assert_eq!(sample.moved.bytes, 40_000);
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_input_error_naming_the_rank_and_host() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let gone = dir.path().join("gone");
+        let harness = Harness::system(&NoProgress);
+        let err = execute(
+            &options(&gone, Phases::Write, Layout::FilePerRank),
+            &Solo,
+            &harness,
+        )
+        .expect_err("no directory");
+        let failed = err
+            .downcast_ref::<RanksFailed>()
+            .expect("a collective failure");
+        assert_eq!(failed.kind, ExitKind::Usage);
+        assert_eq!(failed.lines.len(), 1);
+        let line = &failed.lines[0];
+        assert!(
+            line.starts_with(&format!("rank 0 on host {}: mpi ", hostname())),
+            "{line}"
+        );
+        assert!(line.contains("No such file or directory"), "{line}");
+    }
+
+    #[test]
+    fn the_aggregate_takes_the_slowest_rank_and_names_first_and_last() {
+        let run = |rank: usize, seconds: f64, bytes: u64| {
+            let sample: Sample = serde_json::from_value(serde_json::json!({
+                "bytes": bytes, "calls": 1, "xor": 0,
+                "elapsed": {"seconds": seconds, "user_seconds": 0.0, "system_seconds": 0.0},
+                "fsync_seconds": seconds / 2.0, "cache": null, "kernel": null,
+                "device": null, "checks": []
+            }))
+            .expect("a sample");
+            RankRun {
+                rank,
+                host: format!("h{rank}"),
+                file: "f".into(),
+                segment_of: rank,
+                offset: 0,
+                bytes_per_second: per_second(bytes, seconds),
+                xor_hex: "00000000".into(),
+                expected_xor_hex: None,
+                sample,
+            }
+        };
+        let ranks = [run(0, 2.0, 100), run(1, 1.0, 100), run(2, 4.0, 100)];
+        let a = aggregate(&ranks, 300, 4.0);
+        assert_eq!(a.bytes_per_second, 75.0);
+        assert_eq!((a.first_done.rank, a.first_done.host.as_str()), (1, "h1"));
+        assert_eq!((a.last_done.rank, a.last_done.seconds), (2, 4.0));
+        assert_eq!((a.rank_rates.min, a.rank_rates.max), (25.0, 100.0));
+        assert_eq!(a.fsync_seconds_max, Some(2.0));
+    }
+}

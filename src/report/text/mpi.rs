@@ -1,0 +1,148 @@
+//! `mpi`: the aggregate of every phase over the repeats, then every rank's own figures.
+
+use super::{mib, right_align, table_with};
+use crate::cmd::mpi::{MpiReport, Phases};
+use crate::units::{format_block_size, format_seconds, format_size};
+use std::fmt::Write;
+
+/// Renders `mpi`.
+pub fn mpi(r: &MpiReport) -> String {
+    let mut out = String::new();
+    let launched = if r.launched_by_mpirun {
+        ""
+    } else {
+        " (not started by mpirun)"
+    };
+    let reads = if r.phases_timed == Phases::Write {
+        String::new()
+    } else if r.ranks > 1 {
+        format!(
+            ", {} reads by the next rank (rank r reads what rank r+1 wrote)",
+            r.cache.name()
+        )
+    } else {
+        format!(
+            ", {} reads by the writer itself (one rank: nothing to reorder)",
+            r.cache.name()
+        )
+    };
+    let _ = writeln!(
+        out,
+        "mpi {} in {}: {} rank{} on {} host{}{launched}, {}: {} per rank ({} in all) in {} calls{reads}",
+        r.phases_timed.name(),
+        r.dir,
+        r.ranks,
+        if r.ranks == 1 { "" } else { "s" },
+        r.hosts,
+        if r.hosts == 1 { "" } else { "s" },
+        r.layout.name(),
+        format_size(r.bytes_per_rank),
+        format_size(r.bytes_per_rank * r.ranks as u64),
+        format_block_size(r.block_size),
+    );
+    let mut table = table_with(&[
+        "phase",
+        "aggregate MiB/s",
+        "min–max (n)",
+        "total",
+        "first done",
+        "last done",
+        "rank MiB/s min–max",
+        "fsync max",
+    ]);
+    for phase in &r.results {
+        // The repeat whose aggregate is nearest the median stands for the phase.
+        let Some(typical) = phase.repeats.iter().min_by(|a, b| {
+            let d = |x: f64| (x - phase.bytes_per_second.median).abs();
+            d(a.aggregate.bytes_per_second).total_cmp(&d(b.aggregate.bytes_per_second))
+        }) else {
+            continue;
+        };
+        let a = &typical.aggregate;
+        table.add_row(vec![
+            phase.op.name().to_string(),
+            format!("{:.1}", mib(phase.bytes_per_second.median)),
+            format!(
+                "{:.1}–{:.1} ({})",
+                mib(phase.bytes_per_second.min),
+                mib(phase.bytes_per_second.max),
+                phase.bytes_per_second.n
+            ),
+            format_size(a.total_bytes),
+            format!(
+                "rank {} ({}) {}",
+                a.first_done.rank,
+                a.first_done.host,
+                format_seconds(a.first_done.seconds)
+            ),
+            format!(
+                "rank {} ({}) {}",
+                a.last_done.rank,
+                a.last_done.host,
+                format_seconds(a.last_done.seconds)
+            ),
+            format!("{:.1}–{:.1}", mib(a.rank_rates.min), mib(a.rank_rates.max)),
+            a.fsync_seconds_max.map_or("-".into(), format_seconds),
+        ]);
+    }
+    right_align(&mut table, 1..4);
+    let _ = writeln!(out, "{table}");
+    let mut ranks = table_with(&[
+        "phase",
+        "rank",
+        "host",
+        "segment of",
+        "MiB/s (median)",
+        "fsync (median)",
+        "resident before",
+        "checksum",
+    ]);
+    for phase in &r.results {
+        for rank in 0..r.ranks {
+            let runs: Vec<_> = phase
+                .repeats
+                .iter()
+                .filter_map(|rep| rep.ranks.iter().find(|x| x.rank == rank))
+                .collect();
+            let Some(first) = runs.first() else { continue };
+            let rates: Vec<f64> = runs.iter().map(|x| x.bytes_per_second).collect();
+            let median = crate::measure::stats::summarize(&rates).map_or(0.0, |s| s.median);
+            let fsyncs: Vec<f64> = runs.iter().filter_map(|x| x.sample.fsync_seconds).collect();
+            let resident: Vec<String> = runs
+                .iter()
+                .filter_map(|x| x.sample.cache.and_then(|c| c.residency_before))
+                .map(|x| x.percent())
+                .collect();
+            let verified = runs
+                .iter()
+                .all(|x| x.expected_xor_hex.as_ref() == Some(&x.xor_hex));
+            let checksum = match (&first.expected_xor_hex, verified) {
+                (None, _) => format!("{} written", first.xor_hex),
+                (Some(_), true) => format!("{} verified", first.xor_hex),
+                (Some(e), false) => format!("{} (expected {e})", first.xor_hex),
+            };
+            ranks.add_row(vec![
+                phase.op.name().to_string(),
+                rank.to_string(),
+                first.host.clone(),
+                format!("rank {} at byte {}", first.segment_of, first.offset),
+                format!("{:.1}", mib(median)),
+                crate::measure::stats::summarize(&fsyncs)
+                    .map_or("-".into(), |s| format_seconds(s.median)),
+                if resident.is_empty() {
+                    "-".to_string()
+                } else {
+                    resident.join(" / ")
+                },
+                checksum,
+            ]);
+        }
+    }
+    right_align(&mut ranks, 4..6);
+    let _ = writeln!(out, "{ranks}");
+    let _ = writeln!(
+        out,
+        "aggregate = all ranks' bytes / the slowest rank's time (every rank starts at a barrier); writes include their fsync"
+    );
+    out
+}

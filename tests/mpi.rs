@@ -1,0 +1,315 @@
+//! `ioscope mpi` under `mpirun` (the `mpi` feature): 2 and 4 ranks in every layout, every
+//! read verified, aggregates that add up, the reordered cold read proven cold, and a failing
+//! rank that stops every rank, named. Skipped, with the reason, when `mpirun` is missing.
+#![cfg(feature = "mpi")]
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Longer than any run here takes; a hang fails the test instead of the CI job.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Runs `mpirun --oversubscribe -np N ioscope mpi ARGS` (root allowed when we are root)
+/// with extra environment; `None` (and a printed reason) when mpirun is missing.
+fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<Output> {
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        eprintln!("skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+        return None;
+    }
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--oversubscribe", "-np", &np.to_string()]);
+    if is_root() {
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    }
+    cmd.arg(assert_cmd::cargo::cargo_bin("ioscope"))
+        .arg("mpi")
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start mpirun");
+    let start = Instant::now();
+    while child.try_wait().expect("wait for mpirun").is_none() {
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("mpirun -np {np} ioscope mpi {args:?} hung for {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(child.wait_with_output().expect("collect mpirun's output"))
+}
+
+/// The JSON rank 0 printed, after checking that the job succeeded.
+fn document(out: &Output, what: &str) -> Value {
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what}: stdout is not one JSON document ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// All of stderr, and its `error: ` lines.
+fn error_lines(out: &Output) -> (String, Vec<String>) {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let errors = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .map(str::to_string)
+        .collect();
+    (stderr, errors)
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("list the directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn every_rank_verifies_what_the_next_rank_wrote_and_the_aggregate_adds_up() {
+    for np in [2usize, 4] {
+        for layout in ["file-per-rank", "shared-strided", "shared-contiguous"] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let d = dir.path().to_str().expect("UTF-8 temp dir");
+            let args = [
+                "both",
+                d,
+                "--layout",
+                layout,
+                "--size",
+                "2m",
+                "--block-size",
+                "256k",
+                "--repeat",
+                "2",
+                "--min-free",
+                "0",
+                "--json",
+            ];
+            let what = format!("-np {np} {layout}");
+            let Some(out) = mpirun(np, &args, &[]) else {
+                return;
+            };
+            let v = document(&out, &what);
+            assert_eq!(v["schema"], "ioscope/mpi/v2");
+            assert_eq!(v["ranks"], np, "{what}");
+            assert_eq!(v["launched_by_mpirun"], true, "{what}");
+            let info = v["rank_info"].as_array().expect("rank_info");
+            assert_eq!(info.len(), np, "{what}");
+            for (r, i) in info.iter().enumerate() {
+                assert_eq!(i["rank"], r);
+                assert!(!i["host"].as_str().unwrap_or("").is_empty(), "{what}");
+                assert!(i["environment"]["kernel"].is_string(), "{what}");
+            }
+            let phases = v["results"].as_array().expect("results");
+            assert_eq!(phases.len(), 2, "{what}: write and read");
+            for phase in phases {
+                let repeats = phase["repeats"].as_array().expect("repeats");
+                assert_eq!(repeats.len(), 2, "{what}");
+                for repeat in repeats {
+                    let ranks = repeat["ranks"].as_array().expect("ranks");
+                    assert_eq!(ranks.len(), np, "{what}");
+                    let sum: u64 = ranks
+                        .iter()
+                        .map(|r| r["sample"]["bytes"].as_u64().unwrap())
+                        .sum();
+                    assert_eq!(repeat["aggregate"]["total_bytes"], sum, "{what}");
+                    assert_eq!(sum, np as u64 * (2 << 20), "{what}");
+                    let slowest = ranks
+                        .iter()
+                        .map(|r| r["sample"]["elapsed"]["seconds"].as_f64().unwrap())
+                        .fold(0.0, f64::max);
+                    assert_eq!(repeat["aggregate"]["slowest_seconds"], slowest, "{what}");
+                    for (r, run) in ranks.iter().enumerate() {
+                        assert_eq!(run["rank"], r, "{what}");
+                        if phase["op"] == "read" {
+                            assert_eq!(run["segment_of"], (r + 1) % np, "{what}: reordered");
+                            assert_eq!(run["xor_hex"], run["expected_xor_hex"], "{what}");
+                        } else {
+                            assert_eq!(run["segment_of"], r, "{what}");
+                            assert!(run["sample"]["fsync_seconds"].is_f64(), "{what}");
+                        }
+                    }
+                }
+            }
+            assert!(
+                leftovers(dir.path()).is_empty(),
+                "{what}: scratch files removed"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_reordered_cold_read_found_none_of_its_range_in_the_cache() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("UTF-8 temp dir");
+    for layout in ["file-per-rank", "shared-strided"] {
+        let args = [
+            "both",
+            d,
+            "--layout",
+            layout,
+            "--size",
+            "4m",
+            "--cache",
+            "cold",
+            "--repeat",
+            "1",
+            "--min-free",
+            "0",
+            "--json",
+        ];
+        let Some(out) = mpirun(2, &args, &[]) else {
+            return;
+        };
+        let v = document(&out, layout);
+        let read = v["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .find(|p| p["op"] == "read")
+            .expect("a read phase")
+            .clone();
+        for run in read["repeats"][0]["ranks"].as_array().expect("ranks") {
+            let cache = &run["sample"]["cache"];
+            assert_eq!(cache["asked"], "cold");
+            let before = &cache["residency_before"];
+            assert_eq!(
+                before["resident_pages"], 0,
+                "{layout}: rank {} read from a cache: {before}",
+                run["rank"]
+            );
+            assert_eq!(before["total_pages"], (4 << 20) / 4096);
+            assert_ne!(
+                run["segment_of"], run["rank"],
+                "read by another rank than the writer"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_rank_whose_checksum_fails_stops_every_rank_and_is_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("UTF-8 temp dir");
+    let args = [
+        "both",
+        d,
+        "--size",
+        "1m",
+        "--repeat",
+        "2",
+        "--min-free",
+        "0",
+    ];
+    let Some(out) = mpirun(4, &args, &[("IOSCOPE_MPI_FAIL_RANK", "2")]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(1), "a failed check exits 1");
+    let (stderr, errors) = error_lines(&out);
+    assert_eq!(
+        errors.len(),
+        1,
+        "one line for the one failed rank: {stderr}"
+    );
+    assert!(errors[0].starts_with("error: rank 2 on host "), "{stderr}");
+    assert!(errors[0].contains("checksum mismatch"), "{stderr}");
+    assert!(errors[0].contains("written by rank 3"), "{stderr}");
+    assert!(out.stdout.is_empty(), "no result printed");
+    assert!(
+        leftovers(dir.path()).is_empty(),
+        "scratch files removed on error"
+    );
+}
+
+#[test]
+fn a_rank_without_its_directory_stops_every_rank_with_exit_2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("UTF-8 temp dir");
+    let args = [
+        "write",
+        d,
+        "--size",
+        "1m",
+        "--layout",
+        "shared-contiguous",
+        "--min-free",
+        "0",
+    ];
+    let env = [
+        ("IOSCOPE_MPI_FAIL_RANK", "1"),
+        ("IOSCOPE_MPI_FAIL_STEP", "dir"),
+    ];
+    let Some(out) = mpirun(2, &args, &env) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2), "an input error exits 2");
+    let (stderr, errors) = error_lines(&out);
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].starts_with("error: rank 1 on host "), "{stderr}");
+    assert!(errors[0].contains("No such file or directory"), "{stderr}");
+    assert!(
+        leftovers(dir.path()).is_empty(),
+        "rank 0's shared file removed"
+    );
+}
+
+#[test]
+fn a_dir_that_is_a_file_fails_on_every_rank_one_line_each() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = file_with(dir.path(), "plain", b"x");
+    let Some(out) = mpirun(2, &["write", file.to_str().unwrap(), "--size", "1m"], &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for rank in 0..2 {
+        assert!(
+            stderr.contains(&format!("error: rank {rank} on host ")),
+            "rank {rank} named: {stderr}"
+        );
+    }
+    assert!(stderr.contains("not a directory"), "{stderr}");
+}
+
+#[test]
+fn without_mpirun_it_runs_as_one_rank_and_says_so_and_report_renders_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = ioscope()
+        .args(["mpi", "both", dir.path().to_str().unwrap(), "--size", "1m"])
+        .args(["--repeat", "1", "--min-free", "0", "--json"])
+        .output()
+        .expect("run ioscope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not started by mpirun: running as a single rank"),
+        "{stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        (v["ranks"].as_u64(), v["launched_by_mpirun"].as_bool()),
+        (Some(1), Some(false))
+    );
+    let text = report_text(&v);
+    assert!(text.contains("mpi both in"), "{text}");
+    assert!(text.contains("verified"), "{text}");
+    assert!(text.contains("not started by mpirun"), "{text}");
+}
