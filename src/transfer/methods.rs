@@ -260,11 +260,19 @@ pub fn send(
                 if n == 0 {
                     return Err(shrank(name, start, size));
                 }
-                digest.update(map.slice(start, n as usize).expect("inside the mapping"));
+                digest_mapped(&mut digest, &map, start, n as usize);
             }
         }
     }
     Ok(digest)
+}
+
+/// Digests `len` bytes at `at` of a file the kernel just moved (sendfile, splice), read
+/// back through `map`: the step's page tables are filled in one call first
+/// (MADV_POPULATE_READ; ignored where the kernel lacks it) instead of a fault per 16 pages.
+fn digest_mapped(digest: &mut Digest, map: &Mapping, at: u64, len: usize) {
+    map.advise(at, len, crate::engine::mmap::MADV_POPULATE_READ);
+    digest.update(map.slice(at, len).expect("inside the mapping"));
 }
 
 /// Files up to this size are sent by `read` inside the frames the sender gathers: the
@@ -370,7 +378,7 @@ pub fn receive(
                     }
                     left -= m;
                 }
-                digest.update(map.slice(got, n).expect("inside the mapping"));
+                digest_mapped(&mut digest, &map, got, n);
                 got += n as u64;
             }
         }
