@@ -90,6 +90,7 @@ fn every_method_pair_copies_every_byte_over_tcp_and_unix() {
 /// A receiver on a Unix socket in `dir`, serving until killed.
 struct Receiver {
     child: Child,
+    addr: String,
 }
 
 impl Receiver {
@@ -118,7 +119,31 @@ impl Receiver {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
-        Receiver { child }
+        Receiver {
+            child,
+            addr: format!("unix:{}", socket.display()),
+        }
+    }
+
+    /// `ioscope send` of `paths` to it, with `extra` flags.
+    fn send(&self, paths: &[&Path], extra: &[&str]) -> std::process::Output {
+        ioscope()
+            .args(["send", &self.addr])
+            .args(paths)
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+
+    /// The same, which must succeed.
+    fn send_ok(&self, paths: &[&Path], extra: &[&str]) -> std::process::Output {
+        let out = self.send(paths, extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
     }
 
     /// Stops it (Ctrl-C) and returns its exit code, stdout and stderr.
@@ -142,18 +167,8 @@ fn send_and_receive_verify_refuse_existing_files_and_keep_serving() {
     let socket = sock_dir.path().join("s");
     let paths = sources(src.path());
     let r = Receiver::start(dest.path(), &socket, &["--method", "mmap"]);
-    let addr = format!("unix:{}", socket.display());
-    let out = ioscope()
-        .args(["send", &addr])
-        .args(&paths)
-        .args(["--method", "sendfile"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let all: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let out = r.send_ok(&all, &["--method", "sendfile"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("sent 45 file(s)"));
     for p in &paths[..5] {
         let copy = dest.path().join(p.file_name().unwrap());
@@ -164,26 +179,13 @@ fn send_and_receive_verify_refuse_existing_files_and_keep_serving() {
         tree(&src.path().join("tree"))
     );
     // Again: the first file exists now, so the receiver refuses it and keeps nothing new.
-    let out = ioscope()
-        .args(["send", &addr])
-        .arg(&paths[4])
-        .output()
-        .unwrap();
+    let out = r.send(&[&paths[4]], &[]);
     assert_eq!(out.status.code(), Some(1));
     let line = one_line_stderr(&out);
     assert!(line.contains("s4") && line.contains("--force"), "{line}");
     // The receiver still serves: a new name arrives.
     let extra = file_with(src.path(), "late", &pattern(777));
-    let out = ioscope()
-        .args(["send", &addr])
-        .arg(&extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    r.send_ok(&[&extra], &[]);
     let (code, stdout, stderr) = r.stop();
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(stdout.matches("received").count(), 2, "{stdout}");
@@ -336,16 +338,7 @@ fn a_non_utf8_name_arrives_whole_and_bad_transfer_flags_are_refused() {
     let path = src.path().join(name);
     std::fs::write(&path, pattern(5000)).unwrap();
     let r = Receiver::start(dest.path(), &socket, &[]);
-    let out = ioscope()
-        .args(["send", &format!("unix:{}", socket.display())])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    r.send_ok(&[&path], &[]);
     let (code, _, stderr) = r.stop();
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(
@@ -414,14 +407,13 @@ fn a_file_that_shrinks_while_it_is_sent_is_named_and_nothing_partial_stays() {
     let sock_dir = tempfile::tempdir().unwrap();
     let socket = sock_dir.path().join("s");
     let r = Receiver::start(dest.path(), &socket, &["--no-sync"]);
-    let addr = format!("unix:{}", socket.display());
     let big = src.path().join("big");
     let len = 64u64 << 20;
     for method in ["read", "sendfile"] {
         let f = std::fs::File::create(&big).unwrap();
         f.set_len(len).unwrap();
         let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
-            .args(["send", &addr])
+            .args(["send", &r.addr])
             .arg(&big)
             .args(["--method", method, "--buffer", "64k"])
             .stdout(Stdio::piped())
@@ -448,16 +440,7 @@ fn a_file_that_shrinks_while_it_is_sent_is_named_and_nothing_partial_stays() {
     }
     assert_no_leftovers(dest.path());
     let extra = file_with(src.path(), "after", &pattern(5000));
-    let out = ioscope()
-        .args(["send", &addr])
-        .arg(&extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    r.send_ok(&[&extra], &[]);
     let (code, _, stderr) = r.stop();
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(
@@ -488,16 +471,7 @@ fn a_silent_sender_times_out_and_the_next_connection_is_served() {
         "the receiver never closed the silent connection: {closed:?}"
     );
     let file = file_with(src.path(), "next", &pattern(3000));
-    let out = ioscope()
-        .args(["send", &format!("unix:{}", socket.display())])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    r.send_ok(&[&file], &[]);
     let (code, _, stderr) = r.stop();
     assert_eq!(code, Some(130), "{stderr}");
     assert!(
@@ -529,22 +503,10 @@ fn an_existing_small_name_is_refused_force_replaces_it_and_modes_arrive_exactly(
     set_mode(&small, 0o666);
     let fresh = file_with(src.path(), "fresh", &pattern(10));
     set_mode(&fresh, 0o607);
-    let send = |socket: &Path, path: &Path| {
-        ioscope()
-            .args(["send", &format!("unix:{}", socket.display())])
-            .arg(path)
-            .output()
-            .unwrap()
-    };
     let socket = sock_dir.path().join("a");
     let r = Receiver::start(dest.path(), &socket, &[]);
-    let out = send(&socket, &fresh);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = send(&socket, &small);
+    r.send_ok(&[&fresh], &[]);
+    let out = r.send(&[&small], &[]);
     assert_eq!(out.status.code(), Some(1));
     let line = one_line_stderr(&out);
     assert!(
@@ -557,12 +519,7 @@ fn an_existing_small_name_is_refused_force_replaces_it_and_modes_arrive_exactly(
     assert_eq!(mode_of(&dest.path().join("fresh")), 0o607);
     let socket = sock_dir.path().join("b");
     let r = Receiver::start(dest.path(), &socket, &["--force"]);
-    let out = send(&socket, &small);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    r.send_ok(&[&small], &[]);
     let (code, _, stderr) = r.stop();
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(
