@@ -1,5 +1,6 @@
 //! Micro-benchmarks: the XOR kernel (dispatching and baseline builds) on buffers in cache
-//! and in memory, and every `fast` engine on a warm 256 MiB file.
+//! and in memory, the transfer digest (XOR + XXH3) over 64 MiB in 1 MiB steps, and every `fast`
+//! engine on a warm 256 MiB file.
 //!
 //! `cargo bench` runs them; results are throughput in bytes/s (criterion prints GiB/s).
 
@@ -29,6 +30,65 @@ fn kernel(c: &mut Criterion) {
             b.iter(|| xor_bytes_portable(black_box(&data)))
         });
     }
+    group.finish();
+}
+
+/// The transfer digest over 64 MiB (more than any cache, as a large file's bytes are)
+/// fed in 1 MiB steps (what sendfile and splice digest at a time), beside each sum alone
+/// and the two sums one after the other over each step (the digest before it went by
+/// chunks). `cargo bench --bench engines -- digest` picks this group.
+fn digest(c: &mut Criterion) {
+    use ioscope::checksum::Xor32;
+    use ioscope::transfer::proto::Digest;
+    use xxhash_rust::xxh3::Xxh3;
+    const LEN: usize = 64 << 20;
+    const STEP: usize = 1 << 20;
+    let data: Vec<u8> = (0..LEN)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761) as u8)
+        .collect();
+    let mut group = c.benchmark_group("digest_64MiB_by_1MiB");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_millis(500))
+        .throughput(Throughput::Bytes(LEN as u64));
+    group.bench_function("xor_alone", |b| {
+        b.iter(|| {
+            let mut x = Xor32::new();
+            for step in black_box(&data).chunks(STEP) {
+                x.update(step);
+            }
+            x.value()
+        })
+    });
+    group.bench_function("xxh3_alone", |b| {
+        b.iter(|| {
+            let mut h = Xxh3::new();
+            for step in black_box(&data).chunks(STEP) {
+                h.update(step);
+            }
+            h.digest()
+        })
+    });
+    group.bench_function("two_passes", |b| {
+        b.iter(|| {
+            let (mut x, mut h) = (Xor32::new(), Xxh3::new());
+            for step in black_box(&data).chunks(STEP) {
+                x.update(step);
+                h.update(step);
+            }
+            (x.value(), h.digest())
+        })
+    });
+    group.bench_function("digest", |b| {
+        b.iter(|| {
+            let mut d = Digest::new();
+            for step in black_box(&data).chunks(STEP) {
+                d.update(step);
+            }
+            d.trailer()
+        })
+    });
     group.finish();
 }
 
@@ -98,5 +158,5 @@ fn generator(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernel, engines, generator);
+criterion_group!(benches, kernel, digest, engines, generator);
 criterion_main!(benches);

@@ -2,7 +2,8 @@
 //! of awkward sizes and nested names, over TCP and a Unix socket; a receiver refuses
 //! existing files, and a hostile sender (names leaving the directory, a huge size, a cut
 //! stream, a wrong token, a wrong checksum, garbage) is refused with nothing written outside
-//! the directory and nothing partial left, while the next connection still works.
+//! the directory and nothing partial left, while the next connection still works; a source
+//! that shrinks while it is sent is named, and a silent peer is given up on.
 
 mod common;
 use common::*;
@@ -89,6 +90,7 @@ fn every_method_pair_copies_every_byte_over_tcp_and_unix() {
 /// A receiver on a Unix socket in `dir`, serving until killed.
 struct Receiver {
     child: Child,
+    addr: String,
 }
 
 impl Receiver {
@@ -98,7 +100,12 @@ impl Receiver {
             .arg(dir)
             .arg("--listen")
             .arg(format!("unix:{}", socket.display()))
-            .args(["--timeout", "3s", "--min-free", "0"])
+            .args(["--min-free", "0"])
+            .args(if extra.contains(&"--timeout") {
+                &[][..]
+            } else {
+                &["--timeout", "3s"][..]
+            })
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -112,7 +119,31 @@ impl Receiver {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
-        Receiver { child }
+        Receiver {
+            child,
+            addr: format!("unix:{}", socket.display()),
+        }
+    }
+
+    /// `ioscope send` of `paths` to it, with `extra` flags.
+    fn send(&self, paths: &[&Path], extra: &[&str]) -> std::process::Output {
+        ioscope()
+            .args(["send", &self.addr])
+            .args(paths)
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+
+    /// The same, which must succeed.
+    fn send_ok(&self, paths: &[&Path], extra: &[&str]) -> std::process::Output {
+        let out = self.send(paths, extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
     }
 
     /// Stops it (Ctrl-C) and returns its exit code, stdout and stderr.
@@ -136,18 +167,8 @@ fn send_and_receive_verify_refuse_existing_files_and_keep_serving() {
     let socket = sock_dir.path().join("s");
     let paths = sources(src.path());
     let r = Receiver::start(dest.path(), &socket, &["--method", "mmap"]);
-    let addr = format!("unix:{}", socket.display());
-    let out = ioscope()
-        .args(["send", &addr])
-        .args(&paths)
-        .args(["--method", "sendfile"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let all: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let out = r.send_ok(&all, &["--method", "sendfile"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("sent 45 file(s)"));
     for p in &paths[..5] {
         let copy = dest.path().join(p.file_name().unwrap());
@@ -158,35 +179,18 @@ fn send_and_receive_verify_refuse_existing_files_and_keep_serving() {
         tree(&src.path().join("tree"))
     );
     // Again: the first file exists now, so the receiver refuses it and keeps nothing new.
-    let out = ioscope()
-        .args(["send", &addr])
-        .arg(&paths[4])
-        .output()
-        .unwrap();
+    let out = r.send(&[&paths[4]], &[]);
     assert_eq!(out.status.code(), Some(1));
     let line = one_line_stderr(&out);
     assert!(line.contains("s4") && line.contains("--force"), "{line}");
     // The receiver still serves: a new name arrives.
     let extra = file_with(src.path(), "late", &pattern(777));
-    let out = ioscope()
-        .args(["send", &addr])
-        .arg(&extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    r.send_ok(&[&extra], &[]);
     let (code, stdout, stderr) = r.stop();
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(stdout.matches("received").count(), 2, "{stdout}");
     assert!(stderr.contains("s4"), "{stderr}");
-    let leftovers: Vec<_> = tree(dest.path())
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains(".ioscope-"))
-        .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert_no_leftovers(dest.path());
 }
 
 /// Speaks the protocol by hand: greeting, then `frames`; returns the receiver's replies.
@@ -334,16 +338,7 @@ fn a_non_utf8_name_arrives_whole_and_bad_transfer_flags_are_refused() {
     let path = src.path().join(name);
     std::fs::write(&path, pattern(5000)).unwrap();
     let r = Receiver::start(dest.path(), &socket, &[]);
-    let out = ioscope()
-        .args(["send", &format!("unix:{}", socket.display())])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    r.send_ok(&[&path], &[]);
     let (code, _, stderr) = r.stop();
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(
@@ -355,4 +350,182 @@ fn a_non_utf8_name_arrives_whole_and_bad_transfer_flags_are_refused() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         one_line_stderr(&out);
     }
+}
+
+/// No file in `dir`'s tree is a temporary `.ioscope-*` one.
+fn assert_no_leftovers(dir: &Path) {
+    let leftovers: Vec<_> = tree(dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".ioscope-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// The sender's units, given a file shorter than the size announced for it (what a file
+/// that shrank after its header went out looks like), stop with an error that names the
+/// file and asks whether it shrank. (mmap would fault: its SIGBUS handler is another test.)
+#[test]
+fn a_source_shorter_than_announced_is_named_by_every_reading_method() {
+    use ioscope::transfer::methods::{self, SendMethod};
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "shrinking", &pattern(10_000));
+    for method in [SendMethod::Read, SendMethod::Sendfile] {
+        let (mut a, mut b) = UnixStream::pair().unwrap();
+        let drain = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            b.read_to_end(&mut all).unwrap();
+            all.len()
+        });
+        let file = std::fs::File::open(&path).unwrap();
+        let Err(err) = methods::send(method, &file, "shrinking", 50_000, &mut a, 4096) else {
+            panic!("{method:?}: 10,000 bytes sent as 50,000");
+        };
+        drop(a);
+        let msg = format!("{err:#}");
+        assert!(
+            msg.contains("shrinking") && msg.contains("did it shrink"),
+            "{method:?}: {msg}"
+        );
+        assert_eq!(drain.join().unwrap(), 10_000, "{method:?}");
+    }
+    let mut out = Vec::new();
+    let file = std::fs::File::open(&path).unwrap();
+    let Err(err) = methods::gather(&file, "shrinking", 20_000, &mut out) else {
+        panic!("10,000 bytes gathered as 20,000");
+    };
+    assert!(format!("{err:#}").contains("did it shrink"), "{err:#}");
+    assert!(out.is_empty(), "nothing half-gathered stays in the frames");
+}
+
+/// A file cut short by another thread while `send` reads it: either it went out whole
+/// before the cut (and arrived equal to what was announced), or the sender names it and
+/// asks whether it shrank; the receiver keeps nothing partial and goes on serving.
+#[test]
+fn a_file_that_shrinks_while_it_is_sent_is_named_and_nothing_partial_stays() {
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &["--no-sync"]);
+    let big = src.path().join("big");
+    let len = 64u64 << 20;
+    for method in ["read", "sendfile"] {
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(len).unwrap();
+        let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+            .args(["send", &r.addr])
+            .arg(&big)
+            .args(["--method", method, "--buffer", "64k"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        f.set_len(4096).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let copy = dest.path().join("big");
+        if out.status.success() {
+            assert_eq!(std::fs::metadata(&copy).unwrap().len(), len, "{method}");
+            std::fs::remove_file(&copy).unwrap();
+        } else {
+            let line = one_line_stderr(&out);
+            // sendfile digests through a mapping: a cut under it is a SIGBUS, named too.
+            assert!(
+                line.contains("big")
+                    && (line.contains("did it shrink") || line.contains("file shrank")),
+                "{method}: {line}"
+            );
+            assert!(!copy.exists(), "{method}: a partial copy stayed");
+        }
+    }
+    assert_no_leftovers(dest.path());
+    let extra = file_with(src.path(), "after", &pattern(5000));
+    r.send_ok(&[&extra], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(
+        std::fs::read(dest.path().join("after")).unwrap(),
+        pattern(5000)
+    );
+}
+
+/// A peer that sends the magic and then nothing: the receiver gives up after its
+/// `--timeout`, closes the connection, says so, and serves the next sender.
+#[test]
+fn a_silent_sender_times_out_and_the_next_connection_is_served() {
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &["--timeout", "1s"]);
+    let mut silent = UnixStream::connect(&socket).unwrap();
+    silent.write_all(proto::MAGIC).unwrap();
+    // Bounded so a receiver that never gives up fails the test instead of hanging it.
+    silent
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = silent.read_to_end(&mut rest);
+    assert!(
+        closed.is_ok(),
+        "the receiver never closed the silent connection: {closed:?}"
+    );
+    let file = file_with(src.path(), "next", &pattern(3000));
+    r.send_ok(&[&file], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains("greeting") && stderr.contains("timed out"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(dest.path().join("next")).unwrap(),
+        pattern(3000)
+    );
+    assert_no_leftovers(dest.path());
+}
+
+/// A small file whose name exists is refused once its bytes arrived (publishing never
+/// replaces), in the same words as a large one; `--force` replaces it (temporary name,
+/// rename). Modes arrive exactly, also those the umask would cut.
+#[test]
+fn an_existing_small_name_is_refused_force_replaces_it_and_modes_arrive_exactly() {
+    use std::os::unix::fs::PermissionsExt;
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let mode_of = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let set_mode = |p: &Path, m: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    };
+    std::fs::write(dest.path().join("small"), b"old").unwrap();
+    let small = file_with(src.path(), "small", &pattern(5000));
+    set_mode(&small, 0o666);
+    let fresh = file_with(src.path(), "fresh", &pattern(10));
+    set_mode(&fresh, 0o607);
+    let socket = sock_dir.path().join("a");
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    r.send_ok(&[&fresh], &[]);
+    let out = r.send(&[&small], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("small") && line.contains("exists (3 B") && line.contains("--force"),
+        "{line}"
+    );
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(dest.path().join("small")).unwrap(), b"old");
+    assert_eq!(mode_of(&dest.path().join("fresh")), 0o607);
+    let socket = sock_dir.path().join("b");
+    let r = Receiver::start(dest.path(), &socket, &["--force"]);
+    r.send_ok(&[&small], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(
+        std::fs::read(dest.path().join("small")).unwrap(),
+        pattern(5000)
+    );
+    assert_eq!(mode_of(&dest.path().join("small")), 0o666);
+    assert_no_leftovers(dest.path());
 }

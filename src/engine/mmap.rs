@@ -218,7 +218,7 @@ pub fn install_sigbus_handler(name: &str) {
 }
 
 /// Whether the kernel knows MADV_POPULATE_READ (Linux 5.14+); checked on first use.
-const MADV_POPULATE_READ: libc::c_int = 22;
+pub(crate) const MADV_POPULATE_READ: libc::c_int = 22;
 
 /// What the `mmap` engine is and can do.
 pub const SPEC: Spec = Spec {

@@ -19,9 +19,10 @@ pub trait Conn: Read + Write + AsRawFd + Send {
     /// A second handle on the same connection (to read replies while writing).
     fn another(&self) -> std::io::Result<Box<dyn Conn>>;
     /// Bytes already read from the socket into a buffer and not yet consumed, up to `max`;
-    /// the caller consumes them all (a kernel-side method must write them itself first).
-    fn take_buffered(&mut self, _max: usize) -> &[u8] {
-        &[]
+    /// the caller consumes them all (a kernel-side method must write them itself first),
+    /// then reads the socket itself: what waits to be written is sent first.
+    fn take_buffered(&mut self, _max: usize) -> std::io::Result<&[u8]> {
+        Ok(&[])
     }
 }
 
@@ -39,13 +40,19 @@ impl Conn for std::os::unix::net::UnixStream {
 
 /// A receiving connection read through a 64 KiB buffer: the small frames of many small
 /// files (header, body, trailer) come in one read() instead of one per field. Reads as
-/// large as the buffer go straight to the socket.
+/// large as the buffer go straight to the socket. Writes (the replies) are gathered and
+/// sent when the connection is about to wait for the sender, on `flush`, or when 4 KiB
+/// are waiting: one write() for the replies to every file that arrived in one read.
 pub struct Buffered<'a> {
     inner: &'a mut dyn Conn,
     buf: Vec<u8>,
     pos: usize,
     len: usize,
+    out: Vec<u8>,
 }
+
+/// Replies waiting at most this many bytes before they are sent.
+const GATHERED_REPLIES: usize = 4 << 10;
 
 impl<'a> Buffered<'a> {
     /// Wraps `inner`.
@@ -55,6 +62,7 @@ impl<'a> Buffered<'a> {
             buf: vec![0; 64 << 10],
             pos: 0,
             len: 0,
+            out: Vec::with_capacity(GATHERED_REPLIES),
         }
     }
 }
@@ -62,6 +70,8 @@ impl<'a> Buffered<'a> {
 impl Read for Buffered<'_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         if self.pos == self.len {
+            // About to wait for the sender: it must have every reply so far first.
+            self.flush()?;
             if out.len() >= self.buf.len() {
                 return self.inner.read(out);
             }
@@ -77,9 +87,20 @@ impl Read for Buffered<'_> {
 
 impl Write for Buffered<'_> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.inner.write(bytes)
+        if self.out.len() + bytes.len() > GATHERED_REPLIES {
+            self.flush()?;
+            if bytes.len() > GATHERED_REPLIES {
+                return self.inner.write(bytes);
+            }
+        }
+        self.out.extend_from_slice(bytes);
+        Ok(bytes.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
+        if !self.out.is_empty() {
+            self.inner.write_all(&self.out)?;
+            self.out.clear();
+        }
         self.inner.flush()
     }
 }
@@ -94,11 +115,15 @@ impl Conn for Buffered<'_> {
     fn another(&self) -> std::io::Result<Box<dyn Conn>> {
         self.inner.another()
     }
-    fn take_buffered(&mut self, max: usize) -> &[u8] {
+    fn take_buffered(&mut self, max: usize) -> std::io::Result<&[u8]> {
         let n = max.min(self.len - self.pos);
+        if n < max {
+            // The caller goes to the socket next.
+            self.flush()?;
+        }
         let at = self.pos;
         self.pos += n;
-        &self.buf[at..at + n]
+        Ok(&self.buf[at..at + n])
     }
 }
 
@@ -235,10 +260,46 @@ pub fn send(
                 if n == 0 {
                     return Err(shrank(name, start, size));
                 }
-                digest.update(map.slice(start, n as usize).expect("inside the mapping"));
+                digest_mapped(&mut digest, &map, start, n as usize);
             }
         }
     }
+    Ok(digest)
+}
+
+/// Digests `len` bytes at `at` of a file the kernel just moved (sendfile, splice), read
+/// back through `map`: the step's page tables are filled in one call first
+/// (MADV_POPULATE_READ; ignored where the kernel lacks it) instead of a fault per 16 pages.
+fn digest_mapped(digest: &mut Digest, map: &Mapping, at: u64, len: usize) {
+    map.advise(at, len, crate::engine::mmap::MADV_POPULATE_READ);
+    digest.update(map.slice(at, len).expect("inside the mapping"));
+}
+
+/// Files up to this size are sent by `read` inside the frames the sender gathers: the
+/// header, bytes and trailer of many small files go out in one write().
+pub const GATHER: usize = 64 << 10;
+
+/// `read` for a small file (at most [`GATHER`] bytes): its `size` bytes appended to `out`
+/// (usually by one read()); returns their digest.
+pub fn gather(file: &File, name: &str, size: u64, out: &mut Vec<u8>) -> Result<Digest> {
+    let at = out.len();
+    out.resize(at + size as usize, 0);
+    let mut f = file;
+    let mut got = at;
+    while got < out.len() {
+        match f.read(&mut out[got..]) {
+            Ok(0) => {
+                let sent = (got - at) as u64;
+                out.truncate(at);
+                return Err(shrank(name, sent, size));
+            }
+            Ok(n) => got += n,
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e) => return Err(e).with_context(|| format!("read {name}")),
+        }
+    }
+    let mut digest = Digest::new();
+    digest.update(&out[at..]);
     Ok(digest)
 }
 
@@ -261,7 +322,8 @@ pub fn receive(
     }
     match method {
         RecvMethod::Write => {
-            let mut buf = vec![0u8; buffer.min(size as usize).max(1)];
+            got = write_buffered(conn, file, name, size, &mut digest)?;
+            let mut buf = vec![0u8; buffer.min((size - got) as usize).max(1)];
             let mut f = file;
             while got < size {
                 let want = buf.len().min((size - got) as usize);
@@ -297,16 +359,9 @@ pub fn receive(
                 .with_context(|| format!("ftruncate {name}"))?;
             let map = Mapping::new(file, name, 0, size)?;
             let (pipe_r, pipe_w) = pipe()?;
-            // Bytes the connection already holds in its buffer go in with write(); the
-            // file's own offset (0: it is new) then advances with every splice into it.
-            let early = conn.take_buffered(size as usize);
-            if !early.is_empty() {
-                let mut f = file;
-                f.write_all(early)
-                    .with_context(|| format!("write {name}"))?;
-                digest.update(early);
-                got = early.len() as u64;
-            }
+            // The file's own offset (0: it is new) advances with the bytes written from the
+            // connection's buffer, then with every splice into it.
+            got = write_buffered(conn, file, name, size, &mut digest)?;
             while got < size {
                 let want = STEP.min((size - got) as usize);
                 let n = splice(conn.as_raw_fd(), pipe_w.as_raw_fd(), want)
@@ -323,12 +378,34 @@ pub fn receive(
                     }
                     left -= m;
                 }
-                digest.update(map.slice(got, n).expect("inside the mapping"));
+                digest_mapped(&mut digest, &map, got, n);
                 got += n as u64;
             }
         }
     }
     Ok(digest)
+}
+
+/// Writes to `file` (at its offset) the bytes of it the connection already holds, up to
+/// `size`, straight from the connection's buffer (a small file's body is usually all there);
+/// returns how many.
+fn write_buffered(
+    conn: &mut dyn Conn,
+    file: &File,
+    name: &str,
+    size: u64,
+    digest: &mut Digest,
+) -> Result<u64> {
+    let early = conn
+        .take_buffered(size.min(usize::MAX as u64) as usize)
+        .context("write to the socket")?;
+    if !early.is_empty() {
+        let mut f = file;
+        f.write_all(early)
+            .with_context(|| format!("write {name}"))?;
+        digest.update(early);
+    }
+    Ok(early.len() as u64)
 }
 
 /// One read from the connection: interrupted by Ctrl-C, timed out by the socket's timeout.

@@ -1,13 +1,15 @@
 //! Files from a sender to a receiver over a socket (TCP or Unix), every byte verified. The
-//! wire format is in [`proto`], the ways each end touches the bytes in [`methods`]; this
-//! file holds the two ends: addresses, the sender's walk over its files, and the receiver's
-//! rules (a server's): loopback unless told otherwise and then only with a token; names
-//! confined to its directory; nothing overwritten without `--force`; free space checked
-//! against each announced size; each file written under a temporary name, synced, verified
-//! and only then renamed into place; any failure removes the partial file and ends the
-//! connection, saying which file and how many bytes arrived.
+//! wire format is in [`proto`], the ways each end touches the bytes in [`methods`], where
+//! a received file is created and how it is published in `place`; this file holds the two
+//! ends: addresses, the sender's walk over its files, and the receiver's rules (a
+//! server's): loopback unless told otherwise and then only with a token; names confined to
+//! its directory; nothing overwritten without `--force`; free space checked against each
+//! announced size; each file written unnamed (or under a temporary name), verified, synced
+//! and only then linked (or renamed) into place; any failure leaves nothing partial and ends
+//! the connection, saying which file and how many bytes arrived.
 
 pub mod methods;
+mod place;
 pub mod proto;
 
 use crate::error::input;
@@ -292,9 +294,11 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
     proto::write_hello(conn, &options.token)?;
     proto::read_reply(conn)?
         .map_err(|m| refused(format!("send: the receiver refused the connection: {m}")))?;
-    let mut replies = conn
-        .another()
-        .context("send: a second handle on the connection")?;
+    let mut replies = std::io::BufReader::with_capacity(
+        4 << 10,
+        conn.another()
+            .context("send: a second handle on the connection")?,
+    );
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         // The reader: one reply per file and one for the end, in order; their times.
@@ -303,7 +307,7 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
         let reader = scope.spawn(|| -> Heard {
             let mut times = Vec::with_capacity(files.len());
             for i in 0..=files.len() {
-                let heard = proto::read_reply(&mut *replies);
+                let heard = proto::read_reply(&mut replies);
                 if !matches!(heard, Ok(Ok(()))) {
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -315,7 +319,8 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
             }
             (times, None, None)
         });
-        let written = send_files(conn, files, options, &stop);
+        let mut sizes = Vec::with_capacity(files.len());
+        let written = send_files(conn, files, options, &stop, &mut sizes);
         if written.is_err() {
             // Wake the reader: no more replies are coming for what was not sent.
             // SAFETY: shutting down a socket we own.
@@ -342,10 +347,11 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
         let done = files
             .iter()
             .zip(&times)
-            .map(|(f, &t)| {
+            .zip(&sizes)
+            .map(|((f, &t), &bytes)| {
                 let d = FileDone {
                     name: String::from_utf8_lossy(&f.name).into_owned(),
-                    bytes: std::fs::metadata(&f.path).map_or(0, |m| m.len()),
+                    bytes,
                     seconds: t - last,
                 };
                 last = t;
@@ -360,14 +366,23 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
     })
 }
 
-/// Writes every file's frame and the end of the stream; stops early once the reader saw a
-/// refusal.
+/// Writes every file's frame and the end of the stream, and the size of each file sent
+/// into `sizes`; stops early once the reader saw a refusal. Frames are gathered in one
+/// buffer and written when it holds [`methods::GATHER`] bytes or before a file whose bytes
+/// go out by themselves: a small file sent by `read` costs open, fstat, read and close.
 fn send_files(
     conn: &mut dyn Conn,
     files: &[Outgoing],
     options: &SendOptions,
     stop: &std::sync::atomic::AtomicBool,
+    sizes: &mut Vec<u64>,
 ) -> Result<()> {
+    let mut out = Vec::with_capacity(2 * methods::GATHER);
+    let flush = |conn: &mut dyn Conn, out: &mut Vec<u8>| -> Result<()> {
+        conn.write_all(out).context("write to the socket")?;
+        out.clear();
+        Ok(())
+    };
     for f in files {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
@@ -390,18 +405,29 @@ fn send_files(
             size: meta.len(),
             mode: meta.permissions().mode() & 0o777,
         };
-        proto::write_header(conn, &header)?;
-        let digest = methods::send(
-            options.method,
-            &file,
-            &shown,
-            header.size,
-            conn,
-            options.buffer,
-        )?;
-        proto::write_trailer(conn, digest.trailer())?;
+        proto::put_header(&mut out, &header);
+        let digest = if options.method == SendMethod::Read && header.size <= methods::GATHER as u64
+        {
+            methods::gather(&file, &shown, header.size, &mut out)?
+        } else {
+            flush(conn, &mut out)?;
+            methods::send(
+                options.method,
+                &file,
+                &shown,
+                header.size,
+                conn,
+                options.buffer,
+            )?
+        };
+        proto::put_trailer(&mut out, digest.trailer());
+        sizes.push(header.size);
+        if out.len() >= methods::GATHER {
+            flush(conn, &mut out)?;
+        }
     }
-    proto::write_end(conn)
+    proto::put_end(&mut out);
+    flush(conn, &mut out)
 }
 
 /// Options of a receiver.
@@ -427,7 +453,6 @@ pub struct ReceiveOptions {
 /// once and counted down per file, asked again only when a file would not fit (space may
 /// have been freed meanwhile). One statvfs per connection instead of one per file.
 struct Budget {
-    pid: u32,
     room: Option<u64>,
 }
 
@@ -445,20 +470,6 @@ impl Budget {
     }
 }
 
-/// A temporary file removed on drop unless renamed into place.
-struct Partial {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for Partial {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
 /// Serves one connection: every file verified, synced and renamed into place, or the
 /// first failure (which ends the connection, its partial file removed). The refusal is
 /// sent to the sender before the error is returned.
@@ -471,6 +482,7 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
         && !constant_time_eq(want, &token)
     {
         let _ = proto::write_reply(conn, &Err("wrong token".into()));
+        let _ = conn.flush();
         return Err(crate::error::Failure::Check(
             "receive: a sender presented a wrong token; refused".into(),
         )
@@ -478,16 +490,12 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
     }
     proto::write_reply(conn, &Ok(()))?;
     let mut done = Vec::new();
-    let mut serial = 0u64;
-    let mut budget = Budget {
-        pid: std::process::id(),
-        room: None,
-    };
+    let mut budget = Budget { room: None };
+    let mut dirs = place::Dirs::open(&options.dir)?;
     while let Some(header) = proto::read_header(conn)? {
         let t = Instant::now();
-        serial += 1;
         let shown = String::from_utf8_lossy(&header.name).into_owned();
-        match receive_file(conn, options, &header, serial, &mut budget) {
+        match receive_file(conn, options, &header, &mut dirs, &mut budget) {
             Ok(()) => {
                 proto::write_reply(conn, &Ok(()))?;
                 done.push(FileDone {
@@ -498,12 +506,14 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
             }
             Err(e) => {
                 let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
+                let _ = conn.flush();
                 drain(conn);
                 return Err(e);
             }
         }
     }
     proto::write_reply(conn, &Ok(()))?;
+    conn.flush().context("send the last reply")?;
     Ok(Session {
         bytes: done.iter().map(|d| d.bytes).sum(),
         files: done,
@@ -550,7 +560,7 @@ fn receive_file(
     conn: &mut dyn Conn,
     options: &ReceiveOptions,
     header: &proto::Header,
-    serial: u64,
+    dirs: &mut place::Dirs,
     budget: &mut Budget,
 ) -> Result<()> {
     let shown = String::from_utf8_lossy(&header.name).into_owned();
@@ -560,60 +570,16 @@ fn receive_file(
         )))
     };
     let parts = proto::confined(&header.name).map_err(refuse)?;
-    // Parents: created inside DIR; an existing one must be a real directory, not a link.
-    let mut dir = options.dir.clone();
-    for part in &parts[..parts.len() - 1] {
-        dir.push(std::ffi::OsStr::from_bytes(part));
-        match std::fs::symlink_metadata(&dir) {
-            Ok(m) if m.file_type().is_dir() => {}
-            Ok(_) => {
-                return Err(refuse(format!(
-                    "{} is not a directory (links are not followed)",
-                    dir.display()
-                )));
-            }
-            Err(_) => std::fs::create_dir(&dir).map_err(|e| {
-                refuse(format!("create {}: {}", dir.display(), files::describe(&e)))
-            })?,
-        }
-    }
-    let target = dir.join(std::ffi::OsStr::from_bytes(parts[parts.len() - 1]));
-    match std::fs::symlink_metadata(&target) {
-        Ok(m) if m.file_type().is_symlink() || !m.file_type().is_file() => {
-            return Err(refuse("exists and is not a regular file; refused".into()));
-        }
-        Ok(m) if !options.force => {
-            return Err(refuse(format!(
-                "exists ({}); refusing to overwrite it without --force",
-                crate::units::format_size(m.len())
-            )));
-        }
-        _ => {}
-    }
     budget
         .take(&options.dir, &shown, header.size, options.min_free)
         .map_err(|e| refuse(format!("{e:#}")))?;
-    let temp = dir.join(format!(".ioscope-recv-{}-{serial}", budget.pid));
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .map_err(|e| {
-            refuse(format!(
-                "create {}: {}",
-                temp.display(),
-                files::describe(&e)
-            ))
-        })?;
-    let mut partial = Partial {
-        path: temp,
-        keep: false,
-    };
+    let incoming = dirs
+        .create(&parts, header.size, header.mode, options.force)
+        .map_err(refuse)?;
     let digest = methods::receive(
         options.method,
         conn,
-        &file,
+        &incoming.file,
         &shown,
         header.size,
         options.buffer,
@@ -626,49 +592,7 @@ fn receive_file(
             trailer.xor, trailer.hash, got.xor, got.hash
         )));
     }
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(std::fs::Permissions::from_mode(header.mode & 0o777))
-        .with_context(|| format!("chmod {shown}"))?;
-    if options.sync {
-        file.sync_all().with_context(|| format!("fsync {shown}"))?;
-    }
-    rename(&partial.path, &target, options.force).map_err(|e| refuse(format!("{e:#}")))?;
-    partial.keep = true;
-    Ok(())
-}
-
-/// Renames `from` to `to`; without `replace`, refuses (atomically) when `to` appeared.
-fn rename(from: &Path, to: &Path, replace: bool) -> Result<()> {
-    if replace {
-        return std::fs::rename(from, to).with_context(|| format!("rename into {}", to.display()));
-    }
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).context("a NUL in a path");
-    let (a, b) = (c(from)?, c(to)?);
-    // SAFETY: two NUL-terminated paths that outlive the call.
-    let r = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_NOREPLACE,
-        )
-    };
-    if r == 0 {
-        return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
-    if e.raw_os_error() == Some(libc::EEXIST) {
-        anyhow::bail!(
-            "{} appeared while it was received; refusing to overwrite it without --force",
-            to.display()
-        );
-    }
-    if e.raw_os_error() == Some(libc::EINVAL) || e.raw_os_error() == Some(libc::ENOSYS) {
-        // A file system without RENAME_NOREPLACE: link then unlink never replaces either.
-        std::fs::hard_link(from, to).with_context(|| format!("link into {}", to.display()))?;
-        let _ = std::fs::remove_file(from);
-        return Ok(());
-    }
-    Err(e).with_context(|| format!("rename into {}", to.display()))
+    incoming
+        .publish(options.sync, options.force)
+        .map_err(|e| refuse(format!("{e:#}")))
 }
