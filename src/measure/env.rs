@@ -1,12 +1,13 @@
 //! The environment a result was measured in: kernel, CPU, memory, and the file system and
 //! block device behind the target path (resolved through the file's `st_dev`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// Where and on what a measurement ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// Where and on what a measurement ran (read back from saved documents by `report`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Environment {
     /// Kernel release (`uname -r`).
     pub kernel: String,
@@ -23,7 +24,8 @@ pub struct Environment {
 }
 
 /// The file system and device behind a path.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Storage {
     /// File system type, e.g. `ext4`, `tmpfs`, `overlay`.
     pub filesystem: Option<String>,

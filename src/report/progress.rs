@@ -42,6 +42,13 @@ impl Bar {
         }
     }
 
+    /// A bar that never shows (`--quiet`).
+    pub fn hidden() -> Self {
+        let bar = Self::new();
+        let _ = bar.enabled.set(false);
+        bar
+    }
+
     fn enabled(&self) -> bool {
         *self.enabled.get_or_init(|| std::io::stderr().is_terminal())
     }

@@ -22,7 +22,7 @@ pub use fast::{fast, fast_details};
 pub use patterns::patterns;
 pub use run::run;
 pub use study::study;
-pub use sweep::{sweep, sweep_explanation};
+pub use sweep::{sweep, sweep_explanation, sweep_notes};
 pub use syscalls::{syscalls, syscalls_explanation};
 pub use trace::trace;
 pub use transfer::{received, sent, transfer};
@@ -70,7 +70,7 @@ fn cpu_line(e: &Elapsed, threads: usize) -> String {
 }
 
 /// CPU share for a table cell, or `-` where the run was too short for it to mean anything.
-fn cpu_cell(percent: f64, seconds: f64) -> String {
+pub(crate) fn cpu_cell(percent: f64, seconds: f64) -> String {
     if seconds < CPU_MEANINGFUL_SECONDS {
         "-".to_string()
     } else {
@@ -146,10 +146,10 @@ fn right_align(table: &mut Table, cols: std::ops::Range<usize>) {
     }
 }
 
-fn pct(fraction: f64) -> String {
+pub(crate) fn pct(fraction: f64) -> String {
     format!("{:.1}%", 100.0 * fraction)
 }
 
-fn mib(bytes_per_second: f64) -> f64 {
+pub(crate) fn mib(bytes_per_second: f64) -> f64 {
     bytes_per_second / crate::units::MIB as f64
 }

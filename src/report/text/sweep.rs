@@ -81,17 +81,27 @@ pub fn sweep(r: &SweepReport) -> String {
     }
     right_align(&mut table, 2..7);
     let _ = writeln!(out, "{table}");
+    for note in sweep_notes(r) {
+        let _ = writeln!(out, "{note}");
+    }
+    out
+}
+
+/// The lines under the table: the fitted model and one sentence per cache state, and what
+/// the reader must know about the rows (an engine that bypasses the cache, a flagged run).
+pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let op = r.op.name();
     for a in &r.analyses {
         let label = a.cache.map_or(op, |c| c.name());
         if let Some(m) = a.model {
-            let _ = writeln!(
-                out,
+            out.push(format!(
                 "model ({label}): time = calls x {} + bytes / {}",
                 format_seconds(m.seconds_per_call),
                 format_mib_per_s(m.bytes_per_second)
-            );
+            ));
         }
-        let _ = writeln!(out, "{label}: {}", sweep_explanation(r.op, a));
+        out.push(format!("{label}: {}", sweep_explanation(r.op, a)));
     }
     let bypassed = r
         .points
@@ -99,16 +109,15 @@ pub fn sweep(r: &SweepReport) -> String {
         .flat_map(|p| &p.runs)
         .any(|run| run.cache.is_some_and(|c| c.verdict == Verdict::Bypassed));
     if bypassed {
-        let _ = writeln!(
-            out,
+        out.push(format!(
             "the {} engine bypasses the page cache: its 'warm' rows are device rates",
             r.engine
-        );
+        ));
     }
     if r.points.iter().any(|p| !p.state_ok) {
-        let _ = writeln!(
-            out,
+        out.push(
             "(!) a run did not start in its cache state: see 'resident before' and the warnings"
+                .to_string(),
         );
     }
     out
