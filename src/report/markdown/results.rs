@@ -59,13 +59,6 @@ pub fn sweep(r: &SweepReport) -> Vec<String> {
                 };
                 flagged(text, p.state_ok)
             });
-            let checks = if p.runs.iter().all(|run| run.checks.is_empty()) {
-                "-"
-            } else if p.checks_ok {
-                "ok"
-            } else {
-                "MISMATCH"
-            };
             let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
             vec![
                 p.cache.map_or(op, |c| c.name()).to_string(),
@@ -79,7 +72,7 @@ pub fn sweep(r: &SweepReport) -> Vec<String> {
                     .to_string(),
                 resident,
                 p.device_read_bytes.map_or("-".to_string(), format_size),
-                checks.to_string(),
+                text::checks_cell(p).to_string(),
             ]
         })
         .collect();

@@ -22,7 +22,7 @@ pub use fast::{fast, fast_details};
 pub use patterns::patterns;
 pub use run::run;
 pub use study::study;
-pub use sweep::{sweep, sweep_explanation, sweep_notes};
+pub use sweep::{checks_cell, sweep, sweep_explanation, sweep_notes};
 pub use syscalls::{syscalls, syscalls_explanation};
 pub use trace::trace;
 pub use transfer::{received, sent, transfer};

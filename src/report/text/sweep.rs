@@ -1,7 +1,7 @@
 //! `sweep`: the table of points, the fitted model and one sentence per cache state.
 
 use super::{cpu_cell, mib, pct, right_align, table_with};
-use crate::cmd::sweep::{Analysis, SweepReport};
+use crate::cmd::sweep::{Analysis, SweepPoint, SweepReport};
 use crate::measure::cache::Verdict;
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
@@ -59,13 +59,7 @@ pub fn sweep(r: &SweepReport) -> String {
             }
         });
         let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
-        let checks = if p.runs.iter().all(|run| run.checks.is_empty()) {
-            "-"
-        } else if p.checks_ok {
-            "ok"
-        } else {
-            "MISMATCH"
-        };
+        let checks = checks_cell(p);
         table.add_row(vec![
             p.cache.map_or(op, |c| c.name()).to_string(),
             format_block_size(p.block_size),
@@ -85,6 +79,17 @@ pub fn sweep(r: &SweepReport) -> String {
         let _ = writeln!(out, "{note}");
     }
     out
+}
+
+/// The kernel checks of a point in one word: `ok`, `MISMATCH`, or `-` where none were made.
+pub fn checks_cell(p: &SweepPoint) -> &'static str {
+    if p.runs.iter().all(|run| run.checks.is_empty()) {
+        "-"
+    } else if p.checks_ok {
+        "ok"
+    } else {
+        "MISMATCH"
+    }
 }
 
 /// The lines under the table: the fitted model and one sentence per cache state, and what
