@@ -85,5 +85,18 @@ fn engines(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernel, engines);
+/// The data generator that every write fills its buffer from (a 1 MiB buffer, as `run -w`).
+fn generator(c: &mut Criterion) {
+    let mut group = c.benchmark_group("data_generator");
+    group
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+    let mut buf = vec![0u8; 1 << 20];
+    group.throughput(Throughput::Bytes(buf.len() as u64));
+    let mut stream = ioscope::workload::data::DataStream::new(7, 0);
+    group.bench_function("fill/1MiB", |b| b.iter(|| stream.fill(black_box(&mut buf))));
+    group.finish();
+}
+
+criterion_group!(benches, kernel, engines, generator);
 criterion_main!(benches);

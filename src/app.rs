@@ -81,13 +81,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
         }
         Command::Study(args) => {
             let options = StudyOptions::from_args(&args)?;
-            let export = &options.export;
-            let out = reserve::<cmd::study::StudyReport>(export, &[])?;
-            let result = cmd::study::execute(&options, &harness, &mut |r| {
-                save(r, &out, Path::new(&r.dir))
-            })?;
-            let dir = Path::new(&result.dir).to_path_buf();
-            finish(&result, export, &out, &dir)
+            study(&options, quiet)
         }
         Command::Patterns(args) => {
             let options = PatternsOptions::from_args(&args)?;
@@ -169,7 +163,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             report::emit(&format!("{}\n", cmd::trace::syscall_loop(calls)))?;
             Ok(ExitKind::Success)
         }
-        Command::Report(args) => rerender(&args.result, &args.export),
+        Command::Report(args) => report_command(&args),
     }
 }
 
@@ -258,9 +252,133 @@ fn finish<T: Exportable>(
     })
 }
 
+/// `study`: the report directory is made first (a bad --out fails before anything is
+/// measured), rewritten after every part, and named at the end.
+fn study(options: &StudyOptions, quiet: bool) -> Result<ExitKind> {
+    let out =
+        crate::report::results::ResultDir::create(options.out.as_deref(), options.export.force)?;
+    let bar = if quiet {
+        crate::report::progress::StudyBar::hidden()
+    } else {
+        crate::report::progress::StudyBar::new()
+    };
+    let harness = Harness::system(&bar);
+    let result = cmd::study::execute(options, &harness, &bar, &mut |r| out.save(r));
+    drop(bar);
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // Nothing was measured: an empty report directory would only mislead.
+            out.discard();
+            return Err(e);
+        }
+    };
+    let dir = Path::new(&result.dir).to_path_buf();
+    let kind = finish(&result, &options.export, &Exports::default(), &dir)?;
+    report::note(&format!("report: {}\n", out.html().display()));
+    Ok(kind)
+}
+
+/// `report`: one saved result rendered again, or several studies side by side.
+fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
+    use crate::error::input;
+    if args.results.len() == 1 && args.output.is_none() {
+        return rerender(&args.results[0], &args.export);
+    }
+    let mut loaded = Vec::new();
+    for path in &args.results {
+        loaded.push(load_study(path)?);
+    }
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("compare.html"));
+    let media: Vec<crate::report::html::Medium> = loaded
+        .iter()
+        .map(|(r, env)| crate::report::html::Medium {
+            label: crate::report::html::label(r, env),
+            report: r,
+            env,
+        })
+        .collect();
+    let page = if media.len() == 1 {
+        let line = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        crate::report::html::study_page(media[0].report, media[0].env, &line)?
+    } else {
+        crate::report::html::compare_page(&media)?
+    };
+    let name = output.display().to_string();
+    let mut open = std::fs::OpenOptions::new();
+    open.write(true);
+    if args.export.force {
+        open.create(true).truncate(true);
+    } else {
+        open.create_new(true);
+    }
+    let mut file = open.open(&output).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            input(format!(
+                "report: write {name}: file exists; refusing to overwrite it without --force"
+            ))
+        } else {
+            input(format!(
+                "report: write {name}: {}",
+                crate::files::describe(&e)
+            ))
+        }
+    })?;
+    std::io::Write::write_all(&mut file, page.as_bytes())
+        .with_context(|| format!("report: write {name}"))?;
+    report::note(&format!("report: {name}\n"));
+    Ok(ExitKind::Success)
+}
+
+/// A saved study: `DIR/study.json` or the document itself.
+fn load_study(path: &Path) -> Result<(cmd::study::StudyReport, crate::measure::env::Environment)> {
+    use crate::error::input;
+    let file = if path.is_dir() {
+        path.join("study.json")
+    } else {
+        path.to_path_buf()
+    };
+    let name = file.display().to_string();
+    let text = crate::files::read_text(&file, &format!("report {name}"), 256 << 20)?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| input(format!("report {name}: not JSON: {e}")))?;
+    let schema = value["schema"].as_str().unwrap_or("");
+    let want = crate::report::exports::schema("study");
+    if schema != want {
+        return Err(input(if schema.starts_with("ioscope/study/") {
+            format!(
+                "report {name}: schema '{schema}' is another version of the study ({want} is read here); run the study again with this ioscope"
+            )
+        } else {
+            format!(
+                "report {name}: schema '{schema}' is not a study ({want}); only studies can be put side by side"
+            )
+        }));
+    }
+    let env: crate::measure::env::Environment =
+        serde_json::from_value(value["environment"].clone())
+            .map_err(|e| input(format!("report {name}: bad environment: {e}")))?;
+    let study = serde_json::from_value(value)
+        .map_err(|e| input(format!("report {name}: not a valid {want} document: {e}")))?;
+    Ok((study, env))
+}
+
 /// `report`: reads a saved JSON document and renders it again without measuring.
 fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
     use crate::error::input;
+    let dir_json;
+    let path = if path.is_dir() {
+        dir_json = path.join("study.json");
+        dir_json.as_path()
+    } else {
+        path
+    };
     let name = path.display();
     let options = ExportOptions::from_args(args, &format!("report {name}"))?;
     // A saved result is a few MiB at most; anything far larger is not one.
@@ -315,9 +433,14 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
             again::<cmd::transfer::TransferReport>(value, &options, path, &name, x)
         }
         x if x == s("trace") => again::<cmd::trace::TraceReport>(value, &options, path, &name, x),
-        other if other.starts_with("ioscope/") && other.ends_with("/v1") => Err(input(format!(
-            "report {name}: schema '{other}' was written by an older ioscope; run the command again to get a v2 document"
-        ))),
+        other
+            if other.starts_with("ioscope/") && other.ends_with("/v1")
+                || other == "ioscope/study/v2" =>
+        {
+            Err(input(format!(
+                "report {name}: schema '{other}' was written by an older ioscope; run the command again to get a v2 document"
+            )))
+        }
         other => Err(input(format!(
             "report {name}: schema '{other}' is not an ioscope result (ioscope/<command>/v2)"
         ))),

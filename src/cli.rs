@@ -116,9 +116,9 @@ const CALIBRATE: &str = concat!(
 const STUDY: &str = concat!(
     "Examples:\n",
     "  ioscope study\n",
-    "      the whole study in a new ./ioscope-study\n",
-    "  ioscope study /mnt/disk --size 1g --csv s.csv --markdown s.md\n",
-    "      on another disk, with its tables saved",
+    "      the whole study here, its report in a new ./ioscope-report-DATE-TIME\n",
+    "  ioscope study /mnt/disk --level quick -o disk-report\n",
+    "      a quick study of another disk, its report in ./disk-report",
 );
 const FAST: &str = concat!(
     "Examples:\n",
@@ -324,12 +324,33 @@ pub struct CalibrateArgs {
 pub struct StudyArgs {
     /// Directory to study (default: a new ./ioscope-study, removed afterwards if empty).
     pub dir: Option<PathBuf>,
-    /// Size of the scratch file (default: suits the machine, at most 256 MiB).
+    /// How much to measure: quick (about 30 s), standard (about 3 min), thorough (the
+    /// classic report's 50 runs per point; long).
+    #[arg(long, value_enum, default_value_t = crate::cmd::study::Level::Standard)]
+    pub level: crate::cmd::study::Level,
+    /// Where the report goes (study.json, report.html, CSV and SVG files); default: a new
+    /// ./ioscope-report-DATE-TIME.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Only these parts (comma-separated; write-read always runs).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PARTS")]
+    pub only: Vec<crate::cmd::study::Part>,
+    /// Leave these parts out (comma-separated).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "PARTS",
+        conflicts_with = "only"
+    )]
+    pub skip: Vec<crate::cmd::study::Part>,
+    /// Size of the scratch file (default: suits the machine and the level).
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
-    /// Comma-separated block sizes to read with.
-    #[arg(long, value_name = "LIST", default_value = "1,16,256,4k,64k,1m,16m")]
-    pub block_sizes: String,
+    /// Comma-separated block sizes of the sweeps (default: the level's, 128 B to 16 MiB for
+    /// standard).
+    #[arg(long, value_name = "LIST")]
+    pub block_sizes: Option<String>,
     /// Keep the scratch file afterwards.
     #[arg(long)]
     pub keep: bool,
@@ -703,11 +724,16 @@ pub struct TraceArgs {
     pub command: Vec<std::ffi::OsString>,
 }
 
-/// `ioscope report RESULT.json`
+/// `ioscope report RESULT...`
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A JSON document saved from `sweep --json`, `cache --json` or `syscalls --json`.
-    pub result: PathBuf,
+    /// A saved JSON document (any command's `--json`), or a study's result directory; two or
+    /// more studies are put side by side in one HTML page.
+    #[arg(required = true, num_args = 1..)]
+    pub results: Vec<PathBuf>,
+    /// The HTML page to write (a study: its report; several studies: the comparison).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Outputs (`--json` prints the document again).
     #[command(flatten)]
     pub export: ExportArgs,

@@ -215,6 +215,9 @@ pub struct CalibrateOptions {
     pub setup: Setup,
     /// Whether the file may be extended.
     pub grow: bool,
+    /// The largest the file may grow to (`None`: the free-space margin and, warm, half the
+    /// memory available decide).
+    pub max_bytes: Option<u64>,
     /// Seed for appended data.
     pub seed: u64,
     /// Free space to keep.
@@ -262,6 +265,7 @@ impl CalibrateOptions {
             },
             setup: choice,
             grow: args.grow,
+            max_bytes: None,
             seed: args.seed.unwrap_or_else(fresh_seed),
             min_free: min_free(args.min_free.as_deref(), &what)?,
             json: args.json,
@@ -274,10 +278,16 @@ impl CalibrateOptions {
 pub struct StudyOptions {
     /// Directory to study; `None` means a new `./ioscope-study`.
     pub dir: Option<PathBuf>,
+    /// How much to measure.
+    pub level: crate::cmd::study::Level,
+    /// The parts to run, write-read always among them.
+    pub parts: Vec<crate::cmd::study::Part>,
+    /// Where the report goes; `None`: a new `./ioscope-report-DATE-TIME`.
+    pub out: Option<PathBuf>,
     /// Scratch file size; `None` means: choose for this machine.
     pub size: Option<u64>,
-    /// Block sizes to read with, ascending, without repeats.
-    pub block_sizes: Vec<u64>,
+    /// Block sizes of the sweeps, ascending; `None`: the level's.
+    pub block_sizes: Option<Vec<u64>>,
     /// Keep the scratch file.
     pub keep: bool,
     /// Free space to keep.
@@ -300,16 +310,37 @@ pub fn block_size_list(text: &str, what: &str) -> Result<Vec<u64>> {
 impl StudyOptions {
     /// Checks and converts `study`'s arguments.
     pub fn from_args(args: &StudyArgs) -> Result<Self> {
+        use crate::cmd::study::Part;
         let what = "study";
         let size = args
             .size
             .as_deref()
             .map(|s| parse_nonzero_size(s).with_context(|| format!("{what}: --size")))
             .transpose()?;
+        let e = &args.export;
+        if e.csv.is_some() || e.svg.is_some() || e.markdown.is_some() {
+            return Err(input(format!(
+                "{what}: --csv, --svg and --markdown do not apply: the study writes a CSV file per table and an SVG file per chart into its report directory (--out)"
+            )));
+        }
+        let parts = Part::ALL
+            .into_iter()
+            .filter(|p| {
+                *p == Part::WriteRead
+                    || (args.only.is_empty() || args.only.contains(p)) && !args.skip.contains(p)
+            })
+            .collect();
         Ok(Self {
             dir: args.dir.clone(),
+            level: args.level,
+            parts,
+            out: args.out.clone(),
             size,
-            block_sizes: block_size_list(&args.block_sizes, what)?,
+            block_sizes: args
+                .block_sizes
+                .as_deref()
+                .map(|list| block_size_list(list, what))
+                .transpose()?,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), what)?,
             export: ExportOptions::from_args(&args.export, what)?,

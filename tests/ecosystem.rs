@@ -272,17 +272,22 @@ fn every_command_with_a_csv_table_writes_markdown_tables() {
     let dir = tempfile::tempdir().unwrap();
     let f = file_with(dir.path(), "f", &pattern(1 << 20));
     let p = f.to_str().unwrap();
+    let to = dir.path().join("received");
+    std::fs::create_dir(&to).unwrap();
     let runs: [&[&str]; 2] = [
         &[
             "patterns", p, "--force", "--size", "256k", "--record", "64k", "--runs", "1",
         ],
         &[
-            "study",
-            dir.path().to_str().unwrap(),
-            "--size",
+            "transfer",
+            "--to",
+            to.to_str().unwrap(),
+            "--large",
             "256k",
-            "--block-sizes",
-            "4k,64k",
+            "--small",
+            "2",
+            "--repeat",
+            "1",
         ],
     ];
     for args in runs {
@@ -295,6 +300,13 @@ fn every_command_with_a_csv_table_writes_markdown_tables() {
         );
         assert!(!header.iter().any(|h| h.contains('_')), "{header:?}");
     }
+    // The study writes its own report directory; a --markdown file is refused up front.
+    let out = ioscope()
+        .args(["study", dir.path().to_str().unwrap(), "--markdown", "s.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("--markdown"));
 }
 
 #[test]

@@ -72,25 +72,6 @@ fn a_reserved_output_is_removed_when_the_command_fails_before_writing_it() {
 }
 
 #[test]
-fn a_command_without_a_chart_refuses_svg_up_front() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = file_with(dir.path(), "f", &pattern(1 << 16));
-    let svg = dir.path().join("c.svg");
-    let out = ioscope()
-        .args([
-            "compare",
-            src.to_str().unwrap(),
-            "--svg",
-            svg.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(one_line_stderr(&out).contains("no chart"));
-    assert!(!svg.exists());
-}
-
-#[test]
 fn a_forced_write_that_fails_leaves_the_old_file_whole() {
     let dir = tempfile::tempdir().unwrap();
     let old = pattern(100_000);

@@ -1,141 +1,285 @@
-//! `ioscope study`: the whole run on a directory, verified, and tidy afterwards.
+//! `ioscope study`: every part on a directory, verified, as a report directory (JSON, CSV,
+//! SVG, HTML) that a browser renders; tidy afterwards, partial but valid when interrupted;
+//! `ioscope report` puts several studies side by side.
 
 mod common;
 use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// Runs `ioscope ARGS` in `cwd` (so a default report directory lands there, not in the repo).
+fn in_dir(cwd: &Path, args: &[&str]) -> Output {
+    ioscope().current_dir(cwd).args(args).output().unwrap()
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn scratch_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// A quick study of `dir` restricted to `only`, its report in `out`; returns the JSON.
+fn quick(dir: &Path, out: &Path, only: &str) -> serde_json::Value {
+    let cwd = tempfile::tempdir().unwrap();
+    let o = in_dir(
+        cwd.path(),
+        &[
+            "study",
+            dir.to_str().unwrap(),
+            "--level",
+            "quick",
+            "--only",
+            only,
+            "--size",
+            "4m",
+            "--block-sizes",
+            "4k,64k,1m",
+            "-o",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    ok(&o);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
 
 #[test]
-fn a_study_verifies_every_read_and_leaves_the_directory_as_it_found_it() {
+fn a_study_verifies_its_reads_and_writes_every_file_of_the_report() {
     let dir = tempfile::tempdir().unwrap();
-    let v = json_of(&[
-        "study",
-        dir.path().to_str().unwrap(),
-        "--size",
-        "3m",
-        "--block-sizes",
-        "1k,7,64k,1m",
-    ]);
-    assert_eq!(v["schema"], "ioscope/study/v2");
+    let res = tempfile::tempdir().unwrap();
+    let out = res.path().join("r");
+    let v = quick(dir.path(), &out, "read-sweep,cache,syscalls");
+    assert_eq!(v["schema"], "ioscope/study/v3");
     assert_eq!(v["verified"], true);
-    let rows = v["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 5, "one write and four reads");
-    assert_eq!(rows[0]["op"], "write");
-    assert_eq!(rows[0]["bytes"], 3 << 20);
-    let sizes: Vec<u64> = rows[1..]
+    assert_eq!(v["complete"], true);
+    let rows = v["write_read"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "the write and the read back");
+    assert_eq!(rows[0]["bytes"], 4 << 20);
+    assert_eq!(rows[1]["verified"], true);
+    assert_ne!(
+        rows[0]["xor_hex"], "00000000",
+        "the seeded data has a real checksum"
+    );
+    let steps: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
         .iter()
-        .map(|r| r["block_size"].as_u64().unwrap())
+        .map(|s| s["part"].as_str().unwrap())
         .collect();
-    assert_eq!(sizes, [7, 1024, 65536, 1 << 20], "ascending");
-    for row in &rows[1..] {
-        assert_eq!(row["verified"], true);
-        assert!(row["bytes_per_second"].as_f64().unwrap() > 0.0);
-    }
+    assert_eq!(steps, ["write-read", "read-sweep", "cache", "syscalls"]);
+    let points = v["read_sweep"]["points"].as_array().unwrap();
+    let states = if v["device"].is_null() { 1 } else { 2 };
     assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        0,
-        "scratch file removed"
+        points.len(),
+        3 * states,
+        "three block sizes per cache state"
+    );
+    assert!(
+        v["write_sweep"].is_null() && v["transfer"].is_null(),
+        "not asked for"
+    );
+    for name in [
+        "study.json",
+        "report.html",
+        "write-read.csv",
+        "read-sweep.csv",
+        "read-sweep.svg",
+        "syscalls.csv",
+        "syscalls.svg",
+    ] {
+        assert!(out.join(name).is_file(), "{name} missing");
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("study.json")).unwrap()).unwrap();
+    assert_eq!(
+        saved["write_read"], v["write_read"],
+        "the file is the document printed"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script"), "no script needed to read it");
+    for fetch in ["src=\"http", "href=\"http", "url(http", "@import"] {
+        assert!(!html.contains(fetch), "nothing from the network: {fetch}");
+    }
+    for id in ["write-read", "read-sweep", "syscalls"] {
+        assert!(
+            html.contains(&format!("<section class=\"part\" id=\"{id}\"")),
+            "{id}"
+        );
+    }
+    assert!(html.contains("id=\"chart-read-sweep\""));
+    // The scratch file is gone; the studied directory is as it was.
+    assert!(
+        scratch_files(dir.path()).is_empty(),
+        "{:?}",
+        scratch_files(dir.path())
     );
 }
 
 #[test]
-fn the_default_directory_is_created_and_removed_again() {
+fn the_default_directories_are_made_and_the_report_is_named_at_the_end() {
     let cwd = tempfile::tempdir().unwrap();
-    let out = ioscope()
-        .current_dir(cwd.path())
-        .args(["study", "--size", "2m"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = in_dir(
+        cwd.path(),
+        &[
+            "study",
+            "--level",
+            "quick",
+            "--only",
+            "write-read",
+            "--size",
+            "2m",
+        ],
     );
-    let text = String::from_utf8(out.stdout).unwrap();
+    ok(&out);
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
     assert!(
-        text.contains("MiB/s") && text.contains("every read returned exactly the bytes written"),
+        text.contains("every read returned exactly the bytes written"),
         "{text}"
     );
-    assert!(!cwd.path().join("ioscope-study").exists());
+    assert!(
+        !cwd.path().join("ioscope-study").exists(),
+        "scratch directory removed"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("report: ioscope-report-"), "{stderr}");
+    let page = cwd.path().join(last.trim_start_matches("report: "));
+    assert!(page.is_file(), "{}", page.display());
 }
 
 #[test]
 fn keep_leaves_the_scratch_file_in_place() {
     let dir = tempfile::tempdir().unwrap();
-    let v = json_of(&[
-        "study",
-        dir.path().to_str().unwrap(),
-        "--size",
-        "1m",
-        "--block-sizes",
-        "64k",
-        "--keep",
-    ]);
+    let res = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let out = in_dir(
+        cwd.path(),
+        &[
+            "study",
+            dir.path().to_str().unwrap(),
+            "--only",
+            "write-read",
+            "--size",
+            "1m",
+            "--keep",
+            "-o",
+            res.path().join("r").to_str().unwrap(),
+            "--json",
+        ],
+    );
+    ok(&out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let kept = v["kept_file"].as_str().unwrap();
     assert_eq!(std::fs::metadata(kept).unwrap().len(), 1 << 20);
 }
 
 #[test]
-fn a_missing_directory_or_a_file_is_refused() {
+fn bad_targets_are_refused_and_leave_no_report_directory() {
     let dir = tempfile::tempdir().unwrap();
     let file = file_with(dir.path(), "f", b"x");
+    let cwd = tempfile::tempdir().unwrap();
     for target in ["/nonexistent/dir", file.to_str().unwrap()] {
-        let out = ioscope()
-            .args(["study", target, "--size", "1m"])
-            .output()
-            .unwrap();
+        let out = in_dir(cwd.path(), &["study", target, "--size", "1m"]);
         assert_eq!(out.status.code(), Some(2));
         assert!(one_line_stderr(&out).contains(target));
     }
-}
-
-#[test]
-fn a_study_that_does_not_fit_is_refused_before_writing() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = ioscope()
-        .args([
+    let out = in_dir(
+        cwd.path(),
+        &[
             "study",
             dir.path().to_str().unwrap(),
             "--min-free",
             "1000000t",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(one_line_stderr(&out).contains("free"));
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert_eq!(scratch_files(dir.path()), ["f"], "nothing written");
+    assert!(
+        scratch_files(cwd.path()).is_empty(),
+        "no empty report left behind"
+    );
 }
 
 #[test]
-fn interrupting_a_study_removes_its_scratch_file() {
+fn a_report_directory_that_holds_files_is_not_written_into_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let res = tempfile::tempdir().unwrap();
+    file_with(res.path(), "notes.txt", b"mine");
+    let d = dir.path().to_str().unwrap();
+    let r = res.path().to_str().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let out = in_dir(cwd.path(), &["study", d, "--size", "1m", "-o", r]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("not empty"));
+    let out = in_dir(
+        cwd.path(),
+        &[
+            "study",
+            d,
+            "--size",
+            "1m",
+            "--only",
+            "write-read",
+            "-o",
+            r,
+            "--force",
+        ],
+    );
+    ok(&out);
+    assert_eq!(
+        std::fs::read(res.path().join("notes.txt")).unwrap(),
+        b"mine"
+    );
+    assert!(res.path().join("report.html").is_file());
+}
+
+#[test]
+fn interrupting_a_study_keeps_a_valid_partial_report_and_no_scratch_file() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
+    let res = tempfile::tempdir().unwrap();
+    let out_dir = res.path().join("r");
     let bin = assert_cmd::cargo::cargo_bin("ioscope");
+    // Standard level, every part: far longer than the wait below.
     let child = std::process::Command::new(bin)
+        .current_dir(res.path())
         .args([
             "study",
             dir.path().to_str().unwrap(),
             "--size",
-            "1g",
-            "--min-free",
-            "1m",
+            "8m",
+            "--skip",
+            "transfer",
+            "-o",
+            out_dir.to_str().unwrap(),
         ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let started = Instant::now();
-    let has_data = || {
-        std::fs::read_dir(dir.path())
-            .unwrap()
-            .flatten()
-            .any(|e| e.metadata().map(|m| m.len() > 0).unwrap_or(false))
-    };
-    while !has_data() {
+    // The first part saved: the read sweep is running now.
+    while !out_dir.join("study.json").exists() {
         assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the study never started writing"
+            started.elapsed() < Duration::from_secs(60),
+            "the study never finished its first part"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+    std::thread::sleep(Duration::from_millis(300));
     // SAFETY: sending SIGINT to our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -145,17 +289,30 @@ fn interrupting_a_study_removes_its_scratch_file() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        0,
-        "scratch file removed"
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("study.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["write_read"].as_array().unwrap().len(), 2, "kept");
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("PARTIAL REPORT"), "clearly marked");
+    assert!(html.ends_with("</html>\n"), "a whole page");
+    assert!(
+        scratch_files(dir.path()).is_empty(),
+        "scratch removed: {:?}",
+        scratch_files(dir.path())
+    );
+    assert!(
+        scratch_files(&out_dir).iter().all(|n| !n.ends_with(".tmp")),
+        "no half-written report file"
     );
 }
 
 #[test]
-fn bad_sizes_for_a_study_are_usage_errors() {
+fn bad_flags_for_a_study_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
     for (args, needle) in [
         (vec!["study", d, "--size", "0"], "greater than zero"),
         (vec!["study", d, "--size", "lots"], "invalid size 'lots'"),
@@ -164,14 +321,228 @@ fn bad_sizes_for_a_study_are_usage_errors() {
             "greater than zero",
         ),
         (vec!["study", d, "--min-free", "x"], "--min-free"),
+        (vec!["study", d, "--csv", "x.csv"], "report directory"),
     ] {
-        let out = ioscope().args(&args).output().unwrap();
+        let out = in_dir(cwd.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(one_line_stderr(&out).contains(needle), "{args:?}");
+        assert!(
+            one_line_stderr(&out).contains(needle),
+            "{args:?}: {}",
+            one_line_stderr(&out)
+        );
+    }
+    // clap's own errors: the bad value and the accepted ones.
+    for (args, needle) in [
+        (vec!["study", d, "--level", "slow"], "quick"),
+        (vec!["study", d, "--only", "nothing"], "read-sweep"),
+    ] {
+        let out = in_dir(cwd.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(args[3]) && err.contains(needle),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(scratch_files(cwd.path()).is_empty());
+}
+
+/// A tmpfs directory to study, if the machine has one.
+fn tmpfs_dir() -> Option<tempfile::TempDir> {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
+    for base in ["/dev/shm", "/run/user", "/tmp"] {
+        let is_tmpfs = mounts.lines().any(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            f.len() > 2 && f[1] == base && f[2] == "tmpfs"
+        });
+        if is_tmpfs && let Ok(d) = tempfile::tempdir_in(base) {
+            return Some(d);
+        }
+    }
+    None
+}
+
+#[test]
+fn two_media_side_by_side_differ_and_say_why() {
+    let Some(shm) = tmpfs_dir() else {
+        eprintln!("skipped: no tmpfs mount (/dev/shm, /run/user, /tmp) to compare with");
+        return;
+    };
+    let disk = tempfile::tempdir().unwrap();
+    let res = tempfile::tempdir().unwrap();
+    let (a, b) = (res.path().join("a"), res.path().join("b"));
+    quick(shm.path(), &a, "read-sweep");
+    let vb = quick(disk.path(), &b, "read-sweep");
+    let cwd = tempfile::tempdir().unwrap();
+    let page = res.path().join("both.html");
+    let out = in_dir(
+        cwd.path(),
+        &[
+            "report",
+            a.to_str().unwrap(),
+            b.join("study.json").to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    );
+    ok(&out);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("no block device under it"),
+        "the tmpfs side is explained"
+    );
+    assert!(html.contains("<b>A</b>") && html.contains("<b>B</b>"));
+    assert!(
+        html.contains("A: read"),
+        "curves of both media on one chart"
+    );
+    if !vb["device"].is_null() {
+        assert!(
+            html.contains("B: read, cold"),
+            "the disk has cold reads, tmpfs has none"
+        );
+        assert!(!html.contains("A: read, cold"));
+    }
+    // The page is not replaced without --force.
+    let again = in_dir(
+        cwd.path(),
+        &[
+            "report",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(again.status.code(), Some(2));
+    assert!(one_line_stderr(&again).contains("exists"));
+}
+
+#[test]
+fn an_old_or_foreign_document_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = file_with(
+        dir.path(),
+        "old.json",
+        br#"{"schema": "ioscope/study/v2", "rows": []}"#,
+    );
+    let sweep = file_with(
+        dir.path(),
+        "sweep.json",
+        br#"{"schema": "ioscope/sweep/v2"}"#,
+    );
+    let cwd = tempfile::tempdir().unwrap();
+    let out = in_dir(cwd.path(), &["report", old.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("older ioscope"));
+    let out = in_dir(
+        cwd.path(),
+        &["report", old.to_str().unwrap(), sweep.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        one_line_stderr(&out).contains("study"),
+        "{}",
+        one_line_stderr(&out)
+    );
+    assert!(scratch_files(cwd.path()).is_empty(), "no page written");
+}
+
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH")?
+                .to_str()?
+                .split(':')
+                .map(|d| Path::new(d).join(name))
+                .find(|p| p.is_file())
+        })
+}
+
+/// The whole quick study, every part, opened in a real browser when there is one.
+#[test]
+fn the_quick_study_renders_every_section_with_its_chart_in_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let res = tempfile::tempdir().unwrap();
+    let out = res.path().join("r");
+    let cwd = tempfile::tempdir().unwrap();
+    let o = in_dir(
+        cwd.path(),
+        &[
+            "study",
+            dir.path().to_str().unwrap(),
+            "--level",
+            "quick",
+            "--size",
+            "8m",
+            "-o",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    ok(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let charted: Vec<String> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["outcome"] == "done")
+        .map(|s| s["part"].as_str().unwrap().to_string())
+        .filter(|p| p != "cache" || !v["device"].is_null())
+        .collect();
+    assert!(charted.len() >= 8, "every part ran: {charted:?}");
+    let page = out.join("report.html");
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped the browser check: chromium is not installed (apt-get install chromium)"
+        );
+        return;
+    };
+    let shot = res.path().join("shot.png");
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--window-size=1280,4000",
+    ];
+    let url = format!("file://{}", page.display());
+    let s = std::process::Command::new(&browser)
+        .args(args)
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(
+        png.len() > 50_000,
+        "a page with charts is not a blank image ({} bytes)",
+        png.len()
+    );
+    let dom = std::process::Command::new(&browser)
+        .args(args)
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    for part in &charted {
+        let start = dom
+            .find(&format!("id=\"chart-{part}\""))
+            .unwrap_or_else(|| panic!("no chart for {part}"));
+        let figure = &dom[start..start + dom[start..].find("</figure>").unwrap()];
+        assert!(figure.contains("<svg"), "{part}: the chart is inline SVG");
+        let marks = figure.matches("<circle").count()
+            + figure.matches("<polyline").count()
+            + figure.matches("<rect").count();
+        assert!(marks > 2, "{part}: the chart has plotted points ({marks})");
     }
     assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        0,
-        "nothing written"
+        dom.matches("<figure class=\"chart\"").count(),
+        charted.len(),
+        "one chart per charted section"
     );
 }

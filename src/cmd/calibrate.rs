@@ -136,6 +136,9 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
         let memory = meminfo_bytes("MemAvailable").unwrap_or(u64::MAX) / 2;
         largest = largest.min(round_down(memory.max(target.len), bs));
     }
+    if let Some(cap) = options.max_bytes {
+        largest = largest.min(round_down(cap.max(target.len), bs));
+    }
     if largest == 0 {
         let fix = if options.grow {
             "and the free-space margin leaves no room to grow it (lower --min-free, or free some space)"
@@ -358,7 +361,7 @@ fn infeasible(
     };
     let limit = if options.grow && size > target.original_len {
         format!(
-            "the file can grow only to {} here (keeping the free-space margin; warm, within half the memory available)",
+            "the file can grow only to {} here (keeping the free-space margin; warm, within half the memory available; within the caller's cap)",
             format_size(size)
         )
     } else {

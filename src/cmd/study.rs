@@ -1,17 +1,32 @@
-//! `study`: the study on one directory (one medium). Writes a scratch file sized for the
-//! machine, reads it back at each block size, verifies every read against the checksum of
-//! what was written, and removes the scratch file (and the directory, if it made it).
+//! `study`: the whole study of one directory (one medium) as one result. It writes a scratch
+//! file and reads it back verified, then runs the other commands' own code on it — read and
+//! write sweeps over block sizes, cold and warm, the cache table, system-call costs, `fast`
+//! against dd, cat and fio, iozone's patterns, the transfer matrix, and calibrate — each as
+//! one *part* with its own typed result. A level bounds the time; a part that cannot run here
+//! is skipped with the reason, one that fails is recorded with its error and the study goes
+//! on; Ctrl-C keeps every part measured so far as a partial result.
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
+use crate::cmd::calibrate::CalibrateReport;
+use crate::cmd::coldwarm::CacheReport;
+use crate::cmd::compare::CompareReport;
+use crate::cmd::patterns::{PatternsReport, Test};
+use crate::cmd::sweep::SweepReport;
+use crate::cmd::syscalls::SyscallsReport;
+use crate::cmd::transfer::TransferReport;
 use crate::engine::{self, Moved};
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind, OutputFile};
 use crate::measure::cache::{CacheProof, CacheState};
+use crate::measure::diskstats;
 use crate::measure::env::meminfo_bytes;
 use crate::measure::timer::Elapsed;
-use crate::options::StudyOptions;
-use crate::units::{MIB, format_size};
+use crate::options::{
+    CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, PatternsOptions, StudyOptions,
+    SweepOptions, SyscallsOptions, doubling,
+};
+use crate::units::{KIB, MIB, format_size};
 use crate::workload::Op;
 use crate::workload::data::{fresh_seed, xor_of_prefix};
 use crate::workload::plan::Plan;
@@ -19,17 +34,256 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-/// The largest scratch file chosen by default.
-pub const DEFAULT_MAX_SIZE: u64 = 256 * MIB;
 /// The smallest scratch file the default will settle for.
 const MIN_SIZE: u64 = MIB;
-/// Reads at small block sizes stop after this many calls, so 1-byte reads stay short.
-const MAX_CALLS: u64 = 1 << 18;
-/// Block size of the write that creates the scratch file.
+/// Block size of the write that creates the scratch file, and of the verified read.
 const WRITE_BLOCK: u64 = MIB;
 
-/// One measured step of the study.
+/// How much the study measures, and so how long it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// About 30 s: every part once, few points.
+    Quick,
+    /// About 3 minutes: the classic block sizes, repeated.
+    Standard,
+    /// The classic report's rigour: 50 runs per point, 5–15 s calibration; long.
+    Thorough,
+}
+
+impl Level {
+    /// `quick`, `standard` or `thorough`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Quick => "quick",
+            Self::Standard => "standard",
+            Self::Thorough => "thorough",
+        }
+    }
+
+    /// What each part measures at this level.
+    pub fn budget(self) -> Budget {
+        match self {
+            Self::Quick => Budget {
+                file_cap: 64 * MIB,
+                sweep_blocks: doubling(128, 2 * MIB).into_iter().step_by(2).collect(),
+                repeat: 2,
+                max_calls: 1 << 14,
+                write_size: 16 * MIB,
+                calibrate_window: (0.2, 0.6),
+                calibrate_cap: Some(1024 * MIB),
+                syscall_sizes: vec![64 * KIB, 256 * KIB],
+                compare_repeat: 1,
+                patterns_size: 16 * MIB,
+                patterns_runs: 1,
+                transfer_large: 16 * MIB,
+                transfer_repeat: 1,
+            },
+            Self::Standard => Budget {
+                file_cap: 256 * MIB,
+                sweep_blocks: doubling(128, 16 * MIB),
+                repeat: 3,
+                max_calls: 1 << 16,
+                write_size: 64 * MIB,
+                calibrate_window: (1.0, 3.0),
+                calibrate_cap: Some(4096 * MIB),
+                syscall_sizes: vec![256 * KIB, MIB],
+                compare_repeat: 3,
+                patterns_size: 64 * MIB,
+                patterns_runs: 3,
+                transfer_large: 64 * MIB,
+                transfer_repeat: 3,
+            },
+            Self::Thorough => Budget {
+                file_cap: 1024 * MIB,
+                sweep_blocks: doubling(1, 64 * MIB),
+                repeat: 50,
+                max_calls: 1 << 18,
+                write_size: 256 * MIB,
+                calibrate_window: (5.0, 15.0),
+                calibrate_cap: None,
+                syscall_sizes: vec![MIB, 4 * MIB, 8 * MIB, 16 * MIB],
+                compare_repeat: 10,
+                patterns_size: 256 * MIB,
+                patterns_runs: 5,
+                transfer_large: 256 * MIB,
+                transfer_repeat: 10,
+            },
+        }
+    }
+
+    /// Rough seconds each part takes at this level on the 2-vCPU development VM with a
+    /// virtio disk (measured; a faster or slower medium scales them, and the progress bar
+    /// corrects its estimate as parts finish).
+    pub fn estimate(self, part: Part) -> f64 {
+        let (quick, standard, thorough) = match part {
+            Part::WriteRead => (0.5, 1.0, 4.0),
+            Part::ReadSweep => (1.5, 10.0, 900.0),
+            Part::Cache => (0.5, 1.0, 4.0),
+            Part::Syscalls => (1.0, 3.0, 40.0),
+            Part::Compare => (2.5, 12.0, 40.0),
+            Part::WriteSweep => (1.5, 13.0, 600.0),
+            Part::Patterns => (1.0, 5.0, 60.0),
+            Part::Transfer => (1.5, 8.0, 120.0),
+            Part::Calibrate => (4.0, 11.0, 90.0),
+        };
+        match self {
+            Self::Quick => quick,
+            Self::Standard => standard,
+            Self::Thorough => thorough,
+        }
+    }
+}
+
+/// A rough duration: `about 25 s`, `about 3 min`.
+pub fn about(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("about {:.0} s", (seconds / 5.0).ceil() * 5.0)
+    } else if seconds < 5400.0 {
+        format!("about {:.0} min", (seconds / 60.0).ceil())
+    } else {
+        format!("about {:.1} h", seconds / 3600.0)
+    }
+}
+
+/// What the parts measure at one level.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Budget {
+    /// Largest scratch file (also bounded by RAM / 8 and free space).
+    pub file_cap: u64,
+    /// Block sizes of the sweeps.
+    pub sweep_blocks: Vec<u64>,
+    /// Timed runs per sweep point.
+    pub repeat: usize,
+    /// Calls per sweep run at most (small blocks read a prefix).
+    pub max_calls: u64,
+    /// Bytes per run of the write sweep.
+    pub write_size: u64,
+    /// Calibration window, seconds.
+    pub calibrate_window: (f64, f64),
+    /// The largest the calibration may grow the scratch file to.
+    pub calibrate_cap: Option<u64>,
+    /// Calls per system-call measurement.
+    pub syscall_sizes: Vec<u64>,
+    /// Runs per contender in the comparison.
+    pub compare_repeat: usize,
+    /// File size of the patterns tests.
+    pub patterns_size: u64,
+    /// Runs per pattern test.
+    pub patterns_runs: usize,
+    /// Size of the large transfer file.
+    pub transfer_large: u64,
+    /// Transfers per method pair.
+    pub transfer_repeat: usize,
+}
+
+/// One part of the study.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Part {
+    /// Write the file, read it back, checksum verified.
+    WriteRead,
+    /// Read throughput against block size, cold and warm.
+    ReadSweep,
+    /// Cold, warm, cold again, with residency and device bytes.
+    Cache,
+    /// Cost of a 1-byte read() against lseek(), pread() and getpid().
+    Syscalls,
+    /// `fast` against dd, cat and fio.
+    Compare,
+    /// Write throughput against block size, fsync included.
+    WriteSweep,
+    /// iozone's tests.
+    Patterns,
+    /// Files over a socket, every method pair.
+    Transfer,
+    /// The file size for a read in the calibration window.
+    Calibrate,
+}
+
+impl Part {
+    /// Every part, in the order the study runs them (calibrate grows the scratch file, so it
+    /// comes last).
+    pub const ALL: [Part; 9] = [
+        Part::WriteRead,
+        Part::ReadSweep,
+        Part::Cache,
+        Part::Syscalls,
+        Part::Compare,
+        Part::WriteSweep,
+        Part::Patterns,
+        Part::Transfer,
+        Part::Calibrate,
+    ];
+
+    /// The name used in files and flags (`read-sweep`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::WriteRead => "write-read",
+            Self::ReadSweep => "read-sweep",
+            Self::Cache => "cache",
+            Self::Syscalls => "syscalls",
+            Self::Compare => "compare",
+            Self::WriteSweep => "write-sweep",
+            Self::Patterns => "patterns",
+            Self::Transfer => "transfer",
+            Self::Calibrate => "calibrate",
+        }
+    }
+
+    /// The heading of its section.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::WriteRead => "Write, then read back with the checksum verified",
+            Self::ReadSweep => "Read throughput against block size, cold and warm",
+            Self::Cache => "Cold against warm page cache",
+            Self::Syscalls => "The cost of a system call",
+            Self::Compare => "The fastest reader against dd, cat and fio",
+            Self::WriteSweep => "Write throughput against block size (fsync included)",
+            Self::Patterns => "Access patterns (iozone's tests)",
+            Self::Transfer => "Files over a socket: read/write, mmap and zero-copy",
+            Self::Calibrate => "A file size for a reasonable read time",
+        }
+    }
+}
+
+/// How a part ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum Outcome {
+    /// Measured in full.
+    Done,
+    /// Interrupted after some of it was measured (kept, marked partial).
+    Partial,
+    /// Not run, and why.
+    Skipped {
+        /// The reason, for the reader.
+        reason: String,
+    },
+    /// It failed; the study went on.
+    Failed {
+        /// The error.
+        error: String,
+    },
+}
+
+/// One part as it ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    /// Which part.
+    pub part: Part,
+    /// Wall seconds it took.
+    pub seconds: f64,
+    /// Seconds the level's estimate gave it.
+    pub estimated_seconds: f64,
+    /// How it ended.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// The write or the verified read of the scratch file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyRow {
     /// Write or read.
@@ -53,38 +307,97 @@ pub struct StudyRow {
     pub fsync_seconds: Option<f64>,
     /// Wall and CPU time.
     pub elapsed: Elapsed,
-    /// Residency before a read and the device bytes (the file is read as it is).
+    /// Residency before a read and the device bytes.
     pub cache: Option<CacheProof>,
     /// Whether the kernel's counts agreed.
     pub checks_ok: bool,
 }
 
-/// The study's result.
+/// The study's result: one field per part, `None` where it did not run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyReport {
     /// The directory studied.
     pub dir: String,
+    /// The level.
+    pub level: Level,
+    /// What the parts measure at that level.
+    pub budget: Budget,
+    /// The level's estimate of the whole study, seconds.
+    pub estimated_seconds: f64,
+    /// Wall seconds the study took.
+    pub seconds: f64,
+    /// The block device under the directory (`None`: tmpfs, overlay, network...).
+    pub device: Option<String>,
     /// Size of the scratch file.
     pub file_bytes: u64,
     /// Seed of its contents.
     pub seed: u64,
-    /// One row per step: the write, then a read per block size.
-    pub rows: Vec<StudyRow>,
+    /// Every part, in the order run.
+    pub steps: Vec<Step>,
+    /// The write and the verified read.
+    pub write_read: Vec<StudyRow>,
+    /// Read sweep (cold and warm).
+    pub read_sweep: Option<SweepReport>,
+    /// Cold, warm, cold again.
+    pub cache: Option<CacheReport>,
+    /// System-call costs.
+    pub syscalls: Option<SyscallsReport>,
+    /// `fast` against dd, cat and fio.
+    pub compare: Option<CompareReport>,
+    /// Write sweep.
+    pub write_sweep: Option<SweepReport>,
+    /// iozone's tests.
+    pub patterns: Option<PatternsReport>,
+    /// The transfer matrix.
+    pub transfer: Option<TransferReport>,
+    /// The file size for the calibration window.
+    pub calibrate: Option<CalibrateReport>,
     /// Whether every read returned the bytes written.
     pub verified: bool,
     /// Whether the scratch file was kept (`--keep`), and where.
     pub kept_file: Option<String>,
-    /// Whether every step ran (false after an interruption).
+    /// Whether every part ran (false after an interruption).
     pub complete: bool,
-    /// What the reader should know.
+    /// What the reader should know (the parts' own warnings stay in their results).
     pub warnings: Vec<Warning>,
 }
 
 impl StudyReport {
-    /// Whether every read was verified and every check held.
+    /// Whether every read was verified and every part's checks held.
     pub fn ok(&self) -> bool {
-        self.verified && self.rows.iter().all(|r| r.checks_ok)
+        self.verified
+            && self.write_read.iter().all(|r| r.checks_ok)
+            && self.read_sweep.as_ref().is_none_or(|r| r.ok())
+            && self.write_sweep.as_ref().is_none_or(|r| r.ok())
+            && self.cache.as_ref().is_none_or(|r| r.ok())
+            && self.patterns.as_ref().is_none_or(|r| r.ok())
+            && self.transfer.as_ref().is_none_or(|r| r.ok())
+            && !self
+                .steps
+                .iter()
+                .any(|s| matches!(s.outcome, Outcome::Failed { .. }))
     }
+
+    /// The step record of `part`, if it ran or was skipped.
+    pub fn step(&self, part: Part) -> Option<&Step> {
+        self.steps.iter().find(|s| s.part == part)
+    }
+}
+
+/// Told when the study and each part start, for a progress display.
+pub trait StudyObserver {
+    /// The study is about to start its parts (the directory and scratch file are ready).
+    fn begin(&self, _level: Level, _estimate: f64) {}
+    /// `part` starts; `estimate` is its share of the level's estimate, `remaining` the
+    /// estimate of every part still to run after it.
+    fn part(&self, part: Part, index: usize, count: usize, estimate: f64, remaining: f64);
+}
+
+/// No progress display.
+pub struct Silent;
+
+impl StudyObserver for Silent {
+    fn part(&self, _: Part, _: usize, _: usize, _: f64, _: f64) {}
 }
 
 /// Removes a directory the study created, if it is empty at the end.
@@ -98,21 +411,138 @@ impl Drop for CreatedDir {
     }
 }
 
-/// Runs the study; `save` receives the report so far after every step.
+/// Removes a path on drop (a part's own file, when the part left it behind).
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Runs the study; `save` receives the report so far after every part.
 pub fn execute(
     options: &StudyOptions,
     harness: &Harness,
+    observer: &dyn StudyObserver,
     save: &mut dyn FnMut(&StudyReport) -> Result<()>,
 ) -> Result<StudyReport> {
+    let started = Instant::now();
     // Declared before the scratch file, so dropped after it: the directory is empty by then.
-    let (dir, _created) = match &options.dir {
+    let (dir, _created) = study_dir(options.dir.as_deref())?;
+    let mut budget = options.level.budget();
+    if let Some(blocks) = &options.block_sizes {
+        budget.sweep_blocks = blocks.clone();
+    }
+    let size = match options.size {
+        Some(size) => size,
+        None => default_size(&dir, budget.file_cap, options.min_free)?,
+    };
+    let parts: Vec<Part> = Part::ALL
+        .into_iter()
+        .filter(|p| options.parts.contains(p))
+        .collect();
+    let estimated_seconds = parts.iter().map(|&p| options.level.estimate(p)).sum();
+    let seed = fresh_seed();
+    let mut scratch = files::create_scratch(&dir, "study", size, options.min_free)?;
+    scratch.keep_on_drop(options.keep);
+    let device = diskstats::device_of(&dir);
+    let mut report = StudyReport {
+        dir: dir.display().to_string(),
+        level: options.level,
+        budget: budget.clone(),
+        estimated_seconds,
+        seconds: 0.0,
+        device: device.clone(),
+        file_bytes: size,
+        seed,
+        steps: Vec::new(),
+        write_read: Vec::new(),
+        read_sweep: None,
+        cache: None,
+        syscalls: None,
+        compare: None,
+        write_sweep: None,
+        patterns: None,
+        transfer: None,
+        calibrate: None,
+        verified: true,
+        kept_file: options.keep.then(|| scratch.path().display().to_string()),
+        complete: false,
+        warnings: Vec::new(),
+    };
+    let context = Context_ {
+        options,
+        harness,
+        budget: &budget,
+        dir: &dir,
+        scratch: &scratch,
+        size,
+        seed,
+        has_device: device.is_some(),
+    };
+    observer.begin(options.level, estimated_seconds);
+    let mut interrupted = false;
+    for (index, &part) in parts.iter().enumerate() {
+        let remaining: f64 = parts[index + 1..]
+            .iter()
+            .map(|&p| options.level.estimate(p))
+            .sum();
+        let estimate = options.level.estimate(part);
+        observer.part(part, index, parts.len(), estimate, remaining);
+        let clock = Instant::now();
+        let outcome = match context.skip_reason(part) {
+            Some(reason) => Outcome::Skipped { reason },
+            None => match context.run(part, &mut report) {
+                Ok(outcome) => outcome,
+                Err(e) if is_interruption(&e) => Outcome::Partial,
+                Err(e) if part == Part::WriteRead => return Err(e),
+                Err(e) => Outcome::Failed {
+                    error: format!("{e:#}"),
+                },
+            },
+        };
+        let stop = outcome == Outcome::Partial || crate::interrupt::requested();
+        report.steps.push(Step {
+            part,
+            seconds: clock.elapsed().as_secs_f64(),
+            estimated_seconds: estimate,
+            outcome,
+        });
+        report.seconds = started.elapsed().as_secs_f64();
+        if stop {
+            interrupted = true;
+            break;
+        }
+        save(&report)?;
+    }
+    if interrupted {
+        report.warnings.push(Warning::Partial);
+        if report.steps.len() == 1 && report.write_read.is_empty() {
+            return Err(Failure::Interrupted.into());
+        }
+    } else {
+        report.complete = true;
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    save(&report)?;
+    Ok(report)
+}
+
+fn is_interruption(e: &anyhow::Error) -> bool {
+    matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+}
+
+/// The directory to study, and the guard that removes it when the study made it.
+fn study_dir(given: Option<&Path>) -> Result<(PathBuf, CreatedDir)> {
+    match given {
         Some(dir) => {
             let meta = std::fs::metadata(dir)
                 .map_err(|e| input(format!("study {}: {}", dir.display(), files::describe(&e))))?;
             if !meta.is_dir() {
                 return Err(input(format!("study {}: not a directory", dir.display())));
             }
-            (dir.clone(), CreatedDir(None))
+            Ok((dir.to_path_buf(), CreatedDir(None)))
         }
         None => {
             let dir = PathBuf::from("ioscope-study");
@@ -124,106 +554,294 @@ pub fn execute(
                     files::describe(&e)
                 ))
             })?;
-            (dir.clone(), CreatedDir(created.then_some(dir)))
+            Ok((dir.clone(), CreatedDir(created.then_some(dir))))
         }
-    };
-    let size = match options.size {
-        Some(size) => size,
-        None => default_size(&dir, options.min_free)?,
-    };
-    let seed = fresh_seed();
-    let mut scratch = files::create_scratch(&dir, "study", size, options.min_free)?;
-    scratch.keep_on_drop(options.keep);
-    let mut report = StudyReport {
-        dir: dir.display().to_string(),
-        file_bytes: size,
-        seed,
-        rows: Vec::new(),
-        verified: true,
-        kept_file: options.keep.then(|| scratch.path().display().to_string()),
-        complete: false,
-        warnings: Vec::new(),
-    };
-    match steps(options, harness, &scratch, size, seed, &mut report, save) {
-        Ok(()) => report.complete = true,
-        Err(e)
-            if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
-                && !report.rows.is_empty() =>
-        {
-            report.warnings.push(Warning::Partial);
-        }
-        Err(e) => return Err(e),
     }
-    save(&report)?;
-    Ok(report)
 }
 
-fn steps(
-    options: &StudyOptions,
-    harness: &Harness,
-    scratch: &OutputFile,
+/// What every part needs.
+struct Context_<'a> {
+    options: &'a StudyOptions,
+    harness: &'a Harness<'a>,
+    budget: &'a Budget,
+    dir: &'a Path,
+    scratch: &'a OutputFile,
     size: u64,
     seed: u64,
-    report: &mut StudyReport,
-    save: &mut dyn FnMut(&StudyReport) -> Result<()>,
-) -> Result<()> {
-    let setup = Setup::single(&engine::stream::Stream);
-    let written = harness.write(
-        scratch,
-        None,
-        &setup,
-        Plan::sequential(0, size, WRITE_BLOCK.min(size)),
-        seed,
-        false,
-    )?;
-    add(report, row(Op::Write, WRITE_BLOCK, written, true), save)?;
-    let whole_xor = report.rows[0].moved.xor;
-    let reader = File::open(scratch.path())
-        .with_context(|| format!("open {} for reading", scratch.name()))?;
-    let target = Target {
-        file: &reader,
-        name: scratch.name(),
-        kind: InputKind::Regular,
-        device: None,
-    };
-    for &bs in &options.block_sizes {
-        let bytes = (bs * MAX_CALLS).min(size);
-        let bytes = if bytes < size { bytes / bs * bs } else { bytes };
-        let expected = if bytes == size {
-            whole_xor
+    has_device: bool,
+}
+
+impl Context_<'_> {
+    /// Why `part` cannot run here, if it cannot.
+    fn skip_reason(&self, part: Part) -> Option<String> {
+        match part {
+            Part::Compare if self.size < MIB => Some(format!(
+                "the file ({}) is too small to compare readers on",
+                format_size(self.size)
+            )),
+            Part::Cache if !self.has_device => Some(format!(
+                "no block device under {} (tmpfs or another memory file system): its pages cannot be evicted, so every read is a warm read",
+                self.dir.display()
+            )),
+            _ => None,
+        }
+    }
+
+    /// The cache states worth measuring: cold only where a device is behind the directory
+    /// (on tmpfs every page is memory; "cold" cannot be reached and would only be flagged).
+    fn states(&self) -> Vec<CacheState> {
+        if self.has_device {
+            vec![CacheState::Cold, CacheState::Warm]
         } else {
-            xor_of_prefix(seed, bytes)
+            vec![CacheState::Warm]
+        }
+    }
+
+    fn export(&self) -> ExportOptions {
+        ExportOptions::default()
+    }
+
+    /// Runs one part into `report`: done, partial (interrupted after measuring some), or
+    /// skipped when it turns out it cannot be measured here.
+    fn run(&self, part: Part, report: &mut StudyReport) -> Result<Outcome> {
+        let partial = |complete: bool| {
+            if complete {
+                Outcome::Done
+            } else {
+                Outcome::Partial
+            }
         };
-        let sample = harness.read(
+        let stream = Setup::single(&engine::stream::Stream);
+        let path = self.scratch.path().to_path_buf();
+        let b = self.budget;
+        match part {
+            Part::WriteRead => self.write_read(report).map(|()| Outcome::Done),
+            Part::ReadSweep => {
+                let options = SweepOptions {
+                    path,
+                    op: Op::Read,
+                    setup: stream,
+                    block_sizes: b.sweep_blocks.clone(),
+                    states: self.states(),
+                    repeat: b.repeat,
+                    warmup: 1,
+                    max_calls: Some(b.max_calls),
+                    size: self.size,
+                    drop_caches: false,
+                    force: false,
+                    min_free: self.options.min_free,
+                    export: self.export(),
+                };
+                let r = crate::cmd::sweep::execute(&options, self.harness, &mut ignore)?;
+                let complete = r.complete;
+                report.read_sweep = Some(r);
+                Ok(partial(complete))
+            }
+            Part::WriteSweep => {
+                let file = self
+                    .dir
+                    .join(format!(".ioscope-study-write-{}", std::process::id()));
+                let _remove = RemoveOnDrop(file.clone());
+                let options = SweepOptions {
+                    path: file,
+                    op: Op::Write,
+                    setup: stream,
+                    block_sizes: b.sweep_blocks.clone(),
+                    states: Vec::new(),
+                    repeat: b.repeat,
+                    warmup: 0,
+                    max_calls: Some(b.max_calls),
+                    size: b.write_size.min(self.size.max(MIB)),
+                    drop_caches: false,
+                    force: false,
+                    min_free: self.options.min_free,
+                    export: self.export(),
+                };
+                let r = crate::cmd::sweep::execute(&options, self.harness, &mut ignore)?;
+                let complete = r.complete;
+                report.write_sweep = Some(r);
+                Ok(partial(complete))
+            }
+            Part::Cache => {
+                let options = CacheOptions {
+                    path,
+                    block_sizes: vec![4 * KIB, MIB],
+                    setup: stream,
+                    drop_caches: false,
+                    export: self.export(),
+                };
+                let r = crate::cmd::coldwarm::execute(&options, self.harness, &mut ignore)?;
+                let complete = r.complete;
+                report.cache = Some(r);
+                Ok(partial(complete))
+            }
+            Part::Syscalls => {
+                let options = SyscallsOptions {
+                    path,
+                    sizes: b.syscall_sizes.clone(),
+                    export: self.export(),
+                };
+                report.syscalls = Some(crate::cmd::syscalls::execute(&options, self.harness)?);
+                Ok(Outcome::Done)
+            }
+            Part::Compare => {
+                let options = CompareOptions {
+                    path,
+                    block_size: MIB,
+                    block_size_text: "1m".into(),
+                    states: self.states(),
+                    repeat: b.compare_repeat,
+                    export: self.export(),
+                };
+                let r = crate::cmd::compare::execute(&options, self.harness, &mut ignore)?;
+                let complete = r.complete;
+                report.compare = Some(r);
+                Ok(partial(complete))
+            }
+            Part::Patterns => {
+                let size = b.patterns_size;
+                let options = PatternsOptions {
+                    path: self.dir.to_path_buf(),
+                    sizes: vec![size],
+                    records: vec![64 * KIB],
+                    auto: false,
+                    tests: Test::ALL.to_vec(),
+                    runs: b.patterns_runs,
+                    cache: if self.has_device {
+                        CacheState::Cold
+                    } else {
+                        CacheState::Warm
+                    },
+                    stride: crate::options::DEFAULT_STRIDE,
+                    stride_given: false,
+                    read_percent: 50,
+                    draws: false,
+                    drop_caches: false,
+                    keep: false,
+                    force: false,
+                    min_free: self.options.min_free,
+                    export: self.export(),
+                };
+                let r = crate::cmd::patterns::execute(&options, self.harness, &mut ignore)?;
+                let complete = r.complete;
+                report.patterns = Some(r);
+                Ok(partial(complete))
+            }
+            Part::Transfer => {
+                let options = crate::cmd::transfer::TransferOptions {
+                    files: Vec::new(),
+                    to: self.dir.to_path_buf(),
+                    large: b.transfer_large,
+                    small: 10,
+                    small_size: 4 * KIB,
+                    repeat: b.transfer_repeat,
+                    senders: crate::transfer::methods::SendMethod::ALL.to_vec(),
+                    receivers: crate::transfer::methods::RecvMethod::ALL.to_vec(),
+                    unix: false,
+                    sync: true,
+                    buffer: MIB as usize,
+                    min_free: self.options.min_free,
+                };
+                let r = crate::cmd::transfer::execute(&options, &mut ignore)?;
+                let complete = r.complete;
+                report.transfer = Some(r);
+                Ok(partial(complete))
+            }
+            Part::Calibrate => {
+                let (min, max) = b.calibrate_window;
+                let options = CalibrateOptions {
+                    path,
+                    block_size: MIB,
+                    min: Duration::from_secs_f64(min),
+                    max: Duration::from_secs_f64(max),
+                    cache: if self.has_device {
+                        CacheState::Cold
+                    } else {
+                        CacheState::Warm
+                    },
+                    setup: stream,
+                    grow: true,
+                    max_bytes: b.calibrate_cap,
+                    seed: self.seed,
+                    min_free: self.options.min_free,
+                    json: false,
+                };
+                match crate::cmd::calibrate::execute(&options, self.harness) {
+                    Ok(r) => {
+                        report.calibrate = Some(r);
+                        Ok(Outcome::Done)
+                    }
+                    // No size fits the window here within the level's cap (a fast medium
+                    // read warm): a finding, not a failure.
+                    Err(e) => match e.downcast_ref::<Failure>() {
+                        Some(Failure::Check(reason)) => Ok(Outcome::Skipped {
+                            reason: reason.clone(),
+                        }),
+                        _ => Err(e),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Writes the scratch file, then reads it all back and checks the checksum.
+    fn write_read(&self, report: &mut StudyReport) -> Result<()> {
+        let setup = Setup::single(&engine::stream::Stream);
+        let size = self.size;
+        let written = self.harness.write(
+            self.scratch,
+            None,
+            &setup,
+            Plan::sequential(0, size, WRITE_BLOCK.min(size)),
+            self.seed,
+            false,
+        )?;
+        add(report, row(Op::Write, WRITE_BLOCK, written, true));
+        let whole_xor = report.write_read[0].moved.xor;
+        let reader = File::open(self.scratch.path())
+            .with_context(|| format!("open {} for reading", self.scratch.name()))?;
+        let target = Target {
+            file: &reader,
+            name: self.scratch.name(),
+            kind: InputKind::Regular,
+            device: None,
+        };
+        let bs = WRITE_BLOCK.min(size);
+        let sample = self.harness.read(
             target,
             &setup,
-            Plan::sequential(0, bytes, bs),
+            Plan::sequential(0, size, bs),
             false,
             CacheState::AsIs,
         )?;
-        let verified = sample.moved.xor == expected && sample.moved.bytes == bytes;
-        add(report, row(Op::Read, bs, sample, verified), save)?;
+        let verified = sample.moved.xor == whole_xor && sample.moved.bytes == size;
+        // A cross-check that does not trust the write's own figure.
+        let expected = xor_of_prefix(self.seed, size);
+        add(
+            report,
+            row(Op::Read, bs, sample, verified && expected == whole_xor),
+        );
+        Ok(())
     }
+}
+
+/// A part's own progress callback: the study saves after each part instead.
+fn ignore<T>(_: &T) -> Result<()> {
     Ok(())
 }
 
-/// Adds a step and hands the report so far to `save`.
-fn add(
-    report: &mut StudyReport,
-    (row, warnings): (StudyRow, Vec<Warning>),
-    save: &mut dyn FnMut(&StudyReport) -> Result<()>,
-) -> Result<()> {
+/// Adds the write or the read.
+fn add(report: &mut StudyReport, (row, warnings): (StudyRow, Vec<Warning>)) {
     report.verified &= row.verified;
-    report.rows.push(row);
+    report.write_read.push(row);
     report.warnings.extend(warnings);
-    save(report)
 }
 
-/// A size that suits the machine: at most 256 MiB, an eighth of RAM, and what fits.
-fn default_size(dir: &Path, min_free: Option<u64>) -> Result<u64> {
+/// A size that suits the machine: the level's cap, at most an eighth of RAM, and what fits.
+fn default_size(dir: &Path, cap: u64, min_free: Option<u64>) -> Result<u64> {
     let room = files::room(dir, min_free)?;
-    let ram = meminfo_bytes("MemTotal").unwrap_or(8 * DEFAULT_MAX_SIZE);
-    let size = DEFAULT_MAX_SIZE.min(ram / 8).min(room) / MIB * MIB;
+    let ram = meminfo_bytes("MemTotal").unwrap_or(8 * cap);
+    let size = cap.min(ram / 8).min(room) / MIB * MIB;
     if size < MIN_SIZE {
         return Err(input(format!(
             "study {}: only {} can be written here while keeping the free-space margin; free some space or lower --min-free",

@@ -21,6 +21,87 @@ pub struct Environment {
     pub path: String,
     /// The storage behind that path.
     pub storage: Storage,
+    /// The CPU's data caches (of the first CPU), smallest level first.
+    pub cpu_caches: Vec<CpuCache>,
+    /// The memory page size in bytes.
+    pub page_size: u64,
+}
+
+/// One data (or unified) cache of the CPU, from sysfs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuCache {
+    /// 1, 2, 3...
+    pub level: u32,
+    /// Bytes.
+    pub bytes: u64,
+    /// How many CPUs share it.
+    pub shared_by: usize,
+}
+
+impl Environment {
+    /// The size of the cache of `level`, if the machine said.
+    pub fn cache_bytes(&self, level: u32) -> Option<u64> {
+        self.cpu_caches
+            .iter()
+            .find(|c| c.level == level)
+            .map(|c| c.bytes)
+    }
+}
+
+/// The data and unified caches of CPU 0 (`/sys/devices/system/cpu/cpu0/cache`).
+pub fn cpu_caches() -> Vec<CpuCache> {
+    let root = Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut caches: Vec<CpuCache> = entries
+        .filter_map(|e| {
+            let dir = e.ok()?.path();
+            let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+            let kind = read("type")?;
+            if kind.trim() == "Instruction" {
+                return None;
+            }
+            Some(CpuCache {
+                level: read("level")?.trim().parse().ok()?,
+                bytes: parse_cache_size(&read("size")?)?,
+                shared_by: read("shared_cpu_list").map_or(1, |l| cpu_list_len(&l)),
+            })
+        })
+        .collect();
+    caches.sort_by_key(|c| c.level);
+    caches.dedup_by_key(|c| c.level);
+    caches
+}
+
+/// `32K`, `512K`, `32768K`, `1M` as sysfs writes them.
+fn parse_cache_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "" => n,
+        "K" => n << 10,
+        "M" => n << 20,
+        "G" => n << 30,
+        _ => return None,
+    })
+}
+
+/// The number of CPUs in a list like `0-3,8`.
+fn cpu_list_len(text: &str) -> usize {
+    text.trim()
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|part| match part.split_once('-') {
+            Some((a, b)) => match (a.parse::<usize>(), b.parse::<usize>()) {
+                (Ok(a), Ok(b)) if b >= a => b - a + 1,
+                _ => 1,
+            },
+            None => 1,
+        })
+        .sum::<usize>()
+        .max(1)
 }
 
 /// The file system and device behind a path.
@@ -53,6 +134,8 @@ impl Environment {
             memory_bytes: meminfo_bytes("MemTotal").unwrap_or(0),
             path: path.display().to_string(),
             storage: Storage::of(path),
+            cpu_caches: cpu_caches(),
+            page_size: crate::measure::cache::page_size(),
         }
     }
 }
@@ -193,6 +276,17 @@ mod tests {
         let m = parse_mountinfo(text, "0:40", Path::new("/tmp/f")).expect("mount");
         assert_eq!(m.fstype, "tmpfs");
         assert!(parse_mountinfo(text, "9:9", Path::new("/x")).is_none());
+    }
+
+    #[test]
+    fn sysfs_cache_sizes_and_cpu_lists_parse() {
+        assert_eq!(parse_cache_size("32K\n"), Some(32 << 10));
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("2M"), Some(2 << 20));
+        assert_eq!(parse_cache_size("x"), None);
+        assert_eq!(cpu_list_len("0-1\n"), 2);
+        assert_eq!(cpu_list_len("0-3,8,10-11"), 7);
+        assert_eq!(cpu_list_len("0"), 1);
     }
 
     #[test]

@@ -58,9 +58,17 @@ pub trait Exportable: Serialize + DeserializeOwned {
     }
 }
 
+/// The version of `study` documents: v3 holds every part's own result (v2 held one table).
+pub const STUDY_SCHEMA_VERSION: u32 = 3;
+
 /// The schema name of results of `command`.
 pub fn schema(command: &str) -> String {
-    format!("ioscope/{command}/v{SCHEMA_VERSION}")
+    let version = if command == "study" {
+        STUDY_SCHEMA_VERSION
+    } else {
+        SCHEMA_VERSION
+    };
+    format!("ioscope/{command}/v{version}")
 }
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> Table {
@@ -449,7 +457,7 @@ impl Exportable for StudyReport {
     }
     fn table(&self) -> Table {
         let rows = self
-            .rows
+            .write_read
             .iter()
             .map(|r| {
                 cells([
@@ -483,22 +491,7 @@ impl Exportable for StudyReport {
         )
     }
     fn chart(&self) -> Option<Chart> {
-        Some(Chart {
-            title: format!("read throughput against block size: {}", self.dir),
-            x_label: "block size (bytes, log2 scale)".into(),
-            y_label: "throughput (MiB/s)".into(),
-            log2_x: true,
-            series: vec![Series {
-                name: "read".into(),
-                points: self
-                    .rows
-                    .iter()
-                    .filter(|r| r.op == crate::workload::Op::Read)
-                    .map(|r| (r.block_size as f64, mib(r.bytes_per_second)))
-                    .collect(),
-            }],
-            ..Chart::default()
-        })
+        self.read_sweep.as_ref().and_then(|s| s.chart())
     }
     fn ok(&self) -> bool {
         StudyReport::ok(self)
@@ -513,6 +506,10 @@ impl Exportable for StudyReport {
 
 impl Exportable for CompareReport {
     const COMMAND: &'static str = "compare";
+    const HAS_CHART: bool = true;
+    fn chart(&self) -> Option<Chart> {
+        Some(super::study::compare_chart(self))
+    }
     fn text(&self) -> String {
         super::text::compare(self)
     }
@@ -799,6 +796,10 @@ impl Exportable for PatternsReport {
 
 impl Exportable for TransferReport {
     const COMMAND: &'static str = "transfer";
+    const HAS_CHART: bool = true;
+    fn chart(&self) -> Option<Chart> {
+        Some(super::study::transfer_chart(self))
+    }
     fn text(&self) -> String {
         super::text::transfer(self)
     }

@@ -3,11 +3,14 @@
 
 pub mod csv;
 pub mod exports;
+pub mod html;
 pub mod json;
 pub mod manual;
 pub mod markdown;
 pub mod outputs;
 pub mod progress;
+pub mod results;
+pub mod study;
 pub mod svg;
 pub mod text;
 

@@ -123,3 +123,185 @@ impl Drop for Bar {
         self.end();
     }
 }
+
+/// The study's one bar: the whole study, its current part and step, and an ETA that the
+/// parts already finished correct (their real time against the level's estimate).
+pub struct StudyBar {
+    /// `--quiet`: no bar and no opening line.
+    silent: bool,
+    shared: std::sync::Arc<Mutex<StudyState>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ticker: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+struct StudyState {
+    bar: Option<ProgressBar>,
+    part: String,
+    detail: String,
+    index: usize,
+    count: usize,
+    started: Instant,
+    estimate: f64,
+    remaining: f64,
+    done_estimate: f64,
+    done_actual: f64,
+}
+
+impl StudyState {
+    fn elapsed(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Seconds still to go: the estimates left, scaled by how the finished parts compared
+    /// with theirs.
+    fn eta(&self) -> f64 {
+        let ratio = if self.done_estimate > 0.5 {
+            (self.done_actual / self.done_estimate).clamp(0.2, 5.0)
+        } else {
+            1.0
+        };
+        ((self.estimate - self.elapsed()).max(0.0) + self.remaining) * ratio
+    }
+
+    fn draw(&self) {
+        let Some(bar) = &self.bar else { return };
+        let total = self.done_estimate + self.estimate + self.remaining;
+        let here = self.elapsed().min(0.95 * self.estimate);
+        bar.set_length((total * 1000.0) as u64);
+        bar.set_position(((self.done_estimate + here) * 1000.0) as u64);
+        bar.set_message(format!(
+            "study [{}/{}] {}{}{} · eta {}",
+            self.index + 1,
+            self.count,
+            self.part,
+            if self.detail.is_empty() { "" } else { ": " },
+            self.detail,
+            crate::units::format_seconds(self.eta().round())
+        ));
+    }
+}
+
+impl Default for StudyBar {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StudyBar {
+    /// A bar on stderr when it is a terminal; nothing otherwise.
+    pub fn new() -> Self {
+        Self::with(false)
+    }
+
+    /// Nothing on stderr at all (`--quiet`).
+    pub fn hidden() -> Self {
+        Self::with(true)
+    }
+
+    fn with(silent: bool) -> Self {
+        let bar = (!silent && std::io::stderr().is_terminal()).then(|| {
+            ProgressBar::new(1).with_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {percent}%")
+                    .expect("the template is valid")
+                    .progress_chars("=> "),
+            )
+        });
+        let shared = std::sync::Arc::new(Mutex::new(StudyState {
+            bar,
+            part: String::new(),
+            detail: String::new(),
+            index: 0,
+            count: 1,
+            started: Instant::now(),
+            estimate: 0.0,
+            remaining: 0.0,
+            done_estimate: 0.0,
+            done_actual: 0.0,
+        }));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ticker = {
+            let shared = shared.clone();
+            let stop = stop.clone();
+            let enabled = shared.lock().map(|s| s.bar.is_some()).unwrap_or(false);
+            enabled.then(|| {
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        if let Ok(state) = shared.lock() {
+                            state.draw();
+                        }
+                        std::thread::sleep(Duration::from_millis(250));
+                    }
+                })
+            })
+        };
+        Self {
+            silent,
+            shared,
+            stop,
+            ticker: Mutex::new(ticker),
+        }
+    }
+}
+
+impl crate::cmd::study::StudyObserver for StudyBar {
+    fn begin(&self, level: crate::cmd::study::Level, estimate: f64) {
+        if self.silent {
+            return;
+        }
+        let line = format!(
+            "study at the {} level: {} (as measured on a 2-vCPU VM; a slower medium takes longer); Ctrl-C stops it and keeps what was measured\n",
+            level.name(),
+            crate::cmd::study::about(estimate)
+        );
+        let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        match &s.bar {
+            Some(bar) => bar.println(line.trim_end()),
+            None => crate::report::note(&line),
+        }
+    }
+
+    fn part(
+        &self,
+        part: crate::cmd::study::Part,
+        index: usize,
+        count: usize,
+        estimate: f64,
+        remaining: f64,
+    ) {
+        let mut s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if index > 0 {
+            s.done_estimate += s.estimate;
+            s.done_actual += s.elapsed();
+        }
+        s.part = part.name().to_string();
+        s.detail.clear();
+        s.index = index;
+        s.count = count;
+        s.started = Instant::now();
+        s.estimate = estimate;
+        s.remaining = remaining;
+        s.draw();
+    }
+}
+
+impl ProgressSink for StudyBar {
+    fn begin(&self, label: &str, _total: Option<u64>) {
+        if let Ok(mut s) = self.shared.try_lock() {
+            s.detail = label.to_string();
+        }
+    }
+    fn advance(&self, _bytes: u64) {}
+    fn end(&self) {}
+}
+
+impl Drop for StudyBar {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.ticker.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = t.join();
+        }
+        if let Some(bar) = &self.shared.lock().unwrap_or_else(|p| p.into_inner()).bar {
+            bar.finish_and_clear();
+        }
+    }
+}

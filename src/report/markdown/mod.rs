@@ -374,6 +374,7 @@ mod tests {
                     read_ahead_kb: Some(128),
                     ..Storage::default()
                 },
+                ..Environment::default()
             },
         }
     }

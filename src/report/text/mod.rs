@@ -25,7 +25,7 @@ pub use study::study;
 pub use sweep::{checks_cell, sweep, sweep_explanation, sweep_notes};
 pub use syscalls::{syscalls, syscalls_explanation};
 pub use trace::trace;
-pub use transfer::{received, sent, transfer};
+pub use transfer::{received, sent, transfer, transfer_why};
 pub use warning::warning;
 
 use crate::measure::cache::{CacheProof, Verdict};

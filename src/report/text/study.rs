@@ -1,8 +1,12 @@
-//! `study`: one table of the write and the reads, and the verification verdict.
+//! `study`: the summary (the figures that matter, with their spread), one line per part with
+//! how it ended and its first explanation, and the verification verdict. The tables, charts
+//! and every explanation are in the report directory.
 
-use super::{mib, right_align, table_with};
-use crate::cmd::study::StudyReport;
-use crate::units::{format_block_size, format_size, group_thousands};
+use super::table_with;
+use crate::cmd::study::{Outcome, StudyReport};
+use crate::measure::env::Environment;
+use crate::report::study::{headlines, sections};
+use crate::units::{format_seconds, format_size};
 use std::fmt::Write;
 
 /// Renders `study`.
@@ -10,43 +14,37 @@ pub fn study(r: &StudyReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "study of {}: scratch file of {}, seed {}",
+        "study of {} ({} level): scratch file of {}, {} in all{}",
         r.dir,
+        r.level.name(),
         format_size(r.file_bytes),
-        r.seed
+        format_seconds(r.seconds),
+        if r.complete {
+            ""
+        } else {
+            " — PARTIAL, interrupted"
+        }
     );
-    let mut table = table_with(&[
-        "op",
-        "block",
-        "bytes",
-        "seconds",
-        "MiB/s",
-        "calls/s",
-        "cache before",
-        "xor",
-        "verified",
-    ]);
-    for row in &r.rows {
-        let seconds = match row.fsync_seconds {
-            Some(f) => format!("{:.4} (fsync {:.4})", row.seconds, f),
-            None => format!("{:.4}", row.seconds),
-        };
-        table.add_row(vec![
-            row.op.name().to_string(),
-            format_block_size(row.block_size),
-            format_size(row.moved.bytes),
-            seconds,
-            format!("{:.1}", mib(row.bytes_per_second)),
-            group_thousands(row.calls_per_second.round() as u64),
-            row.cache
-                .and_then(|c| c.residency_before)
-                .map_or("-".to_string(), |x| x.percent()),
-            row.xor_hex.clone(),
-            if row.verified { "yes" } else { "NO" }.to_string(),
-        ]);
+    let mut table = table_with(&["figure", "median", "spread / basis"]);
+    for h in headlines(r) {
+        table.add_row(vec![h.label, h.value, h.spread]);
     }
-    right_align(&mut table, 2..7);
     let _ = writeln!(out, "{table}");
+    // The environment only matters to the explanations' cache sizes; the study's directory
+    // gives the same machine facts the JSON document carries.
+    let env = Environment::collect(std::path::Path::new(&r.dir));
+    for (step, section) in r.steps.iter().zip(sections(r, &env)) {
+        let state = match &step.outcome {
+            Outcome::Done => format!("done in {}", format_seconds(step.seconds)),
+            Outcome::Partial => "interrupted (partial)".to_string(),
+            Outcome::Skipped { reason } => format!("skipped: {reason}"),
+            Outcome::Failed { error } => format!("FAILED: {error}"),
+        };
+        let _ = writeln!(out, "{:<12} {state}", step.part.name());
+        if let Some(first) = section.why.first() {
+            let _ = writeln!(out, "{:<12} {first}", "");
+        }
+    }
     let _ = writeln!(
         out,
         "{}",

@@ -129,12 +129,29 @@ fn why_receiver(r: RecvMethod) -> &'static str {
 }
 
 fn explain(out: &mut String, w: &Workload) {
+    for (key, text) in transfer_lines(w) {
+        line(out, key, text);
+    }
+}
+
+/// What wins a workload and why, as sentences (for the study report).
+pub fn transfer_why(w: &Workload) -> Vec<String> {
+    transfer_lines(w)
+        .into_iter()
+        .map(|(key, text)| match key {
+            "fastest" => format!("fastest is {text}."),
+            _ => format!("{text}."),
+        })
+        .collect()
+}
+
+fn transfer_lines(w: &Workload) -> Vec<(&'static str, String)> {
     let Some(best) = w
         .cells
         .iter()
         .max_by(|a, b| a.bytes_per_second.total_cmp(&b.bytes_per_second))
     else {
-        return;
+        return Vec::new();
     };
     let base = w
         .cells
@@ -146,43 +163,32 @@ fn explain(out: &mut String, w: &Workload) {
             best.bytes_per_second / b.bytes_per_second.max(1e-9)
         )
     });
-    line(
-        out,
-        "fastest",
-        format!(
-            "{} → {}: {}{versus}",
-            best.sender.name(),
-            best.receiver.name(),
-            headline(w, best)
-        ),
+    let fastest = format!(
+        "{} → {}: {}{versus}",
+        best.sender.name(),
+        best.receiver.name(),
+        headline(w, best)
     );
-    if small(w) {
+    let why = if small(w) {
         let slowest = w
             .cells
             .iter()
             .map(|c| c.seconds_per_file)
             .fold(0.0f64, f64::max);
-        line(
-            out,
-            "why",
-            format!(
-                "each file of about {} costs {} to {} whatever the method: the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
-                format_size(w.bytes / w.files.max(1) as u64),
-                format_seconds(best.seconds_per_file),
-                format_seconds(slowest)
-            ),
-        );
+        format!(
+            "each file of about {} costs {} to {} whatever the method: the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
+            format_size(w.bytes / w.files.max(1) as u64),
+            format_seconds(best.seconds_per_file),
+            format_seconds(slowest)
+        )
     } else {
-        line(
-            out,
-            "why",
-            format!(
-                "sender: {}; receiver: {}",
-                why_sender(best.sender),
-                why_receiver(best.receiver)
-            ),
-        );
-    }
+        format!(
+            "sender: {}; receiver: {}",
+            why_sender(best.sender),
+            why_receiver(best.receiver)
+        )
+    };
+    vec![("fastest", fastest), ("why", why)]
 }
 
 /// One line for a finished `send`.

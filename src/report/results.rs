@@ -1,0 +1,183 @@
+//! The study's result directory: `study.json` (every raw run, the environment, the method),
+//! a CSV file per table, an SVG file per chart, and `report.html`. Rewritten whole after
+//! every part (each file replaced atomically), so an interruption leaves a valid report of
+//! what was measured.
+
+use super::exports::Exportable;
+use super::study::sections;
+use crate::cmd::study::StudyReport;
+use crate::error::input;
+use crate::files;
+use crate::report::json::Provenance;
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// A result directory this run owns.
+pub struct ResultDir {
+    dir: PathBuf,
+    created: bool,
+    provenance: OnceLock<Provenance>,
+}
+
+/// `ioscope-report-YYYYMMDD-HHMMSS` (UTC) for now.
+fn default_name() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let rest = secs % 86_400;
+    format!(
+        "ioscope-report-{}-{:02}{:02}{:02}",
+        crate::units::format_date(secs).replace('-', ""),
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+impl ResultDir {
+    /// Creates the directory: `given`, which must not exist or be empty (any directory with
+    /// `--force`), or a new `./ioscope-report-DATE-TIME`.
+    pub fn create(given: Option<&Path>, force: bool) -> Result<Self> {
+        let mut created = true;
+        let dir = match given {
+            Some(dir) => {
+                match std::fs::read_dir(dir) {
+                    Ok(mut entries) => {
+                        if entries.next().is_some() && !force {
+                            return Err(input(format!(
+                                "study: --out {}: the directory is not empty; choose a new one or pass --force to write into it",
+                                dir.display()
+                            )));
+                        }
+                        created = false;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        std::fs::create_dir(dir).map_err(|e| {
+                            input(format!(
+                                "study: create {}: {}",
+                                dir.display(),
+                                files::describe(&e)
+                            ))
+                        })?;
+                    }
+                    Err(e) => {
+                        return Err(input(format!(
+                            "study: --out {}: {}",
+                            dir.display(),
+                            files::describe(&e)
+                        )));
+                    }
+                }
+                dir.to_path_buf()
+            }
+            None => {
+                let base = default_name();
+                let mut n = 1;
+                loop {
+                    let name = if n == 1 {
+                        base.clone()
+                    } else {
+                        format!("{base}-{n}")
+                    };
+                    match std::fs::create_dir(&name) {
+                        Ok(()) => break PathBuf::from(name),
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => {
+                            n += 1
+                        }
+                        Err(e) => {
+                            return Err(input(format!(
+                                "study: create {name}: {}",
+                                files::describe(&e)
+                            )));
+                        }
+                    }
+                }
+            }
+        };
+        Ok(Self {
+            dir,
+            created,
+            provenance: OnceLock::new(),
+        })
+    }
+
+    /// Removes the directory again when this run made it and wrote nothing (the study
+    /// failed before its first part ended).
+    pub fn discard(&self) {
+        if self.created {
+            let _ = std::fs::remove_dir(&self.dir);
+        }
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The page.
+    pub fn html(&self) -> PathBuf {
+        self.dir.join("report.html")
+    }
+
+    /// Writes `name` in the directory atomically (a temporary name, then rename).
+    fn put(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        let path = self.dir.join(name);
+        std::fs::write(&tmp, bytes)
+            .map_err(|e| input(format!("write {}: {}", tmp.display(), files::describe(&e))))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("rename {}", path.display()))
+    }
+
+    /// Writes every file of the report so far.
+    pub fn save(&self, r: &StudyReport) -> Result<()> {
+        let provenance = self
+            .provenance
+            .get_or_init(|| Provenance::here(Path::new(&r.dir)));
+        let env = &provenance.environment;
+        let json = super::json::document("study", r, provenance);
+        self.put("study.json", json.as_bytes())?;
+        let csv = |t: &super::csv::Table| super::csv::render(t);
+        self.put("write-read.csv", &csv(&r.table())?)?;
+        macro_rules! part_csv {
+            ($field:expr, $name:expr) => {
+                if let Some(x) = &$field {
+                    self.put(concat!($name, ".csv"), &csv(&x.table())?)?;
+                }
+            };
+        }
+        part_csv!(r.read_sweep, "read-sweep");
+        part_csv!(r.write_sweep, "write-sweep");
+        part_csv!(r.cache, "cache");
+        part_csv!(r.syscalls, "syscalls");
+        part_csv!(r.compare, "compare");
+        part_csv!(r.patterns, "patterns");
+        part_csv!(r.transfer, "transfer");
+        part_csv!(r.calibrate, "calibrate");
+        for s in sections(r, env) {
+            if let Some(chart) = &s.chart {
+                let svg = super::svg::render(chart)?;
+                self.put(&format!("{}.svg", s.part.name()), svg.as_bytes())?;
+            }
+        }
+        let command_line = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let page = super::html::study_page(r, env, &command_line)?;
+        self.put("report.html", page.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_default_name_is_a_date_and_a_time() {
+        let name = super::default_name();
+        assert!(name.starts_with("ioscope-report-20"), "{name}");
+        let tail = &name["ioscope-report-".len()..];
+        assert_eq!(tail.len(), 15, "{name}");
+        assert!(tail[..8].chars().all(|c| c.is_ascii_digit()));
+        assert_eq!(&tail[8..9], "-");
+    }
+}
