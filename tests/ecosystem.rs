@@ -250,18 +250,13 @@ fn a_saved_sweep_renders_to_the_fixture_markdown_exactly() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let dir = tempfile::tempdir().unwrap();
     let md = dir.path().join("sweep.md");
-    let out = ioscope()
+    ioscope()
         .arg("report")
         .arg(fixtures.join("sweep.json"))
         .arg("--markdown")
         .arg(&md)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .assert()
+        .success();
     let expected = std::fs::read_to_string(fixtures.join("sweep.md")).unwrap();
     assert_eq!(std::fs::read_to_string(&md).unwrap(), expected);
     tables(&expected);
@@ -301,12 +296,8 @@ fn every_command_with_a_csv_table_writes_markdown_tables() {
         assert!(!header.iter().any(|h| h.contains('_')), "{header:?}");
     }
     // The study writes its own report directory; a --markdown file is refused up front.
-    let out = ioscope()
-        .args(["study", dir.path().to_str().unwrap(), "--markdown", "s.md"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(one_line_stderr(&out).contains("--markdown"));
+    let d = dir.path().to_str().unwrap();
+    assert!(usage_error(&["study", d, "--markdown", "s.md"]).contains("--markdown"));
 }
 
 #[test]
@@ -316,41 +307,16 @@ fn markdown_follows_the_rules_of_the_other_output_files() {
     let p = f.to_str().unwrap();
     let md = file_with(dir.path(), "old.md", b"mine");
     let m = md.to_str().unwrap();
-    let out = ioscope()
-        .args(["sweep", p, "--block-sizes", "4k", "--markdown", m])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(one_line_stderr(&out).contains("--force"));
+    let sweep = ["sweep", p, "--block-sizes", "4k", "--markdown"];
+    assert!(usage_error(&[&sweep[..], &[m]].concat()).contains("--force"));
     assert_eq!(std::fs::read(&md).unwrap(), b"mine");
     for args in [
-        &[
-            "sweep",
-            p,
-            "--block-sizes",
-            "4k",
-            "--markdown",
-            p,
-            "--force",
-        ][..],
-        &["fast", p, "--markdown", p, "--force"][..],
+        [&sweep[..], &[p, "--force"]].concat(),
+        vec!["fast", p, "--markdown", p, "--force"],
     ] {
-        let out = ioscope().args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(one_line_stderr(&out).contains("being measured"));
+        assert!(usage_error(&args).contains("being measured"), "{args:?}");
     }
-    let out = ioscope()
-        .args([
-            "sweep",
-            p,
-            "--block-sizes",
-            "4k",
-            "--markdown",
-            m,
-            "--force",
-        ])
-        .output()
-        .unwrap();
+    let out = ioscope().args(sweep).args([m, "--force"]).output().unwrap();
     assert!(out.status.success());
     assert!(
         std::fs::read_to_string(&md)
@@ -488,8 +454,7 @@ fn the_manual_pages_render_without_warnings() {
             assert!(plain.contains("sweep(1)"), "subcommands listed: {plain}");
         }
     }
-    let out = ioscope().args(["man", "nonesuch"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert!(usage_error(&["man", "nonesuch"]).contains("no such subcommand"));
 }
 
 fn has_escape(bytes: &[u8]) -> bool {
@@ -576,15 +541,8 @@ fn quiet_prints_the_result_and_no_warnings() {
         );
         assert!(String::from_utf8_lossy(&quiet.stdout).contains("MiB/s"));
     }
-    let out = ioscope()
-        .args(["sweep", "/nonexistent", "-q"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        one_line_stderr(&out).starts_with("error:"),
-        "errors still print"
-    );
+    let error = usage_error(&["sweep", "/nonexistent", "-q"]);
+    assert!(error.starts_with("error:"), "errors still print");
 }
 
 #[test]
