@@ -7,79 +7,70 @@ use crate::cli::{Cli, Command, ExportArgs};
 use crate::cmd;
 use crate::cmd::harness::Harness;
 use crate::error::ExitKind;
-use crate::measure::env::Environment;
 use crate::options::{
     CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions, PatternsOptions,
     RunOptions, StudyOptions, SweepOptions, SyscallsOptions,
 };
 use crate::report::exports::Exportable;
+use crate::report::json::Provenance;
 use crate::report::outputs::Outputs;
 use crate::report::progress::Bar;
-use crate::report::{self, json, text};
+use crate::report::{self, json, markdown, text};
 use anyhow::{Context, Result};
+use std::cell::OnceCell;
 use std::path::Path;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitKind> {
     // Two sigaction calls: cheap enough even for `fast` on a small file.
     crate::interrupt::install();
-    let bar = Bar::new();
+    let quiet = cli.command.quiet();
+    report::set_quiet(quiet);
+    let bar = if quiet { Bar::hidden() } else { Bar::new() };
     let harness = Harness::system(&bar);
     match cli.command {
         Command::Run(args) => {
             let options = RunOptions::from_args(&args)?;
             let result = cmd::run::execute(&options, &harness)?;
-            finish(
-                &result,
-                &ExportOptions::json_only(options.json),
-                &Outputs::default(),
-                &options.path,
-            )
+            let export = ExportOptions::json_only(options.json);
+            finish(&result, &export, &Exports::default(), &options.path)
         }
         Command::Calibrate(args) => {
             let options = CalibrateOptions::from_args(&args)?;
             let result = cmd::calibrate::execute(&options, &harness)?;
-            finish(
-                &result,
-                &ExportOptions::json_only(options.json),
-                &Outputs::default(),
-                &options.path,
-            )
+            let export = ExportOptions::json_only(options.json);
+            finish(&result, &export, &Exports::default(), &options.path)
         }
         Command::Fast(args) => {
-            crate::interrupt::install();
             let options = FastOptions::from_args(&args)?;
+            let export = &options.export;
+            let out = reserve::<cmd::fast::FastReport>(export, &[&options.path])?;
             let result = cmd::fast::execute(&options)?;
             if options.verbose {
                 report::note(&text::fast_details(&result));
             }
-            finish(
-                &result,
-                &ExportOptions::json_only(options.json),
-                &Outputs::default(),
-                &options.path,
-            )
+            finish(&result, export, &out, &options.path)
         }
         Command::Compare(args) => {
             let options = CompareOptions::from_args(&args)?;
-            let export = &options.export;
-            let out = reserve::<cmd::compare::CompareReport>(export, &[&options.path])?;
-            let result = cmd::compare::execute(&options, &harness, &mut |r| save(r, &out))?;
-            finish(&result, export, &out, &options.path)
+            let (export, path) = (&options.export, options.path.as_path());
+            let out = reserve::<cmd::compare::CompareReport>(export, &[path])?;
+            let result = cmd::compare::execute(&options, &harness, &mut |r| save(r, &out, path))?;
+            finish(&result, export, &out, path)
         }
         Command::Sweep(args) => {
             let options = SweepOptions::from_args(&args)?;
-            let export = &options.export;
-            let out = reserve::<cmd::sweep::SweepReport>(export, &[&options.path])?;
-            let result = cmd::sweep::execute(&options, &harness, &mut |r| save(r, &out))?;
-            finish(&result, export, &out, &options.path)
+            let (export, path) = (&options.export, options.path.as_path());
+            let out = reserve::<cmd::sweep::SweepReport>(export, &[path])?;
+            let result = cmd::sweep::execute(&options, &harness, &mut |r| save(r, &out, path))?;
+            finish(&result, export, &out, path)
         }
         Command::Cache(args) => {
             let options = CacheOptions::from_args(&args)?;
-            let export = &options.export;
-            let out = reserve::<cmd::coldwarm::CacheReport>(export, &[&options.path])?;
-            let result = cmd::coldwarm::execute(&options, &harness, &mut |r| save(r, &out))?;
-            finish(&result, export, &out, &options.path)
+            let (export, path) = (&options.export, options.path.as_path());
+            let out = reserve::<cmd::coldwarm::CacheReport>(export, &[path])?;
+            let result = cmd::coldwarm::execute(&options, &harness, &mut |r| save(r, &out, path))?;
+            finish(&result, export, &out, path)
         }
         Command::Syscalls(args) => {
             let options = SyscallsOptions::from_args(&args)?;
@@ -90,14 +81,14 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
         }
         Command::Study(args) => {
             let options = StudyOptions::from_args(&args)?;
-            study(&options)
+            study(&options, quiet)
         }
         Command::Patterns(args) => {
             let options = PatternsOptions::from_args(&args)?;
-            let export = &options.export;
-            let out = reserve::<cmd::patterns::PatternsReport>(export, &[&options.path])?;
-            let result = cmd::patterns::execute(&options, &harness, &mut |r| save(r, &out))?;
-            finish(&result, export, &out, &options.path)
+            let (export, path) = (&options.export, options.path.as_path());
+            let out = reserve::<cmd::patterns::PatternsReport>(export, &[path])?;
+            let result = cmd::patterns::execute(&options, &harness, &mut |r| save(r, &out, path))?;
+            finish(&result, export, &out, path)
         }
         Command::Trace(args) => {
             let export = ExportOptions::from_args(&args.export, "trace")?;
@@ -120,7 +111,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                 report::emit(&json::document(
                     "send",
                     &result,
-                    &Environment::collect(Path::new(".")),
+                    &Provenance::here(Path::new(".")),
                 ))?;
             } else {
                 report::emit(&text::sent(&result))?;
@@ -134,7 +125,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                     Ok(session) if args.json => report::emit(&json::document(
                         "receive",
                         &session,
-                        &Environment::collect(&args.dir),
+                        &Provenance::here(&args.dir),
                     ))?,
                     Ok(session) => report::emit(&text::received(&session, !args.no_sync))?,
                     Err(e) if crate::error::exit_kind(&e) == ExitKind::Interrupted => {
@@ -157,8 +148,16 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             let options = cmd::transfer::TransferOptions::from_args(&args)?;
             let export = ExportOptions::from_args(&args.export, "transfer")?;
             let out = reserve::<cmd::transfer::TransferReport>(&export, &[])?;
-            let result = cmd::transfer::execute(&options, &mut |r| save(r, &out))?;
+            let result = cmd::transfer::execute(&options, &mut |r| save(r, &out, &options.to))?;
             finish(&result, &export, &out, &options.to)
+        }
+        Command::Completions { shell } => {
+            report::emit(&report::manual::completions(shell))?;
+            Ok(ExitKind::Success)
+        }
+        Command::Man { subcommand } => {
+            report::emit(&report::manual::man(subcommand.as_deref())?)?;
+            Ok(ExitKind::Success)
         }
         Command::SyscallLoop { calls } => {
             report::emit(&format!("{}\n", cmd::trace::syscall_loop(calls)))?;
@@ -203,7 +202,7 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
         Ok(Some(result)) => finish(
             &result,
             &ExportOptions::json_only(options.json),
-            &Outputs::default(),
+            &Exports::default(),
             &options.dir,
         ),
         Ok(None) => Ok(ExitKind::Success),
@@ -219,32 +218,58 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
     }
 }
 
+/// The files a command writes besides stdout, and who measured where (collected once, when
+/// the JSON document or the Markdown first needs it).
+#[derive(Default)]
+struct Exports {
+    files: Outputs,
+    provenance: OnceCell<Provenance>,
+}
+
+impl Exports {
+    fn provenance(&self, path: &Path) -> &Provenance {
+        self.provenance.get_or_init(|| Provenance::here(path))
+    }
+}
+
 /// Checks and reserves the output files before anything is measured.
-fn reserve<T: Exportable>(export: &ExportOptions, measured: &[&Path]) -> Result<Outputs> {
+fn reserve<T: Exportable>(export: &ExportOptions, measured: &[&Path]) -> Result<Exports> {
     let what = T::COMMAND;
     if export.svg.is_some() && !T::HAS_CHART {
         return Err(crate::error::input(format!(
-            "{what}: --svg: {what} has no chart; use --csv or --json"
+            "{what}: --svg: {what} has no chart; use --csv, --markdown or --json"
         )));
     }
-    Outputs::reserve(
-        export.csv.as_deref(),
-        export.svg.as_deref(),
-        export.force,
-        measured,
-        what,
-    )
+    let wanted: Vec<(&'static str, &Path)> = [
+        ("--csv", &export.csv),
+        ("--svg", &export.svg),
+        ("--markdown", &export.markdown),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
+    .collect();
+    Ok(Exports {
+        files: Outputs::reserve(&wanted, export.force, measured, what)?,
+        provenance: OnceCell::new(),
+    })
 }
 
-/// Writes the CSV and SVG files of a result (the whole result so far: called after every
-/// measured point, so an interruption or failure later loses nothing).
-fn save<T: Exportable>(result: &T, outputs: &Outputs) -> Result<()> {
-    outputs.write_csv(&report::csv::render(&result.table())?)?;
-    if outputs.wants_svg() {
+/// Writes the CSV, SVG and Markdown files of a result (the whole result so far: called
+/// after every measured point, so an interruption or failure later loses nothing); `path`
+/// is what was measured, for the environment.
+fn save<T: Exportable>(result: &T, out: &Exports, path: &Path) -> Result<()> {
+    out.files
+        .write_csv(&report::csv::render(&result.table())?)?;
+    if out.files.wants_svg() {
         let chart = result
             .chart()
             .with_context(|| format!("{} has no chart", T::COMMAND))?;
-        outputs.write_svg(report::svg::render(&chart)?.as_bytes())?;
+        out.files
+            .write("--svg", report::svg::render(&chart)?.as_bytes())?;
+    }
+    if out.files.wants_markdown() {
+        let text = markdown::render(result, out.provenance(path));
+        out.files.write("--markdown", text.as_bytes())?;
     }
     Ok(())
 }
@@ -254,12 +279,12 @@ fn save<T: Exportable>(result: &T, outputs: &Outputs) -> Result<()> {
 fn finish<T: Exportable>(
     result: &T,
     options: &ExportOptions,
-    outputs: &Outputs,
+    out: &Exports,
     path: &Path,
 ) -> Result<ExitKind> {
-    save(result, outputs)?;
+    save(result, out, path)?;
     let rendered = if options.json {
-        json::document(T::COMMAND, result, &Environment::collect(path))
+        json::document(T::COMMAND, result, out.provenance(path))
     } else {
         result.text()
     };
@@ -280,10 +305,14 @@ fn finish<T: Exportable>(
 
 /// `study`: the report directory is made first (a bad --out fails before anything is
 /// measured), rewritten after every part, and named at the end.
-fn study(options: &StudyOptions) -> Result<ExitKind> {
+fn study(options: &StudyOptions, quiet: bool) -> Result<ExitKind> {
     let out =
         crate::report::results::ResultDir::create(options.out.as_deref(), options.export.force)?;
-    let bar = crate::report::progress::StudyBar::new();
+    let bar = if quiet {
+        crate::report::progress::StudyBar::hidden()
+    } else {
+        crate::report::progress::StudyBar::new()
+    };
     let harness = Harness::system(&bar);
     let result = cmd::study::execute(options, &harness, &bar, &mut |r| out.save(r));
     drop(bar);
@@ -296,7 +325,7 @@ fn study(options: &StudyOptions) -> Result<ExitKind> {
         }
     };
     let dir = Path::new(&result.dir).to_path_buf();
-    let kind = finish(&result, &options.export, &Outputs::default(), &dir)?;
+    let kind = finish(&result, &options.export, &Exports::default(), &dir)?;
     report::note(&format!("report: {}\n", out.html().display()));
     Ok(kind)
 }
@@ -396,7 +425,7 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
 }
 
 /// A saved study: `DIR/study.json` or the document itself.
-fn load_study(path: &Path) -> Result<(cmd::study::StudyReport, Environment)> {
+fn load_study(path: &Path) -> Result<(cmd::study::StudyReport, crate::measure::env::Environment)> {
     use crate::error::input;
     let file = if path.is_dir() {
         path.join("study.json")
@@ -420,8 +449,9 @@ fn load_study(path: &Path) -> Result<(cmd::study::StudyReport, Environment)> {
             )
         }));
     }
-    let env: Environment = serde_json::from_value(value["environment"].clone())
-        .map_err(|e| input(format!("report {name}: bad environment: {e}")))?;
+    let env: crate::measure::env::Environment =
+        serde_json::from_value(value["environment"].clone())
+            .map_err(|e| input(format!("report {name}: bad environment: {e}")))?;
     let study = serde_json::from_value(value)
         .map_err(|e| input(format!("report {name}: not a valid {want} document: {e}")))?;
     Ok((study, env))
@@ -456,9 +486,12 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
         name: &str,
         schema: &str,
     ) -> Result<ExitKind> {
+        // Where and how it was measured is the saved run's, not this machine's.
+        let provenance: Provenance = serde_json::from_value(value.clone()).unwrap_or_default();
         let result: T = serde_json::from_value(value)
             .map_err(|e| input(format!("report {name}: not a valid {schema} document: {e}")))?;
         let out = reserve::<T>(options, &[path])?;
+        let _ = out.provenance.set(provenance);
         // The exit code is the re-rendering's, not the saved run's.
         finish(&result, options, &out, path).map(|_| ExitKind::Success)
     }

@@ -1,12 +1,20 @@
 //! The command line, as clap sees it: names, flags and help text. Syntax only; meaning
 //! (sizes, limits, defaults that depend on the machine) is decided in `options`.
 
-use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use clap::{
+    ArgGroup, Args, ColorChoice, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum,
+};
 use std::path::PathBuf;
 
 /// Measure, explain and verify file and storage I/O performance.
 #[derive(Debug, Parser)]
-#[command(name = "ioscope", version, about, propagate_version = true)]
+#[command(
+    name = "ioscope",
+    version = env!("IOSCOPE_VERSION"),
+    about,
+    propagate_version = true,
+    after_help = EXAMPLES_TOP
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -17,42 +25,206 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Read (-r) or write (-w) FILE with BLOCK_SIZE-sized calls and print the XOR checksum.
+    #[command(after_help = RUN)]
     Run(RunArgs),
     /// Find the file size whose read takes a "reasonable" time (5-15 s by default).
+    #[command(after_help = CALIBRATE)]
     Calibrate(CalibrateArgs),
     /// The whole study on one directory: write a scratch file, read it at many block sizes.
+    #[command(after_help = STUDY)]
     Study(StudyArgs),
     /// Print the XOR of FILE as fast as this machine allows, cold or warm (`-` is stdin).
+    #[command(after_help = FAST)]
     Fast(FastArgs),
     /// Read FILE with ioscope, dd, cat and fio in alternation and compare their rates.
+    #[command(after_help = COMPARE)]
     Compare(CompareArgs),
     /// Throughput against block size, with repeats, spread, kernel checks and a cost model.
+    #[command(after_help = SWEEP)]
     Sweep(SweepArgs),
     /// Cold read, warm read, cold again: the page cache's effect, proven by residency.
+    #[command(after_help = CACHE)]
     Cache(CacheArgs),
     /// The cost of a system call: 1-byte read() against lseek(), pread(), getpid().
+    #[command(after_help = SYSCALLS)]
     Syscalls(SyscallsArgs),
     /// iozone's tests (write, rewrite, read, reread, random, backward, stride, ...), fsync shown.
+    #[command(after_help = PATTERNS)]
     Patterns(PatternsArgs),
     /// Run CMD under ptrace and report the file-I/O system calls it really made.
+    #[command(after_help = TRACE)]
     Trace(TraceArgs),
     /// Send files to a receiver (`ioscope receive`), each verified and in place on arrival.
+    #[command(after_help = SEND)]
     Send(SendArgs),
     /// Receive files into DIR: names confined, nothing overwritten, every byte verified.
+    #[command(after_help = RECEIVE)]
     Receive(ReceiveArgs),
     /// Both ends on this machine: every sender × receiver method, small files and one large.
+    #[command(after_help = TRANSFER)]
     Transfer(TransferArgs),
     /// Many clients at once under MPI (`mpirun -np N ioscope mpi ...`), aggregated like IOR.
+    #[command(after_help = MPI)]
     Mpi(MpiArgs),
-    /// Re-render a saved JSON result (any command's --json) as text, CSV or SVG.
+    /// Re-render a saved JSON result (any command's --json) as text, CSV, Markdown or SVG.
+    #[command(after_help = REPORT)]
     Report(ReportArgs),
+    /// Print a shell completion script for SHELL (generated from these definitions).
+    #[command(after_help = COMPLETIONS)]
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), of ioscope or of one subcommand.
+    #[command(after_help = MAN)]
+    Man {
+        /// A subcommand whose page to print instead of the main one.
+        subcommand: Option<String>,
+    },
     /// Internal: CALLS getppid() calls, printing nanoseconds per call (trace's overhead).
-    #[command(name = "__syscall-loop", hide = true)]
+    /// Recognised by [`Cli::parse_args`] before clap, so neither help, completions nor the
+    /// manual page show it.
+    #[command(skip)]
     SyscallLoop {
         /// How many calls.
         calls: u64,
     },
 }
+
+/// The examples at the end of each `--help`.
+const EXAMPLES_TOP: &str = concat!(
+    "Examples:\n",
+    "  ioscope study\n",
+    "      the whole study in a new directory\n",
+    "  ioscope sweep big --markdown sweep.md\n",
+    "      throughput against block size, also as Markdown\n",
+    "  ioscope completions bash > ~/.local/share/bash-completion/completions/ioscope\n",
+    "      tab completion",
+);
+const RUN: &str = concat!(
+    "Examples:\n",
+    "  ioscope run big -w 1m 64 --seed 1\n",
+    "      create a 64 MiB file of seeded data, fsync'd\n",
+    "  ioscope run big -r 4k\n",
+    "      read it back in 4 KiB read() calls and print the XOR",
+);
+const CALIBRATE: &str = concat!(
+    "Examples:\n",
+    "  ioscope calibrate big 1m --grow\n",
+    "      grow big until a 1 MiB-block read takes 5-15 s\n",
+    "  ioscope calibrate big 4k --cache cold --min 2s --max 4s\n",
+    "      the size whose cold read takes 2-4 s",
+);
+const STUDY: &str = concat!(
+    "Examples:\n",
+    "  ioscope study\n",
+    "      the whole study here, its report in a new ./ioscope-report-DATE-TIME\n",
+    "  ioscope study /mnt/disk --level quick -o disk-report\n",
+    "      a quick study of another disk, its report in ./disk-report",
+);
+const FAST: &str = concat!(
+    "Examples:\n",
+    "  x=$(ioscope fast big)\n",
+    "      the XOR alone, as fast as this machine allows\n",
+    "  ioscope fast big --verbose --markdown fast.md\n",
+    "      how it was read, also as a Markdown table",
+);
+const COMPARE: &str = concat!(
+    "Examples:\n",
+    "  ioscope compare big\n",
+    "      ioscope, dd, cat and fio, warm and cold\n",
+    "  ioscope compare big --cache warm --repeat 5 --markdown cmp.md\n",
+    "      warm only, five runs each, a table to paste",
+);
+const SWEEP: &str = concat!(
+    "Examples:\n",
+    "  ioscope sweep big --block-sizes 4k,64k,1m --csv s.csv --svg s.svg\n",
+    "      three block sizes, with a CSV and a chart\n",
+    "  ioscope sweep big --cache cold --from 4k --to 16m --markdown s.md -q\n",
+    "      cold, quietly, as a Markdown table",
+);
+const CACHE: &str = concat!(
+    "Examples:\n",
+    "  ioscope cache big\n",
+    "      cold, warm and cold again with 1 MiB reads\n",
+    "  ioscope cache big --block-size 4k,1m --json > cache.json\n",
+    "      two block sizes, saved for `ioscope report`",
+);
+const SYSCALLS: &str = concat!(
+    "Examples:\n",
+    "  ioscope syscalls big\n",
+    "      read() of 1 byte against lseek() and getpid()\n",
+    "  ioscope syscalls big --sizes 1m,4m --markdown calls.md\n",
+    "      fewer calls, as a Markdown table",
+);
+const PATTERNS: &str = concat!(
+    "Examples:\n",
+    "  ioscope patterns .\n",
+    "      iozone's tests on a 64 MiB scratch file here\n",
+    "  ioscope patterns /mnt/disk --auto --size 256m --svg heat.svg\n",
+    "      every record and file size, a heat map per test",
+);
+const TRACE: &str = concat!(
+    "Examples:\n",
+    "  ioscope trace -- cp big copy\n",
+    "      the reads and writes cp really made\n",
+    "  ioscope trace --svg where.svg -- sqlite3 db.sqlite 'select count(*) from t'\n",
+    "      where in each file the calls went",
+);
+const SEND: &str = concat!(
+    "Examples:\n",
+    "  ioscope send 127.0.0.1:7878 big dir/\n",
+    "      send a file and a directory to `ioscope receive`\n",
+    "  ioscope send unix:/tmp/io.sock big --method sendfile\n",
+    "      over a Unix socket with sendfile()",
+);
+const RECEIVE: &str = concat!(
+    "Examples:\n",
+    "  ioscope receive incoming --once\n",
+    "      take one connection's files into ./incoming\n",
+    "  ioscope receive incoming --listen unix:/tmp/io.sock --method splice\n",
+    "      on a Unix socket, written with splice()",
+);
+const TRANSFER: &str = concat!(
+    "Examples:\n",
+    "  ioscope transfer\n",
+    "      every method pair on ten small files and one of 64 MiB\n",
+    "  ioscope transfer big --unix --markdown transfer.md\n",
+    "      a given file over a Unix socket, as Markdown",
+);
+const REPORT: &str = concat!(
+    "Examples:\n",
+    "  ioscope report sweep.json --markdown sweep.md --svg sweep.svg\n",
+    "      a saved `sweep --json` again, as Markdown tables and a chart\n",
+    "  ioscope report usb-report shm-report -o compare.html\n",
+    "      two studies side by side: curves overlaid, a column per medium",
+);
+const MPI: &str = concat!(
+    "Examples:\n",
+    "  mpirun -np 4 ioscope mpi both /shared/scratch --layout shared-strided\n",
+    "      four ranks write one shared file, each reads its neighbour's blocks\n",
+    "  mpirun -np 2 ioscope mpi write /nfs/dir --size 1g --json\n",
+    "      a file per rank, 1 GiB each, aggregated as JSON",
+);
+const COMPLETIONS: &str = concat!(
+    "Examples:\n",
+    "  source <(ioscope completions bash)\n",
+    "      completion in this bash session\n",
+    "  ioscope completions zsh > ~/.zfunc/_ioscope\n",
+    "      install for zsh (~/.zfunc on $fpath)\n",
+    "  ioscope completions fish > ~/.config/fish/completions/ioscope.fish\n",
+    "      install for fish",
+);
+const MAN: &str = concat!(
+    "Examples:\n",
+    "  ioscope man | man -l -\n",
+    "      read the manual page now\n",
+    "  ioscope man > ~/.local/share/man/man1/ioscope.1\n",
+    "      install it for `man ioscope`\n",
+    "  ioscope man sweep | man -l -\n",
+    "      the page of one subcommand",
+);
 
 /// `ioscope run FILE -r|-w BLOCK_SIZE [BLOCK_COUNT]`
 #[derive(Debug, Args)]
@@ -152,6 +324,9 @@ pub struct CalibrateArgs {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Print only the result and errors: no progress bar, no warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `ioscope study [DIR]`
@@ -199,6 +374,9 @@ pub struct StudyArgs {
     /// are replaced).
     #[arg(long)]
     pub force: bool,
+    /// Only the result and errors: no progress bar, no warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `ioscope fast FILE`
@@ -227,6 +405,12 @@ pub struct FastArgs {
     /// Print one JSON document instead of the checksum line.
     #[arg(long)]
     pub json: bool,
+    /// Also write the figures of --verbose as a Markdown table to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Overwrite an existing --markdown file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Which cache states a command measures in.
@@ -439,9 +623,16 @@ pub struct ExportArgs {
     /// Also draw a chart as SVG to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Also write the tables as GitHub-flavoured Markdown to FILE (units in the headers,
+    /// the spread beside each median, where and how it was measured).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
     /// Overwrite existing output files.
     #[arg(long)]
     pub force: bool,
+    /// Print only the result and errors: no progress bar, no warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Whether sweep reads or writes.
@@ -604,12 +795,40 @@ pub struct ReportArgs {
     pub export: ExportArgs,
 }
 
+impl Command {
+    /// Whether `-q/--quiet` was given: no progress bar and no warnings, only the result and
+    /// errors.
+    pub fn quiet(&self) -> bool {
+        match self {
+            Command::Calibrate(a) => a.quiet,
+            Command::Study(a) => a.quiet,
+            Command::Compare(CompareArgs { export, .. })
+            | Command::Sweep(SweepArgs { export, .. })
+            | Command::Cache(CacheArgs { export, .. })
+            | Command::Syscalls(SyscallsArgs { export, .. })
+            | Command::Patterns(PatternsArgs { export, .. })
+            | Command::Trace(TraceArgs { export, .. })
+            | Command::Transfer(TransferArgs { export, .. })
+            | Command::Report(ReportArgs { export, .. }) => export.quiet,
+            _ => false,
+        }
+    }
+}
+
 impl Cli {
     /// Parses the command line. `ioscope fast FILE` alone is recognised without building
     /// clap's parser: it is the headline job, and on small files process start-up is most of
     /// its time. Anything else (flags, help, errors) goes through clap as usual.
     pub fn parse_args() -> Self {
         let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if let [_, command, calls] = args.as_slice()
+            && command == "__syscall-loop"
+            && let Some(calls) = calls.to_str().and_then(|c| c.parse().ok())
+        {
+            return Self {
+                command: Command::SyscallLoop { calls },
+            };
+        }
         if let [_, command, file] = args.as_slice() {
             let plain = file == "-" || !file.as_encoded_bytes().starts_with(b"-");
             if command == "fast" && plain {
@@ -623,10 +842,19 @@ impl Cli {
                         allow_device: false,
                         verbose: false,
                         json: false,
+                        markdown: None,
+                        force: false,
                     }),
                 };
             }
         }
-        <Self as Parser>::parse_from(args)
+        // clap colours help and errors only on a terminal; NO_COLOR (https://no-color.org:
+        // set and not empty) turns that off too.
+        let color = match std::env::var_os("NO_COLOR") {
+            Some(v) if !v.is_empty() => ColorChoice::Never,
+            _ => ColorChoice::Auto,
+        };
+        let matches = Self::command().color(color).get_matches_from(args);
+        Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     }
 }

@@ -376,8 +376,8 @@ pub struct FastOptions {
     pub allow_device: bool,
     /// Details on stderr.
     pub verbose: bool,
-    /// JSON output.
-    pub json: bool,
+    /// JSON output and the `--markdown` file.
+    pub export: ExportOptions,
 }
 
 impl FastOptions {
@@ -408,7 +408,12 @@ impl FastOptions {
             depth,
             allow_device: args.allow_device,
             verbose: args.verbose,
-            json: args.json,
+            export: ExportOptions {
+                json: args.json,
+                markdown: args.markdown.clone(),
+                force: args.force,
+                ..ExportOptions::default()
+            },
         })
     }
 }
@@ -463,12 +468,14 @@ pub struct ExportOptions {
     pub csv: Option<PathBuf>,
     /// SVG file to write.
     pub svg: Option<PathBuf>,
+    /// Markdown file to write.
+    pub markdown: Option<PathBuf>,
     /// Replace existing output files.
     pub force: bool,
 }
 
 impl ExportOptions {
-    /// Text or JSON on stdout, no files: for commands without `--csv`/`--svg`.
+    /// Text or JSON on stdout, no files: for commands without `--csv`/`--svg`/`--markdown`.
     pub fn json_only(json: bool) -> Self {
         Self {
             json,
@@ -483,6 +490,7 @@ impl ExportOptions {
             json: args.json,
             csv: args.csv.clone(),
             svg: args.svg.clone(),
+            markdown: args.markdown.clone(),
             force: args.force,
         })
     }

@@ -193,9 +193,31 @@ pub fn format_seconds(seconds: f64) -> String {
     }
 }
 
+/// The UTC calendar date of a Unix time, `YYYY-MM-DD` (the civil-from-days algorithm).
+pub fn format_date(unix_seconds: u64) -> String {
+    let z = (unix_seconds / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unix_times_become_utc_calendar_dates() {
+        assert_eq!(format_date(0), "1970-01-01");
+        assert_eq!(format_date(951_782_400), "2000-02-29");
+        assert_eq!(format_date(1_700_000_000), "2023-11-14");
+        assert_eq!(format_date(4_107_542_399), "2100-02-28");
+    }
 
     #[test]
     fn sizes_accept_every_documented_form() {

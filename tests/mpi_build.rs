@@ -45,9 +45,10 @@ fn report_renders_a_saved_mpi_result_in_any_build() {
     let report = execute(&options, &Solo, &Harness::system(&NoProgress))
         .expect("one rank runs")
         .expect("rank 0 has the report");
-    let env = ioscope::measure::env::Environment::collect(dir.path());
+    let here = ioscope::report::json::Provenance::here(dir.path());
     let doc: serde_json::Value =
-        serde_json::from_str(&ioscope::report::json::document("mpi", &report, &env)).expect("JSON");
+        serde_json::from_str(&ioscope::report::json::document("mpi", &report, &here))
+            .expect("JSON");
     assert_eq!(doc["schema"], "ioscope/mpi/v2");
     let text = common::report_text(&doc);
     assert!(text.contains("mpi both in"), "{text}");

@@ -92,6 +92,7 @@ fn a_study_verifies_its_reads_and_writes_every_file_of_the_report() {
     for name in [
         "study.json",
         "report.html",
+        "report.md",
         "write-read.csv",
         "read-sweep.csv",
         "read-sweep.svg",
@@ -119,6 +120,13 @@ fn a_study_verifies_its_reads_and_writes_every_file_of_the_report() {
         );
     }
     assert!(html.contains("id=\"chart-read-sweep\""));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.starts_with("# ioscope study of "), "{md:.200}");
+    assert!(
+        md.contains("![Read throughput") && md.contains("](read-sweep.svg)"),
+        "charts linked"
+    );
+    assert!(md.lines().any(|l| l.starts_with("| --- |")), "tables");
     // The scratch file is gone; the studied directory is as it was.
     assert!(
         scratch_files(dir.path()).is_empty(),

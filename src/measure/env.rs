@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// Where and on what a measurement ran.
+/// Where and on what a measurement ran (read back from saved documents by `report`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Environment {

@@ -1,5 +1,5 @@
-//! One exporter for every result: a text rendering, a CSV table and an SVG chart built
-//! from the same typed result (so the three always agree), the JSON schema it is saved
+//! One exporter for every result: a text rendering, a CSV table, Markdown and an SVG chart
+//! built from the same typed result (so they always agree), the JSON schema it is saved
 //! under, its warnings and whether its checks held. `ioscope report` re-renders any of them.
 
 use super::csv::Table;
@@ -35,6 +35,14 @@ pub trait Exportable: Serialize + DeserializeOwned {
     fn text(&self) -> String;
     /// The same figures as a CSV table (raw numbers).
     fn table(&self) -> Table;
+    /// The same figures as Markdown blocks (tables with units in their headers, notes); by
+    /// default the CSV table made readable (`markdown::humanize`).
+    fn markdown(&self) -> Vec<String> {
+        vec![super::markdown::table(
+            &super::markdown::humanize(&self.table()),
+            None,
+        )]
+    }
     /// The same figures as a chart, for results that have one.
     fn chart(&self) -> Option<Chart> {
         None
@@ -88,6 +96,9 @@ impl Exportable for SweepReport {
     const HAS_CHART: bool = true;
     fn text(&self) -> String {
         super::text::sweep(self)
+    }
+    fn markdown(&self) -> Vec<String> {
+        super::markdown::sweep(self)
     }
     fn ok(&self) -> bool {
         SweepReport::ok(self)
@@ -256,6 +267,9 @@ impl Exportable for CacheReport {
     fn text(&self) -> String {
         super::text::cache(self)
     }
+    fn markdown(&self) -> Vec<String> {
+        super::markdown::cache(self)
+    }
     fn ok(&self) -> bool {
         CacheReport::ok(self)
     }
@@ -321,6 +335,9 @@ impl Exportable for SyscallsReport {
     const HAS_CHART: bool = true;
     fn text(&self) -> String {
         super::text::syscalls(self)
+    }
+    fn markdown(&self) -> Vec<String> {
+        super::markdown::syscalls(self)
     }
     fn ok(&self) -> bool {
         SyscallsReport::ok(self)
@@ -471,6 +488,9 @@ impl Exportable for FastReport {
     fn text(&self) -> String {
         super::text::fast(self)
     }
+    fn markdown(&self) -> Vec<String> {
+        super::markdown::fast(self)
+    }
     fn table(&self) -> Table {
         one_row(&[
             ("file", self.file.clone()),
@@ -552,6 +572,9 @@ impl Exportable for CompareReport {
     }
     fn text(&self) -> String {
         super::text::compare(self)
+    }
+    fn markdown(&self) -> Vec<String> {
+        super::markdown::compare(self)
     }
     fn table(&self) -> Table {
         let rows = self

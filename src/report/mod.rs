@@ -1,10 +1,12 @@
-//! Rendering: human text, JSON and the progress bar. Renderers return strings; only
+//! Rendering: human text, JSON, CSV, Markdown, SVG and the progress bar. Renderers return strings; only
 //! [`emit`] and [`warn`] write, to stdout and stderr respectively.
 
 pub mod csv;
 pub mod exports;
 pub mod html;
 pub mod json;
+pub mod manual;
+pub mod markdown;
 pub mod outputs;
 pub mod progress;
 pub mod results;
@@ -13,6 +15,15 @@ pub mod svg;
 pub mod text;
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `-q/--quiet`: warnings are not printed (errors and the result still are).
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silences [`warn`] for the rest of the process (`-q/--quiet`).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
 
 /// Writes a rendered result to stdout. A closed pipe (`| head`) is not an error; any other
 /// failure is `write stdout: <reason>` (a full disk, a closed stdout).
@@ -43,8 +54,11 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes one warning line to stderr.
+/// Writes one warning line to stderr (nothing with `--quiet`).
 pub fn warn(message: &str) {
+    if QUIET.load(Ordering::Relaxed) {
+        return;
+    }
     let _ = writeln!(std::io::stderr(), "warning: {message}");
 }
 

@@ -1,4 +1,4 @@
-//! Output files (`--csv`, `--svg`): reserved before anything is measured, rewritten whole
+//! Output files (`--csv`, `--svg`, `--markdown`): reserved before anything is measured, rewritten whole
 //! and atomically after every measured point, never clobbering what the user did not give
 //! up. Without `--force` each path is created exclusively at once (so nothing can appear
 //! there during a long run and be overwritten); with `--force` an existing regular file is
@@ -36,11 +36,10 @@ fn stamp(path: &Path) -> Option<Stamp> {
         .map(|m| (m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
 }
 
-/// The output files of one command.
+/// The output files of one command, each under its flag (`--csv`, `--svg`, `--markdown`).
 #[derive(Debug, Default)]
 pub struct Outputs {
-    csv: Option<Output>,
-    svg: Option<Output>,
+    files: Vec<Output>,
 }
 
 /// Who a path is: its device and inode when it exists, else its canonical directory and
@@ -54,27 +53,25 @@ fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
 }
 
 impl Outputs {
-    /// Checks and reserves `--csv` and `--svg` for `what` (e.g. `sweep FILE`); `measured`
-    /// are the files the command reads or writes, which no output may be.
+    /// Checks and reserves the `wanted` outputs (flag and path, e.g. `("--csv", r.csv)`) for
+    /// `what` (e.g. `sweep FILE`); `measured` are the files the command reads or writes,
+    /// which no output may be.
     pub fn reserve(
-        csv: Option<&Path>,
-        svg: Option<&Path>,
+        wanted: &[(&'static str, &Path)],
         force: bool,
         measured: &[&Path],
         what: &str,
     ) -> Result<Self> {
-        let wanted: Vec<(&'static str, &Path)> = [("--csv", csv), ("--svg", svg)]
-            .into_iter()
-            .filter_map(|(flag, p)| p.map(|p| (flag, p)))
-            .collect();
         let ids: Vec<_> = wanted.iter().map(|(_, p)| identity(p)).collect();
-        if let [Some(a), Some(b)] = ids.as_slice()
-            && a == b
-        {
-            return Err(input(format!(
-                "{what}: --csv and --svg name the same file {}; give each its own path",
-                wanted[0].1.display()
-            )));
+        for (i, a) in ids.iter().enumerate() {
+            if let Some(j) = (i + 1..ids.len()).find(|&j| a.is_some() && ids[j] == *a) {
+                return Err(input(format!(
+                    "{what}: {} and {} name the same file {}; give each its own path",
+                    wanted[i].0,
+                    wanted[j].0,
+                    wanted[i].1.display()
+                )));
+            }
         }
         for ((flag, path), id) in wanted.iter().zip(&ids) {
             let hit = measured
@@ -89,29 +86,37 @@ impl Outputs {
             }
         }
         let mut outputs = Outputs::default();
-        for (flag, path) in wanted {
-            let output = Output::reserve(flag, path, force, what)?;
-            match flag {
-                "--csv" => outputs.csv = Some(output),
-                _ => outputs.svg = Some(output),
-            }
+        for &(flag, path) in wanted {
+            // Pushed one by one: an error drops those reserved so far, removing them again.
+            outputs
+                .files
+                .push(Output::reserve(flag, path, force, what)?);
         }
         Ok(outputs)
     }
 
+    fn get(&self, flag: &str) -> Option<&Output> {
+        self.files.iter().find(|o| o.flag == flag)
+    }
+
     /// Whether `--svg` was given.
     pub fn wants_svg(&self) -> bool {
-        self.svg.is_some()
+        self.get("--svg").is_some()
+    }
+
+    /// Whether `--markdown` was given.
+    pub fn wants_markdown(&self) -> bool {
+        self.get("--markdown").is_some()
+    }
+
+    /// Replaces the content of the output under `flag` with `bytes`, if it was given.
+    pub fn write(&self, flag: &str, bytes: &[u8]) -> Result<()> {
+        self.get(flag).map_or(Ok(()), |o| o.write(bytes))
     }
 
     /// Replaces the CSV file's content with `bytes`, if `--csv` was given.
     pub fn write_csv(&self, bytes: &[u8]) -> Result<()> {
-        self.csv.as_ref().map_or(Ok(()), |o| o.write(bytes))
-    }
-
-    /// Replaces the SVG file's content with `bytes`, if `--svg` was given.
-    pub fn write_svg(&self, bytes: &[u8]) -> Result<()> {
-        self.svg.as_ref().map_or(Ok(()), |o| o.write(bytes))
+        self.write("--csv", bytes)
     }
 }
 
@@ -237,7 +242,7 @@ mod tests {
     fn a_new_path_is_reserved_at_once_and_removed_if_nothing_was_written() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("r.csv");
-        let outputs = Outputs::reserve(Some(&csv), None, false, &[], "t").unwrap();
+        let outputs = Outputs::reserve(&[("--csv", csv.as_path())], false, &[], "t").unwrap();
         assert!(csv.exists(), "reserved before measuring");
         drop(outputs);
         assert!(!csv.exists(), "an empty reservation is removed");
@@ -247,7 +252,7 @@ mod tests {
     fn written_content_replaces_the_file_whole_each_time() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("r.csv");
-        let outputs = Outputs::reserve(Some(&csv), None, false, &[], "t").unwrap();
+        let outputs = Outputs::reserve(&[("--csv", csv.as_path())], false, &[], "t").unwrap();
         outputs.write_csv(b"a,b\n1,2\n").unwrap();
         outputs.write_csv(b"a,b\n1,2\n3,4\n").unwrap();
         drop(outputs);
@@ -260,12 +265,18 @@ mod tests {
     fn one_path_for_two_outputs_or_for_the_measured_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let x = dir.path().join("x");
-        let err = Outputs::reserve(Some(&x), Some(&x), true, &[], "t").unwrap_err();
+        let err = Outputs::reserve(
+            &[("--csv", x.as_path()), ("--svg", x.as_path())],
+            true,
+            &[],
+            "t",
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("same file"), "{err}");
         assert!(!x.exists());
         let data = dir.path().join("data");
         std::fs::write(&data, b"keep").unwrap();
-        let err = Outputs::reserve(Some(&data), None, true, &[&data], "t").unwrap_err();
+        let err = Outputs::reserve(&[("--csv", data.as_path())], true, &[&data], "t").unwrap_err();
         assert!(err.to_string().contains("being measured"), "{err}");
         assert_eq!(std::fs::read(&data).unwrap(), b"keep");
     }
@@ -275,9 +286,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("old.csv");
         std::fs::write(&csv, b"old").unwrap();
-        let err = Outputs::reserve(Some(&csv), None, false, &[], "t").unwrap_err();
+        let err = Outputs::reserve(&[("--csv", csv.as_path())], false, &[], "t").unwrap_err();
         assert!(err.to_string().contains("--force"), "{err}");
-        let outputs = Outputs::reserve(Some(&csv), None, true, &[], "t").unwrap();
+        let outputs = Outputs::reserve(&[("--csv", csv.as_path())], true, &[], "t").unwrap();
         assert_eq!(
             std::fs::read(&csv).unwrap(),
             b"old",
@@ -285,8 +296,8 @@ mod tests {
         );
         drop(outputs);
         assert_eq!(std::fs::read(&csv).unwrap(), b"old", "never written: kept");
-        let err =
-            Outputs::reserve(Some(Path::new("/proc/version")), None, true, &[], "t").unwrap_err();
+        let proc_version = Path::new("/proc/version");
+        let err = Outputs::reserve(&[("--csv", proc_version)], true, &[], "t").unwrap_err();
         assert!(err.to_string().contains("/proc"), "{err}");
     }
 }

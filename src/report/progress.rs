@@ -42,6 +42,13 @@ impl Bar {
         }
     }
 
+    /// A bar that never shows (`--quiet`).
+    pub fn hidden() -> Self {
+        let bar = Self::new();
+        let _ = bar.enabled.set(false);
+        bar
+    }
+
     fn enabled(&self) -> bool {
         *self.enabled.get_or_init(|| std::io::stderr().is_terminal())
     }
@@ -120,6 +127,8 @@ impl Drop for Bar {
 /// The study's one bar: the whole study, its current part and step, and an ETA that the
 /// parts already finished correct (their real time against the level's estimate).
 pub struct StudyBar {
+    /// `--quiet`: no bar and no opening line.
+    silent: bool,
     shared: std::sync::Arc<Mutex<StudyState>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     ticker: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -181,7 +190,16 @@ impl Default for StudyBar {
 impl StudyBar {
     /// A bar on stderr when it is a terminal; nothing otherwise.
     pub fn new() -> Self {
-        let bar = std::io::stderr().is_terminal().then(|| {
+        Self::with(false)
+    }
+
+    /// Nothing on stderr at all (`--quiet`).
+    pub fn hidden() -> Self {
+        Self::with(true)
+    }
+
+    fn with(silent: bool) -> Self {
+        let bar = (!silent && std::io::stderr().is_terminal()).then(|| {
             ProgressBar::new(1).with_style(
                 ProgressStyle::with_template("{msg} [{bar:30}] {percent}%")
                     .expect("the template is valid")
@@ -217,6 +235,7 @@ impl StudyBar {
             })
         };
         Self {
+            silent,
             shared,
             stop,
             ticker: Mutex::new(ticker),
@@ -226,6 +245,9 @@ impl StudyBar {
 
 impl crate::cmd::study::StudyObserver for StudyBar {
     fn begin(&self, level: crate::cmd::study::Level, estimate: f64) {
+        if self.silent {
+            return;
+        }
         let line = format!(
             "study at the {} level: {} (as measured on a 2-vCPU VM; a slower medium takes longer); Ctrl-C stops it and keeps what was measured\n",
             level.name(),

@@ -8,7 +8,7 @@ use super::study::sections;
 use crate::cmd::study::StudyReport;
 use crate::error::input;
 use crate::files;
-use crate::measure::env::Environment;
+use crate::report::json::Provenance;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -19,7 +19,7 @@ pub struct ResultDir {
     created: bool,
     /// `.ioscope-writing`: claims the directory for this run (removed at the end).
     lock: PathBuf,
-    env: OnceLock<Environment>,
+    provenance: OnceLock<Provenance>,
 }
 
 const LOCK: &str = ".ioscope-writing";
@@ -29,6 +29,7 @@ fn own_files() -> Vec<String> {
     let mut names = vec![
         "study.json".to_string(),
         "report.html".to_string(),
+        "report.md".to_string(),
         "write-read.csv".to_string(),
     ];
     for part in crate::cmd::study::Part::ALL {
@@ -49,19 +50,10 @@ fn default_name() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let rest = secs % 86_400;
     format!(
-        "ioscope-report-{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        "ioscope-report-{}-{:02}{:02}{:02}",
+        crate::units::format_date(secs).replace('-', ""),
         rest / 3600,
         rest / 60 % 60,
         rest % 60
@@ -157,7 +149,7 @@ impl ResultDir {
             dir,
             created,
             lock,
-            env: OnceLock::new(),
+            provenance: OnceLock::new(),
         })
     }
 
@@ -191,10 +183,11 @@ impl ResultDir {
 
     /// Writes every file of the report so far.
     pub fn save(&self, r: &StudyReport) -> Result<()> {
-        let env = self
-            .env
-            .get_or_init(|| Environment::collect(Path::new(&r.dir)));
-        let json = super::json::document("study", r, env);
+        let provenance = self
+            .provenance
+            .get_or_init(|| Provenance::here(Path::new(&r.dir)));
+        let env = &provenance.environment;
+        let json = super::json::document("study", r, provenance);
         self.put("study.json", json.as_bytes())?;
         let csv = |t: &super::csv::Table| super::csv::render(t);
         self.put("write-read.csv", &csv(&r.table())?)?;
@@ -224,8 +217,63 @@ impl ResultDir {
             .collect::<Vec<_>>()
             .join(" ");
         let page = super::html::study_page(r, env, &command_line)?;
-        self.put("report.html", page.as_bytes())
+        self.put("report.html", page.as_bytes())?;
+        self.put("report.md", markdown(r, provenance).as_bytes())
     }
+}
+
+/// `report.md`: the page as GitHub-flavoured Markdown — the summary, then per part how it
+/// was measured, its chart as a link to the SVG beside it, its table and its sentences — to
+/// paste into a course report or commit beside the code.
+fn markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> String {
+    use super::markdown::{escape, list, table};
+    let grid = |g: &super::study::Grid| super::csv::Table {
+        header: g.header.clone(),
+        rows: g.rows.clone(),
+    };
+    let mut blocks = Vec::new();
+    if !r.complete {
+        blocks.push(
+            "**Partial report:** the study was interrupted; the parts not reached are missing.\n"
+                .to_string(),
+        );
+    }
+    let summary = super::study::Grid {
+        header: vec!["figure".into(), "median".into(), "spread / basis".into()],
+        rows: super::study::headlines(r)
+            .into_iter()
+            .map(|h| vec![h.label, h.value, h.spread])
+            .collect(),
+    };
+    blocks.push(table(&grid(&summary), Some("Summary")));
+    for s in sections(r, &provenance.environment) {
+        let mut block = format!("## {}\n\n", escape(s.part.title()));
+        if let Some(status) = &s.status {
+            block.push_str(&format!("*{}*\n\n", escape(status)));
+        }
+        if !s.how.is_empty() {
+            block.push_str(&format!("{}\n\n", escape(&s.how)));
+        }
+        if s.chart.is_some() {
+            let name = s.part.name();
+            block.push_str(&format!("![{}]({name}.svg)\n\n", escape(s.part.title())));
+        }
+        blocks.push(block);
+        if !s.grid.rows.is_empty() {
+            blocks.push(table(&grid(&s.grid), None));
+        }
+        if !s.why.is_empty() {
+            blocks.push(list("Why:", &s.why));
+        }
+        if !s.warnings.is_empty() {
+            blocks.push(list("Warnings:", &s.warnings));
+        }
+    }
+    super::markdown::document(
+        &format!("ioscope study of {} ({} level)", r.dir, r.level.name()),
+        provenance,
+        &blocks,
+    )
 }
 
 #[cfg(test)]

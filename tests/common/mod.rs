@@ -62,6 +62,14 @@ pub fn one_line_stderr(out: &std::process::Output) -> String {
     lines[0].to_string()
 }
 
+/// Runs ioscope with `args`, expects a usage or input error (exit 2), and returns the one
+/// line it printed on stderr.
+pub fn usage_error(args: &[&str]) -> String {
+    let out = ioscope().args(args).output().expect("run ioscope");
+    assert_eq!(out.status.code(), Some(2), "ioscope {args:?}");
+    one_line_stderr(&out)
+}
+
 /// True when this process runs as root (permission tests need another user then).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.

@@ -24,7 +24,7 @@ pub use mpi::mpi;
 pub use patterns::patterns;
 pub use run::run;
 pub use study::study;
-pub use sweep::{sweep, sweep_explanation};
+pub use sweep::{checks_cell, sweep, sweep_explanation, sweep_notes};
 pub use syscalls::{syscalls, syscalls_explanation};
 pub use trace::trace;
 pub use transfer::{received, sent, transfer, transfer_why};
@@ -72,7 +72,7 @@ fn cpu_line(e: &Elapsed, threads: usize) -> String {
 }
 
 /// CPU share for a table cell, or `-` where the run was too short for it to mean anything.
-fn cpu_cell(percent: f64, seconds: f64) -> String {
+pub(crate) fn cpu_cell(percent: f64, seconds: f64) -> String {
     if seconds < CPU_MEANINGFUL_SECONDS {
         "-".to_string()
     } else {
@@ -148,10 +148,10 @@ fn right_align(table: &mut Table, cols: std::ops::Range<usize>) {
     }
 }
 
-fn pct(fraction: f64) -> String {
+pub(crate) fn pct(fraction: f64) -> String {
     format!("{:.1}%", 100.0 * fraction)
 }
 
-fn mib(bytes_per_second: f64) -> f64 {
+pub(crate) fn mib(bytes_per_second: f64) -> f64 {
     bytes_per_second / crate::units::MIB as f64
 }

@@ -1,7 +1,7 @@
 //! `sweep`: the table of points, the fitted model and one sentence per cache state.
 
 use super::{cpu_cell, mib, pct, right_align, table_with};
-use crate::cmd::sweep::{Analysis, SweepReport};
+use crate::cmd::sweep::{Analysis, SweepPoint, SweepReport};
 use crate::measure::cache::Verdict;
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
@@ -59,13 +59,7 @@ pub fn sweep(r: &SweepReport) -> String {
             }
         });
         let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
-        let checks = if p.runs.iter().all(|run| run.checks.is_empty()) {
-            "-"
-        } else if p.checks_ok {
-            "ok"
-        } else {
-            "MISMATCH"
-        };
+        let checks = checks_cell(p);
         table.add_row(vec![
             p.cache.map_or(op, |c| c.name()).to_string(),
             format_block_size(p.block_size),
@@ -81,17 +75,38 @@ pub fn sweep(r: &SweepReport) -> String {
     }
     right_align(&mut table, 2..7);
     let _ = writeln!(out, "{table}");
+    for note in sweep_notes(r) {
+        let _ = writeln!(out, "{note}");
+    }
+    out
+}
+
+/// The kernel checks of a point in one word: `ok`, `MISMATCH`, or `-` where none were made.
+pub fn checks_cell(p: &SweepPoint) -> &'static str {
+    if p.runs.iter().all(|run| run.checks.is_empty()) {
+        "-"
+    } else if p.checks_ok {
+        "ok"
+    } else {
+        "MISMATCH"
+    }
+}
+
+/// The lines under the table: the fitted model and one sentence per cache state, and what
+/// the reader must know about the rows (an engine that bypasses the cache, a flagged run).
+pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let op = r.op.name();
     for a in &r.analyses {
         let label = a.cache.map_or(op, |c| c.name());
         if let Some(m) = a.model {
-            let _ = writeln!(
-                out,
+            out.push(format!(
                 "model ({label}): time = calls x {} + bytes / {}",
                 format_seconds(m.seconds_per_call),
                 format_mib_per_s(m.bytes_per_second)
-            );
+            ));
         }
-        let _ = writeln!(out, "{label}: {}", sweep_explanation(r.op, a));
+        out.push(format!("{label}: {}", sweep_explanation(r.op, a)));
     }
     let bypassed = r
         .points
@@ -99,16 +114,15 @@ pub fn sweep(r: &SweepReport) -> String {
         .flat_map(|p| &p.runs)
         .any(|run| run.cache.is_some_and(|c| c.verdict == Verdict::Bypassed));
     if bypassed {
-        let _ = writeln!(
-            out,
+        out.push(format!(
             "the {} engine bypasses the page cache: its 'warm' rows are device rates",
             r.engine
-        );
+        ));
     }
     if r.points.iter().any(|p| !p.state_ok) {
-        let _ = writeln!(
-            out,
+        out.push(
             "(!) a run did not start in its cache state: see 'resident before' and the warnings"
+                .to_string(),
         );
     }
     out
