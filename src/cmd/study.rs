@@ -615,6 +615,34 @@ impl Context_<'_> {
         ExportOptions::default()
     }
 
+    /// `sweep` at the level's block sizes, runs and call cap, through the stream engine.
+    fn sweep(
+        &self,
+        op: Op,
+        path: PathBuf,
+        states: Vec<CacheState>,
+        warmup: usize,
+        size: u64,
+    ) -> Result<SweepReport> {
+        let b = self.budget;
+        let options = SweepOptions {
+            path,
+            op,
+            setup: Setup::single(&engine::stream::Stream),
+            block_sizes: b.sweep_blocks.clone(),
+            states,
+            repeat: b.repeat,
+            warmup,
+            max_calls: Some(b.max_calls),
+            size,
+            drop_caches: false,
+            force: false,
+            min_free: self.options.min_free,
+            export: self.export(),
+        };
+        crate::cmd::sweep::execute(&options, self.harness, &mut ignore)
+    }
+
     /// Runs one part into `report`: done, partial (interrupted after measuring some), or
     /// skipped when it turns out it cannot be measured here.
     fn run(&self, part: Part, report: &mut StudyReport) -> Result<Outcome> {
@@ -631,22 +659,7 @@ impl Context_<'_> {
         match part {
             Part::WriteRead => self.write_read(report).map(|()| Outcome::Done),
             Part::ReadSweep => {
-                let options = SweepOptions {
-                    path,
-                    op: Op::Read,
-                    setup: stream,
-                    block_sizes: b.sweep_blocks.clone(),
-                    states: self.states(),
-                    repeat: b.repeat,
-                    warmup: 1,
-                    max_calls: Some(b.max_calls),
-                    size: self.size,
-                    drop_caches: false,
-                    force: false,
-                    min_free: self.options.min_free,
-                    export: self.export(),
-                };
-                let r = crate::cmd::sweep::execute(&options, self.harness, &mut ignore)?;
+                let r = self.sweep(Op::Read, path, self.states(), 1, self.size)?;
                 let complete = r.complete;
                 report.read_sweep = Some(r);
                 Ok(partial(complete))
@@ -656,22 +669,8 @@ impl Context_<'_> {
                     .dir
                     .join(format!(".ioscope-study-write-{}", std::process::id()));
                 let _remove = RemoveOnDrop(file.clone());
-                let options = SweepOptions {
-                    path: file,
-                    op: Op::Write,
-                    setup: stream,
-                    block_sizes: b.sweep_blocks.clone(),
-                    states: Vec::new(),
-                    repeat: b.repeat,
-                    warmup: 0,
-                    max_calls: Some(b.max_calls),
-                    size: b.write_size.min(self.size.max(MIB)),
-                    drop_caches: false,
-                    force: false,
-                    min_free: self.options.min_free,
-                    export: self.export(),
-                };
-                let r = crate::cmd::sweep::execute(&options, self.harness, &mut ignore)?;
+                let size = b.write_size.min(self.size.max(MIB));
+                let r = self.sweep(Op::Write, file, Vec::new(), 0, size)?;
                 let complete = r.complete;
                 report.write_sweep = Some(r);
                 Ok(partial(complete))

@@ -43,15 +43,20 @@ pub struct CallRow {
 }
 
 impl SyscallsReport {
-    /// Median nanoseconds per call of `op` over the sizes measured.
-    pub fn ns_per_call(&self, op: &str) -> f64 {
+    /// Nanoseconds per call of `op` over the sizes measured (`None`: not measured).
+    pub fn ns_summary(&self, op: &str) -> Option<crate::measure::stats::Summary> {
         let v: Vec<f64> = self
             .rows
             .iter()
             .filter(|r| r.op == op)
             .map(|r| r.ns_per_call)
             .collect();
-        crate::measure::stats::summarize(&v).map_or(0.0, |s| s.median)
+        crate::measure::stats::summarize(&v)
+    }
+
+    /// Median nanoseconds per call of `op` over the sizes measured.
+    pub fn ns_per_call(&self, op: &str) -> f64 {
+        self.ns_summary(op).map_or(0.0, |s| s.median)
     }
 
     /// Whether the kernel counted one read per 1-byte read call.

@@ -132,13 +132,7 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
     }
     if let Some(s) = &r.syscalls {
         for op in ["read 1 B", "getpid"] {
-            let ns: Vec<f64> = s
-                .rows
-                .iter()
-                .filter(|x| x.op == op)
-                .map(|x| x.ns_per_call)
-                .collect();
-            if let Some(sum) = crate::measure::stats::summarize(&ns) {
+            if let Some(sum) = s.ns_summary(op) {
                 out.push(Headline {
                     label: format!("{op} call"),
                     value: format!("{:.0} ns", sum.median),
@@ -696,17 +690,10 @@ fn cache(c: &crate::cmd::coldwarm::CacheReport) -> Section {
 }
 
 fn syscalls(s: &crate::cmd::syscalls::SyscallsReport, study: &StudyReport) -> Section {
-    let ops: Vec<&str> = crate::cmd::syscalls::OPS.to_vec();
-    let rows = ops
+    let rows = crate::cmd::syscalls::OPS
         .iter()
         .filter_map(|op| {
-            let ns: Vec<f64> = s
-                .rows
-                .iter()
-                .filter(|r| r.op == *op)
-                .map(|r| r.ns_per_call)
-                .collect();
-            let sum = crate::measure::stats::summarize(&ns)?;
+            let sum = s.ns_summary(op)?;
             Some(vec![
                 op.to_string(),
                 format!("{:.1}", sum.median),
