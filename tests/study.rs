@@ -638,3 +638,48 @@ fn the_quick_study_renders_every_section_with_its_chart_in_a_browser() {
         "one chart per charted section"
     );
 }
+
+#[test]
+fn a_saved_study_is_explained_with_the_machine_it_ran_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let res = tempfile::tempdir().unwrap();
+    let out = res.path().join("r");
+    quick(dir.path(), &out, "read-sweep");
+    // As if measured on a machine with 64 KiB pages.
+    let json = out.join("study.json");
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert_eq!(
+        text.matches("\"environment\"").count(),
+        1,
+        "the environment is written once, by the provenance"
+    );
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["environment"]["page_size"] = 65536.into();
+    std::fs::write(&json, serde_json::to_string(&doc).unwrap()).unwrap();
+    let saved: ioscope::cmd::study::StudyReport = serde_json::from_value(doc).unwrap();
+    assert_eq!(saved.environment().page_size, 65536);
+    // `report DIR --markdown` gives the whole study, explained with the saved page size.
+    let md = res.path().join("again.md");
+    let cwd = tempfile::tempdir().unwrap();
+    ok(&in_dir(
+        cwd.path(),
+        &[
+            "report",
+            out.to_str().unwrap(),
+            "--markdown",
+            md.to_str().unwrap(),
+        ],
+    ));
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("## Read throughput against block size"), "{md}");
+    assert!(md.contains("Below the 64 KiB memory page"), "{md}");
+    assert!(
+        !md.contains(".svg)"),
+        "no chart links away from the report directory"
+    );
+    let own = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        own.contains("read-sweep.svg)"),
+        "report.md links its charts"
+    );
+}

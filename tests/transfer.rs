@@ -253,7 +253,13 @@ fn a_hostile_sender_is_refused_and_nothing_escapes_or_stays_partial() {
     let big = vec![7u8; 3 << 19];
     for (name, body, size, good, why) in [
         (&b"../escape"[..], &b"x"[..], 1, true, "leaves"),
-        (b"bigcut", &big[..1 << 20], 2 << 20, true, "ended after 1048576"),
+        (
+            b"bigcut",
+            &big[..1 << 20],
+            2 << 20,
+            true,
+            "ended after 1048576",
+        ),
         (b"bigbadsum", &big[..], 3 << 19, false, "checksum mismatch"),
         (b"/tmp/abs", b"x", 1, true, "absolute"),
         (b"link/through", b"x", 1, true, "not a directory"),

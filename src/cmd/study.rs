@@ -360,9 +360,22 @@ pub struct StudyReport {
     pub complete: bool,
     /// What the reader should know (the parts' own warnings stay in their results).
     pub warnings: Vec<Warning>,
+    /// The machine the study ran on, when read back from a saved document (its top-level
+    /// `environment`, written there by the document's provenance, never by this field):
+    /// the explanations name that machine's caches, not those of the one re-rendering it.
+    #[serde(default, rename = "environment", skip_serializing)]
+    pub measured_on: Option<crate::measure::env::Environment>,
 }
 
 impl StudyReport {
+    /// The machine it ran on: the saved one for a study read back, else this one (a study
+    /// just run).
+    pub fn environment(&self) -> crate::measure::env::Environment {
+        self.measured_on
+            .clone()
+            .unwrap_or_else(|| crate::measure::env::Environment::collect(Path::new(&self.dir)))
+    }
+
     /// Whether every read was verified and every part's checks held.
     pub fn ok(&self) -> bool {
         self.verified
@@ -478,6 +491,7 @@ pub fn execute(
         kept_file: options.keep.then(|| scratch.path().display().to_string()),
         complete: false,
         warnings: Vec::new(),
+        measured_on: None,
     };
     let context = Context_ {
         options,

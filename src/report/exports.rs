@@ -550,6 +550,11 @@ impl Exportable for StudyReport {
             rows,
         )
     }
+    /// The whole study as report.md has it, without the chart links (the SVGs are in the
+    /// report directory, not beside this file).
+    fn markdown(&self) -> Vec<String> {
+        super::results::markdown_blocks(self, &self.environment(), false)
+    }
     fn chart(&self) -> Option<Chart> {
         self.read_sweep.as_ref().and_then(|s| s.chart())
     }

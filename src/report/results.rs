@@ -226,6 +226,21 @@ impl ResultDir {
 /// was measured, its chart as a link to the SVG beside it, its table and its sentences — to
 /// paste into a course report or commit beside the code.
 fn markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> String {
+    super::markdown::document(
+        &format!("ioscope study of {} ({} level)", r.dir, r.level.name()),
+        provenance,
+        &markdown_blocks(r, &provenance.environment, true),
+    )
+}
+
+/// The blocks of a study in Markdown (summary, then every part), explained with the caches
+/// of `env`; `charts`: link each part's chart to the SVG of that name beside the file (the
+/// report directory has them; a `--markdown FILE` elsewhere does not).
+pub fn markdown_blocks(
+    r: &StudyReport,
+    env: &crate::measure::env::Environment,
+    charts: bool,
+) -> Vec<String> {
     use super::markdown::{escape, list, table};
     let grid = |g: &super::study::Grid| super::csv::Table {
         header: g.header.clone(),
@@ -246,7 +261,7 @@ fn markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> St
             .collect(),
     };
     blocks.push(table(&grid(&summary), Some("Summary")));
-    for s in sections(r, &provenance.environment) {
+    for s in sections(r, env) {
         let mut block = format!("## {}\n\n", escape(s.part.title()));
         if let Some(status) = &s.status {
             block.push_str(&format!("*{}*\n\n", escape(status)));
@@ -254,7 +269,7 @@ fn markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> St
         if !s.how.is_empty() {
             block.push_str(&format!("{}\n\n", escape(&s.how)));
         }
-        if s.chart.is_some() {
+        if charts && s.chart.is_some() {
             let name = s.part.name();
             block.push_str(&format!("![{}]({name}.svg)\n\n", escape(s.part.title())));
         }
@@ -269,11 +284,7 @@ fn markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> St
             blocks.push(list("Warnings:", &s.warnings));
         }
     }
-    super::markdown::document(
-        &format!("ioscope study of {} ({} level)", r.dir, r.level.name()),
-        provenance,
-        &blocks,
-    )
+    blocks
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 
 use super::table_with;
 use crate::cmd::study::{Outcome, StudyReport};
-use crate::measure::env::Environment;
 use crate::report::study::{headlines, sections};
 use crate::units::{format_seconds, format_size};
 use std::fmt::Write;
@@ -30,9 +29,9 @@ pub fn study(r: &StudyReport) -> String {
         table.add_row(vec![h.label, h.value, h.spread]);
     }
     let _ = writeln!(out, "{table}");
-    // The environment only matters to the explanations' cache sizes; the study's directory
-    // gives the same machine facts the JSON document carries.
-    let env = Environment::collect(std::path::Path::new(&r.dir));
+    // The environment only matters to the explanations' cache sizes: a saved study's own,
+    // else (a study just run) this machine's, as its JSON document carries.
+    let env = r.environment();
     for (step, section) in r.steps.iter().zip(sections(r, &env)) {
         let state = match &step.outcome {
             Outcome::Done => format!("done in {}", format_seconds(step.seconds)),
