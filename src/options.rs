@@ -521,6 +521,10 @@ pub struct SweepOptions {
     pub setup: Setup,
     /// Block sizes, ascending.
     pub block_sizes: Vec<u64>,
+    /// Whether the block sizes were listed one by one (`--block-sizes`): one larger than
+    /// the file is then an error. A range (`--from`/`--to`, a study level's) is cut at the
+    /// file's size instead.
+    pub blocks_listed: bool,
     /// Cache states, in order.
     pub states: Vec<CacheState>,
     /// Timed runs per point.
@@ -585,6 +589,7 @@ impl SweepOptions {
             op,
             setup: choice,
             block_sizes,
+            blocks_listed: args.block_sizes.is_some(),
             states,
             repeat: args.repeat,
             warmup: args.warmup,

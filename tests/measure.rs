@@ -419,3 +419,43 @@ fn sampled_residency_agrees_with_counting_every_page() {
     }
     compare("half read");
 }
+
+#[test]
+fn block_sizes_above_the_file_are_refused_when_listed_and_cut_from_a_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let p = path.to_str().unwrap();
+    // Listed: the point would be labelled 4 MiB for calls that moved 1 MiB.
+    let out = ioscope()
+        .args(["sweep", p, "--block-sizes", "4k,4m"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("block size 4 MiB is larger than the file (1 MiB)"));
+    // Writing: the same against --size, before the file is created.
+    let w = dir.path().join("w");
+    let out = ioscope()
+        .args([
+            "sweep",
+            w.to_str().unwrap(),
+            "--op",
+            "write",
+            "--size",
+            "1m",
+        ])
+        .args(["--block-sizes", "2m"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("larger than the size written (1 MiB)"));
+    assert!(!w.exists());
+    // A range is cut at the file's size.
+    let v = json_of(&["sweep", p, "--from", "256k", "--to", "16m", "--repeat", "1"]);
+    let sizes: Vec<u64> = v["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["block_size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [256 << 10, 512 << 10, 1 << 20]);
+}

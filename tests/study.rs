@@ -371,6 +371,10 @@ fn bad_flags_for_a_study_are_usage_errors() {
         (vec!["study", d, "--min-free", "x"], "--min-free"),
         (vec!["study", d, "--size", "100k"], "at least 1 MiB"),
         (vec!["study", d, "--skip", "write-read,cache"], "always run"),
+        (
+            vec!["study", d, "--size", "1m", "--block-sizes", "4k,2m"],
+            "block size 2 MiB is larger than the scratch file (1 MiB)",
+        ),
     ] {
         let out = in_dir(cwd.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -459,6 +459,14 @@ pub fn execute(
         Some(size) => size,
         None => default_size(&dir, budget.file_cap, options.min_free)?,
     };
+    if let Some(&bs) = options.block_sizes.iter().flatten().find(|&&bs| bs > size) {
+        return Err(crate::error::input(format!(
+            "study {}: block size {} is larger than the scratch file ({}): give a larger --size or block sizes up to it",
+            dir.display(),
+            format_size(bs),
+            format_size(size)
+        )));
+    }
     let parts: Vec<Part> = Part::ALL
         .into_iter()
         .filter(|p| options.parts.contains(p))
@@ -644,6 +652,7 @@ impl Context_<'_> {
             op,
             setup: Setup::single(&engine::stream::Stream),
             block_sizes: b.sweep_blocks.clone(),
+            blocks_listed: self.options.block_sizes.is_some(),
             states,
             repeat: b.repeat,
             warmup,
@@ -683,7 +692,13 @@ impl Context_<'_> {
                     .dir
                     .join(format!(".ioscope-study-write-{}", std::process::id()));
                 let _remove = RemoveOnDrop(file.clone());
-                let size = b.write_size.min(self.size.max(MIB));
+                // At least the largest block: the read sweep's blocks all fit in the
+                // scratch file, and the write sweep takes the same ones.
+                let largest = b.sweep_blocks.iter().copied().max().unwrap_or(0);
+                let size = b
+                    .write_size
+                    .min(self.size.max(MIB))
+                    .max(largest.min(self.size));
                 let r = self.sweep(Op::Write, file, Vec::new(), 0, size)?;
                 let complete = r.complete;
                 report.write_sweep = Some(r);

@@ -171,6 +171,31 @@ fn is_interruption(e: &anyhow::Error) -> bool {
     matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
 }
 
+/// The block sizes that fit in `size` bytes (`what`: the file, the size written): a call
+/// larger than the whole cannot move a block of its size, and its point would be labelled
+/// with a size it never moved. One listed by the user is an error; a range is cut.
+fn fitting(options: &SweepOptions, size: u64, name: &str, what: &str) -> Result<Vec<u64>> {
+    if size == 0 {
+        return Ok(options.block_sizes.clone());
+    }
+    let fit: Vec<u64> = options
+        .block_sizes
+        .iter()
+        .copied()
+        .filter(|&bs| bs <= size)
+        .collect();
+    let first_over = options.block_sizes.iter().find(|&&bs| bs > size);
+    match first_over {
+        Some(&bs) if options.blocks_listed || fit.is_empty() => Err(crate::error::input(format!(
+            "sweep {name}: block size {} is larger than {what} ({}): no call could move a block of that size; choose block sizes up to {}",
+            crate::units::format_size(bs),
+            crate::units::format_size(size),
+            crate::units::format_size(size),
+        ))),
+        _ => Ok(fit),
+    }
+}
+
 /// Adds a point and hands the report so far to `save`.
 fn push(
     report: &mut SweepReport,
@@ -192,17 +217,18 @@ fn read_points(
 ) -> Result<()> {
     let src = files::open_measurable(&options.path, "sweep")?;
     report.file_bytes = src.len;
+    let blocks = fitting(options, src.len, &src.name, "the file")?;
     let target = Target {
         file: &src.file,
         name: &src.name,
         kind: src.kind,
         device,
     };
-    for &bs in &options.block_sizes {
+    for &bs in &blocks {
         harness.check(target, setup, Op::Read, Plan::sequential(0, src.len, bs))?;
     }
     for &state in &options.states {
-        for &bs in &options.block_sizes {
+        for &bs in &blocks {
             let plan = Plan::sequential(0, run_bytes(options, src.len, bs), bs);
             let runs = repeated(options, || {
                 harness.prepare(target, &plan, state, options.drop_caches)?;
@@ -222,8 +248,13 @@ fn write_points(
     report: &mut SweepReport,
     save: &mut dyn FnMut(&SweepReport) -> Result<()>,
 ) -> Result<()> {
-    let largest = options
-        .block_sizes
+    let blocks = fitting(
+        options,
+        options.size,
+        &files::display_name(&options.path),
+        "the size written",
+    )?;
+    let largest = blocks
         .iter()
         .map(|&bs| run_bytes(options, options.size, bs))
         .max()
@@ -244,7 +275,7 @@ fn write_points(
         kind: InputKind::Regular,
         device,
     };
-    for &bs in &options.block_sizes {
+    for &bs in &blocks {
         harness.check(
             target,
             setup,
@@ -253,7 +284,7 @@ fn write_points(
         )?;
     }
     let seed = fresh_seed();
-    for &bs in &options.block_sizes {
+    for &bs in &blocks {
         let plan = Plan::sequential(0, run_bytes(options, options.size, bs), bs);
         let runs = repeated(options, || {
             harness.write(&out, device, setup, plan, seed, true)
