@@ -191,6 +191,7 @@ fn keep_leaves_the_scratch_file_in_place() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let kept = v["kept_file"].as_str().unwrap();
     assert_eq!(std::fs::metadata(kept).unwrap().len(), 1 << 20);
+    assert_eq!(v["kept_bytes"], 1 << 20, "the size kept is stated");
 }
 
 #[test]

@@ -356,6 +356,9 @@ pub struct StudyReport {
     pub verified: bool,
     /// Whether the scratch file was kept (`--keep`), and where.
     pub kept_file: Option<String>,
+    /// The kept file's size at the end (the calibration may have grown it).
+    #[serde(default)]
+    pub kept_bytes: Option<u64>,
     /// Whether every part ran (false after an interruption).
     pub complete: bool,
     /// What the reader should know (the parts' own warnings stay in their results).
@@ -497,6 +500,7 @@ pub fn execute(
         calibrate: None,
         verified: true,
         kept_file: options.keep.then(|| scratch.path().display().to_string()),
+        kept_bytes: None,
         complete: false,
         warnings: Vec::new(),
         measured_on: None,
@@ -559,6 +563,9 @@ pub fn execute(
         }
     } else {
         report.complete = true;
+    }
+    if options.keep {
+        report.kept_bytes = std::fs::metadata(scratch.path()).ok().map(|m| m.len());
     }
     report.seconds = started.elapsed().as_secs_f64();
     save(&report)?;

@@ -55,7 +55,16 @@ pub fn study(r: &StudyReport) -> String {
         }
     );
     if let Some(kept) = &r.kept_file {
-        let _ = writeln!(out, "scratch file kept at {kept}");
+        let _ = match r.kept_bytes {
+            Some(now) if now != r.file_bytes => writeln!(
+                out,
+                "scratch file kept at {kept} ({}: the calibration grew it from {})",
+                format_size(now),
+                format_size(r.file_bytes)
+            ),
+            Some(now) => writeln!(out, "scratch file kept at {kept} ({})", format_size(now)),
+            None => writeln!(out, "scratch file kept at {kept}"),
+        };
     }
     out
 }
