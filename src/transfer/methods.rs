@@ -269,10 +269,11 @@ pub fn send(
 }
 
 /// Digests `len` bytes at `at` of a file the kernel just moved (sendfile, splice), read
-/// back through `map`: the step's page tables are filled in one call first
-/// (MADV_POPULATE_READ; ignored where the kernel lacks it) instead of a fault per 16 pages.
+/// back through `map` by plain page faults, each of which maps the 16 pages around it
+/// (fault-around). Filling the step's page tables first with MADV_POPULATE_READ costs more:
+/// 0.103 against 0.086 s per GiB mapped and touched here, and sendfile:splice ran 1.09x
+/// faster without it (5 alternating rounds, 1 GiB).
 fn digest_mapped(digest: &mut Digest, map: &Mapping, at: u64, len: usize) {
-    map.advise(at, len, crate::engine::mmap::MADV_POPULATE_READ);
     digest.update(map.slice(at, len).expect("inside the mapping"));
 }
 
