@@ -1003,7 +1003,7 @@ fn transfer(t: &crate::cmd::transfer::TransferReport) -> Section {
         .workloads
         .iter()
         .flat_map(|w| {
-            super::text::transfer_why(w)
+            super::text::transfer_why(w, t.synced)
                 .into_iter()
                 .map(move |line| format!("{}: {line}", w.name))
         })

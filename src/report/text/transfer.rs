@@ -33,7 +33,7 @@ pub fn transfer(r: &TransferReport) -> String {
             ),
         );
         matrix(&mut out, w);
-        explain(&mut out, w);
+        explain(&mut out, w, r.synced);
         out.push('\n');
     }
     if !r.ok() {
@@ -128,29 +128,31 @@ fn why_receiver(r: RecvMethod) -> &'static str {
     }
 }
 
-fn explain(out: &mut String, w: &Workload) {
-    for (key, text) in transfer_lines(w) {
+fn explain(out: &mut String, w: &Workload, synced: bool) {
+    for (key, text) in transfer_lines(w, synced) {
         line(out, key, text);
     }
 }
 
-/// What wins a workload and why, as sentences (for the study report).
-pub fn transfer_why(w: &Workload) -> Vec<String> {
-    transfer_lines(w)
+/// What wins a workload and why, as sentences (for the study report); `synced`: the
+/// receivers fsynced every file.
+pub fn transfer_why(w: &Workload, synced: bool) -> Vec<String> {
+    transfer_lines(w, synced)
         .into_iter()
         .map(|(key, text)| match key {
             "fastest" => format!("fastest is {text}."),
+            "slowest" => format!("slowest is {text}."),
             _ => format!("{text}."),
         })
         .collect()
 }
 
-fn transfer_lines(w: &Workload) -> Vec<(&'static str, String)> {
-    let Some(best) = w
-        .cells
-        .iter()
-        .max_by(|a, b| a.bytes_per_second.total_cmp(&b.bytes_per_second))
-    else {
+fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
+    let by_rate = |a: &&Cell, b: &&Cell| a.bytes_per_second.total_cmp(&b.bytes_per_second);
+    let (Some(best), Some(worst)) = (
+        w.cells.iter().max_by(by_rate),
+        w.cells.iter().min_by(by_rate),
+    ) else {
         return Vec::new();
     };
     let base = w
@@ -163,32 +165,53 @@ fn transfer_lines(w: &Workload) -> Vec<(&'static str, String)> {
             best.bytes_per_second / b.bytes_per_second.max(1e-9)
         )
     });
-    let fastest = format!(
-        "{} → {}: {}{versus}",
-        best.sender.name(),
-        best.receiver.name(),
-        headline(w, best)
-    );
-    let why = if small(w) {
+    let pair = |c: &Cell| {
+        format!(
+            "{} → {}: {}",
+            c.sender.name(),
+            c.receiver.name(),
+            headline(w, c)
+        )
+    };
+    let fastest = format!("{}{versus}", pair(best));
+    if small(w) {
         let slowest = w
             .cells
             .iter()
             .map(|c| c.seconds_per_file)
             .fold(0.0f64, f64::max);
-        format!(
+        let why = format!(
             "each file of about {} costs {} to {} whatever the method: the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
             format_size(w.bytes / w.files.max(1) as u64),
             format_seconds(best.seconds_per_file),
             format_seconds(slowest)
-        )
-    } else {
-        format!(
-            "sender: {}; receiver: {}",
-            why_sender(best.sender),
-            why_receiver(best.receiver)
-        )
-    };
-    vec![("fastest", fastest), ("why", why)]
+        );
+        return vec![("fastest", fastest), ("why", why)];
+    }
+    let spread = best.bytes_per_second / worst.bytes_per_second.max(1e-9);
+    if synced && spread < 1.25 {
+        let why = format!(
+            "every pair is within {:.0}% of the best: each file is fsynced before it is renamed into place, so the device's write rate bounds them all and how the bytes are moved barely matters; --no-sync shows what the methods themselves cost",
+            100.0 * (1.0 - 1.0 / spread)
+        );
+        return vec![("fastest", fastest), ("why", why)];
+    }
+    let why = format!(
+        "sender: {}; receiver: {}",
+        why_sender(best.sender),
+        why_receiver(best.receiver)
+    );
+    let slowest = format!(
+        "{} ({:.2}x the best): {}",
+        pair(worst),
+        1.0 / spread,
+        if worst.receiver == best.receiver {
+            why_sender(worst.sender)
+        } else {
+            why_receiver(worst.receiver)
+        }
+    );
+    vec![("fastest", fastest), ("why", why), ("slowest", slowest)]
 }
 
 /// One line for a finished `send`.
@@ -215,4 +238,75 @@ pub fn received(s: &Session, synced: bool) -> String {
         crate::units::per_second(s.bytes, s.seconds) / MIB as f64,
         if synced { "synced and " } else { "" }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::stats::summarize;
+
+    fn workload(rates: &[(SendMethod, RecvMethod, f64)]) -> Workload {
+        let bytes = 64 * MIB;
+        Workload {
+            name: "one file of 64 MiB".into(),
+            files: 1,
+            bytes,
+            cells: rates
+                .iter()
+                .map(|&(sender, receiver, rate)| {
+                    let t = summarize(&[bytes as f64 / rate]).unwrap();
+                    Cell {
+                        sender,
+                        receiver,
+                        sender_seconds: t,
+                        receiver_seconds: t,
+                        bytes_per_second: rate,
+                        seconds_per_file: t.median,
+                        verified: true,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_slowest_pair_is_named_with_its_cause_and_a_device_bound_matrix_says_so() {
+        use RecvMethod as R;
+        use SendMethod as S;
+        let m = MIB as f64;
+        let w = workload(&[
+            (S::Read, R::Write, 1000.0 * m),
+            (S::Sendfile, R::Splice, 2000.0 * m),
+            (S::Sendfile, R::Mmap, 800.0 * m),
+        ]);
+        let lines = transfer_lines(&w, false);
+        assert_eq!(
+            lines[0].1,
+            "sendfile → splice: 2000.0 MiB/s (2.00x read → write)"
+        );
+        assert_eq!(lines[2].0, "slowest");
+        assert!(
+            lines[2].1.starts_with(
+                "sendfile → mmap: 800.0 MiB/s (0.40x the best): reading into a mapping"
+            ),
+            "the receivers differ, so the receiver's cost is named: {}",
+            lines[2].1
+        );
+        // Synced and within 25%: the device bounds every pair.
+        let w = workload(&[
+            (S::Read, R::Write, 480.0 * m),
+            (S::Sendfile, R::Splice, 500.0 * m),
+        ]);
+        let lines = transfer_lines(&w, true);
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines[1]
+                .1
+                .starts_with("every pair is within 4% of the best"),
+            "{}",
+            lines[1].1
+        );
+        // Not synced, the same figures are the methods' own.
+        assert_eq!(transfer_lines(&w, false)[2].0, "slowest");
+    }
 }
