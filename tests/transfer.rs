@@ -89,8 +89,18 @@ fn every_method_pair_copies_every_byte_over_tcp_and_unix() {
 
 /// A receiver on a Unix socket in `dir`, serving until killed.
 struct Receiver {
-    child: Child,
+    child: Option<Child>,
     addr: String,
+}
+
+/// A receiver left running by a failed test is killed, not left behind.
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 impl Receiver {
@@ -120,7 +130,7 @@ impl Receiver {
             std::thread::sleep(Duration::from_millis(10));
         }
         Receiver {
-            child,
+            child: Some(child),
             addr: format!("unix:{}", socket.display()),
         }
     }
@@ -147,10 +157,11 @@ impl Receiver {
     }
 
     /// Stops it (Ctrl-C) and returns its exit code, stdout and stderr.
-    fn stop(self) -> (Option<i32>, String, String) {
+    fn stop(mut self) -> (Option<i32>, String, String) {
+        let child = self.child.take().expect("stopped once");
         // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-        let out = self.child.wait_with_output().unwrap();
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -253,7 +264,13 @@ fn a_hostile_sender_is_refused_and_nothing_escapes_or_stays_partial() {
     let big = vec![7u8; 3 << 19];
     for (name, body, size, good, why) in [
         (&b"../escape"[..], &b"x"[..], 1, true, "leaves"),
-        (b"bigcut", &big[..1 << 20], 2 << 20, true, "ended after 1048576"),
+        (
+            b"bigcut",
+            &big[..1 << 20],
+            2 << 20,
+            true,
+            "ended after 1048576",
+        ),
         (b"bigbadsum", &big[..], 3 << 19, false, "checksum mismatch"),
         (b"/tmp/abs", b"x", 1, true, "absolute"),
         (b"link/through", b"x", 1, true, "not a directory"),
@@ -534,3 +551,22 @@ fn an_existing_small_name_is_refused_force_replaces_it_and_modes_arrive_exactly(
     assert_eq!(mode_of(&dest.path().join("small")), 0o666);
     assert_no_leftovers(dest.path());
 }
+
+/// The receiver's first line on stderr (where it listens) ends with its newline: a warning
+/// that follows starts a line of its own.
+#[test]
+fn the_receivers_startup_line_is_a_line_of_its_own() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    let mut s = UnixStream::connect(&socket).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    drop(s);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines[0].ends_with("Ctrl-C stops"), "{stderr}");
+    assert!(lines[1].starts_with("warning: "), "{stderr}");
+}
+

@@ -448,7 +448,7 @@ pub fn receive(
     };
     let listener = Listener::bind(&at, args.allow_remote)?;
     crate::report::note(&format!(
-        "receiving into {} on {} ({}); Ctrl-C stops",
+        "receiving into {} on {} ({}); Ctrl-C stops\n",
         args.dir.display(),
         listener.endpoint(),
         args.method.name()
