@@ -570,3 +570,27 @@ fn the_receivers_startup_line_is_a_line_of_its_own() {
     assert!(lines[1].starts_with("warning: "), "{stderr}");
 }
 
+/// `--timeout 0` would set no timeout at all (a silent peer waited for forever): refused.
+#[test]
+fn a_zero_timeout_is_refused_by_both_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let file = file_with(dir.path(), "f", b"x");
+    let f = file.to_str().unwrap();
+    for args in [
+        // (An address that cannot be bound: a receiver that took the 0 stops there.)
+        vec![
+            "receive",
+            d,
+            "--listen",
+            "unix:/nonexistent/s",
+            "--timeout",
+            "0",
+        ],
+        vec!["send", "127.0.0.1:1", f, "--timeout", "0s"],
+    ] {
+        let line = usage_error(&args);
+        assert!(line.contains("--timeout"), "{args:?}: {line}");
+    }
+}
+
