@@ -594,3 +594,37 @@ fn a_zero_timeout_is_refused_by_both_ends() {
     }
 }
 
+/// DIR may be a symlink to a directory (links are refused only inside it); a DIR that is
+/// gone when a sender connects is a refusal the sender reads, naming DIR, and the receiver
+/// goes on serving.
+#[test]
+fn a_receiver_dir_that_is_a_symlink_works_and_one_removed_is_refused_in_words() {
+    let root = tempfile::tempdir().unwrap();
+    let real = root.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = root.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let file = file_with(root.path(), "f", &pattern(100));
+    let r = Receiver::start(&link, &root.path().join("s1"), &[]);
+    r.send_ok(&[&file], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(real.join("f")).unwrap(), pattern(100));
+    let gone = root.path().join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let r = Receiver::start(&gone, &root.path().join("s2"), &[]);
+    std::fs::remove_dir(&gone).unwrap();
+    let out = r.send(&[&file], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("gone") && line.contains("No such file"),
+        "{line}"
+    );
+    std::fs::create_dir(&gone).unwrap();
+    r.send_ok(&[&file], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(gone.join("f")).unwrap(), pattern(100));
+}
+

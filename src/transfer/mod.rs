@@ -488,10 +488,19 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
         )
         .into());
     }
+    // The directory may have gone since the receiver started: the sender is told so.
+    let mut dirs = match place::Dirs::open(&options.dir) {
+        Ok(dirs) => dirs,
+        Err(e) => {
+            let e = e.context("receive");
+            let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
+            let _ = conn.flush();
+            return Err(e);
+        }
+    };
     proto::write_reply(conn, &Ok(()))?;
     let mut done = Vec::new();
     let mut budget = Budget { room: None };
-    let mut dirs = place::Dirs::open(&options.dir)?;
     while let Some(header) = proto::read_header(conn)? {
         let t = Instant::now();
         let shown = String::from_utf8_lossy(&header.name).into_owned();

@@ -128,11 +128,27 @@ impl Dir {
 }
 
 impl Dirs {
-    /// Opens the receiver's directory for one connection.
+    /// Opens the receiver's directory for one connection. The directory itself may be a
+    /// link (the user named it); links are refused only inside it.
     pub fn open(root: &Path) -> Result<Self> {
         let c = cstr(root.as_os_str().as_bytes())?;
-        let fd = open_dir(libc::AT_FDCWD, &c)
-            .map_err(|e| anyhow!("open {}: {}", root.display(), crate::files::describe(&e)))?;
+        // SAFETY: a live C string.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let e = errno();
+            return Err(anyhow!(
+                "open {}: {}",
+                root.display(),
+                crate::files::describe(&e)
+            ));
+        }
+        // SAFETY: a new descriptor owned by nobody else.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         Ok(Dirs {
             root: Dir::new(fd, root.to_path_buf()),
             open: HashMap::new(),
