@@ -628,3 +628,40 @@ fn a_receiver_dir_that_is_a_symlink_works_and_one_removed_is_refused_in_words() 
     assert_eq!(std::fs::read(gone.join("f")).unwrap(), pattern(100));
 }
 
+/// Two paths that would arrive under one name (the same file twice, or two files of one
+/// name in different directories) are refused before anything is sent: the receiver would
+/// keep the first and refuse the second half way.
+#[test]
+fn two_files_under_one_name_are_refused_before_anything_is_sent() {
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    for d in ["one", "two"] {
+        std::fs::create_dir(src.path().join(d)).unwrap();
+        file_with(&src.path().join(d), "f", d.as_bytes());
+    }
+    let (one, two) = (src.path().join("one/f"), src.path().join("two/f"));
+    let r = Receiver::start(dest.path(), &src.path().join("s"), &[]);
+    for pair in [[&one, &one], [&one, &two]] {
+        let out = r.send(&[pair[0].as_path(), pair[1].as_path()], &[]);
+        assert_eq!(out.status.code(), Some(2));
+        let line = one_line_stderr(&out);
+        assert!(
+            line.contains(&*pair[1].to_string_lossy()) && line.contains("\"f\""),
+            "{line}"
+        );
+    }
+    let out = ioscope()
+        .arg("transfer")
+        .args([&one, &two])
+        .arg("--to")
+        .arg(dest.path())
+        .args(["--repeat", "1", "--no-sync"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    one_line_stderr(&out);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
+}
+

@@ -197,7 +197,9 @@ pub struct Outgoing {
 }
 
 /// The files under the paths given: a file is sent under its own name; a directory's
-/// files (recursively, symlinks not followed) under names relative to its parent.
+/// files (recursively, symlinks not followed) under names relative to its parent. Two
+/// paths that would arrive under one name are refused here: the receiver would keep the
+/// first and refuse the second half way through the stream.
 pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
     fn walk(dir: &Path, prefix: &[u8], out: &mut Vec<Outgoing>) -> Result<()> {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -246,6 +248,17 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
             return Err(input(format!(
                 "send {}: not a regular file or directory",
                 p.display()
+            )));
+        }
+    }
+    let mut seen = std::collections::HashMap::with_capacity(out.len());
+    for f in &out {
+        if let Some(first) = seen.insert(&f.name[..], &f.path) {
+            return Err(input(format!(
+                "send {}: it would arrive under the name {:?}, as {} would; send one of them",
+                f.path.display(),
+                String::from_utf8_lossy(&f.name),
+                first.display()
             )));
         }
     }
