@@ -665,3 +665,20 @@ fn two_files_under_one_name_are_refused_before_anything_is_sent() {
     assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
 }
 
+/// A file that reports size 0 but has content (/proc) arrives with its content, not empty.
+#[test]
+fn a_proc_file_that_reports_no_size_arrives_with_its_content() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let r = Receiver::start(dest.path(), &sock_dir.path().join("s"), &[]);
+    for method in ["read", "mmap", "sendfile"] {
+        r.send_ok(&[Path::new("/proc/self/status")], &["--method", method]);
+        let copy = dest.path().join("status");
+        let text = std::fs::read_to_string(&copy).unwrap();
+        assert!(text.starts_with("Name:"), "{method}: {text:?}");
+        std::fs::remove_file(&copy).unwrap();
+    }
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+}
+

@@ -304,6 +304,26 @@ pub fn gather(file: &File, name: &str, size: u64, out: &mut Vec<u8>) -> Result<D
     Ok(digest)
 }
 
+/// The most a file that reports size 0 may hold (a /proc or /sys file): it is read whole
+/// into memory before its header, which must carry its size.
+pub const UNSIZED_MAX: u64 = 16 << 20;
+
+/// The content of a file that reports size 0 (empty, or a /proc or /sys file that has
+/// content all the same), read by plain read() to its end; refused past [`UNSIZED_MAX`].
+pub fn read_unsized(file: &File, name: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.take(UNSIZED_MAX + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("read {name}"))?;
+    if bytes.len() as u64 > UNSIZED_MAX {
+        return Err(crate::error::input(format!(
+            "send {name}: reports size 0 but holds more than {} (a /proc or /sys file?); copy it to a regular file first",
+            crate::units::format_size(UNSIZED_MAX)
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Reads exactly `size` bytes from `conn` into `file` (new and empty) by `method`
 /// (`buffer` bytes per read for `write`); returns their digest, or an error saying how
 /// many bytes arrived.

@@ -413,14 +413,24 @@ fn send_files(
             .metadata()
             .with_context(|| format!("stat {}", f.path.display()))?;
         use std::os::unix::fs::PermissionsExt;
+        // A file that reports size 0 may still have content (/proc, /sys): read to its end.
+        let unsized_bytes = if meta.len() == 0 {
+            methods::read_unsized(&file, &shown)?
+        } else {
+            Vec::new()
+        };
         let header = proto::Header {
             name: f.name.clone(),
-            size: meta.len(),
+            size: meta.len().max(unsized_bytes.len() as u64),
             mode: meta.permissions().mode() & 0o777,
         };
         proto::put_header(&mut out, &header);
-        let digest = if options.method == SendMethod::Read && header.size <= methods::GATHER as u64
-        {
+        let digest = if meta.len() == 0 {
+            out.extend_from_slice(&unsized_bytes);
+            let mut d = proto::Digest::new();
+            d.update(&unsized_bytes);
+            d
+        } else if options.method == SendMethod::Read && header.size <= methods::GATHER as u64 {
             methods::gather(&file, &shown, header.size, &mut out)?
         } else {
             flush(conn, &mut out)?;
