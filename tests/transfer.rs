@@ -682,3 +682,44 @@ fn a_proc_file_that_reports_no_size_arrives_with_its_content() {
     assert_eq!(code, Some(130), "{stderr}");
 }
 
+/// A sender that goes silent inside a file: the refusal names the file and how many of its
+/// bytes arrived, for every receiving method; nothing partial stays.
+#[test]
+fn a_sender_silent_inside_a_file_is_named_with_the_bytes_that_arrived() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    for method in ["write", "mmap", "splice"] {
+        let socket = sock_dir.path().join(method);
+        let r = Receiver::start(
+            dest.path(),
+            &socket,
+            &["--timeout", "1s", "--method", method],
+        );
+        let mut s = UnixStream::connect(&socket).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        proto::write_hello(&mut s, b"").unwrap();
+        let mut wire = Vec::new();
+        proto::put_header(
+            &mut wire,
+            &Header {
+                name: b"stalled".to_vec(),
+                size: 2 << 20,
+                mode: 0o644,
+            },
+        );
+        wire.extend_from_slice(&[5u8; 1000]);
+        s.write_all(&wire).unwrap();
+        assert_eq!(proto::read_reply(&mut s).unwrap(), Ok(()));
+        let refusal = proto::read_reply(&mut s).unwrap();
+        assert!(
+            matches!(&refusal, Err(m) if m.contains("stalled")
+                && m.contains("1000 of 2097152 bytes") && m.contains("timed out")),
+            "{method}: {refusal:?}"
+        );
+        let (code, _, stderr) = r.stop();
+        assert_eq!(code, Some(130), "{stderr}");
+        assert!(stderr.contains("stalled"), "{method}: {stderr}");
+        assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
+    }
+}
+

@@ -326,7 +326,7 @@ pub fn read_unsized(file: &File, name: &str) -> Result<Vec<u8>> {
 
 /// Reads exactly `size` bytes from `conn` into `file` (new and empty) by `method`
 /// (`buffer` bytes per read for `write`); returns their digest, or an error saying how
-/// many bytes arrived.
+/// many bytes arrived (the caller names the file).
 pub fn receive(
     method: RecvMethod,
     conn: &mut dyn Conn,
@@ -337,7 +337,8 @@ pub fn receive(
 ) -> Result<Digest> {
     let mut digest = Digest::new();
     let mut got = 0u64;
-    let ended = |got: u64| anyhow::anyhow!("{name}: the stream ended after {got} of {size} bytes");
+    let ended = |got: u64| anyhow::anyhow!("the stream ended after {got} of {size} bytes");
+    let arrived = |got: u64| format!("after {got} of {size} bytes");
     if size == 0 {
         return Ok(digest);
     }
@@ -350,7 +351,7 @@ pub fn receive(
             let mut f = file;
             while got < size {
                 let want = buf.len().min((size - got) as usize);
-                let n = read_some(conn, &mut buf[..want])?;
+                let n = read_some(conn, &mut buf[..want]).with_context(|| arrived(got))?;
                 if n == 0 {
                     return Err(ended(got));
                 }
@@ -368,7 +369,8 @@ pub fn receive(
                 .with_context(|| format!("mmap {name}"))?;
             while got < size {
                 let end = (got as usize + STEP).min(size as usize);
-                let n = read_some(conn, &mut map[got as usize..end])?;
+                let n =
+                    read_some(conn, &mut map[got as usize..end]).with_context(|| arrived(got))?;
                 if n == 0 {
                     return Err(ended(got));
                 }
@@ -386,7 +388,8 @@ pub fn receive(
             while got < size {
                 let want = STEP.min((size - got) as usize);
                 let n = splice(conn.as_raw_fd(), pipe_w.as_raw_fd(), want)
-                    .context("splice from the socket")?;
+                    .context("splice from the socket")
+                    .with_context(|| arrived(got))?;
                 if n == 0 {
                     return Err(ended(got));
                 }

@@ -615,8 +615,10 @@ fn receive_file(
         &shown,
         header.size,
         options.buffer,
-    )?;
-    let trailer = proto::read_trailer(conn)?;
+    )
+    .with_context(|| format!("receive {shown}"))?;
+    let trailer = proto::read_trailer(conn)
+        .with_context(|| format!("receive {shown}: all {} bytes arrived", header.size))?;
     let got = digest.trailer();
     if got != trailer {
         return Err(refuse(format!(
