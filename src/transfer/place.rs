@@ -168,9 +168,6 @@ impl Dirs {
         }
         let key = parents.join(&b'/');
         if !self.open.contains_key(&key) {
-            if self.open.len() >= MAX_OPEN {
-                self.open.clear();
-            }
             let mut at = Rc::clone(&self.root.fd);
             let mut path = self.root.path.clone();
             let mut prefix = Vec::new();
@@ -211,6 +208,11 @@ impl Dirs {
                 })?;
                 let dir = Dir::new(fd, path.clone());
                 at = Rc::clone(&dir.fd);
+                // Checked at every component: one deep name could hold thousands open.
+                // The directory being walked stays open through `at`.
+                if self.open.len() >= MAX_OPEN {
+                    self.open.clear();
+                }
                 self.open.insert(prefix.clone(), dir);
             }
         }
@@ -439,4 +441,25 @@ fn link_unnamed(file: &File, dir: RawFd, name: &CStr) -> std::io::Result<()> {
         )
     };
     if r == 0 { Ok(()) } else { Err(errno()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deep_name_keeps_at_most_max_open_directories_open() {
+        let root = tempfile::tempdir().expect("a temporary directory");
+        let mut dirs = Dirs::open(root.path()).expect("open it");
+        let mut parts = vec![&b"d"[..]; 2 * MAX_OPEN];
+        parts.push(b"f");
+        let incoming = dirs.create(&parts, 1, 0o644, false).expect("create");
+        assert!(dirs.open.len() <= MAX_OPEN, "{} open", dirs.open.len());
+        drop(incoming);
+        let mut sibling = parts.clone();
+        *sibling.last_mut().expect("a name") = b"g";
+        dirs.create(&sibling, 1, 0o644, false)
+            .expect("create beside it");
+        assert!(dirs.open.len() <= MAX_OPEN, "{} open", dirs.open.len());
+    }
 }
