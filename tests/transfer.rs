@@ -723,3 +723,63 @@ fn a_sender_silent_inside_a_file_is_named_with_the_bytes_that_arrived() {
     }
 }
 
+/// Ctrl-C stops a sender blocked on a receiver that stopped reading, inside a file, for
+/// every method (exit 130), instead of waiting for the socket's timeout.
+#[test]
+fn ctrl_c_stops_a_sender_blocked_inside_a_file() {
+    use std::os::unix::net::UnixListener;
+    let src = tempfile::tempdir().unwrap();
+    let big = src.path().join("big");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    for method in ["read", "mmap", "sendfile"] {
+        let socket = src.path().join(format!("s-{method}"));
+        let listener = UnixListener::bind(&socket).unwrap();
+        let (began, sending) = std::sync::mpsc::channel();
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        // A receiver that says yes to the greeting, takes the first bytes, then stops reading.
+        let holder = std::thread::spawn(move || {
+            let (mut c, _) = listener.accept().unwrap();
+            let mut hello = [0u8; 16];
+            c.read_exact(&mut hello).unwrap();
+            proto::write_reply(&mut c, &Ok(())).unwrap();
+            let mut first = vec![0u8; 64 << 10];
+            c.read_exact(&mut first).unwrap();
+            began.send(()).unwrap();
+            let _ = finished.recv_timeout(Duration::from_secs(30));
+        });
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+            .args(["send", &format!("unix:{}", socket.display())])
+            .arg(&big)
+            .args(["--method", method, "--timeout", "60s"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        sending.recv_timeout(Duration::from_secs(20)).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        done.send(()).unwrap();
+        holder.join().unwrap();
+        assert_eq!(
+            status.and_then(|s| s.code()),
+            Some(130),
+            "{method}: Ctrl-C did not stop the sender"
+        );
+    }
+}

@@ -195,6 +195,29 @@ fn shrank(name: &str, at: u64, size: u64) -> anyhow::Error {
     .into()
 }
 
+/// `write_all` to the socket that Ctrl-C interrupts: a signal ends a write blocked on a full
+/// socket early (EINTR, or fewer bytes), which std's `write_all` would just restart.
+pub fn write_all(conn: &mut dyn Conn, mut bytes: &[u8]) -> Result<()> {
+    while !bytes.is_empty() {
+        crate::interrupt::check()?;
+        match conn.write(bytes) {
+            Ok(0) => bail!("write to the socket: it accepted no bytes"),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                bail!("write to the socket: the receiver went silent (timed out)")
+            }
+            Err(e) => return Err(e).context("write to the socket"),
+        }
+    }
+    Ok(())
+}
+
 /// Sends `size` bytes of `file` to `conn` by `method` (`buffer` bytes per read for `read`)
 /// and returns their digest.
 pub fn send(
@@ -223,7 +246,7 @@ pub fn send(
                     Err(e) => return Err(e).with_context(|| format!("read {name}")),
                 };
                 digest.update(&buf[..n]);
-                conn.write_all(&buf[..n]).context("write to the socket")?;
+                write_all(conn, &buf[..n])?;
                 sent += n as u64;
             }
         }
@@ -236,7 +259,7 @@ pub fn send(
                 let n = STEP.min((size - at) as usize);
                 let bytes = map.slice(at, n).expect("inside the mapping");
                 digest.update(bytes);
-                conn.write_all(bytes).context("write to the socket")?;
+                write_all(conn, bytes)?;
                 at += n as u64;
             }
         }
@@ -245,6 +268,8 @@ pub fn send(
             let map = Mapping::new(file, name, 0, size)?;
             let mut offset: libc::off_t = 0;
             while (offset as u64) < size {
+                // A signal during a sendfile that moved some bytes only shortens it.
+                crate::interrupt::check()?;
                 let start = offset as u64;
                 let want = SEND_STEP.min((size - start) as usize);
                 // SAFETY: both descriptors are open; offset is a live local.

@@ -318,6 +318,8 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
         // (reply times, the index and message of a refusal, a broken connection)
         type Heard = (Vec<f64>, Option<(usize, String)>, Option<anyhow::Error>);
         let reader = scope.spawn(|| -> Heard {
+            // Ctrl-C must interrupt the writing thread, blocked on a full socket.
+            crate::interrupt::keep_away();
             let mut times = Vec::with_capacity(files.len());
             for i in 0..=files.len() {
                 let heard = proto::read_reply(&mut replies);
@@ -392,7 +394,7 @@ fn send_files(
 ) -> Result<()> {
     let mut out = Vec::with_capacity(2 * methods::GATHER);
     let flush = |conn: &mut dyn Conn, out: &mut Vec<u8>| -> Result<()> {
-        conn.write_all(out).context("write to the socket")?;
+        methods::write_all(conn, out)?;
         out.clear();
         Ok(())
     };
