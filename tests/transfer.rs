@@ -783,3 +783,23 @@ fn ctrl_c_stops_a_sender_blocked_inside_a_file() {
         );
     }
 }
+
+/// The receiver removes its Unix socket when it stops, and only its own: a file put at
+/// that path meanwhile (the socket removed by someone else) is left alone.
+#[test]
+fn a_stopping_receiver_removes_only_its_own_socket() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let own = sock_dir.path().join("own");
+    let r = Receiver::start(dest.path(), &own, &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(!own.exists(), "its socket is gone");
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    std::fs::remove_file(&socket).unwrap();
+    std::fs::write(&socket, b"precious").unwrap();
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(&socket).unwrap(), b"precious");
+}

@@ -65,13 +65,24 @@ impl std::fmt::Display for Endpoint {
 pub enum Listener {
     /// TCP.
     Tcp(TcpListener),
-    /// Unix, with its path (removed on drop).
-    Unix(UnixListener, PathBuf),
+    /// Unix, with its path and the (device, inode) of the socket made there: removed on
+    /// drop if that path still names it, never a file put there since.
+    Unix(UnixListener, PathBuf, Option<(u64, u64)>),
+}
+
+/// The (device, inode) of what `path` names, not following a link.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
 }
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Listener::Unix(_, path) = self {
+        if let Listener::Unix(_, path, Some(made)) = self
+            && identity(path) == Some(*made)
+        {
             let _ = std::fs::remove_file(path);
         }
     }
@@ -104,7 +115,7 @@ impl Listener {
                         files::describe(&e)
                     ))
                 })?;
-                Ok(Listener::Unix(l, path.clone()))
+                Ok(Listener::Unix(l, path.clone(), identity(path)))
             }
         }
     }
@@ -116,14 +127,14 @@ impl Listener {
                 l.local_addr()
                     .map_or_else(|_| "?".into(), |a| a.to_string()),
             ),
-            Listener::Unix(_, p) => Endpoint::Unix(p.clone()),
+            Listener::Unix(_, p, _) => Endpoint::Unix(p.clone()),
         }
     }
 
     fn raw(&self) -> i32 {
         match self {
             Listener::Tcp(l) => l.as_raw_fd(),
-            Listener::Unix(l, _) => l.as_raw_fd(),
+            Listener::Unix(l, ..) => l.as_raw_fd(),
         }
     }
 
@@ -150,7 +161,7 @@ impl Listener {
                 s.set_write_timeout(Some(timeout)).ok();
                 Box::new(s)
             }
-            Listener::Unix(l, _) => {
+            Listener::Unix(l, ..) => {
                 let (s, _) = l.accept().context("accept")?;
                 s.set_read_timeout(Some(timeout)).ok();
                 s.set_write_timeout(Some(timeout)).ok();
