@@ -803,3 +803,45 @@ fn a_stopping_receiver_removes_only_its_own_socket() {
     assert_eq!(code, Some(130), "{stderr}");
     assert_eq!(std::fs::read(&socket).unwrap(), b"precious");
 }
+
+/// Names and messages from the peer are printed with their control characters escaped:
+/// a hostile sender cannot forge lines or send terminal escapes into the receiver's log,
+/// nor a hostile receiver into the sender's error.
+#[test]
+fn control_characters_from_the_peer_are_never_printed_raw() {
+    use std::os::unix::net::UnixListener;
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    let replies = hostile(
+        &socket,
+        b"",
+        &frame(b"evil\x1b[2J\nwarning: forged", b"abc", 3, false),
+    );
+    assert!(matches!(replies.get(1), Some(Err(_))), "{replies:?}");
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+    assert_eq!(stderr.matches("forged").count(), 1, "{stderr}");
+    assert!(!stderr.contains("\nwarning: forged"), "{stderr}");
+    // A receiver that refuses with escapes in its message.
+    let fake = sock_dir.path().join("fake");
+    let listener = UnixListener::bind(&fake).unwrap();
+    let holder = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        let mut hello = [0u8; 16];
+        c.read_exact(&mut hello).unwrap();
+        proto::write_reply(&mut c, &Err("no\x1b]0;owned\x07\nerror: forged".into())).unwrap();
+    });
+    let file = file_with(sock_dir.path(), "f", b"x");
+    let out = ioscope()
+        .args(["send", &format!("unix:{}", fake.display())])
+        .arg(&file)
+        .output()
+        .unwrap();
+    holder.join().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    assert!(!line.contains('\x1b') && !line.contains('\x07'), "{line:?}");
+}
