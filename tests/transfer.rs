@@ -845,3 +845,54 @@ fn control_characters_from_the_peer_are_never_printed_raw() {
     let line = one_line_stderr(&out);
     assert!(!line.contains('\x1b') && !line.contains('\x07'), "{line:?}");
 }
+
+/// Directories made for a file that is then refused are removed with it (those that hold
+/// nothing else): a refused sender leaves no tree of empty directories behind.
+#[test]
+fn directories_made_for_a_refused_file_are_removed_with_it() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    std::fs::create_dir(dest.path().join("mine")).unwrap();
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    let frames = [
+        frame(b"keep/f", b"kept", 4, true),
+        frame(b"keep/new1/new2/g", b"bad", 3, false),
+    ]
+    .concat();
+    let replies = hostile(&socket, b"", &frames);
+    assert_eq!(replies.get(1), Some(&Ok(())), "{replies:?}");
+    assert!(matches!(replies.get(2), Some(Err(_))), "{replies:?}");
+    for (name, why) in [
+        (&b"a/b/c/d"[..], "checksum mismatch"),
+        (b"mine/x/y", "checksum mismatch"),
+    ] {
+        let replies = hostile(&socket, b"", &frame(name, b"bad", 3, false));
+        assert!(
+            matches!(replies.get(1), Some(Err(m)) if m.contains(why)),
+            "{replies:?}"
+        );
+    }
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    let mut dirs: Vec<_> = walkdirs(dest.path());
+    dirs.sort();
+    assert_eq!(dirs, ["keep", "mine"]);
+    assert_eq!(std::fs::read(dest.path().join("keep/f")).unwrap(), b"kept");
+}
+
+/// Every directory under `dir`, relative.
+fn walkdirs(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+                todo.push(p);
+            }
+        }
+    }
+    out
+}

@@ -5,8 +5,9 @@
 //! server's): loopback unless told otherwise and then only with a token; names confined to
 //! its directory; nothing overwritten without `--force`; free space checked against each
 //! announced size; each file written unnamed (or under a temporary name), verified, synced
-//! and only then linked (or renamed) into place; any failure leaves nothing partial and ends
-//! the connection, saying which file and how many bytes arrived.
+//! and only then linked (or renamed) into place; any failure leaves nothing partial (nor
+//! the directories made for that file) and ends the connection, saying which file and how
+//! many bytes arrived.
 
 pub mod methods;
 mod place;
@@ -550,6 +551,7 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
                 });
             }
             Err(e) => {
+                dirs.unmake();
                 let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
                 let _ = conn.flush();
                 drain(conn);

@@ -64,6 +64,9 @@ pub struct Dirs {
     open: HashMap<Vec<u8>, Dir>,
     /// The process's umask, when it could be read; `None`: always chmod.
     umask: Option<u32>,
+    /// Directories made for the file being created (its parent, name and key), removed
+    /// again by [`Dirs::unmake`] when that file is refused.
+    made: Vec<(Rc<OwnedFd>, CString, Vec<u8>)>,
     /// Whether `/proc/self/fd` can name an unnamed file for `linkat`.
     proc_fd: bool,
     pid: u32,
@@ -152,6 +155,7 @@ impl Dirs {
         Ok(Dirs {
             root: Dir::new(fd, root.to_path_buf()),
             open: HashMap::new(),
+            made: Vec::new(),
             umask: read_umask(),
             proc_fd: Path::new("/proc/self/fd").is_dir(),
             pid: std::process::id(),
@@ -194,6 +198,9 @@ impl Dirs {
                                     crate::files::describe(&e)
                                 ));
                             }
+                        } else {
+                            self.made
+                                .push((Rc::clone(&at), name.clone(), prefix.clone()));
                         }
                         open_dir(at.as_raw_fd(), &name)
                     }
@@ -233,6 +240,8 @@ impl Dirs {
         replace: bool,
     ) -> std::result::Result<Incoming, String> {
         self.serial += 1;
+        // Directories made for the files before this one stay: those files arrived.
+        self.made.clear();
         let (umask, proc_fd, pid, serial) = (self.umask, self.proc_fd, self.pid, self.serial);
         let dir = self.parent(parts)?;
         let name = cstr(parts[parts.len() - 1]).map_err(|e| format!("{e:#}"))?;
@@ -310,6 +319,18 @@ impl Dirs {
             mode: chmod.then_some(mode),
             published: false,
         })
+    }
+}
+
+impl Dirs {
+    /// Removes the directories made for the last file created (it was refused), deepest
+    /// first; one that holds something else by now stays.
+    pub fn unmake(&mut self) {
+        while let Some((at, name, key)) = self.made.pop() {
+            self.open.remove(&key);
+            // SAFETY: an open directory and a live C string.
+            unsafe { libc::unlinkat(at.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
+        }
     }
 }
 
