@@ -133,7 +133,11 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                     }
                     Err(e) => {
                         failed = true;
-                        report::warn(&format!("error: {e:#}"));
+                        // The error may carry a name the sender chose.
+                        report::warn(&format!(
+                            "error: {}",
+                            crate::transfer::proto::printable(&format!("{e:#}"))
+                        ));
                     }
                 }
                 Ok(())

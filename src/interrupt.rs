@@ -45,6 +45,21 @@ pub fn install() {
     }
 }
 
+/// Keeps the signals away from the calling thread (a helper that only waits), so that the
+/// kernel delivers them to a thread doing the work, whose blocked call they interrupt.
+pub fn keep_away() {
+    // SAFETY: the set is initialised by sigemptyset before use; pthread_sigmask only changes
+    // the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            libc::sigaddset(&mut set, signal);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// Raises the flag as Ctrl-C would (for tests, and for code that must stop the work).
 pub fn request() {
     INTERRUPTED.store(true, Ordering::SeqCst);

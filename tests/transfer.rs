@@ -89,8 +89,18 @@ fn every_method_pair_copies_every_byte_over_tcp_and_unix() {
 
 /// A receiver on a Unix socket in `dir`, serving until killed.
 struct Receiver {
-    child: Child,
+    child: Option<Child>,
     addr: String,
+}
+
+/// A receiver left running by a failed test is killed, not left behind.
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 impl Receiver {
@@ -120,7 +130,7 @@ impl Receiver {
             std::thread::sleep(Duration::from_millis(10));
         }
         Receiver {
-            child,
+            child: Some(child),
             addr: format!("unix:{}", socket.display()),
         }
     }
@@ -147,10 +157,11 @@ impl Receiver {
     }
 
     /// Stops it (Ctrl-C) and returns its exit code, stdout and stderr.
-    fn stop(self) -> (Option<i32>, String, String) {
+    fn stop(mut self) -> (Option<i32>, String, String) {
+        let child = self.child.take().expect("stopped once");
         // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-        let out = self.child.wait_with_output().unwrap();
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -539,4 +550,349 @@ fn an_existing_small_name_is_refused_force_replaces_it_and_modes_arrive_exactly(
     );
     assert_eq!(mode_of(&dest.path().join("small")), 0o666);
     assert_no_leftovers(dest.path());
+}
+
+/// The receiver's first line on stderr (where it listens) ends with its newline: a warning
+/// that follows starts a line of its own.
+#[test]
+fn the_receivers_startup_line_is_a_line_of_its_own() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    let mut s = UnixStream::connect(&socket).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    drop(s);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines[0].ends_with("Ctrl-C stops"), "{stderr}");
+    assert!(lines[1].starts_with("warning: "), "{stderr}");
+}
+
+/// `--timeout 0` would set no timeout at all (a silent peer waited for forever): refused.
+#[test]
+fn a_zero_timeout_is_refused_by_both_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let file = file_with(dir.path(), "f", b"x");
+    let f = file.to_str().unwrap();
+    for args in [
+        // (An address that cannot be bound: a receiver that took the 0 stops there.)
+        vec![
+            "receive",
+            d,
+            "--listen",
+            "unix:/nonexistent/s",
+            "--timeout",
+            "0",
+        ],
+        vec!["send", "127.0.0.1:1", f, "--timeout", "0s"],
+    ] {
+        let line = usage_error(&args);
+        assert!(line.contains("--timeout"), "{args:?}: {line}");
+    }
+}
+
+/// DIR may be a symlink to a directory (links are refused only inside it); a DIR that is
+/// gone when a sender connects is a refusal the sender reads, naming DIR, and the receiver
+/// goes on serving.
+#[test]
+fn a_receiver_dir_that_is_a_symlink_works_and_one_removed_is_refused_in_words() {
+    let root = tempfile::tempdir().unwrap();
+    let real = root.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = root.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let file = file_with(root.path(), "f", &pattern(100));
+    let r = Receiver::start(&link, &root.path().join("s1"), &[]);
+    r.send_ok(&[&file], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(real.join("f")).unwrap(), pattern(100));
+    let gone = root.path().join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let r = Receiver::start(&gone, &root.path().join("s2"), &[]);
+    std::fs::remove_dir(&gone).unwrap();
+    let out = r.send(&[&file], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("gone") && line.contains("No such file"),
+        "{line}"
+    );
+    std::fs::create_dir(&gone).unwrap();
+    r.send_ok(&[&file], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(gone.join("f")).unwrap(), pattern(100));
+}
+
+/// Two paths that would arrive under one name (the same file twice, or two files of one
+/// name in different directories) are refused before anything is sent: the receiver would
+/// keep the first and refuse the second half way.
+#[test]
+fn two_files_under_one_name_are_refused_before_anything_is_sent() {
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    for d in ["one", "two"] {
+        std::fs::create_dir(src.path().join(d)).unwrap();
+        file_with(&src.path().join(d), "f", d.as_bytes());
+    }
+    let (one, two) = (src.path().join("one/f"), src.path().join("two/f"));
+    let r = Receiver::start(dest.path(), &src.path().join("s"), &[]);
+    for pair in [[&one, &one], [&one, &two]] {
+        let out = r.send(&[pair[0].as_path(), pair[1].as_path()], &[]);
+        assert_eq!(out.status.code(), Some(2));
+        let line = one_line_stderr(&out);
+        assert!(
+            line.contains(&*pair[1].to_string_lossy()) && line.contains("\"f\""),
+            "{line}"
+        );
+    }
+    let out = ioscope()
+        .arg("transfer")
+        .args([&one, &two])
+        .arg("--to")
+        .arg(dest.path())
+        .args(["--repeat", "1", "--no-sync"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    one_line_stderr(&out);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
+}
+
+/// A file that reports size 0 but has content (/proc) arrives with its content, not empty.
+#[test]
+fn a_proc_file_that_reports_no_size_arrives_with_its_content() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let r = Receiver::start(dest.path(), &sock_dir.path().join("s"), &[]);
+    for method in ["read", "mmap", "sendfile"] {
+        r.send_ok(&[Path::new("/proc/self/status")], &["--method", method]);
+        let copy = dest.path().join("status");
+        let text = std::fs::read_to_string(&copy).unwrap();
+        assert!(text.starts_with("Name:"), "{method}: {text:?}");
+        std::fs::remove_file(&copy).unwrap();
+    }
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+}
+
+/// A sender that goes silent inside a file: the refusal names the file and how many of its
+/// bytes arrived, for every receiving method; nothing partial stays.
+#[test]
+fn a_sender_silent_inside_a_file_is_named_with_the_bytes_that_arrived() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    for method in ["write", "mmap", "splice"] {
+        let socket = sock_dir.path().join(method);
+        let r = Receiver::start(
+            dest.path(),
+            &socket,
+            &["--timeout", "1s", "--method", method],
+        );
+        let mut s = UnixStream::connect(&socket).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        proto::write_hello(&mut s, b"").unwrap();
+        let mut wire = Vec::new();
+        proto::put_header(
+            &mut wire,
+            &Header {
+                name: b"stalled".to_vec(),
+                size: 2 << 20,
+                mode: 0o644,
+            },
+        );
+        wire.extend_from_slice(&[5u8; 1000]);
+        s.write_all(&wire).unwrap();
+        assert_eq!(proto::read_reply(&mut s).unwrap(), Ok(()));
+        let refusal = proto::read_reply(&mut s).unwrap();
+        assert!(
+            matches!(&refusal, Err(m) if m.contains("stalled")
+                && m.contains("1000 of 2097152 bytes") && m.contains("timed out")),
+            "{method}: {refusal:?}"
+        );
+        let (code, _, stderr) = r.stop();
+        assert_eq!(code, Some(130), "{stderr}");
+        assert!(stderr.contains("stalled"), "{method}: {stderr}");
+        assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
+    }
+}
+
+/// Ctrl-C stops a sender blocked on a receiver that stopped reading, inside a file, for
+/// every method (exit 130), instead of waiting for the socket's timeout.
+#[test]
+fn ctrl_c_stops_a_sender_blocked_inside_a_file() {
+    use std::os::unix::net::UnixListener;
+    let src = tempfile::tempdir().unwrap();
+    let big = src.path().join("big");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    for method in ["read", "mmap", "sendfile"] {
+        let socket = src.path().join(format!("s-{method}"));
+        let listener = UnixListener::bind(&socket).unwrap();
+        let (began, sending) = std::sync::mpsc::channel();
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        // A receiver that says yes to the greeting, takes the first bytes, then stops reading.
+        let holder = std::thread::spawn(move || {
+            let (mut c, _) = listener.accept().unwrap();
+            let mut hello = [0u8; 16];
+            c.read_exact(&mut hello).unwrap();
+            proto::write_reply(&mut c, &Ok(())).unwrap();
+            let mut first = vec![0u8; 64 << 10];
+            c.read_exact(&mut first).unwrap();
+            began.send(()).unwrap();
+            let _ = finished.recv_timeout(Duration::from_secs(30));
+        });
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+            .args(["send", &format!("unix:{}", socket.display())])
+            .arg(&big)
+            .args(["--method", method, "--timeout", "60s"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        sending.recv_timeout(Duration::from_secs(20)).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        done.send(()).unwrap();
+        holder.join().unwrap();
+        assert_eq!(
+            status.and_then(|s| s.code()),
+            Some(130),
+            "{method}: Ctrl-C did not stop the sender"
+        );
+    }
+}
+
+/// The receiver removes its Unix socket when it stops, and only its own: a file put at
+/// that path meanwhile (the socket removed by someone else) is left alone.
+#[test]
+fn a_stopping_receiver_removes_only_its_own_socket() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let own = sock_dir.path().join("own");
+    let r = Receiver::start(dest.path(), &own, &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(!own.exists(), "its socket is gone");
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    std::fs::remove_file(&socket).unwrap();
+    std::fs::write(&socket, b"precious").unwrap();
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(std::fs::read(&socket).unwrap(), b"precious");
+}
+
+/// Names and messages from the peer are printed with their control characters escaped:
+/// a hostile sender cannot forge lines or send terminal escapes into the receiver's log,
+/// nor a hostile receiver into the sender's error.
+#[test]
+fn control_characters_from_the_peer_are_never_printed_raw() {
+    use std::os::unix::net::UnixListener;
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    let replies = hostile(
+        &socket,
+        b"",
+        &frame(b"evil\x1b[2J\nwarning: forged", b"abc", 3, false),
+    );
+    assert!(matches!(replies.get(1), Some(Err(_))), "{replies:?}");
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+    assert_eq!(stderr.matches("forged").count(), 1, "{stderr}");
+    assert!(!stderr.contains("\nwarning: forged"), "{stderr}");
+    // A receiver that refuses with escapes in its message.
+    let fake = sock_dir.path().join("fake");
+    let listener = UnixListener::bind(&fake).unwrap();
+    let holder = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        let mut hello = [0u8; 16];
+        c.read_exact(&mut hello).unwrap();
+        proto::write_reply(&mut c, &Err("no\x1b]0;owned\x07\nerror: forged".into())).unwrap();
+    });
+    let file = file_with(sock_dir.path(), "f", b"x");
+    let out = ioscope()
+        .args(["send", &format!("unix:{}", fake.display())])
+        .arg(&file)
+        .output()
+        .unwrap();
+    holder.join().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    assert!(!line.contains('\x1b') && !line.contains('\x07'), "{line:?}");
+}
+
+/// Directories made for a file that is then refused are removed with it (those that hold
+/// nothing else): a refused sender leaves no tree of empty directories behind.
+#[test]
+fn directories_made_for_a_refused_file_are_removed_with_it() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    std::fs::create_dir(dest.path().join("mine")).unwrap();
+    let r = Receiver::start(dest.path(), &socket, &[]);
+    let frames = [
+        frame(b"keep/f", b"kept", 4, true),
+        frame(b"keep/new1/new2/g", b"bad", 3, false),
+    ]
+    .concat();
+    let replies = hostile(&socket, b"", &frames);
+    assert_eq!(replies.get(1), Some(&Ok(())), "{replies:?}");
+    assert!(matches!(replies.get(2), Some(Err(_))), "{replies:?}");
+    for (name, why) in [
+        (&b"a/b/c/d"[..], "checksum mismatch"),
+        (b"mine/x/y", "checksum mismatch"),
+    ] {
+        let replies = hostile(&socket, b"", &frame(name, b"bad", 3, false));
+        assert!(
+            matches!(replies.get(1), Some(Err(m)) if m.contains(why)),
+            "{replies:?}"
+        );
+    }
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    let mut dirs: Vec<_> = walkdirs(dest.path());
+    dirs.sort();
+    assert_eq!(dirs, ["keep", "mine"]);
+    assert_eq!(std::fs::read(dest.path().join("keep/f")).unwrap(), b"kept");
+}
+
+/// Every directory under `dir`, relative.
+fn walkdirs(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+                todo.push(p);
+            }
+        }
+    }
+    out
 }

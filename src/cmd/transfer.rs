@@ -383,7 +383,7 @@ pub struct SendReport {
 pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
     let to = Endpoint::parse(&args.to)?;
     let buffer = crate::options::block_size(&args.buffer, "send").context("--buffer")? as usize;
-    let timeout = crate::units::parse_duration(&args.timeout).context("send: --timeout")?;
+    let timeout = timeout(&args.timeout, "send")?;
     let files = transfer::outgoing(&args.files)?;
     let options = SendOptions {
         method: args.method,
@@ -397,6 +397,18 @@ pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
         method: args.method,
         session,
     })
+}
+
+/// Parses `--timeout`; 0 is refused: a socket given a zero timeout has none at all, and a
+/// silent peer would be waited for forever.
+fn timeout(text: &str, what: &str) -> Result<Duration> {
+    let t = crate::units::parse_duration(text).with_context(|| format!("{what}: --timeout"))?;
+    if t.is_zero() {
+        return Err(input(format!(
+            "{what}: --timeout {text}: must be more than 0 (how long a silent peer is waited for)"
+        )));
+    }
+    Ok(t)
 }
 
 /// A token of 16 random bytes in hex, from the kernel's random source.
@@ -432,7 +444,7 @@ pub fn receive(
     }
     let at = Endpoint::parse(&args.listen)?;
     let buffer = crate::options::block_size(&args.buffer, "receive").context("--buffer")? as usize;
-    let timeout = crate::units::parse_duration(&args.timeout).context("receive: --timeout")?;
+    let timeout = timeout(&args.timeout, "receive")?;
     let min_free = crate::options::min_free(args.min_free.as_deref(), "receive")?;
     let token = match (&args.token, args.allow_remote) {
         (Some(t), _) if t.is_empty() || t.len() > crate::transfer::proto::MAX_TOKEN => {
@@ -448,7 +460,7 @@ pub fn receive(
     };
     let listener = Listener::bind(&at, args.allow_remote)?;
     crate::report::note(&format!(
-        "receiving into {} on {} ({}); Ctrl-C stops",
+        "receiving into {} on {} ({}); Ctrl-C stops\n",
         args.dir.display(),
         listener.endpoint(),
         args.method.name()

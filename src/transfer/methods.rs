@@ -195,6 +195,29 @@ fn shrank(name: &str, at: u64, size: u64) -> anyhow::Error {
     .into()
 }
 
+/// `write_all` to the socket that Ctrl-C interrupts: a signal ends a write blocked on a full
+/// socket early (EINTR, or fewer bytes), which std's `write_all` would just restart.
+pub fn write_all(conn: &mut dyn Conn, mut bytes: &[u8]) -> Result<()> {
+    while !bytes.is_empty() {
+        crate::interrupt::check()?;
+        match conn.write(bytes) {
+            Ok(0) => bail!("write to the socket: it accepted no bytes"),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                bail!("write to the socket: the receiver went silent (timed out)")
+            }
+            Err(e) => return Err(e).context("write to the socket"),
+        }
+    }
+    Ok(())
+}
+
 /// Sends `size` bytes of `file` to `conn` by `method` (`buffer` bytes per read for `read`)
 /// and returns their digest.
 pub fn send(
@@ -223,7 +246,7 @@ pub fn send(
                     Err(e) => return Err(e).with_context(|| format!("read {name}")),
                 };
                 digest.update(&buf[..n]);
-                conn.write_all(&buf[..n]).context("write to the socket")?;
+                write_all(conn, &buf[..n])?;
                 sent += n as u64;
             }
         }
@@ -236,7 +259,7 @@ pub fn send(
                 let n = STEP.min((size - at) as usize);
                 let bytes = map.slice(at, n).expect("inside the mapping");
                 digest.update(bytes);
-                conn.write_all(bytes).context("write to the socket")?;
+                write_all(conn, bytes)?;
                 at += n as u64;
             }
         }
@@ -245,6 +268,8 @@ pub fn send(
             let map = Mapping::new(file, name, 0, size)?;
             let mut offset: libc::off_t = 0;
             while (offset as u64) < size {
+                // A signal during a sendfile that moved some bytes only shortens it.
+                crate::interrupt::check()?;
                 let start = offset as u64;
                 let want = SEND_STEP.min((size - start) as usize);
                 // SAFETY: both descriptors are open; offset is a live local.
@@ -305,9 +330,29 @@ pub fn gather(file: &File, name: &str, size: u64, out: &mut Vec<u8>) -> Result<D
     Ok(digest)
 }
 
+/// The most a file that reports size 0 may hold (a /proc or /sys file): it is read whole
+/// into memory before its header, which must carry its size.
+pub const UNSIZED_MAX: u64 = 16 << 20;
+
+/// The content of a file that reports size 0 (empty, or a /proc or /sys file that has
+/// content all the same), read by plain read() to its end; refused past [`UNSIZED_MAX`].
+pub fn read_unsized(file: &File, name: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.take(UNSIZED_MAX + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("read {name}"))?;
+    if bytes.len() as u64 > UNSIZED_MAX {
+        return Err(crate::error::input(format!(
+            "send {name}: reports size 0 but holds more than {} (a /proc or /sys file?); copy it to a regular file first",
+            crate::units::format_size(UNSIZED_MAX)
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Reads exactly `size` bytes from `conn` into `file` (new and empty) by `method`
 /// (`buffer` bytes per read for `write`); returns their digest, or an error saying how
-/// many bytes arrived.
+/// many bytes arrived (the caller names the file).
 pub fn receive(
     method: RecvMethod,
     conn: &mut dyn Conn,
@@ -318,7 +363,8 @@ pub fn receive(
 ) -> Result<Digest> {
     let mut digest = Digest::new();
     let mut got = 0u64;
-    let ended = |got: u64| anyhow::anyhow!("{name}: the stream ended after {got} of {size} bytes");
+    let ended = |got: u64| anyhow::anyhow!("the stream ended after {got} of {size} bytes");
+    let arrived = |got: u64| format!("after {got} of {size} bytes");
     if size == 0 {
         return Ok(digest);
     }
@@ -331,7 +377,7 @@ pub fn receive(
             let mut f = file;
             while got < size {
                 let want = buf.len().min((size - got) as usize);
-                let n = read_some(conn, &mut buf[..want])?;
+                let n = read_some(conn, &mut buf[..want]).with_context(|| arrived(got))?;
                 if n == 0 {
                     return Err(ended(got));
                 }
@@ -349,7 +395,8 @@ pub fn receive(
                 .with_context(|| format!("mmap {name}"))?;
             while got < size {
                 let end = (got as usize + STEP).min(size as usize);
-                let n = read_some(conn, &mut map[got as usize..end])?;
+                let n =
+                    read_some(conn, &mut map[got as usize..end]).with_context(|| arrived(got))?;
                 if n == 0 {
                     return Err(ended(got));
                 }
@@ -367,7 +414,8 @@ pub fn receive(
             while got < size {
                 let want = STEP.min((size - got) as usize);
                 let n = splice(conn.as_raw_fd(), pipe_w.as_raw_fd(), want)
-                    .context("splice from the socket")?;
+                    .context("splice from the socket")
+                    .with_context(|| arrived(got))?;
                 if n == 0 {
                     return Err(ended(got));
                 }

@@ -5,8 +5,9 @@
 //! server's): loopback unless told otherwise and then only with a token; names confined to
 //! its directory; nothing overwritten without `--force`; free space checked against each
 //! announced size; each file written unnamed (or under a temporary name), verified, synced
-//! and only then linked (or renamed) into place; any failure leaves nothing partial and ends
-//! the connection, saying which file and how many bytes arrived.
+//! and only then linked (or renamed) into place; any failure leaves nothing partial (nor
+//! the directories made for that file) and ends the connection, saying which file and how
+//! many bytes arrived.
 
 pub mod methods;
 mod place;
@@ -65,13 +66,24 @@ impl std::fmt::Display for Endpoint {
 pub enum Listener {
     /// TCP.
     Tcp(TcpListener),
-    /// Unix, with its path (removed on drop).
-    Unix(UnixListener, PathBuf),
+    /// Unix, with its path and the (device, inode) of the socket made there: removed on
+    /// drop if that path still names it, never a file put there since.
+    Unix(UnixListener, PathBuf, Option<(u64, u64)>),
+}
+
+/// The (device, inode) of what `path` names, not following a link.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
 }
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Listener::Unix(_, path) = self {
+        if let Listener::Unix(_, path, Some(made)) = self
+            && identity(path) == Some(*made)
+        {
             let _ = std::fs::remove_file(path);
         }
     }
@@ -104,7 +116,7 @@ impl Listener {
                         files::describe(&e)
                     ))
                 })?;
-                Ok(Listener::Unix(l, path.clone()))
+                Ok(Listener::Unix(l, path.clone(), identity(path)))
             }
         }
     }
@@ -116,14 +128,14 @@ impl Listener {
                 l.local_addr()
                     .map_or_else(|_| "?".into(), |a| a.to_string()),
             ),
-            Listener::Unix(_, p) => Endpoint::Unix(p.clone()),
+            Listener::Unix(_, p, _) => Endpoint::Unix(p.clone()),
         }
     }
 
     fn raw(&self) -> i32 {
         match self {
             Listener::Tcp(l) => l.as_raw_fd(),
-            Listener::Unix(l, _) => l.as_raw_fd(),
+            Listener::Unix(l, ..) => l.as_raw_fd(),
         }
     }
 
@@ -150,7 +162,7 @@ impl Listener {
                 s.set_write_timeout(Some(timeout)).ok();
                 Box::new(s)
             }
-            Listener::Unix(l, _) => {
+            Listener::Unix(l, ..) => {
                 let (s, _) = l.accept().context("accept")?;
                 s.set_read_timeout(Some(timeout)).ok();
                 s.set_write_timeout(Some(timeout)).ok();
@@ -197,7 +209,9 @@ pub struct Outgoing {
 }
 
 /// The files under the paths given: a file is sent under its own name; a directory's
-/// files (recursively, symlinks not followed) under names relative to its parent.
+/// files (recursively, symlinks not followed) under names relative to its parent. Two
+/// paths that would arrive under one name are refused here: the receiver would keep the
+/// first and refuse the second half way through the stream.
 pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
     fn walk(dir: &Path, prefix: &[u8], out: &mut Vec<Outgoing>) -> Result<()> {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -246,6 +260,17 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
             return Err(input(format!(
                 "send {}: not a regular file or directory",
                 p.display()
+            )));
+        }
+    }
+    let mut seen = std::collections::HashMap::with_capacity(out.len());
+    for f in &out {
+        if let Some(first) = seen.insert(&f.name[..], &f.path) {
+            return Err(input(format!(
+                "send {}: it would arrive under the name {:?}, as {} would; send one of them",
+                f.path.display(),
+                String::from_utf8_lossy(&f.name),
+                first.display()
             )));
         }
     }
@@ -305,6 +330,8 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
         // (reply times, the index and message of a refusal, a broken connection)
         type Heard = (Vec<f64>, Option<(usize, String)>, Option<anyhow::Error>);
         let reader = scope.spawn(|| -> Heard {
+            // Ctrl-C must interrupt the writing thread, blocked on a full socket.
+            crate::interrupt::keep_away();
             let mut times = Vec::with_capacity(files.len());
             for i in 0..=files.len() {
                 let heard = proto::read_reply(&mut replies);
@@ -379,7 +406,7 @@ fn send_files(
 ) -> Result<()> {
     let mut out = Vec::with_capacity(2 * methods::GATHER);
     let flush = |conn: &mut dyn Conn, out: &mut Vec<u8>| -> Result<()> {
-        conn.write_all(out).context("write to the socket")?;
+        methods::write_all(conn, out)?;
         out.clear();
         Ok(())
     };
@@ -400,14 +427,24 @@ fn send_files(
             .metadata()
             .with_context(|| format!("stat {}", f.path.display()))?;
         use std::os::unix::fs::PermissionsExt;
+        // A file that reports size 0 may still have content (/proc, /sys): read to its end.
+        let unsized_bytes = if meta.len() == 0 {
+            methods::read_unsized(&file, &shown)?
+        } else {
+            Vec::new()
+        };
         let header = proto::Header {
             name: f.name.clone(),
-            size: meta.len(),
+            size: meta.len().max(unsized_bytes.len() as u64),
             mode: meta.permissions().mode() & 0o777,
         };
         proto::put_header(&mut out, &header);
-        let digest = if options.method == SendMethod::Read && header.size <= methods::GATHER as u64
-        {
+        let digest = if meta.len() == 0 {
+            out.extend_from_slice(&unsized_bytes);
+            let mut d = proto::Digest::new();
+            d.update(&unsized_bytes);
+            d
+        } else if options.method == SendMethod::Read && header.size <= methods::GATHER as u64 {
             methods::gather(&file, &shown, header.size, &mut out)?
         } else {
             flush(conn, &mut out)?;
@@ -488,10 +525,19 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
         )
         .into());
     }
+    // The directory may have gone since the receiver started: the sender is told so.
+    let mut dirs = match place::Dirs::open(&options.dir) {
+        Ok(dirs) => dirs,
+        Err(e) => {
+            let e = e.context("receive");
+            let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
+            let _ = conn.flush();
+            return Err(e);
+        }
+    };
     proto::write_reply(conn, &Ok(()))?;
     let mut done = Vec::new();
     let mut budget = Budget { room: None };
-    let mut dirs = place::Dirs::open(&options.dir)?;
     while let Some(header) = proto::read_header(conn)? {
         let t = Instant::now();
         let shown = String::from_utf8_lossy(&header.name).into_owned();
@@ -505,6 +551,7 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
                 });
             }
             Err(e) => {
+                dirs.unmake();
                 let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
                 let _ = conn.flush();
                 drain(conn);
@@ -583,8 +630,10 @@ fn receive_file(
         &shown,
         header.size,
         options.buffer,
-    )?;
-    let trailer = proto::read_trailer(conn)?;
+    )
+    .with_context(|| format!("receive {shown}"))?;
+    let trailer = proto::read_trailer(conn)
+        .with_context(|| format!("receive {shown}: all {} bytes arrived", header.size))?;
     let got = digest.trailer();
     if got != trailer {
         return Err(refuse(format!(

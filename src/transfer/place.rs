@@ -64,6 +64,9 @@ pub struct Dirs {
     open: HashMap<Vec<u8>, Dir>,
     /// The process's umask, when it could be read; `None`: always chmod.
     umask: Option<u32>,
+    /// Directories made for the file being created (its parent, name and key), removed
+    /// again by [`Dirs::unmake`] when that file is refused.
+    made: Vec<(Rc<OwnedFd>, CString, Vec<u8>)>,
     /// Whether `/proc/self/fd` can name an unnamed file for `linkat`.
     proc_fd: bool,
     pid: u32,
@@ -128,14 +131,31 @@ impl Dir {
 }
 
 impl Dirs {
-    /// Opens the receiver's directory for one connection.
+    /// Opens the receiver's directory for one connection. The directory itself may be a
+    /// link (the user named it); links are refused only inside it.
     pub fn open(root: &Path) -> Result<Self> {
         let c = cstr(root.as_os_str().as_bytes())?;
-        let fd = open_dir(libc::AT_FDCWD, &c)
-            .map_err(|e| anyhow!("open {}: {}", root.display(), crate::files::describe(&e)))?;
+        // SAFETY: a live C string.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let e = errno();
+            return Err(anyhow!(
+                "open {}: {}",
+                root.display(),
+                crate::files::describe(&e)
+            ));
+        }
+        // SAFETY: a new descriptor owned by nobody else.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         Ok(Dirs {
             root: Dir::new(fd, root.to_path_buf()),
             open: HashMap::new(),
+            made: Vec::new(),
             umask: read_umask(),
             proc_fd: Path::new("/proc/self/fd").is_dir(),
             pid: std::process::id(),
@@ -152,9 +172,6 @@ impl Dirs {
         }
         let key = parents.join(&b'/');
         if !self.open.contains_key(&key) {
-            if self.open.len() >= MAX_OPEN {
-                self.open.clear();
-            }
             let mut at = Rc::clone(&self.root.fd);
             let mut path = self.root.path.clone();
             let mut prefix = Vec::new();
@@ -181,6 +198,9 @@ impl Dirs {
                                     crate::files::describe(&e)
                                 ));
                             }
+                        } else {
+                            self.made
+                                .push((Rc::clone(&at), name.clone(), prefix.clone()));
                         }
                         open_dir(at.as_raw_fd(), &name)
                     }
@@ -195,6 +215,11 @@ impl Dirs {
                 })?;
                 let dir = Dir::new(fd, path.clone());
                 at = Rc::clone(&dir.fd);
+                // Checked at every component: one deep name could hold thousands open.
+                // The directory being walked stays open through `at`.
+                if self.open.len() >= MAX_OPEN {
+                    self.open.clear();
+                }
                 self.open.insert(prefix.clone(), dir);
             }
         }
@@ -215,6 +240,8 @@ impl Dirs {
         replace: bool,
     ) -> std::result::Result<Incoming, String> {
         self.serial += 1;
+        // Directories made for the files before this one stay: those files arrived.
+        self.made.clear();
         let (umask, proc_fd, pid, serial) = (self.umask, self.proc_fd, self.pid, self.serial);
         let dir = self.parent(parts)?;
         let name = cstr(parts[parts.len() - 1]).map_err(|e| format!("{e:#}"))?;
@@ -292,6 +319,18 @@ impl Dirs {
             mode: chmod.then_some(mode),
             published: false,
         })
+    }
+}
+
+impl Dirs {
+    /// Removes the directories made for the last file created (it was refused), deepest
+    /// first; one that holds something else by now stays.
+    pub fn unmake(&mut self) {
+        while let Some((at, name, key)) = self.made.pop() {
+            self.open.remove(&key);
+            // SAFETY: an open directory and a live C string.
+            unsafe { libc::unlinkat(at.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
+        }
     }
 }
 
@@ -423,4 +462,25 @@ fn link_unnamed(file: &File, dir: RawFd, name: &CStr) -> std::io::Result<()> {
         )
     };
     if r == 0 { Ok(()) } else { Err(errno()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deep_name_keeps_at_most_max_open_directories_open() {
+        let root = tempfile::tempdir().expect("a temporary directory");
+        let mut dirs = Dirs::open(root.path()).expect("open it");
+        let mut parts = vec![&b"d"[..]; 2 * MAX_OPEN];
+        parts.push(b"f");
+        let incoming = dirs.create(&parts, 1, 0o644, false).expect("create");
+        assert!(dirs.open.len() <= MAX_OPEN, "{} open", dirs.open.len());
+        drop(incoming);
+        let mut sibling = parts.clone();
+        *sibling.last_mut().expect("a name") = b"g";
+        dirs.create(&sibling, 1, 0o644, false)
+            .expect("create beside it");
+        assert!(dirs.open.len() <= MAX_OPEN, "{} open", dirs.open.len());
+    }
 }

@@ -215,8 +215,26 @@ pub fn read_reply(r: &mut (impl Read + ?Sized)) -> Result<std::result::Result<()
     fill(r, &mut message, what)?;
     Ok(match status[0] {
         0 => Ok(()),
-        _ => Err(String::from_utf8_lossy(&message).into_owned()),
+        _ => Err(printable(&String::from_utf8_lossy(&message))),
     })
+}
+
+/// Text that came from the peer (a name, a refusal), made safe to print on one line: its
+/// control characters (newlines, terminal escapes) are written as escapes (`\u{1b}`), so a
+/// peer can neither forge a line of the log nor drive the terminal.
+pub fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Fills `buf` from `r`; an error names what was being read and says why in words: the
@@ -339,6 +357,12 @@ mod tests {
         }
         assert!(confined(&[b'x'; 256]).is_err());
         assert!(confined("ünï/\u{7f}".as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(printable("ünï/ok"), "ünï/ok");
+        assert_eq!(printable("a\u{1b}[2J\nb\u{7f}"), "a\\u{1b}[2J\\nb\\u{7f}");
     }
 
     #[test]
