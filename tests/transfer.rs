@@ -507,6 +507,51 @@ fn a_silent_sender_times_out_and_the_next_connection_is_served() {
     assert_no_leftovers(dest.path());
 }
 
+/// A peer that trickles its greeting a byte at a time, each byte well within the socket's
+/// timeout, is dropped once the whole greeting has taken longer than the timeout: one
+/// such peer cannot hold the receiver (it serves one connection at a time).
+#[test]
+fn a_peer_trickling_its_greeting_is_dropped_and_the_next_connection_is_served() {
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    let r = Receiver::start(dest.path(), &socket, &["--timeout", "1s"]);
+    let mut slow = UnixStream::connect(&socket).unwrap();
+    let started = std::time::Instant::now();
+    let mut dropped = false;
+    // The greeting is 16 bytes; 400 ms a byte would take 6 s.
+    for &b in proto::MAGIC.iter().cycle().take(16) {
+        if slow.write_all(&[b]).is_err() {
+            dropped = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(400));
+        if started.elapsed() > Duration::from_secs(30) {
+            break;
+        }
+    }
+    if !dropped {
+        // Nothing more to write: the receiver must close within its deadline.
+        slow.set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut rest = Vec::new();
+        assert!(slow.read_to_end(&mut rest).is_ok(), "never closed");
+    }
+    let file = file_with(src.path(), "after", &pattern(100));
+    r.send_ok(&[&file], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains("did not complete its greeting within 1.000 s"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(dest.path().join("after")).unwrap(),
+        pattern(100)
+    );
+}
+
 /// A small file whose name exists is refused once its bytes arrived (publishing never
 /// replaces), in the same words as a large one; `--force` replaces it (temporary name,
 /// rename). Modes arrive exactly, also those the umask would cut.

@@ -347,6 +347,7 @@ fn one(
         force: false,
         min_free: options.min_free,
         sync: options.sync,
+        greeting_within: TIMEOUT,
     };
     std::thread::scope(|scope| {
         let receiver = scope.spawn(|| -> Result<Session> {
@@ -473,6 +474,7 @@ pub fn receive(
         force: args.force,
         min_free,
         sync: !args.no_sync,
+        greeting_within: timeout,
     };
     loop {
         let mut conn = listener.accept(timeout)?;

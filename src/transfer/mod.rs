@@ -19,6 +19,7 @@ use anyhow::{Context, Result, anyhow};
 use methods::{Conn, RecvMethod, SendMethod};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
+use std::io::Read;
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
@@ -484,6 +485,28 @@ pub struct ReceiveOptions {
     pub min_free: Option<u64>,
     /// fsync each file before it is renamed into place (on unless `--no-sync`).
     pub sync: bool,
+    /// How long a peer may take over its whole greeting (token included): a peer that
+    /// trickles it a byte at a time, each within the socket's timeout, is refused then.
+    pub greeting_within: Duration,
+}
+
+/// A reader that fails once `until` has passed, whatever each read returned: the socket's
+/// timeout bounds one read, this bounds them all.
+struct Deadline<'a> {
+    inner: &'a mut dyn Conn,
+    until: Instant,
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if Instant::now() >= self.until {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the greeting took too long",
+            ));
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// What a connection may still write: free space less the margin, asked of the file system
@@ -514,7 +537,20 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
     let started = Instant::now();
     let mut buffered = methods::Buffered::new(conn);
     let conn: &mut dyn Conn = &mut buffered;
-    let token = proto::read_hello(conn)?;
+    let token = proto::read_hello(&mut Deadline {
+        inner: &mut *conn,
+        until: started + options.greeting_within,
+    })
+    .map_err(|e| {
+        if started.elapsed() >= options.greeting_within {
+            e.context(format!(
+                "receive: a peer did not complete its greeting within {}; dropped",
+                crate::units::format_seconds(options.greeting_within.as_secs_f64())
+            ))
+        } else {
+            e
+        }
+    })?;
     if let Some(want) = &options.token
         && !constant_time_eq(want, &token)
     {
