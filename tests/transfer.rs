@@ -941,3 +941,92 @@ fn walkdirs(dir: &Path) -> Vec<String> {
     }
     out
 }
+
+/// A file that grows while it is sent arrives with the bytes it held when sending began
+/// (what its header announced, verified), and the sender says it grew. The receiver here
+/// is the test: it stops reading mid-file, so the sender is blocked inside the file when
+/// the file grows, whatever the method.
+#[test]
+fn a_file_that_grows_while_it_is_sent_arrives_as_announced_and_the_sender_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("grows");
+    let len = 16usize << 20;
+    for method in ["read", "mmap", "sendfile"] {
+        std::fs::write(&big, pattern(len)).unwrap();
+        let socket = dir.path().join(format!("s-{method}"));
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+            .args(["send", &format!("unix:{}", socket.display())])
+            .arg(&big)
+            .args(["--method", method, "--buffer", "64k"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        proto::read_hello(&mut s).unwrap();
+        proto::write_reply(&mut s, &Ok(())).unwrap();
+        let header = proto::read_header(&mut s).unwrap().unwrap();
+        assert_eq!(header.size, len as u64);
+        let mut body = vec![0u8; len];
+        s.read_exact(&mut body[..1 << 20]).unwrap();
+        // The sender is blocked on the full socket inside the file: it grows now.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&big)
+            .unwrap()
+            .write_all(&[7u8; 4096])
+            .unwrap();
+        s.read_exact(&mut body[1 << 20..]).unwrap();
+        let trailer = proto::read_trailer(&mut s).unwrap();
+        let mut d = Digest::new();
+        d.update(&body);
+        assert_eq!(
+            trailer,
+            d.trailer(),
+            "{method}: the trailer covers what was sent"
+        );
+        assert_eq!(body, pattern(len), "{method}");
+        proto::write_reply(&mut s, &Ok(())).unwrap();
+        assert!(proto::read_header(&mut s).unwrap().is_none());
+        proto::write_reply(&mut s, &Ok(())).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{method}: {stderr}");
+        assert!(
+            stderr.contains("send grows: it grew while it was sent"),
+            "{method}: {stderr}"
+        );
+    }
+}
+
+/// What a sent directory holds that is neither a file nor a directory is left out, and the
+/// sender says so (it used to be skipped without a word).
+#[test]
+fn special_files_in_a_sent_directory_are_left_out_with_a_warning() {
+    let src = tempfile::tempdir().unwrap();
+    let to = tempfile::tempdir().unwrap();
+    let tree = src.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    std::fs::write(tree.join("plain"), b"data").unwrap();
+    std::os::unix::fs::symlink("plain", tree.join("link")).unwrap();
+    let fifo = std::ffi::CString::new(tree.join("pipe").to_str().unwrap()).unwrap();
+    // SAFETY: a valid path string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let out = ioscope()
+        .arg("transfer")
+        .arg(&tree)
+        .arg("--to")
+        .arg(to.path())
+        .args(["--repeat", "1", "--no-sync", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("left out 2 entries that are neither a regular file nor a directory"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("tree/link"), "the first, by name: {stderr}");
+}

@@ -141,7 +141,7 @@ pub fn execute(
     } else {
         vec![(
             "the files given".to_string(),
-            transfer::outgoing(&options.files)?,
+            files_to_send(&options.files)?,
         )]
     };
     let mut report = TransferReport {
@@ -380,12 +380,35 @@ pub struct SendReport {
     pub session: Session,
 }
 
+/// The files under `paths` ([`transfer::outgoing`]), with a warning for what a directory
+/// held that cannot be sent.
+fn files_to_send(paths: &[PathBuf]) -> Result<Vec<transfer::Outgoing>> {
+    let (files, skipped) = transfer::outgoing(paths)?;
+    if let Some(first) = skipped.first() {
+        crate::report::warn(&format!(
+            "send: left out {} entr{} that {} neither a regular file nor a directory (a symlink, FIFO, socket or device), {}",
+            skipped.len(),
+            if skipped.len() == 1 { "y" } else { "ies" },
+            if skipped.len() == 1 { "is" } else { "are" },
+            if skipped.len() == 1 {
+                transfer::proto::printable(&first.display().to_string())
+            } else {
+                format!(
+                    "the first {}",
+                    transfer::proto::printable(&first.display().to_string())
+                )
+            }
+        ));
+    }
+    Ok(files)
+}
+
 /// `send ADDR FILE...`: every file verified by the receiver and in place, or an error.
 pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
     let to = Endpoint::parse(&args.to)?;
     let buffer = crate::options::block_size(&args.buffer, "send").context("--buffer")? as usize;
     let timeout = timeout(&args.timeout, "send")?;
-    let files = transfer::outgoing(&args.files)?;
+    let files = files_to_send(&args.files)?;
     let options = SendOptions {
         method: args.method,
         buffer,
@@ -393,6 +416,12 @@ pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
     };
     let mut conn = transfer::connect(&to, timeout)?;
     let session = transfer::send_all(&mut *conn, &files, &options)?;
+    for name in &session.grew {
+        crate::report::warn(&format!(
+            "send {}: it grew while it was sent; the receiver has the bytes it held when sending began, as announced",
+            transfer::proto::printable(name)
+        ));
+    }
     Ok(SendReport {
         to: to.to_string(),
         method: args.method,

@@ -307,13 +307,16 @@ fn digest_mapped(digest: &mut Digest, map: &Mapping, at: u64, len: usize) {
 pub const GATHER: usize = 64 << 10;
 
 /// `read` for a small file (at most [`GATHER`] bytes): its `size` bytes appended to `out`
-/// (usually by one read()); returns their digest.
-pub fn gather(file: &File, name: &str, size: u64, out: &mut Vec<u8>) -> Result<Digest> {
+/// (usually by one read()); returns their digest, and whether the file held more than
+/// `size` bytes by then (it grew since its size was taken): each read asks for one byte
+/// more than is still wanted, which costs no call when the file did not grow.
+pub fn gather(file: &File, name: &str, size: u64, out: &mut Vec<u8>) -> Result<(Digest, bool)> {
     let at = out.len();
-    out.resize(at + size as usize, 0);
+    let end = at + size as usize;
+    out.resize(end + 1, 0);
     let mut f = file;
     let mut got = at;
-    while got < out.len() {
+    while got < end {
         match f.read(&mut out[got..]) {
             Ok(0) => {
                 let sent = (got - at) as u64;
@@ -325,9 +328,11 @@ pub fn gather(file: &File, name: &str, size: u64, out: &mut Vec<u8>) -> Result<D
             Err(e) => return Err(e).with_context(|| format!("read {name}")),
         }
     }
+    let grew = got > end;
+    out.truncate(end);
     let mut digest = Digest::new();
     digest.update(&out[at..]);
-    Ok(digest)
+    Ok((digest, grew))
 }
 
 /// The most a file that reports size 0 may hold (a /proc or /sys file): it is read whole
@@ -555,5 +560,39 @@ fn splice(from: i32, to: i32, len: usize) -> std::io::Result<usize> {
             ));
         }
         return Err(e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gathered_file_that_grew_sends_its_announced_bytes_and_says_it_grew() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let bytes: Vec<u8> = (0..100u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        // Its size was taken at 60 bytes; it holds 100 by the time it is read.
+        let mut out = b"head".to_vec();
+        let (digest, grew) = gather(&file, "f", 60, &mut out).unwrap();
+        assert!(grew);
+        assert_eq!(&out[4..], &bytes[..60]);
+        let mut want = Digest::new();
+        want.update(&bytes[..60]);
+        assert_eq!(digest.trailer(), want.trailer());
+        // Unchanged: no growth, the same bytes.
+        let file = File::open(&path).unwrap();
+        let mut out = Vec::new();
+        let (_, grew) = gather(&file, "f", 100, &mut out).unwrap();
+        assert!(!grew);
+        assert_eq!(out, bytes);
+        // Shrunk: an error naming it.
+        let file = File::open(&path).unwrap();
+        let Err(e) = gather(&file, "f", 200, &mut Vec::new()) else {
+            panic!("a file shorter than announced was gathered");
+        };
+        assert!(format!("{e:#}").contains("did it shrink"), "{e:#}");
     }
 }

@@ -212,9 +212,16 @@ pub struct Outgoing {
 /// The files under the paths given: a file is sent under its own name; a directory's
 /// files (recursively, symlinks not followed) under names relative to its parent. Two
 /// paths that would arrive under one name are refused here: the receiver would keep the
-/// first and refuse the second half way through the stream.
-pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
-    fn walk(dir: &Path, prefix: &[u8], out: &mut Vec<Outgoing>) -> Result<()> {
+/// first and refuse the second half way through the stream. Also returns what a directory
+/// held that is neither a file nor a directory (symlinks, FIFOs, sockets, devices): left
+/// out, for the caller to say so.
+pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
+    fn walk(
+        dir: &Path,
+        prefix: &[u8],
+        out: &mut Vec<Outgoing>,
+        skipped: &mut Vec<PathBuf>,
+    ) -> Result<()> {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| input(format!("send {}: {}", dir.display(), files::describe(&e))))?
             .collect::<std::io::Result<_>>()
@@ -226,17 +233,20 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
             name.extend_from_slice(e.file_name().as_bytes());
             let t = e.file_type()?;
             if t.is_dir() {
-                walk(&e.path(), &name, out)?;
+                walk(&e.path(), &name, out, skipped)?;
             } else if t.is_file() {
                 out.push(Outgoing {
                     path: e.path(),
                     name,
                 });
+            } else {
+                skipped.push(e.path());
             }
         }
         Ok(())
     }
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p)
             .map_err(|e| input(format!("send {}: {}", p.display(), files::describe(&e))))?;
@@ -251,7 +261,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
             .as_bytes()
             .to_vec();
         if meta.is_dir() {
-            walk(p, &base, &mut out)?;
+            walk(p, &base, &mut out, &mut skipped)?;
         } else if meta.is_file() {
             out.push(Outgoing {
                 path: p.clone(),
@@ -275,7 +285,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<Vec<Outgoing>> {
             )));
         }
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// What one side did with one file.
@@ -298,6 +308,10 @@ pub struct Session {
     pub bytes: u64,
     /// Seconds from connection to the final reply.
     pub seconds: f64,
+    /// Files that grew while they were sent (the sender's side): each arrived with the
+    /// bytes it had when sending began, as its header announced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grew: Vec<String>,
 }
 
 /// Options of a sender.
@@ -348,7 +362,8 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
             (times, None, None)
         });
         let mut sizes = Vec::with_capacity(files.len());
-        let written = send_files(conn, files, options, &stop, &mut sizes);
+        let mut grew = Vec::new();
+        let written = send_files(conn, files, options, &stop, &mut sizes, &mut grew);
         if written.is_err() {
             // Wake the reader: no more replies are coming for what was not sent.
             // SAFETY: shutting down a socket we own.
@@ -390,6 +405,10 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
             bytes: done.iter().map(|d| d.bytes).sum(),
             files: done,
             seconds: started.elapsed().as_secs_f64(),
+            grew: grew
+                .iter()
+                .map(|&i| String::from_utf8_lossy(&files[i].name).into_owned())
+                .collect(),
         })
     })
 }
@@ -404,6 +423,7 @@ fn send_files(
     options: &SendOptions,
     stop: &std::sync::atomic::AtomicBool,
     sizes: &mut Vec<u64>,
+    grew: &mut Vec<usize>,
 ) -> Result<()> {
     let mut out = Vec::with_capacity(2 * methods::GATHER);
     let flush = |conn: &mut dyn Conn, out: &mut Vec<u8>| -> Result<()> {
@@ -411,7 +431,7 @@ fn send_files(
         out.clear();
         Ok(())
     };
-    for f in files {
+    for (i, f) in files.iter().enumerate() {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
         }
@@ -440,24 +460,29 @@ fn send_files(
             mode: meta.permissions().mode() & 0o777,
         };
         proto::put_header(&mut out, &header);
-        let digest = if meta.len() == 0 {
+        let (digest, grown) = if meta.len() == 0 {
             out.extend_from_slice(&unsized_bytes);
             let mut d = proto::Digest::new();
             d.update(&unsized_bytes);
-            d
+            (d, false)
         } else if options.method == SendMethod::Read && header.size <= methods::GATHER as u64 {
             methods::gather(&file, &shown, header.size, &mut out)?
         } else {
             flush(conn, &mut out)?;
-            methods::send(
+            let d = methods::send(
                 options.method,
                 &file,
                 &shown,
                 header.size,
                 conn,
                 options.buffer,
-            )?
+            )?;
+            // One fstat per file sent by itself (not per small file gathered).
+            (d, file.metadata().is_ok_and(|m| m.len() > header.size))
         };
+        if grown {
+            grew.push(i);
+        }
         proto::put_trailer(&mut out, digest.trailer());
         sizes.push(header.size);
         if out.len() >= methods::GATHER {
@@ -601,6 +626,7 @@ pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Sess
         bytes: done.iter().map(|d| d.bytes).sum(),
         files: done,
         seconds: started.elapsed().as_secs_f64(),
+        grew: Vec::new(),
     })
 }
 
