@@ -1030,3 +1030,67 @@ fn special_files_in_a_sent_directory_are_left_out_with_a_warning() {
     );
     assert!(stderr.contains("tree/link"), "the first, by name: {stderr}");
 }
+
+/// Preallocating a large file can fail (no room, a file size limit): the file is refused
+/// with the reason, nothing stays, and a smaller file on the next connection arrives. The
+/// receiver runs under RLIMIT_FSIZE of 1 MiB (SIGXFSZ ignored, so the call fails with
+/// EFBIG instead of killing it).
+#[test]
+fn a_file_that_cannot_be_preallocated_is_refused_and_the_receiver_goes_on() {
+    use std::os::unix::process::CommandExt;
+    let src = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let socket = src.path().join("s");
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+    cmd.arg("receive")
+        .arg(dest.path())
+        .arg("--listen")
+        .arg(format!("unix:{}", socket.display()))
+        .args(["--min-free", "0", "--timeout", "3s", "--method", "splice"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1 << 20,
+                rlim_max: 1 << 20,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    let mut r = Receiver {
+        child: Some(child),
+        addr: format!("unix:{}", socket.display()),
+    };
+    let started = Instant::now();
+    while !socket.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "never listened"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let big = file_with(src.path(), "big", &pattern(3 << 20));
+    let out = ioscope()
+        .args(["send", &r.addr])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_line_stderr(&out);
+    assert!(line.contains("big") && line.contains("fallocate"), "{line}");
+    let small = file_with(src.path(), "small", &pattern(5000));
+    r.send_ok(&[&small], &[]);
+    let (code, _, stderr) = r.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(
+        std::fs::read(dest.path().join("small")).unwrap(),
+        pattern(5000)
+    );
+    assert!(!dest.path().join("big").exists());
+    assert_no_leftovers(dest.path());
+}
