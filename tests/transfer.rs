@@ -1062,7 +1062,7 @@ fn a_file_that_cannot_be_preallocated_is_refused_and_the_receiver_goes_on() {
         });
     }
     let child = cmd.spawn().unwrap();
-    let mut r = Receiver {
+    let r = Receiver {
         child: Some(child),
         addr: format!("unix:{}", socket.display()),
     };
