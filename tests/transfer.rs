@@ -105,8 +105,18 @@ impl Drop for Receiver {
 
 impl Receiver {
     fn start(dir: &Path, socket: &Path, extra: &[&str]) -> Self {
-        let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
-            .arg("receive")
+        Self::start_with(dir, socket, extra, |_| {})
+    }
+
+    /// [`Receiver::start`] with the command adjusted by `configure` first (limits).
+    fn start_with(
+        dir: &Path,
+        socket: &Path,
+        extra: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> Self {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+        cmd.arg("receive")
             .arg(dir)
             .arg("--listen")
             .arg(format!("unix:{}", socket.display()))
@@ -118,9 +128,9 @@ impl Receiver {
             })
             .args(extra)
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::piped());
+        configure(&mut cmd);
+        let child = cmd.spawn().unwrap();
         let started = Instant::now();
         while !socket.exists() {
             assert!(
@@ -1041,45 +1051,22 @@ fn a_file_that_cannot_be_preallocated_is_refused_and_the_receiver_goes_on() {
     let src = tempfile::tempdir().unwrap();
     let dest = tempfile::tempdir().unwrap();
     let socket = src.path().join("s");
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
-    cmd.arg("receive")
-        .arg(dest.path())
-        .arg("--listen")
-        .arg(format!("unix:{}", socket.display()))
-        .args(["--min-free", "0", "--timeout", "3s", "--method", "splice"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 1 << 20,
-                rlim_max: 1 << 20,
-            };
-            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-    let child = cmd.spawn().unwrap();
-    let r = Receiver {
-        child: Some(child),
-        addr: format!("unix:{}", socket.display()),
-    };
-    let started = Instant::now();
-    while !socket.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "never listened"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let r = Receiver::start_with(dest.path(), &socket, &["--method", "splice"], |cmd| {
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 1 << 20,
+                    rlim_max: 1 << 20,
+                };
+                libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    });
     let big = file_with(src.path(), "big", &pattern(3 << 20));
-    let out = ioscope()
-        .args(["send", &r.addr])
-        .arg(&big)
-        .output()
-        .unwrap();
+    let out = r.send(&[&big], &[]);
     assert_eq!(out.status.code(), Some(1));
     let line = one_line_stderr(&out);
     assert!(line.contains("big") && line.contains("fallocate"), "{line}");

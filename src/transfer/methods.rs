@@ -195,6 +195,15 @@ fn shrank(name: &str, at: u64, size: u64) -> anyhow::Error {
     .into()
 }
 
+/// Whether a socket call failed because the socket's timeout ran out (SO_RCVTIMEO and
+/// SO_SNDTIMEO give EAGAIN).
+fn timed_out(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
 /// `write_all` to the socket that Ctrl-C interrupts: a signal ends a write blocked on a full
 /// socket early (EINTR, or fewer bytes), which std's `write_all` would just restart.
 pub fn write_all(conn: &mut dyn Conn, mut bytes: &[u8]) -> Result<()> {
@@ -204,12 +213,7 @@ pub fn write_all(conn: &mut dyn Conn, mut bytes: &[u8]) -> Result<()> {
             Ok(0) => bail!("write to the socket: it accepted no bytes"),
             Ok(n) => bytes = &bytes[n..],
             Err(e) if crate::interrupt::retry_after(&e)? => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
+            Err(e) if timed_out(&e) => {
                 bail!("write to the socket: the receiver went silent (timed out)")
             }
             Err(e) => return Err(e).context("write to the socket"),
@@ -503,12 +507,7 @@ fn read_some(conn: &mut dyn Conn, buf: &mut [u8]) -> Result<usize> {
         match conn.read(buf) {
             Ok(n) => return Ok(n),
             Err(e) if crate::interrupt::retry_after(&e)? => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
+            Err(e) if timed_out(&e) => {
                 bail!("read from the socket: the sender went silent (timed out)")
             }
             Err(e) => return Err(e).context("read from the socket"),
