@@ -8,7 +8,7 @@
 //! read them back through a mapping, in the page cache, right after moving them. Every
 //! receiver first allocates the file's blocks for the announced size (fallocate).
 
-use super::proto::Digest;
+use super::proto::{Digest, timed_out};
 use crate::engine::mmap::Mapping;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
@@ -193,15 +193,6 @@ fn shrank(name: &str, at: u64, size: u64) -> anyhow::Error {
         "send {name}: the file ended at byte {at} but its size was {size} when sending began (did it shrink?)"
     ))
     .into()
-}
-
-/// Whether a socket call failed because the socket's timeout ran out (SO_RCVTIMEO and
-/// SO_SNDTIMEO give EAGAIN).
-fn timed_out(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-    )
 }
 
 /// `write_all` to the socket that Ctrl-C interrupts: a signal ends a write blocked on a full
@@ -470,7 +461,7 @@ fn write_buffered(
 /// Allocates the blocks of `file` (new, empty) for its `size` bytes up front, and gives it
 /// that size: the space is taken before a byte arrives (no ENOSPC half way), and the
 /// writes then fill allocated blocks instead of reserving a delayed allocation per 4 KiB
-/// page (ext4: 1.4-2.1x the receiving rate, measured in bench/RESULTS.md). Returns false
+/// page (ext4: 1.3-2.1x the receiving rate, measured in bench/RESULTS.md). Returns false
 /// where the file system cannot (some network and older file systems):
 /// nothing was done. Files below [`PREALLOCATE_FROM`] are left to delayed allocation: one
 /// extent allocated at writeback costs less than a call now.

@@ -81,14 +81,19 @@ fn errno() -> std::io::Error {
     std::io::Error::last_os_error()
 }
 
-/// `openat(at, name, O_DIRECTORY | O_NOFOLLOW)`.
+/// `openat(at, name, O_DIRECTORY | O_NOFOLLOW)`: a link is refused.
 fn open_dir(at: RawFd, name: &CStr) -> std::io::Result<OwnedFd> {
+    open_dir_with(at, name, libc::O_NOFOLLOW)
+}
+
+/// `openat(at, name, O_DIRECTORY | flags)`.
+fn open_dir_with(at: RawFd, name: &CStr, flags: libc::c_int) -> std::io::Result<OwnedFd> {
     // SAFETY: `at` is an open directory (or AT_FDCWD) and `name` a live C string.
     let fd = unsafe {
         libc::openat(
             at,
             name.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | flags,
         )
     };
     if fd < 0 {
@@ -135,23 +140,8 @@ impl Dirs {
     /// link (the user named it); links are refused only inside it.
     pub fn open(root: &Path) -> Result<Self> {
         let c = cstr(root.as_os_str().as_bytes())?;
-        // SAFETY: a live C string.
-        let fd = unsafe {
-            libc::open(
-                c.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            let e = errno();
-            return Err(anyhow!(
-                "open {}: {}",
-                root.display(),
-                crate::files::describe(&e)
-            ));
-        }
-        // SAFETY: a new descriptor owned by nobody else.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let fd = open_dir_with(libc::AT_FDCWD, &c, 0)
+            .map_err(|e| anyhow!("open {}: {}", root.display(), crate::files::describe(&e)))?;
         Ok(Dirs {
             root: Dir::new(fd, root.to_path_buf()),
             open: HashMap::new(),
@@ -320,9 +310,7 @@ impl Dirs {
             published: false,
         })
     }
-}
 
-impl Dirs {
     /// Removes the directories made for the last file created (it was refused), deepest
     /// first; one that holds something else by now stays.
     pub fn unmake(&mut self) {

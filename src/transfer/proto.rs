@@ -242,11 +242,18 @@ pub fn printable(text: &str) -> String {
 fn fill(r: &mut (impl Read + ?Sized), buf: &mut [u8], what: &str) -> Result<()> {
     r.read_exact(buf).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => anyhow!("{what}: the stream ended"),
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-            anyhow!("{what}: the peer went silent (timed out)")
-        }
+        _ if timed_out(&e) => anyhow!("{what}: the peer went silent (timed out)"),
         _ => anyhow::Error::from(e).context(what.to_string()),
     })
+}
+
+/// Whether a socket call failed because the socket's timeout ran out (SO_RCVTIMEO and
+/// SO_SNDTIMEO give EAGAIN).
+pub(super) fn timed_out(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
 }
 
 fn read_array<const N: usize>(r: &mut (impl Read + ?Sized), what: &str) -> Result<[u8; N]> {
