@@ -175,16 +175,11 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
     };
     let fastest = format!("{}{versus}", pair(best));
     if small(w) {
-        let slowest = w
-            .cells
-            .iter()
-            .map(|c| c.seconds_per_file)
-            .fold(0.0f64, f64::max);
         let why = format!(
             "each file of about {} costs {} to {} whatever the method: the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
             format_size(w.bytes / w.files.max(1) as u64),
             format_seconds(best.seconds_per_file),
-            format_seconds(slowest)
+            format_seconds(worst.seconds_per_file)
         );
         return vec![("fastest", fastest), ("why", why)];
     }
