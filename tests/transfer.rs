@@ -382,6 +382,26 @@ fn a_non_utf8_name_arrives_whole_and_bad_transfer_flags_are_refused() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         one_line_stderr(&out);
     }
+    // --to must be an existing directory, and the error says which way it is not.
+    let missing = src.path().join("missing");
+    for (to, why) in [
+        (&missing, "No such file or directory"),
+        (&path, "not a directory"),
+    ] {
+        let out = ioscope()
+            .arg("transfer")
+            .arg("--to")
+            .arg(to)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let line = one_line_stderr(&out);
+        assert!(
+            line.contains("transfer: --to") && line.contains(why),
+            "{line}"
+        );
+    }
+    assert!(!missing.exists(), "nothing made");
 }
 
 /// No file in `dir`'s tree is a temporary `.ioscope-*` one.

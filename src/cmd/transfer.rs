@@ -429,6 +429,17 @@ pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
     })
 }
 
+/// Refuses `dir` unless it is an existing directory, saying why (missing, not a directory,
+/// no permission) after `what`.
+fn existing_dir(dir: &Path, what: &str) -> Result<()> {
+    let meta = std::fs::metadata(dir)
+        .map_err(|e| input(format!("{what} {}: {}", dir.display(), files::describe(&e))))?;
+    if !meta.is_dir() {
+        return Err(input(format!("{what} {}: not a directory", dir.display())));
+    }
+    Ok(())
+}
+
 /// Parses `--timeout`; 0 is refused: a socket given a zero timeout has none at all, and a
 /// silent peer would be waited for forever.
 fn timeout(text: &str, what: &str) -> Result<Duration> {
@@ -459,19 +470,7 @@ pub fn receive(
     args: &crate::cli::ReceiveArgs,
     each: &mut dyn FnMut(Result<Session>) -> Result<()>,
 ) -> Result<()> {
-    let meta = std::fs::metadata(&args.dir).map_err(|e| {
-        input(format!(
-            "receive {}: {}",
-            args.dir.display(),
-            files::describe(&e)
-        ))
-    })?;
-    if !meta.is_dir() {
-        return Err(input(format!(
-            "receive {}: not a directory",
-            args.dir.display()
-        )));
-    }
+    existing_dir(&args.dir, "receive")?;
     let at = Endpoint::parse(&args.listen)?;
     let buffer = crate::options::block_size(&args.buffer, "receive").context("--buffer")? as usize;
     let timeout = timeout(&args.timeout, "receive")?;
@@ -527,12 +526,7 @@ impl TransferOptions {
             return Err(input(format!("{what}: --repeat must be 1 to 1000")));
         }
         let to = args.to.clone().unwrap_or_else(|| PathBuf::from("."));
-        if !to.is_dir() {
-            return Err(input(format!(
-                "{what}: --to {}: not a directory",
-                to.display()
-            )));
-        }
+        existing_dir(&to, "transfer: --to")?;
         Ok(Self {
             files: args.files.clone(),
             to,
