@@ -136,7 +136,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
                         // The error may carry a name the sender chose.
                         report::warn(&format!(
                             "error: {}",
-                            crate::transfer::proto::printable(&format!("{e:#}"))
+                            crate::text::printable(&format!("{e:#}"))
                         ));
                     }
                 }

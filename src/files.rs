@@ -350,6 +350,11 @@ pub struct Space {
     pub total: u64,
     /// Bytes an unprivileged writer may still use.
     pub available: u64,
+    /// The unit space is handed out in (statvfs `f_frsize`): a file of one byte takes one.
+    pub block: u64,
+    /// Inodes an unprivileged writer may still create (`u64::MAX` where the file system
+    /// does not count them, as btrfs reports 0 of 0).
+    pub inodes_available: u64,
 }
 
 /// Reads the size and free space of the file system holding `dir`.
@@ -363,10 +368,16 @@ pub fn space(dir: &Path) -> Result<Space> {
         return Err(io::Error::last_os_error())
             .with_context(|| format!("statvfs {}", dir.display()));
     }
-    let unit = st.f_frsize as u64;
+    let unit = (st.f_frsize as u64).max(1);
     Ok(Space {
         total: st.f_blocks as u64 * unit,
         available: st.f_bavail as u64 * unit,
+        block: unit,
+        inodes_available: if st.f_files == 0 {
+            u64::MAX
+        } else {
+            st.f_favail as u64
+        },
     })
 }
 
@@ -375,8 +386,45 @@ pub fn default_margin(space: Space) -> u64 {
     (space.total / 10).max(GIB)
 }
 
-/// Refuses, with the numbers, to write `bytes` into `dir` when that would leave less than
-/// the margin free. `reclaimable` is space the write frees first (a file it replaces).
+/// What files take on a file system whose allocation unit is `block` bytes: each file's
+/// bytes rounded up to whole blocks, one block more per file for what is not data (its
+/// inode where inodes are allocated, its directory entry, extent or indirect blocks), and
+/// one block per 1,024 data blocks for the mapping of large files. So 8,000 files of one
+/// byte count 8,000 × 2 blocks, not 8,000 bytes: the margin is kept by blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Footprint {
+    /// Files (each needs an inode).
+    pub files: u64,
+    /// Bytes of data in them.
+    pub data: u64,
+    /// Bytes of space they take, in whole blocks.
+    pub bytes: u64,
+}
+
+impl Footprint {
+    /// One file of `len` bytes on a file system with `block`-byte blocks.
+    pub fn of_file(len: u64, block: u64) -> Self {
+        let block = block.max(1);
+        let data = len.div_ceil(block);
+        Self {
+            files: 1,
+            data: len,
+            bytes: (data + 1 + data / 1024).saturating_mul(block),
+        }
+    }
+
+    /// Adds another file of `len` bytes.
+    pub fn add(&mut self, len: u64, block: u64) {
+        let one = Self::of_file(len, block);
+        self.files += one.files;
+        self.data = self.data.saturating_add(one.data);
+        self.bytes = self.bytes.saturating_add(one.bytes);
+    }
+}
+
+/// Refuses, with the numbers, to write `bytes` into `dir` as one file when that would leave
+/// less than the margin free. `reclaimable` is space the write frees first (a file it
+/// replaces).
 pub fn ensure_room(
     dir: &Path,
     name: &str,
@@ -385,25 +433,68 @@ pub fn ensure_room(
     min_free: Option<u64>,
 ) -> Result<()> {
     let space = space(dir)?;
+    let need = Footprint::of_file(bytes, space.block);
+    ensure_room_for(space, name, need, reclaimable, min_free)
+}
+
+/// [`ensure_room`] for any number of files, on space already read: refuses when their
+/// footprint (whole blocks, per-file metadata) would leave less than the margin free, or
+/// when there are not enough inodes left.
+pub fn ensure_room_for(
+    space: Space,
+    name: &str,
+    need: Footprint,
+    reclaimable: u64,
+    min_free: Option<u64>,
+) -> Result<()> {
     let margin = min_free.unwrap_or_else(|| default_margin(space));
-    let usable = (space.available + reclaimable).saturating_sub(margin);
-    if bytes > usable {
+    let usable = (space.available.saturating_add(reclaimable)).saturating_sub(margin);
+    if need.bytes > usable {
+        let files = if need.files > 1 {
+            format!(" in {} files", need.files)
+        } else {
+            String::new()
+        };
         return Err(input(format!(
-            "write {name}: not enough free space: {} needed, {} free of {}, and {} must stay free (set with --min-free)",
-            format_size(bytes),
+            "write {name}: not enough free space: {} needed{files} ({} in {} blocks with metadata), {} free of {}, and {} must stay free (set with --min-free)",
+            format_size(need.data),
+            format_size(need.bytes),
+            format_size(space.block),
             format_size(space.available),
             format_size(space.total),
             format_size(margin),
         )));
     }
+    if need.files > space.inodes_available {
+        return Err(input(format!(
+            "write {name}: not enough free inodes: {} files needed, {} can still be created",
+            need.files, space.inodes_available
+        )));
+    }
     Ok(())
 }
 
-/// Bytes that may still be written into `dir` while keeping the margin.
+/// Bytes of file data that may still be written into `dir` as one file while keeping the
+/// margin (its blocks and metadata counted).
 pub fn room(dir: &Path, min_free: Option<u64>) -> Result<u64> {
-    let space = space(dir)?;
+    Ok(room_in(space(dir)?, min_free))
+}
+
+/// [`room`] on space already read.
+pub fn room_in(space: Space, min_free: Option<u64>) -> u64 {
     let margin = min_free.unwrap_or_else(|| default_margin(space));
-    Ok(space.available.saturating_sub(margin))
+    let usable = space.available.saturating_sub(margin);
+    // The largest size whose footprint fits: data blocks d with (d + 1 + d/1024) blocks.
+    let blocks = usable / space.block;
+    let Some(limit) = blocks.checked_sub(1) else {
+        return 0;
+    };
+    let taken = |d: u64| d + d / 1024;
+    let mut data = limit * 1024 / 1025;
+    while taken(data + 1) <= limit {
+        data += 1;
+    }
+    data * space.block
 }
 
 /// The directory that holds `path` (`.` for a bare file name).
@@ -570,6 +661,68 @@ impl Drop for OutputFile {
     fn drop(&mut self) {
         if self.remove_on_drop {
             let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_one_byte_file_takes_a_whole_block_and_its_metadata() {
+        assert_eq!(Footprint::of_file(1, 4096).bytes, 2 * 4096);
+        assert_eq!(Footprint::of_file(0, 4096).bytes, 4096);
+        assert_eq!(Footprint::of_file(4097, 4096).bytes, 3 * 4096);
+        let mut many = Footprint::default();
+        for _ in 0..8000 {
+            many.add(1, 4096);
+        }
+        assert_eq!(many.files, 8000);
+        assert_eq!(many.bytes, 8000 * 2 * 4096);
+    }
+
+    #[test]
+    fn the_margin_refuses_tiny_files_by_blocks_and_by_inodes() {
+        let space = Space {
+            total: 40 << 20,
+            available: 30 << 20,
+            block: 4096,
+            inodes_available: 10_000,
+        };
+        let mut tiny = Footprint::default();
+        for _ in 0..8000 {
+            tiny.add(1, 4096);
+        }
+        // 8,000 bytes of data, but 62.5 MiB of blocks: refused with 10 MiB to keep.
+        let err = ensure_room_for(space, "x", tiny, 0, Some(10 << 20)).unwrap_err();
+        assert!(format!("{err}").contains("8000 files"), "{err}");
+        let few = Footprint {
+            files: 20_000,
+            data: 0,
+            bytes: 4096,
+        };
+        let err = ensure_room_for(space, "x", few, 0, Some(0)).unwrap_err();
+        assert!(format!("{err}").contains("inodes"), "{err}");
+    }
+
+    #[test]
+    fn room_is_the_largest_file_whose_footprint_fits() {
+        for (available, block) in [(64 << 20, 4096), (1 << 40, 65536), (3 * 4096, 4096)] {
+            let space = Space {
+                total: 2 * available,
+                available,
+                block,
+                inodes_available: 1,
+            };
+            let room = room_in(space, Some(0));
+            let fits = Footprint::of_file(room, block).bytes;
+            assert!(fits <= available, "{room} for {available}");
+            let over = Footprint::of_file(room + block, block).bytes;
+            assert!(
+                over > available,
+                "{room} for {available}: one more block still fits"
+            );
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod interrupt;
 pub mod measure;
 pub mod options;
 pub mod report;
+pub mod text;
 pub mod trace;
 pub mod transfer;
 pub mod units;

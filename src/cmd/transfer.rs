@@ -391,11 +391,11 @@ fn files_to_send(paths: &[PathBuf]) -> Result<Vec<transfer::Outgoing>> {
             if skipped.len() == 1 { "y" } else { "ies" },
             if skipped.len() == 1 { "is" } else { "are" },
             if skipped.len() == 1 {
-                transfer::proto::printable(&first.display().to_string())
+                crate::text::printable(&first.display().to_string())
             } else {
                 format!(
                     "the first {}",
-                    transfer::proto::printable(&first.display().to_string())
+                    crate::text::printable(&first.display().to_string())
                 )
             }
         ));
@@ -419,7 +419,7 @@ pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
     for name in &session.grew {
         crate::report::warn(&format!(
             "send {}: it grew while it was sent; the receiver has the bytes it held when sending began, as announced",
-            transfer::proto::printable(name)
+            crate::text::printable(name)
         ));
     }
     Ok(SendReport {

@@ -219,23 +219,7 @@ pub fn read_reply(r: &mut (impl Read + ?Sized)) -> Result<std::result::Result<()
     })
 }
 
-/// Text that came from the peer (a name, a refusal), made safe to print on one line: its
-/// control characters (newlines, terminal escapes) are written as escapes (`\u{1b}`), so a
-/// peer can neither forge a line of the log nor drive the terminal.
-pub fn printable(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_string();
-    }
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
+pub use crate::text::printable;
 
 /// Fills `buf` from `r`; an error names what was being read and says why in words: the
 /// stream ended, or the peer went silent for longer than the socket's timeout.
@@ -364,12 +348,6 @@ mod tests {
         }
         assert!(confined(&[b'x'; 256]).is_err());
         assert!(confined("ünï/\u{7f}".as_bytes()).is_ok());
-    }
-
-    #[test]
-    fn control_characters_are_escaped_and_the_rest_kept() {
-        assert_eq!(printable("ünï/ok"), "ünï/ok");
-        assert_eq!(printable("a\u{1b}[2J\nb\u{7f}"), "a\\u{1b}[2J\\nb\\u{7f}");
     }
 
     #[test]

@@ -170,3 +170,40 @@ pub fn sweep_options(args: &[&str]) -> ioscope::options::SweepOptions {
         _ => unreachable!("a sweep command line"),
     }
 }
+
+/// A command that runs `program ARGS...` with a fresh tmpfs of `size` (e.g. `"20m"`, and
+/// optionally `nr_inodes=N`) mounted at `dir`, inside a private user and mount namespace
+/// (`unshare -rm`): no root needed, nothing outside sees the mount. `None`, with the reason
+/// printed as `skipped:`, where this machine cannot make one (no unshare, user namespaces
+/// off). The mount is gone when the command ends; `dir` must exist and should be empty.
+pub fn in_small_tmpfs(size: &str, dir: &Path, program: &Path) -> Option<std::process::Command> {
+    use std::process::{Command, Stdio};
+    let probe = Command::new("unshare")
+        .args([
+            "-rm",
+            "sh",
+            "-c",
+            "mount -t tmpfs -o size=1m tmpfs \"$1\"",
+            "sh",
+        ])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !matches!(probe, Ok(s) if s.success()) {
+        eprintln!("skipped: cannot mount a small tmpfs here (unshare -rm with mount failed)");
+        return None;
+    }
+    let mut cmd = Command::new("unshare");
+    cmd.args([
+        "-rm",
+        "sh",
+        "-c",
+        "mount -t tmpfs -o \"size=$1\" tmpfs \"$2\" && shift 2 && exec \"$@\"",
+        "sh",
+        size,
+    ])
+    .arg(dir)
+    .arg(program);
+    Some(cmd)
+}
