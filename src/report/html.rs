@@ -446,21 +446,30 @@ pub fn differences(media: &[Medium], short: &[String]) -> Vec<String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let range = |v: &[(String, f64)]| {
-        let lo = v.iter().map(|x| x.1).fold(f64::MAX, f64::min);
-        let hi = v.iter().map(|x| x.1).fold(0.0f64, f64::max);
-        hi / lo.max(1e-9)
-    };
+    let medians = |v: &[(String, f64)]| v.iter().map(|x| x.1).collect::<Vec<f64>>();
+    let all_devices = media.iter().all(|m| m.env.storage.device.is_some());
     if writes.len() > 1 {
-        out.push(format!(
-            "Writing with fsync ({}): the fastest is {:.1}x the slowest; the fsync is where a device's own speed shows.",
-            list(&writes),
-            range(&writes)
-        ));
+        let (ratio, same) = super::verdict::spread(&medians(&writes));
+        out.push(if same {
+            format!(
+                "Writing with fsync, the media are within 10% of each other ({}): what the devices take is alike here.",
+                list(&writes)
+            )
+        } else if all_devices {
+            format!(
+                "Writing with fsync ({}): the fastest is {ratio:.1}x the slowest; the fsync is where a device's own speed shows.",
+                list(&writes)
+            )
+        } else {
+            format!(
+                "Writing with fsync ({}): the fastest is {ratio:.1}x the slowest; where no block device is under a medium its fsync has nothing to write, so its figure is the page cache's.",
+                list(&writes)
+            )
+        });
     }
     if best_warm.len() > 1 {
-        let ratio = range(&best_warm);
-        out.push(if ratio < 1.25 {
+        let (ratio, same) = super::verdict::spread(&medians(&best_warm));
+        out.push(if same {
             format!(
                 "Warm reads are within {:.0}% of each other ({}): from the page cache every medium is memory, so what differs there is the CPU's copy and the noise.",
                 100.0 * (ratio - 1.0),

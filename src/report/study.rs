@@ -594,12 +594,7 @@ fn write_sweep(s: &SweepReport) -> Section {
         .filter_map(|r| r.fsync_seconds.map(|f| f / r.elapsed.seconds.max(1e-9)))
         .collect();
     if let Some(sh) = crate::measure::stats::summarize(&shares) {
-        why.push(format!(
-            "The final fsync takes {} of each run's time (median; {}–{}): write() only fills the page cache, and the device's own rate shows in the fsync. Tools that leave it out report the page cache's speed.",
-            pct(sh.median),
-            pct(sh.min),
-            pct(sh.max)
-        ));
+        why.push(fsync_share_sentence(&sh, s.device.is_some()));
     }
     Section {
         part: Part::WriteSweep,
@@ -626,6 +621,131 @@ fn write_sweep(s: &SweepReport) -> Section {
     }
 }
 
+/// The sentences of the patterns section, each chosen by the one rule of
+/// [`super::verdict`]: the usual story (random slower than sequential, rewrite faster than
+/// write, reread faster than read) only where the numbers show it; the same, the opposite
+/// or "they scatter more than they differ" otherwise.
+fn patterns_sentences(p: &crate::cmd::patterns::PatternsReport) -> Vec<String> {
+    use super::verdict::{Figure, Relation, relate};
+    let figure = |name: &str| {
+        p.results
+            .iter()
+            .find(|r| r.test.name() == name)
+            .map(|r| Figure::from(&r.bytes_per_second))
+    };
+    let mut why = Vec::new();
+    let rates = |a: Figure, b: Figure| {
+        format!(
+            "{} against {}",
+            format_mib_per_s(a.median),
+            format_mib_per_s(b.median)
+        )
+    };
+    let scatter = |what: &str, x: f64, a: Figure, b: Figure| {
+        format!(
+            "{what} differ ({x:.2}x: {}) by less than their runs scatter, so no direction is claimed.",
+            rates(a, b)
+        )
+    };
+    if let (Some(seq), Some(random)) = (figure("read"), figure("random read")) {
+        let cold = p.cache == CacheState::Cold;
+        why.push(match relate(random, seq) {
+            Relation::Below(x) => format!(
+                "Random reads of 64 KiB records reach {:.0}% of sequential reads ({}): out of order, read-ahead cannot predict the next record{}.",
+                100.0 * x,
+                rates(random, seq),
+                if cold {
+                    ", and every record waits for the device"
+                } else {
+                    ""
+                }
+            ),
+            Relation::Same => format!(
+                "Random reads of 64 KiB records run at the sequential rate (within 10%: {}): {}",
+                rates(random, seq),
+                if cold {
+                    "read-ahead is not what limits these reads."
+                } else {
+                    "from the page cache the order of the records does not matter."
+                }
+            ),
+            Relation::Above(x) => format!(
+                "Random reads are faster than sequential ones ({x:.2}x: {}), against the usual story that read-ahead favours order; the two tests ran one after the other, so what changed between them (load, what the cache held) is the first suspect.",
+                rates(random, seq)
+            ),
+            Relation::Unclear(x) => scatter("Random and sequential reads", x, random, seq),
+        });
+    }
+    if let (Some(w), Some(rw)) = (figure("write"), figure("rewrite")) {
+        why.push(match relate(rw, w) {
+            Relation::Above(x) => format!(
+                "Rewriting an existing file runs at {x:.2}x the first write ({}): the blocks are already allocated, so only data moves.",
+                rates(rw, w)
+            ),
+            Relation::Same => format!(
+                "Rewriting an existing file runs at the first write's rate (within 10%: {}): allocating its blocks is not what costs here.",
+                rates(rw, w)
+            ),
+            Relation::Below(x) => format!(
+                "Rewriting an existing file is slower than the first write ({x:.2}x: {}), although its blocks are already allocated: allocation is not what costs here, and what slowed the rewrite (both include their fsync) is not among what was measured.",
+                rates(rw, w)
+            ),
+            Relation::Unclear(x) => scatter("Rewrite and write", x, rw, w),
+        });
+    }
+    if let (Some(read), Some(reread)) = (figure("read"), figure("reread")) {
+        why.push(match relate(reread, read) {
+            Relation::Above(x) => format!(
+                "The reread comes from the page cache the read filled: {x:.1}x the read ({}).",
+                rates(reread, read)
+            ),
+            Relation::Same => format!(
+                "The reread runs at the read's rate (within 10%: {}): the read was already served from memory, or the medium is as fast as the page cache.",
+                rates(reread, read)
+            ),
+            Relation::Below(x) => format!(
+                "The reread is slower than the read ({x:.2}x: {}) although the read filled the page cache: the cache did not keep the file, or load slowed the reread.",
+                rates(reread, read)
+            ),
+            Relation::Unclear(x) => scatter("Reread and read", x, reread, read),
+        });
+    }
+    why
+}
+
+/// Share of the fsync in each write run, below which it is "a small part", and above which
+/// it is "where the time goes" (between the two, neither story is told).
+const FSYNC_SMALL: f64 = 0.10;
+const FSYNC_LARGE: f64 = 0.30;
+
+/// What the fsync's share of the write runs says, chosen by the share and by whether a
+/// block device is under the file system (on tmpfs the fsync has nothing to write).
+fn fsync_share_sentence(sh: &crate::measure::stats::Summary, has_device: bool) -> String {
+    let share = format!(
+        "The final fsync takes {} of each run's time (median; {}–{})",
+        pct(sh.median),
+        pct(sh.min),
+        pct(sh.max)
+    );
+    if !has_device {
+        format!(
+            "{share}: no block device is under this file system, so the fsync has nothing to write back and every figure is the page cache's rate."
+        )
+    } else if sh.median >= FSYNC_LARGE {
+        format!(
+            "{share}: write() only fills the page cache, and the device's own rate shows in the fsync. Tools that leave it out report the page cache's speed."
+        )
+    } else if sh.median < FSYNC_SMALL {
+        format!(
+            "{share}: little was left to write back when it was called (the kernel wrote the data during the run, or the device takes it as fast as memory), so leaving it out would change these figures little."
+        )
+    } else {
+        format!(
+            "{share}: part of the time is the device's write-back, part the copy into the page cache."
+        )
+    }
+}
+
 fn cache(c: &crate::cmd::coldwarm::CacheReport) -> Section {
     let rows = c
         .rows
@@ -644,23 +764,7 @@ fn cache(c: &crate::cmd::coldwarm::CacheReport) -> Section {
             row
         })
         .collect();
-    let mut why = Vec::new();
-    if let Some(r) = c.rows.last() {
-        why.push(format!(
-            "At {} blocks the warm read is {:.1}x the cold one; the second cold read ({}) repeats the first ({}), so the difference is the cache, not a first-run effect.",
-            format_block_size(r.block_size),
-            r.warm.bytes_per_second() / r.cold.bytes_per_second().max(1e-9),
-            format_mib_per_s(r.cold_again.bytes_per_second()),
-            format_mib_per_s(r.cold.bytes_per_second()),
-        ));
-        if let (Some(cold), Some(warm)) = (r.cold.device, r.warm.device) {
-            why.push(format!(
-                "The kernel agrees: the device read {} during the cold run and {} during the warm one (/proc/diskstats).",
-                format_size(cold.read_bytes),
-                format_size(warm.read_bytes)
-            ));
-        }
-    }
+    let why = super::text::cache::explain(c);
     Section {
         part: Part::Cache,
         status: None,
@@ -869,38 +973,7 @@ fn patterns(p: &crate::cmd::patterns::PatternsReport) -> Section {
             ]
         })
         .collect();
-    let mut why = Vec::new();
-    let rate = |name: &str| {
-        p.results
-            .iter()
-            .find(|r| r.test.name() == name)
-            .map(|r| r.bytes_per_second.median)
-    };
-    if let (Some(seq), Some(random)) = (rate("read"), rate("random read")) {
-        why.push(format!(
-            "Random reads of 64 KiB records reach {:.0}% of sequential reads ({} against {}): out of order, read-ahead cannot predict the next record{}.",
-            100.0 * random / seq.max(1e-9),
-            format_mib_per_s(random),
-            format_mib_per_s(seq),
-            if p.cache == CacheState::Cold {
-                ", and every record waits for the device"
-            } else {
-                ""
-            }
-        ));
-    }
-    if let (Some(w), Some(rw)) = (rate("write"), rate("rewrite")) {
-        why.push(format!(
-            "Rewriting an existing file runs at {:.2}x the first write: the blocks are already allocated, so only data moves.",
-            rw / w.max(1e-9)
-        ));
-    }
-    if let (Some(read), Some(reread)) = (rate("read"), rate("reread")) {
-        why.push(format!(
-            "The reread comes from the page cache the read filled: {:.1}x the read.",
-            reread / read.max(1e-9)
-        ));
-    }
+    let why = patterns_sentences(p);
     Section {
         part: Part::Patterns,
         status: None,

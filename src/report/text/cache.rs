@@ -64,5 +64,124 @@ pub fn cache(r: &CacheReport) -> String {
         out,
         "cold runs should start near 0% resident and read about the file's size from the device; warm runs 100% and about nothing"
     );
+    for sentence in explain(r) {
+        let _ = writeln!(out, "{sentence}");
+    }
     out
+}
+
+/// The sentences that explain a cache report, each chosen by its numbers through the one
+/// rule in [`crate::report::verdict`]: warm against cold (faster, the same, or slower), the
+/// second cold read against the first (a repeat, or a first-run effect with the evidence
+/// that points to its cause), and whether the device's counters bear the states out. Shared
+/// by `cache` and the study's cache section.
+pub fn explain(r: &CacheReport) -> Vec<String> {
+    use crate::report::verdict::{Figure, Relation, relate};
+    use crate::units::format_mib_per_s;
+    let mut why = Vec::new();
+    let Some(row) = r.rows.last() else {
+        return why;
+    };
+    let block = format_block_size(row.block_size);
+    let (cold, warm, again) = (
+        row.cold.bytes_per_second(),
+        row.warm.bytes_per_second(),
+        row.cold_again.bytes_per_second(),
+    );
+    let rate = format_mib_per_s;
+    let no_device = r.device.is_none() && row.cold.device.is_none();
+    let warm_vs_cold = relate(Figure::one(warm), Figure::one(cold));
+    why.push(match warm_vs_cold {
+        Relation::Above(x) => format!(
+            "At {block} blocks the warm read is {x:.1}x the cold one ({} against {}).",
+            rate(warm),
+            rate(cold)
+        ),
+        Relation::Same if no_device => format!(
+            "At {block} blocks warm and cold reads are within 10% ({} against {}): there is no block device under this file system, so a cold read comes from memory too.",
+            rate(warm),
+            rate(cold)
+        ),
+        Relation::Same => format!(
+            "At {block} blocks warm and cold reads are within 10% ({} against {}): the page cache bought nothing here — the medium delivers as fast as this reader copies.",
+            rate(warm),
+            rate(cold)
+        ),
+        Relation::Below(x) | Relation::Unclear(x) => format!(
+            "At {block} blocks the warm read is slower than the cold one ({x:.2}x: {} against {}), which no cache explains: load or noise during the warm run; run it again on a quieter machine.",
+            rate(warm),
+            rate(cold)
+        ),
+    });
+    let resident = |s: &crate::cmd::harness::Sample| {
+        s.cache
+            .and_then(|c| c.residency_before)
+            .map(|res| res.fraction())
+    };
+    let device_read = |s: &crate::cmd::harness::Sample| s.device.map(|d| d.read_bytes);
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    match relate(Figure::one(again), Figure::one(cold)) {
+        Relation::Same => why.push(if matches!(warm_vs_cold, Relation::Above(_)) {
+            format!(
+                "The second cold read ({}) repeats the first ({}) within 10%, so the difference is the cache, not a first-run effect.",
+                rate(again),
+                rate(cold)
+            )
+        } else {
+            format!(
+                "The second cold read ({}) repeats the first ({}) within 10%.",
+                rate(again),
+                rate(cold)
+            )
+        }),
+        Relation::Above(x) | Relation::Unclear(x) if x > 1.0 => {
+            let cause = match (resident(&row.cold), resident(&row.cold_again)) {
+                (Some(first), Some(second)) if second > first + 0.05 => format!(
+                    "{} of the file was still cached before it ({} before the first), so it was not as cold",
+                    pct(second),
+                    pct(first)
+                ),
+                _ => match (device_read(&row.cold), device_read(&row.cold_again)) {
+                    (Some(first), Some(second)) if (second as f64) < 0.9 * first as f64 => {
+                        format!(
+                            "the device read {} during it against {} the first time, so part of it came from somewhere faster than the device",
+                            format_size(second),
+                            format_size(first)
+                        )
+                    }
+                    _ => "with the same residency and device reads, the cost the first paid is a first-run effect (memory the host must back again after eviction, the device's own cache warming)".to_string(),
+                },
+            };
+            why.push(format!(
+                "The second cold read is {x:.1}x the first ({} against {}): {cause}; the cold figures disagree, so neither alone is the medium's rate.",
+                rate(again),
+                rate(cold)
+            ));
+        }
+        Relation::Above(x) | Relation::Below(x) | Relation::Unclear(x) => why.push(format!(
+            "The second cold read is slower than the first ({x:.2}x: {} against {}): the cold figures disagree by more than 10%, from load or noise between the runs; neither alone is the medium's rate.",
+            rate(again),
+            rate(cold)
+        )),
+    }
+    if let (Some(c), Some(w)) = (device_read(&row.cold), device_read(&row.warm)) {
+        let file = r.file_bytes as f64;
+        let cold_from_device = c as f64 >= 0.9 * file;
+        let warm_from_cache = (w as f64) <= 0.1 * file;
+        why.push(if cold_from_device && warm_from_cache {
+            format!(
+                "The kernel agrees: the device read {} during the cold run and {} during the warm one (/proc/diskstats).",
+                format_size(c),
+                format_size(w)
+            )
+        } else {
+            format!(
+                "The kernel's counters do not bear the states out: the device read {} during the cold run and {} during the warm one (/proc/diskstats), where about {} and nothing were expected — other I/O on the device, or pages that were not evicted or not kept.",
+                format_size(c),
+                format_size(w),
+                format_size(r.file_bytes)
+            )
+        });
+    }
+    why
 }

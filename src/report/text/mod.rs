@@ -2,7 +2,7 @@
 //! per command; the shared pieces (labelled lines, tables, the kernel check line, the cache
 //! proof, warnings) live here.
 
-mod cache;
+pub mod cache;
 mod calibrate;
 mod compare;
 mod fast;

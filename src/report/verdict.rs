@@ -1,0 +1,168 @@
+//! The one rule that decides what two measured figures say about each other, so that every
+//! sentence that compares them — "warm is 3.1x cold", "the methods barely differ", "the
+//! second cold read repeats the first" — is chosen by the numbers, never written around
+//! them. The thresholds live here and only here (GUIDE.md, "How sentences are chosen").
+//!
+//! Two figures are the **same** when their medians are within [`SAME_WITHIN`] of each other;
+//! one is **above** the other when the medians differ by more than that *and* the repeats
+//! do not overlap (every run of one beats every run of the other; with one run each, the
+//! medians alone decide); otherwise the difference is **unclear**: the repeats scatter more
+//! than the medians differ, and a sentence must say that instead of a direction.
+
+use crate::measure::stats::Summary;
+
+/// Two medians whose ratio (larger over smaller) is below this count as the same: 10%.
+pub const SAME_WITHIN: f64 = 1.10;
+
+/// A figure as the rule sees it: the median and the range of its repeats.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figure {
+    /// The median (or the one value).
+    pub median: f64,
+    /// The smallest repeat.
+    pub min: f64,
+    /// The largest repeat.
+    pub max: f64,
+    /// How many repeats.
+    pub n: usize,
+}
+
+impl Figure {
+    /// One measurement.
+    pub fn one(value: f64) -> Self {
+        Self {
+            median: value,
+            min: value,
+            max: value,
+            n: 1,
+        }
+    }
+}
+
+impl From<&Summary> for Figure {
+    fn from(s: &Summary) -> Self {
+        Self {
+            median: s.median,
+            min: s.min,
+            max: s.max,
+            n: s.n,
+        }
+    }
+}
+
+/// What one figure is to another.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Relation {
+    /// Within [`SAME_WITHIN`]: no difference worth a cause.
+    Same,
+    /// Clearly higher: the median ratio (first over second) and no overlap of the repeats.
+    Above(f64),
+    /// Clearly lower: the median ratio (first over second, below 1) and no overlap.
+    Below(f64),
+    /// The medians differ beyond [`SAME_WITHIN`] (ratio first over second) but the repeats
+    /// overlap: the spread is wider than the difference, so no direction is claimed.
+    Unclear(f64),
+}
+
+/// The ratio `a / b`, with a zero or negative `b` treated as a tiny positive number.
+pub fn ratio(a: f64, b: f64) -> f64 {
+    a / b.max(1e-12)
+}
+
+/// Whether two figures are the same: medians within [`SAME_WITHIN`] of each other.
+pub fn same(a: f64, b: f64) -> bool {
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    hi < SAME_WITHIN * lo.max(1e-12) || hi == lo
+}
+
+/// What `a` is to `b` by the one rule.
+pub fn relate(a: Figure, b: Figure) -> Relation {
+    if same(a.median, b.median) {
+        return Relation::Same;
+    }
+    let r = ratio(a.median, b.median);
+    let overlap = a.min <= b.max && b.min <= a.max;
+    let single = a.n <= 1 && b.n <= 1;
+    match (r > 1.0, overlap && !single) {
+        (_, true) => Relation::Unclear(r),
+        (true, false) => Relation::Above(r),
+        (false, false) => Relation::Below(r),
+    }
+}
+
+/// The spread of a set of figures, largest over smallest median, and whether it is within
+/// the rule's "same" (every pair within [`SAME_WITHIN`]).
+pub fn spread(medians: &[f64]) -> (f64, bool) {
+    let lo = medians.iter().copied().fold(f64::MAX, f64::min);
+    let hi = medians.iter().copied().fold(0.0f64, f64::max);
+    if medians.is_empty() {
+        return (1.0, true);
+    }
+    (ratio(hi, lo), same(hi, lo))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fig(median: f64, min: f64, max: f64) -> Figure {
+        Figure {
+            median,
+            min,
+            max,
+            n: 3,
+        }
+    }
+
+    #[test]
+    fn medians_within_ten_percent_are_the_same_whatever_the_spread() {
+        assert_eq!(
+            relate(Figure::one(100.0), Figure::one(109.0)),
+            Relation::Same
+        );
+        assert_eq!(
+            relate(fig(100.0, 10.0, 500.0), fig(95.0, 90.0, 99.0)),
+            Relation::Same
+        );
+        assert!(!same(1820.0, 2770.0), "1.5x apart is not the same");
+    }
+
+    #[test]
+    fn a_clear_difference_needs_repeats_that_do_not_overlap() {
+        match relate(fig(300.0, 280.0, 320.0), fig(100.0, 90.0, 110.0)) {
+            Relation::Above(r) => assert!((r - 3.0).abs() < 1e-9),
+            other => panic!("{other:?}"),
+        }
+        match relate(fig(100.0, 90.0, 110.0), fig(300.0, 280.0, 320.0)) {
+            Relation::Below(r) => assert!((r - 1.0 / 3.0).abs() < 1e-9),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn overlapping_repeats_make_a_difference_of_medians_unclear() {
+        match relate(fig(200.0, 90.0, 400.0), fig(100.0, 80.0, 250.0)) {
+            Relation::Unclear(r) => assert!((r - 2.0).abs() < 1e-9),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn single_runs_are_decided_by_their_values() {
+        assert!(matches!(
+            relate(Figure::one(2770.0), Figure::one(1820.0)),
+            Relation::Above(_)
+        ));
+        assert!(matches!(
+            relate(Figure::one(0.65), Figure::one(1.0)),
+            Relation::Below(_)
+        ));
+    }
+
+    #[test]
+    fn the_spread_of_many_figures_uses_the_same_threshold() {
+        assert!(spread(&[100.0, 105.0, 108.0]).1);
+        let (r, same) = spread(&[609.0, 7174.0]);
+        assert!(!same && (r - 7174.0 / 609.0).abs() < 1e-9);
+    }
+}

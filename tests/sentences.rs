@@ -1,0 +1,241 @@
+//! A sentence is a claim: every explanation is chosen by the numbers beside it. Saved
+//! results (a real `cache` run and a real quick study, kept in tests/fixtures) are edited to
+//! numbers that contradict the usual story — cold again far faster than cold, a rewrite
+//! slower than the write, random reads faster than sequential ones, repeats that scatter
+//! more than they differ, fsync on a file system with no device — and re-rendered with
+//! `ioscope report`: the sentences must follow the numbers.
+
+mod common;
+
+use common::{ioscope, report_text};
+use serde_json::Value;
+
+const MIB: f64 = 1048576.0;
+
+fn fixture(name: &str) -> Value {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("read fixture")).expect("JSON")
+}
+
+/// Sets a cache sample's rate by its time: `bytes / (mib_per_s × 2^20)` seconds.
+fn set_rate(sample: &mut Value, mib_per_s: f64) {
+    let bytes = sample["bytes"].as_f64().expect("bytes");
+    sample["elapsed"]["seconds"] = (bytes / (mib_per_s * MIB)).into();
+}
+
+fn set_cache_rates(rows: &mut Value, cold: f64, warm: f64, again: f64) {
+    let row = rows.as_array_mut().unwrap().last_mut().unwrap();
+    set_rate(&mut row["cold"], cold);
+    set_rate(&mut row["warm"], warm);
+    set_rate(&mut row["cold_again"], again);
+}
+
+/// The whole study as Markdown (every sentence of every section).
+fn study_markdown(doc: &Value) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("study.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let md = dir.path().join("out.md");
+    let out = ioscope()
+        .arg("report")
+        .arg(&path)
+        .arg("--markdown")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&md).unwrap()
+}
+
+fn set_summary(s: &mut Value, median: f64, min: f64, max: f64, n: u64) {
+    s["median"] = median.into();
+    s["mean"] = median.into();
+    s["min"] = min.into();
+    s["max"] = max.into();
+    s["n"] = n.into();
+}
+
+fn pattern<'a>(doc: &'a mut Value, test: &str) -> &'a mut Value {
+    doc["patterns"]["results"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["test"] == test)
+        .unwrap_or_else(|| panic!("the fixture has {test}"))
+}
+
+#[test]
+fn a_second_cold_read_one_and_a_half_times_the_first_is_not_called_a_repeat() {
+    let mut doc = fixture("cache.json");
+    set_cache_rates(&mut doc["rows"], 1820.0, 6000.0, 2770.0);
+    let text = report_text(&doc);
+    assert!(!text.contains("repeats the first"), "{text}");
+    assert!(
+        text.contains("The second cold read is 1.5x the first (2770 MiB/s against 1820 MiB/s)"),
+        "{text}"
+    );
+    assert!(text.contains("the cold figures disagree"), "{text}");
+}
+
+#[test]
+fn a_second_cold_read_within_ten_percent_is_a_repeat_and_the_cache_is_the_difference() {
+    let mut doc = fixture("cache.json");
+    set_cache_rates(&mut doc["rows"], 1000.0, 6000.0, 1050.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("the warm read is 6.0x the cold one"),
+        "{text}"
+    );
+    assert!(
+        text.contains("repeats the first (1000 MiB/s) within 10%, so the difference is the cache"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_warm_read_slower_than_the_cold_one_is_not_credited_to_the_cache() {
+    let mut doc = fixture("cache.json");
+    set_cache_rates(&mut doc["rows"], 3000.0, 1500.0, 2950.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("the warm read is slower than the cold one (0.50x"),
+        "{text}"
+    );
+    assert!(!text.contains("the difference is the cache"), "{text}");
+}
+
+#[test]
+fn device_counters_that_contradict_the_states_are_said_to() {
+    let mut doc = fixture("cache.json");
+    let row = doc["rows"].as_array_mut().unwrap().last_mut().unwrap();
+    row["cold"]["device"]["read_bytes"] = 0.into();
+    let text = report_text(&doc);
+    assert!(!text.contains("The kernel agrees"), "{text}");
+    assert!(text.contains("do not bear the states out"), "{text}");
+}
+
+#[test]
+fn warm_and_cold_alike_with_no_device_says_there_is_no_device() {
+    let mut doc = fixture("cache.json");
+    set_cache_rates(&mut doc["rows"], 5000.0, 5200.0, 5100.0);
+    doc["device"] = Value::Null;
+    for row in doc["rows"].as_array_mut().unwrap() {
+        for state in ["cold", "warm", "cold_again"] {
+            row[state]["device"] = Value::Null;
+        }
+    }
+    let text = report_text(&doc);
+    assert!(
+        text.contains("there is no block device under this file system"),
+        "{text}"
+    );
+    assert!(!text.contains("x the cold one"), "{text}");
+}
+
+#[test]
+fn a_rewrite_slower_than_the_write_is_not_explained_by_allocated_blocks() {
+    let mut doc = fixture("study-sentences.json");
+    let write = pattern(&mut doc, "write")["bytes_per_second"]["median"]
+        .as_f64()
+        .unwrap();
+    let slow = 0.65 * write;
+    set_summary(
+        &mut pattern(&mut doc, "rewrite")["bytes_per_second"],
+        slow,
+        slow,
+        slow,
+        1,
+    );
+    let md = study_markdown(&doc);
+    assert!(
+        md.contains("Rewriting an existing file is slower than the first write (0.65x"),
+        "{md}"
+    );
+    assert!(!md.contains("so only data moves"), "{md}");
+}
+
+#[test]
+fn repeats_that_scatter_more_than_they_differ_claim_no_direction() {
+    let mut doc = fixture("study-sentences.json");
+    set_summary(
+        &mut pattern(&mut doc, "write")["bytes_per_second"],
+        1000.0 * MIB,
+        500.0 * MIB,
+        2500.0 * MIB,
+        5,
+    );
+    set_summary(
+        &mut pattern(&mut doc, "rewrite")["bytes_per_second"],
+        1500.0 * MIB,
+        900.0 * MIB,
+        2000.0 * MIB,
+        5,
+    );
+    let md = study_markdown(&doc);
+    assert!(
+        md.contains("Rewrite and write differ (1.50x: 1500 MiB/s against 1000 MiB/s) by less than their runs scatter"),
+        "{md}"
+    );
+    assert!(!md.contains("so only data moves"), "{md}");
+}
+
+#[test]
+fn random_reads_faster_than_sequential_ones_are_not_blamed_on_read_ahead() {
+    let mut doc = fixture("study-sentences.json");
+    let read = pattern(&mut doc, "read")["bytes_per_second"]["median"]
+        .as_f64()
+        .unwrap();
+    let fast = 2.0 * read;
+    set_summary(
+        &mut pattern(&mut doc, "random_read")["bytes_per_second"],
+        fast,
+        fast,
+        fast,
+        1,
+    );
+    let md = study_markdown(&doc);
+    assert!(
+        md.contains("Random reads are faster than sequential ones (2.00x"),
+        "{md}"
+    );
+    assert!(!md.contains("read-ahead cannot predict"), "{md}");
+}
+
+#[test]
+fn the_fsync_on_a_file_system_without_a_device_is_not_the_devices_rate() {
+    let mut doc = fixture("study-sentences.json");
+    doc["write_sweep"]["device"] = Value::Null;
+    let md = study_markdown(&doc);
+    assert!(
+        !md.contains("the device's own rate shows in the fsync"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "no block device is under this file system, so the fsync has nothing to write back"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_small_fsync_share_is_not_called_the_devices_rate() {
+    let mut doc = fixture("study-sentences.json");
+    for p in doc["write_sweep"]["points"].as_array_mut().unwrap() {
+        for run in p["runs"].as_array_mut().unwrap() {
+            let total = run["elapsed"]["seconds"].as_f64().unwrap();
+            run["fsync_seconds"] = (0.02 * total).into();
+        }
+    }
+    let md = study_markdown(&doc);
+    assert!(
+        !md.contains("the device's own rate shows in the fsync"),
+        "{md}"
+    );
+    assert!(md.contains("takes 2.0% of each run's time"), "{md}");
+    assert!(md.contains("little was left to write back"), "{md}");
+}
