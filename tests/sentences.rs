@@ -239,3 +239,25 @@ fn a_small_fsync_share_is_not_called_the_devices_rate() {
     assert!(md.contains("takes 2.0% of each run's time"), "{md}");
     assert!(md.contains("little was left to write back"), "{md}");
 }
+
+#[test]
+fn warm_reads_no_faster_than_cold_ones_are_not_called_a_cache_gain() {
+    let mut doc = fixture("study-sentences.json");
+    // Every warm point at 0.8x the best cold point, each a single run.
+    let points = doc["read_sweep"]["points"].as_array_mut().unwrap();
+    let best_cold = points
+        .iter()
+        .filter(|p| p["cache"] == "cold")
+        .map(|p| p["rate"]["median"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    for p in points.iter_mut().filter(|p| p["cache"] == "warm") {
+        let slow = 0.8 * best_cold;
+        set_summary(&mut p["rate"], slow, slow, slow, 1);
+    }
+    let md = study_markdown(&doc);
+    assert!(!md.contains("the warm cache is"), "{md}");
+    assert!(
+        md.contains("At their best cold reads are faster than warm ones (warm 0.80x cold"),
+        "{md}"
+    );
+}

@@ -501,22 +501,40 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
     }
     if let (Some(c), Some(w)) = (best(&cold), best(&warm)) {
         let (c, w) = (cold[c], warm[w]);
-        let device = c.device_read_bytes.map_or(String::new(), |d| {
-            format!(
-                " A cold run read {} from the device (/proc/diskstats); ",
-                format_size(d)
-            )
-        });
-        why.push(format!(
-            "At its best the warm cache is {:.1}x the cold one ({} against {}).{device}residency before the cold runs was {} and before the warm ones {}, measured with mincore().",
-            w.rate.median / c.rate.median.max(1e-9),
+        use super::verdict::{Figure, Relation, relate};
+        let rates = format!(
+            "{} against {}",
             format_mib_per_s(w.rate.median),
-            format_mib_per_s(c.rate.median),
+            format_mib_per_s(c.rate.median)
+        );
+        let compared = match relate(Figure::from(&w.rate), Figure::from(&c.rate)) {
+            Relation::Above(x) => {
+                format!("At its best the warm cache is {x:.1}x the cold one ({rates}).")
+            }
+            Relation::Same => format!(
+                "At their best warm and cold reads are within 10% of each other ({rates}): the page cache bought little here."
+            ),
+            Relation::Below(x) => format!(
+                "At their best cold reads are faster than warm ones (warm {x:.2}x cold: {rates}), which no cache explains: load or noise during the warm runs."
+            ),
+            Relation::Unclear(x) => format!(
+                "At their best warm and cold reads differ ({x:.2}x: {rates}) by less than their runs scatter, so no direction is claimed."
+            ),
+        };
+        let residency = format!(
+            "esidency before the cold runs was {} and before the warm ones {}, measured with mincore()",
             c.resident_share_before.map_or("-".into(), |sp| pct(sp.max)),
             w.resident_share_before.map_or("-".into(), |sp| pct(sp.min)),
-        ));
+        );
+        why.push(match c.device_read_bytes {
+            Some(d) => format!(
+                "{compared} A cold run read {} from the device (/proc/diskstats); r{residency}.",
+                format_size(d)
+            ),
+            None => format!("{compared} R{residency}."),
+        });
         if let (Some(first_cold), Some(first_warm)) = (cold.first(), warm.first())
-            && first_cold.rate.median > 0.7 * first_warm.rate.median
+            && first_cold.rate.median >= super::verdict::CLOSE_SHARE * first_warm.rate.median
         {
             why.push(format!(
                 "At {} blocks cold reads run at {:.0}% of the warm rate: the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",

@@ -14,6 +14,10 @@ use crate::measure::stats::Summary;
 /// Two medians whose ratio (larger over smaller) is below this count as the same: 10%.
 pub const SAME_WITHIN: f64 = 1.10;
 
+/// A figure at least this share of another is "close to it": what they share (the cost of
+/// a call, say) outweighs what differs (cold reads of small blocks against warm ones).
+pub const CLOSE_SHARE: f64 = 0.7;
+
 /// A figure as the rule sees it: the median and the range of its repeats.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Figure {
