@@ -261,3 +261,22 @@ fn warm_reads_no_faster_than_cold_ones_are_not_called_a_cache_gain() {
         "{md}"
     );
 }
+
+#[test]
+fn a_cost_model_far_from_a_point_is_not_told_as_the_whole_story() {
+    let mut doc = fixture("sweep.json");
+    let text = report_text(&doc);
+    assert!(
+        text.contains("whatever its size"),
+        "the fixture fits: {text}"
+    );
+    // The middle point three times slower in every run: no fixed-cost-plus-bandwidth line
+    // passes near all three points.
+    for run in doc["points"][1]["runs"].as_array_mut().unwrap() {
+        let t = run["elapsed"]["seconds"].as_f64().unwrap();
+        run["elapsed"]["seconds"] = (3.0 * t).into();
+    }
+    let text = report_text(&doc);
+    assert!(!text.contains("whatever its size"), "{text}");
+    assert!(text.contains("fits these times only roughly"), "{text}");
+}

@@ -486,7 +486,7 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
         why.push(format!(
             "{}: {}",
             capitalise(label),
-            super::text::sweep_explanation(Op::Read, a)
+            super::text::sweep_explanation(s, a)
         ));
     }
     let page = env.page_size.max(4096);
@@ -604,7 +604,7 @@ fn write_sweep(s: &SweepReport) -> Section {
     let mut why: Vec<String> = s
         .analyses
         .iter()
-        .map(|a| super::text::sweep_explanation(Op::Write, a))
+        .map(|a| super::text::sweep_explanation(s, a))
         .collect();
     let shares: Vec<f64> = pts
         .iter()

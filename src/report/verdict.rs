@@ -18,6 +18,10 @@ pub const SAME_WITHIN: f64 = 1.10;
 /// a call, say) outweighs what differs (cold reads of small blocks against warm ones).
 pub const CLOSE_SHARE: f64 = 0.7;
 
+/// A fitted model "explains" a curve only when it predicts every point's time within this
+/// share (the median over the point's runs): 25%.
+pub const MODEL_FITS: f64 = 0.25;
+
 /// A figure as the rule sees it: the median and the range of its repeats.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Figure {

@@ -6,7 +6,6 @@ use crate::measure::cache::Verdict;
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
-use crate::workload::Op;
 use std::fmt::Write;
 
 /// Renders `sweep`.
@@ -106,7 +105,7 @@ pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
                 format_mib_per_s(m.bytes_per_second)
             ));
         }
-        out.push(format!("{label}: {}", sweep_explanation(r.op, a)));
+        out.push(format!("{label}: {}", sweep_explanation(r, a)));
     }
     let bypassed = r
         .points
@@ -128,23 +127,65 @@ pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
     out
 }
 
-/// One sentence on a curve: the cost per call, the bandwidth, and where the knee is.
-pub fn sweep_explanation(op: Op, a: &Analysis) -> String {
+/// How far the fitted model is from the measured times: the worst over the points of the
+/// median (over a point's runs) of |predicted − measured| / measured, and the block size
+/// where it is worst. `None` without a model or runs.
+pub fn model_misfit(r: &SweepReport, a: &Analysis) -> Option<(f64, u64)> {
+    let m = a.model?;
+    r.points
+        .iter()
+        .filter(|p| p.cache == a.cache)
+        .filter_map(|p| {
+            let errors: Vec<f64> = p
+                .runs
+                .iter()
+                .filter(|run| run.elapsed.seconds > 0.0)
+                .map(|run| {
+                    let predicted = m.predict(run.moved.calls as f64, run.moved.bytes as f64);
+                    (predicted - run.elapsed.seconds).abs() / run.elapsed.seconds
+                })
+                .collect();
+            crate::measure::stats::summarize(&errors).map(|e| (e.median, p.block_size))
+        })
+        .max_by(|x, y| x.0.total_cmp(&y.0))
+}
+
+/// One sentence on a curve: the cost per call, the bandwidth, and where the knee is. The
+/// model's story ("whatever its size") is told only where it fits every point within
+/// [`crate::report::verdict::MODEL_FITS`]; otherwise the sentence says how far off it is.
+pub fn sweep_explanation(r: &SweepReport, a: &Analysis) -> String {
+    let op = r.op;
     let call = format!("{}()", op.name());
+    let knee = format!(
+        "at {} the rate first comes within 5% of its best ({})",
+        format_size(a.knee_block_size),
+        format_mib_per_s(a.best_bytes_per_second),
+    );
+    let misfit = model_misfit(r, a);
     match a.model {
-        Some(m) => format!(
-            "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and at {} the rate first comes within 5% of its best ({}).",
+        Some(m) if misfit.is_none_or(|(e, _)| e <= crate::report::verdict::MODEL_FITS) => format!(
+            "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and {knee}.",
             format_seconds(m.seconds_per_call),
             group_thousands((1.0 / m.seconds_per_call) as u64),
             format_mib_per_s(m.bytes_per_second),
             format_size(m.break_even_block().max(1.0).round() as u64),
-            format_size(a.knee_block_size),
-            format_mib_per_s(a.best_bytes_per_second),
         ),
+        Some(m) => {
+            let (error, at) = misfit.expect("a misfit beyond the bound was measured");
+            format!(
+                "A fixed cost per {call} ({}) plus a cost per byte ({}) fits these times only roughly: at {} blocks it is {:.0}% off, so the curve is shaped by more than the call and the copy ({}); {knee}.",
+                format_seconds(m.seconds_per_call),
+                format_mib_per_s(m.bytes_per_second),
+                format_block_size(at),
+                100.0 * error,
+                match op {
+                    crate::workload::Op::Read => "CPU caches, read-ahead, the device",
+                    crate::workload::Op::Write => "CPU caches, write-back, the fsync",
+                },
+            )
+        }
         None => format!(
-            "The times do not fit a fixed cost per call plus a cost per byte (too few points, or noise); at {} the rate first comes within 5% of its best ({}).",
-            format_size(a.knee_block_size),
-            format_mib_per_s(a.best_bytes_per_second),
+            "The times do not fit a fixed cost per call plus a cost per byte (too few points, or noise); {knee}."
         ),
     }
 }
