@@ -280,3 +280,16 @@ fn a_cost_model_far_from_a_point_is_not_told_as_the_whole_story() {
     assert!(!text.contains("whatever its size"), "{text}");
     assert!(text.contains("fits these times only roughly"), "{text}");
 }
+
+#[test]
+fn a_curve_flat_below_the_page_is_not_blamed_on_the_cost_of_a_call() {
+    let mut doc = fixture("study-sentences.json");
+    let points = doc["read_sweep"]["points"].as_array_mut().unwrap();
+    let flat = 5000.0 * MIB;
+    for p in points.iter_mut().filter(|p| p["cache"] == "warm") {
+        set_summary(&mut p["rate"], flat, flat, flat, 1);
+    }
+    let md = study_markdown(&doc);
+    assert!(!md.contains("that is the steep rise on the left"), "{md}");
+    assert!(md.contains("the rate rises only 1.0x"), "{md}");
+}

@@ -387,13 +387,40 @@ fn write_read(r: &StudyReport) -> Option<Section> {
     })
 }
 
+/// What the rise below the memory page says: the smallest block against the page-sized
+/// one. The fixed cost of a call is named as the cause only where the rate at least doubles
+/// up to the page ([`super::verdict::STEEP`]); `None` without a point below the page.
+fn below_page(points: &[&SweepPoint], page: u64) -> Option<String> {
+    let small = points.first().filter(|p| p.block_size < page)?;
+    let at_page = points.iter().find(|p| p.block_size >= page)?;
+    let rise = at_page.rate.median / small.rate.median.max(1e-9);
+    let rates = format!(
+        "{} at {} against {} at {}",
+        format_mib_per_s(small.rate.median),
+        format_block_size(small.block_size),
+        format_mib_per_s(at_page.rate.median),
+        format_block_size(at_page.block_size)
+    );
+    Some(if rise >= super::verdict::STEEP {
+        format!(
+            "Below the {} memory page each call moves part of a page, so the fixed cost of the call (entering the kernel, finding the page in the cache) is paid for a few bytes: that is the steep rise on the left ({rise:.0}x: {rates}).",
+            format_size(page)
+        )
+    } else {
+        format!(
+            "Below the {} memory page the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
+            format_size(page)
+        )
+    })
+}
+
 /// The first block size after the peak where the rate falls below 85% of it, and the share.
 fn fall_after_peak(points: &[&SweepPoint]) -> Option<(u64, u64, f64)> {
     let peak = best(points)?;
     let top = points[peak].rate.median;
     let fall = points[peak + 1..]
         .iter()
-        .find(|p| p.rate.median < 0.85 * top)?;
+        .find(|p| p.rate.median < super::verdict::FALLEN * top)?;
     let last = points.last()?;
     Some((
         points[peak].block_size,
@@ -489,13 +516,12 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
             super::text::sweep_explanation(s, a)
         ));
     }
-    let page = env.page_size.max(4096);
-    why.push(format!(
-        "Below the {} memory page each call moves part of a page, so the fixed cost of the call (entering the kernel, finding the page in the cache) is paid for a few bytes: that is the steep rise on the left.",
-        format_size(page)
-    ));
     let warm = points(s, Some(CacheState::Warm));
     let cold = points(s, Some(CacheState::Cold));
+    let curve = if warm.is_empty() { &cold } else { &warm };
+    if let Some(text) = below_page(curve, env.page_size.max(4096)) {
+        why.push(text);
+    }
     if let Some(text) = explain_fall("warm", &warm, env) {
         why.push(text);
     }

@@ -22,6 +22,13 @@ pub const CLOSE_SHARE: f64 = 0.7;
 /// share (the median over the point's runs): 25%.
 pub const MODEL_FITS: f64 = 0.25;
 
+/// A curve "rises steeply" where the rate at least doubles (the small blocks' rise to the
+/// memory page).
+pub const STEEP: f64 = 2.0;
+
+/// A curve "falls" after its peak where a point drops below this share of the peak: 85%.
+pub const FALLEN: f64 = 0.85;
+
 /// A figure as the rule sees it: the median and the range of its repeats.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Figure {
