@@ -293,3 +293,46 @@ fn a_curve_flat_below_the_page_is_not_blamed_on_the_cost_of_a_call() {
     assert!(!md.contains("that is the steep rise on the left"), "{md}");
     assert!(md.contains("the rate rises only 1.0x"), "{md}");
 }
+
+#[test]
+fn repeats_that_scatter_are_named_in_a_typed_warning() {
+    use ioscope::cmd::warning::{Warning, scattered};
+    use ioscope::measure::stats::summarize;
+    let steady = summarize(&[100.0, 101.0, 102.0]).unwrap();
+    let wide = summarize(&[100.0, 150.0, 300.0]).unwrap();
+    let wider = summarize(&[100.0, 200.0, 400.0]).unwrap();
+    assert_eq!(scattered([("a".to_string(), &steady)]), None);
+    match scattered([
+        ("steady".to_string(), &steady),
+        ("wide".to_string(), &wide),
+        ("wider".to_string(), &wider),
+    ]) {
+        Some(Warning::Scattered {
+            at, runs, others, ..
+        }) => assert_eq!((at.as_str(), runs, others), ("wider", 3, 1)),
+        other => panic!("{other:?}"),
+    }
+    // As a saved result carries it, in the words of the text output.
+    let mut doc = fixture("sweep.json");
+    doc["warnings"] = serde_json::json!([{
+        "kind": "scattered", "at": "warm at 4k", "min": 100.0 * MIB, "median": 150.0 * MIB,
+        "max": 300.0 * MIB, "runs": 3, "others": 2
+    }]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sweep.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let out = ioscope().arg("report").arg(&path).output().unwrap();
+    assert!(out.status.success());
+    // Warnings go to stderr, as every command's do.
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains(
+            "(warm at 4k) its 3 runs scatter from 100.0 to 300.0 MiB/s (median 150.0), 200% apart"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 other measurements scatter as well"),
+        "{text}"
+    );
+}

@@ -267,6 +267,18 @@ pub fn execute(
         }
         Err(e) => return Err(e),
     }
+    let scattered = warning::scattered(report.results.iter().map(|r| {
+        (
+            format!(
+                "{} at {}, {}",
+                r.test.name(),
+                format_size(r.record),
+                format_size(r.file_bytes)
+            ),
+            &r.bytes_per_second,
+        )
+    }));
+    report.warnings.extend(scattered);
     save(&report)?;
     Ok(report)
 }

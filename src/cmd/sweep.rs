@@ -340,6 +340,17 @@ fn finish(report: &mut SweepReport) {
                 .flat_map(move |r| warning::of_sample(r, Some(at.clone())))
         })
         .collect();
+    let scattered = warning::scattered(report.points.iter().map(|p| {
+        (
+            format!(
+                "{} at {}",
+                p.cache.map_or(report.op.name(), |c| c.name()),
+                crate::units::format_block_size(p.block_size)
+            ),
+            &p.rate,
+        )
+    }));
+    report.warnings.extend(scattered);
     if crate::engine::by_name(&report.engine).is_some_and(|e| !e.caps().counted) {
         report.warnings.push(Warning::NotCounted {
             engine: report.engine.clone(),

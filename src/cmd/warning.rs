@@ -53,6 +53,46 @@ pub enum Warning {
     },
     /// The work was interrupted; the result holds what was measured before.
     Partial,
+    /// The repeats of a measurement disagree beyond the spread rule
+    /// ([`crate::measure::verdict::SCATTERED`]): its median is uncertain by more than the
+    /// differences the sentences compare. The worst one is named, and how many others.
+    Scattered {
+        /// Which measurement (e.g. `warm at 4k`).
+        at: String,
+        /// Its slowest repeat, bytes per second.
+        min: f64,
+        /// Its median, bytes per second.
+        median: f64,
+        /// Its fastest repeat, bytes per second.
+        max: f64,
+        /// How many repeats.
+        runs: usize,
+        /// How many other measurements of the result scatter as well.
+        others: usize,
+    },
+}
+
+/// One [`Warning::Scattered`] for the measurements whose repeats scatter beyond the rule:
+/// the widest named, the rest counted. `None` when none does.
+pub fn scattered<'a>(
+    figures: impl IntoIterator<Item = (String, &'a crate::measure::stats::Summary)>,
+) -> Option<Warning> {
+    use crate::measure::verdict::{Figure, scattered};
+    let wide: Vec<(String, &crate::measure::stats::Summary)> = figures
+        .into_iter()
+        .filter(|(_, s)| scattered(Figure::from(*s)))
+        .collect();
+    let (at, worst) = wide
+        .iter()
+        .max_by(|a, b| (a.1.max / a.1.min.max(1e-12)).total_cmp(&(b.1.max / b.1.min.max(1e-12))))?;
+    Some(Warning::Scattered {
+        at: at.clone(),
+        min: worst.min,
+        median: worst.median,
+        max: worst.max,
+        runs: worst.n,
+        others: wide.len() - 1,
+    })
 }
 
 /// The warnings a run's checks and cache proof give, `at` naming the run.

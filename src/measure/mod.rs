@@ -12,3 +12,4 @@ pub mod model;
 pub mod procio;
 pub mod stats;
 pub mod timer;
+pub mod verdict;

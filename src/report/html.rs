@@ -449,7 +449,7 @@ pub fn differences(media: &[Medium], short: &[String]) -> Vec<String> {
     let medians = |v: &[(String, f64)]| v.iter().map(|x| x.1).collect::<Vec<f64>>();
     let all_devices = media.iter().all(|m| m.env.storage.device.is_some());
     if writes.len() > 1 {
-        let (ratio, same) = super::verdict::spread(&medians(&writes));
+        let (ratio, same) = crate::measure::verdict::spread(&medians(&writes));
         out.push(if same {
             format!(
                 "Writing with fsync, the media are within 10% of each other ({}): what the devices take is alike here.",
@@ -468,7 +468,7 @@ pub fn differences(media: &[Medium], short: &[String]) -> Vec<String> {
         });
     }
     if best_warm.len() > 1 {
-        let (ratio, same) = super::verdict::spread(&medians(&best_warm));
+        let (ratio, same) = crate::measure::verdict::spread(&medians(&best_warm));
         out.push(if same {
             format!(
                 "Warm reads are within {:.0}% of each other ({}): from the page cache every medium is memory, so what differs there is the CPU's copy and the noise.",

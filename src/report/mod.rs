@@ -13,7 +13,6 @@ pub mod results;
 pub mod study;
 pub mod svg;
 pub mod text;
-pub mod verdict;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -389,7 +389,7 @@ fn write_read(r: &StudyReport) -> Option<Section> {
 
 /// What the rise below the memory page says: the smallest block against the page-sized
 /// one. The fixed cost of a call is named as the cause only where the rate at least doubles
-/// up to the page ([`super::verdict::STEEP`]); `None` without a point below the page.
+/// up to the page ([`crate::measure::verdict::STEEP`]); `None` without a point below the page.
 fn below_page(points: &[&SweepPoint], page: u64) -> Option<String> {
     let small = points.first().filter(|p| p.block_size < page)?;
     let at_page = points.iter().find(|p| p.block_size >= page)?;
@@ -401,7 +401,7 @@ fn below_page(points: &[&SweepPoint], page: u64) -> Option<String> {
         format_mib_per_s(at_page.rate.median),
         format_block_size(at_page.block_size)
     );
-    Some(if rise >= super::verdict::STEEP {
+    Some(if rise >= crate::measure::verdict::STEEP {
         format!(
             "Below the {} memory page each call moves part of a page, so the fixed cost of the call (entering the kernel, finding the page in the cache) is paid for a few bytes: that is the steep rise on the left ({rise:.0}x: {rates}).",
             format_size(page)
@@ -420,7 +420,7 @@ fn fall_after_peak(points: &[&SweepPoint]) -> Option<(u64, u64, f64)> {
     let top = points[peak].rate.median;
     let fall = points[peak + 1..]
         .iter()
-        .find(|p| p.rate.median < super::verdict::FALLEN * top)?;
+        .find(|p| p.rate.median < crate::measure::verdict::FALLEN * top)?;
     let last = points.last()?;
     Some((
         points[peak].block_size,
@@ -527,7 +527,7 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
     }
     if let (Some(c), Some(w)) = (best(&cold), best(&warm)) {
         let (c, w) = (cold[c], warm[w]);
-        use super::verdict::{Figure, Relation, relate};
+        use crate::measure::verdict::{Figure, Relation, relate};
         let rates = format!(
             "{} against {}",
             format_mib_per_s(w.rate.median),
@@ -560,7 +560,8 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
             None => format!("{compared} R{residency}."),
         });
         if let (Some(first_cold), Some(first_warm)) = (cold.first(), warm.first())
-            && first_cold.rate.median >= super::verdict::CLOSE_SHARE * first_warm.rate.median
+            && first_cold.rate.median
+                >= crate::measure::verdict::CLOSE_SHARE * first_warm.rate.median
         {
             why.push(format!(
                 "At {} blocks cold reads run at {:.0}% of the warm rate: the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
@@ -666,11 +667,11 @@ fn write_sweep(s: &SweepReport) -> Section {
 }
 
 /// The sentences of the patterns section, each chosen by the one rule of
-/// [`super::verdict`]: the usual story (random slower than sequential, rewrite faster than
+/// [`crate::measure::verdict`]: the usual story (random slower than sequential, rewrite faster than
 /// write, reread faster than read) only where the numbers show it; the same, the opposite
 /// or "they scatter more than they differ" otherwise.
 fn patterns_sentences(p: &crate::cmd::patterns::PatternsReport) -> Vec<String> {
-    use super::verdict::{Figure, Relation, relate};
+    use crate::measure::verdict::{Figure, Relation, relate};
     let figure = |name: &str| {
         p.results
             .iter()

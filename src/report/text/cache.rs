@@ -71,12 +71,12 @@ pub fn cache(r: &CacheReport) -> String {
 }
 
 /// The sentences that explain a cache report, each chosen by its numbers through the one
-/// rule in [`crate::report::verdict`]: warm against cold (faster, the same, or slower), the
+/// rule in [`crate::measure::verdict`]: warm against cold (faster, the same, or slower), the
 /// second cold read against the first (a repeat, or a first-run effect with the evidence
 /// that points to its cause), and whether the device's counters bear the states out. Shared
 /// by `cache` and the study's cache section.
 pub fn explain(r: &CacheReport) -> Vec<String> {
-    use crate::report::verdict::{Figure, Relation, relate};
+    use crate::measure::verdict::{Figure, Relation, relate};
     use crate::units::format_mib_per_s;
     let mut why = Vec::new();
     let Some(row) = r.rows.last() else {

@@ -152,7 +152,7 @@ pub fn model_misfit(r: &SweepReport, a: &Analysis) -> Option<(f64, u64)> {
 
 /// One sentence on a curve: the cost per call, the bandwidth, and where the knee is. The
 /// model's story ("whatever its size") is told only where it fits every point within
-/// [`crate::report::verdict::MODEL_FITS`]; otherwise the sentence says how far off it is.
+/// [`crate::measure::verdict::MODEL_FITS`]; otherwise the sentence says how far off it is.
 pub fn sweep_explanation(r: &SweepReport, a: &Analysis) -> String {
     let op = r.op;
     let call = format!("{}()", op.name());
@@ -163,7 +163,7 @@ pub fn sweep_explanation(r: &SweepReport, a: &Analysis) -> String {
     );
     let misfit = model_misfit(r, a);
     match a.model {
-        Some(m) if misfit.is_none_or(|(e, _)| e <= crate::report::verdict::MODEL_FITS) => format!(
+        Some(m) if misfit.is_none_or(|(e, _)| e <= crate::measure::verdict::MODEL_FITS) => format!(
             "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and {knee}.",
             format_seconds(m.seconds_per_call),
             group_thousands((1.0 / m.seconds_per_call) as u64),

@@ -55,5 +55,27 @@ pub fn warning(w: &Warning) -> String {
             format_size(*ram)
         ),
         Warning::Partial => "interrupted: this result holds only what was measured before Ctrl-C".to_string(),
+        Warning::Scattered {
+            at,
+            min,
+            median,
+            max,
+            runs,
+            others,
+        } => {
+            let mib = |x: f64| x / crate::units::MIB as f64;
+            format!(
+                "({at}) its {runs} runs scatter from {:.1} to {:.1} MiB/s (median {:.1}), {:.0}% apart: differences between figures smaller than that are noise{}; repeat on a quieter machine or with more --repeat",
+                mib(*min),
+                mib(*max),
+                mib(*median),
+                100.0 * (max / min.max(1e-12) - 1.0),
+                if *others > 0 {
+                    format!(" ({others} other measurement{} scatter as well)", if *others == 1 { "" } else { "s" })
+                } else {
+                    String::new()
+                }
+            )
+        }
     }
 }

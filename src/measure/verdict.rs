@@ -9,7 +9,7 @@
 //! medians alone decide); otherwise the difference is **unclear**: the repeats scatter more
 //! than the medians differ, and a sentence must say that instead of a direction.
 
-use crate::measure::stats::Summary;
+use super::stats::Summary;
 
 /// Two medians whose ratio (larger over smaller) is below this count as the same: 10%.
 pub const SAME_WITHIN: f64 = 1.10;
@@ -28,6 +28,15 @@ pub const STEEP: f64 = 2.0;
 
 /// A curve "falls" after its peak where a point drops below this share of the peak: 85%.
 pub const FALLEN: f64 = 0.85;
+
+/// The repeats of one measurement "scatter" when the fastest is more than this over the
+/// slowest: 25%, so that a difference of medians near [`SAME_WITHIN`] is within the noise.
+pub const SCATTERED: f64 = 1.25;
+
+/// Whether a figure's repeats scatter beyond [`SCATTERED`] (never for a single run).
+pub fn scattered(f: Figure) -> bool {
+    f.n > 1 && f.max > SCATTERED * f.min.max(1e-12)
+}
 
 /// A figure as the rule sees it: the median and the range of its repeats.
 #[derive(Debug, Clone, Copy, PartialEq)]
