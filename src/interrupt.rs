@@ -9,12 +9,15 @@
 //! does): the way out when something cannot be interrupted, such as an fsync of a large file.
 
 use crate::error::Failure;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// The first signal received (0: none), for `trace` to pass on as received.
+static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_signal(_: libc::c_int) {
+extern "C" fn on_signal(signal: libc::c_int) {
+    let _ = LAST_SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
         const MSG: &[u8] = b"\nwarning: interrupted again; exiting at once (scratch files .ioscope-* may remain)\n";
         // SAFETY: write and _exit are async-signal-safe; MSG is static.
@@ -74,6 +77,11 @@ pub fn reset() {
 #[inline]
 pub fn requested() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// The signal that raised the flag (the first one received), if a signal did.
+pub fn last_signal() -> Option<i32> {
+    Some(LAST_SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
 }
 
 /// Returns `Err(Failure::Interrupted)` once the user asked to stop.

@@ -520,3 +520,437 @@ fn outputs_orphans_and_ignored_signals() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A traced run started as a child, its standard output and error going to files (so that
+/// nothing it leaves running can hold a pipe of the test's), and every process it left
+/// running killed when the test ends, pass or fail.
+struct Traced {
+    child: std::process::Child,
+    dir: tempfile::TempDir,
+    /// Processes to kill at the end (those the command left running).
+    leftovers: Vec<i32>,
+}
+
+impl Traced {
+    /// `ioscope trace ARGS` with its outputs in files.
+    fn start(args: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::fs::File::create(dir.path().join("out")).unwrap();
+        let err = std::fs::File::create(dir.path().join("err")).unwrap();
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+            .arg("trace")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .unwrap();
+        Self {
+            child,
+            dir,
+            leftovers: Vec::new(),
+        }
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    fn stdout(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("out")).unwrap_or_default()
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("err")).unwrap_or_default()
+    }
+
+    /// Every process below ioscope now (its children, theirs, ...).
+    fn descendants(&self) -> Vec<i32> {
+        let mut all = Vec::new();
+        let mut next = vec![self.pid()];
+        while let Some(p) = next.pop() {
+            let tasks = std::fs::read_dir(format!("/proc/{p}/task"))
+                .map(|d| d.filter_map(|t| t.ok()).collect::<Vec<_>>())
+                .unwrap_or_default();
+            for t in tasks {
+                let children =
+                    std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+                for c in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                    if !all.contains(&c) {
+                        all.push(c);
+                        next.push(c);
+                    }
+                }
+            }
+        }
+        all
+    }
+
+    /// Waits until a process named `name` runs under ioscope (and has been there a moment);
+    /// `None` where tracing is refused here (with the reason printed).
+    fn wait_for(&mut self, name: &str) -> Option<i32> {
+        let started = std::time::Instant::now();
+        loop {
+            if self.child.try_wait().unwrap().is_some() {
+                if refused(&self.stderr()) {
+                    return None;
+                }
+                panic!("ioscope ended before {name} ran: {}", self.stderr());
+            }
+            let found = self.descendants().into_iter().find(|&p| comm(p) == name);
+            if let Some(p) = found {
+                self.leftovers.push(p);
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                return Some(p);
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "{name} never started: {}",
+                self.stderr()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, signal: i32) {
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(self.pid(), signal) };
+    }
+
+    /// Waits for ioscope to end, failing (after killing it) when it has not within 30 s:
+    /// its exit code, and its JSON document when it printed one.
+    fn finish(&mut self) -> (i32, Value) {
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > std::time::Duration::from_secs(30) {
+                self.leftovers.extend(self.descendants());
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("ioscope trace did not end within 30 s: {}", self.stderr());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let doc: Value = serde_json::from_str(&self.stdout()).unwrap_or(Value::Null);
+        for l in doc["still_running"].as_array().into_iter().flatten() {
+            self.leftovers.push(l["pid"].as_i64().unwrap() as i32);
+        }
+        (status.code().unwrap_or(-1), doc)
+    }
+}
+
+impl Drop for Traced {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for &p in &self.leftovers {
+            // SAFETY: killing processes this test's command started (by their ids).
+            unsafe {
+                libc::kill(p, libc::SIGKILL);
+                libc::kill(p, libc::SIGCONT);
+            }
+        }
+    }
+}
+
+/// The name of process `pid`, or "" when it is gone.
+fn comm(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .unwrap_or_default()
+        .trim_end()
+        .to_string()
+}
+
+/// The state letter of process `pid` (R, S, T stopped, t traced, Z), if it is there.
+fn state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.trim_start().chars().next()
+}
+
+/// The process tracing `pid` (0: none), if it is there.
+fn tracer(pid: i32) -> Option<i64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("TracerPid:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Whether `pid` runs on, untraced and not stopped.
+fn runs_free(pid: i32) -> bool {
+    tracer(pid) == Some(0) && matches!(state(pid), Some('R' | 'S' | 'D'))
+}
+
+/// The command's first process ends while others it started run on (a double fork, a
+/// `setsid` daemon): the trace reports its exit at once, names what was left running, and
+/// lets go of it: those processes run on, untraced, stopped by nothing.
+#[test]
+fn what_the_command_leaves_running_is_named_and_let_go_of_not_waited_for() {
+    let mut t = Traced::start(&[
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        "(sleep 60 &); setsid sleep 61 & sleep 0.3; exit 3",
+    ]);
+    let (code, doc) = t.finish();
+    if refused(&t.stderr()) {
+        return;
+    }
+    assert_eq!(code, 3, "{}", t.stderr());
+    assert_eq!(doc["exit_code"], 3);
+    assert!(
+        doc["seconds"].as_f64().unwrap() < 30.0,
+        "the time is the first process's, not the sleeps': {doc:#}"
+    );
+    let left = doc["still_running"].as_array().unwrap();
+    assert_eq!(left.len(), 2, "both sleeps: {doc:#}");
+    for l in left {
+        assert_eq!(l["name"], "sleep");
+        let pid = l["pid"].as_i64().unwrap() as i32;
+        assert!(runs_free(pid), "{pid} runs on untraced: {:?}", state(pid));
+    }
+    assert!(doc["outlived"].as_u64().unwrap() >= 2);
+}
+
+/// A tool whose output ioscope reads through a pipe (here a script named `dd`) leaves a
+/// process holding that pipe: the trace still ends when the tool does, and after one
+/// SIGINT when the tool is interrupted, with the partial report.
+#[test]
+fn a_teed_tool_whose_child_keeps_the_pipe_open_ends_the_trace_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dd = dir.path().join("dd");
+    std::fs::write(
+        &dd,
+        "#!/bin/sh\n(sleep 60 &)\necho '1+0 records in' >&2\nif [ \"$1\" = wait ]; then sleep 60; fi\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&dd, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let dd = dd.to_str().unwrap();
+    // It ends by itself.
+    let mut t = Traced::start(&["--json", "--", dd]);
+    let (code, doc) = t.finish();
+    if refused(&t.stderr()) {
+        return;
+    }
+    assert_eq!(code, 0, "{}", t.stderr());
+    assert!(t.stderr().contains("1+0 records in"), "{}", t.stderr());
+    assert_eq!(doc["still_running"].as_array().unwrap().len(), 1, "{doc:#}");
+    // It is interrupted: one SIGINT to ioscope.
+    let mut t = Traced::start(&["--json", "--", dd, "wait"]);
+    if t.wait_for("sleep").is_none() {
+        return;
+    }
+    t.signal(libc::SIGINT);
+    let (code, doc) = t.finish();
+    assert_eq!(code, 130, "{}", t.stderr());
+    assert_eq!(doc["complete"], false);
+    for l in doc["still_running"].as_array().unwrap() {
+        let pid = l["pid"].as_i64().unwrap() as i32;
+        assert!(runs_free(pid), "{pid} runs on untraced: {:?}", state(pid));
+    }
+}
+
+/// SIGTERM and SIGHUP to ioscope are passed on as themselves, so a command that ignores
+/// SIGINT still ends; a daemon the command started in its own session gets nothing.
+#[test]
+fn the_signal_received_is_passed_on_as_itself_and_not_to_a_daemon() {
+    for (signal, name) in [(libc::SIGTERM, "TERM"), (libc::SIGHUP, "HUP")] {
+        let mut t = Traced::start(&[
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "setsid sleep 61 & trap '' INT; exec sleep 60",
+        ]);
+        if t.wait_for("sleep").is_none() {
+            return;
+        }
+        // Both sleeps run: note the daemon's pid.
+        let started = std::time::Instant::now();
+        let daemon = loop {
+            let d = t.descendants().into_iter().find(|&p| {
+                comm(p) == "sleep"
+                    && std::fs::read_to_string(format!("/proc/{p}/cmdline"))
+                        .is_ok_and(|c| c.contains("61"))
+            });
+            if let Some(d) = d {
+                break d;
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(30));
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        t.leftovers.push(daemon);
+        t.signal(signal);
+        let (code, doc) = t.finish();
+        assert_eq!(code, 130, "SIG{name}: {}", t.stderr());
+        assert_eq!(
+            doc["signal"], signal,
+            "SIG{name} reached the command: {doc:#}"
+        );
+        assert!(runs_free(daemon), "SIG{name}: the daemon runs on untraced");
+    }
+}
+
+/// A command that ignores every signal passed on: the trace stops after a grace, reports
+/// the command as not ended, and lets it run on, untraced.
+#[test]
+fn a_command_that_ignores_the_signal_is_let_go_of_after_a_grace() {
+    let mut t = Traced::start(&[
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        "trap '' INT TERM; exec sleep 60",
+    ]);
+    let Some(sleep) = t.wait_for("sleep") else {
+        return;
+    };
+    t.signal(libc::SIGTERM);
+    let (code, doc) = t.finish();
+    assert_eq!(code, 130, "{}", t.stderr());
+    assert_eq!(
+        (doc["exit_code"].is_null(), doc["signal"].is_null()),
+        (true, true),
+        "{doc:#}"
+    );
+    assert_eq!(doc["still_running"][0]["pid"], sleep);
+    assert!(runs_free(sleep), "{:?}", state(sleep));
+}
+
+/// SIGSTOP to the traced command stops it, as without a tracer, and SIGCONT continues it.
+#[test]
+fn sigstop_to_the_traced_command_is_honoured_and_sigcont_continues_it() {
+    let mut t = Traced::start(&["--json", "--", "sleep", "60"]);
+    let Some(sleep) = t.wait_for("sleep") else {
+        return;
+    };
+    // SAFETY: signalling the process our command started.
+    unsafe { libc::kill(sleep, libc::SIGSTOP) };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for _ in 0..5 {
+        assert!(
+            matches!(state(sleep), Some('T' | 't')),
+            "stays stopped: {:?}",
+            state(sleep)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(sleep, libc::SIGCONT) };
+    let started = std::time::Instant::now();
+    while state(sleep) != Some('S') {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "never continued: {:?}",
+            state(sleep)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    t.signal(libc::SIGINT);
+    let (code, doc) = t.finish();
+    assert_eq!(code, 130, "{}", t.stderr());
+    assert_eq!(doc["signal"], libc::SIGINT);
+}
+
+/// A set-user-ID program runs without its privilege under ptrace (unless the tracer is
+/// root): the report says so, in text and JSON. As root, the test drops to `nobody`.
+#[test]
+fn a_set_user_id_program_is_reported_as_running_unprivileged() {
+    use std::os::unix::fs::MetadataExt;
+    let candidates = [
+        ("/usr/bin/mount", "--version"),
+        ("/bin/mount", "--version"),
+        ("/usr/bin/passwd", "--help"),
+        ("/usr/bin/su", "--help"),
+    ];
+    let Some((program, arg)) = candidates.into_iter().find(|(p, _)| {
+        std::fs::metadata(p).is_ok_and(|m| m.mode() & libc::S_ISUID != 0 && m.uid() == 0)
+    }) else {
+        eprintln!("skipped: no set-user-ID root program here");
+        return;
+    };
+    let ioscope_bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let mut cmd = if is_root() {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&ioscope_bin);
+        c
+    } else {
+        std::process::Command::new(&ioscope_bin)
+    };
+    let out = cmd
+        .current_dir("/")
+        .args(["trace", "--json", "--", program, arg])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if refused(&err) {
+        return;
+    }
+    let Ok(doc) = serde_json::from_slice::<Value>(&out.stdout) else {
+        eprintln!("skipped: could not run ioscope unprivileged here: {err}");
+        return;
+    };
+    let unseen: Vec<&str> = doc["unseen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u.as_str())
+        .collect();
+    assert!(
+        unseen
+            .iter()
+            .any(|u| u.contains(program) && u.contains("set-user-ID") && u.contains("ptrace")),
+        "{doc:#}"
+    );
+    let text = report_text(&doc);
+    assert!(text.contains("set-user-ID"), "{text}");
+}
+
+/// Control characters in a file name (ESC, BEL, a newline) are escaped in the text and
+/// Markdown reports, and kept exactly in JSON.
+#[test]
+fn control_characters_in_names_are_escaped_in_text_and_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = dir.path().join("a\u{1b}[2J\u{7}b\nc");
+    std::fs::write(&name, b"data").unwrap();
+    let md = dir.path().join("t.md");
+    let out = ioscope()
+        .args(["trace", "--markdown"])
+        .arg(&md)
+        .args(["--", "cat"])
+        .arg(&name)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if refused(&err) {
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let report = text.trim_start_matches("data");
+    assert!(
+        !report.contains(['\u{1b}', '\u{7}']),
+        "no raw control character: {report:?}"
+    );
+    assert!(report.contains(r"a\u{1b}[2J\u{7}b\nc"), "{report}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(!md.contains(['\u{1b}', '\u{7}']), "{md:?}");
+    let Some((doc, _)) = trace_json(&["cat", name.to_str().unwrap()]) else {
+        return;
+    };
+    let exact = std::fs::canonicalize(&name).unwrap();
+    assert!(
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == exact.to_str().unwrap()),
+        "{doc:#}"
+    );
+}

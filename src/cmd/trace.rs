@@ -5,7 +5,7 @@
 
 pub use crate::measure::procio::ProcIo;
 use crate::trace::claims::{self, Claim};
-use crate::trace::sys::{self, Ended, Event};
+use crate::trace::sys::{self, Ended, Event, Left};
 use crate::trace::tally::{CallStats, FileStats, Tally};
 use crate::trace::{Proc, tool_name};
 use anyhow::{Context, Result};
@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The kernel's I/O counters of the traced process at its exit (/proc/<pid>/io), which
 /// include its threads and the children it reaped.
@@ -33,7 +34,8 @@ pub struct TraceReport {
     pub signal: Option<i32>,
     /// False when Ctrl-C cut the trace short.
     pub complete: bool,
-    /// Wall seconds from start to the end of the last traced task.
+    /// Wall seconds from start to the end of the command's first process (what it left
+    /// running is not waited for).
     pub seconds: f64,
     /// Seconds inside fsync, fdatasync, sync_file_range and msync (summed over tasks).
     pub sync_seconds: f64,
@@ -51,10 +53,15 @@ pub struct TraceReport {
     pub bytes_written: u64,
     /// The kernel's counters of the command's process at its exit.
     pub proc_io: Option<ProcIo>,
-    /// Children of the command's first process still there when it ended: their I/O is
+    /// Processes still there when the command's first process ended (its unreaped
+    /// children, zombies included, and every traced process still running): their I/O is
     /// not in its counters, so the counters are not compared.
     #[serde(default)]
     pub outlived: u64,
+    /// Processes still running when the command's first process ended: the trace let go of
+    /// them (they run on, untraced); their later I/O is not counted.
+    #[serde(default)]
+    pub still_running: Vec<Left>,
     /// What the tool itself said, when it is one ioscope knows (dd, fio).
     pub claim: Option<Claim>,
     /// Nanoseconds tracing adds to each system call, measured on this machine just before.
@@ -109,25 +116,37 @@ impl TraceReport {
 }
 
 /// Children (zombies included) of every thread of `pid`: those its exit leaves unreaped.
-fn live_children(pid: i32) -> u64 {
+fn live_children(pid: i32) -> Vec<i32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
+        return Vec::new();
     };
     tasks
         .filter_map(|t| t.ok())
         .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
-        .map(|c| c.split_whitespace().count() as u64)
-        .sum()
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
 }
 
 /// Bytes of a known tool's output kept to read its claim from.
 const TEE_KEEP: usize = 8 << 20;
 
+/// Once the command has ended, how long its output is still read at most, and how long a
+/// pause in it ends the reading: a process it left running may hold the pipe open for ever.
+const TEE_DRAIN: Duration = Duration::from_millis(500);
+const TEE_QUIET_MS: i32 = 20;
+
 /// A pipe whose read end is drained on a thread into a buffer and copied to `to` (our own
 /// stdout or stderr) as it comes: the command's output still reaches the user, and a known
-/// tool's own figures can be read from it afterwards.
+/// tool's own figures can be read from it afterwards. The reading ends at the end of the
+/// pipe, or shortly after [`Tee::text`] says the command has ended.
 struct Tee {
     write: OwnedFd,
+    /// Set when the command has ended: read on until then at most.
+    until: Arc<OnceLock<Instant>>,
     thread: std::thread::JoinHandle<Vec<u8>>,
 }
 
@@ -140,7 +159,12 @@ impl Tee {
         }
         // SAFETY: both descriptors were just created and are owned here.
         let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let until: Arc<OnceLock<Instant>> = Arc::default();
+        let deadline = until.clone();
         let thread = std::thread::spawn(move || {
+            // Signals go to the thread that waits for the traced tasks.
+            crate::interrupt::keep_away();
+            let fd = read.as_raw_fd();
             let mut file = std::fs::File::from(read);
             // SAFETY: borrowing our own stdout/stderr without closing it (ManuallyDrop).
             let mut out =
@@ -148,6 +172,24 @@ impl Tee {
             let mut all = Vec::new();
             let mut buf = [0u8; 65536];
             loop {
+                let end = deadline.get().copied();
+                if end.is_some_and(|e| Instant::now() >= e) {
+                    break;
+                }
+                let mut poll = libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let wait = if end.is_some() { TEE_QUIET_MS } else { 200 };
+                // SAFETY: one live pollfd, its count passed.
+                let ready = unsafe { libc::poll(&mut poll, 1, wait) };
+                if ready == 0 && end.is_some() {
+                    break;
+                }
+                if ready <= 0 {
+                    continue;
+                }
                 match file.read(&mut buf) {
                     Ok(0) => break,
                     Ok(n) => {
@@ -167,11 +209,18 @@ impl Tee {
             }
             all
         });
-        Ok(Self { write, thread })
+        Ok(Self {
+            write,
+            until,
+            thread,
+        })
     }
 
+    /// What was read, once the command has ended: what is in the pipe, and what comes
+    /// without a pause within [`TEE_DRAIN`] (a process still running may hold the pipe).
     fn text(self) -> String {
         drop(self.write);
+        let _ = self.until.set(Instant::now() + TEE_DRAIN);
         String::from_utf8_lossy(&self.thread.join().unwrap_or_default()).into_owned()
     }
 }
@@ -183,6 +232,8 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
         crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
     })?;
     let overhead = overhead_ns_per_call().ok();
+    // Interrupted while measuring that: the command is not started at all.
+    crate::interrupt::check()?;
     let tool = tool_name(program);
     // Known tools: their output goes through a tee, to read their own figures after.
     let stdout = if json { 2 } else { 1 };
@@ -211,9 +262,10 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let tally: std::cell::RefCell<Option<Tally>> = std::cell::RefCell::new(None);
     let leader = std::cell::Cell::new(0);
     let mut proc_io = None;
-    let mut outlived = 0;
+    let mut children = Vec::new();
+    let mut unseen = Vec::new();
     let resolve = Proc;
-    let ended = sys::trace(
+    let finish = sys::trace(
         command,
         &prepare,
         &mut |pid| {
@@ -225,14 +277,20 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
                 && tid == leader.get()
             {
                 proc_io = proc_io_of(tid);
-                outlived = live_children(tid);
+                children = live_children(tid);
+            }
+            if let Event::Exec { tid } = event
+                && let Some(note) = crate::trace::privilege_ignored(tid)
+                && !unseen.contains(&note)
+            {
+                unseen.push(note);
             }
             if let Some(t) = tally.borrow_mut().as_mut() {
                 t.event(&event, &resolve);
             }
         },
     )?;
-    let seconds = started_at.elapsed().as_secs_f64();
+    let seconds = finish.at.duration_since(started_at).as_secs_f64();
     let out_text = out_tee.map(Tee::text).unwrap_or_default();
     let err_text = err_tee.map(Tee::text).unwrap_or_default();
     let claim = match tool.as_str() {
@@ -257,17 +315,20 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
             t.nanos += s.nanos;
         }
     }
-    let mut unseen = Vec::new();
     if totals.contains_key("io_uring_enter") {
         unseen.push("io_uring: reads and writes submitted through the ring are not system calls; only io_uring_enter is seen, not what it moved".to_string());
     }
     if totals.contains_key("mmap") {
         unseen.push("mmap: bytes read or written through a mapping move by page faults, which ptrace does not see".to_string());
     }
-    let (exit_code, signal) = match ended {
+    let (exit_code, signal) = match finish.ended {
         Ended::Code(c) => (Some(c), None),
         Ended::Signal(s) => (None, Some(s)),
+        Ended::Running => (None, None),
     };
+    children.extend(finish.left.iter().map(|l| l.pid));
+    children.sort_unstable();
+    children.dedup();
     Ok(TraceReport {
         command: command
             .iter()
@@ -285,7 +346,8 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
         files,
         totals,
         proc_io,
-        outlived,
+        outlived: children.len() as u64,
+        still_running: finish.left,
         claim,
         overhead_ns_per_call: overhead,
         unseen,

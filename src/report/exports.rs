@@ -633,7 +633,7 @@ impl Exportable for TraceReport {
             .filter(|f| f.busy())
             .take(6)
             .map(|f| Series {
-                name: f.path.clone(),
+                name: crate::text::printable(&f.path),
                 points: f
                     .timeline
                     .offsets
@@ -649,7 +649,10 @@ impl Exportable for TraceReport {
             })
             .collect();
         Some(Chart {
-            title: format!("where the calls went: {}", self.command.join(" ")),
+            title: format!(
+                "where the calls went: {}",
+                crate::text::printable(&self.command.join(" "))
+            ),
             x_label: "access number (read, write or lseek, in order)".into(),
             y_label: "offset (MiB)".into(),
             series,
@@ -659,6 +662,35 @@ impl Exportable for TraceReport {
     }
     fn text(&self) -> String {
         super::text::trace(self)
+    }
+    /// The CSV table made readable, its paths made printable (control characters escaped);
+    /// then what was left running and what tracing cannot see.
+    fn markdown(&self) -> Vec<String> {
+        let mut table = self.table();
+        for row in &mut table.rows {
+            row[0] = crate::text::printable(&row[0]);
+        }
+        let mut blocks = vec![super::markdown::table(
+            &super::markdown::humanize(&table),
+            None,
+        )];
+        let mut notes: Vec<String> = self
+            .still_running
+            .iter()
+            .map(|l| {
+                format!(
+                    "still running when the command ended, not traced after: {} {}{}",
+                    l.pid,
+                    crate::text::printable(&l.name),
+                    if l.stopped { " (stopped)" } else { "" }
+                )
+            })
+            .collect();
+        notes.extend(self.unseen.iter().map(|u| crate::text::printable(u)));
+        if !notes.is_empty() {
+            blocks.push(super::markdown::list("Not seen:", &notes));
+        }
+        blocks
     }
     fn ok(&self) -> bool {
         self.kernel_agrees() != Some(false)

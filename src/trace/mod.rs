@@ -41,3 +41,82 @@ pub fn tool_name(program: &std::ffi::OsStr) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
+
+/// What the kernel ignored when task `pid` executed its program under ptrace, if anything:
+/// a set-user-ID or set-group-ID bit, or file capabilities, that would have given it other
+/// credentials than the ones it now runs with. Read at the exec stop, from /proc/<pid>/exe
+/// and /proc/<pid>/status. The result names the program and says what that means.
+pub fn privilege_ignored(pid: i32) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let meta = std::fs::metadata(&exe).ok()?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    // "Uid:" real, effective, saved, file system.
+    let effective = |name: &str| -> Option<u32> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    let mode = meta.mode();
+    let mut ignored = Vec::new();
+    if mode & libc::S_ISUID != 0 && effective("Uid:")? != meta.uid() {
+        ignored.push(format!("set-user-ID uid {}", meta.uid()));
+    }
+    // Set-group-ID without group execute marks mandatory locking, not a privilege.
+    if mode & libc::S_ISGID != 0 && mode & libc::S_IXGRP != 0 && effective("Gid:")? != meta.gid() {
+        ignored.push(format!("set-group-ID gid {}", meta.gid()));
+    }
+    if let Some(wanted) = file_capabilities(&exe) {
+        let held = status
+            .lines()
+            .find_map(|l| l.strip_prefix("CapPrm:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0);
+        if wanted & !held != 0 {
+            ignored.push(format!("file capabilities {wanted:#x}"));
+        }
+    }
+    if ignored.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "privileges: {} would run with its file's privileges ({}), but the kernel ignores them under ptrace: it ran with the caller's and may behave differently (fail, or take another path) than untraced; trace it as root to see it as it runs",
+        exe.to_string_lossy(),
+        ignored.join(" and ")
+    ))
+}
+
+/// The permitted set a program file's `security.capability` attribute grants, if it has one.
+fn file_capabilities(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut data = [0u8; 24];
+    // SAFETY: both strings are NUL-terminated and live; the buffer's length is passed.
+    let n = unsafe {
+        libc::getxattr(
+            name.as_ptr(),
+            c"security.capability".as_ptr(),
+            data.as_mut_ptr().cast(),
+            data.len(),
+        )
+    };
+    // struct vfs_cap_data: magic_etc, then {permitted, inheritable} for bits 0-31 and
+    // (revisions 2 and 3) 32-63, little-endian.
+    if n < 12 {
+        return None;
+    }
+    let word = |at: usize| {
+        u64::from(u32::from_le_bytes([
+            data[at],
+            data[at + 1],
+            data[at + 2],
+            data[at + 3],
+        ]))
+    };
+    let high = if n >= 20 { word(12) } else { 0 };
+    Some(word(4) | high << 32)
+}

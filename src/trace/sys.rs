@@ -5,10 +5,12 @@
 //! PTRACE_GET_SYSCALL_INFO (Linux 5.3+), which needs no register layout.
 
 use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The file-I/O system calls the tracer accounts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -205,7 +207,48 @@ pub enum Ended {
     Code(i32),
     /// Killed by this signal.
     Signal(i32),
+    /// Still running when the trace stopped: it did not end within [`GRACE`] of the signal
+    /// passed on to it, and was let go, untraced.
+    Running,
 }
+
+/// How a trace ended: the status of the command's first process, when it ended, and what
+/// it left running.
+#[derive(Debug, Clone)]
+pub struct Finish {
+    /// How the first process ended.
+    pub ended: Ended,
+    /// When it ended (or when the trace let it go).
+    pub at: Instant,
+    /// Processes still running then; the trace let go of them (they run on, untraced).
+    pub left: Vec<Left>,
+}
+
+/// A process still running when the command's first process ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Left {
+    /// Its process id.
+    pub pid: i32,
+    /// Its name (/proc/<pid>/comm), as the kernel keeps it.
+    pub name: String,
+    /// Whether it was stopped (SIGSTOP, SIGTSTP, ...); it stays stopped.
+    pub stopped: bool,
+}
+
+/// How long the command has to end after a signal was passed on to it; after that the trace
+/// stops and lets it run on, untraced.
+pub const GRACE: Duration = Duration::from_secs(3);
+
+/// How long after our own signal we look for the same signal reaching the command by
+/// itself (a terminal's Ctrl-C reaches its whole process group) before passing it on.
+const FORWARD_AFTER: Duration = Duration::from_millis(50);
+
+/// How long the trace waits for the tasks left to stop so it can let go of them; one that
+/// does not (asleep in the kernel) is let go by the kernel when ioscope exits.
+const LET_GO: Duration = Duration::from_secs(2);
+
+/// PTRACE_EVENT_STOP (libc has no constant for it on glibc targets).
+const EVENT_STOP: i32 = 128;
 
 /// `struct ptrace_syscall_info` as the kernel lays it out (the union as raw words).
 #[repr(C)]
@@ -236,19 +279,26 @@ fn resume(tid: i32, signal: i32) {
     ptrace(libc::PTRACE_SYSCALL, tid, 0, signal as usize);
 }
 
-/// Starts `command` as a traced child and reports its calls to `sink` until every traced
-/// task has exited. `prepare` runs in the child after fork, before exec (async-signal-safe
+/// Starts `command` as a traced child and reports its calls to `sink` until its first
+/// process ends; then lets go of whatever it left running (it runs on, untraced, and is
+/// never killed). `prepare` runs in the child after fork, before exec (async-signal-safe
 /// calls only: dup2 and the like); `started` runs in this process after fork, with the
-/// child's pid. Returns how the first process ended.
+/// child's pid.
+///
+/// The tasks are attached with PTRACE_SEIZE, so that a task stopped by SIGSTOP or SIGTSTP
+/// stays stopped (PTRACE_LISTEN) and the trace can stop any task to let go of it
+/// (PTRACE_INTERRUPT). PTRACE_O_EXITKILL is not used: what the command left running must
+/// outlive ioscope.
 pub fn trace(
     command: &[OsString],
     prepare: &dyn Fn(),
     started: &mut dyn FnMut(i32),
     sink: &mut dyn FnMut(Event),
-) -> Result<Ended> {
+) -> Result<Finish> {
     let Some(program) = command.first() else {
         bail!("trace: no command given (ioscope trace -- CMD [ARGS...])");
     };
+    let shown = crate::text::printable_path(std::path::Path::new(program));
     let argv: Vec<CString> = command
         .iter()
         .map(|a| CString::new(a.as_bytes()))
@@ -262,8 +312,8 @@ pub fn trace(
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return Err(std::io::Error::last_os_error()).context("trace: pipe");
     }
-    // SAFETY: after fork the child calls only async-signal-safe functions (ptrace, raise,
-    // signal, write, execvp, _exit, and `prepare`, which promises the same) before exec.
+    // SAFETY: after fork the child calls only async-signal-safe functions (raise, signal,
+    // write, execvp, _exit, and `prepare`, which promises the same) before exec.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(std::io::Error::last_os_error()).context("trace: fork");
@@ -275,11 +325,7 @@ pub fn trace(
             // ioscope ignores SIGPIPE; the command must get the default, as from a shell.
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
             prepare();
-            if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != 0 {
-                let errno = *libc::__errno_location();
-                libc::write(fds[1], (&errno as *const i32).cast(), 4);
-                libc::_exit(127);
-            }
+            // Stopped until the parent has attached (PTRACE_SEIZE needs no help from here).
             libc::raise(libc::SIGSTOP);
             libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
             let errno = *libc::__errno_location();
@@ -291,40 +337,33 @@ pub fn trace(
     unsafe { libc::close(fds[1]) };
     started(pid);
     let mut status = 0;
-    wait(pid, &mut status).context("trace: waiting for the child to stop")?;
-    if !libc::WIFSTOPPED(status) {
-        // PTRACE_TRACEME failed (say, a seccomp policy forbids ptrace).
-        let errno = read_errno(fds[0]);
-        // SAFETY: closing the read end we own.
-        unsafe { libc::close(fds[0]) };
-        return Err(crate::error::input(format!(
-            "trace {}: cannot trace it here: ptrace refused ({})",
-            program.to_string_lossy(),
-            std::io::Error::from_raw_os_error(errno.unwrap_or(libc::EPERM))
-        )));
-    }
+    wait(pid, &mut status, libc::WUNTRACED).context("trace: waiting for the child to stop")?;
     let options = libc::PTRACE_O_TRACESYSGOOD
         | libc::PTRACE_O_TRACEFORK
         | libc::PTRACE_O_TRACEVFORK
         | libc::PTRACE_O_TRACECLONE
         | libc::PTRACE_O_TRACEEXEC
-        | libc::PTRACE_O_TRACEEXIT
-        | libc::PTRACE_O_EXITKILL;
-    if ptrace(libc::PTRACE_SETOPTIONS, pid, 0, options as usize) != 0 {
+        | libc::PTRACE_O_TRACEEXIT;
+    if !libc::WIFSTOPPED(status) || ptrace(libc::PTRACE_SEIZE, pid, 0, options as usize) != 0 {
+        // Say, a seccomp policy or a security module forbids ptrace.
         let err = std::io::Error::last_os_error();
-        // SAFETY: killing and reaping the child we forked.
+        // SAFETY: killing and reaping the child we forked; closing the read end we own.
         unsafe {
             libc::kill(pid, libc::SIGKILL);
             libc::waitpid(pid, &mut status, 0);
             libc::close(fds[0]);
         }
-        return Err(err).context("trace: PTRACE_SETOPTIONS");
+        return Err(crate::error::input(format!(
+            "trace {shown}: cannot trace it here: ptrace refused ({err})"
+        )));
     }
-    resume(pid, 0);
-    let ended = follow(pid, fds[0], program, sink);
+    // The stop it put itself in now reads as a group-stop; this ends it.
+    // SAFETY: signalling the child we forked.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let finish = follow(pid, fds[0], &shown, sink);
     // SAFETY: closing the read end we own.
     unsafe { libc::close(fds[0]) };
-    ended
+    finish
 }
 
 /// The errno the child wrote before failing, if any (exec closed the pipe otherwise).
@@ -336,10 +375,10 @@ fn read_errno(fd: i32) -> Option<i32> {
 }
 
 /// waitpid that retries when our own signal handler interrupted it.
-fn wait(pid: i32, status: &mut i32) -> std::io::Result<i32> {
+fn wait(pid: i32, status: &mut i32, flags: i32) -> std::io::Result<i32> {
     loop {
         // SAFETY: status is a live local.
-        let r = unsafe { libc::waitpid(pid, status, libc::__WALL) };
+        let r = unsafe { libc::waitpid(pid, status, flags | libc::__WALL) };
         if r >= 0 {
             return Ok(r);
         }
@@ -350,12 +389,18 @@ fn wait(pid: i32, status: &mut i32) -> std::io::Result<i32> {
     }
 }
 
-/// waitpid for any traced task; `None` when a signal handler of ours interrupted it.
-fn wait_or_interrupt(status: &mut i32) -> Option<std::io::Result<i32>> {
+/// waitpid for any traced task: `None` when a signal handler of ours interrupted it, or,
+/// with `poll`, when no task has anything to report now (after a pause of a millisecond).
+fn wait_any(status: &mut i32, poll: bool) -> Option<std::io::Result<i32>> {
+    let flags = libc::__WALL | if poll { libc::WNOHANG } else { 0 };
     // SAFETY: status is a live local.
-    let r = unsafe { libc::waitpid(-1, status, libc::__WALL) };
-    if r >= 0 {
+    let r = unsafe { libc::waitpid(-1, status, flags) };
+    if r > 0 || (r == 0 && !poll) {
         return Some(Ok(r));
+    }
+    if r == 0 {
+        std::thread::sleep(Duration::from_millis(1));
+        return None;
     }
     let err = std::io::Error::last_os_error();
     if err.kind() == std::io::ErrorKind::Interrupted {
@@ -364,77 +409,97 @@ fn wait_or_interrupt(status: &mut i32) -> Option<std::io::Result<i32>> {
     Some(Err(err))
 }
 
-/// Per traced thread: whether it is inside a call, and since when.
+/// Per traced thread: whether it is inside a call, and since when; whether it is stopped.
+#[derive(Default)]
 struct Task {
     inside: Option<(Call, [u64; 6], Instant)>,
-    /// A new task's first stop (SIGSTOP) is swallowed.
-    started: bool,
+    /// In a group-stop (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU), kept with PTRACE_LISTEN.
+    stopped: bool,
+}
+
+/// The signals whose default action stops a process.
+fn stop_signal(sig: i32) -> bool {
+    matches!(
+        sig,
+        libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU
+    )
+}
+
+/// The process (thread group) of task `tid`, from /proc.
+fn tgid(tid: i32) -> Option<i32> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    super::field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())
+}
+
+/// Whether `signal` is pending for the whole of process `pid` (as a terminal's signal is).
+fn pending(pid: i32, signal: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("ShdPnd:"))
+                .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        })
+        .is_some_and(|mask| signal > 0 && mask & (1 << (signal - 1)) != 0)
 }
 
 fn follow(
     leader: i32,
     exec_pipe: i32,
-    program: &OsString,
+    program: &str,
     sink: &mut dyn FnMut(Event),
-) -> Result<Ended> {
+) -> Result<Finish> {
     let mut tasks: HashMap<i32, Task> = HashMap::new();
-    tasks.insert(
-        leader,
-        Task {
-            inside: None,
-            started: true,
-        },
-    );
+    tasks.insert(leader, Task::default());
     let mut ended = None;
     let mut exec_checked = false;
+    // When our own signal came, and whether it has been passed on.
+    let mut interrupted: Option<Instant> = None;
     let mut forwarded = false;
+    // The last signal each process was seen to receive, and when.
+    let mut delivered: HashMap<i32, (i32, Instant)> = HashMap::new();
     loop {
-        let mut status = 0;
-        let waited = wait_or_interrupt(&mut status);
-        // Ctrl-C on a terminal reaches the whole process group, the command included; a
-        // SIGINT or SIGTERM sent to ioscope alone is passed on once to every traced task,
-        // so the command ends and the partial trace is printed. Once its first process has
-        // ended, an interrupted trace stops waiting for what is left (PTRACE_O_EXITKILL
-        // ends those when ioscope exits).
-        if crate::interrupt::requested() {
-            if !forwarded {
+        // A signal to ioscope (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) is passed on, as received,
+        // to the command's processes that do not have it already; if the command has not
+        // ended within GRACE, the trace stops and lets it run on, untraced.
+        if interrupted.is_none() && crate::interrupt::requested() {
+            interrupted = Some(Instant::now());
+        }
+        if let Some(since) = interrupted {
+            if !forwarded && since.elapsed() >= FORWARD_AFTER {
                 forwarded = true;
-                for &t in tasks.keys() {
-                    // SAFETY: signalling tasks we trace.
-                    unsafe { libc::kill(t, libc::SIGINT) };
-                }
+                let signal = crate::interrupt::last_signal().unwrap_or(libc::SIGINT);
+                forward(signal, leader, &tasks, &delivered);
             }
-            if ended.is_some() {
+            if since.elapsed() >= GRACE {
                 break;
             }
         }
-        let tid = match waited {
+        let mut status = 0;
+        let tid = match wait_any(&mut status, interrupted.is_some()) {
             None => continue,
-            Some(r) => r,
-        };
-        let tid = match tid {
-            Ok(tid) => tid,
-            Err(e) if e.raw_os_error() == Some(libc::ECHILD) => break,
-            Err(e) => return Err(e).context("trace: waitpid"),
+            Some(Ok(tid)) => tid,
+            Some(Err(e)) if e.raw_os_error() == Some(libc::ECHILD) => break,
+            Some(Err(e)) => return Err(e).context("trace: waitpid"),
         };
         if libc::WIFEXITED(status) || libc::WIFSIGNALED(status) {
             tasks.remove(&tid);
+            // The kernel reports a thread-group leader's end only once all its threads
+            // have ended: this is the end of the command's first process.
             if tid == leader {
                 ended = Some(if libc::WIFEXITED(status) {
                     Ended::Code(libc::WEXITSTATUS(status))
                 } else {
                     Ended::Signal(libc::WTERMSIG(status))
                 });
+                break;
             }
             continue;
         }
         if !libc::WIFSTOPPED(status) {
             continue;
         }
-        let task = tasks.entry(tid).or_insert(Task {
-            inside: None,
-            started: false,
-        });
+        let task = tasks.entry(tid).or_default();
         let sig = libc::WSTOPSIG(status);
         let event = status >> 16;
         if sig == (libc::SIGTRAP | 0x80) {
@@ -478,27 +543,38 @@ fn follow(
             resume(tid, 0);
             continue;
         }
+        if event == EVENT_STOP {
+            // A group-stop (SIGSTOP, SIGTSTP, ...) is kept, as without a tracer, and its end
+            // (SIGCONT) reported; any other such stop (a new task's first, the end of a
+            // group-stop) is resumed.
+            task.stopped = stop_signal(sig);
+            if task.stopped {
+                ptrace(libc::PTRACE_LISTEN, tid, 0, 0);
+            } else {
+                resume(tid, 0);
+            }
+            continue;
+        }
+        task.stopped = false;
         if sig == libc::SIGTRAP && event != 0 {
             match event {
                 libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
-                    let mut child: libc::c_ulong = 0;
-                    ptrace(
-                        libc::PTRACE_GETEVENTMSG,
-                        tid,
-                        0,
-                        &mut child as *mut libc::c_ulong as usize,
-                    );
-                    sink(Event::Spawned {
-                        parent: tid,
-                        child: child as i32,
-                    });
+                    if let Some(child) = event_message(tid) {
+                        sink(Event::Spawned { parent: tid, child });
+                    }
                 }
                 libc::PTRACE_EVENT_EXEC => {
                     // A thread other than the leader may exec; the kernel then reports it
-                    // under the leader's id, which is the one that continues.
+                    // under the leader's id, which is the one that continues, and the
+                    // thread's own id is gone without an exit.
                     task.inside = None;
+                    if let Some(former) = event_message(tid)
+                        && former != tid
+                    {
+                        tasks.remove(&former);
+                    }
                     sink(Event::Exec { tid });
-                    if tid == leader && !exec_checked {
+                    if tid == leader {
                         exec_checked = true;
                     }
                 }
@@ -508,30 +584,185 @@ fn follow(
             resume(tid, 0);
             continue;
         }
-        if !task.started && sig == libc::SIGSTOP {
-            // The automatic stop of a new tracee: swallow it.
-            task.started = true;
-            resume(tid, 0);
-            continue;
+        // A signal-delivery-stop: deliver the signal.
+        if let Some(pid) = tgid(tid) {
+            delivered.insert(pid, (sig, Instant::now()));
         }
-        task.started = true;
-        // A signal-delivery-stop (deliver the signal) or a group-stop (PTRACE_GETSIGINFO
-        // fails; resume without one, which ptrace without SEIZE cannot keep stopped).
-        let mut siginfo: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let delivery = ptrace(
-            libc::PTRACE_GETSIGINFO,
-            tid,
-            0,
-            &mut siginfo as *mut libc::siginfo_t as usize,
-        ) == 0;
-        resume(tid, if delivery { sig } else { 0 });
+        resume(tid, sig);
     }
-    if !exec_checked && let Some(errno) = read_errno(exec_pipe) {
+    let at = Instant::now();
+    let left = let_go(&mut tasks);
+    // Only once the first process has ended is the pipe's write end closed everywhere.
+    if !exec_checked
+        && ended.is_some()
+        && let Some(errno) = read_errno(exec_pipe)
+    {
         return Err(crate::error::input(format!(
-            "trace {}: cannot run it: {}",
-            program.to_string_lossy(),
+            "trace {program}: cannot run it: {}",
             std::io::Error::from_raw_os_error(errno)
         )));
     }
-    ended.context("trace: the traced command vanished without an exit status")
+    let ended = match ended {
+        Some(ended) => ended,
+        None if interrupted.is_some() => Ended::Running,
+        None => bail!("trace: the traced command vanished without an exit status"),
+    };
+    Ok(Finish { ended, at, left })
+}
+
+/// The event message of `tid`'s current stop: the new task's id at a fork or clone, the
+/// former id at an exec.
+fn event_message(tid: i32) -> Option<i32> {
+    let mut message: libc::c_ulong = 0;
+    let got = ptrace(
+        libc::PTRACE_GETEVENTMSG,
+        tid,
+        0,
+        &mut message as *mut libc::c_ulong as usize,
+    );
+    (got == 0).then_some(message as i32)
+}
+
+/// Passes `signal` on to each traced process in the process group of the command's first
+/// process (the processes a terminal's Ctrl-C would reach), once per process, unless it
+/// already has it (pending, or delivered within the last second). Those that left the
+/// group (daemons, `setsid`) are not signalled. A stopped process is also sent SIGCONT, so
+/// that it can act on the signal (as a shell's `kill` does for a stopped job).
+fn forward(
+    signal: i32,
+    leader: i32,
+    tasks: &HashMap<i32, Task>,
+    delivered: &HashMap<i32, (i32, Instant)>,
+) {
+    // SAFETY: getpgid has no preconditions.
+    let group = unsafe { libc::getpgid(leader) };
+    if group <= 0 {
+        return;
+    }
+    let mut processes: HashMap<i32, bool> = HashMap::new();
+    for (&tid, task) in tasks {
+        if let Some(pid) = tgid(tid) {
+            *processes.entry(pid).or_default() |= task.stopped;
+        }
+    }
+    for (pid, stopped) in processes {
+        // SAFETY: getpgid has no preconditions.
+        if unsafe { libc::getpgid(pid) } != group {
+            continue;
+        }
+        let has_it = pending(pid, signal)
+            || delivered
+                .get(&pid)
+                .is_some_and(|&(s, at)| s == signal && at.elapsed() < Duration::from_secs(1));
+        if has_it {
+            continue;
+        }
+        // SAFETY: signalling a process we trace.
+        unsafe {
+            libc::kill(pid, signal);
+            if stopped {
+                libc::kill(pid, libc::SIGCONT);
+            }
+        }
+    }
+}
+
+/// The process of task `tid`, if it is still running (not a zombie).
+fn running(tid: i32) -> Option<i32> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    let state = text
+        .lines()
+        .find_map(|l| l.strip_prefix("State:"))
+        .and_then(|s| s.trim().chars().next());
+    if matches!(state, Some('Z' | 'X')) {
+        return None;
+    }
+    super::field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())
+}
+
+/// How long a task let go of with a signal to deliver has to end by it before it is
+/// counted as still running.
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// Lets go of every task still traced (the first process has ended, or the trace stops):
+/// each is stopped (PTRACE_INTERRUPT) and detached, with the signal it was about to receive,
+/// if any; a stopped one stays stopped. New tasks forked meanwhile are let go of too.
+/// Returns the processes still running then.
+fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
+    let mut stopped: HashSet<i32> = HashSet::new();
+    for (&tid, task) in tasks.iter() {
+        if task.stopped
+            && let Some(pid) = tgid(tid)
+        {
+            stopped.insert(pid);
+        }
+    }
+    let mut seen: HashSet<i32> = tasks.keys().copied().collect();
+    let mut signalled: Vec<i32> = Vec::new();
+    let mut waiting: HashSet<i32> = HashSet::new();
+    for &tid in tasks.keys() {
+        if ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0) == 0 {
+            waiting.insert(tid);
+        }
+    }
+    tasks.clear();
+    let mut released: HashSet<i32> = HashSet::new();
+    let until = Instant::now() + LET_GO;
+    while !waiting.is_empty() && Instant::now() < until {
+        let mut status = 0;
+        let tid = match wait_any(&mut status, true) {
+            None => continue,
+            Some(Ok(tid)) => tid,
+            Some(Err(_)) => break,
+        };
+        if !libc::WIFSTOPPED(status) {
+            waiting.remove(&tid);
+            continue;
+        }
+        let sig = libc::WSTOPSIG(status);
+        let event = status >> 16;
+        if sig == libc::SIGTRAP
+            && matches!(
+                event,
+                libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE
+            )
+            && let Some(child) = event_message(tid)
+            && !released.contains(&child)
+        {
+            // Attached already; it stops by itself when it starts.
+            waiting.insert(child);
+            seen.insert(child);
+        }
+        let deliver = if event == 0 && sig != (libc::SIGTRAP | 0x80) {
+            signalled.push(tid);
+            sig
+        } else {
+            0
+        };
+        ptrace(libc::PTRACE_DETACH, tid, 0, deliver as usize);
+        waiting.remove(&tid);
+        released.insert(tid);
+        seen.insert(tid);
+    }
+    // A signal just delivered (the one passed on, say) may end its process at once.
+    let settle = Instant::now() + SETTLE;
+    while Instant::now() < settle && signalled.iter().any(|&t| running(t).is_some()) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let mut left: Vec<Left> = Vec::new();
+    for tid in seen {
+        let Some(pid) = running(tid) else {
+            continue;
+        };
+        if !left.iter().any(|l| l.pid == pid) {
+            let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            left.push(Left {
+                pid,
+                name: name.trim_end_matches('\n').to_string(),
+                stopped: stopped.contains(&pid),
+            });
+        }
+    }
+    left.sort_by_key(|l| l.pid);
+    left
 }

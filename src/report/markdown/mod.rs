@@ -97,7 +97,9 @@ pub fn list(caption: &str, items: &[String]) -> String {
 pub fn document(title: &str, provenance: &Provenance, blocks: &[String]) -> String {
     let mut out = format!("# {}\n\n{}\n", escape(title), environment(provenance));
     if !provenance.command_line.is_empty() {
-        let _ = writeln!(out, "\nCommand: {}", code(&command_line(provenance)));
+        // Printable: a file name in the command line may hold control characters.
+        let line = crate::text::printable(&command_line(provenance));
+        let _ = writeln!(out, "\nCommand: {}", code(&line));
     }
     for block in blocks {
         out.push('\n');

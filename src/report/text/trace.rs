@@ -4,6 +4,7 @@
 
 use super::{line, right_align, table_with};
 use crate::cmd::trace::TraceReport;
+use crate::text::printable;
 use crate::trace::tally::{Histogram, Timeline};
 use crate::units::{format_seconds, format_size, group_thousands};
 use std::fmt::Write;
@@ -11,15 +12,20 @@ use std::fmt::Write;
 /// Files shown in full; the rest are summed in one line (all are in --json and --csv).
 const MAX_FILES: usize = 20;
 
-/// Renders a trace.
+/// Renders a trace. Every name that comes from the command or the file system (its
+/// arguments, paths, process names) is made printable: control characters escaped.
 pub fn trace(r: &TraceReport) -> String {
     let mut out = String::new();
     let status = match (r.exit_code, r.signal) {
         (Some(c), _) => format!("exit {c}"),
         (None, Some(s)) => format!("killed by signal {s}"),
-        _ => "no status".to_string(),
+        _ => format!(
+            "not ended (it did not end within {} of the signal passed on to it; it runs on, untraced)",
+            format_seconds(crate::trace::sys::GRACE.as_secs_f64())
+        ),
     };
-    line(&mut out, "trace", r.command.join(" "));
+    let command: Vec<String> = r.command.iter().map(|a| printable(a)).collect();
+    line(&mut out, "trace", command.join(" "));
     line(
         &mut out,
         "ran",
@@ -47,7 +53,7 @@ pub fn trace(r: &TraceReport) -> String {
     let shown = busy.len().min(MAX_FILES);
     let rest: Vec<_> = busy.split_off(shown);
     for f in busy {
-        let _ = writeln!(out, "\n{}", f.path);
+        let _ = writeln!(out, "\n{}", printable(&f.path));
         let mut table = table_with(&[
             "call",
             "calls",
@@ -194,8 +200,38 @@ pub fn trace(r: &TraceReport) -> String {
             ),
         );
     }
+    if !r.still_running.is_empty() {
+        let when = match (r.exit_code, r.signal) {
+            (None, None) => "the trace stopped".to_string(),
+            _ => format!(
+                "{} ended",
+                r.command.first().map(|c| printable(c)).unwrap_or_default()
+            ),
+        };
+        let names: Vec<String> = r
+            .still_running
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {}{}",
+                    l.pid,
+                    printable(&l.name),
+                    if l.stopped { " (stopped)" } else { "" }
+                )
+            })
+            .collect();
+        line(
+            &mut out,
+            "left",
+            format!(
+                "{} process(es) were still running when {when} ({}): they run on, untraced; their later I/O is not counted",
+                r.still_running.len(),
+                names.join(", ")
+            ),
+        );
+    }
     for u in &r.unseen {
-        line(&mut out, "unseen", u);
+        line(&mut out, "unseen", printable(u));
     }
     if let Some(ns) = r.overhead_ns_per_call {
         line(
