@@ -16,7 +16,7 @@
 use crate::error::Failure;
 use std::cell::UnsafeCell;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
 /// How much later than the first a signal must come to be a second request: one second.
 /// Signals closer together are one request (sent twice by `timeout`, or to the process and
@@ -114,8 +114,11 @@ fn remove_registered() {
 /// with its absolute form, so a later change of directory cannot misdirect the unlink.
 #[derive(Debug)]
 pub struct Registration {
-    slot: Option<usize>,
+    /// The slot's index, or `NONE`.
+    slot: AtomicUsize,
 }
+
+const NONE: usize = usize::MAX;
 
 impl Registration {
     /// Registers `path`; with every slot taken, or a path too long, it is not registered
@@ -125,7 +128,7 @@ impl Registration {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let bytes = absolute.as_os_str().as_bytes();
         if bytes.len() >= PATH_BYTES || bytes.contains(&0) {
-            return Self { slot: None };
+            return Self::none();
         }
         for (i, slot) in REGISTRY.iter().enumerate() {
             if slot
@@ -138,20 +141,25 @@ impl Registration {
                 buffer[..bytes.len()].copy_from_slice(bytes);
                 buffer[bytes.len()] = 0;
                 slot.state.store(READY, Ordering::Release);
-                return Self { slot: Some(i) };
+                return Self {
+                    slot: AtomicUsize::new(i),
+                };
             }
         }
-        Self { slot: None }
+        Self::none()
     }
 
     /// Not registered: for paths that are the user's own (a FIFO or device written in place).
     pub fn none() -> Self {
-        Self { slot: None }
+        Self {
+            slot: AtomicUsize::new(NONE),
+        }
     }
 
     /// Stops naming the path: the file is finished (or removed) and must stay (or is gone).
-    pub fn keep(&mut self) {
-        if let Some(i) = self.slot.take() {
+    pub fn keep(&self) {
+        let i = self.slot.swap(NONE, Ordering::AcqRel);
+        if i != NONE {
             // If the handler took the slot, the process is exiting: leave it to it.
             let _ = REGISTRY[i].state.compare_exchange(
                 READY,
@@ -264,7 +272,7 @@ mod tests {
         std::fs::write(&a, b"unfinished").unwrap();
         std::fs::write(&b, b"finished").unwrap();
         let _unfinished = Registration::new(&a);
-        let mut finished = Registration::new(&b);
+        let finished = Registration::new(&b);
         finished.keep();
         remove_registered();
         assert!(!a.exists(), "an unfinished file is removed");
@@ -278,7 +286,7 @@ mod tests {
         // More than there are slots, one after another: each drop gives its slot back.
         for _ in 0..SLOTS * 2 {
             let r = Registration::new(&path);
-            assert!(r.slot.is_some());
+            assert_ne!(r.slot.load(Ordering::Relaxed), NONE);
         }
     }
 }
