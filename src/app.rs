@@ -1,7 +1,8 @@
 //! Dispatch: one function per subcommand turns arguments into options, runs the command on
 //! the real meter with a progress bar, and hands the typed result to the one exporter. The
 //! exit policy lives here, once: 130 when interrupted (after printing what was measured),
-//! 1 when a check failed, 0 otherwise.
+//! 1 when a check failed, 0 otherwise. A measuring command asked for `--json` prints one
+//! JSON document however early it is interrupted (`"complete": false`).
 
 use crate::cli::{Cli, Command, ExportArgs};
 use crate::cmd;
@@ -22,8 +23,71 @@ use std::path::Path;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitKind> {
-    // Two sigaction calls: cheap enough even for `fast` on a small file.
+    // Four sigaction calls: cheap enough even for `fast` on a small file (main installs the
+    // handler before parsing; this is for callers that skip main).
     crate::interrupt::install();
+    let json = json_command(&cli.command);
+    match dispatch(cli) {
+        Err(e)
+            if crate::error::exit_kind(&e) == ExitKind::Interrupted
+                && !report::emitted()
+                && json.is_some() =>
+        {
+            let (command, path) = json.expect("matched as Some");
+            report::emit(&json::document(
+                command,
+                &Unmeasured::default(),
+                &Provenance::here(&path),
+            ))?;
+            Ok(ExitKind::Interrupted)
+        }
+        other => other,
+    }
+}
+
+/// What a measuring command's JSON document holds when it was interrupted before it had a
+/// result of its own (while opening its file, say): the head every document has (schema,
+/// version, command line, environment), then this.
+#[derive(serde::Serialize)]
+struct Unmeasured {
+    complete: bool,
+    warnings: Vec<crate::cmd::warning::Warning>,
+}
+
+impl Default for Unmeasured {
+    fn default() -> Self {
+        Self {
+            complete: false,
+            warnings: vec![crate::cmd::warning::Warning::Partial],
+        }
+    }
+}
+
+/// The schema name and the measured path of a measuring command given `--json`.
+fn json_command(command: &Command) -> Option<(&'static str, std::path::PathBuf)> {
+    let (name, json, path) = match command {
+        Command::Run(a) => ("run", a.json, a.file.clone()),
+        Command::Calibrate(a) => ("calibrate", a.json, a.file.clone()),
+        Command::Fast(a) => ("fast", a.json, a.file.clone()),
+        Command::Compare(a) => ("compare", a.export.json, a.file.clone()),
+        Command::Sweep(a) => ("sweep", a.export.json, a.file.clone()),
+        Command::Cache(a) => ("cache", a.export.json, a.file.clone()),
+        Command::Syscalls(a) => ("syscalls", a.export.json, a.file.clone()),
+        Command::Patterns(a) => ("patterns", a.export.json, a.path.clone()),
+        Command::Study(a) => (
+            "study",
+            a.json,
+            a.dir
+                .clone()
+                .unwrap_or_else(|| std::path::PathBuf::from(".")),
+        ),
+        _ => return None,
+    };
+    json.then_some((name, path))
+}
+
+/// Runs one subcommand.
+fn dispatch(cli: Cli) -> Result<ExitKind> {
     let quiet = cli.command.quiet();
     report::set_quiet(quiet);
     let bar = if quiet { Bar::hidden() } else { Bar::new() };
@@ -262,6 +326,11 @@ fn reserve<T: Exportable>(export: &ExportOptions, measured: &[&Path]) -> Result<
 /// after every measured point, so an interruption or failure later loses nothing); `path`
 /// is what was measured, for the environment.
 fn save<T: Exportable>(result: &T, out: &Exports, path: &Path) -> Result<()> {
+    if !result.complete() && result.is_empty() {
+        // Interrupted before anything was measured: no file is better than an empty one
+        // (the reserved paths are removed again).
+        return Ok(());
+    }
     out.files
         .write_csv(&report::csv::render(&result.table())?)?;
     if out.files.wants_svg() {
@@ -286,6 +355,10 @@ fn finish<T: Exportable>(
     out: &Exports,
     path: &Path,
 ) -> Result<ExitKind> {
+    if !result.complete() && result.is_empty() && !options.json {
+        // Nothing measured and no document asked for: the one "interrupted" line.
+        return Err(crate::error::Failure::Interrupted.into());
+    }
     save(result, out, path)?;
     let rendered = if options.json {
         json::document(T::COMMAND, result, out.provenance(path))

@@ -516,6 +516,10 @@ pub struct OutputFile {
     name: String,
     kind: InputKind,
     remove_on_drop: bool,
+    /// Names `path` to the exit-at-once path of a second Ctrl-C while it is unfinished.
+    registration: crate::interrupt::Registration,
+    /// The free space it claimed (none for a FIFO or device); given up when it is done.
+    claim: Option<Claim>,
 }
 
 /// What the user allowed when creating an output.
@@ -529,16 +533,216 @@ pub struct CreatePolicy {
     pub min_free: Option<u64>,
 }
 
-/// Creates `path` to hold `bytes` bytes, after every safety check.
+/// The refusal to write through a symbolic link (dangling or not) at `path`; `what` starts
+/// the message (`write LINK`, `sweep f: --csv LINK`).
+pub fn symlink_refusal(path: &Path, what: &str) -> anyhow::Error {
+    let target = std::fs::read_link(path).map_or_else(
+        |_| "a target that cannot be read".to_string(),
+        |t| crate::text::printable_path(&t),
+    );
+    input(format!(
+        "{what}: is a symbolic link to {target}; refusing to write through it (remove it or name the target)"
+    ))
+}
+
+/// Refuses `path` when it is a symbolic link, dangling or not: no output is written
+/// through one, with or without `--force` (it could lead anywhere: `/dev/stdout`, another
+/// user's file). Outputs are then opened with O_NOFOLLOW or O_EXCL, so a link swapped in
+/// after this check is refused by open() too.
+pub fn refuse_symlink(path: &Path, what: &str) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(symlink_refusal(path, what)),
+        _ => Ok(()),
+    }
+}
+
+/// What every output's free-space claim is named: `.ioscope-reserve-PID-N`, beside it.
+const CLAIM_PREFIX: &str = ".ioscope-reserve-";
+
+/// A claim on free space for one output, so that two writers at once cannot both pass the
+/// free-space check and then both fill the disk. It is a file beside the output,
+/// `.ioscope-reserve-PID-N`, whose size is the bytes claimed:
+/// 1. created and given those bytes with fallocate(2) (blocks taken for real, so every
+///    writer, ioscope or not, sees them gone; a full disk refuses here, cleanly);
+/// 2. the margin is checked again, with the claims of other ioscope writers in the
+///    directory counted: of two writers that got here at once, the later one (or both) is
+///    refused up front, with the numbers;
+/// 3. its blocks are given back (the file is emptied and made sparse again at the same
+///    size) before anything is measured, so the output's own writes allocate their blocks
+///    inside the timing as before: a write benchmark measures what it did. The size left
+///    is the claim, which later ioscope writers count (over-counting, while this one
+///    writes, what it already wrote: they refuse rather than fill the disk).
+///
+/// Removed with the output's guard, and by the exit-at-once path of a second Ctrl-C.
+#[derive(Debug)]
+struct Claim {
+    path: PathBuf,
+    _registration: crate::interrupt::Registration,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Bytes claimed in `dir` by live ioscope writers' claims other than `own`, less what those
+/// claims still hold as blocks (already counted as used by the file system).
+fn claimed(dir: &Path, own: Option<&Path>) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut total = 0u64;
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(CLAIM_PREFIX))
+        else {
+            continue;
+        };
+        if own.is_some_and(|own| own.file_name() == Some(file_name.as_os_str())) {
+            continue;
+        }
+        let Some(pid) = rest
+            .split('-')
+            .next()
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+            .filter(|&p| p > 0)
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            // Left by a writer that was killed: not a claim any more.
+            continue;
+        }
+        if let Ok(meta) = std::fs::symlink_metadata(entry.path()) {
+            if meta.is_file() {
+                total = total.saturating_add(meta.len().saturating_sub(meta.blocks() * 512));
+            }
+        }
+    }
+    total
+}
+
+/// Space in `dir` with the claims of other ioscope writers taken off what is available.
+fn space_less_claims(dir: &Path, own: Option<&Path>) -> Result<Space> {
+    let mut space = space(dir)?;
+    space.available = space.available.saturating_sub(claimed(dir, own));
+    Ok(space)
+}
+
+fn is_no_space(err: &io::Error) -> bool {
+    matches!(err.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+}
+
+/// fallocate(2) of `len` bytes from 0 on `file`: `Ok(false)` where it cannot for another
+/// reason than space (then the claim is its size alone, and the check made before is all
+/// there is); an error with `refused`'s message where the space is not there.
+fn allocate(file: &File, len: libc::off_t, refused: impl Fn() -> anyhow::Error) -> Result<bool> {
+    use std::os::fd::AsRawFd;
+    loop {
+        // SAFETY: fallocate only changes the blocks of a descriptor we hold open.
+        if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) } == 0 {
+            return Ok(true);
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            _ if crate::interrupt::retry_after(&err)? => {}
+            _ if is_no_space(&err) => return Err(refused()),
+            // EOPNOTSUPP, or a limit on this process (EFBIG under RLIMIT_FSIZE) that the
+            // output's own writes will meet and report at the byte where they fail.
+            _ => return Ok(false),
+        }
+    }
+}
+
+/// Takes `bytes` in `dir` for the output `name` (see [`Claim`]): fallocate, the margin
+/// checked again with every other claim counted, then the blocks given back.
+fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Claim> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("{CLAIM_PREFIX}{}-{seq}", std::process::id()));
+    let refused = |when: &str| -> anyhow::Error {
+        match space_less_claims(dir, Some(&path)) {
+            Ok(space) => {
+                let margin = min_free.unwrap_or_else(|| default_margin(space));
+                input(format!(
+                    "write {name}: not enough free space {when}: {} needed, {} free of {} (less what other ioscope writers claimed), and {} must stay free (set with --min-free)",
+                    format_size(bytes),
+                    format_size(space.available),
+                    format_size(space.total),
+                    format_size(margin),
+                ))
+            }
+            Err(e) => e,
+        }
+    };
+    let file = open_interruptible(
+        &path,
+        libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW,
+        0o600,
+    )?
+    .map_err(|e| {
+        if is_no_space(&e) {
+            refused("for its claim (no inode left)")
+        } else {
+            input(format!(
+                "write {name}: create its space claim {}: {}",
+                path.display(),
+                describe(&e)
+            ))
+        }
+    })?;
+    let claim = Claim {
+        _registration: crate::interrupt::Registration::new(&path),
+        path: path.clone(),
+    };
+    let Ok(len) = libc::off_t::try_from(bytes) else {
+        return Err(refused("to reserve"));
+    };
+    let allocated = len > 0 && allocate(&file, len, || refused("to reserve"))?;
+    if allocated {
+        let space = space_less_claims(dir, Some(&claim.path))?;
+        let margin = min_free.unwrap_or_else(|| default_margin(space));
+        if space.available < margin {
+            return Err(refused(
+                "once reserved (another writer took space at the same time)",
+            ));
+        }
+    }
+    // The blocks go back; the size stays as the claim (a sparse file takes no blocks).
+    // Synced, so the journal commit of these block changes is not left to the output's
+    // first timed fsync.
+    let released = file
+        .set_len(0)
+        .and_then(|()| file.set_len(bytes))
+        .and_then(|()| file.sync_all());
+    released.with_context(|| format!("write {name}: release its space claim"))?;
+    Ok(claim)
+}
+
+/// Creates `path` to hold `bytes` bytes, after every safety check: an existing file needs
+/// `force` (and is replaced only when the new one is finished), a symbolic link is refused,
+/// and the free space is claimed at once (see [`Claim`]), so two writers at once cannot
+/// both pass the check and then both fill the disk: the later one is refused up front.
 pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<OutputFile> {
     let name = display_name(path);
-    let mut flags = libc::O_WRONLY;
+    // O_NOFOLLOW: a symbolic link put in place after the check below fails the open.
+    let mut flags = libc::O_WRONLY | libc::O_NOFOLLOW;
     // A FIFO or device given with --force is the user's: never removed.
     let mut is_special = false;
     let mut out_kind = InputKind::Regular;
     let mut replaces = None;
     let mut mode = 0o644;
-    match std::fs::metadata(path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(symlink_refusal(path, &format!("write {name}")));
+        }
         Ok(meta) => {
             let kind = classify(&meta.file_type(), &name, "write", policy.allow_device)?;
             out_kind = kind;
@@ -567,8 +771,8 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         }
         Err(e) => return Err(input(format!("write {name}: {}", describe(&e)))),
     }
+    let parent = parent_dir(path);
     if !is_special {
-        let parent = parent_dir(path);
         if !parent.is_dir() {
             return Err(input(format!(
                 "write {name}: directory {} does not exist",
@@ -576,7 +780,27 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
             )));
         }
         // A replaced file stays until its successor is complete: its space is not free.
-        ensure_room(&parent, &name, bytes, 0, policy.min_free)?;
+        let claims = claimed(&parent, None);
+        let mut space = space(&parent)?;
+        space.available = space.available.saturating_sub(claims);
+        let need = Footprint::of_file(bytes, space.block);
+        ensure_room_for(space, &name, need, 0, policy.min_free).map_err(|e| {
+            if claims > 0 {
+                input(format!(
+                    "{e}; {} of what is free counts as taken: claimed by other ioscope writers running now",
+                    format_size(claims)
+                ))
+            } else {
+                e
+            }
+        })?;
+        // The claim beside it takes an inode too.
+        if space.inodes_available < 2 {
+            return Err(input(format!(
+                "write {name}: not enough free inodes: 2 files needed (it and its space claim), {} can still be created",
+                space.inodes_available
+            )));
+        }
     }
     let write_path = match &replaces {
         Some(old) => {
@@ -587,16 +811,39 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         }
         None => path.to_path_buf(),
     };
-    let file = open_interruptible(&write_path, flags, mode)?
-        .map_err(|e| input(format!("create {name} for writing: {}", describe(&e))))?;
-    Ok(OutputFile {
+    let file = match open_interruptible(&write_path, flags, mode)? {
+        Ok(file) => file,
+        // EEXIST (O_EXCL) or ELOOP (O_NOFOLLOW): something appeared since the check.
+        Err(_) if write_path == path && refuse_symlink(path, &format!("write {name}")).is_err() => {
+            return Err(symlink_refusal(path, &format!("write {name}")));
+        }
+        Err(e) => {
+            return Err(input(format!(
+                "create {name} for writing: {}",
+                describe(&e)
+            )));
+        }
+    };
+    let registration = if is_special {
+        crate::interrupt::Registration::none()
+    } else {
+        crate::interrupt::Registration::new(&write_path)
+    };
+    let mut output = OutputFile {
         file,
         path: write_path,
         replaces,
         name,
         kind: out_kind,
         remove_on_drop: !is_special,
-    })
+        registration,
+        claim: None,
+    };
+    if !is_special {
+        // On a refusal the output is dropped, and so removed.
+        output.claim = Some(claim(&parent, &output.name, bytes, policy.min_free)?);
+    }
+    Ok(output)
 }
 
 /// Creates a scratch file `.ioscope-TAG-PID` in `dir` (removed on drop unless kept).
@@ -639,19 +886,23 @@ impl OutputFile {
     }
 
     /// Keeps the file: it is complete and belongs to the user now (with `--force`, it takes
-    /// the old file's place only now).
+    /// the old file's place only now, unless a symbolic link was put there meanwhile).
     pub fn finish(mut self) -> Result<()> {
         if let Some(old) = &self.replaces {
+            refuse_symlink(old, &format!("write {}", self.name))?;
             std::fs::rename(&self.path, old)
                 .with_context(|| format!("rename the new {} over the old one", self.name))?;
         }
+        self.registration.keep();
         self.remove_on_drop = false;
+        self.claim = None;
         Ok(())
     }
 
     /// Keeps the file on drop when `keep` is true (for `--keep`).
     pub fn keep_on_drop(&mut self, keep: bool) {
         if keep {
+            self.registration.keep();
             self.remove_on_drop = false;
         }
     }

@@ -5,26 +5,178 @@
 //! calls [`check`] before retrying and long loops poll it, so the command unwinds with
 //! [`Failure::Interrupted`] (exit 130) and the scratch-file guards run.
 //!
-//! A second signal while the first is being handled exits at once with 130 (as hyperfine
-//! does): the way out when something cannot be interrupted, such as an fsync of a large file.
+//! A second signal is "again" only when it comes [`AGAIN_AFTER`] or more after the first:
+//! coreutils `timeout` signals the child and then its whole group, systemd and shells may
+//! send SIGHUP and SIGTERM together, and a doubled Ctrl-C is one request. A signal that is
+//! clearly later exits at once with 130 (as hyperfine does): the way out when something
+//! cannot be interrupted, such as an fsync of a large file. Even that way out removes what
+//! is unfinished: files being written register their paths here ([`Registration`]), in
+//! fixed static slots the handler can read, and the handler unlinks them before `_exit`.
 
 use crate::error::Failure;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::cell::UnsafeCell;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+
+/// How much later than the first a signal must come to be a second request: one second.
+/// Signals closer together are one request (sent twice by `timeout`, or to the process and
+/// then its group); a person pressing Ctrl-C again waits longer than that.
+pub const AGAIN_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// CLOCK_MONOTONIC nanoseconds of the first signal (never 0 once set); 0 before any.
+static FIRST_SIGNAL_NS: AtomicU64 = AtomicU64::new(0);
 /// The first signal received (0: none), for `trace` to pass on as received.
 static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
+/// Paths the exit-at-once path removes: this many at a time, each this long at most
+/// (with its NUL). A path that does not fit is not registered (see [`Registration`]).
+const SLOTS: usize = 32;
+const PATH_BYTES: usize = 4096;
+
+/// A slot is free, being filled or emptied by its owner, ready (the handler may unlink
+/// it), or taken by the handler.
+const FREE: u8 = 0;
+const BUSY: u8 = 1;
+const READY: u8 = 2;
+const UNLINKING: u8 = 3;
+
+struct Slot {
+    state: AtomicU8,
+    path: UnsafeCell<[u8; PATH_BYTES]>,
+}
+
+// SAFETY: the path bytes are written only by the thread that moved `state` from FREE to
+// BUSY, and read only by whoever moved it from READY to UNLINKING: the state's
+// compare-exchange gives each side the buffer alone, with acquire/release ordering.
+unsafe impl Sync for Slot {}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY_SLOT: Slot = Slot {
+    state: AtomicU8::new(FREE),
+    path: UnsafeCell::new([0; PATH_BYTES]),
+};
+static REGISTRY: [Slot; SLOTS] = [EMPTY_SLOT; SLOTS];
+
+fn monotonic_ns() -> u64 {
+    // SAFETY: clock_gettime only writes the zeroed struct we pass; it is async-signal-safe
+    // (POSIX.1-2008), so the handler may call it.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec as u64)
+        .max(1)
+}
+
 extern "C" fn on_signal(signal: libc::c_int) {
     let _ = LAST_SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        const MSG: &[u8] = b"\nwarning: interrupted again; exiting at once (scratch files .ioscope-* may remain)\n";
-        // SAFETY: write and _exit are async-signal-safe; MSG is static.
-        unsafe {
-            libc::write(2, MSG.as_ptr().cast(), MSG.len());
-            libc::_exit(130);
+    let now = monotonic_ns();
+    let first = match FIRST_SIGNAL_NS.compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => {
+            INTERRUPTED.store(true, Ordering::SeqCst);
+            return;
         }
+        Err(first) => first,
+    };
+    if now.saturating_sub(first) < AGAIN_AFTER.as_nanos() as u64 {
+        // The same request, delivered twice: the first is being handled.
+        INTERRUPTED.store(true, Ordering::SeqCst);
+        return;
+    }
+    remove_registered();
+    const MSG: &[u8] =
+        b"\nwarning: interrupted again; exiting at once (unfinished files removed)\n";
+    // SAFETY: write and _exit are async-signal-safe; MSG is static.
+    unsafe {
+        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::_exit(130);
+    }
+}
+
+/// Unlinks every registered path (async-signal-safe: atomics and unlink only).
+fn remove_registered() {
+    for slot in &REGISTRY {
+        if slot
+            .state
+            .compare_exchange(READY, UNLINKING, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+        {
+            // SAFETY: UNLINKING gives this code the buffer alone (see `Slot`); it holds a
+            // NUL-terminated path written by `register`; unlink is async-signal-safe.
+            unsafe { libc::unlink((*slot.path.get()).as_ptr().cast()) };
+        }
+    }
+}
+
+/// A path the exit-at-once path removes until this is dropped (or [`Registration::keep`]
+/// is called): an unfinished output, a scratch file, a temporary name. Registered after the
+/// file was created (so a path that turned out to be someone else's is never named), and
+/// with its absolute form, so a later change of directory cannot misdirect the unlink.
+#[derive(Debug)]
+pub struct Registration {
+    /// The slot's index, or `NONE`.
+    slot: AtomicUsize,
+}
+
+const NONE: usize = usize::MAX;
+
+impl Registration {
+    /// Registers `path`; with every slot taken, or a path too long, it is not registered
+    /// (the file is still removed by its guard on every ordinary way out).
+    pub fn new(path: &Path) -> Self {
+        use std::os::unix::ffi::OsStrExt;
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let bytes = absolute.as_os_str().as_bytes();
+        if bytes.len() >= PATH_BYTES || bytes.contains(&0) {
+            return Self::none();
+        }
+        for (i, slot) in REGISTRY.iter().enumerate() {
+            if slot
+                .state
+                .compare_exchange(FREE, BUSY, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+            {
+                // SAFETY: BUSY gives this thread the buffer alone (see `Slot`).
+                let buffer = unsafe { &mut *slot.path.get() };
+                buffer[..bytes.len()].copy_from_slice(bytes);
+                buffer[bytes.len()] = 0;
+                slot.state.store(READY, Ordering::Release);
+                return Self {
+                    slot: AtomicUsize::new(i),
+                };
+            }
+        }
+        Self::none()
+    }
+
+    /// Not registered: for paths that are the user's own (a FIFO or device written in place).
+    pub fn none() -> Self {
+        Self {
+            slot: AtomicUsize::new(NONE),
+        }
+    }
+
+    /// Stops naming the path: the file is finished (or removed) and must stay (or is gone).
+    pub fn keep(&self) {
+        let i = self.slot.swap(NONE, Ordering::AcqRel);
+        if i != NONE {
+            // If the handler took the slot, the process is exiting: leave it to it.
+            let _ = REGISTRY[i].state.compare_exchange(
+                READY,
+                FREE,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            );
+        }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.keep();
     }
 }
 
@@ -43,6 +195,16 @@ pub fn install() {
         action.sa_flags = 0;
         libc::sigemptyset(&mut action.sa_mask);
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            // A signal ignored by whoever started us stays ignored, as shells do: under
+            // `nohup` SIGHUP, and SIGINT/SIGQUIT for a `cmd &` of a script, are not ours to
+            // act on — and a program ioscope starts (trace, compare) inherits the ignoring,
+            // where our handler would be reset to the default (terminate) at its exec.
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
     }
@@ -71,6 +233,7 @@ pub fn request() {
 /// Lowers the flag again (tests only: a real interruption ends the process).
 pub fn reset() {
     INTERRUPTED.store(false, Ordering::SeqCst);
+    FIRST_SIGNAL_NS.store(0, Ordering::SeqCst);
 }
 
 /// True once the user asked to stop.
@@ -118,5 +281,30 @@ mod tests {
         assert!(retry_after(&eintr).expect("not interrupted"));
         let eio = std::io::Error::from_raw_os_error(libc::EIO);
         assert!(!retry_after(&eio).expect("not an EINTR"));
+    }
+
+    #[test]
+    fn a_registered_path_is_removed_by_the_exit_path_until_it_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, b"unfinished").unwrap();
+        std::fs::write(&b, b"finished").unwrap();
+        let _unfinished = Registration::new(&a);
+        let finished = Registration::new(&b);
+        finished.keep();
+        remove_registered();
+        assert!(!a.exists(), "an unfinished file is removed");
+        assert!(b.exists(), "a kept one stays");
+    }
+
+    #[test]
+    fn a_dropped_registration_frees_its_slot() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x");
+        // More than there are slots, one after another: each drop gives its slot back.
+        for _ in 0..SLOTS * 2 {
+            let r = Registration::new(&path);
+            assert_ne!(r.slot.load(Ordering::Relaxed), NONE);
+        }
     }
 }

@@ -16,6 +16,9 @@ use std::ffi::{c_char, c_int};
 pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     // SAFETY: setting a signal disposition before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    // Ctrl-C and SIGTERM are caught from the start: one that comes while the command line is
+    // parsed is seen by the command, which still answers (with `--json`, a document).
+    ioscope::interrupt::install();
     // Also skipped with the runtime: fds 0-2 reserved before anything opens a file.
     ioscope::files::reserve_standard_fds();
     let cli = ioscope::cli::Cli::parse_args();

@@ -149,3 +149,140 @@ fn report_refuses_devices_and_reads_standard_input() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("lseek"));
 }
+
+/// What a symbolic link at `link` must still be after a refused write: the same link to
+/// `target`, and `target` (when it is a file here) unchanged.
+fn assert_link_untouched(link: &std::path::Path, target: &std::path::Path, content: Option<&[u8]>) {
+    let meta = std::fs::symlink_metadata(link).expect("the link is still there");
+    assert!(
+        meta.file_type().is_symlink(),
+        "{} was replaced",
+        link.display()
+    );
+    assert_eq!(std::fs::read_link(link).unwrap(), target);
+    if let Some(content) = content {
+        assert_eq!(std::fs::read(target).unwrap(), content, "written through");
+    }
+}
+
+fn refusal(link: &std::path::Path, target: &std::path::Path) -> String {
+    format!(
+        "{}: is a symbolic link to {}; refusing to write through it (remove it or name the target)",
+        link.display(),
+        target.display()
+    )
+}
+
+#[test]
+fn every_writer_refuses_a_symbolic_link_with_or_without_force_naming_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = file_with(dir.path(), "src", &pattern(1 << 16));
+    let target = file_with(dir.path(), "target", b"the user's file");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let dangling_target = dir.path().join("nowhere");
+    let dangling = dir.path().join("dangling");
+    std::os::unix::fs::symlink(&dangling_target, &dangling).unwrap();
+    let s = src.to_str().unwrap();
+    for (link, target, content) in [
+        (&link, &target, Some(&b"the user's file"[..])),
+        (&dangling, &dangling_target, None),
+    ] {
+        let l = link.to_str().unwrap();
+        for force in [false, true] {
+            let writers: [Vec<&str>; 5] = [
+                vec!["run", l, "-w", "4k", "2"],
+                vec![
+                    "sweep",
+                    l,
+                    "--op",
+                    "write",
+                    "--size",
+                    "64k",
+                    "--block-sizes",
+                    "4k",
+                ],
+                vec![
+                    "patterns", l, "--size", "64k", "--tests", "write", "--runs", "1",
+                ],
+                vec!["sweep", s, "--block-sizes", "4k", "--csv", l],
+                vec!["fast", s, "--markdown", l],
+            ];
+            for mut args in writers {
+                if force {
+                    args.push("--force");
+                }
+                let out = ioscope().args(&args).output().unwrap();
+                assert_eq!(out.status.code(), Some(2), "{args:?}");
+                let line = one_line_stderr(&out);
+                assert!(line.ends_with(&refusal(link, target)), "{args:?}: {line}");
+                assert!(out.stdout.is_empty(), "{args:?}: refused before measuring");
+                assert_link_untouched(link, target, content);
+                assert!(
+                    !dangling_target.exists(),
+                    "{args:?} created the link's target"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_link_into_dev_is_refused_as_an_output_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = file_with(dir.path(), "src", &pattern(1 << 16));
+    for target in ["/dev/null", "/dev/stdout"] {
+        let target = std::path::Path::new(target);
+        let link = dir.path().join("to-dev");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        let l = link.to_str().unwrap();
+        for args in [
+            vec![
+                "sweep",
+                src.to_str().unwrap(),
+                "--block-sizes",
+                "4k",
+                "--csv",
+                l,
+                "--force",
+            ],
+            vec!["run", l, "-w", "4k", "1", "--force", "--allow-device"],
+        ] {
+            let out = ioscope().args(&args).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(
+                one_line_stderr(&out).ends_with(&refusal(&link, target)),
+                "{args:?}"
+            );
+            assert_link_untouched(&link, target, None);
+        }
+    }
+}
+
+#[test]
+fn a_study_refuses_an_out_directory_that_is_a_symbolic_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let old = file_with(&real, "study.json", b"an old report");
+    let link = dir.path().join("out");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = ioscope()
+        .arg("study")
+        .arg(dir.path())
+        .args([
+            "--out",
+            link.to_str().unwrap(),
+            "--force",
+            "--level",
+            "quick",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(line.ends_with(&refusal(&link, &real)), "{line}");
+    assert_eq!(std::fs::read(&old).unwrap(), b"an old report");
+    assert_link_untouched(&link, &real, None);
+}

@@ -212,3 +212,261 @@ fn syscalls_stops_on_ctrl_c_in_the_middle_of_its_loops() {
     assert_interrupted(&out);
     assert!(out.stdout.is_empty(), "no table for an interrupted run");
 }
+
+/// Starts ioscope in a process group of its own (as a shell job or `timeout` runs it), with
+/// stdout piped.
+fn spawn_in_group(args: &[&str], dir: &Path) -> Child {
+    use std::os::unix::process::CommandExt;
+    Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("start ioscope")
+}
+
+/// Waits until `child` catches SIGTERM (its handler is installed: it started), failing the
+/// test if it ends first or never gets there (a safety limit, not a timing assertion).
+fn wait_until_caught(child: &mut Child) {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("ioscope ended before it caught SIGTERM ({status})");
+        }
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .is_some_and(|m| m & (1 << (libc::SIGTERM - 1)) != 0);
+        if caught {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "ioscope never started"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// What coreutils `timeout` does: `signal` to the child, then at once to its whole group.
+fn signal_child_then_group(child: &Child, signal: i32) {
+    let pid = child.id() as i32;
+    // SAFETY: signalling our own child and the group it leads; neither is reaped yet.
+    unsafe {
+        libc::kill(pid, signal);
+        libc::kill(-pid, signal);
+    }
+}
+
+/// The entries of `dir` whose names say they are ioscope's scratch or temporary files.
+fn scratch_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("ioscope"))
+        .collect()
+}
+
+/// Parses stdout as exactly one JSON document of `command` that says it is incomplete.
+fn incomplete_document(out: &Output, command: &str) -> serde_json::Value {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{command}: {err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{command}: stdout is not one JSON document ({e}): {:?} / {err}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    assert_eq!(v["schema"], format!("ioscope/{command}/v2"), "{command}");
+    assert_eq!(v["complete"], false, "{command}");
+    assert!(v["environment"].is_object(), "{command}");
+    assert!(v["command_line"].is_array(), "{command}");
+    v
+}
+
+#[test]
+fn a_sigterm_doubled_as_timeout_sends_it_is_one_request_and_the_json_comes_out_whole() {
+    for round in 0..10u64 {
+        let dir = tempfile::tempdir().unwrap();
+        // Every other round replaces an existing file: its successor is written under a
+        // temporary name beside it, which must go too.
+        let old = round % 2 == 1;
+        if old {
+            file_with(dir.path(), "F", b"the user's file");
+        }
+        let mut args = vec![
+            "sweep",
+            "F",
+            "--op",
+            "write",
+            "--size",
+            "32m",
+            "--block-sizes",
+            "64k,1m",
+            "--repeat",
+            "1000",
+            "--min-free",
+            "1m",
+            "--json",
+            "--csv",
+            "C",
+        ];
+        if old {
+            args.push("--force");
+        }
+        let mut child = spawn_in_group(&args, dir.path());
+        wait_until_caught(&mut child);
+        // From right after start-up to well into the first point.
+        std::thread::sleep(Duration::from_millis(round * 40));
+        signal_child_then_group(&child, libc::SIGTERM);
+        let out = wait_or_kill(child, "sweep");
+        let v = incomplete_document(&out, "sweep");
+        let points = v["points"].as_array().expect("points").len();
+        assert!(
+            scratch_in(dir.path()).is_empty(),
+            "round {round}: scratch left: {:?}",
+            scratch_in(dir.path())
+        );
+        if old {
+            assert_eq!(
+                std::fs::read(dir.path().join("F")).unwrap(),
+                b"the user's file"
+            );
+        } else {
+            assert!(!dir.path().join("F").exists(), "an unfinished output goes");
+        }
+        let csv = dir.path().join("C");
+        if points == 0 {
+            assert!(!csv.exists(), "round {round}: no empty CSV is left");
+        } else {
+            let text = std::fs::read_to_string(&csv).unwrap();
+            assert_eq!(text.lines().count(), points + 1, "round {round}: {text}");
+        }
+    }
+}
+
+/// A pipe whose buffer is already full, with its read end kept (never read): a process
+/// given the write end as stdout blocks in its first write.
+fn full_pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into the array we pass.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    // SAFETY: pipe2 just returned these descriptors; each OwnedFd is their only owner.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let fd = write.as_raw_fd();
+    // SAFETY: fcntl and write on a descriptor we own, with a buffer we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        let chunk = [b'x'; 4096];
+        while libc::write(fd, chunk.as_ptr().cast(), chunk.len()) > 0 {}
+        libc::fcntl(fd, libc::F_SETFL, flags);
+    }
+    (read, write)
+}
+
+#[test]
+fn a_second_signal_a_while_later_exits_at_once_and_removes_the_unfinished_outputs() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    file_with(dir.path(), "F", &pattern(4 << 20));
+    let (_reader, writer) = full_pipe();
+    // Interrupted before its first point, it prints its (empty) JSON document into a pipe
+    // that nobody reads: stuck there, with its --csv and --markdown still reserved.
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args([
+            "sweep",
+            "F",
+            "--block-sizes",
+            "1",
+            "--max-calls",
+            "1g",
+            "--json",
+            "--csv",
+            "C",
+            "--markdown",
+            "M",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_until_caught(&mut child);
+    let started = Instant::now();
+    while !dir.path().join("M").exists() {
+        assert!(child.try_wait().unwrap().is_none(), "sweep ended early");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the outputs were never reserved"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    signal_child_then_group(&child, libc::SIGTERM);
+    // The first signal is being answered (the document waits for the pipe): a second one
+    // 1.5 s later is a new request, and nothing stops the exit then.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still writing its document into the full pipe"
+    );
+    let out = signal_and_wait(child, libc::SIGTERM);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted again; exiting at once (unfinished files removed)"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        left,
+        ["F"],
+        "the reserved outputs are removed, the input stays"
+    );
+}
+
+#[test]
+fn every_measuring_command_interrupted_early_or_later_prints_one_incomplete_json_document() {
+    let dir = tempfile::tempdir().unwrap();
+    file_with(dir.path(), "F", &pattern(32 << 20));
+    std::fs::create_dir(dir.path().join("D")).unwrap();
+    let commands: [&[&str]; 6] = [
+        &["sweep", "F", "--block-sizes", "1", "--max-calls", "1g"],
+        &["cache", "F", "--block-size", "1"],
+        &["compare", "F", "--block-size", "1"],
+        &["calibrate", "F", "1", "--min", "3s", "--max", "6s"],
+        &["run", "F", "-r", "1"],
+        &[
+            "patterns", "D", "--size", "32m", "--record", "1", "--tests", "write",
+        ],
+    ];
+    for args in commands {
+        // Right after start-up (the handler just installed), and during the first point.
+        for delay in [0, 300] {
+            let mut args = args.to_vec();
+            args.push("--json");
+            let mut child = spawn_in_group(&args, dir.path());
+            wait_until_caught(&mut child);
+            std::thread::sleep(Duration::from_millis(delay));
+            signal_child_then_group(&child, libc::SIGTERM);
+            let out = wait_or_kill(child, args[0]);
+            incomplete_document(&out, args[0]);
+            assert!(
+                scratch_in(dir.path()).is_empty() && scratch_in(&dir.path().join("D")).is_empty(),
+                "{args:?}: scratch left"
+            );
+        }
+    }
+}

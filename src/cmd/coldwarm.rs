@@ -5,7 +5,6 @@
 
 use super::harness::{Harness, Sample, Target};
 use super::warning::{self, Warning};
-use crate::error::Failure;
 use crate::files::{self};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
@@ -90,9 +89,6 @@ pub fn execute(
         device: device.as_deref(),
     };
     let setup = options.setup;
-    for &bs in &options.block_sizes {
-        harness.check(target, &setup, Op::Read, Plan::sequential(0, src.len, bs))?;
-    }
     let mut report = CacheReport {
         file: src.name.clone(),
         file_bytes: src.len,
@@ -103,6 +99,12 @@ pub fn execute(
         complete: false,
         warnings: Vec::new(),
     };
+    let checked = options.block_sizes.iter().try_for_each(|&bs| {
+        harness.check(target, &setup, Op::Read, Plan::sequential(0, src.len, bs))
+    });
+    if let Err(e) = checked {
+        return partial_or(report, e);
+    }
     for &bs in &options.block_sizes {
         let plan = Plan::sequential(0, src.len, bs);
         let run = |state: CacheState| -> Result<Sample> {
@@ -121,15 +123,7 @@ pub fn execute(
         })();
         let row = match measured {
             Ok(row) => row,
-            // Ctrl-C after a row: the rows so far are the result (exit 130), as for sweep.
-            Err(e)
-                if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
-                    && !report.rows.is_empty() =>
-            {
-                report.warnings.push(Warning::Partial);
-                return Ok(report);
-            }
-            Err(e) => return Err(e),
+            Err(e) => return partial_or(report, e),
         };
         for (name, sample) in row.runs() {
             let at = format!("{name} at {}", crate::units::format_block_size(bs));
@@ -140,4 +134,15 @@ pub fn execute(
     }
     report.complete = true;
     Ok(report)
+}
+
+/// Ctrl-C at any moment, before the first row too: the rows so far (maybe none) are the
+/// result (exit 130), as for sweep. Any other error is the error.
+fn partial_or(mut report: CacheReport, e: anyhow::Error) -> Result<CacheReport> {
+    if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted {
+        report.warnings.push(Warning::Partial);
+        Ok(report)
+    } else {
+        Err(e)
+    }
 }

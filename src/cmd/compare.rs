@@ -4,7 +4,6 @@
 
 use super::harness::{Harness, Target};
 use super::warning::Warning;
-use crate::error::Failure;
 use crate::files::{self};
 use crate::measure::cache::{self, CacheState};
 use crate::measure::external::{self, Figures};
@@ -309,10 +308,9 @@ pub fn execute(
                 report.rows.extend(rows);
                 report.skipped.extend(skipped);
             }
-            Err(e)
-                if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
-                    && !report.rows.is_empty() =>
-            {
+            // Ctrl-C at any moment, before the first row too: the rows so far (maybe none)
+            // are the result (exit 130).
+            Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
                 report.warnings.push(Warning::Partial);
                 break;
             }

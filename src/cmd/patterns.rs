@@ -259,10 +259,9 @@ pub fn execute(
     };
     match run_all() {
         Ok(()) => report.complete = true,
-        Err(e)
-            if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
-                && !report.results.is_empty() =>
-        {
+        // Ctrl-C at any moment, before the first result too: the results so far (maybe
+        // none) are the result (exit 130).
+        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
             report.warnings.push(Warning::Partial);
         }
         Err(e) => return Err(e),
@@ -300,9 +299,11 @@ fn create(options: &PatternsOptions, size: u64) -> Result<OutputFile> {
         let name = files::display_name(&options.path);
         if let Ok(meta) = std::fs::symlink_metadata(&options.path) {
             if meta.file_type().is_symlink() {
-                return Err(input(format!(
-                    "patterns {name}: is a symbolic link; name the file itself or a directory"
-                )));
+                // The same refusal as every other writer's.
+                return Err(files::symlink_refusal(
+                    &options.path,
+                    &format!("write {name}"),
+                ));
             }
             if !meta.file_type().is_file() {
                 return Err(input(format!(

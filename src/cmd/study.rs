@@ -572,6 +572,17 @@ pub fn execute(
     Ok(report)
 }
 
+/// A part's result, unless it was interrupted before it measured anything (`nothing`): then
+/// the interruption, as before the commands returned empty partial results (a section with
+/// no figures would only mislead).
+fn something<T>(nothing: bool, result: T) -> Result<T> {
+    if nothing {
+        Err(Failure::Interrupted.into())
+    } else {
+        Ok(result)
+    }
+}
+
 fn is_interruption(e: &anyhow::Error) -> bool {
     matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
 }
@@ -690,6 +701,7 @@ impl Context_<'_> {
             Part::WriteRead => self.write_read(report).map(|()| Outcome::Done),
             Part::ReadSweep => {
                 let r = self.sweep(Op::Read, path, self.states(), 1, self.size)?;
+                let r = something(r.points.is_empty() && !r.complete, r)?;
                 let complete = r.complete;
                 report.read_sweep = Some(r);
                 Ok(partial(complete))
@@ -707,6 +719,7 @@ impl Context_<'_> {
                     .min(self.size.max(MIB))
                     .max(largest.min(self.size));
                 let r = self.sweep(Op::Write, file, Vec::new(), 0, size)?;
+                let r = something(r.points.is_empty() && !r.complete, r)?;
                 let complete = r.complete;
                 report.write_sweep = Some(r);
                 Ok(partial(complete))
@@ -720,6 +733,7 @@ impl Context_<'_> {
                     export: self.export(),
                 };
                 let r = crate::cmd::coldwarm::execute(&options, self.harness, &mut ignore)?;
+                let r = something(r.rows.is_empty() && !r.complete, r)?;
                 let complete = r.complete;
                 report.cache = Some(r);
                 Ok(partial(complete))
@@ -757,6 +771,7 @@ impl Context_<'_> {
                     export: self.export(),
                 };
                 let r = crate::cmd::compare::execute(&options, self.harness, &mut ignore)?;
+                let r = something(r.rows.is_empty() && !r.complete, r)?;
                 let complete = r.complete;
                 report.compare = Some(r);
                 Ok(partial(complete))
@@ -786,6 +801,7 @@ impl Context_<'_> {
                     export: self.export(),
                 };
                 let r = crate::cmd::patterns::execute(&options, self.harness, &mut ignore)?;
+                let r = something(r.results.is_empty() && !r.complete, r)?;
                 let complete = r.complete;
                 report.patterns = Some(r);
                 Ok(partial(complete))

@@ -6,7 +6,6 @@
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
-use crate::error::Failure;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
@@ -157,7 +156,9 @@ pub fn execute(
     };
     match measured {
         Ok(()) => report.complete = true,
-        Err(e) if is_interruption(&e) && !report.points.is_empty() => {
+        // Interrupted at any moment, before the first point too: the points so far (maybe
+        // none) are the result, marked partial (exit 130).
+        Err(e) if is_interruption(&e) => {
             report.warnings.push(Warning::Partial);
         }
         Err(e) => return Err(e),
@@ -168,7 +169,7 @@ pub fn execute(
 }
 
 fn is_interruption(e: &anyhow::Error) -> bool {
-    matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
+    crate::error::exit_kind(e) == crate::error::ExitKind::Interrupted
 }
 
 /// The block sizes that fit in `size` bytes (`what`: the file, the size written): a call

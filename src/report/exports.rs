@@ -53,6 +53,11 @@ pub trait Exportable: Serialize + DeserializeOwned {
     fn complete(&self) -> bool {
         true
     }
+    /// Whether nothing at all was measured (interrupted before the first point): then no
+    /// output file is written, and only `--json` prints the (empty) result.
+    fn is_empty(&self) -> bool {
+        false
+    }
     /// What the reader should know.
     fn warnings(&self) -> &[Warning] {
         &[]
@@ -99,6 +104,9 @@ impl Exportable for SweepReport {
     }
     fn markdown(&self) -> Vec<String> {
         super::markdown::sweep(self)
+    }
+    fn is_empty(&self) -> bool {
+        self.points.is_empty()
     }
     fn ok(&self) -> bool {
         SweepReport::ok(self)
@@ -269,6 +277,9 @@ impl Exportable for CacheReport {
     }
     fn markdown(&self) -> Vec<String> {
         super::markdown::cache(self)
+    }
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
     }
     fn ok(&self) -> bool {
         CacheReport::ok(self)
@@ -610,6 +621,9 @@ impl Exportable for CompareReport {
             rows,
         )
     }
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
     fn ok(&self) -> bool {
         CompareReport::ok(self)
     }
@@ -734,6 +748,9 @@ impl Exportable for PatternsReport {
     const HAS_CHART: bool = true;
     fn text(&self) -> String {
         super::text::patterns(self)
+    }
+    fn is_empty(&self) -> bool {
+        self.results.is_empty()
     }
     fn ok(&self) -> bool {
         PatternsReport::ok(self)

@@ -19,6 +19,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `-q/--quiet`: warnings are not printed (errors and the result still are).
 static QUIET: AtomicBool = AtomicBool::new(false);
+/// Set once anything was written to stdout: a second document must not follow a first.
+static EMITTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether anything was written to stdout yet.
+pub fn emitted() -> bool {
+    EMITTED.load(Ordering::Relaxed)
+}
 
 /// Silences [`warn`] for the rest of the process (`-q/--quiet`).
 pub fn set_quiet(quiet: bool) {
@@ -35,13 +42,21 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
     // SAFETY: descriptor 1 stays open for the whole process; ManuallyDrop never closes it.
     let mut out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
     let mut rest = text.as_bytes();
+    // A result printed after Ctrl-C (what was measured so far) is the answer to that Ctrl-C:
+    // a signal that interrupts its write is the same request (sent twice, or to the group)
+    // and the write goes on; one clearly later exits at once (see interrupt).
+    let answering = crate::interrupt::requested();
     while !rest.is_empty() {
         // write_all would retry EINTR for ever; a reader that never reads must not keep
         // Ctrl-C from working.
         match out.write(rest) {
             Ok(0) => return Err(anyhow::anyhow!("write stdout: it accepted no bytes")),
-            Ok(n) => rest = &rest[n..],
+            Ok(n) => {
+                EMITTED.store(true, Ordering::Relaxed);
+                rest = &rest[n..];
+            }
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) if answering && e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) => {
                 return Err(anyhow::anyhow!(

@@ -4,10 +4,14 @@
 //! there during a long run and be overwritten); with `--force` an existing regular file is
 //! replaced only when new content is ready (written to a temporary name, synced, renamed).
 //! Two outputs with one path, and an output that is the measured file, are refused even
-//! with `--force`. A reserved path that never received content is removed again.
+//! with `--force`. A reserved path that never received content is removed again, also by
+//! the exit-at-once path of a second Ctrl-C (it is registered with `interrupt`). A symbolic
+//! link is refused, dangling or not, with or without `--force`: nothing is written through
+//! one (`--csv /tmp/link` to `/dev/sda`, to another user's file).
 
 use crate::error::input;
-use crate::files::{describe, parent_dir};
+use crate::files::{describe, parent_dir, refuse_symlink, symlink_refusal};
+use crate::interrupt::Registration;
 use anyhow::{Context, Result};
 use std::cell::Cell;
 use std::fs::OpenOptions;
@@ -26,12 +30,16 @@ struct Output {
     /// The file as we last left it (inode, size, modification time): if it differs when we
     /// come to write, another program wrote it during the run, and it is not replaced.
     seen: Cell<Option<Stamp>>,
+    /// Names the placeholder to the exit-at-once path until content arrives.
+    registration: Registration,
 }
 
 type Stamp = (u64, u64, i64, i64);
 
+/// Of the path itself, not of what a link there points to: a link put in its place is a
+/// change.
 fn stamp(path: &Path) -> Option<Stamp> {
-    std::fs::metadata(path)
+    std::fs::symlink_metadata(path)
         .ok()
         .map(|m| (m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
 }
@@ -123,6 +131,8 @@ impl Outputs {
 impl Output {
     fn reserve(flag: &'static str, path: &Path, force: bool, what: &str) -> Result<Self> {
         let name = path.display();
+        let at = format!("{what}: {flag} {name}");
+        refuse_symlink(path, &at)?;
         let parent = parent_dir(path);
         if !parent.is_dir() {
             return Err(input(format!(
@@ -153,16 +163,22 @@ impl Output {
                     placeholder: false,
                     written: Cell::new(false),
                     seen: Cell::new(stamp(path)),
+                    registration: Registration::none(),
                 })
             }
             Err(_) => {
+                // O_EXCL never follows a link: one put here since the check is refused.
                 OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .mode(0o644)
                     .open(path)
                     .map_err(|e| {
-                        input(format!("{what}: {flag} {name}: create: {}", describe(&e)))
+                        if refuse_symlink(path, &at).is_err() {
+                            symlink_refusal(path, &at)
+                        } else {
+                            input(format!("{at}: create: {}", describe(&e)))
+                        }
                     })?;
                 Ok(Self {
                     flag,
@@ -170,6 +186,7 @@ impl Output {
                     placeholder: true,
                     written: Cell::new(false),
                     seen: Cell::new(stamp(path)),
+                    registration: Registration::new(path),
                 })
             }
         }
@@ -187,16 +204,21 @@ impl Output {
             )));
         }
         let tmp = temp_beside(&self.path);
+        let mut temporary = None;
         let result = (|| -> std::io::Result<()> {
             let mut f = OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .mode(0o644)
                 .open(&tmp)?;
+            temporary = Some(Registration::new(&tmp));
             f.write_all(bytes)?;
             f.sync_all()?;
+            // From here the path holds content: the exit-at-once path must not remove it.
+            self.registration.keep();
             std::fs::rename(&tmp, &self.path)
         })();
+        drop(temporary);
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }

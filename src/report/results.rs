@@ -67,6 +67,9 @@ impl ResultDir {
         let mut created = true;
         let dir = match given {
             Some(dir) => {
+                // Its files would be written (and with --force, old ones removed) wherever
+                // the link leads.
+                files::refuse_symlink(dir, &format!("study: --out {}", dir.display()))?;
                 match std::fs::read_dir(dir) {
                     Ok(mut entries) => {
                         if entries.next().is_some() && !force {
@@ -172,13 +175,35 @@ impl ResultDir {
         self.dir.join("report.html")
     }
 
-    /// Writes `name` in the directory atomically (a temporary name, then rename).
+    /// Writes `name` in the directory atomically (a temporary name, then rename). The
+    /// temporary name is created new (O_EXCL: never through a link left there), and named
+    /// to the exit-at-once path of a second Ctrl-C until it is renamed.
     fn put(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        use std::io::Write;
         let tmp = self.dir.join(format!(".{name}.tmp"));
         let path = self.dir.join(name);
-        std::fs::write(&tmp, bytes)
-            .map_err(|e| input(format!("write {}: {}", tmp.display(), files::describe(&e))))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("rename {}", path.display()))
+        // One left by a study that was killed (a link too: removing it follows nothing).
+        let _ = std::fs::remove_file(&tmp);
+        let failed =
+            |e: std::io::Error| input(format!("write {}: {}", tmp.display(), files::describe(&e)));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(failed)?;
+        let registration = crate::interrupt::Registration::new(&tmp);
+        if let Err(e) = file.write_all(bytes) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(failed(e));
+        }
+        drop(file);
+        let renamed =
+            std::fs::rename(&tmp, &path).with_context(|| format!("rename {}", path.display()));
+        drop(registration);
+        if renamed.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        renamed
     }
 
     /// Writes every file of the report so far.
