@@ -470,3 +470,39 @@ fn every_measuring_command_interrupted_early_or_later_prints_one_incomplete_json
         }
     }
 }
+
+#[test]
+fn a_signal_ignored_by_the_caller_stays_ignored_for_ioscope_and_a_traced_command() {
+    use std::os::unix::process::CommandExt;
+    // As `nohup` leaves it: SIGHUP ignored. The traced shell must inherit that (were
+    // ioscope's handler installed over it, the exec would reset it to the default).
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+    cmd.args([
+        "trace",
+        "-q",
+        "--",
+        "sh",
+        "-c",
+        "grep SigIgn /proc/self/status",
+    ]);
+    // SAFETY: signal() is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run ioscope trace");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mask = text
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .map(|m| u64::from_str_radix(m.trim(), 16).expect("a hex mask"))
+        .unwrap_or_else(|| panic!("no SigIgn line in {text}"));
+    assert_ne!(
+        mask & 1,
+        0,
+        "SIGHUP (bit 0) is ignored in the traced shell: {text}"
+    );
+}
