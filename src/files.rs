@@ -705,6 +705,17 @@ fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Cl
     let Ok(len) = libc::off_t::try_from(bytes) else {
         return Err(refused("to reserve"));
     };
+    // The claim is visible (its size) before any block is taken, and the margin is checked
+    // with every other live claim counted before allocating: a writer already writing is
+    // never starved by another's reservation, which happens only where the space is there
+    // even with the other's whole claim counted.
+    file.set_len(bytes)
+        .with_context(|| format!("write {name}: size its space claim"))?;
+    let before = space_less_claims(dir, Some(&claim.path))?;
+    let margin = min_free.unwrap_or_else(|| default_margin(before));
+    if Footprint::of_file(bytes, before.block).bytes > before.available.saturating_sub(margin) {
+        return Err(refused("with what other ioscope writers claimed"));
+    }
     let allocated = len > 0 && allocate(&file, len, || refused("to reserve"))?;
     if allocated {
         let space = space_less_claims(dir, Some(&claim.path))?;
