@@ -114,7 +114,7 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
                 out.push(Headline {
                     label: format!("read, {}, best block size", state.name()),
                     value,
-                    spread: format!("{spread} at {}", format_block_size(pts[i].block_size)),
+                    spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
                 });
             }
         }
@@ -126,7 +126,7 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
             out.push(Headline {
                 label: "write, best block size (fsync included)".into(),
                 value,
-                spread: format!("{spread} at {}", format_block_size(pts[i].block_size)),
+                spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
             });
         }
     }
@@ -427,9 +427,9 @@ fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<S
         ),
     };
     Some(format!(
-        "The {op} curve peaks at {} and falls from {} up (the largest block reaches {:.0}% of the peak): {cause}.",
-        format_block_size(peak),
-        format_block_size(fall),
+        "The {op} curve peaks at {} per call and falls from {} per call up (the largest block reaches {:.0}% of the peak): {cause}.",
+        format_size(peak),
+        format_size(fall),
         100.0 * share
     ))
 }
@@ -647,8 +647,8 @@ fn cache(c: &crate::cmd::coldwarm::CacheReport) -> Section {
     let mut why = Vec::new();
     if let Some(r) = c.rows.last() {
         why.push(format!(
-            "At {} blocks the warm read is {:.1}x the cold one; the second cold read ({}) repeats the first ({}), so the difference is the cache, not a first-run effect.",
-            format_block_size(r.block_size),
+            "In calls of {} the warm read is {:.1}x the cold one; the second cold read ({}) repeats the first ({}), so the difference is the cache, not a first-run effect.",
+            format_size(r.block_size),
             r.warm.bytes_per_second() / r.cold.bytes_per_second().max(1e-9),
             format_mib_per_s(r.cold_again.bytes_per_second()),
             format_mib_per_s(r.cold.bytes_per_second()),
@@ -1088,7 +1088,7 @@ fn calibrate(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
         "A read of {} ({} calls of {}) took {}, inside the window {}–{}.",
         format_size(c.bytes),
         group_thousands(c.block_count),
-        format_block_size(c.block_size),
+        format_size(c.block_size),
         format_seconds(c.seconds),
         format_seconds(c.min_seconds),
         format_seconds(c.max_seconds)

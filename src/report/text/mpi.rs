@@ -2,7 +2,7 @@
 
 use super::{mib, right_align, table_with};
 use crate::cmd::mpi::{MpiReport, Phases};
-use crate::units::{format_block_size, format_seconds, format_size};
+use crate::units::{format_seconds, format_size};
 use std::fmt::Write;
 
 /// Renders `mpi`.
@@ -28,7 +28,7 @@ pub fn mpi(r: &MpiReport) -> String {
     };
     let _ = writeln!(
         out,
-        "mpi {} in {}: {} rank{} on {} host{}{launched}, {}: {} per rank ({} in all) in {} calls{reads}",
+        "mpi {} in {}: {} rank{} on {} host{}{launched}, {}: {} per rank ({} in all) in calls of {}{reads}",
         r.phases_timed.name(),
         r.dir,
         r.ranks,
@@ -38,7 +38,7 @@ pub fn mpi(r: &MpiReport) -> String {
         r.layout.name(),
         format_size(r.bytes_per_rank),
         format_size(r.bytes_per_rank * r.ranks as u64),
-        format_block_size(r.block_size),
+        format_size(r.block_size),
     );
     let mut table = table_with(&[
         "phase",
