@@ -548,3 +548,40 @@ fn ctrl_c_to_mpirun_or_every_rank_stops_the_job_and_removes_every_scratch_file()
         assert!(leftovers(dir.path()).is_empty(), "{layout}: {stderr}");
     }
 }
+
+#[test]
+fn a_directory_named_with_control_characters_is_printed_escaped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let evil = dir.path().join("ev\u{1b}[31mil\u{7}\nforged");
+    std::fs::create_dir(&evil).expect("make the directory");
+    let out = ioscope()
+        .args(["mpi", "both"])
+        .arg(&evil)
+        .args(["--size", "1m", "--repeat", "1", "--min-free", "0"])
+        .output()
+        .expect("run ioscope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(!text.contains(['\u{1b}', '\u{7}']), "{text}");
+    assert!(text.contains("ev\\u{1b}[31mil\\u{7}\\nforged"), "{text}");
+    // An error names it the same way, on one line.
+    let gone = evil.join("gone");
+    let out = ioscope()
+        .args(["mpi", "write"])
+        .arg(&gone)
+        .args(["--size", "1m"])
+        .output()
+        .expect("run ioscope");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(!stderr.contains(['\u{1b}', '\u{7}']), "{stderr}");
+}

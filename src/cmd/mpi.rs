@@ -411,7 +411,10 @@ fn abandon(mut s: std::sync::MutexGuard<'_, Scratch>, code: i32, why: &str) -> !
         1 => "; its scratch file removed".to_string(),
         n => format!("; {n} scratch files removed"),
     };
-    crate::report::error_line(&format!("rank {} on host {}: {why}{files}", s.rank, s.host));
+    crate::report::error_line(&crate::text::printable(&format!(
+        "rank {} on host {}: {why}{files}",
+        s.rank, s.host
+    )));
     // SAFETY: _exit ends the process without running destructors or atexit handlers, which
     // is the point: the main thread may hold MPI's locks inside a collective.
     unsafe { libc::_exit(code) }
@@ -523,7 +526,8 @@ fn agree<T>(comm: &dyn Comm, host: &str, result: Result<T>) -> Result<T> {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         if let Some((code, line)) = text.split_once(' ') {
             codes.push(code.parse::<u8>().unwrap_or(1));
-            lines.push(line.to_string());
+            // A rank's error names its files and host: printed by rank 0 as they are.
+            lines.push(crate::text::printable(line));
         }
     }
     // Interrupted wins; input errors alone give 2; anything else 1.
