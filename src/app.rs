@@ -413,18 +413,35 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
     if args.results.len() == 1 && args.output.is_none() {
         return rerender(&args.results[0], &args.export);
     }
-    let mut loaded = Vec::new();
-    let mut seen = Vec::new();
+    let mut loaded: Vec<LoadedStudy> = Vec::new();
+    // The same file however it is named (a directory and its study.json, a link, a hard
+    // link): its device and inode.
+    let mut seen: Vec<((u64, u64), &Path)> = Vec::new();
     for path in &args.results {
-        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if seen.contains(&real) {
-            return Err(input(format!(
-                "report: {} is given twice; name each study once",
-                path.display()
-            )));
+        let shown = crate::text::printable_path(path);
+        if let Ok(meta) = std::fs::metadata(study_file(path)) {
+            use std::os::unix::fs::MetadataExt;
+            let id = (meta.dev(), meta.ino());
+            if let Some((_, first)) = seen.iter().find(|(s, _)| *s == id) {
+                let first = crate::text::printable_path(first);
+                return Err(input(if shown == first {
+                    format!("report: {shown} is given twice; name each study once")
+                } else {
+                    format!(
+                        "report: {shown} is the same study as {first} (the same study.json); name each study once"
+                    )
+                }));
+            }
+            seen.push((id, path));
         }
-        seen.push(real);
-        loaded.push(load_study(path)?);
+        let study = load_study(path)?;
+        if let Some(i) = loaded.iter().position(|l| l.hash == study.hash) {
+            report::warn(&format!(
+                "report: {shown} holds the same document as {} (a copy of one study?): it is compared with itself",
+                crate::text::printable_path(&args.results[i])
+            ));
+        }
+        loaded.push(study);
     }
     let output = args
         .output
@@ -432,10 +449,10 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
         .unwrap_or_else(|| std::path::PathBuf::from("compare.html"));
     let media: Vec<crate::report::html::Medium> = loaded
         .iter()
-        .map(|(r, env)| crate::report::html::Medium {
-            label: crate::report::html::label(r, env),
-            report: r,
-            env,
+        .map(|l| crate::report::html::Medium {
+            label: crate::report::html::label(&l.report, &l.environment),
+            report: &l.report,
+            env: &l.environment,
         })
         .collect();
     let page = if media.len() == 1 {
@@ -447,7 +464,7 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
     } else {
         crate::report::html::compare_page(&media)?
     };
-    let name = output.display().to_string();
+    let name = crate::text::printable_path(&output);
     match std::fs::symlink_metadata(&output) {
         Ok(meta) if meta.is_dir() => {
             return Err(input(format!(
@@ -464,12 +481,7 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
     }
     if let Ok(out) = std::fs::canonicalize(&output) {
         for input_path in &args.results {
-            let json = if input_path.is_dir() {
-                input_path.join("study.json")
-            } else {
-                input_path.clone()
-            };
-            if std::fs::canonicalize(&json).is_ok_and(|p| p == out) {
+            if std::fs::canonicalize(study_file(input_path)).is_ok_and(|p| p == out) {
                 return Err(input(format!(
                     "report: write {name}: that is one of the studies being read"
                 )));
@@ -501,21 +513,33 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
     Ok(ExitKind::Success)
 }
 
-/// A saved study: `DIR/study.json` or the document itself.
-fn load_study(path: &Path) -> Result<(cmd::study::StudyReport, crate::measure::env::Environment)> {
-    use crate::error::input;
-    let file = if path.is_dir() {
+/// The file a study argument names: `DIR/study.json`, or the document itself.
+fn study_file(path: &Path) -> std::path::PathBuf {
+    if path.is_dir() {
         path.join("study.json")
     } else {
         path.to_path_buf()
-    };
-    let name = file.display().to_string();
-    let text = crate::files::read_text(&file, &format!("report {name}"), 256 << 20)?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| input(format!("report {name}: not JSON: {e}")))?;
-    let schema = value["schema"].as_str().unwrap_or("");
+    }
+}
+
+/// A saved study, read back: the report, the environment it was measured in, and a hash of
+/// its text (two files with the same hash are copies of one study).
+struct LoadedStudy {
+    report: cmd::study::StudyReport,
+    environment: crate::measure::env::Environment,
+    hash: u64,
+}
+
+/// A saved study: `DIR/study.json` or the document itself.
+fn load_study(path: &Path) -> Result<LoadedStudy> {
+    use crate::error::input;
+    let file = study_file(path);
+    let name = crate::text::printable_path(&file);
+    let (text, schema) = read_saved(&file, &name)?;
+    let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
     let want = crate::report::exports::schema("study");
     if schema != want {
+        let schema = crate::text::printable(&schema);
         return Err(input(if schema.starts_with("ioscope/study/") {
             format!(
                 "report {name}: schema '{schema}' is another version of the study ({want} is read here); run the study again with this ioscope"
@@ -526,12 +550,57 @@ fn load_study(path: &Path) -> Result<(cmd::study::StudyReport, crate::measure::e
             )
         }));
     }
-    let env: crate::measure::env::Environment =
-        serde_json::from_value(value["environment"].clone())
-            .map_err(|e| input(format!("report {name}: bad environment: {e}")))?;
-    let study = serde_json::from_value(value)
+    let text = printable_text(text);
+    #[derive(serde::Deserialize)]
+    struct Head {
+        environment: crate::measure::env::Environment,
+    }
+    let environment = serde_json::from_str::<Head>(&text)
+        .map_err(|e| input(format!("report {name}: bad environment: {e}")))?
+        .environment;
+    let report = serde_json::from_str(&text)
         .map_err(|e| input(format!("report {name}: not a valid {want} document: {e}")))?;
-    Ok((study, env))
+    Ok(LoadedStudy {
+        report,
+        environment,
+        hash,
+    })
+}
+
+/// The largest saved document `report` reads. A study is well under 1 MiB; the largest
+/// real results are traces, about 1.4 KiB per file touched (31 MB for 22,000 files), so
+/// this reads a trace of some 90,000 files.
+const SAVED_LIMIT: u64 = 128 << 20;
+
+/// The most JSON values a saved document may hold. Read back, each takes up to a few dozen
+/// bytes whatever its text takes (`0,` is 2 bytes of text and 8 in a Vec<u64>), so this
+/// and [`SAVED_LIMIT`] bound `report` to well under 1 GiB (a real trace holds about one
+/// value per 10 bytes of text: 13 million at the limit).
+const SAVED_VALUES: u64 = 16 << 20;
+
+/// A saved document's text and its schema, read without building the document in memory;
+/// one that is far larger than any result, or holds far more values, is refused.
+fn read_saved(path: &Path, name: &str) -> Result<(String, String)> {
+    use crate::error::input;
+    let what = format!("report {name}");
+    let text = crate::files::read_text(path, &what, SAVED_LIMIT)?;
+    let not_json = |e: serde_json::Error| input(format!("{what}: not JSON: {e}"));
+    let values = json::values_in(&text).map_err(not_json)?;
+    if values > SAVED_VALUES {
+        return Err(input(format!(
+            "{what}: {} values, more than a saved ioscope result holds ({}); not read",
+            crate::units::group_thousands(values),
+            crate::units::group_thousands(SAVED_VALUES)
+        )));
+    }
+    let schema = json::schema_of(&text).map_err(not_json)?;
+    Ok((text, schema))
+}
+
+/// The text as it is read back: control characters in its strings made printable (see
+/// [`json::printable_strings`]), so nothing a renderer prints of it drives a terminal.
+fn printable_text(text: String) -> String {
+    json::printable_strings(&text).unwrap_or(text)
 }
 
 /// `report`: reads a saved JSON document and renders it again without measuring.
@@ -544,35 +613,36 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
     } else {
         path
     };
-    let name = path.display();
+    let name = crate::text::printable_path(path);
     let options = ExportOptions::from_args(args, &format!("report {name}"))?;
-    // A saved result is a few MiB at most; anything far larger is not one.
-    let text = crate::files::read_text(path, &format!("report {name}"), 256 << 20)?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| input(format!("report {name}: not JSON: {e}")))?;
+    let (text, schema) = read_saved(path, &name)?;
     if options.json {
-        // The saved document already carries its environment and command line.
+        // The saved document already carries its environment and command line (JSON
+        // escapes its control characters).
         report::emit(&text)?;
         return Ok(ExitKind::Success);
     }
-    let schema = value["schema"].as_str().unwrap_or("").to_string();
+    let text = printable_text(text);
     fn again<T: Exportable>(
-        value: serde_json::Value,
+        text: String,
         options: &ExportOptions,
         path: &Path,
         name: &str,
         schema: &str,
     ) -> Result<ExitKind> {
         // Where and how it was measured is the saved run's, not this machine's.
-        let provenance: Provenance = serde_json::from_value(value.clone()).unwrap_or_default();
-        let result: T = serde_json::from_value(value)
+        let provenance: Provenance = serde_json::from_str(&text).unwrap_or_default();
+        // Straight into the typed result: a serde_json::Value of the whole document took
+        // 10-19x its size.
+        let result: T = serde_json::from_str(&text)
             .map_err(|e| input(format!("report {name}: not a valid {schema} document: {e}")))?;
+        drop(text);
         let out = reserve::<T>(options, &[path])?;
         let _ = out.provenance.set(provenance);
         // The exit code is the re-rendering's, not the saved run's.
         finish(&result, options, &out, path).map(|_| ExitKind::Success)
     }
-    let name = name.to_string();
+    let value = text;
     let s = crate::report::exports::schema;
     match schema.as_str() {
         x if x == s("run") => again::<cmd::run::RunReport>(value, &options, path, &name, x),
@@ -604,11 +674,13 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
                 || other == "ioscope/study/v2" =>
         {
             Err(input(format!(
-                "report {name}: schema '{other}' was written by an older ioscope; run the command again to get a v2 document"
+                "report {name}: schema '{}' was written by an older ioscope; run the command again to get a v2 document",
+                crate::text::printable(other)
             )))
         }
         other => Err(input(format!(
-            "report {name}: schema '{other}' is not an ioscope result (ioscope/<command>/v2)"
+            "report {name}: schema '{}' is not an ioscope result (ioscope/<command>/v2)",
+            crate::text::printable(other)
         ))),
     }
 }

@@ -319,3 +319,269 @@ fn without_mpirun_it_runs_as_one_rank_and_says_so_and_report_renders_it() {
     assert!(text.contains("verified"), "{text}");
     assert!(text.contains("not started by mpirun"), "{text}");
 }
+
+/// Whom a test signals, and when.
+enum Victim {
+    /// The rank of this number, once it has written `after` bytes and read `after_read`.
+    Rank {
+        rank: usize,
+        after: u64,
+        after_read: u64,
+    },
+    /// mpirun itself (Ctrl-C), once every rank has written `after` bytes.
+    Mpirun { after: u64 },
+    /// Every rank at once (as a batch system's cancel does), once each has written `after`.
+    EveryRank { after: u64 },
+}
+
+/// The ranks mpirun started, by rank: its children whose environment names their rank.
+fn ranks_of(mpirun: u32) -> Vec<(usize, u32)> {
+    let mut ranks = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{mpirun}/task")) else {
+        return ranks;
+    };
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for pid in children
+            .split_whitespace()
+            .filter_map(|p| p.parse::<u32>().ok())
+        {
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let rank = environ
+                .split(|&b| b == 0)
+                .filter_map(|v| v.strip_prefix(b"OMPI_COMM_WORLD_RANK="))
+                .find_map(|r| std::str::from_utf8(r).ok()?.parse::<usize>().ok());
+            if let Some(rank) = rank {
+                ranks.push((rank, pid));
+            }
+        }
+    }
+    ranks.sort_unstable();
+    ranks
+}
+
+/// Bytes a process has written and read through system calls (`wchar`, `rchar`).
+fn io_of(pid: u32) -> (u64, u64) {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap_or_default();
+    let field = |name: &str| {
+        io.lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (field("wchar:"), field("rchar:"))
+}
+
+/// Runs `mpirun -np N ioscope mpi ARGS`, signals `victim` with `signal` once its moment
+/// has come, and returns what mpirun left; `None` (and a printed reason) without mpirun.
+fn mpirun_signalled(
+    np: usize,
+    args: &[&str],
+    env: &[(&str, &str)],
+    victim: &Victim,
+    signal: i32,
+) -> Option<Output> {
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        eprintln!("skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+        return None;
+    }
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--oversubscribe", "-np", &np.to_string()]);
+    if is_root() {
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    }
+    cmd.arg(assert_cmd::cargo::cargo_bin("ioscope"))
+        .arg("mpi")
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start mpirun");
+    let start = Instant::now();
+    let mut signalled = false;
+    while child.try_wait().expect("wait for mpirun").is_none() {
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("mpirun -np {np} ioscope mpi {args:?} hung for {DEADLINE:?}");
+        }
+        if !signalled {
+            let ranks = ranks_of(child.id());
+            let written = |after: u64| {
+                ranks.len() == np && ranks.iter().all(|&(_, pid)| io_of(pid).0 >= after)
+            };
+            let targets: Vec<u32> = match *victim {
+                Victim::Rank {
+                    rank,
+                    after,
+                    after_read,
+                } => ranks
+                    .iter()
+                    .filter(|&&(r, pid)| {
+                        let (w, r_bytes) = io_of(pid);
+                        r == rank && w >= after && r_bytes >= after_read
+                    })
+                    .map(|&(_, pid)| pid)
+                    .collect(),
+                Victim::Mpirun { after } if written(after) => vec![child.id()],
+                Victim::EveryRank { after } if written(after) => {
+                    ranks.iter().map(|&(_, pid)| pid).collect()
+                }
+                _ => Vec::new(),
+            };
+            for &pid in &targets {
+                // SAFETY: kill() with a pid this test started (mpirun or its child).
+                unsafe { libc::kill(pid as i32, signal) };
+            }
+            signalled = !targets.is_empty();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("collect mpirun's output");
+    assert!(
+        signalled,
+        "the job ended before its moment came: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out)
+}
+
+/// Many repeats of 64 MiB per rank: far longer than the moment the test signals.
+fn long_run(phases: &'static str, d: &str, layout: &'static str) -> Vec<String> {
+    [
+        phases,
+        d,
+        "--layout",
+        layout,
+        "--size",
+        "64m",
+        "--repeat",
+        "1000",
+        "--min-free",
+        "0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+fn a_rank_killed_with_sigkill_leaves_no_scratch_file_of_any_rank() {
+    const MIB: u64 = 1 << 20;
+    // (layout, phases, the victim, its moment, as if the ranks ran on several hosts)
+    let cases = [
+        ("file-per-rank", "write", 1, (64 * MIB, 0), false),
+        ("shared-strided", "both", 0, (64 * MIB, 64 * MIB), false),
+        ("file-per-rank", "read", 2, (64 * MIB, 32 * MIB), false),
+        // Across hosts the names stay while open: the survivors remove them.
+        ("file-per-rank", "both", 1, (64 * MIB, 0), true),
+        ("shared-contiguous", "both", 0, (64 * MIB, 16 * MIB), true),
+    ];
+    for (layout, phases, rank, (after, after_read), apart) in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path().to_str().expect("UTF-8 temp dir");
+        let args = long_run(phases, d, layout);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let env: &[(&str, &str)] = if apart {
+            &[("IOSCOPE_MPI_HOSTS_APART", "1")]
+        } else {
+            &[]
+        };
+        let victim = Victim::Rank {
+            rank,
+            after,
+            after_read,
+        };
+        let what = format!("{layout} {phases}, rank {rank} killed, hosts apart: {apart}");
+        let Some(out) = mpirun_signalled(3, &args, env, &victim, libc::SIGKILL) else {
+            return;
+        };
+        assert!(!out.status.success(), "{what}");
+        assert!(
+            leftovers(dir.path()).is_empty(),
+            "{what}: left {:?}; {}",
+            leftovers(dir.path()),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_to_mpirun_or_every_rank_stops_the_job_and_removes_every_scratch_file() {
+    const MIB: u64 = 1 << 20;
+    for (layout, apart) in [("file-per-rank", false), ("shared-strided", true)] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path().to_str().expect("UTF-8 temp dir");
+        let args = long_run("both", d, layout);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let env: &[(&str, &str)] = if apart {
+            &[("IOSCOPE_MPI_HOSTS_APART", "1")]
+        } else {
+            &[]
+        };
+        let Some(out) = mpirun_signalled(
+            3,
+            &args,
+            env,
+            &Victim::Mpirun { after: 64 * MIB },
+            libc::SIGINT,
+        ) else {
+            return;
+        };
+        let (stderr, _) = error_lines(&out);
+        // mpirun itself exits 1 after its own Ctrl-C (OpenMPI's choice); the ranks say it.
+        assert!(!out.status.success(), "{stderr}");
+        assert!(stderr.contains("interrupted"), "{layout}: {stderr}");
+        assert!(leftovers(dir.path()).is_empty(), "{layout}: {stderr}");
+
+        let Some(out) = mpirun_signalled(
+            3,
+            &args,
+            env,
+            &Victim::EveryRank { after: 64 * MIB },
+            libc::SIGINT,
+        ) else {
+            return;
+        };
+        let (stderr, _) = error_lines(&out);
+        assert_eq!(out.status.code(), Some(130), "{layout}: {stderr}");
+        assert!(out.stdout.is_empty(), "no result printed");
+        assert!(leftovers(dir.path()).is_empty(), "{layout}: {stderr}");
+    }
+}
+
+#[test]
+fn a_directory_named_with_control_characters_is_printed_escaped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let evil = dir.path().join("ev\u{1b}[31mil\u{7}\nforged");
+    std::fs::create_dir(&evil).expect("make the directory");
+    let out = ioscope()
+        .args(["mpi", "both"])
+        .arg(&evil)
+        .args(["--size", "1m", "--repeat", "1", "--min-free", "0"])
+        .output()
+        .expect("run ioscope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(!text.contains(['\u{1b}', '\u{7}']), "{text}");
+    assert!(text.contains("ev\\u{1b}[31mil\\u{7}\\nforged"), "{text}");
+    // An error names it the same way, on one line.
+    let gone = evil.join("gone");
+    let out = ioscope()
+        .args(["mpi", "write"])
+        .arg(&gone)
+        .args(["--size", "1m"])
+        .output()
+        .expect("run ioscope");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(!stderr.contains(['\u{1b}', '\u{7}']), "{stderr}");
+}

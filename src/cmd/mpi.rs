@@ -359,6 +359,132 @@ pub fn hostname() -> String {
         .unwrap_or_else(|_| "unknown".to_string())
 }
 
+/// The scratch files a rank must remove when it cannot unwind: a rank whose peer died waits
+/// inside an MPI collective for ever, so neither its guards nor the collective failure path
+/// run, and mpirun's SIGTERM is followed by its SIGKILL a second later. The paths are those
+/// of this job that this rank created or opened and that still have a name; `done` is set
+/// once [`execute`] has returned (its guards have run).
+struct Scratch {
+    paths: Vec<PathBuf>,
+    done: bool,
+    rank: usize,
+    host: String,
+}
+
+static SCRATCH: std::sync::Mutex<Scratch> = std::sync::Mutex::new(Scratch {
+    paths: Vec::new(),
+    done: true,
+    rank: 0,
+    host: String::new(),
+});
+
+/// How long after a Ctrl-C or SIGTERM the main thread has to unwind on its own before the
+/// watchdog removes the files and exits: well under mpirun's one second (its
+/// `odls_base_sigkill_timeout`) between SIGTERM and SIGKILL.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
+fn scratch() -> std::sync::MutexGuard<'static, Scratch> {
+    SCRATCH
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Adds a file of this job that this rank must remove if it is stopped inside MPI.
+fn register(path: &Path) {
+    let mut s = scratch();
+    if !s.done {
+        s.paths.push(path.to_path_buf());
+    }
+}
+
+/// Removes the registered files, says why on stderr, and ends the process with `code` at
+/// once: the main thread may be inside an MPI call that never returns, so nothing unwinds.
+/// Holding the lock, so [`execute`] cannot return (and print) meanwhile.
+fn abandon(mut s: std::sync::MutexGuard<'_, Scratch>, code: i32, why: &str) -> ! {
+    let removed = s
+        .paths
+        .drain(..)
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count();
+    let files = match removed {
+        0 => String::new(),
+        1 => "; its scratch file removed".to_string(),
+        n => format!("; {n} scratch files removed"),
+    };
+    crate::report::error_line(&crate::text::printable(&format!(
+        "rank {} on host {}: {why}{files}",
+        s.rank, s.host
+    )));
+    // SAFETY: _exit ends the process without running destructors or atexit handlers, which
+    // is the point: the main thread may hold MPI's locks inside a collective.
+    unsafe { libc::_exit(code) }
+}
+
+/// An MPI call failed on this rank (a peer died, a link broke): its scratch files go and
+/// the process ends with 1 (130 after a Ctrl-C or SIGTERM). Called from MPI's error handler
+/// (`cmd::mpi_world`), on the thread that made the call.
+pub fn abandon_after_mpi_error(message: &str) -> ! {
+    let code = if crate::interrupt::requested() {
+        130
+    } else {
+        1
+    };
+    abandon(scratch(), code, &format!("MPI failed: {message}"))
+}
+
+/// While it lives, a thread removes this rank's scratch files and exits 130 if the main
+/// thread has not returned [`GRACE`] after a Ctrl-C or SIGTERM (it waits in a collective
+/// for a rank that is gone). Dropped when [`execute`] returns, after the files' guards.
+struct Watchdog;
+
+impl Watchdog {
+    fn start(rank: usize, host: &str) -> Self {
+        {
+            let mut s = scratch();
+            *s = Scratch {
+                paths: Vec::new(),
+                done: false,
+                rank,
+                host: host.to_string(),
+            };
+        }
+        // Detached: it sleeps 10 ms at a time and stops once `done` is set.
+        let _ = std::thread::Builder::new()
+            .name("ioscope-mpi-watchdog".into())
+            .spawn(|| {
+                // The signals stay with the main thread, whose blocking calls they interrupt.
+                crate::interrupt::keep_away();
+                let mut since: Option<std::time::Instant> = None;
+                loop {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    let s = scratch();
+                    if s.done {
+                        return;
+                    }
+                    if crate::interrupt::requested() {
+                        let at = *since.get_or_insert_with(std::time::Instant::now);
+                        if at.elapsed() >= GRACE {
+                            abandon(
+                                s,
+                                130,
+                                "interrupted while waiting for the other ranks (one may be gone)",
+                            );
+                        }
+                    }
+                }
+            });
+        Watchdog
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let mut s = scratch();
+        s.done = true;
+        s.paths.clear();
+    }
+}
+
 /// Test hook: `IOSCOPE_MPI_FAIL_RANK=R` makes rank R fail on purpose, at
 /// `IOSCOPE_MPI_FAIL_STEP` (`checksum`, the default: its read sees a wrong XOR; `dir`: it
 /// finds no directory), so the tests can show every rank stopping.
@@ -369,6 +495,13 @@ fn fails_here(rank: usize, step: &str) -> bool {
         == Some(rank);
     let wanted = std::env::var("IOSCOPE_MPI_FAIL_STEP").unwrap_or_else(|_| "checksum".into());
     rank_hit && wanted == step
+}
+
+/// Test hook: `IOSCOPE_MPI_HOSTS_APART=1` treats the ranks of one machine as if they ran on
+/// several hosts (the scratch files keep their names while open), so the tests can show the
+/// watchdog removing them.
+fn as_if_hosts_apart() -> bool {
+    std::env::var_os("IOSCOPE_MPI_HOSTS_APART").is_some_and(|v| v == "1")
 }
 
 /// After a step: every rank says whether it succeeded; if any did not, every rank's error
@@ -393,7 +526,8 @@ fn agree<T>(comm: &dyn Comm, host: &str, result: Result<T>) -> Result<T> {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         if let Some((code, line)) = text.split_once(' ') {
             codes.push(code.parse::<u8>().unwrap_or(1));
-            lines.push(line.to_string());
+            // A rank's error names its files and host: printed by rank 0 as they are.
+            lines.push(crate::text::printable(line));
         }
     }
     // Interrupted wins; input errors alone give 2; anything else 1.
@@ -475,18 +609,20 @@ fn create(options: &MpiOptions, comm: &dyn Comm, tag: u64) -> Result<Option<Outp
         ..CreatePolicy::default()
     };
     let path = path_of(dir, options.layout, tag, rank);
-    if options.layout.shared() {
-        return if rank == 0 {
-            files::create_output(&path, total, policy).map(Some)
-        } else {
-            Ok(None)
-        };
-    }
-    if rank == 0 {
-        // The ranks' files together, when they share this file system (one machine).
-        files::ensure_room(dir, &name, total, 0, options.min_free)?;
-    }
-    files::create_output(&path, options.size, policy).map(Some)
+    let created = if options.layout.shared() {
+        if rank != 0 {
+            return Ok(None);
+        }
+        files::create_output(&path, total, policy)?
+    } else {
+        if rank == 0 {
+            // The ranks' files together, when they share this file system (one machine).
+            files::ensure_room(dir, &name, total, 0, options.min_free)?;
+        }
+        files::create_output(&path, options.size, policy)?
+    };
+    register(&path);
+    Ok(Some(created))
 }
 
 /// Opens what this rank writes (when shared) and what it reads.
@@ -501,20 +637,22 @@ fn open(
     let own = path_of(&options.dir, options.layout, tag, rank);
     let write = match &created {
         Some(_) => None,
-        None => Some(
-            std::fs::OpenOptions::new()
+        None => {
+            let file = std::fs::OpenOptions::new()
                 .write(true)
                 .open(&own)
-                .with_context(|| format!("open {} for writing", own.display()))?,
-        ),
+                .with_context(|| format!("open {} for writing", own.display()))?;
+            register(&own);
+            Some(file)
+        }
     };
     let next = (rank + 1) % comm.size();
     let theirs = path_of(&options.dir, options.layout, tag, next);
     let read = if reads {
-        Some(
-            File::open(&theirs)
-                .with_context(|| format!("open {} for reading", theirs.display()))?,
-        )
+        let file = File::open(&theirs)
+            .with_context(|| format!("open {} for reading", theirs.display()))?;
+        register(&theirs);
+        Some(file)
     } else {
         None
     };
@@ -545,8 +683,30 @@ pub fn execute(
     };
     let rank_info = agree(comm, &host, gather_all(comm, &info))?;
     let reads = options.phases != Phases::Write;
+    // Declared before the files, so dropped after their guards have removed them.
+    let _watchdog = (ranks > 1).then(|| Watchdog::start(rank, &host));
     let created = agree(comm, &host, create(options, comm, tag))?;
     let mut files = agree(comm, &host, open(options, comm, tag, created, reads))?;
+    // Every rank holds what it needs open now. Where no other host opens these files (one
+    // host, or a file per rank that only its writer uses) each creator removes its file's
+    // name at once: a rank killed with SIGKILL, or a job killed while a rank waits in a
+    // collective, then leaves nothing behind (the space is freed when the last rank ends).
+    // Across hosts a name stays (NFS serves an open but removed file to its own client
+    // only) and the watchdog and the MPI error handler remove it.
+    let one_host = comm.broadcast(u64::from(
+        rank == 0 && distinct_hosts(&rank_info) == 1 && !as_if_hosts_apart(),
+    )) == 1;
+    let private = !options.layout.shared() && !reads;
+    if !options.keep && (one_host || private) {
+        if let Some(out) = files.created.as_mut()
+            && std::fs::remove_file(out.path()).is_ok()
+        {
+            out.keep_on_drop(true);
+        }
+        // Until every rank has removed its name, the others' watchdogs still know it.
+        comm.barrier();
+        scratch().paths.clear();
+    }
     let setup = Setup::single(&Stream);
     let next = (rank + 1) % ranks;
     let write_plan = segment(
@@ -738,9 +898,6 @@ pub fn execute(
     {
         out.keep_on_drop(true);
     }
-    let mut hosts: Vec<&str> = rank_info.iter().map(|r| r.host.as_str()).collect();
-    hosts.sort_unstable();
-    hosts.dedup();
     let warnings = phases
         .iter()
         .flat_map(|p| &p.repeats)
@@ -757,7 +914,7 @@ pub fn execute(
         phases_timed: options.phases,
         layout: options.layout,
         ranks,
-        hosts: hosts.len(),
+        hosts: distinct_hosts(&rank_info),
         launched_by_mpirun: comm.launched(),
         bytes_per_rank: options.size,
         block_size: options.block_size,
@@ -779,6 +936,14 @@ impl RankRun {
             "read"
         }
     }
+}
+
+/// How many hosts the ranks ran on.
+fn distinct_hosts(info: &[RankInfo]) -> usize {
+    let mut hosts: Vec<&str> = info.iter().map(|r| r.host.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    hosts.len()
 }
 
 /// The offset of a plan's first piece (its start, unless it is an interleaved lane).

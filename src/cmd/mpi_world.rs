@@ -5,8 +5,49 @@
 use super::mpi::Comm;
 use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
+use mpi::ffi;
+use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+
+/// MPI's error handler for the world: instead of MPI's default abort (which ends the
+/// process where it stands, leaving this rank's scratch files), the files are removed and
+/// the process ends with one line naming the rank ([`super::mpi::abandon_after_mpi_error`]).
+/// A peer killed with SIGKILL shows up here when the ranks talk over a network.
+fn on_error_abandon(world: &SimpleCommunicator) {
+    // Declared as MPI's handler type without its trailing `...`: Rust cannot define a
+    // variadic function, and MPI passes only these two arguments (the variadic part is
+    // empty), both in registers, so the callee reads them the same way.
+    unsafe extern "C" fn handler(_comm: *mut ffi::MPI_Comm, code: *mut std::os::raw::c_int) {
+        // SAFETY: MPI passes a pointer to the error code (null checked anyway).
+        let code = if code.is_null() { 0 } else { unsafe { *code } };
+        let mut text = [0 as std::os::raw::c_char; ffi::MPI_MAX_ERROR_STRING as usize + 1];
+        let mut len: std::os::raw::c_int = 0;
+        // SAFETY: the buffer holds MPI_MAX_ERROR_STRING characters, as MPI_Error_string
+        // requires; it writes at most that many and sets len.
+        unsafe { ffi::MPI_Error_string(code, text.as_mut_ptr(), &mut len) };
+        let len = usize::try_from(len).unwrap_or(0).min(text.len());
+        let bytes: Vec<u8> = text[..len].iter().map(|&c| c as u8).collect();
+        super::mpi::abandon_after_mpi_error(&String::from_utf8_lossy(&bytes));
+    }
+    type Plain = unsafe extern "C" fn(*mut ffi::MPI_Comm, *mut std::os::raw::c_int);
+    // SAFETY: a function pointer to one of the same size; see the handler's comment for why
+    // calling it through MPI's variadic type reads the same two arguments.
+    let function: ffi::MPI_Comm_errhandler_function = Some(unsafe {
+        std::mem::transmute::<
+            Plain,
+            unsafe extern "C" fn(*mut ffi::MPI_Comm, *mut std::os::raw::c_int, ...),
+        >(handler as Plain)
+    });
+    // SAFETY: MPI is initialised; the handle is written by MPI_Comm_create_errhandler before
+    // it is set on the world, whose raw handle is valid while `world` lives.
+    unsafe {
+        let mut errhandler: ffi::MPI_Errhandler = std::mem::zeroed();
+        if ffi::MPI_Comm_create_errhandler(function, &mut errhandler) == 0 {
+            ffi::MPI_Comm_set_errhandler(world.as_raw(), errhandler);
+        }
+    }
+}
 
 /// MPI's world: every rank of the job.
 pub struct World {
@@ -27,6 +68,7 @@ impl World {
             .any(|v| std::env::var_os(v).is_some());
         let universe = mpi::initialize()?;
         let world = universe.world();
+        on_error_abandon(&world);
         Some(Self {
             _universe: universe,
             world,

@@ -890,10 +890,10 @@ impl Exportable for PatternsReport {
         let first = self.results.first();
         Some(Chart {
             title: format!(
-                "iozone's tests on {} ({} file, {} records)",
+                "iozone's tests on {} ({} file, records of {})",
                 self.path,
                 first.map_or(String::new(), |r| crate::units::format_size(r.file_bytes)),
-                first.map_or(String::new(), |r| crate::units::format_block_size(r.record)),
+                first.map_or(String::new(), |r| crate::units::format_size(r.record)),
             ),
             x_label: "test".into(),
             y_label: "throughput (MiB/s, median)".into(),

@@ -114,7 +114,7 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
                 out.push(Headline {
                     label: format!("read, {}, best block size", state.name()),
                     value,
-                    spread: format!("{spread} at {}", format_block_size(pts[i].block_size)),
+                    spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
                 });
             }
         }
@@ -126,7 +126,7 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
             out.push(Headline {
                 label: "write, best block size (fsync included)".into(),
                 value,
-                spread: format!("{spread} at {}", format_block_size(pts[i].block_size)),
+                spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
             });
         }
     }
@@ -395,11 +395,11 @@ fn below_page(points: &[&SweepPoint], page: u64) -> Option<String> {
     let at_page = points.iter().find(|p| p.block_size >= page)?;
     let rise = at_page.rate.median / small.rate.median.max(1e-9);
     let rates = format!(
-        "{} at {} against {} at {}",
+        "{} in calls of {} against {} in calls of {}",
         format_mib_per_s(small.rate.median),
-        format_block_size(small.block_size),
+        format_size(small.block_size),
         format_mib_per_s(at_page.rate.median),
-        format_block_size(at_page.block_size)
+        format_size(at_page.block_size)
     );
     Some(if rise >= crate::measure::verdict::STEEP {
         format!(
@@ -454,9 +454,9 @@ fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<S
         ),
     };
     Some(format!(
-        "The {op} curve peaks at {} and falls from {} up (the largest block reaches {:.0}% of the peak): {cause}.",
-        format_block_size(peak),
-        format_block_size(fall),
+        "The {op} curve peaks at {} per call and falls from {} per call up (the largest block reaches {:.0}% of the peak): {cause}.",
+        format_size(peak),
+        format_size(fall),
         100.0 * share
     ))
 }
@@ -564,7 +564,7 @@ fn read_sweep(s: &SweepReport, env: &Environment) -> Section {
                 >= crate::measure::verdict::CLOSE_SHARE * first_warm.rate.median
         {
             why.push(format!(
-                "At {} blocks cold reads run at {:.0}% of the warm rate: the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
+                "In calls of {} cold reads run at {:.0}% of the warm rate: the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
                 format_size(first_cold.block_size),
                 100.0 * first_cold.rate.median / first_warm.rate.median.max(1e-9),
                 env.storage
@@ -1206,7 +1206,7 @@ fn calibrate(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
         "A read of {} ({} calls of {}) took {}, inside the window {}–{}.",
         format_size(c.bytes),
         group_thousands(c.block_count),
-        format_block_size(c.block_size),
+        format_size(c.block_size),
         format_seconds(c.seconds),
         format_seconds(c.min_seconds),
         format_seconds(c.max_seconds)

@@ -236,7 +236,10 @@ impl Unit {
             (Unit::Milliseconds, strip("seconds"))
         } else if name.contains("share") {
             (Unit::Percent, strip("share"))
-        } else if ["block_size", "record", "size"].contains(&name) {
+        } else if name == "record" {
+            // Beside `records` (a count): the size of one.
+            (Unit::BlockSize, "record size".to_string())
+        } else if ["block_size", "size"].contains(&name) {
             (Unit::BlockSize, name.replace('_', " "))
         } else if name == "bytes" || name.ends_with("_bytes") || name.starts_with("bytes_") {
             (Unit::Size, strip("bytes"))
@@ -275,6 +278,8 @@ impl Unit {
             (Unit::Milliseconds, Ok(v), _) => format!("{:.3}", v * 1e3),
             (Unit::Percent, Ok(v), _) => format!("{:.1}", v * 100.0),
             (Unit::Size, _, Ok(v)) => format_size(v),
+            // Under 1 KiB the compact form is a bare number: say it is bytes.
+            (Unit::BlockSize, _, Ok(v)) if v < 1024 => format_size(v),
             (Unit::BlockSize, _, Ok(v)) => format_block_size(v),
             _ => raw.to_string(),
         }
@@ -460,7 +465,7 @@ mod tests {
             t.header,
             [
                 "test",
-                "record",
+                "record size",
                 "MiB/s, median (min–max)",
                 "fsync (ms)",
                 "calls/s",

@@ -82,7 +82,7 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
     let Some(row) = r.rows.last() else {
         return why;
     };
-    let block = format_block_size(row.block_size);
+    let block = format_size(row.block_size);
     let (cold, warm, again) = (
         row.cold.bytes_per_second(),
         row.warm.bytes_per_second(),
@@ -93,22 +93,22 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
     let warm_vs_cold = relate(Figure::one(warm), Figure::one(cold));
     why.push(match warm_vs_cold {
         Relation::Above(x) => format!(
-            "At {block} blocks the warm read is {x:.1}x the cold one ({} against {}).",
+            "In calls of {block} the warm read is {x:.1}x the cold one ({} against {}).",
             rate(warm),
             rate(cold)
         ),
         Relation::Same if no_device => format!(
-            "At {block} blocks warm and cold reads are within 10% ({} against {}): there is no block device under this file system, so a cold read comes from memory too.",
+            "In calls of {block} warm and cold reads are within 10% ({} against {}): there is no block device under this file system, so a cold read comes from memory too.",
             rate(warm),
             rate(cold)
         ),
         Relation::Same => format!(
-            "At {block} blocks warm and cold reads are within 10% ({} against {}): the page cache bought nothing here — the medium delivers as fast as this reader copies.",
+            "In calls of {block} warm and cold reads are within 10% ({} against {}): the page cache bought nothing here — the medium delivers as fast as this reader copies.",
             rate(warm),
             rate(cold)
         ),
         Relation::Below(x) | Relation::Unclear(x) => format!(
-            "At {block} blocks the warm read is slower than the cold one ({x:.2}x: {} against {}), which no cache explains: load or noise during the warm run; run it again on a quieter machine.",
+            "In calls of {block} the warm read is slower than the cold one ({x:.2}x: {} against {}), which no cache explains: load or noise during the warm run; run it again on a quieter machine.",
             rate(warm),
             rate(cold)
         ),

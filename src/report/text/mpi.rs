@@ -1,8 +1,10 @@
 //! `mpi`: the aggregate of every phase over the repeats, then every rank's own figures.
+//! Names (the directory, hosts) are printed through [`printable`].
 
 use super::{mib, right_align, table_with};
 use crate::cmd::mpi::{MpiReport, Phases};
-use crate::units::{format_block_size, format_seconds, format_size};
+use crate::text::printable;
+use crate::units::{format_seconds, format_size};
 use std::fmt::Write;
 
 /// Renders `mpi`.
@@ -28,9 +30,9 @@ pub fn mpi(r: &MpiReport) -> String {
     };
     let _ = writeln!(
         out,
-        "mpi {} in {}: {} rank{} on {} host{}{launched}, {}: {} per rank ({} in all) in {} calls{reads}",
+        "mpi {} in {}: {} rank{} on {} host{}{launched}, {}: {} per rank ({} in all) in calls of {}{reads}",
         r.phases_timed.name(),
-        r.dir,
+        printable(&r.dir),
         r.ranks,
         if r.ranks == 1 { "" } else { "s" },
         r.hosts,
@@ -38,7 +40,7 @@ pub fn mpi(r: &MpiReport) -> String {
         r.layout.name(),
         format_size(r.bytes_per_rank),
         format_size(r.bytes_per_rank * r.ranks as u64),
-        format_block_size(r.block_size),
+        format_size(r.block_size),
     );
     let mut table = table_with(&[
         "phase",
@@ -72,13 +74,13 @@ pub fn mpi(r: &MpiReport) -> String {
             format!(
                 "rank {} ({}) {}",
                 a.first_done.rank,
-                a.first_done.host,
+                printable(&a.first_done.host),
                 format_seconds(a.first_done.seconds)
             ),
             format!(
                 "rank {} ({}) {}",
                 a.last_done.rank,
-                a.last_done.host,
+                printable(&a.last_done.host),
                 format_seconds(a.last_done.seconds)
             ),
             format!("{:.1}–{:.1}", mib(a.rank_rates.min), mib(a.rank_rates.max)),
@@ -117,14 +119,16 @@ pub fn mpi(r: &MpiReport) -> String {
                 .iter()
                 .all(|x| x.expected_xor_hex.as_ref() == Some(&x.xor_hex));
             let checksum = match (&first.expected_xor_hex, verified) {
-                (None, _) => format!("{} written", first.xor_hex),
-                (Some(_), true) => format!("{} verified", first.xor_hex),
-                (Some(e), false) => format!("{} (expected {e})", first.xor_hex),
+                (None, _) => format!("{} written", printable(&first.xor_hex)),
+                (Some(_), true) => format!("{} verified", printable(&first.xor_hex)),
+                (Some(e), false) => {
+                    format!("{} (expected {})", printable(&first.xor_hex), printable(e))
+                }
             };
             ranks.add_row(vec![
                 phase.op.name().to_string(),
                 rank.to_string(),
-                first.host.clone(),
+                printable(&first.host),
                 format!("rank {} at byte {}", first.segment_of, first.offset),
                 format!("{:.1}", mib(median)),
                 crate::measure::stats::summarize(&fsyncs)

@@ -82,10 +82,10 @@ fn single(out: &mut String, r: &PatternsReport) {
         out,
         "file",
         format!(
-            "{} file, {} records ({} of them)",
+            "{} file in {} records of {} each",
             format_size(first.file_bytes),
-            format_block_size(first.record),
-            group_thousands(first.file_bytes.div_ceil(first.record.max(1)))
+            group_thousands(first.file_bytes.div_ceil(first.record.max(1))),
+            format_size(first.record)
         ),
     );
     let mut table = table_with(&[
@@ -244,9 +244,9 @@ fn fsync_line(out: &mut String, r: &PatternsReport) {
             out,
             "fsync",
             format!(
-                "leaving fsync out, as iozone does by default, would report {} at {} on {} as {} MiB/s instead of {} ({:.2}x)",
+                "leaving fsync out, as iozone does by default, would report {} with records of {} on {} as {} MiB/s instead of {} ({:.2}x)",
                 x.test.name(),
-                format_block_size(x.record),
+                format_size(x.record),
                 format_size(x.file_bytes),
                 mib(x.bytes_per_second.median * ratio),
                 mib(x.bytes_per_second.median),
@@ -258,7 +258,13 @@ fn fsync_line(out: &mut String, r: &PatternsReport) {
         .results
         .iter()
         .filter(|x| !x.checks_ok || x.verified == Some(false))
-        .map(|x| format!("{} at {}", x.test.name(), format_block_size(x.record)))
+        .map(|x| {
+            format!(
+                "{} with records of {}",
+                x.test.name(),
+                format_size(x.record)
+            )
+        })
         .collect();
     if !bad.is_empty() {
         line(out, "checks", format!("FAILED: {}", bad.join(", ")));

@@ -173,10 +173,10 @@ pub fn sweep_explanation(r: &SweepReport, a: &Analysis) -> String {
         Some(m) => {
             let (error, at) = misfit.expect("a misfit beyond the bound was measured");
             format!(
-                "A fixed cost per {call} ({}) plus a cost per byte ({}) fits these times only roughly: at {} blocks it is {:.0}% off, so the curve is shaped by more than the call and the copy ({}); {knee}.",
+                "A fixed cost per {call} ({}) plus a cost per byte ({}) fits these times only roughly: in calls of {} it is {:.0}% off, so the curve is shaped by more than the call and the copy ({}); {knee}.",
                 format_seconds(m.seconds_per_call),
                 format_mib_per_s(m.bytes_per_second),
-                format_block_size(at),
+                format_size(at),
                 100.0 * error,
                 match op {
                     crate::workload::Op::Read => "CPU caches, read-ahead, the device",

@@ -1,0 +1,322 @@
+//! `report`: a saved document rendered again says what its numbers are (a record of 7 B is
+//! not 7 records), prints no control character a document holds, stays within a bounded
+//! size, and refuses to put a study beside itself.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Output;
+
+/// `ioscope ARGS` run in `cwd`.
+fn in_dir(cwd: &Path, args: &[&str]) -> Output {
+    ioscope()
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run ioscope")
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}
+
+#[test]
+fn a_record_size_is_said_with_its_unit_and_never_read_as_a_count_of_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("p");
+    let t = target.to_str().unwrap();
+    let out = in_dir(
+        dir.path(),
+        &[
+            "patterns",
+            t,
+            "--size",
+            "7000",
+            "--record",
+            "7",
+            "--runs",
+            "1",
+            "--tests",
+            "write,read",
+            "--cache",
+            "warm",
+            "--json",
+        ],
+    );
+    let saved = dir.path().join("p.json");
+    std::fs::write(&saved, stdout(&out)).unwrap();
+    let md = dir.path().join("p.md");
+    let text = stdout(&in_dir(
+        dir.path(),
+        &[
+            "report",
+            saved.to_str().unwrap(),
+            "--markdown",
+            md.to_str().unwrap(),
+        ],
+    ));
+    assert!(text.contains("1,000 records of 7 B each"), "{text}");
+    assert!(!text.contains(" 7 records"), "{text}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(!md.contains(" 7 records"), "{md}");
+    assert!(md.contains("| record size |"), "{md}");
+    assert!(md.contains("| 7 B |"), "{md}");
+}
+
+/// A quick study of a small scratch file, saved in `out` (study.json and the rest).
+fn quick_study(cwd: &Path, out: &Path) {
+    let o = in_dir(
+        cwd,
+        &[
+            "study",
+            cwd.to_str().unwrap(),
+            "--level",
+            "quick",
+            "--only",
+            "write-read",
+            "--size",
+            "1m",
+            "--block-sizes",
+            "64k,1m",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn the_same_study_named_twice_in_any_way_is_refused_and_a_copy_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let a = cwd.join("a");
+    quick_study(cwd, &a);
+    let json = a.join("study.json");
+    let link = cwd.join("link.json");
+    std::os::unix::fs::symlink(&json, &link).unwrap();
+    let dir_link = cwd.join("a-link");
+    std::os::unix::fs::symlink(&a, &dir_link).unwrap();
+    let hard = cwd.join("hard.json");
+    std::fs::hard_link(&json, &hard).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    for (first, second) in [
+        (s(&a), s(&json)),
+        (s(&json), s(&a)),
+        (s(&a), s(&link)),
+        (s(&dir_link), s(&a)),
+        (s(&hard), s(&a)),
+        (s(&a), format!("{}/.", s(&a))),
+    ] {
+        let page = cwd.join("twice.html");
+        let out = in_dir(
+            cwd,
+            &["report", &first, &second, "-o", page.to_str().unwrap()],
+        );
+        assert_eq!(out.status.code(), Some(2), "{first} {second}");
+        let line = one_line_stderr(&out);
+        assert!(
+            line.contains("same study") || line.contains("twice"),
+            "{first} {second}: {line}"
+        );
+        assert!(!page.exists(), "no page compares a study with itself");
+    }
+    // A copy is another file with the same bytes: compared, but said.
+    let copy = cwd.join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(&json, copy.join("study.json")).unwrap();
+    let page = cwd.join("copy.html");
+    let out = in_dir(
+        cwd,
+        &["report", &s(&a), &s(&copy), "-o", page.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("holds the same document as"), "{stderr}");
+    assert!(page.exists());
+}
+
+/// Every control character but the line ends of the rendering itself.
+fn controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| c.is_control() && c != '\n')
+        .collect()
+}
+
+#[test]
+fn control_characters_in_a_saved_document_are_printed_as_escapes() {
+    const EVIL: &str = "ev\u{1b}[31mil\u{7}\nforged line\r\u{9b}\u{7f}";
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    // A patterns result: text and Markdown.
+    let target = cwd.join("p");
+    let out = in_dir(
+        cwd,
+        &[
+            "patterns",
+            target.to_str().unwrap(),
+            "--size",
+            "64k",
+            "--runs",
+            "1",
+            "--tests",
+            "write,read",
+            "--cache",
+            "warm",
+            "--json",
+        ],
+    );
+    let mut doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let evil = serde_json::Value::from(EVIL);
+    doc["command_line"] = serde_json::json!([EVIL, "patterns", EVIL]);
+    doc["path"] = evil.clone();
+    for field in ["version", "commit", "date"] {
+        doc[field] = evil.clone();
+    }
+    let env = &mut doc["environment"];
+    for field in ["kernel", "cpu_model", "path"] {
+        env[field] = evil.clone();
+    }
+    for field in [
+        "filesystem",
+        "mount_point",
+        "mount_source",
+        "device",
+        "scheduler",
+    ] {
+        env["storage"][field] = evil.clone();
+    }
+    let saved = cwd.join("evil.json");
+    std::fs::write(&saved, doc.to_string()).unwrap();
+    let md = cwd.join("evil.md");
+    let text = stdout(&in_dir(
+        cwd,
+        &[
+            "report",
+            saved.to_str().unwrap(),
+            "--markdown",
+            md.to_str().unwrap(),
+        ],
+    ));
+    let md = std::fs::read_to_string(&md).unwrap();
+    for (what, out) in [("text", &text), ("Markdown", &md)] {
+        assert_eq!(controls(out), [], "{what}: {out}");
+        assert!(
+            !out.lines().any(|l| l.starts_with("forged line")),
+            "{what}: a line forged: {out}"
+        );
+        assert!(
+            out.contains("u{1b}[31mil"),
+            "{what}: the escape shown: {out}"
+        );
+    }
+    // A study: text, and its HTML page.
+    let study = cwd.join("s");
+    quick_study(cwd, &study);
+    let json = study.join("study.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    doc["dir"] = evil.clone();
+    doc["command_line"] = serde_json::json!([EVIL]);
+    doc["environment"]["kernel"] = evil.clone();
+    std::fs::write(&json, doc.to_string()).unwrap();
+    let text = stdout(&in_dir(cwd, &["report", json.to_str().unwrap()]));
+    assert_eq!(controls(&text), [], "{text}");
+    let page = cwd.join("page.html");
+    let out = in_dir(
+        cwd,
+        &[
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(controls(&html), [], "HTML");
+}
+
+#[test]
+fn a_document_far_larger_than_any_result_is_refused_in_one_line_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.json");
+    // Sparse: no disk is used, and ioscope stops reading at its limit.
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(129 << 20).unwrap();
+    let out = ioscope().arg("report").arg(&big).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(line.contains(big.to_str().unwrap()), "{line}");
+    assert!(line.contains("more than 128 MiB"), "{line}");
+}
+
+#[test]
+fn a_document_of_millions_of_tiny_values_is_refused_before_it_is_built() {
+    // 34 MB of text that would take hundreds of MiB as numbers (and GiB as a JSON tree).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zeros.json");
+    let mut text = String::from(r#"{"schema": "ioscope/trace/v2", "files": ["#);
+    text.push_str(&"0,".repeat(17 << 20));
+    text.push_str("0]}");
+    std::fs::write(&path, text).unwrap();
+    let out = ioscope().arg("report").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(line.contains(path.to_str().unwrap()), "{line}");
+    assert!(
+        line.contains("values, more than a saved ioscope result holds"),
+        "{line}"
+    );
+}
+
+#[test]
+fn deep_nesting_is_an_input_error_and_a_huge_string_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("deep.json");
+    let nest = "[".repeat(200_000) + &"]".repeat(200_000);
+    for text in [
+        nest.clone(),
+        format!(r#"{{"schema": "ioscope/run/v2", "x": {nest}}}"#),
+        format!(r#"{{"x": {nest}, "schema": "ioscope/study/v3"}}"#),
+    ] {
+        std::fs::write(&deep, text).unwrap();
+        let out = ioscope().arg("report").arg(&deep).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(one_line_stderr(&out).contains("not JSON"));
+        let page = dir.path().join("deep.html");
+        let out = ioscope()
+            .arg("report")
+            .arg(&deep)
+            .arg(&deep)
+            .arg("-o")
+            .arg(&page)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+    }
+    // A path of 16 MiB in a saved result: rendered, once.
+    let target = dir.path().join("p");
+    let out = ioscope()
+        .args([
+            "patterns",
+            target.to_str().unwrap(),
+            "--size",
+            "64k",
+            "--runs",
+            "1",
+        ])
+        .args(["--tests", "read", "--cache", "warm", "--json"])
+        .output()
+        .unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    doc["path"] = "x".repeat(16 << 20).into();
+    let saved = dir.path().join("long.json");
+    std::fs::write(&saved, doc.to_string()).unwrap();
+    let text = stdout(&ioscope().arg("report").arg(&saved).output().unwrap());
+    assert!(text.len() > 16 << 20);
+}
