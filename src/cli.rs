@@ -553,6 +553,13 @@ pub struct ReceiveArgs {
     /// Replace existing files.
     #[arg(long)]
     pub force: bool,
+    /// Keep the sender's permission bits whole (also setuid, setgid, sticky and those the
+    /// umask would clear); by default a file gets the sender's rwx bits less the umask.
+    #[arg(long)]
+    pub keep_mode: bool,
+    /// Senders served at once; one more is refused as busy.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub max_peers: usize,
     /// Do not fsync each file before renaming it into place (faster; a crash may lose it).
     #[arg(long)]
     pub no_sync: bool,

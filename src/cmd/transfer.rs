@@ -6,7 +6,7 @@
 //! the classic pair of workloads is made here: ten small files and one large one.
 
 use crate::error::{Failure, input};
-use crate::files;
+use crate::files::{self, Footprint};
 use crate::measure::stats::{Summary, summarize};
 use crate::transfer::methods::{RecvMethod, SendMethod};
 use crate::transfer::proto::{Digest, Trailer};
@@ -15,7 +15,7 @@ use crate::units::MIB;
 use crate::workload::data::{DataStream, fresh_seed};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -141,8 +141,13 @@ pub fn execute(
     } else {
         vec![(
             "the files given".to_string(),
-            files_to_send(&options.files)?,
+            files_to_send(&options.files).context("transfer")?,
         )]
+    };
+    let socket = if options.unix {
+        Some(SocketPlace::new(&scratch.0)?)
+    } else {
+        None
     };
     let mut report = TransferReport {
         channel: if options.unix {
@@ -156,6 +161,8 @@ pub fn execute(
         workloads: Vec::new(),
         complete: false,
     };
+    let block = files::space(&options.to)?.block;
+    let copies_shown = format!("the copies in {}", scratch.0.display());
     let mut run = || -> Result<()> {
         for (name, files) in &workloads {
             let sources = files
@@ -163,7 +170,12 @@ pub fn execute(
                 .map(|f| digest_of(&f.path))
                 .collect::<Result<Vec<_>>>()?;
             let bytes = sources.iter().map(|s| s.0).sum();
-            files::ensure_room(&options.to, "transfer", bytes, 0, options.min_free)?;
+            // One copy at a time: each is removed before the next transfer.
+            let copy = sources.iter().fold(Footprint::default(), |mut f, s| {
+                f.add(s.0, block);
+                f
+            });
+            transfer::ensure_room_in(&options.to, &copies_shown, copy, options.min_free)?;
             report.workloads.push(Workload {
                 name: name.clone(),
                 files: files.len(),
@@ -172,7 +184,16 @@ pub fn execute(
             });
             for &s in &options.senders {
                 for &r in &options.receivers {
-                    let cell = measure(options, &scratch.0, files, &sources, bytes, s, r)?;
+                    let cell = measure(
+                        options,
+                        &scratch.0,
+                        socket.as_ref(),
+                        files,
+                        &sources,
+                        bytes,
+                        s,
+                        r,
+                    )?;
                     report
                         .workloads
                         .last_mut()
@@ -196,10 +217,77 @@ pub fn execute(
     Ok(report)
 }
 
+/// A private directory for the Unix socket, with a path short enough for one (a socket's
+/// path holds at most 107 bytes): the scratch directory where it fits, else a new
+/// directory (mkdtemp) in $XDG_RUNTIME_DIR or /tmp, removed on drop.
+struct SocketPlace {
+    socket: PathBuf,
+    made: Option<PathBuf>,
+}
+
+/// The longest path a Unix socket can be bound at (sun_path, less its NUL).
+const SOCKET_PATH_MAX: usize = 107;
+
+impl SocketPlace {
+    fn new(scratch: &Path) -> Result<Self> {
+        let socket = scratch.join("socket");
+        if socket.as_os_str().len() <= SOCKET_PATH_MAX {
+            return Ok(Self { socket, made: None });
+        }
+        let base = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .filter(|d| d.is_absolute() && d.as_os_str().len() < 64 && d.is_dir())
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        let template = base.join("ioscope-XXXXXX");
+        let mut bytes = template.into_os_string().into_vec();
+        bytes.push(0);
+        // SAFETY: a writable NUL-terminated template, which mkdtemp fills in place.
+        let made = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+        if made.is_null() {
+            return Err(std::io::Error::last_os_error()).with_context(|| {
+                format!(
+                    "transfer: {} is too long a path for a Unix socket, and a directory for one in {} could not be made",
+                    scratch.display(),
+                    base.display()
+                )
+            });
+        }
+        bytes.pop();
+        let dir = PathBuf::from(std::ffi::OsString::from_vec(bytes));
+        Ok(Self {
+            socket: dir.join("socket"),
+            made: Some(dir),
+        })
+    }
+}
+
+impl Drop for SocketPlace {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.made {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 /// The classic workloads: `small` files of `small_size` bytes, and one `large` file.
 fn generate(options: &TransferOptions, scratch: &Path) -> Result<Vec<(String, Vec<Outgoing>)>> {
-    let total = options.small as u64 * options.small_size + options.large;
-    files::ensure_room(&options.to, "transfer", 2 * total, 0, options.min_free)?;
+    // The sources and one copy of them, by blocks, inodes counted.
+    let block = files::space(&options.to)?.block;
+    let mut need = Footprint::default();
+    for _ in 0..2 {
+        for _ in 0..options.small {
+            need.add(options.small_size, block);
+        }
+        if options.large > 0 {
+            need.add(options.large, block);
+        }
+    }
+    transfer::ensure_room_in(
+        &options.to,
+        &format!("the files of transfer in {}", scratch.display()),
+        need,
+        options.min_free,
+    )?;
     let seed = fresh_seed();
     let make = |dir: &Path, name: &str, size: u64, at: u64| -> Result<Outgoing> {
         let path = dir.join(name);
@@ -283,9 +371,11 @@ fn digest_of(path: &Path) -> Result<(u64, Trailer)> {
 
 /// `repeat` transfers of `files` with sender `s` and receiver `r`, each into a fresh
 /// directory; the first copy is read back and compared with the sources.
+#[allow(clippy::too_many_arguments)]
 fn measure(
     options: &TransferOptions,
     scratch: &Path,
+    socket: Option<&SocketPlace>,
     files: &[Outgoing],
     sources: &[(u64, Trailer)],
     bytes: u64,
@@ -298,7 +388,7 @@ fn measure(
         crate::interrupt::check()?;
         let dest = scratch.join(format!("recv-{}-{}-{i}", s.name(), r.name()));
         std::fs::create_dir(&dest).with_context(|| format!("create {}", dest.display()))?;
-        let (send_side, recv_side) = one(options, scratch, &dest, files, s, r)?;
+        let (send_side, recv_side) = one(options, socket, &dest, files, s, r)?;
         sent.push(send_side.seconds);
         received.push(recv_side.seconds);
         if i == 0 {
@@ -326,16 +416,15 @@ fn measure(
 /// One transfer: the receiver on a thread, the sender here.
 fn one(
     options: &TransferOptions,
-    scratch: &Path,
+    socket: Option<&SocketPlace>,
     dest: &Path,
     files: &[Outgoing],
     s: SendMethod,
     r: RecvMethod,
 ) -> Result<(Session, Session)> {
-    let at = if options.unix {
-        Endpoint::Unix(scratch.join("socket"))
-    } else {
-        Endpoint::Tcp("127.0.0.1:0".into())
+    let at = match socket {
+        Some(place) => Endpoint::Unix(place.socket.clone()),
+        None => Endpoint::Tcp("127.0.0.1:0".into()),
     };
     let listener = Listener::bind(&at, false)?;
     let endpoint = listener.endpoint();
@@ -347,7 +436,9 @@ fn one(
         force: false,
         min_free: options.min_free,
         sync: options.sync,
-        greeting_within: TIMEOUT,
+        timeout: TIMEOUT,
+        keep_mode: false,
+        pending: Default::default(),
     };
     std::thread::scope(|scope| {
         let receiver = scope.spawn(|| -> Result<Session> {
@@ -358,6 +449,7 @@ fn one(
             method: s,
             buffer: options.buffer,
             token: Vec::new(),
+            to: endpoint.to_string(),
         };
         let sent = transfer::connect(&endpoint, TIMEOUT)
             .and_then(|mut c| transfer::send_all(&mut *c, files, &send));
@@ -408,11 +500,12 @@ pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
     let to = Endpoint::parse(&args.to)?;
     let buffer = crate::options::block_size(&args.buffer, "send").context("--buffer")? as usize;
     let timeout = timeout(&args.timeout, "send")?;
-    let files = files_to_send(&args.files)?;
+    let files = files_to_send(&args.files).with_context(|| format!("send to {to}"))?;
     let options = SendOptions {
         method: args.method,
         buffer,
         token: args.token.clone().unwrap_or_default().into_bytes(),
+        to: to.to_string(),
     };
     let mut conn = transfer::connect(&to, timeout)?;
     let session = transfer::send_all(&mut *conn, &files, &options)?;
@@ -463,9 +556,9 @@ fn new_token() -> Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// `receive DIR`: serves connections one at a time until Ctrl-C (or one, with `--once`);
-/// `each` gets every connection's outcome. A failed connection is reported and the next
-/// one still served.
+/// `receive DIR`: serves connections until Ctrl-C (or one, with `--once`), up to
+/// `--max-peers` at once, each on its own thread; `each` gets every connection's outcome.
+/// A failed connection is reported and the others still served.
 pub fn receive(
     args: &crate::cli::ReceiveArgs,
     each: &mut dyn FnMut(Result<Session>) -> Result<()>,
@@ -475,6 +568,11 @@ pub fn receive(
     let buffer = crate::options::block_size(&args.buffer, "receive").context("--buffer")? as usize;
     let timeout = timeout(&args.timeout, "receive")?;
     let min_free = crate::options::min_free(args.min_free.as_deref(), "receive")?;
+    if args.max_peers == 0 {
+        return Err(input(
+            "receive: --max-peers must be at least 1 (senders served at once)",
+        ));
+    }
     let token = match (&args.token, args.allow_remote) {
         (Some(t), _) if t.is_empty() || t.len() > crate::transfer::proto::MAX_TOKEN => {
             return Err(input("receive: --token must be 1 to 256 bytes"));
@@ -502,17 +600,15 @@ pub fn receive(
         force: args.force,
         min_free,
         sync: !args.no_sync,
-        greeting_within: timeout,
+        timeout,
+        keep_mode: args.keep_mode,
+        pending: Default::default(),
     };
-    loop {
-        let mut conn = listener.accept(timeout)?;
-        let outcome = transfer::receive_one(&mut *conn, &options);
-        drop(conn);
-        each(outcome)?;
-        if args.once {
-            return Ok(());
-        }
-    }
+    let serving = transfer::Serving {
+        max_peers: args.max_peers,
+        once: args.once,
+    };
+    transfer::serve(&listener, &options, serving, each)
 }
 
 impl TransferOptions {

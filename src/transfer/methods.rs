@@ -6,7 +6,9 @@
 //! moves the bytes socket → pipe → file inside the kernel (`splice`). Every unit feeds what
 //! it moved to the digest; those that never see the bytes in a buffer (sendfile, splice)
 //! read them back through a mapping, in the page cache, right after moving them. Every
-//! receiver first allocates the file's blocks for the announced size (fallocate).
+//! receiver first allocates the file's blocks for the announced size (fallocate): `mmap`
+//! always (it never writes through a mapping of blocks not allocated, and falls back to
+//! `write` where the file system cannot allocate them), the others from 1 MiB.
 
 use super::proto::{Digest, timed_out};
 use crate::engine::mmap::Mapping;
@@ -14,6 +16,7 @@ use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
 
 /// A connection: TCP or Unix, with its raw descriptor for sendfile and splice.
 pub trait Conn: Read + Write + AsRawFd + Send {
@@ -24,6 +27,12 @@ pub trait Conn: Read + Write + AsRawFd + Send {
     /// then reads the socket itself: what waits to be written is sent first.
     fn take_buffered(&mut self, _max: usize) -> std::io::Result<&[u8]> {
         Ok(&[])
+    }
+    /// Counts `n` bytes that arrived through the raw descriptor after waiting `took` for
+    /// them (splice, a read into a mapping), as reads through the connection count theirs:
+    /// fails when the peer moves too little for the time it is waited for ([`Pace`]).
+    fn paced(&mut self, _n: usize, _took: Duration) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -39,32 +48,95 @@ impl Conn for std::os::unix::net::UnixStream {
     }
 }
 
+/// The least a peer must move for each `window` (the receiver's `--timeout`) that the
+/// receiver spends waiting for it.
+pub const MIN_PER_WINDOW: u64 = 64 << 10;
+
+/// A minimum rate for a peer, counted over the time spent waiting for it (not wall time:
+/// a receiver busy with an fsync is not the peer's fault): once the waits add up to
+/// `window`, the bytes they brought must reach [`MIN_PER_WINDOW`], or the peer is dropped.
+/// The socket's timeout only bounds one wait; a peer that sends a byte just inside it
+/// would otherwise hold its connection (and the files' space) for ever.
+#[derive(Debug, Clone)]
+pub struct Pace {
+    window: Duration,
+    waited: Duration,
+    moved: u64,
+}
+
+impl Pace {
+    /// A pace judged every `window` of waiting.
+    pub fn new(window: Duration) -> Self {
+        Self {
+            window,
+            waited: Duration::ZERO,
+            moved: 0,
+        }
+    }
+
+    /// Counts `n` bytes that took `took` to arrive; an error once a window of waiting
+    /// brought too few.
+    pub fn moved(&mut self, n: usize, took: Duration) -> std::io::Result<()> {
+        self.waited += took;
+        self.moved += n as u64;
+        if self.waited < self.window {
+            return Ok(());
+        }
+        if self.moved < MIN_PER_WINDOW {
+            return Err(std::io::Error::other(format!(
+                "the peer moved {} bytes in {} of waiting, less than {} per --timeout ({}); dropped as too slow",
+                self.moved,
+                crate::units::format_seconds(self.waited.as_secs_f64()),
+                crate::units::format_size(MIN_PER_WINDOW),
+                crate::units::format_seconds(self.window.as_secs_f64()),
+            )));
+        }
+        self.waited = Duration::ZERO;
+        self.moved = 0;
+        Ok(())
+    }
+}
+
 /// A receiving connection read through a 64 KiB buffer: the small frames of many small
 /// files (header, body, trailer) come in one read() instead of one per field. Reads as
 /// large as the buffer go straight to the socket. Writes (the replies) are gathered and
 /// sent when the connection is about to wait for the sender, on `flush`, or when 4 KiB
-/// are waiting: one write() for the replies to every file that arrived in one read.
+/// are waiting: one write() for the replies to every file that arrived in one read. Every
+/// read from the socket is held to a [`Pace`].
 pub struct Buffered<'a> {
     inner: &'a mut dyn Conn,
     buf: Vec<u8>,
     pos: usize,
     len: usize,
     out: Vec<u8>,
+    pace: Pace,
 }
 
 /// Replies waiting at most this many bytes before they are sent.
 const GATHERED_REPLIES: usize = 4 << 10;
 
 impl<'a> Buffered<'a> {
-    /// Wraps `inner`.
-    pub fn new(inner: &'a mut dyn Conn) -> Self {
+    /// Wraps `inner`; the peer must keep to `pace`.
+    pub fn new(inner: &'a mut dyn Conn, pace: Pace) -> Self {
         Self {
             inner,
             buf: vec![0; 64 << 10],
             pos: 0,
             len: 0,
             out: Vec::with_capacity(GATHERED_REPLIES),
+            pace,
         }
+    }
+
+    /// One read from the socket, counted against the pace.
+    fn read_socket(&mut self, into: Option<&mut [u8]>) -> std::io::Result<usize> {
+        let t = Instant::now();
+        let n = match into {
+            Some(out) => self.inner.read(out)?,
+            None => self.inner.read(&mut self.buf)?,
+        };
+        self.pace.moved(n, t.elapsed())?;
+        Ok(n)
     }
 }
 
@@ -74,9 +146,9 @@ impl Read for Buffered<'_> {
             // About to wait for the sender: it must have every reply so far first.
             self.flush()?;
             if out.len() >= self.buf.len() {
-                return self.inner.read(out);
+                return self.read_socket(Some(out));
             }
-            self.len = self.inner.read(&mut self.buf)?;
+            self.len = self.read_socket(None)?;
             self.pos = 0;
         }
         let n = out.len().min(self.len - self.pos);
@@ -125,6 +197,9 @@ impl Conn for Buffered<'_> {
         let at = self.pos;
         self.pos += n;
         Ok(&self.buf[at..at + n])
+    }
+    fn paced(&mut self, n: usize, took: Duration) -> std::io::Result<()> {
+        self.pace.moved(n, took)
     }
 }
 
@@ -190,9 +265,28 @@ impl RecvMethod {
 
 fn shrank(name: &str, at: u64, size: u64) -> anyhow::Error {
     crate::error::Failure::Check(format!(
-        "send {name}: the file ended at byte {at} but its size was {size} when sending began (did it shrink?)"
+        "{name}: the file ended at byte {at} but its size was {size} when sending began (did it shrink?)"
     ))
     .into()
+}
+
+/// For the bytes of a mapping from `at` that could not be read (MADV_POPULATE_READ, or a
+/// write() from the mapping, failed: EFAULT where the file shrank below them): said as
+/// [`shrank`] says it, with where the file ends now; any other error as it is, with the
+/// offset.
+fn mapped_unreadable(
+    file: &File,
+    name: &str,
+    at: u64,
+    size: u64,
+    e: anyhow::Error,
+) -> anyhow::Error {
+    match file.metadata() {
+        Ok(m) if m.len() < size => shrank(name, m.len(), size),
+        _ => e.context(format!(
+            "{name}: send the bytes from {at} through its mapping"
+        )),
+    }
 }
 
 /// `write_all` to the socket that Ctrl-C interrupts: a signal ends a write blocked on a full
@@ -252,9 +346,18 @@ pub fn send(
             while at < size {
                 crate::interrupt::check()?;
                 let n = STEP.min((size - at) as usize);
+                // Pages past the end of a file that shrank fail here (EFAULT) instead of
+                // faulting when touched; EINVAL: a kernel without it, faults will do.
+                if !map.advise(at, n, crate::engine::mmap::MADV_POPULATE_READ) {
+                    let e = std::io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::EINVAL) {
+                        return Err(mapped_unreadable(file, name, at, size, e.into()));
+                    }
+                }
                 let bytes = map.slice(at, n).expect("inside the mapping");
                 digest.update(bytes);
-                write_all(conn, bytes)?;
+                // A cut while the socket is full unmaps the pages under write(): EFAULT.
+                write_all(conn, bytes).map_err(|e| mapped_unreadable(file, name, at, size, e))?;
                 at += n as u64;
             }
         }
@@ -350,9 +453,22 @@ pub fn read_unsized(file: &File, name: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// What [`receive`] did with one file.
+#[derive(Clone)]
+pub struct Received {
+    /// The digest of the bytes.
+    pub digest: Digest,
+    /// Written by `write` instead of the method asked: the file system cannot allocate a
+    /// file's blocks up front (fallocate), and a mapping of blocks not allocated would
+    /// meet a full file system as SIGBUS.
+    pub by_write: bool,
+}
+
 /// Reads exactly `size` bytes from `conn` into `file` (new and empty) by `method`
 /// (`buffer` bytes per read for `write`); returns their digest, or an error saying how
-/// many bytes arrived (the caller names the file).
+/// many bytes arrived (the caller names the file). `mmap` only writes through a mapping
+/// whose blocks fallocate allocated first, whatever the size; where the file system cannot,
+/// the file is written by `write` instead (and [`Received::by_write`] says so).
 pub fn receive(
     method: RecvMethod,
     conn: &mut dyn Conn,
@@ -360,18 +476,31 @@ pub fn receive(
     name: &str,
     size: u64,
     buffer: usize,
-) -> Result<Digest> {
+) -> Result<Received> {
     let mut digest = Digest::new();
     let mut got = 0u64;
     let ended = |got: u64| anyhow::anyhow!("the stream ended after {got} of {size} bytes");
     let arrived = |got: u64| format!("after {got} of {size} bytes");
     if size == 0 {
-        return Ok(digest);
+        return Ok(Received {
+            digest,
+            by_write: false,
+        });
     }
+    let mut by_write = false;
+    let method = match method {
+        RecvMethod::Mmap if !preallocate(file, name, size, 0)? => {
+            by_write = true;
+            RecvMethod::Write
+        }
+        m => m,
+    };
     match method {
         RecvMethod::Write => {
             // The writes extend the file themselves where it cannot be preallocated.
-            preallocate(file, name, size)?;
+            if !by_write {
+                preallocate(file, name, size, PREALLOCATE_FROM)?;
+            }
             got = write_buffered(conn, file, name, size, &mut digest)?;
             let mut buf = vec![0u8; buffer.min((size - got) as usize).max(1)];
             let mut f = file;
@@ -388,9 +517,9 @@ pub fn receive(
             }
         }
         RecvMethod::Mmap => {
-            reserve(file, name, size)?;
-            // SAFETY: a new file only this process writes, sized just above; the mapping is
-            // dropped before the file is synced and renamed.
+            // SAFETY: a new file only this process writes, its blocks allocated and its
+            // size given just above (so no store into the mapping meets a hole on a full
+            // file system); the mapping is dropped before the file is synced and renamed.
             let mut map = unsafe { memmap2::MmapMut::map_mut(file) }
                 .with_context(|| format!("mmap {name}"))?;
             while got < size {
@@ -413,7 +542,9 @@ pub fn receive(
             got = write_buffered(conn, file, name, size, &mut digest)?;
             while got < size {
                 let want = STEP.min((size - got) as usize);
+                let t = Instant::now();
                 let n = splice(conn.as_raw_fd(), pipe_w.as_raw_fd(), want)
+                    .and_then(|n| conn.paced(n, t.elapsed()).map(|()| n))
                     .context("splice from the socket")
                     .with_context(|| arrived(got))?;
                 if n == 0 {
@@ -433,7 +564,7 @@ pub fn receive(
             }
         }
     }
-    Ok(digest)
+    Ok(Received { digest, by_write })
 }
 
 /// Writes to `file` (at its offset) the bytes of it the connection already holds, up to
@@ -463,10 +594,11 @@ fn write_buffered(
 /// writes then fill allocated blocks instead of reserving a delayed allocation per 4 KiB
 /// page (ext4: 1.3-2.1x the receiving rate, measured in bench/RESULTS.md). Returns false
 /// where the file system cannot (some network and older file systems):
-/// nothing was done. Files below [`PREALLOCATE_FROM`] are left to delayed allocation: one
-/// extent allocated at writeback costs less than a call now.
-fn preallocate(file: &File, name: &str, size: u64) -> Result<bool> {
-    if size < PREALLOCATE_FROM {
+/// nothing was done. Files below `from` bytes are left alone (false): for `write`, files
+/// below [`PREALLOCATE_FROM`] are left to delayed allocation, as one extent allocated at
+/// writeback costs less than a call now.
+fn preallocate(file: &File, name: &str, size: u64, from: u64) -> Result<bool> {
+    if size < from {
         return Ok(false);
     }
     // SAFETY: fallocate on a descriptor we own.
@@ -483,9 +615,10 @@ fn preallocate(file: &File, name: &str, size: u64) -> Result<bool> {
 /// The smallest file a receiver preallocates.
 const PREALLOCATE_FROM: u64 = 1 << 20;
 
-/// Gives `file` (new, empty) its `size`: preallocated, else sparse (ftruncate).
+/// Gives `file` (new, empty) its `size`: preallocated, else sparse (ftruncate). Only for
+/// writes by the kernel (splice), which meet a full file system as ENOSPC, not SIGBUS.
 fn reserve(file: &File, name: &str, size: u64) -> Result<()> {
-    if !preallocate(file, name, size)? {
+    if !preallocate(file, name, size, PREALLOCATE_FROM)? {
         file.set_len(size)
             .with_context(|| format!("ftruncate {name}"))?;
     }
@@ -500,6 +633,12 @@ fn read_some(conn: &mut dyn Conn, buf: &mut [u8]) -> Result<usize> {
             Err(e) if crate::interrupt::retry_after(&e)? => {}
             Err(e) if timed_out(&e) => {
                 bail!("read from the socket: the sender went silent (timed out)")
+            }
+            // Only a read into a mapping whose page the file system could not give.
+            Err(e) if e.raw_os_error() == Some(libc::EFAULT) => {
+                bail!(
+                    "read from the socket into the mapping: the file system could not provide the page (full?)"
+                )
             }
             Err(e) => return Err(e).context("read from the socket"),
         }

@@ -2,12 +2,15 @@
 //! wire format is in [`proto`], the ways each end touches the bytes in [`methods`], where
 //! a received file is created and how it is published in `place`; this file holds the two
 //! ends: addresses, the sender's walk over its files, and the receiver's rules (a
-//! server's): loopback unless told otherwise and then only with a token; names confined to
-//! its directory; nothing overwritten without `--force`; free space checked against each
-//! announced size; each file written unnamed (or under a temporary name), verified, synced
-//! and only then linked (or renamed) into place; any failure leaves nothing partial (nor
-//! the directories made for that file) and ends the connection, saying which file and how
-//! many bytes arrived.
+//! server's): loopback unless told otherwise and then only with a token; connections served
+//! at once, a bounded number, each on its own thread and held to a timeout and a minimum
+//! pace, so that no slow peer holds the others up; names confined to its directory; nothing
+//! overwritten without `--force`; modes less the umask unless `--keep-mode`; free space and
+//! inodes checked again for each announced file, by blocks, against the margin; each file
+//! written unnamed (or under a temporary name), verified, synced and only then linked (or
+//! renamed) into place; any failure leaves nothing partial (nor the directories made for
+//! that file) and ends the connection with a refusal the sender prints, saying which file
+//! and how many bytes arrived.
 
 pub mod methods;
 mod place;
@@ -25,6 +28,8 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Where a receiver listens or a sender connects: `HOST:PORT` or `unix:PATH`.
@@ -72,6 +77,17 @@ pub enum Listener {
     Unix(UnixListener, PathBuf, Option<(u64, u64)>),
 }
 
+/// Whether `ip` is a loopback address, an IPv4 one written IPv6-mapped
+/// (`::ffff:127.0.0.1`) included.
+fn loopback(ip: std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(v4) => v4.is_loopback(),
+        std::net::IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    }
+}
+
 /// The (device, inode) of what `path` names, not following a link.
 fn identity(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
@@ -100,12 +116,16 @@ impl Listener {
                     .to_socket_addrs()
                     .map_err(|e| input(format!("listen on {addr}: {e}")))?
                     .collect();
-                if !remote && addrs.iter().any(|a| !a.ip().is_loopback()) {
+                if !remote && addrs.iter().any(|a| !loopback(a.ip())) {
                     return Err(input(format!(
                         "listen on {addr}: not a loopback address; other machines could send files here: add --allow-remote (a token is then required)"
                     )));
                 }
                 let l = TcpListener::bind(&addrs[..])
+                    .map_err(|e| input(format!("listen on {addr}: {e}")))?;
+                // Non-blocking: a connection that went away between poll and accept
+                // would otherwise block accept (and Ctrl-C) until the next one.
+                l.set_nonblocking(true)
                     .map_err(|e| input(format!("listen on {addr}: {e}")))?;
                 Ok(Listener::Tcp(l))
             }
@@ -117,7 +137,15 @@ impl Listener {
                         files::describe(&e)
                     ))
                 })?;
-                Ok(Listener::Unix(l, path.clone(), identity(path)))
+                let made = identity(path);
+                l.set_nonblocking(true).map_err(|e| {
+                    input(format!(
+                        "listen on unix:{}: {}",
+                        path.display(),
+                        files::describe(&e)
+                    ))
+                })?;
+                Ok(Listener::Unix(l, path.clone(), made))
             }
         }
     }
@@ -142,35 +170,60 @@ impl Listener {
 
     /// Waits for the next connection; Ctrl-C ends the wait (it is polled every 200 ms).
     pub fn accept(&self, timeout: Duration) -> Result<Box<dyn Conn>> {
+        loop {
+            if self.ready()?
+                && let Some(conn) = self.take(timeout)?
+            {
+                return Ok(conn);
+            }
+        }
+    }
+
+    /// Waits up to 200 ms for a connection to arrive; Ctrl-C is an error.
+    pub fn ready(&self) -> Result<bool> {
+        crate::interrupt::check()?;
         let mut pfd = libc::pollfd {
             fd: self.raw(),
             events: libc::POLLIN,
             revents: 0,
         };
-        loop {
-            crate::interrupt::check()?;
-            // SAFETY: one live pollfd.
-            let r = unsafe { libc::poll(&mut pfd, 1, 200) };
-            if r > 0 {
-                break;
+        // SAFETY: one live pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, 200) };
+        Ok(r > 0)
+    }
+
+    /// Accepts the connection that arrived (`None`: it went away meanwhile), blocking,
+    /// its reads and writes bounded by `timeout`.
+    pub fn take(&self, timeout: Duration) -> Result<Option<Box<dyn Conn>>> {
+        fn gone<T>(r: std::io::Result<T>) -> Result<Option<T>> {
+            match r {
+                Ok(v) => Ok(Some(v)),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(None),
+                Err(e) => Err(e).context("accept"),
             }
         }
         let conn: Box<dyn Conn> = match self {
             Listener::Tcp(l) => {
-                let (s, _) = l.accept().context("accept")?;
+                let Some((s, _)) = gone(l.accept())? else {
+                    return Ok(None);
+                };
+                s.set_nonblocking(false).context("accept")?;
                 s.set_nodelay(true).ok();
                 s.set_read_timeout(Some(timeout)).ok();
                 s.set_write_timeout(Some(timeout)).ok();
                 Box::new(s)
             }
             Listener::Unix(l, ..) => {
-                let (s, _) = l.accept().context("accept")?;
+                let Some((s, _)) = gone(l.accept())? else {
+                    return Ok(None);
+                };
+                s.set_nonblocking(false).context("accept")?;
                 s.set_read_timeout(Some(timeout)).ok();
                 s.set_write_timeout(Some(timeout)).ok();
                 Box::new(s)
             }
         };
-        Ok(conn)
+        Ok(Some(conn))
     }
 }
 
@@ -210,7 +263,8 @@ pub struct Outgoing {
 }
 
 /// The files under the paths given: a file is sent under its own name; a directory's
-/// files (recursively, symlinks not followed) under names relative to its parent. Two
+/// files (recursively, symlinks not followed) under names relative to its parent. Errors
+/// name the path and the problem; the caller says what it was doing (and where to). Two
 /// paths that would arrive under one name are refused here: the receiver would keep the
 /// first and refuse the second half way through the stream. Also returns what a directory
 /// held that is neither a file nor a directory (symlinks, FIFOs, sockets, devices): left
@@ -222,10 +276,17 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
         out: &mut Vec<Outgoing>,
         skipped: &mut Vec<PathBuf>,
     ) -> Result<()> {
+        let listing = |e: std::io::Error| {
+            input(format!(
+                "read the directory {}: {}",
+                dir.display(),
+                files::describe(&e)
+            ))
+        };
         let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| input(format!("send {}: {}", dir.display(), files::describe(&e))))?
+            .map_err(listing)?
             .collect::<std::io::Result<_>>()
-            .map_err(|e| input(format!("send {}: {}", dir.display(), files::describe(&e))))?;
+            .map_err(listing)?;
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
             let mut name = prefix.to_vec();
@@ -249,15 +310,10 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
     let mut skipped = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p)
-            .map_err(|e| input(format!("send {}: {}", p.display(), files::describe(&e))))?;
+            .map_err(|e| input(format!("{}: {}", p.display(), files::describe(&e))))?;
         let base = p
             .file_name()
-            .ok_or_else(|| {
-                input(format!(
-                    "send {}: no file name to send it under",
-                    p.display()
-                ))
-            })?
+            .ok_or_else(|| input(format!("{}: no file name to send it under", p.display())))?
             .as_bytes()
             .to_vec();
         if meta.is_dir() {
@@ -269,7 +325,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
             });
         } else {
             return Err(input(format!(
-                "send {}: not a regular file or directory",
+                "{}: not a regular file or directory",
                 p.display()
             )));
         }
@@ -278,7 +334,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
     for f in &out {
         if let Some(first) = seen.insert(&f.name[..], &f.path) {
             return Err(input(format!(
-                "send {}: it would arrive under the name {:?}, as {} would; send one of them",
+                "{}: it would arrive under the name {:?}, as {} would; send one of them",
                 f.path.display(),
                 String::from_utf8_lossy(&f.name),
                 first.display()
@@ -312,6 +368,10 @@ pub struct Session {
     /// bytes it had when sending began, as its header announced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grew: Vec<String>,
+    /// Files the receiver wrote by `write` instead of the method asked: the file system
+    /// cannot allocate a file's blocks up front, which `mmap` needs (the receiver's side).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_write: Vec<String>,
 }
 
 /// Options of a sender.
@@ -323,21 +383,49 @@ pub struct SendOptions {
     pub buffer: usize,
     /// Token to present.
     pub token: Vec<u8>,
+    /// The receiver's address, as every error names it.
+    pub to: String,
 }
 
 /// Sends `files` over `conn`; each is verified and in place when its reply comes. Replies
 /// are read on a second thread while the files go out, so a file's round trip does not
-/// stall the next (many small files); the first refusal stops the sending.
+/// stall the next (many small files); the first refusal stops the sending. Every error
+/// names the receiver's address (and the file, where one was being sent).
 pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) -> Result<Session> {
+    send_files_to(conn, files, options).map_err(|e| e.context(format!("send to {}", options.to)))
+}
+
+fn send_files_to(
+    conn: &mut dyn Conn,
+    files: &[Outgoing],
+    options: &SendOptions,
+) -> Result<Session> {
     let started = Instant::now();
     let refused = |what: String| anyhow::Error::from(crate::error::Failure::Check(what));
-    proto::write_hello(conn, &options.token)?;
-    proto::read_reply(conn)?
-        .map_err(|m| refused(format!("send: the receiver refused the connection: {m}")))?;
+    if options.token.len() > usize::from(u16::MAX) {
+        return Err(input(format!(
+            "--token: {} bytes cannot be sent (at most {} are accepted)",
+            options.token.len(),
+            proto::MAX_TOKEN
+        )));
+    }
+    // A receiver may refuse before it reads the greeting (busy) and close: its reply is
+    // read even when the greeting could not be written, as it says why.
+    let hello = proto::write_hello(conn, &options.token);
+    match proto::read_reply(conn) {
+        Ok(Err(m)) => {
+            return Err(refused(format!("the receiver refused the connection: {m}")));
+        }
+        Ok(Ok(())) => hello?,
+        Err(e) => {
+            hello?;
+            return Err(e);
+        }
+    }
     let mut replies = std::io::BufReader::with_capacity(
         4 << 10,
         conn.another()
-            .context("send: a second handle on the connection")?,
+            .context("a second handle on the connection")?,
     );
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -371,20 +459,18 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
         }
         let (times, refusal, broken) = reader
             .join()
-            .map_err(|_| anyhow!("send: the reply reader panicked"))?;
+            .map_err(|_| anyhow!("the reply reader panicked"))?;
         if let Some((i, m)) = refusal {
             // The receiver's word first: it explains a failed write that followed.
             let what = files.get(i).map_or_else(
                 || "the end of the stream".to_string(),
                 |f| String::from_utf8_lossy(&f.name).into_owned(),
             );
-            return Err(refused(format!(
-                "send {what}: the receiver refused it: {m}"
-            )));
+            return Err(refused(format!("{what}: the receiver refused it: {m}")));
         }
         written?;
         if let Some(e) = broken {
-            return Err(e.context("send: the connection broke before every file was confirmed"));
+            return Err(e.context("the connection broke before every file was confirmed"));
         }
         let mut last = 0.0;
         let done = files
@@ -409,6 +495,7 @@ pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) 
                 .iter()
                 .map(|&i| String::from_utf8_lossy(&files[i].name).into_owned())
                 .collect(),
+            by_write: Vec::new(),
         })
     })
 }
@@ -439,7 +526,7 @@ fn send_files(
         let shown = String::from_utf8_lossy(&f.name).into_owned();
         let file = File::open(&f.path).map_err(|e| {
             input(format!(
-                "send {}: {}",
+                "open {}: {}",
                 f.path.display(),
                 files::describe(&e)
             ))
@@ -457,7 +544,8 @@ fn send_files(
         let header = proto::Header {
             name: f.name.clone(),
             size: meta.len().max(unsized_bytes.len() as u64),
-            mode: meta.permissions().mode() & 0o777,
+            // All of them: the receiver keeps those beyond its umask only with --keep-mode.
+            mode: meta.permissions().mode() & 0o7777,
         };
         proto::put_header(&mut out, &header);
         let (digest, grown) = if meta.len() == 0 {
@@ -512,7 +600,14 @@ pub struct ReceiveOptions {
     pub sync: bool,
     /// How long a peer may take over its whole greeting (token included): a peer that
     /// trickles it a byte at a time, each within the socket's timeout, is refused then.
-    pub greeting_within: Duration,
+    /// Afterwards, each time the receiver has waited this long for the peer in all, the
+    /// peer must have moved [`methods::MIN_PER_WINDOW`] bytes ([`methods::Pace`]).
+    pub timeout: Duration,
+    /// Keep the sender's permission bits whole (also setuid, setgid and sticky, and those
+    /// the umask clears); otherwise a file gets the sender's `rwx` bits less the umask.
+    pub keep_mode: bool,
+    /// Space promised to the files in flight on every connection of this receiver.
+    pub pending: Arc<Pending>,
 }
 
 /// A reader that fails once `until` has passed, whatever each read returned: the socket's
@@ -534,113 +629,236 @@ impl Read for Deadline<'_> {
     }
 }
 
-/// What a connection may still write: free space less the margin, asked of the file system
-/// once and counted down per file, asked again only when a file would not fit (space may
-/// have been freed meanwhile). One statvfs per connection instead of one per file.
-struct Budget {
-    room: Option<u64>,
+/// What the files being received (on every connection of one receiver) will still take:
+/// the file system's free space shows it only once their blocks are allocated. A file's
+/// footprint is promised when its header arrives, after a check against the free space
+/// read then (so other writers are seen) less what is promised already, and given back
+/// when the file is in place or refused (a file in flight may be counted twice meanwhile:
+/// on the safe side).
+#[derive(Debug, Default)]
+pub struct Pending(Mutex<files::Footprint>);
+
+/// A file's share of [`Pending`], given back on drop.
+struct Promise<'a> {
+    pending: &'a Pending,
+    need: files::Footprint,
 }
 
-impl Budget {
-    fn take(&mut self, dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<()> {
-        let room = match self.room {
-            Some(r) if r >= bytes => r,
-            _ => {
-                files::ensure_room(dir, name, bytes, 0, min_free)?;
-                files::room(dir, min_free)?
-            }
-        };
-        self.room = Some(room.saturating_sub(bytes));
-        Ok(())
+impl Drop for Promise<'_> {
+    fn drop(&mut self) {
+        let mut held = lock(&self.pending.0);
+        held.files = held.files.saturating_sub(self.need.files);
+        held.data = held.data.saturating_sub(self.need.data);
+        held.bytes = held.bytes.saturating_sub(self.need.bytes);
     }
 }
 
+/// Locks `m`, also after a thread panicked holding it (what it guards stays consistent:
+/// plain counters and a table of descriptors).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Pending {
+    /// Promises the room for a file of `bytes` in the directory open as `dir` (shown as
+    /// `shown`), or refuses it: its blocks and metadata must leave the margin free, and the
+    /// inodes must leave free as large a share of the file system's as the margin is of its
+    /// space (8,000 empty files take no blocks but can exhaust its inodes).
+    fn promise(
+        &self,
+        dir: &place::Dirs,
+        shown: &str,
+        bytes: u64,
+        min_free: Option<u64>,
+    ) -> Result<Promise<'_>> {
+        let mut held = lock(&self.0);
+        let (space, inodes) = dir.space()?;
+        let need = files::Footprint::of_file(bytes, space.block);
+        let seen = files::Space {
+            available: space.available.saturating_sub(held.bytes),
+            inodes_available: space.inodes_available.saturating_sub(held.files),
+            ..space
+        };
+        check_room(seen, inodes, shown, need, min_free)?;
+        held.files = held.files.saturating_add(need.files);
+        held.data = held.data.saturating_add(need.data);
+        held.bytes = held.bytes.saturating_add(need.bytes);
+        Ok(Promise {
+            pending: self,
+            need,
+        })
+    }
+}
+
+/// Refuses files of footprint `need` in `dir` (`shown` in the message) that would leave
+/// less than the margin free, counted by blocks, or fewer inodes free than the margin's
+/// share ([`Pending::promise`]).
+pub fn ensure_room_in(
+    dir: &Path,
+    shown: &str,
+    need: files::Footprint,
+    min_free: Option<u64>,
+) -> Result<()> {
+    let (space, inodes) = place::Dirs::open(dir, false)?.space()?;
+    check_room(space, inodes, shown, need, min_free)
+}
+
+/// [`files::ensure_room_for`], and inodes: of the `inodes` of the file system, as large a
+/// share must stay free as the margin is of its space.
+fn check_room(
+    space: files::Space,
+    inodes: u64,
+    shown: &str,
+    need: files::Footprint,
+    min_free: Option<u64>,
+) -> Result<()> {
+    files::ensure_room_for(space, shown, need, 0, min_free)?;
+    let margin = min_free.unwrap_or_else(|| files::default_margin(space));
+    if space.inodes_available == u64::MAX || space.total == 0 {
+        return Ok(());
+    }
+    let keep = (u128::from(inodes) * u128::from(margin)).div_ceil(u128::from(space.total));
+    let keep = u64::try_from(keep).unwrap_or(u64::MAX);
+    if space.inodes_available.saturating_sub(need.files) < keep {
+        return Err(input(format!(
+            "write {shown}: not enough free inodes: {} file(s) need one each, {} of {inodes} are free and {keep} must stay free (the margin's share; set with --min-free)",
+            need.files, space.inodes_available
+        )));
+    }
+    Ok(())
+}
+
 /// Serves one connection: every file verified, synced and renamed into place, or the
-/// first failure (which ends the connection, its partial file removed). The refusal is
-/// sent to the sender before the error is returned.
+/// first failure (which ends the connection, its partial file removed). Whatever the
+/// failure (a bad greeting, an over-long name, a slow peer, no room), the sender is sent
+/// the refusal before the error is returned.
 pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Session> {
+    receive_until(conn, options, &AtomicBool::new(false))
+}
+
+/// [`receive_one`] for a receiver that may `stop` (Ctrl-C) and shut the connection down
+/// under it: a failure seen once `stop` is set is the stop's doing, so it is
+/// [`crate::error::Failure::Interrupted`]; one seen before stays what it was.
+fn receive_until(
+    conn: &mut dyn Conn,
+    options: &ReceiveOptions,
+    stop: &AtomicBool,
+) -> Result<Session> {
     let started = Instant::now();
-    let mut buffered = methods::Buffered::new(conn);
+    let mut buffered = methods::Buffered::new(conn, methods::Pace::new(options.timeout));
     let conn: &mut dyn Conn = &mut buffered;
+    let mut session = Session {
+        files: Vec::new(),
+        bytes: 0,
+        seconds: 0.0,
+        grew: Vec::new(),
+        by_write: Vec::new(),
+    };
+    let mut dirs = None;
+    let mut replied = false;
+    match serve_stream(
+        conn,
+        options,
+        started,
+        &mut dirs,
+        &mut session,
+        &mut replied,
+    ) {
+        Ok(()) => {
+            session.bytes = session.files.iter().map(|d| d.bytes).sum();
+            session.seconds = started.elapsed().as_secs_f64();
+            Ok(session)
+        }
+        Err(e) => {
+            if let Some(dirs) = dirs.as_mut() {
+                dirs.unmake();
+            }
+            if stop.load(Ordering::SeqCst) {
+                return Err(crate::error::Failure::Interrupted.into());
+            }
+            let stopped = matches!(
+                e.downcast_ref::<crate::error::Failure>(),
+                Some(crate::error::Failure::Interrupted)
+            );
+            if !replied && !stopped {
+                let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
+            }
+            if !stopped {
+                let _ = conn.flush();
+                drain(conn);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The greeting and then every file of one connection, into `session`; `replied` is set
+/// when the refusal was sent already (with other words than the error's).
+fn serve_stream(
+    conn: &mut dyn Conn,
+    options: &ReceiveOptions,
+    started: Instant,
+    dirs: &mut Option<place::Dirs>,
+    session: &mut Session,
+    replied: &mut bool,
+) -> Result<()> {
     let token = proto::read_hello(&mut Deadline {
         inner: &mut *conn,
-        until: started + options.greeting_within,
+        until: started + options.timeout,
     })
     .map_err(|e| {
-        if started.elapsed() >= options.greeting_within {
+        if started.elapsed() >= options.timeout {
             e.context(format!(
                 "receive: a peer did not complete its greeting within {}; dropped",
-                crate::units::format_seconds(options.greeting_within.as_secs_f64())
+                crate::units::format_seconds(options.timeout.as_secs_f64())
             ))
         } else {
-            e
+            e.context("receive: a peer's greeting")
         }
     })?;
     if let Some(want) = &options.token
         && !constant_time_eq(want, &token)
     {
+        *replied = true;
         let _ = proto::write_reply(conn, &Err("wrong token".into()));
-        let _ = conn.flush();
         return Err(crate::error::Failure::Check(
             "receive: a sender presented a wrong token; refused".into(),
         )
         .into());
     }
     // The directory may have gone since the receiver started: the sender is told so.
-    let mut dirs = match place::Dirs::open(&options.dir) {
-        Ok(dirs) => dirs,
-        Err(e) => {
-            let e = e.context("receive");
-            let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
-            let _ = conn.flush();
-            return Err(e);
-        }
-    };
+    let dirs = dirs.insert(place::Dirs::open(&options.dir, options.keep_mode).context("receive")?);
     proto::write_reply(conn, &Ok(()))?;
-    let mut done = Vec::new();
-    let mut budget = Budget { room: None };
-    while let Some(header) = proto::read_header(conn)? {
+    while let Some(header) = proto::read_header(conn).context("receive")? {
         let t = Instant::now();
         let shown = String::from_utf8_lossy(&header.name).into_owned();
-        match receive_file(conn, options, &header, &mut dirs, &mut budget) {
-            Ok(()) => {
-                proto::write_reply(conn, &Ok(()))?;
-                done.push(FileDone {
-                    name: shown,
-                    bytes: header.size,
-                    seconds: t.elapsed().as_secs_f64(),
-                });
-            }
-            Err(e) => {
-                dirs.unmake();
-                let _ = proto::write_reply(conn, &Err(format!("{e:#}")));
-                let _ = conn.flush();
-                drain(conn);
-                return Err(e);
-            }
+        let by_write = receive_file(conn, options, &header, dirs)?;
+        proto::write_reply(conn, &Ok(()))?;
+        if by_write {
+            session.by_write.push(shown.clone());
         }
+        session.files.push(FileDone {
+            name: shown,
+            bytes: header.size,
+            seconds: t.elapsed().as_secs_f64(),
+        });
     }
     proto::write_reply(conn, &Ok(()))?;
     conn.flush().context("send the last reply")?;
-    Ok(Session {
-        bytes: done.iter().map(|d| d.bytes).sum(),
-        files: done,
-        seconds: started.elapsed().as_secs_f64(),
-        grew: Vec::new(),
-    })
+    Ok(())
 }
 
 /// After a refusal: no more writes, and what the sender still has in flight is read and
-/// dropped (up to 64 MiB), so that closing does not reset the connection before the sender
-/// has read why.
+/// dropped (up to 64 MiB, for at most 2 s: a peer that trickles cannot hold it), so that
+/// closing does not reset the connection before the sender has read why.
 fn drain(conn: &mut dyn Conn) {
     let fd = conn.as_raw_fd();
     let wait = libc::timeval {
-        tv_sec: 2,
+        tv_sec: 1,
         tv_usec: 0,
     };
     // SAFETY: shutting down the write side of a socket we own, and bounding its reads to
-    // 2 s with a live timeval.
+    // 1 s with a live timeval.
     unsafe {
         libc::shutdown(fd, libc::SHUT_WR);
         libc::setsockopt(
@@ -651,9 +869,10 @@ fn drain(conn: &mut dyn Conn) {
             std::mem::size_of::<libc::timeval>() as libc::socklen_t,
         );
     }
+    let until = Instant::now() + Duration::from_secs(2);
     let mut buf = [0u8; 64 << 10];
     let mut left: u64 = 64 << 20;
-    while left > 0 {
+    while left > 0 && Instant::now() < until {
         match conn.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => left = left.saturating_sub(n as u64),
@@ -665,13 +884,14 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// Receives one file; returns whether it was written by `write` instead of the method
+/// asked ([`methods::Received::by_write`]).
 fn receive_file(
     conn: &mut dyn Conn,
     options: &ReceiveOptions,
     header: &proto::Header,
     dirs: &mut place::Dirs,
-    budget: &mut Budget,
-) -> Result<()> {
+) -> Result<bool> {
     let shown = String::from_utf8_lossy(&header.name).into_owned();
     let refuse = |why: String| {
         anyhow!(crate::error::Failure::Check(format!(
@@ -679,13 +899,14 @@ fn receive_file(
         )))
     };
     let parts = proto::confined(&header.name).map_err(refuse)?;
-    budget
-        .take(&options.dir, &shown, header.size, options.min_free)
+    let _promise = options
+        .pending
+        .promise(dirs, &shown, header.size, options.min_free)
         .map_err(|e| refuse(format!("{e:#}")))?;
     let incoming = dirs
         .create(&parts, header.size, header.mode, options.force)
         .map_err(refuse)?;
-    let digest = methods::receive(
+    let received = methods::receive(
         options.method,
         conn,
         &incoming.file,
@@ -696,7 +917,7 @@ fn receive_file(
     .with_context(|| format!("receive {shown}"))?;
     let trailer = proto::read_trailer(conn)
         .with_context(|| format!("receive {shown}: all {} bytes arrived", header.size))?;
-    let got = digest.trailer();
+    let got = received.digest.trailer();
     if got != trailer {
         return Err(refuse(format!(
             "checksum mismatch: sent XOR {:08x} XXH3 {:016x}, received XOR {:08x} XXH3 {:016x}; removed",
@@ -705,5 +926,160 @@ fn receive_file(
     }
     incoming
         .publish(options.sync, options.force)
-        .map_err(|e| refuse(format!("{e:#}")))
+        .map_err(|e| refuse(format!("{e:#}")))?;
+    Ok(received.by_write)
+}
+
+/// How a receiver serves its connections.
+#[derive(Debug, Clone, Copy)]
+pub struct Serving {
+    /// Connections served at once; one more is told the receiver is busy.
+    pub max_peers: usize,
+    /// Serve one connection, then return.
+    pub once: bool,
+}
+
+/// Serves connections on `listener` until Ctrl-C (or one, with `once`), each on a thread
+/// of its own, at most `max_peers` at a time (one more is told the receiver is busy, and
+/// closed): a slow or silent peer holds its own connection only, each under its own
+/// timeout and pace. `each` gets every connection's outcome, on this thread. On Ctrl-C
+/// the connections being served are shut down (each removes its partial file) and their
+/// threads waited for.
+pub fn serve(
+    listener: &Listener,
+    options: &ReceiveOptions,
+    serving: Serving,
+    each: &mut dyn FnMut(Result<Session>) -> Result<()>,
+) -> Result<()> {
+    if serving.once {
+        let mut conn = listener.accept(options.timeout)?;
+        let outcome = receive_one(&mut *conn, options);
+        drop(conn);
+        return each(outcome);
+    }
+    // The connections being served, by a serial number: shut down on Ctrl-C. A thread
+    // takes its own out under the lock before closing it, so a number never names
+    // another descriptor by the time it is shut down.
+    let active: Mutex<std::collections::HashMap<u64, i32>> = Mutex::default();
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<Result<Session>>();
+    std::thread::scope(|scope| {
+        let mut now_serving = 0usize;
+        let mut serial = 0u64;
+        let stopped: Result<()> = 'serve: loop {
+            while let Ok(outcome) = rx.try_recv() {
+                now_serving -= 1;
+                if let Err(e) = each(outcome) {
+                    break 'serve Err(e);
+                }
+            }
+            match listener.ready() {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(e) => break Err(e),
+            }
+            let conn = match listener.take(options.timeout) {
+                Ok(Some(conn)) => conn,
+                Ok(None) => continue,
+                Err(e) => {
+                    // Out of descriptors, or a peer gone before it was accepted: this
+                    // connection is lost, the receiver goes on.
+                    if let Err(e) = each(Err(e.context("receive: accept a connection"))) {
+                        break Err(e);
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+            };
+            if now_serving >= serving.max_peers {
+                refuse_busy(&*conn, serving.max_peers);
+                drop(conn);
+                let busy = crate::error::Failure::Check(format!(
+                    "receive: a sender was turned away: {} connections are being served already (--max-peers)",
+                    serving.max_peers
+                ));
+                if let Err(e) = each(Err(busy.into())) {
+                    break Err(e);
+                }
+                continue;
+            }
+            serial += 1;
+            let id = serial;
+            lock(&active).insert(id, conn.as_raw_fd());
+            let (tx, active, stop) = (tx.clone(), &active, &stop);
+            let spawned = std::thread::Builder::new()
+                .name(format!("receive-{id}"))
+                .spawn_scoped(scope, move || {
+                    let mut conn = conn;
+                    let outcome = receive_until(&mut *conn, options, stop);
+                    let mut listed = lock(active);
+                    listed.remove(&id);
+                    drop(conn);
+                    drop(listed);
+                    let _ = tx.send(outcome);
+                });
+            match spawned {
+                Ok(_) => now_serving += 1,
+                Err(e) => {
+                    lock(active).remove(&id);
+                    let e =
+                        anyhow::Error::from(e).context("receive: start a thread for a connection");
+                    if let Err(e) = each(Err(e)) {
+                        break Err(e);
+                    }
+                }
+            }
+        };
+        stop.store(true, Ordering::SeqCst);
+        for &fd in lock(&active).values() {
+            // SAFETY: a socket still open (its thread takes it out of the table before
+            // closing it); shutting it down wakes a thread blocked on it.
+            unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+        }
+        drop(tx);
+        // What finished meanwhile is reported; connections cut short by the stop are not.
+        for outcome in rx {
+            let cut = outcome.as_ref().is_err_and(|e| {
+                matches!(
+                    e.downcast_ref::<crate::error::Failure>(),
+                    Some(crate::error::Failure::Interrupted)
+                )
+            });
+            if !cut {
+                let _ = each(outcome);
+            }
+        }
+        stopped
+    })
+}
+
+/// Tells a peer the receiver is busy, without waiting on it: the reply is sent if the
+/// socket takes it at once, and what the peer sent already (its greeting) is read, so that
+/// closing does not reset the connection before the peer has read why.
+fn refuse_busy(conn: &dyn Conn, max: usize) {
+    let mut reply = Vec::new();
+    let _ = proto::write_reply(
+        &mut reply,
+        &Err(format!(
+            "busy: the receiver is serving {max} senders already (--max-peers); try again later"
+        )),
+    );
+    let fd = conn.as_raw_fd();
+    let mut buf = [0u8; 4096];
+    // SAFETY: a socket we own; live buffers of the lengths given; no call waits.
+    unsafe {
+        libc::send(
+            fd,
+            reply.as_ptr().cast(),
+            reply.len(),
+            libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+        );
+        libc::shutdown(fd, libc::SHUT_WR);
+        for _ in 0..16 {
+            let n = libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT);
+            if n <= 0 {
+                break;
+            }
+        }
+    }
 }

@@ -54,24 +54,27 @@ struct Dir {
     path: PathBuf,
     /// Whether `O_TMPFILE` works here (`None`: not tried yet).
     tmpfile: Option<bool>,
-    /// Whether a file created here gets the mode asked less the umask (no default ACL).
-    umask_applies: bool,
 }
 
 /// The receiver's directory and the directories under it opened so far.
 pub struct Dirs {
     root: Dir,
     open: HashMap<Vec<u8>, Dir>,
-    /// The process's umask, when it could be read; `None`: always chmod.
-    umask: Option<u32>,
+    /// Whether a file keeps the sender's mode whole (`--keep-mode`): set by chmod before
+    /// it is published. Otherwise open gives it the sender's `rwx` bits less the umask (or
+    /// as a default ACL decides), as for any file the receiver's user makes.
+    keep_mode: bool,
     /// Directories made for the file being created (its parent, name and key), removed
     /// again by [`Dirs::unmake`] when that file is refused.
     made: Vec<(Rc<OwnedFd>, CString, Vec<u8>)>,
     /// Whether `/proc/self/fd` can name an unnamed file for `linkat`.
     proc_fd: bool,
     pid: u32,
-    serial: u64,
 }
+
+/// The number in the next temporary name: one count for the whole process, as several
+/// connections may write into one directory at once.
+static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 fn cstr(bytes: &[u8]) -> Result<CString> {
     CString::new(bytes).map_err(|_| anyhow!("a NUL in a name"))
@@ -103,42 +106,21 @@ fn open_dir_with(at: RawFd, name: &CStr, flags: libc::c_int) -> std::io::Result<
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// The umask, from /proc/self/status (reading it with umask() would change it for a moment,
-/// under other threads' feet).
-fn read_umask() -> Option<u32> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
-    u32::from_str_radix(line.trim(), 8).ok()
-}
-
-/// Whether the directory has a default ACL (then the umask does not decide new modes).
-fn has_default_acl(fd: RawFd) -> bool {
-    let name = c"system.posix_acl_default";
-    // SAFETY: a live C string; a null buffer of size 0 only asks for the length.
-    let n = unsafe { libc::fgetxattr(fd, name.as_ptr(), std::ptr::null_mut(), 0) };
-    n >= 0
-        || !matches!(
-            errno().raw_os_error(),
-            Some(libc::ENODATA) | Some(libc::EOPNOTSUPP)
-        )
-}
-
 impl Dir {
     fn new(fd: OwnedFd, path: PathBuf) -> Self {
-        let umask_applies = !has_default_acl(fd.as_raw_fd());
         Dir {
             fd: Rc::new(fd),
             path,
             tmpfile: None,
-            umask_applies,
         }
     }
 }
 
 impl Dirs {
-    /// Opens the receiver's directory for one connection. The directory itself may be a
-    /// link (the user named it); links are refused only inside it.
-    pub fn open(root: &Path) -> Result<Self> {
+    /// Opens the receiver's directory for one connection; files keep the sender's mode
+    /// whole with `keep_mode`. The directory itself may be a link (the user named it);
+    /// links are refused only inside it.
+    pub fn open(root: &Path, keep_mode: bool) -> Result<Self> {
         let c = cstr(root.as_os_str().as_bytes())?;
         let fd = open_dir_with(libc::AT_FDCWD, &c, 0)
             .map_err(|e| anyhow!("open {}: {}", root.display(), crate::files::describe(&e)))?;
@@ -146,11 +128,33 @@ impl Dirs {
             root: Dir::new(fd, root.to_path_buf()),
             open: HashMap::new(),
             made: Vec::new(),
-            umask: read_umask(),
+            keep_mode,
             proc_fd: Path::new("/proc/self/fd").is_dir(),
             pid: std::process::id(),
-            serial: 0,
         })
+    }
+
+    /// The space on the file system of the receiver's directory (fstatvfs on the open
+    /// directory: no path walk per file) and its number of inodes (0 where not counted).
+    pub fn space(&self) -> Result<(crate::files::Space, u64)> {
+        // SAFETY: statvfs is plain data the call fills.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: an open directory and the struct above.
+        if unsafe { libc::fstatvfs(self.root.fd.as_raw_fd(), &mut st) } != 0 {
+            return Err(errno()).with_context(|| format!("statvfs {}", self.root.path.display()));
+        }
+        let unit = (st.f_frsize as u64).max(1);
+        let space = crate::files::Space {
+            total: st.f_blocks as u64 * unit,
+            available: st.f_bavail as u64 * unit,
+            block: unit,
+            inodes_available: if st.f_files == 0 {
+                u64::MAX
+            } else {
+                st.f_favail as u64
+            },
+        };
+        Ok((space, st.f_files as u64))
     }
 
     /// The directory that holds the last of `parts`, its parents opened (and created)
@@ -217,7 +221,8 @@ impl Dirs {
     }
 
     /// Creates the file that will become `parts` (checked by
-    /// [`super::proto::confined`]), of `size` bytes, with permission bits `mode`: refused
+    /// [`super::proto::confined`]), of `size` bytes, with the sender's permission bits
+    /// `mode` (less the umask, without setuid, setgid and sticky, unless `keep_mode`): refused
     /// when the name exists and is not a regular file, or exists at all without `replace`.
     /// Without `replace`, a name is only looked up first for a file over
     /// [`CHECK_FIRST`] bytes (so no bytes are received in vain); publishing refuses an
@@ -229,10 +234,10 @@ impl Dirs {
         mode: u32,
         replace: bool,
     ) -> std::result::Result<Incoming, String> {
-        self.serial += 1;
+        let serial = SERIAL.fetch_add(1, Ordering::Relaxed) + 1;
         // Directories made for the files before this one stay: those files arrived.
         self.made.clear();
-        let (umask, proc_fd, pid, serial) = (self.umask, self.proc_fd, self.pid, self.serial);
+        let (keep_mode, proc_fd, pid) = (self.keep_mode, self.proc_fd, self.pid);
         let dir = self.parent(parts)?;
         let name = cstr(parts[parts.len() - 1]).map_err(|e| format!("{e:#}"))?;
         let shown = dir
@@ -241,6 +246,7 @@ impl Dirs {
         if replace || size > CHECK_FIRST {
             existing(dir.fd.as_raw_fd(), &name, replace)?;
         }
+        let whole = mode & 0o7777;
         let mode = mode & 0o777;
         let fd = dir.fd.as_raw_fd();
         let flags = libc::O_RDWR | libc::O_CLOEXEC;
@@ -295,18 +301,13 @@ impl Dirs {
                 unsafe { File::from_raw_fd(f) }
             }
         };
-        // The mode open gave is `mode` less the umask unless a default ACL decides.
-        let chmod = match umask {
-            Some(u) if dir.umask_applies => mode & u != 0,
-            _ => true,
-        };
         Ok(Incoming {
             file,
             dir: Rc::clone(&dir.fd),
             name,
             shown,
             temp,
-            mode: chmod.then_some(mode),
+            mode: keep_mode.then_some(whole),
             published: false,
         })
     }
@@ -459,7 +460,7 @@ mod tests {
     #[test]
     fn a_deep_name_keeps_at_most_max_open_directories_open() {
         let root = tempfile::tempdir().expect("a temporary directory");
-        let mut dirs = Dirs::open(root.path()).expect("open it");
+        let mut dirs = Dirs::open(root.path(), false).expect("open it");
         let mut parts = vec![&b"d"[..]; 2 * MAX_OPEN];
         parts.push(b"f");
         let incoming = dirs.create(&parts, 1, 0o644, false).expect("create");

@@ -223,16 +223,26 @@ pub fn sent(r: &SendReport) -> String {
     )
 }
 
-/// One line per connection a receiver served.
+/// One line per connection a receiver served (and one more when files were written by
+/// `write` instead of the method asked).
 pub fn received(s: &Session, synced: bool) -> String {
-    format!(
+    let mut out = format!(
         "received {} file(s), {} in {} = {:.1} MiB/s; each verified (XOR and XXH3), {}renamed into place\n",
         s.files.len(),
         format_size(s.bytes),
         format_seconds(s.seconds),
         crate::units::per_second(s.bytes, s.seconds) / MIB as f64,
         if synced { "synced and " } else { "" }
-    )
+    );
+    if let Some(first) = s.by_write.first() {
+        let _ = writeln!(
+            out,
+            "note: {} file(s) written by write() instead of through a mapping, {} the first: this file system cannot allocate a file's blocks up front (fallocate), and writing through a mapping of unallocated blocks would fail with SIGBUS on a full disk",
+            s.by_write.len(),
+            crate::text::printable(first)
+        );
+    }
+    out
 }
 
 #[cfg(test)]
