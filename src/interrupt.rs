@@ -29,6 +29,8 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 static FIRST_SIGNAL_NS: AtomicU64 = AtomicU64::new(0);
 /// The first signal received (0: none), for `trace` to pass on as received.
 static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// Bit `1 << signal` for each of our signals that was ignored when ioscope started.
+static IGNORED_AT_START: AtomicU64 = AtomicU64::new(0);
 
 /// Paths the exit-at-once path removes: this many at a time, each this long at most
 /// (with its NUL). A path that does not fit is not registered (see [`Registration`]).
@@ -195,17 +197,36 @@ pub fn install() {
         action.sa_flags = 0;
         libc::sigemptyset(&mut action.sa_mask);
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
-            // A signal ignored by whoever started us stays ignored, as shells do: under
-            // `nohup` SIGHUP, and SIGINT/SIGQUIT for a `cmd &` of a script, are not ours to
-            // act on — and a program ioscope starts (trace, compare) inherits the ignoring,
-            // where our handler would be reset to the default (terminate) at its exec.
+            // A signal ignored by whoever started us is remembered, so that a program
+            // ioscope starts (trace's command) inherits the ignoring, where our handler
+            // would be reset to the default (terminate) at its exec. SIGHUP stays ignored
+            // for ioscope too (`nohup`'s purpose); SIGINT and SIGQUIT, which a shell
+            // ignores for every `cmd &` of a script, still stop ioscope when sent to it by
+            // name (`kill -INT`), as a script expects.
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
                 && old.sa_sigaction == libc::SIG_IGN
             {
-                continue;
+                IGNORED_AT_START.fetch_or(1 << signal, Ordering::SeqCst);
+                if signal == libc::SIGHUP {
+                    continue;
+                }
             }
             libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// For a child between fork and exec: ignores again the signals whoever started ioscope
+/// had ignored (nohup's SIGHUP, a script's background SIGINT/SIGQUIT), so the program it
+/// runs behaves as it would have run without ioscope. Async-signal-safe (sigaction only).
+pub fn ignore_in_child_what_was_ignored() {
+    let mask = IGNORED_AT_START.load(Ordering::SeqCst);
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+        if mask & (1 << signal) != 0 {
+            // SAFETY: signal(2) with SIG_IGN is async-signal-safe and changes only this
+            // (child) process's disposition.
+            unsafe { libc::signal(signal, libc::SIG_IGN) };
         }
     }
 }

@@ -489,6 +489,7 @@ fn a_signal_ignored_by_the_caller_stays_ignored_for_ioscope_and_a_traced_command
     unsafe {
         cmd.pre_exec(|| {
             libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
             Ok(())
         });
     }
@@ -505,4 +506,52 @@ fn a_signal_ignored_by_the_caller_stays_ignored_for_ioscope_and_a_traced_command
         0,
         "SIGHUP (bit 0) is ignored in the traced shell: {text}"
     );
+    assert_ne!(
+        mask & 2,
+        0,
+        "SIGINT (bit 1) is ignored in the traced shell: {text}"
+    );
+}
+
+#[test]
+fn sigint_sent_by_name_stops_ioscope_even_when_its_shell_ignored_it_as_for_a_background_job() {
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+    // A script's `ioscope receive DIR & ... kill -INT $!`: sh starts background jobs with
+    // SIGINT ignored, and the script still expects kill -INT to stop it.
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("s");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+    cmd.arg("receive")
+        .arg(dir.path())
+        .arg("--listen")
+        .arg(format!("unix:{}", socket.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: signal() is async-signal-safe; the closure runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().expect("start ioscope receive");
+    let started = Instant::now();
+    while !socket.exists() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill only sends a signal to the child we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("ioscope ignored kill -INT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
 }

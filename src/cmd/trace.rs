@@ -257,6 +257,8 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
                 libc::dup2(fd, 2);
             }
         }
+        // What the caller ignored (nohup's SIGHUP), the command ignores too.
+        crate::interrupt::ignore_in_child_what_was_ignored();
     };
     let started_at = Instant::now();
     let tally: std::cell::RefCell<Option<Tally>> = std::cell::RefCell::new(None);
