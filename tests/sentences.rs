@@ -336,3 +336,35 @@ fn repeats_that_scatter_are_named_in_a_typed_warning() {
         "{text}"
     );
 }
+
+#[test]
+fn small_files_whose_pairs_are_twelve_times_apart_are_not_said_to_barely_differ() {
+    let mut doc = fixture("transfer.json");
+    let small = doc["workloads"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|w| w["files"].as_u64() > Some(1))
+        .expect("the fixture has small files");
+    let cells = small["cells"].as_array_mut().unwrap();
+    let last = cells.len() - 1;
+    for (i, c) in cells.iter_mut().enumerate() {
+        let factor = if i == last { 11.78 } else { 1.0 };
+        let per_file = 0.0001 * factor;
+        c["seconds_per_file"] = per_file.into();
+        c["bytes_per_second"] = (4096.0 / per_file).into();
+    }
+    let text = report_text(&doc);
+    assert!(!text.contains("barely differ"), "{text}");
+    assert!(
+        text.contains("11.78x): the methods differ even for files this small"),
+        "{text}"
+    );
+    // And alike pairs are said to be alike.
+    for c in doc["workloads"][0]["cells"].as_array_mut().unwrap() {
+        c["seconds_per_file"] = 0.0001.into();
+        c["bytes_per_second"] = 40960000.0.into();
+    }
+    let text = report_text(&doc);
+    assert!(text.contains("so the methods barely differ"), "{text}");
+}

@@ -38,6 +38,10 @@ pub fn scattered(f: Figure) -> bool {
     f.n > 1 && f.max > SCATTERED * f.min.max(1e-12)
 }
 
+/// Figures "alike" enough that one bound limits them all (every transfer pair against the
+/// device's write rate when each file is fsynced): the fastest within 25% of the slowest.
+pub const ALIKE: f64 = 1.25;
+
 /// A figure as the rule sees it: the median and the range of its repeats.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Figure {

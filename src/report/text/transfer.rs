@@ -174,17 +174,26 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
         )
     };
     let fastest = format!("{}{versus}", pair(best));
+    let spread = best.bytes_per_second / worst.bytes_per_second.max(1e-9);
     if small(w) {
-        let why = format!(
-            "each file of about {} costs {} to {} whatever the method: the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
-            format_size(w.bytes / w.files.max(1) as u64),
-            format_seconds(best.seconds_per_file),
-            format_seconds(worst.seconds_per_file)
-        );
+        let size = format_size(w.bytes / w.files.max(1) as u64);
+        let why = if crate::measure::verdict::same(best.bytes_per_second, worst.bytes_per_second) {
+            format!(
+                "each file of about {size} costs {} to {} whatever the method (within 10%): the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
+                format_seconds(best.seconds_per_file),
+                format_seconds(worst.seconds_per_file)
+            )
+        } else {
+            format!(
+                "each file of about {size} costs {} with the fastest pair and {} with the slowest ({}, {spread:.2}x): the methods differ even for files this small, so the costs every method shares per file (the round trip, creating, verifying, renaming) are not all that counts",
+                format_seconds(best.seconds_per_file),
+                format_seconds(worst.seconds_per_file),
+                format!("{} → {}", worst.sender.name(), worst.receiver.name()),
+            )
+        };
         return vec![("fastest", fastest), ("why", why)];
     }
-    let spread = best.bytes_per_second / worst.bytes_per_second.max(1e-9);
-    if synced && spread < 1.25 {
+    if synced && spread < crate::measure::verdict::ALIKE {
         let why = format!(
             "every pair is within {:.0}% of the best: each file is fsynced before it is renamed into place, so the device's write rate bounds them all and how the bytes are moved barely matters; --no-sync shows what the methods themselves cost",
             100.0 * (1.0 - 1.0 / spread)
