@@ -185,10 +185,11 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
             )
         } else {
             format!(
-                "each file of about {size} costs {} with the fastest pair and {} with the slowest ({}, {spread:.2}x): the methods differ even for files this small, so the costs every method shares per file (the round trip, creating, verifying, renaming) are not all that counts",
+                "each file of about {size} costs {} with the fastest pair and {} with the slowest ({} → {}, {spread:.2}x): the methods differ even for files this small, so the costs every method shares per file (the round trip, creating, verifying, renaming) are not all that counts",
                 format_seconds(best.seconds_per_file),
                 format_seconds(worst.seconds_per_file),
-                format!("{} → {}", worst.sender.name(), worst.receiver.name()),
+                worst.sender.name(),
+                worst.receiver.name(),
             )
         };
         return vec![("fastest", fastest), ("why", why)];
