@@ -242,3 +242,28 @@ fn a_file_that_cannot_grow_is_described_by_its_whole_blocks_not_a_smaller_limit(
 fn calibrate_args(path: &std::path::Path) -> Vec<&str> {
     vec!["calibrate", path.to_str().unwrap(), "64k", "--grow"]
 }
+
+#[test]
+fn grow_refuses_a_symbolic_link_and_leaves_its_target_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    std::fs::write(&target, b"OLD\n").unwrap();
+    let link = dir.path().join("lf");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = common::ioscope()
+        .args(["calibrate", link.to_str().unwrap(), "64k", "--grow"])
+        .args(["--min", "0.1s", "--max", "1s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = common::one_line_stderr(&out);
+    assert!(
+        line.contains("is a symbolic link to") && line.contains("--grow"),
+        "{line}"
+    );
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        b"OLD\n",
+        "the target is untouched"
+    );
+}

@@ -105,11 +105,26 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
     let opened = files::open_regular(&options.path, "calibrate")?;
     let name = opened.name.clone();
     let file = if options.grow {
-        OpenOptions::new()
+        // --grow writes: never through a symbolic link (the file it names could be anyone's),
+        // and only to the very file just opened for reading.
+        files::refuse_symlink(&options.path, &format!("calibrate {name} --grow"))?;
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        let file = OpenOptions::new()
             .read(true)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&options.path)
-            .map_err(|e| input(format!("open {name} for --grow: {}", files::describe(&e))))?
+            .map_err(|e| input(format!("open {name} for --grow: {}", files::describe(&e))))?;
+        let (a, b) = (
+            opened.file.metadata().context("stat the file to grow")?,
+            file.metadata().context("stat the file to grow")?,
+        );
+        if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+            return Err(input(format!(
+                "calibrate {name} --grow: the file was replaced while it was opened; not grown"
+            )));
+        }
+        file
     } else {
         opened.file
     };
