@@ -331,12 +331,20 @@ fn save<T: Exportable>(result: &T, out: &Exports, path: &Path) -> Result<()> {
         // (the reserved paths are removed again).
         return Ok(());
     }
+    // The chart first: a result without one is refused before any file is written.
+    let chart = if out.files.wants_svg() {
+        Some(result.chart().ok_or_else(|| {
+            crate::error::input(format!(
+                "{} --svg: this result has no chart (no part with a curve was measured); use --csv or --markdown",
+                T::COMMAND
+            ))
+        })?)
+    } else {
+        None
+    };
     out.files
         .write_csv(&report::csv::render(&result.table())?)?;
-    if out.files.wants_svg() {
-        let chart = result
-            .chart()
-            .with_context(|| format!("{} has no chart", T::COMMAND))?;
+    if let Some(chart) = chart {
         out.files
             .write("--svg", report::svg::render(&chart)?.as_bytes())?;
     }
@@ -412,6 +420,23 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
     use crate::error::input;
     if args.results.len() == 1 && args.output.is_none() {
         return rerender(&args.results[0], &args.export);
+    }
+    // The HTML page is all this form writes: an option it would silently drop is refused.
+    let e = &args.export;
+    let dropped: Vec<&str> = [
+        (e.json, "--json"),
+        (e.csv.is_some(), "--csv"),
+        (e.svg.is_some(), "--svg"),
+        (e.markdown.is_some(), "--markdown"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
+    if !dropped.is_empty() {
+        return Err(input(format!(
+            "report: {} cannot go with -o or several studies, which write one HTML page; re-render one saved result without -o for them",
+            dropped.join(", ")
+        )));
     }
     let mut loaded: Vec<LoadedStudy> = Vec::new();
     // The same file however it is named (a directory and its study.json, a link, a hard

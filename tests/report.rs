@@ -320,3 +320,56 @@ fn deep_nesting_is_an_input_error_and_a_huge_string_renders() {
     let text = stdout(&ioscope().arg("report").arg(&saved).output().unwrap());
     assert!(text.len() > 16 << 20);
 }
+
+#[test]
+fn options_that_the_html_form_would_drop_are_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = format!(
+        "{}/tests/fixtures/study-sentences.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let html = dir.path().join("page.html");
+    let csv = dir.path().join("c.csv");
+    let out = common::ioscope()
+        .args(["report", &fixture, "--json", "-o"])
+        .arg(&html)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = common::one_line_stderr(&out);
+    assert!(line.contains("--json, --csv cannot go with -o"), "{line}");
+    assert!(!html.exists() && !csv.exists());
+}
+
+#[test]
+fn svg_of_a_study_without_a_chart_is_refused_before_any_file_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = format!(
+        "{}/tests/fixtures/study-sentences.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    for part in ["read_sweep", "write_sweep", "cache", "patterns"] {
+        doc[part] = serde_json::Value::Null;
+    }
+    let path = dir.path().join("study.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let csv = dir.path().join("c.csv");
+    let svg = dir.path().join("s.svg");
+    let out = common::ioscope()
+        .arg("report")
+        .arg(&path)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = common::one_line_stderr(&out);
+    assert!(line.contains("--svg: this result has no chart"), "{line}");
+    assert!(!csv.exists() && !svg.exists(), "nothing is left written");
+}
