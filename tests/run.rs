@@ -483,3 +483,28 @@ fn json_output_works_for_file_names_that_are_not_utf8() {
     assert_eq!(kept.len(), 3 * 4096, "complete");
     assert_eq!(v["xor_hex"], reference_xor(&kept));
 }
+
+#[test]
+fn writing_into_a_fifo_with_force_makes_no_fsync_and_claims_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("ff");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo only reads the NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap().len())
+    };
+    let out = ioscope()
+        .args(["run", fifo.to_str().unwrap(), "-w", "64k", "4", "--force"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(reader.join().unwrap(), 4 * 65536);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("fsync"), "no fsync is claimed: {text}");
+}

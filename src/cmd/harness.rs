@@ -251,12 +251,20 @@ impl<'a> Harness<'a> {
         let job = job(target, setup, Op::Write, plan, false, seed, &watch);
         let (moved, claim, mut region) = self.run(setup, &job, target.device)?;
         region.lap(&claim);
-        let synced = file.sync_all().with_context(|| format!("fsync {name}"));
+        // A FIFO or character device (given with --force) has nothing to sync: fsync
+        // fails there with EINVAL after every byte was written.
+        let syncable = matches!(target.kind, InputKind::Regular | InputKind::BlockDevice);
+        let synced = if syncable {
+            file.sync_all().with_context(|| format!("fsync {name}"))
+        } else {
+            Ok(())
+        };
         let measured = region.stop(&claim);
         self.progress.end();
         synced?;
         let fsync_seconds = measured
             .lap_seconds
+            .filter(|_| syncable)
             .map(|lap| measured.elapsed.seconds - lap);
         Ok(Sample {
             moved,
