@@ -954,3 +954,54 @@ fn control_characters_in_names_are_escaped_in_text_and_markdown() {
         "{doc:#}"
     );
 }
+
+/// Two files whose names differ only in a byte that is not UTF-8 (`bad\xff`, `bad\xfe`)
+/// stay two entries with their own calls, written with `\xNN` escapes; the command line
+/// keeps such bytes the same way; the text report escapes them and control characters.
+#[test]
+fn names_that_are_not_utf8_are_kept_apart_and_escaped_not_merged() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let ff = dir.path().join(std::ffi::OsStr::from_bytes(b"bad\xff"));
+    let fe = dir.path().join(std::ffi::OsStr::from_bytes(b"bad\xfe"));
+    std::fs::write(&ff, b"one").unwrap();
+    std::fs::write(&fe, b"second").unwrap();
+    let out = ioscope()
+        .current_dir(dir.path())
+        .args(["trace", "--json", "--", "sh", "-c"])
+        .arg(r#"cat "$(printf "bad\377")" "$(printf "bad\376")" >/dev/null"#)
+        .arg(std::ffi::OsStr::from_bytes(b"arg\x1b[2J\xff"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if refused(&err) {
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let base = base.to_str().unwrap();
+    let entry = |name: &str| {
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == format!("{base}/{name}"))
+            .unwrap_or_else(|| panic!("{name} not in the trace: {doc:#}"))
+            .clone()
+    };
+    let (a, b) = (entry(r"bad\xff"), entry(r"bad\xfe"));
+    assert_eq!(a["bytes_read"], 3, "{a:#}");
+    assert_eq!(b["bytes_read"], 6, "{b:#}");
+    assert_eq!(a["path_not_utf8"], true);
+    let own = format!("{} {}", doc["files"], doc["command"]);
+    assert!(!own.contains('\u{fffd}'), "nothing replaced: {own}");
+    assert_eq!(doc["command"][3], "arg\u{1b}[2J\\xff", "{doc:#}");
+    let text = report_text(&doc);
+    assert!(
+        text.contains(r"bad\xff") && text.contains(r"bad\xfe"),
+        "{text}"
+    );
+    assert!(text.contains(r"arg\u{1b}[2J\xff"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+}

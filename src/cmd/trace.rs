@@ -26,7 +26,8 @@ fn proc_io_of(pid: i32) -> Option<ProcIo> {
 /// What `trace` found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TraceReport {
-    /// The command traced.
+    /// The command traced: each argument exactly where it is UTF-8, otherwise with each
+    /// byte that is not written as `\xNN` (as [`crate::text::lossless`] does).
     pub command: Vec<String>,
     /// Its exit code, when it exited.
     pub exit_code: Option<i32>,
@@ -330,10 +331,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     children.sort_unstable();
     children.dedup();
     Ok(TraceReport {
-        command: command
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
+        command: command.iter().map(|a| crate::text::lossless(a)).collect(),
         exit_code,
         signal,
         complete: !crate::interrupt::requested(),

@@ -13,9 +13,9 @@ use tally::Resolver;
 pub struct Proc;
 
 impl Resolver for Proc {
-    fn path(&self, tid: i32, fd: i32) -> Option<String> {
+    fn path(&self, tid: i32, fd: i32) -> Option<std::ffi::OsString> {
         let link = std::fs::read_link(format!("/proc/{tid}/fd/{fd}")).ok()?;
-        Some(link.to_string_lossy().into_owned())
+        Some(link.into_os_string())
     }
     fn position(&self, tid: i32, fd: i32) -> Option<u64> {
         let text = std::fs::read_to_string(format!("/proc/{tid}/fdinfo/{fd}")).ok()?;
@@ -85,7 +85,7 @@ pub fn privilege_ignored(pid: i32) -> Option<String> {
     }
     Some(format!(
         "privileges: {} would run with its file's privileges ({}), but the kernel ignores them under ptrace: it ran with the caller's and may behave differently (fail, or take another path) than untraced; trace it as root to see it as it runs",
-        exe.to_string_lossy(),
+        crate::text::lossless(exe.as_os_str()),
         ignored.join(" and ")
     ))
 }

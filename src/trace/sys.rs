@@ -229,7 +229,8 @@ pub struct Finish {
 pub struct Left {
     /// Its process id.
     pub pid: i32,
-    /// Its name (/proc/<pid>/comm), as the kernel keeps it.
+    /// Its name (/proc/<pid>/comm), as the kernel keeps it (bytes that are not UTF-8 as
+    /// `\xNN`).
     pub name: String,
     /// Whether it was stopped (SIGSTOP, SIGTSTP, ...); it stays stopped.
     pub stopped: bool,
@@ -755,10 +756,11 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
             continue;
         };
         if !left.iter().any(|l| l.pid == pid) {
-            let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let name = name.strip_suffix(b"\n").unwrap_or(&name);
             left.push(Left {
                 pid,
-                name: name.trim_end_matches('\n').to_string(),
+                name: crate::text::lossless(std::ffi::OsStr::from_bytes(name)),
                 stopped: stopped.contains(&pid),
             });
         }
