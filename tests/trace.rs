@@ -1005,3 +1005,90 @@ fn names_that_are_not_utf8_are_kept_apart_and_escaped_not_merged() {
     assert!(text.contains(r"arg\u{1b}[2J\xff"), "{text}");
     assert!(!text.contains('\u{1b}'), "{text:?}");
 }
+
+/// After SIGTERM, a command whose handler cleans up (3000 one-byte writes) and exits 3
+/// runs at its traced speed, not slowed down by the trace: it ends within the grace, its
+/// exit code is kept and every write is counted.
+#[test]
+fn a_command_cleaning_up_after_the_signal_is_not_slowed_and_its_exit_code_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cleanup.out");
+    let script = format!(
+        "trap 'i=0; while [ $i -lt 3000 ]; do printf x; i=$((i+1)); done > \"{}\"; exit 3' TERM; sleep 60 & wait",
+        out.display()
+    );
+    let mut t = Traced::start(&["--json", "--", "sh", "-c", &script]);
+    if t.wait_for("sleep").is_none() {
+        return;
+    }
+    t.signal(libc::SIGTERM);
+    let (code, doc) = t.finish();
+    assert_eq!(code, 130, "{}", t.stderr());
+    assert_eq!(doc["exit_code"], 3, "the clean-up ended in time: {doc:#}");
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), 3000);
+    let canonical = std::fs::canonicalize(&out).unwrap();
+    let f = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == canonical.to_str().unwrap())
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(calls(f, "write"), 3000, "{f:#}");
+}
+
+/// A signal while ioscope measures its own overhead (before the command starts) ends it
+/// at once with 130: the calibration is killed, not given the grace a command gets, and the
+/// command is never started.
+#[test]
+fn a_signal_during_the_calibration_ends_at_once_and_the_command_never_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    let script = format!("touch '{}'; sleep 60", marker.display());
+    for _ in 0..5 {
+        let mut t = Traced::start(&["--json", "--", "sh", "-c", &script]);
+        // Catch the calibration (`ioscope __syscall-loop N`) while it runs.
+        let started = std::time::Instant::now();
+        let caught = loop {
+            if t.child.try_wait().unwrap().is_some() || marker.exists() {
+                break false;
+            }
+            // Once its own SIGINT handler is in place, as it is for most of its run.
+            let calibrating = t.descendants().into_iter().any(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| c.windows(14).any(|w| w == b"__syscall-loop"))
+                    && std::fs::read_to_string(format!("/proc/{p}/status")).is_ok_and(|s| {
+                        s.lines()
+                            .find_map(|l| l.strip_prefix("SigCgt:"))
+                            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+                            .is_some_and(|m| m & (1 << (libc::SIGINT - 1)) != 0)
+                    })
+            });
+            if calibrating {
+                break true;
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(30));
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        if !caught {
+            if refused(&t.stderr()) {
+                return;
+            }
+            t.leftovers.extend(t.descendants());
+            continue;
+        }
+        let signalled = std::time::Instant::now();
+        t.signal(libc::SIGINT);
+        let (code, _) = t.finish();
+        assert_eq!(code, 130, "{}", t.stderr());
+        // The bound is the grace a traced command gets (3 s), which the calibration must
+        // not be given; it is not a measure of speed.
+        assert!(
+            signalled.elapsed() < std::time::Duration::from_millis(2500),
+            "the calibration was given the command's grace: {:?}",
+            signalled.elapsed()
+        );
+        assert!(!marker.exists(), "the command was started after the signal");
+        return;
+    }
+    eprintln!("skipped: the calibration was never caught running (too fast here)");
+}

@@ -268,6 +268,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let resolve = Proc;
     let finish = sys::trace(
         command,
+        sys::OnSignal::PassOn,
         &prepare,
         &mut |pid| {
             leader.set(pid);
@@ -374,6 +375,7 @@ fn overhead_ns_per_call() -> Result<f64> {
             "__syscall-loop".into(),
             CALIBRATION_CALLS.to_string().into(),
         ],
+        sys::OnSignal::Kill,
         &prepare,
         &mut |_| {},
         &mut |_| {},
