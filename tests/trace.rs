@@ -1092,3 +1092,120 @@ fn a_signal_during_the_calibration_ends_at_once_and_the_command_never_starts() {
     }
     eprintln!("skipped: the calibration was never caught running (too fast here)");
 }
+
+/// A known tool (here scripts named `dd` and `fio`, whose output ioscope copies to read
+/// their figures) leaves a background child writing to the same stdout or stderr after it
+/// exits: the child is neither killed by SIGPIPE nor cut short when the trace ends; all
+/// its lines arrive, as without ioscope.
+#[test]
+fn a_teed_tools_background_child_writes_on_after_the_trace_ends() {
+    for (tool, stream) in [("dd", ">&2"), ("fio", "")] {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join(tool);
+        let done = dir.path().join("ticker.done");
+        std::fs::write(
+            &bin,
+            format!(
+                "#!/bin/sh\n( i=0; while [ $i -lt 20 ]; do sleep .2; echo tick $i {stream} || exit 9; i=$((i+1)); done; echo done >> '{}' ) & exit 0\n",
+                done.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let mut t = Traced::start(&["--", bin.to_str().unwrap()]);
+        let (code, _) = t.finish();
+        if refused(&t.stderr()) {
+            return;
+        }
+        assert_eq!(code, 0, "{tool}: {}", t.stderr());
+        let started = std::time::Instant::now();
+        while !done.exists() && started.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let output = if tool == "dd" { t.stderr() } else { t.stdout() };
+        let ticks = output.lines().filter(|l| l.starts_with("tick ")).count();
+        assert!(
+            done.exists(),
+            "{tool}: the ticker died ({ticks} ticks): {output}"
+        );
+        assert_eq!(ticks, 20, "{tool}: {output}");
+    }
+}
+
+/// The command's stderr goes to a reader that never reads (its pipe full): one SIGINT to
+/// ioscope still ends the trace (exit 130, the partial report on stdout), instead of
+/// waiting for as long as the reader stalls.
+#[test]
+fn one_sigint_ends_the_trace_while_the_stderr_reader_stalls() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out");
+    let (stall, stalled) = std::io::pipe().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args([
+            "trace",
+            "--json",
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "of=/dev/stderr",
+            "bs=64k",
+            "count=100000",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(stalled)
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    // Wait until dd runs under it.
+    let started = std::time::Instant::now();
+    loop {
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        if children
+            .split_whitespace()
+            .any(|c| comm(c.parse().unwrap_or(0)) == "dd")
+        {
+            break;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            drop(stall);
+            let doc = std::fs::read_to_string(&out_path).unwrap_or_default();
+            // Refused here: nothing on stdout, the reason on the stalled stderr.
+            assert!(doc.is_empty(), "ended early ({status}): {doc}");
+            eprintln!("skipped: ioscope ended before dd ran (ptrace refused here?)");
+            return;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    let signalled = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if signalled.elapsed() > std::time::Duration::from_secs(30) {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap_or(Value::Null);
+    // Let the stalled writers go: the forwarder and dd get EPIPE.
+    drop(stall);
+    for l in doc["still_running"].as_array().into_iter().flatten() {
+        // SAFETY: killing the dd this test started, by its id.
+        unsafe { libc::kill(l["pid"].as_i64().unwrap() as i32, libc::SIGKILL) };
+    }
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("ioscope did not end within 30 s of the SIGINT while stderr stalled");
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(doc["complete"], false, "{doc:#}");
+}

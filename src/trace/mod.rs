@@ -1,10 +1,11 @@
 //! `trace`: run a command under ptrace and account for every file-I/O system call it makes
 //! (see `sys` for the loop, `tally` for the bookkeeping, `claims` for what known tools say
-//! they did).
+//! they did, read through `tee`).
 
 pub mod claims;
 pub mod sys;
 pub mod tally;
+pub mod tee;
 
 use std::path::Path;
 use tally::Resolver;
