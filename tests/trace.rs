@@ -1209,3 +1209,50 @@ fn one_sigint_ends_the_trace_while_the_stderr_reader_stalls() {
     assert_eq!(status.code(), Some(130));
     assert_eq!(doc["complete"], false, "{doc:#}");
 }
+
+/// The main thread ends first (pthread_exit) while another thread does the writing: the
+/// kernel's counters are those at the end of the whole process, so they agree with the
+/// trace (no false "MISMATCH").
+#[test]
+fn the_kernel_counters_are_read_when_the_last_thread_ends_not_the_main_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(
+        dir.path(),
+        "lastthread",
+        r#"
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+static const char *path;
+static void *writer(void *arg) {
+    char b[512];
+    memset(b, 'x', sizeof b);
+    usleep(100000);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    for (int i = 0; i < 2000; i++) if (write(fd, b, 512) != 512) _exit(3);
+    close(fd);
+    return arg;
+}
+int main(int argc, char **argv) {
+    path = argv[1];
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    pthread_exit(0);
+}
+"#,
+    ) else {
+        return;
+    };
+    let target = dir.path().join("written");
+    let Some((doc, code)) = trace_json(&[exe.to_str().unwrap(), target.to_str().unwrap()]) else {
+        return;
+    };
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(calls(file(&doc, &target), "write"), 2000, "{doc:#}");
+    assert!(
+        doc["proc_io"]["syscw"].as_u64().unwrap() >= 2000,
+        "the counters include the other thread's writes: {doc:#}"
+    );
+    assert!(!report_text(&doc).contains("MISMATCH"), "{doc:#}");
+}

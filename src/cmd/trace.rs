@@ -6,7 +6,7 @@
 pub use crate::measure::procio::ProcIo;
 use crate::trace::claims::{self, Claim};
 use crate::trace::sys::{self, Ended, Event, Left};
-use crate::trace::tally::{CallStats, FileStats, Tally};
+use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
 use crate::trace::tee::{self, Tee};
 use crate::trace::{Proc, tool_name};
 use anyhow::{Context, Result};
@@ -192,11 +192,17 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
             *tally.borrow_mut() = Some(Tally::new(pid));
         },
         &mut |event| {
+            // The counters are read as each thread of the first process exits, the last
+            // reading kept: its main thread may end (pthread_exit) before the others, and
+            // only the last thread's exit is the end of the process's I/O.
             if let Event::Exiting { tid } = event
-                && tid == leader.get()
+                && (tid == leader.get() || resolve.tgid(tid) == Some(leader.get()))
             {
-                proc_io = proc_io_of(tid);
-                children = live_children(tid);
+                let pid = leader.get();
+                if let Some(io) = proc_io_of(pid) {
+                    proc_io = Some(io);
+                }
+                children = live_children(pid);
             }
             if let Event::Exec { tid } = event
                 && let Some(note) = crate::trace::privilege_ignored(tid)
