@@ -1256,3 +1256,55 @@ int main(int argc, char **argv) {
     );
     assert!(!report_text(&doc).contains("MISMATCH"), "{doc:#}");
 }
+
+/// The first process forks a child and exits at once, often before the child has been
+/// seen to start (its first stop still pending): the child is still named as left running,
+/// and runs on, untraced. (A race: it is tried 10 times.)
+#[test]
+fn a_child_forked_just_before_the_end_is_named_and_let_go_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(
+        dir.path(),
+        "forkexit",
+        "#include <unistd.h>\nint main(void) { if (fork() == 0) { sleep(30); _exit(0); } _exit(0); }\n",
+    ) else {
+        return;
+    };
+    for _ in 0..10 {
+        let mut t = Traced::start(&["--json", "--", exe.to_str().unwrap()]);
+        let (code, doc) = t.finish();
+        if refused(&t.stderr()) {
+            return;
+        }
+        assert_eq!(code, 0, "{}", t.stderr());
+        assert_eq!(doc["outlived"], 1, "{doc:#}");
+        let left = doc["still_running"].as_array().unwrap();
+        assert_eq!(left.len(), 1, "the child is named: {doc:#}");
+        let pid = left[0]["pid"].as_i64().unwrap() as i32;
+        assert!(runs_free(pid), "{pid}: {:?} {:?}", state(pid), tracer(pid));
+    }
+}
+
+/// A process the command stopped (SIGSTOP) just before it exited is reported as stopped,
+/// as it is.
+#[test]
+fn a_process_stopped_just_before_the_end_is_reported_stopped() {
+    for _ in 0..3 {
+        let mut t = Traced::start(&[
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "sleep 20 & sleep .2; kill -STOP $!; exit 4",
+        ]);
+        let (code, doc) = t.finish();
+        if refused(&t.stderr()) {
+            return;
+        }
+        assert_eq!(code, 4, "{}", t.stderr());
+        let left = &doc["still_running"][0];
+        let pid = left["pid"].as_i64().unwrap() as i32;
+        assert_eq!(state(pid), Some('T'), "{doc:#}");
+        assert_eq!(left["stopped"], true, "{doc:#}");
+    }
+}

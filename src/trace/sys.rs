@@ -586,6 +586,9 @@ fn follow(
                 libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
                     if let Some(child) = event_message(tid) {
                         sink(Event::Spawned { parent: tid, child });
+                        // Traced from now on, though its first stop may still be pending
+                        // when the first process ends: it is let go of and named then too.
+                        tasks.entry(child).or_default();
                     }
                 }
                 libc::PTRACE_EVENT_EXEC => {
@@ -796,8 +799,9 @@ fn forward(
     }
 }
 
-/// The process of task `tid`, if it is still running (not a zombie).
-fn running(tid: i32) -> Option<i32> {
+/// The process of task `tid`, if it is still running (not a zombie), and whether it is
+/// stopped (state T; not t, a tracing stop, which ends when the tracer lets go).
+fn running(tid: i32) -> Option<(i32, bool)> {
     let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
     let state = text
         .lines()
@@ -806,7 +810,8 @@ fn running(tid: i32) -> Option<i32> {
     if matches!(state, Some('Z' | 'X')) {
         return None;
     }
-    super::field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())
+    let pid = super::field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())?;
+    Some((pid, state == Some('T')))
 }
 
 /// How long a task let go of with a signal to deliver has to end by it before it is
@@ -827,7 +832,7 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
         }
     }
     let mut seen: HashSet<i32> = tasks.keys().copied().collect();
-    let mut signalled: Vec<i32> = Vec::new();
+    let mut signalled: Vec<(i32, i32)> = Vec::new();
     let mut waiting: HashSet<i32> = HashSet::new();
     for &tid in tasks.keys() {
         if ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0) == 0 {
@@ -862,8 +867,16 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
             waiting.insert(child);
             seen.insert(child);
         }
+        // A group-stop (it was stopped, or is being stopped, by SIGSTOP and the like): it
+        // stays stopped once let go of.
+        if event == EVENT_STOP
+            && stop_signal(sig)
+            && let Some(pid) = tgid(tid)
+        {
+            stopped.insert(pid);
+        }
         let deliver = if event == 0 && sig != (libc::SIGTRAP | 0x80) {
-            signalled.push(tid);
+            signalled.push((tid, sig));
             sig
         } else {
             0
@@ -873,16 +886,24 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
         released.insert(tid);
         seen.insert(tid);
     }
-    // A signal just delivered (the one passed on, say) may end its process at once.
+    // A signal just delivered (the one passed on, say) may end its process at once, or,
+    // a stop signal, stop it.
+    let unsettled = |&(tid, sig): &(i32, i32)| match running(tid) {
+        None => false,
+        Some((_, now_stopped)) => !(stop_signal(sig) && now_stopped),
+    };
     let settle = Instant::now() + SETTLE;
-    while Instant::now() < settle && signalled.iter().any(|&t| running(t).is_some()) {
+    while Instant::now() < settle && signalled.iter().any(unsettled) {
         std::thread::sleep(Duration::from_millis(2));
     }
     let mut left: Vec<Left> = Vec::new();
     for tid in seen {
-        let Some(pid) = running(tid) else {
+        let Some((pid, now_stopped)) = running(tid) else {
             continue;
         };
+        if now_stopped {
+            stopped.insert(pid);
+        }
         if !left.iter().any(|l| l.pid == pid) {
             let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
             let name = name.strip_suffix(b"\n").unwrap_or(&name);
