@@ -1308,3 +1308,89 @@ fn a_process_stopped_just_before_the_end_is_reported_stopped() {
         assert_eq!(left["stopped"], true, "{doc:#}");
     }
 }
+
+/// The unseen notes of `ioscope trace --json -- PROGRAM ARG` run through `wrapper` (a
+/// command line that ends with the ioscope binary), or `None` where it could not run.
+fn unseen_through(wrapper: &[&str], program: &str, arg: &str) -> Option<Vec<String>> {
+    let out = std::process::Command::new(wrapper[0])
+        .args(&wrapper[1..])
+        .args(["trace", "--json", "--", program, arg])
+        .current_dir("/")
+        .output()
+        .ok()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if refused(&err) {
+        return None;
+    }
+    let Ok(doc) = serde_json::from_slice::<Value>(&out.stdout) else {
+        eprintln!("skipped: could not run {wrapper:?}: {err}");
+        return None;
+    };
+    Some(
+        doc["unseen"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|u| u.as_str().map(str::to_string))
+            .collect(),
+    )
+}
+
+/// The set-user-ID note says "would run with its file's privileges" only where it would
+/// untraced: not under no_new_privs (`setpriv --no-new-privs`), nor for a copy of the
+/// program on a file system mounted `nosuid` (while the same copy on a plain mount gets it).
+#[test]
+fn the_set_user_id_note_is_not_given_where_the_bit_is_ignored_untraced_too() {
+    use std::os::unix::fs::MetadataExt;
+    let Some(program) = ["/usr/bin/mount", "/bin/mount"].into_iter().find(|p| {
+        std::fs::metadata(p).is_ok_and(|m| m.mode() & libc::S_ISUID != 0 && m.uid() == 0)
+    }) else {
+        eprintln!("skipped: no set-user-ID root mount program here");
+        return;
+    };
+    let ioscope_bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let ioscope_bin = ioscope_bin.to_str().unwrap();
+    let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let mut nnp = vec!["setpriv", "--no-new-privs"];
+    if is_root() {
+        nnp.extend(nobody);
+    }
+    nnp.push(ioscope_bin);
+    if let Some(unseen) = unseen_through(&nnp, program, "--version") {
+        assert!(
+            !unseen.iter().any(|u| u.contains("set-user-ID")),
+            "no_new_privs: {unseen:?}"
+        );
+    }
+    if !is_root() {
+        eprintln!("skipped: the nosuid mount part needs root (to mount and to drop to nobody)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mount_dir = dir.path().to_str().unwrap();
+    for (options, noted) in [("nosuid", false), ("suid", true)] {
+        let script = format!(
+            "mount -t tmpfs -o {options},mode=755 tmpfs \"$1\" && cp \"$2\" \"$1/m\" && chmod 4755 \"$1/m\" && shift 2 && exec \"$@\""
+        );
+        let mut wrapper = vec![
+            "unshare", "-m", "sh", "-c", &script, "sh", mount_dir, program,
+        ];
+        wrapper.push("setpriv");
+        wrapper.extend(nobody);
+        wrapper.push(ioscope_bin);
+        let copy = format!("{mount_dir}/m");
+        let Some(unseen) = unseen_through(&wrapper, &copy, "--version") else {
+            return;
+        };
+        assert_eq!(
+            unseen.iter().any(|u| u.contains("set-user-ID")),
+            noted,
+            "{options}: {unseen:?}"
+        );
+    }
+}
