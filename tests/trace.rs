@@ -1280,6 +1280,7 @@ fn a_child_forked_just_before_the_end_is_named_and_let_go_of() {
         assert_eq!(doc["outlived"], 1, "{doc:#}");
         let left = doc["still_running"].as_array().unwrap();
         assert_eq!(left.len(), 1, "the child is named: {doc:#}");
+        assert_eq!(left[0]["stopped"], false, "{doc:#}");
         let pid = left[0]["pid"].as_i64().unwrap() as i32;
         assert!(runs_free(pid), "{pid}: {:?} {:?}", state(pid), tracer(pid));
     }
