@@ -227,6 +227,10 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             report::emit(&report::manual::man(subcommand.as_deref())?)?;
             Ok(ExitKind::Success)
         }
+        Command::Tee { to, channel } => {
+            crate::trace::tee::forward(to, channel);
+            Ok(ExitKind::Success)
+        }
         Command::SyscallLoop { calls } => {
             report::emit(&format!("{}\n", cmd::trace::syscall_loop(calls)))?;
             Ok(ExitKind::Success)

@@ -90,6 +90,15 @@ pub enum Command {
         /// How many calls.
         calls: u64,
     },
+    /// Internal: `trace`'s forwarder of a known tool's output (see `trace::tee`). Recognised
+    /// by [`Cli::parse_args`] before clap, like `__syscall-loop`.
+    #[command(skip)]
+    Tee {
+        /// The descriptor to pass the output on to (1 or 2).
+        to: i32,
+        /// The socket to send ioscope its copy on.
+        channel: i32,
+    },
 }
 
 /// The examples at the end of each `--help`.
@@ -834,6 +843,15 @@ impl Cli {
         {
             return Self {
                 command: Command::SyscallLoop { calls },
+            };
+        }
+        if let [_, command, to, channel] = args.as_slice()
+            && command == "__tee"
+            && let Some(to) = to.to_str().and_then(|t| t.parse().ok())
+            && let Some(channel) = channel.to_str().and_then(|c| c.parse().ok())
+        {
+            return Self {
+                command: Command::Tee { to, channel },
             };
         }
         if let [_, command, file] = args.as_slice() {

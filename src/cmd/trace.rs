@@ -6,16 +6,16 @@
 pub use crate::measure::procio::ProcIo;
 use crate::trace::claims::{self, Claim};
 use crate::trace::sys::{self, Ended, Event, Left};
-use crate::trace::tally::{CallStats, FileStats, Tally};
+use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
+use crate::trace::tee::{self, Tee};
 use crate::trace::{Proc, tool_name};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::time::Instant;
 
 /// The kernel's I/O counters of the traced process at its exit (/proc/<pid>/io), which
 /// include its threads and the children it reaped.
@@ -26,7 +26,8 @@ fn proc_io_of(pid: i32) -> Option<ProcIo> {
 /// What `trace` found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TraceReport {
-    /// The command traced.
+    /// The command traced: each argument exactly where it is UTF-8, otherwise with each
+    /// byte that is not written as `\xNN` (as [`crate::text::lossless`] does).
     pub command: Vec<String>,
     /// Its exit code, when it exited.
     pub exit_code: Option<i32>,
@@ -131,100 +132,6 @@ fn live_children(pid: i32) -> Vec<i32> {
         .collect()
 }
 
-/// Bytes of a known tool's output kept to read its claim from.
-const TEE_KEEP: usize = 8 << 20;
-
-/// Once the command has ended, how long its output is still read at most, and how long a
-/// pause in it ends the reading: a process it left running may hold the pipe open for ever.
-const TEE_DRAIN: Duration = Duration::from_millis(500);
-const TEE_QUIET_MS: i32 = 20;
-
-/// A pipe whose read end is drained on a thread into a buffer and copied to `to` (our own
-/// stdout or stderr) as it comes: the command's output still reaches the user, and a known
-/// tool's own figures can be read from it afterwards. The reading ends at the end of the
-/// pipe, or shortly after [`Tee::text`] says the command has ended.
-struct Tee {
-    write: OwnedFd,
-    /// Set when the command has ended: read on until then at most.
-    until: Arc<OnceLock<Instant>>,
-    thread: std::thread::JoinHandle<Vec<u8>>,
-}
-
-impl Tee {
-    fn new(to: Option<i32>) -> Result<Self> {
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 fills the two-int array.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return Err(std::io::Error::last_os_error()).context("trace: pipe");
-        }
-        // SAFETY: both descriptors were just created and are owned here.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        let until: Arc<OnceLock<Instant>> = Arc::default();
-        let deadline = until.clone();
-        let thread = std::thread::spawn(move || {
-            // Signals go to the thread that waits for the traced tasks.
-            crate::interrupt::keep_away();
-            let fd = read.as_raw_fd();
-            let mut file = std::fs::File::from(read);
-            // SAFETY: borrowing our own stdout/stderr without closing it (ManuallyDrop).
-            let mut out =
-                to.map(|fd| std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) }));
-            let mut all = Vec::new();
-            let mut buf = [0u8; 65536];
-            loop {
-                let end = deadline.get().copied();
-                if end.is_some_and(|e| Instant::now() >= e) {
-                    break;
-                }
-                let mut poll = libc::pollfd {
-                    fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                let wait = if end.is_some() { TEE_QUIET_MS } else { 200 };
-                // SAFETY: one live pollfd, its count passed.
-                let ready = unsafe { libc::poll(&mut poll, 1, wait) };
-                if ready == 0 && end.is_some() {
-                    break;
-                }
-                if ready <= 0 {
-                    continue;
-                }
-                match file.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        if let Some(out) = out.as_mut() {
-                            let _ = out.write_all(&buf[..n]);
-                        }
-                        all.extend_from_slice(&buf[..n]);
-                        // Bounded memory: a tool's summary or JSON is far smaller; of a
-                        // flood (dd of=/dev/stderr) the last 8 MiB are kept.
-                        if all.len() > 2 * TEE_KEEP {
-                            all.drain(..all.len() - TEE_KEEP);
-                        }
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
-                }
-            }
-            all
-        });
-        Ok(Self {
-            write,
-            until,
-            thread,
-        })
-    }
-
-    /// What was read, once the command has ended: what is in the pipe, and what comes
-    /// without a pause within [`TEE_DRAIN`] (a process still running may hold the pipe).
-    fn text(self) -> String {
-        drop(self.write);
-        let _ = self.until.set(Instant::now() + TEE_DRAIN);
-        String::from_utf8_lossy(&self.thread.join().unwrap_or_default()).into_owned()
-    }
-}
-
 /// Traces `command` and accounts for what it did. With `json`, the command's standard
 /// output goes to our standard error, so that ours holds exactly one JSON document.
 pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
@@ -235,18 +142,30 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     // Interrupted while measuring that: the command is not started at all.
     crate::interrupt::check()?;
     let tool = tool_name(program);
-    // Known tools: their output goes through a tee, to read their own figures after.
+    let mut unseen = Vec::new();
+    // Known tools: their output goes through a forwarder that copies it back, to read
+    // their own figures after. Without one (ioscope's executable gone), no claim is read.
     let stdout = if json { 2 } else { 1 };
+    let mut tee = |to: i32| match Tee::new(to) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            unseen.push(format!(
+                "claim: {tool}'s own figures are not read: {}",
+                crate::text::lossless(std::ffi::OsStr::new(&format!("{e:#}")))
+            ));
+            None
+        }
+    };
     let (out_tee, err_tee) = match tool.as_str() {
-        "dd" => (None, Some(Tee::new(Some(2))?)),
-        "fio" | "ioscope" => (Some(Tee::new(Some(stdout))?), None),
+        "dd" => (None, tee(2)),
+        "fio" | "ioscope" => (tee(stdout), None),
         _ => (None, None),
     };
     let out_fd = out_tee
         .as_ref()
-        .map(|t| t.write.as_raw_fd())
+        .and_then(Tee::fd)
         .or((stdout != 1).then_some(stdout));
-    let err_fd = err_tee.as_ref().map(|t| t.write.as_raw_fd());
+    let err_fd = err_tee.as_ref().and_then(Tee::fd);
     let prepare = move || {
         // SAFETY: dup2 is async-signal-safe; the descriptors are open in the child.
         unsafe {
@@ -265,21 +184,27 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let leader = std::cell::Cell::new(0);
     let mut proc_io = None;
     let mut children = Vec::new();
-    let mut unseen = Vec::new();
     let resolve = Proc;
     let finish = sys::trace(
         command,
+        sys::OnSignal::PassOn,
         &prepare,
         &mut |pid| {
             leader.set(pid);
             *tally.borrow_mut() = Some(Tally::new(pid));
         },
         &mut |event| {
+            // The counters are read as each thread of the first process exits, the last
+            // reading kept: its main thread may end (pthread_exit) before the others, and
+            // only the last thread's exit is the end of the process's I/O.
             if let Event::Exiting { tid } = event
-                && tid == leader.get()
+                && (tid == leader.get() || resolve.tgid(tid) == Some(leader.get()))
             {
-                proc_io = proc_io_of(tid);
-                children = live_children(tid);
+                let pid = leader.get();
+                if let Some(io) = proc_io_of(pid) {
+                    proc_io = Some(io);
+                }
+                children = live_children(pid);
             }
             if let Event::Exec { tid } = event
                 && let Some(note) = crate::trace::privilege_ignored(tid)
@@ -332,10 +257,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     children.sort_unstable();
     children.dedup();
     Ok(TraceReport {
-        command: command
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
+        command: command.iter().map(|a| crate::text::lossless(a)).collect(),
         exit_code,
         signal,
         complete: !crate::interrupt::requested(),
@@ -364,8 +286,8 @@ const CALIBRATION_CALLS: u64 = 20_000;
 fn overhead_ns_per_call() -> Result<f64> {
     let untraced = syscall_loop(CALIBRATION_CALLS);
     let exe = std::env::current_exe().context("trace: find ioscope's own executable")?;
-    let tee = Tee::new(None)?;
-    let fd = tee.write.as_raw_fd();
+    let (read, write) = tee::pipe().context("trace: pipe for the calibration")?;
+    let fd = write.as_raw_fd();
     let prepare = move || {
         // SAFETY: dup2 is async-signal-safe; fd is open in the child.
         unsafe {
@@ -378,12 +300,18 @@ fn overhead_ns_per_call() -> Result<f64> {
             "__syscall-loop".into(),
             CALIBRATION_CALLS.to_string().into(),
         ],
+        sys::OnSignal::Kill,
         &prepare,
         &mut |_| {},
         &mut |_| {},
     )?;
-    let traced: f64 = tee
-        .text()
+    // The loop has ended: its one line is in the pipe, whose last writer we close.
+    drop(write);
+    let mut text = String::new();
+    std::fs::File::from(read)
+        .read_to_string(&mut text)
+        .context("trace: read the calibration's figure")?;
+    let traced: f64 = text
         .trim()
         .parse()
         .context("trace: the calibration loop printed no figure")?;

@@ -1,10 +1,11 @@
 //! `trace`: run a command under ptrace and account for every file-I/O system call it makes
 //! (see `sys` for the loop, `tally` for the bookkeeping, `claims` for what known tools say
-//! they did).
+//! they did, read through `tee`).
 
 pub mod claims;
 pub mod sys;
 pub mod tally;
+pub mod tee;
 
 use std::path::Path;
 use tally::Resolver;
@@ -13,9 +14,9 @@ use tally::Resolver;
 pub struct Proc;
 
 impl Resolver for Proc {
-    fn path(&self, tid: i32, fd: i32) -> Option<String> {
+    fn path(&self, tid: i32, fd: i32) -> Option<std::ffi::OsString> {
         let link = std::fs::read_link(format!("/proc/{tid}/fd/{fd}")).ok()?;
-        Some(link.to_string_lossy().into_owned())
+        Some(link.into_os_string())
     }
     fn position(&self, tid: i32, fd: i32) -> Option<u64> {
         let text = std::fs::read_to_string(format!("/proc/{tid}/fdinfo/{fd}")).ok()?;
@@ -46,11 +47,20 @@ pub fn tool_name(program: &std::ffi::OsStr) -> String {
 /// a set-user-ID or set-group-ID bit, or file capabilities, that would have given it other
 /// credentials than the ones it now runs with. Read at the exec stop, from /proc/<pid>/exe
 /// and /proc/<pid>/status. The result names the program and says what that means.
+///
+/// Nothing is said where the kernel ignores them untraced too: the task has no_new_privs
+/// set (`setpriv --no-new-privs`, a container's default), or the program's file system is
+/// mounted `nosuid` (which also voids file capabilities).
 pub fn privilege_ignored(pid: i32) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-    let meta = std::fs::metadata(&exe).ok()?;
+    let link = format!("/proc/{pid}/exe");
+    let exe = std::fs::read_link(&link).ok()?;
+    // The file itself, through the link (its path may be gone or shadowed meanwhile).
+    let meta = std::fs::metadata(&link).ok()?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    if field(&status, "NoNewPrivs:") == Some(1) || mounted_nosuid(&link) {
+        return None;
+    }
     // "Uid:" real, effective, saved, file system.
     let effective = |name: &str| -> Option<u32> {
         status
@@ -70,7 +80,7 @@ pub fn privilege_ignored(pid: i32) -> Option<String> {
     if mode & libc::S_ISGID != 0 && mode & libc::S_IXGRP != 0 && effective("Gid:")? != meta.gid() {
         ignored.push(format!("set-group-ID gid {}", meta.gid()));
     }
-    if let Some(wanted) = file_capabilities(&exe) {
+    if let Some(wanted) = file_capabilities(Path::new(&link)) {
         let held = status
             .lines()
             .find_map(|l| l.strip_prefix("CapPrm:"))
@@ -85,9 +95,21 @@ pub fn privilege_ignored(pid: i32) -> Option<String> {
     }
     Some(format!(
         "privileges: {} would run with its file's privileges ({}), but the kernel ignores them under ptrace: it ran with the caller's and may behave differently (fail, or take another path) than untraced; trace it as root to see it as it runs",
-        exe.to_string_lossy(),
+        crate::text::lossless(exe.as_os_str()),
         ignored.join(" and ")
     ))
+}
+
+/// Whether the file at `path` is on a file system mounted `nosuid`.
+fn mounted_nosuid(path: &str) -> bool {
+    let Ok(name) = std::ffi::CString::new(path) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path and a zeroed struct statvfs that the call fills.
+    let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; both live for the call.
+    let ok = unsafe { libc::statvfs(name.as_ptr(), &mut fs) } == 0;
+    ok && fs.f_flag & libc::ST_NOSUID != 0
 }
 
 /// The permitted set a program file's `security.capability` attribute grants, if it has one.

@@ -229,7 +229,8 @@ pub struct Finish {
 pub struct Left {
     /// Its process id.
     pub pid: i32,
-    /// Its name (/proc/<pid>/comm), as the kernel keeps it.
+    /// Its name (/proc/<pid>/comm), as the kernel keeps it (bytes that are not UTF-8 as
+    /// `\xNN`).
     pub name: String,
     /// Whether it was stopped (SIGSTOP, SIGTSTP, ...); it stays stopped.
     pub stopped: bool,
@@ -246,6 +247,16 @@ const FORWARD_AFTER: Duration = Duration::from_millis(50);
 /// How long the trace waits for the tasks left to stop so it can let go of them; one that
 /// does not (asleep in the kernel) is let go by the kernel when ioscope exits.
 const LET_GO: Duration = Duration::from_secs(2);
+
+/// What the trace does when ioscope itself receives a signal (Ctrl-C, SIGTERM, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnSignal {
+    /// Pass it on to the command and give it [`GRACE`] to end: the user's command.
+    PassOn,
+    /// Kill the command at once (SIGKILL): a helper of ioscope's own, such as the overhead
+    /// calibration, whose result is no longer wanted.
+    Kill,
+}
 
 /// PTRACE_EVENT_STOP (libc has no constant for it on glibc targets).
 const EVENT_STOP: i32 = 128;
@@ -288,9 +299,11 @@ fn resume(tid: i32, signal: i32) {
 /// The tasks are attached with PTRACE_SEIZE, so that a task stopped by SIGSTOP or SIGTSTP
 /// stays stopped (PTRACE_LISTEN) and the trace can stop any task to let go of it
 /// (PTRACE_INTERRUPT). PTRACE_O_EXITKILL is not used: what the command left running must
-/// outlive ioscope.
+/// outlive ioscope. A signal to ioscope is handled as `on_signal` says; one received before
+/// the command started keeps it from starting.
 pub fn trace(
     command: &[OsString],
+    on_signal: OnSignal,
     prepare: &dyn Fn(),
     started: &mut dyn FnMut(i32),
     sink: &mut dyn FnMut(Event),
@@ -304,6 +317,7 @@ pub fn trace(
         .map(|a| CString::new(a.as_bytes()))
         .collect::<Result<_, _>>()
         .context("trace: an argument contains a NUL byte")?;
+    crate::interrupt::check()?;
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
     // The exec failure is reported through a pipe that exec closes (O_CLOEXEC).
@@ -360,7 +374,7 @@ pub fn trace(
     // The stop it put itself in now reads as a group-stop; this ends it.
     // SAFETY: signalling the child we forked.
     unsafe { libc::kill(pid, libc::SIGCONT) };
-    let finish = follow(pid, fds[0], &shown, sink);
+    let finish = follow(pid, fds[0], &shown, on_signal, sink);
     // SAFETY: closing the read end we own.
     unsafe { libc::close(fds[0]) };
     finish
@@ -447,6 +461,7 @@ fn follow(
     leader: i32,
     exec_pipe: i32,
     program: &str,
+    on_signal: OnSignal,
     sink: &mut dyn FnMut(Event),
 ) -> Result<Finish> {
     let mut tasks: HashMap<i32, Task> = HashMap::new();
@@ -458,25 +473,35 @@ fn follow(
     let mut forwarded = false;
     // The last signal each process was seen to receive, and when.
     let mut delivered: HashMap<i32, (i32, Instant)> = HashMap::new();
+    // The loop blocks in waitpid, before and after a signal alike (polling would slow every
+    // call of the command, its clean-up included); this breaks the wait at our deadlines.
+    let waker = Waker::start();
     loop {
         // A signal to ioscope (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) is passed on, as received,
         // to the command's processes that do not have it already; if the command has not
         // ended within GRACE, the trace stops and lets it run on, untraced.
         if interrupted.is_none() && crate::interrupt::requested() {
-            interrupted = Some(Instant::now());
+            let now = Instant::now();
+            interrupted = Some(now);
+            if on_signal == OnSignal::Kill {
+                kill_all(&tasks);
+                forwarded = true;
+            }
+            waker.at(Some(now + if forwarded { GRACE } else { FORWARD_AFTER }));
         }
         if let Some(since) = interrupted {
             if !forwarded && since.elapsed() >= FORWARD_AFTER {
                 forwarded = true;
                 let signal = crate::interrupt::last_signal().unwrap_or(libc::SIGINT);
                 forward(signal, leader, &tasks, &delivered);
+                waker.at(Some(since + GRACE));
             }
             if since.elapsed() >= GRACE {
                 break;
             }
         }
         let mut status = 0;
-        let tid = match wait_any(&mut status, interrupted.is_some()) {
+        let tid = match wait_any(&mut status, false) {
             None => continue,
             Some(Ok(tid)) => tid,
             Some(Err(e)) if e.raw_os_error() == Some(libc::ECHILD) => break,
@@ -561,6 +586,9 @@ fn follow(
                 libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
                     if let Some(child) = event_message(tid) {
                         sink(Event::Spawned { parent: tid, child });
+                        // Traced from now on, though its first stop may still be pending
+                        // when the first process ends: it is let go of and named then too.
+                        tasks.entry(child).or_default();
                     }
                 }
                 libc::PTRACE_EVENT_EXEC => {
@@ -590,6 +618,7 @@ fn follow(
         }
         resume(tid, sig);
     }
+    drop(waker);
     let at = Instant::now();
     let left = let_go(&mut tasks);
     // Only once the first process has ended is the pipe's write end closed everywhere.
@@ -608,6 +637,109 @@ fn follow(
         None => bail!("trace: the traced command vanished without an exit status"),
     };
     Ok(Finish { ended, at, left })
+}
+
+/// Kills every traced process at once (SIGKILL): the trace of a helper that is no longer
+/// wanted.
+fn kill_all(tasks: &HashMap<i32, Task>) {
+    let processes: HashSet<i32> = tasks.keys().filter_map(|&t| tgid(t)).collect();
+    for pid in processes {
+        // SAFETY: signalling a process we started and trace.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
+
+/// The signal that breaks the tracing thread's blocking waitpid: its handler does nothing
+/// and is installed without SA_RESTART, so the wait fails with EINTR. SIGURG is ignored by
+/// default and sent by nothing else here.
+const KICK: i32 = libc::SIGURG;
+
+extern "C" fn on_kick(_: libc::c_int) {}
+
+/// How often the waker looks for a signal that the tracing thread may have missed (one
+/// that came just before it entered waitpid), and how often it kicks until heard.
+const WAKER_POLL: Duration = Duration::from_millis(100);
+const KICK_AGAIN: Duration = Duration::from_millis(5);
+
+/// A thread that wakes the tracing thread out of waitpid (with [`KICK`]) at a deadline, or
+/// when ioscope was asked to stop before the tracing thread noticed; it kicks again every
+/// few milliseconds until the tracing thread moves the deadline or stops it.
+struct Waker {
+    shared: std::sync::Arc<(std::sync::Mutex<Wake>, std::sync::Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[derive(Default)]
+struct Wake {
+    /// When to kick; `None`: only when a signal is noticed.
+    at: Option<Instant>,
+    stop: bool,
+}
+
+impl Waker {
+    fn start() -> Self {
+        static INSTALL: std::sync::Once = std::sync::Once::new();
+        INSTALL.call_once(|| {
+            // SAFETY: the action is fully initialised (zeroed, an empty mask, a handler that
+            // does nothing); no SA_RESTART, on purpose.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_kick as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(KICK, &action, std::ptr::null_mut());
+            }
+        });
+        // SAFETY: pthread_self has no preconditions.
+        let target = unsafe { libc::pthread_self() };
+        let shared: std::sync::Arc<(std::sync::Mutex<Wake>, std::sync::Condvar)> =
+            std::sync::Arc::default();
+        let theirs = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("trace-waker".into())
+            .spawn(move || {
+                crate::interrupt::keep_away();
+                let (lock, cv) = &*theirs;
+                let mut wake = lock.lock().unwrap_or_else(|e| e.into_inner());
+                while !wake.stop {
+                    let now = Instant::now();
+                    let due = match wake.at {
+                        Some(at) => at <= now,
+                        None => crate::interrupt::requested(),
+                    };
+                    let pause = if due {
+                        // SAFETY: the tracing thread outlives this one (it joins it).
+                        unsafe { libc::pthread_kill(target, KICK) };
+                        KICK_AGAIN
+                    } else {
+                        wake.at.map_or(WAKER_POLL, |at| at - now).min(WAKER_POLL)
+                    };
+                    wake = cv
+                        .wait_timeout(wake, pause)
+                        .map(|(w, _)| w)
+                        .unwrap_or_else(|e| e.into_inner().0);
+                }
+            })
+            .ok();
+        Self { shared, thread }
+    }
+
+    /// Kicks at `at` (and on until told otherwise).
+    fn at(&self, at: Option<Instant>) {
+        let (lock, cv) = &*self.shared;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).at = at;
+        cv.notify_one();
+    }
+}
+
+impl Drop for Waker {
+    fn drop(&mut self) {
+        let (lock, cv) = &*self.shared;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
+        cv.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// The event message of `tid`'s current stop: the new task's id at a fork or clone, the
@@ -667,8 +799,9 @@ fn forward(
     }
 }
 
-/// The process of task `tid`, if it is still running (not a zombie).
-fn running(tid: i32) -> Option<i32> {
+/// The process of task `tid`, if it is still running (not a zombie), and whether it is
+/// stopped (state T; not t, a tracing stop, which ends when the tracer lets go).
+fn running(tid: i32) -> Option<(i32, bool)> {
     let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
     let state = text
         .lines()
@@ -677,7 +810,8 @@ fn running(tid: i32) -> Option<i32> {
     if matches!(state, Some('Z' | 'X')) {
         return None;
     }
-    super::field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())
+    let pid = super::field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())?;
+    Some((pid, state == Some('T')))
 }
 
 /// How long a task let go of with a signal to deliver has to end by it before it is
@@ -698,7 +832,7 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
         }
     }
     let mut seen: HashSet<i32> = tasks.keys().copied().collect();
-    let mut signalled: Vec<i32> = Vec::new();
+    let mut signalled: Vec<(i32, i32)> = Vec::new();
     let mut waiting: HashSet<i32> = HashSet::new();
     for &tid in tasks.keys() {
         if ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0) == 0 {
@@ -733,8 +867,16 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
             waiting.insert(child);
             seen.insert(child);
         }
+        // A group-stop (it was stopped, or is being stopped, by SIGSTOP and the like): it
+        // stays stopped once let go of.
+        if event == EVENT_STOP
+            && stop_signal(sig)
+            && let Some(pid) = tgid(tid)
+        {
+            stopped.insert(pid);
+        }
         let deliver = if event == 0 && sig != (libc::SIGTRAP | 0x80) {
-            signalled.push(tid);
+            signalled.push((tid, sig));
             sig
         } else {
             0
@@ -744,21 +886,30 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
         released.insert(tid);
         seen.insert(tid);
     }
-    // A signal just delivered (the one passed on, say) may end its process at once.
+    // A signal just delivered (the one passed on, say) may end its process at once, or,
+    // a stop signal, stop it.
+    let unsettled = |&(tid, sig): &(i32, i32)| match running(tid) {
+        None => false,
+        Some((_, now_stopped)) => !(stop_signal(sig) && now_stopped),
+    };
     let settle = Instant::now() + SETTLE;
-    while Instant::now() < settle && signalled.iter().any(|&t| running(t).is_some()) {
+    while Instant::now() < settle && signalled.iter().any(unsettled) {
         std::thread::sleep(Duration::from_millis(2));
     }
     let mut left: Vec<Left> = Vec::new();
     for tid in seen {
-        let Some(pid) = running(tid) else {
+        let Some((pid, now_stopped)) = running(tid) else {
             continue;
         };
+        if now_stopped {
+            stopped.insert(pid);
+        }
         if !left.iter().any(|l| l.pid == pid) {
-            let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let name = name.strip_suffix(b"\n").unwrap_or(&name);
             left.push(Left {
                 pid,
-                name: name.trim_end_matches('\n').to_string(),
+                name: crate::text::lossless(std::ffi::OsStr::from_bytes(name)),
                 stopped: stopped.contains(&pid),
             });
         }

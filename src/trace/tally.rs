@@ -7,11 +7,13 @@
 use super::sys::{Call, Event, Syscall};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::{OsStr, OsString};
 
 /// What /proc tells about a task's descriptors and identity.
 pub trait Resolver {
-    /// The path (or `pipe:[…]`, `socket:[…]`) of descriptor `fd` of task `tid`.
-    fn path(&self, tid: i32, fd: i32) -> Option<String>;
+    /// The path (or `pipe:[…]`, `socket:[…]`) of descriptor `fd` of task `tid`, as the
+    /// bytes the kernel gave (a name need not be UTF-8).
+    fn path(&self, tid: i32, fd: i32) -> Option<OsString>;
     /// The file position of descriptor `fd` of task `tid`.
     fn position(&self, tid: i32, fd: i32) -> Option<u64>;
     /// The thread group (process) of task `tid`.
@@ -88,8 +90,12 @@ impl Histogram {
 /// Everything traced on one file (or pipe, socket, device).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileStats {
-    /// Its path, as /proc showed it.
+    /// Its path, as /proc showed it: exactly, where it is UTF-8; otherwise each byte that
+    /// is not written as `\xNN` (and `path_not_utf8` is set), so two names stay apart.
     pub path: String,
+    /// Whether the path is not UTF-8 (`path` then holds `\xNN` escapes for those bytes).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub path_not_utf8: bool,
     /// Figures per call, by call name.
     pub calls: BTreeMap<String, CallStats>,
     /// Bytes read from it (returned by read-type calls).
@@ -151,9 +157,10 @@ impl Timeline {
 }
 
 impl FileStats {
-    fn new(path: String) -> Self {
+    fn new(path: &OsStr) -> Self {
         Self {
-            path,
+            path: crate::text::lossless(path),
+            path_not_utf8: path.to_str().is_none(),
             calls: BTreeMap::new(),
             bytes_read: 0,
             bytes_written: 0,
@@ -178,7 +185,7 @@ impl FileStats {
 /// An open file description: shared by dup'ed descriptors and across fork.
 #[derive(Debug, Clone)]
 struct Description {
-    path: String,
+    path: OsString,
     /// The file position where known.
     position: Option<u64>,
 }
@@ -196,8 +203,8 @@ pub struct Tally {
     tgid_of: HashMap<i32, i32>,
     /// Mappings per table: start address to (length, description).
     maps: HashMap<usize, BTreeMap<u64, (u64, usize)>>,
-    /// Per path.
-    files: BTreeMap<String, FileStats>,
+    /// Per path, by its exact bytes.
+    files: BTreeMap<OsString, FileStats>,
     /// Tasks seen.
     pub tasks: u64,
     /// Execs seen.
@@ -268,7 +275,7 @@ impl Tally {
         // still gets its calls counted, under a name that says so.
         let path = resolve
             .path(tid, fd)
-            .unwrap_or_else(|| format!("fd {fd} (unresolved)"));
+            .unwrap_or_else(|| format!("fd {fd} (unresolved)").into());
         let position = resolve.position(tid, fd);
         self.descriptions.push(Description { path, position });
         let d = self.descriptions.len() - 1;
@@ -277,10 +284,13 @@ impl Tally {
     }
 
     fn file(&mut self, d: usize) -> &mut FileStats {
-        let path = self.descriptions[d].path.clone();
+        let path = &self.descriptions[d].path;
+        if !self.files.contains_key(path) {
+            self.files.insert(path.clone(), FileStats::new(path));
+        }
         self.files
-            .entry(path.clone())
-            .or_insert_with(|| FileStats::new(path))
+            .get_mut(&self.descriptions[d].path)
+            .expect("inserted just above")
     }
 
     /// Takes one event of the trace.
@@ -492,8 +502,14 @@ mod tests {
     /// process 100, others are their own.
     struct Fake;
     impl Resolver for Fake {
-        fn path(&self, _: i32, fd: i32) -> Option<String> {
-            (fd >= 0).then(|| format!("/f/{fd}"))
+        fn path(&self, _: i32, fd: i32) -> Option<OsString> {
+            use std::os::unix::ffi::OsStringExt;
+            (fd >= 0).then(|| match fd {
+                // Two names that differ only in a byte that is not UTF-8.
+                40 => OsString::from_vec(b"/f/bad\xff".to_vec()),
+                41 => OsString::from_vec(b"/f/bad\xfe".to_vec()),
+                _ => format!("/f/{fd}").into(),
+            })
         }
         fn position(&self, _: i32, _: i32) -> Option<u64> {
             Some(0)
@@ -588,6 +604,23 @@ mod tests {
         call(&mut t, 100, Call::Read, [3, 0, 1, 0, 0, 0], 1);
         assert_eq!(t.files()[0].calls["read"].calls, 4);
         assert_eq!(t.descriptions.len(), 2);
+    }
+
+    #[test]
+    fn names_that_are_not_utf8_stay_apart_and_keep_their_bytes_as_escapes() {
+        let mut t = Tally::new(1);
+        call(&mut t, 1, Call::Read, [40, 0, 10, 0, 0, 0], 10);
+        call(&mut t, 1, Call::Read, [41, 0, 10, 0, 0, 0], 7);
+        call(&mut t, 1, Call::Read, [3, 0, 10, 0, 0, 0], 1);
+        let files = t.files();
+        assert_eq!(files.len(), 3, "{files:#?}");
+        let bad: Vec<(&str, u64, bool)> = files
+            .iter()
+            .map(|f| (f.path.as_str(), f.bytes_read, f.path_not_utf8))
+            .collect();
+        assert!(bad.contains(&("/f/bad\\xff", 10, true)), "{bad:?}");
+        assert!(bad.contains(&("/f/bad\\xfe", 7, true)), "{bad:?}");
+        assert!(bad.contains(&("/f/3", 1, false)), "{bad:?}");
     }
 
     #[test]
