@@ -11,12 +11,15 @@ use std::path::Path;
 
 /// Whether `c` is escaped by [`printable`]: a control character (C0, DEL, C1), or one of
 /// the format and separator characters that reorder or break the text around them
-/// (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A–U+202E, U+2066–U+2069).
-fn escaped(c: char) -> bool {
+/// (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A–U+202E, U+2066–U+2069), and the
+/// invisible ones that make a name read as another (U+200B zero width space, U+FEFF).
+pub fn escaped(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
             '\u{061c}'
+                | '\u{200b}'
+                | '\u{feff}'
                 | '\u{200e}'
                 | '\u{200f}'
                 | '\u{2028}'

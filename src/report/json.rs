@@ -245,7 +245,7 @@ pub fn printable_strings(text: &str) -> Option<String> {
                         .get(i + 2..i + 6)
                         .and_then(|hex| u32::from_str_radix(hex, 16).ok())
                         .and_then(char::from_u32)
-                        .filter(|c| c.is_control())
+                        .filter(|c| crate::text::escaped(*c))
                         .map(|c| (c, 6)),
                     _ => None,
                 };
@@ -260,16 +260,20 @@ pub fn printable_strings(text: &str) -> Option<String> {
                     None => i += 2,
                 }
             }
-            // DEL, and the C1 controls (U+0080-U+009F: 0xC2 0x80-0x9F), which JSON allows raw.
-            0x7f => {
-                replace(&mut out, &mut copied, i, i + 1, "\\\\u{7f}");
-                i += 1;
-            }
-            0xc2 if bytes.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)) => {
-                // U+0080 + k is 0xC2 (0x80 + k): the second byte is the code point.
-                let with = format!("\\\\u{{{:x}}}", bytes[i + 1]);
-                replace(&mut out, &mut copied, i, i + 2, &with);
-                i += 2;
+            // DEL, the C1 controls and the reordering or invisible characters, which JSON
+            // allows raw: each as printable writes it (`\u{7f}`, `\u{202e}`).
+            0x7f.. => {
+                // Not at a char boundary only in text that is not JSON (`\é`): left to the
+                // parser, which refuses it.
+                let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
+                    i += 1;
+                    continue;
+                };
+                if crate::text::escaped(c) {
+                    let with = format!("\\\\{}", &c.escape_default().to_string()[1..]);
+                    replace(&mut out, &mut copied, i, i + c.len_utf8(), &with);
+                }
+                i += c.len_utf8();
             }
             _ => i += 1,
         }
@@ -282,6 +286,17 @@ pub fn printable_strings(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reordering_and_invisible_characters_raw_or_escaped_read_back_escaped() {
+        let raw = "{\"a\": \"x\u{202e}y\u{2028}z\u{feff}\", \"b\": \"\\u202e\\u200b\"}";
+        let safe = printable_strings(raw).expect("something to escape");
+        let back: serde_json::Value = serde_json::from_str(&safe).expect("still JSON");
+        assert_eq!(back["a"], "x\\u{202e}y\\u{2028}z\\u{feff}");
+        assert_eq!(back["b"], "\\u{202e}\\u{200b}");
+        // Not JSON, and not at a char boundary after a backslash: no panic.
+        assert!(printable_strings("\"\\é\u{202e}\"").is_some());
+    }
 
     #[test]
     fn control_characters_in_a_documents_strings_read_back_as_printable_escapes() {
