@@ -516,6 +516,8 @@ pub struct OutputFile {
     name: String,
     kind: InputKind,
     remove_on_drop: bool,
+    /// The device and inode created at `path`: only that file is removed on drop.
+    id: Option<FileId>,
     /// Names `path` to the exit-at-once path of a second Ctrl-C while it is unfinished.
     registration: crate::interrupt::Registration,
     /// The free space it claimed (none for a FIFO or device); given up when it is done.
@@ -556,6 +558,31 @@ pub fn refuse_symlink(path: &Path, what: &str) -> Result<()> {
     }
 }
 
+/// A file's device and inode: who it is, whatever its name.
+pub type FileId = (u64, u64);
+
+/// The device and inode of an open file (`None` where fstat fails).
+pub fn file_id(file: &File) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Removes `path` only if it still names the file `id` (lstat, so a symbolic link put there
+/// is not ours either): what ioscope created and is giving up, never a file another program
+/// put in its place meanwhile. Best effort; a failure is ignored (a guard's drop calls it).
+/// Holding the file open until this returns keeps its inode from being reused.
+pub fn remove_if_same(path: &Path, id: Option<FileId>) {
+    use std::os::unix::fs::MetadataExt;
+    let Some(id) = id else {
+        return;
+    };
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if (meta.dev(), meta.ino()) == id {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// What every output's free-space claim is named: `.ioscope-reserve-PID-N`, beside it.
 const CLAIM_PREFIX: &str = ".ioscope-reserve-";
 
@@ -577,12 +604,14 @@ const CLAIM_PREFIX: &str = ".ioscope-reserve-";
 #[derive(Debug)]
 struct Claim {
     path: PathBuf,
+    /// Held open until the claim is removed, so its inode cannot be another file's.
+    file: File,
     _registration: crate::interrupt::Registration,
 }
 
 impl Drop for Claim {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        remove_if_same(&self.path, file_id(&self.file));
     }
 }
 
@@ -701,7 +730,9 @@ fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Cl
     let claim = Claim {
         _registration: crate::interrupt::Registration::new(&path),
         path: path.clone(),
+        file,
     };
+    let file = &claim.file;
     let Ok(len) = libc::off_t::try_from(bytes) else {
         return Err(refused("to reserve"));
     };
@@ -716,7 +747,7 @@ fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Cl
     if Footprint::of_file(bytes, before.block).bytes > before.available.saturating_sub(margin) {
         return Err(refused("with what other ioscope writers claimed"));
     }
-    let allocated = len > 0 && allocate(&file, len, || refused("to reserve"))?;
+    let allocated = len > 0 && allocate(file, len, || refused("to reserve"))?;
     if allocated {
         let space = space_less_claims(dir, Some(&claim.path))?;
         let margin = min_free.unwrap_or_else(|| default_margin(space));
@@ -841,6 +872,7 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         crate::interrupt::Registration::new(&write_path)
     };
     let mut output = OutputFile {
+        id: file_id(&file),
         file,
         path: write_path,
         replaces,
@@ -922,7 +954,8 @@ impl OutputFile {
 impl Drop for OutputFile {
     fn drop(&mut self) {
         if self.remove_on_drop {
-            let _ = std::fs::remove_file(&self.path);
+            // The file is still open here, so its inode is still ours.
+            remove_if_same(&self.path, self.id);
         }
     }
 }
