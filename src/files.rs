@@ -516,6 +516,8 @@ pub struct OutputFile {
     name: String,
     kind: InputKind,
     remove_on_drop: bool,
+    /// The device and inode created at `path`: only that file is removed on drop.
+    id: Option<FileId>,
     /// Names `path` to the exit-at-once path of a second Ctrl-C while it is unfinished.
     registration: crate::interrupt::Registration,
     /// The free space it claimed (none for a FIFO or device); given up when it is done.
@@ -556,6 +558,31 @@ pub fn refuse_symlink(path: &Path, what: &str) -> Result<()> {
     }
 }
 
+/// A file's device and inode: who it is, whatever its name.
+pub type FileId = (u64, u64);
+
+/// The device and inode of an open file (`None` where fstat fails).
+pub fn file_id(file: &File) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Removes `path` only if it still names the file `id` (lstat, so a symbolic link put there
+/// is not ours either): what ioscope created and is giving up, never a file another program
+/// put in its place meanwhile. Best effort; a failure is ignored (a guard's drop calls it).
+/// Holding the file open until this returns keeps its inode from being reused.
+pub fn remove_if_same(path: &Path, id: Option<FileId>) {
+    use std::os::unix::fs::MetadataExt;
+    let Some(id) = id else {
+        return;
+    };
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if (meta.dev(), meta.ino()) == id {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// What every output's free-space claim is named: `.ioscope-reserve-PID-N`, beside it.
 const CLAIM_PREFIX: &str = ".ioscope-reserve-";
 
@@ -564,8 +591,8 @@ const CLAIM_PREFIX: &str = ".ioscope-reserve-";
 /// `.ioscope-reserve-PID-N`, whose size is the bytes claimed:
 /// 1. created and given those bytes with fallocate(2) (blocks taken for real, so every
 ///    writer, ioscope or not, sees them gone; a full disk refuses here, cleanly);
-/// 2. the margin is checked again, with the claims of other ioscope writers in the
-///    directory counted: of two writers that got here at once, the later one (or both) is
+/// 2. the margin is checked again, with the claims of other ioscope writers on the file
+///    system counted (registered per device, see [`RegistryEntry`], and beside it): of two writers that got here at once, the later one (or both) is
 ///    refused up front, with the numbers;
 /// 3. its blocks are given back (the file is emptied and made sparse again at the same
 ///    size) before anything is measured, so the output's own writes allocate their blocks
@@ -577,23 +604,167 @@ const CLAIM_PREFIX: &str = ".ioscope-reserve-";
 #[derive(Debug)]
 struct Claim {
     path: PathBuf,
+    /// Held open until the claim is removed, so its inode cannot be another file's.
+    file: File,
     _registration: crate::interrupt::Registration,
+    /// Its entry in the registry of its file system (dropped with it).
+    _entry: Option<RegistryEntry>,
 }
 
 impl Drop for Claim {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        remove_if_same(&self.path, file_id(&self.file));
     }
 }
 
-/// Bytes claimed in `dir` by live ioscope writers' claims other than `own`, less what those
-/// claims still hold as blocks (already counted as used by the file system).
+/// Whether process `pid` is gone (its claims are left over from a writer that was killed).
+fn process_gone(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists.
+    let failed = unsafe { libc::kill(pid, 0) } != 0;
+    failed && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// The directories that hold this user's registries of claims, one per file system:
+/// `$XDG_RUNTIME_DIR/ioscope-claims` where that is set, and `/tmp/.ioscope-claims-UID`.
+/// Claims are registered in the first that can be used and counted from all, so writers
+/// started with and without `XDG_RUNTIME_DIR` still see each other.
+fn registry_bases() -> Vec<PathBuf> {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let mut bases = Vec::new();
+    if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
+        if runtime.is_absolute() {
+            bases.push(runtime.join("ioscope-claims"));
+        }
+    }
+    bases.push(PathBuf::from(format!("/tmp/.ioscope-claims-{uid}")));
+    bases
+}
+
+/// Whether `dir` is a directory (not a symbolic link) owned by this user that no one else
+/// may write into: a registry that can be trusted.
+fn is_own_private_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    std::fs::symlink_metadata(dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o022 == 0)
+}
+
+/// The registry of claims on the file system `dev` under `base` (`base/DEV-HEX`), created
+/// (mode 0700) when `create`; `None` where it cannot be made or is not this user's own.
+fn registry_dir(base: &Path, dev: u64, create: bool) -> Option<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = base.join(format!("{dev:x}"));
+    if create {
+        for d in [base, dir.as_path()] {
+            if let Err(e) = std::fs::DirBuilder::new().mode(0o700).create(d) {
+                if e.kind() != io::ErrorKind::AlreadyExists {
+                    return None;
+                }
+            }
+        }
+    }
+    (is_own_private_dir(base) && is_own_private_dir(&dir)).then_some(dir)
+}
+
+/// A claim's entry in the registry of its file system: a symbolic link named
+/// `PID-SEQ-BYTES` to the claim file, so that writers in other directories of the same
+/// file system count the claim too (and what it holds as blocks is found through it).
+#[derive(Debug)]
+struct RegistryEntry {
+    path: PathBuf,
+    id: Option<FileId>,
+    _registration: crate::interrupt::Registration,
+}
+
+impl RegistryEntry {
+    /// Registers the claim file `claim` (on device `dev`) of `bytes` bytes; `None` where no
+    /// registry can be used here (then only claims in the same directory are seen).
+    fn new(dev: u64, claim: &Path, seq: u64, bytes: u64) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let target = std::path::absolute(claim).ok()?;
+        let name = format!("{}-{seq}-{bytes}", std::process::id());
+        for base in registry_bases() {
+            let Some(dir) = registry_dir(&base, dev, true) else {
+                continue;
+            };
+            let path = dir.join(&name);
+            if std::os::unix::fs::symlink(&target, &path).is_ok() {
+                let id = std::fs::symlink_metadata(&path)
+                    .ok()
+                    .map(|m| (m.dev(), m.ino()));
+                return Some(Self {
+                    _registration: crate::interrupt::Registration::new(&path),
+                    path,
+                    id,
+                });
+            }
+        }
+        None
+    }
+}
+
+impl Drop for RegistryEntry {
+    fn drop(&mut self) {
+        remove_if_same(&self.path, self.id);
+    }
+}
+
+/// Bytes claimed on the file system of `dir` by live ioscope writers' claims other than
+/// `own`, less what those claims still hold as blocks (already counted as used by the file
+/// system): those registered for the file system (any directory on it), and those beside
+/// `dir` (another user's, or where no registry could be used).
 fn claimed(dir: &Path, own: Option<&Path>) -> u64 {
     use std::os::unix::fs::MetadataExt;
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
+    let own_id = own
+        .and_then(|p| std::fs::symlink_metadata(p).ok())
+        .map(|m| (m.dev(), m.ino()));
+    // Claim files already counted through the registry.
+    let mut counted: Vec<FileId> = Vec::new();
     let mut total = 0u64;
+    if let Ok(dev) = std::fs::metadata(dir).map(|m| m.dev()) {
+        for base in registry_bases() {
+            let Some(registry) = registry_dir(&base, dev, false) else {
+                continue;
+            };
+            let Ok(entries) = std::fs::read_dir(&registry) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let mut parts = name.to_str().unwrap_or("").split('-');
+                let (Some(pid), Some(_seq), Some(bytes), None) =
+                    (parts.next(), parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                let (Ok(pid), Ok(bytes)) = (pid.parse::<libc::pid_t>(), bytes.parse::<u64>())
+                else {
+                    continue;
+                };
+                if pid <= 0 || process_gone(pid) {
+                    continue;
+                }
+                let held =
+                    match std::fs::read_link(entry.path()).and_then(std::fs::symlink_metadata) {
+                        Ok(meta) if meta.is_file() && meta.dev() == dev => {
+                            let id = (meta.dev(), meta.ino());
+                            if Some(id) == own_id {
+                                continue;
+                            }
+                            counted.push(id);
+                            meta.blocks() * 512
+                        }
+                        _ => 0,
+                    };
+                total = total.saturating_add(bytes.saturating_sub(held));
+            }
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return total;
+    };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let Some(rest) = file_name
@@ -613,15 +784,12 @@ fn claimed(dir: &Path, own: Option<&Path>) -> u64 {
         else {
             continue;
         };
-        // SAFETY: signal 0 only asks whether the process exists.
-        let gone = unsafe { libc::kill(pid, 0) } != 0
-            && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
+        if process_gone(pid) {
             // Left by a writer that was killed: not a claim any more.
             continue;
         }
         if let Ok(meta) = std::fs::symlink_metadata(entry.path()) {
-            if meta.is_file() {
+            if meta.is_file() && !counted.contains(&(meta.dev(), meta.ino())) {
                 total = total.saturating_add(meta.len().saturating_sub(meta.blocks() * 512));
             }
         }
@@ -698,9 +866,11 @@ fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Cl
             ))
         }
     })?;
-    let claim = Claim {
+    let mut claim = Claim {
         _registration: crate::interrupt::Registration::new(&path),
         path: path.clone(),
+        file,
+        _entry: None,
     };
     let Ok(len) = libc::off_t::try_from(bytes) else {
         return Err(refused("to reserve"));
@@ -709,14 +879,25 @@ fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Cl
     // with every other live claim counted before allocating: a writer already writing is
     // never starved by another's reservation, which happens only where the space is there
     // even with the other's whole claim counted.
-    file.set_len(bytes)
+    claim
+        .file
+        .set_len(bytes)
         .with_context(|| format!("write {name}: size its space claim"))?;
+    // Registered for the whole file system, so writers in other directories count it too.
+    use std::os::unix::fs::MetadataExt;
+    let dev = claim
+        .file
+        .metadata()
+        .with_context(|| format!("write {name}: stat its space claim"))?
+        .dev();
+    claim._entry = RegistryEntry::new(dev, &claim.path, seq, bytes);
+    let file = &claim.file;
     let before = space_less_claims(dir, Some(&claim.path))?;
     let margin = min_free.unwrap_or_else(|| default_margin(before));
     if Footprint::of_file(bytes, before.block).bytes > before.available.saturating_sub(margin) {
         return Err(refused("with what other ioscope writers claimed"));
     }
-    let allocated = len > 0 && allocate(&file, len, || refused("to reserve"))?;
+    let allocated = len > 0 && allocate(file, len, || refused("to reserve"))?;
     if allocated {
         let space = space_less_claims(dir, Some(&claim.path))?;
         let margin = min_free.unwrap_or_else(|| default_margin(space));
@@ -841,6 +1022,7 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         crate::interrupt::Registration::new(&write_path)
     };
     let mut output = OutputFile {
+        id: file_id(&file),
         file,
         path: write_path,
         replaces,
@@ -922,7 +1104,8 @@ impl OutputFile {
 impl Drop for OutputFile {
     fn drop(&mut self) {
         if self.remove_on_drop {
-            let _ = std::fs::remove_file(&self.path);
+            // The file is still open here, so its inode is still ours.
+            remove_if_same(&self.path, self.id);
         }
     }
 }

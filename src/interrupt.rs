@@ -47,6 +47,9 @@ const UNLINKING: u8 = 3;
 struct Slot {
     state: AtomicU8,
     path: UnsafeCell<[u8; PATH_BYTES]>,
+    /// The device and inode the path named when it was registered: only that file is
+    /// removed, not one another program put in its place since.
+    id: UnsafeCell<(u64, u64)>,
 }
 
 // SAFETY: the path bytes are written only by the thread that moved `state` from FREE to
@@ -58,6 +61,7 @@ unsafe impl Sync for Slot {}
 const EMPTY_SLOT: Slot = Slot {
     state: AtomicU8::new(FREE),
     path: UnsafeCell::new([0; PATH_BYTES]),
+    id: UnsafeCell::new((0, 0)),
 };
 static REGISTRY: [Slot; SLOTS] = [EMPTY_SLOT; SLOTS];
 
@@ -98,7 +102,9 @@ extern "C" fn on_signal(signal: libc::c_int) {
     }
 }
 
-/// Unlinks every registered path (async-signal-safe: atomics and unlink only).
+/// Unlinks every registered path that still names the file registered (async-signal-safe:
+/// atomics, lstat and unlink only; a file put in place between the two calls is the one
+/// race left).
 fn remove_registered() {
     for slot in &REGISTRY {
         if slot
@@ -106,9 +112,17 @@ fn remove_registered() {
             .compare_exchange(READY, UNLINKING, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
         {
-            // SAFETY: UNLINKING gives this code the buffer alone (see `Slot`); it holds a
-            // NUL-terminated path written by `register`; unlink is async-signal-safe.
-            unsafe { libc::unlink((*slot.path.get()).as_ptr().cast()) };
+            // SAFETY: UNLINKING gives this code the buffer and the identity alone (see
+            // `Slot`); the buffer holds a NUL-terminated path written by `new`; lstat only
+            // writes the zeroed struct we pass; lstat and unlink are async-signal-safe.
+            unsafe {
+                let path = (*slot.path.get()).as_ptr().cast::<libc::c_char>();
+                let (dev, ino) = *slot.id.get();
+                let mut st: libc::stat = std::mem::zeroed();
+                if libc::lstat(path, &mut st) == 0 && st.st_dev == dev && st.st_ino == ino {
+                    libc::unlink(path);
+                }
+            }
         }
     }
 }
@@ -117,6 +131,8 @@ fn remove_registered() {
 /// is called): an unfinished output, a scratch file, a temporary name. Registered after the
 /// file was created (so a path that turned out to be someone else's is never named), and
 /// with its absolute form, so a later change of directory cannot misdirect the unlink.
+/// The file's device and inode are recorded too: a file another program put at the path
+/// since (removed ours, wrote its own, or left a symbolic link) is not removed.
 #[derive(Debug)]
 pub struct Registration {
     /// The slot's index, or `NONE`.
@@ -126,15 +142,20 @@ pub struct Registration {
 const NONE: usize = usize::MAX;
 
 impl Registration {
-    /// Registers `path`; with every slot taken, or a path too long, it is not registered
-    /// (the file is still removed by its guard on every ordinary way out).
+    /// Registers `path` and the file it names now; with every slot taken, a path too long
+    /// or nothing there, it is not registered (the file is still removed by its guard on
+    /// every ordinary way out).
     pub fn new(path: &Path) -> Self {
         use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::MetadataExt;
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let bytes = absolute.as_os_str().as_bytes();
         if bytes.len() >= PATH_BYTES || bytes.contains(&0) {
             return Self::none();
         }
+        let Ok(meta) = std::fs::symlink_metadata(&absolute) else {
+            return Self::none();
+        };
         for (i, slot) in REGISTRY.iter().enumerate() {
             if slot
                 .state
@@ -145,6 +166,8 @@ impl Registration {
                 let buffer = unsafe { &mut *slot.path.get() };
                 buffer[..bytes.len()].copy_from_slice(bytes);
                 buffer[bytes.len()] = 0;
+                // SAFETY: as above, BUSY gives this thread the identity alone.
+                unsafe { *slot.id.get() = (meta.dev(), meta.ino()) };
                 slot.state.store(READY, Ordering::Release);
                 return Self {
                     slot: AtomicUsize::new(i),
@@ -319,9 +342,41 @@ mod tests {
     }
 
     #[test]
+    fn a_file_put_in_place_of_a_registered_one_is_not_removed_by_the_exit_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, target) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("target"),
+        );
+        std::fs::write(&a, b"ours").unwrap();
+        std::fs::write(&b, b"ours").unwrap();
+        std::fs::write(&target, b"theirs").unwrap();
+        let _a = Registration::new(&a);
+        let _b = Registration::new(&b);
+        // Ours kept open, as the guards do, so the new files cannot take our inodes.
+        let _held = (
+            std::fs::File::open(&a).unwrap(),
+            std::fs::File::open(&b).unwrap(),
+        );
+        std::fs::remove_file(&a).unwrap();
+        std::fs::write(&a, b"USER").unwrap();
+        std::fs::remove_file(&b).unwrap();
+        std::os::unix::fs::symlink(&target, &b).unwrap();
+        remove_registered();
+        assert_eq!(std::fs::read(&a).unwrap(), b"USER", "another's file stays");
+        assert!(
+            std::fs::symlink_metadata(&b).unwrap().is_symlink(),
+            "a link stays"
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
+    }
+
+    #[test]
     fn a_dropped_registration_frees_its_slot() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x");
+        std::fs::write(&path, b"x").unwrap();
         // More than there are slots, one after another: each drop gives its slot back.
         for _ in 0..SLOTS * 2 {
             let r = Registration::new(&path);

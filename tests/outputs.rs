@@ -286,3 +286,105 @@ fn a_study_refuses_an_out_directory_that_is_a_symbolic_link() {
     assert_eq!(std::fs::read(&old).unwrap(), b"an old report");
     assert_link_untouched(&link, &real, None);
 }
+
+/// Runs `sweep` with three outputs and, while they are still ioscope's empty placeholders,
+/// lets `replace` put other files at their paths; returns the run's output, or `None`
+/// (printed as `skipped:`) when the sweep wrote its outputs before they could be replaced.
+fn replace_placeholders_during_a_sweep(
+    dir: &std::path::Path,
+    replace: impl FnOnce(&[std::path::PathBuf; 3]),
+) -> Option<std::process::Output> {
+    use std::time::{Duration, Instant};
+    let src = file_with(dir, "data", &pattern(32 << 20));
+    let outs = ["out.csv", "out.md", "out.svg"].map(|n| dir.join(n));
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(["sweep", src.to_str().unwrap(), "--repeat", "2", "-q"])
+        .args(["--block-sizes", "4k,1m"])
+        .arg("--csv")
+        .arg(&outs[0])
+        .arg("--markdown")
+        .arg(&outs[1])
+        .arg("--svg")
+        .arg(&outs[2])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !outs.iter().all(|p| p.exists()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the placeholders were never created"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let empty = outs
+        .iter()
+        .all(|p| std::fs::metadata(p).is_ok_and(|m| m.len() == 0));
+    if empty {
+        replace(&outs);
+    }
+    let out = child.wait_with_output().unwrap();
+    if !empty {
+        eprintln!("skipped: the sweep wrote its outputs before they could be replaced");
+        return None;
+    }
+    Some(out)
+}
+
+#[test]
+fn files_another_program_puts_in_place_of_the_placeholders_are_never_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = file_with(dir.path(), "target", b"theirs");
+    // Every placeholder replaced: a file, a symbolic link, a file.
+    let Some(out) = replace_placeholders_during_a_sweep(dir.path(), |outs| {
+        for p in outs {
+            std::fs::remove_file(p).unwrap();
+        }
+        std::fs::write(&outs[0], b"USER").unwrap();
+        std::os::unix::fs::symlink(&target, &outs[1]).unwrap();
+        std::fs::write(&outs[2], b"USER").unwrap();
+    }) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        one_line_stderr(&out).contains("another program wrote this file"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let [csv, md, svg] = ["out.csv", "out.md", "out.svg"].map(|n| dir.path().join(n));
+    assert_eq!(std::fs::read(&csv).unwrap(), b"USER");
+    assert_eq!(std::fs::read_link(&md).unwrap(), target, "the link stays");
+    assert_eq!(std::fs::read(&svg).unwrap(), b"USER");
+    assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
+}
+
+#[test]
+fn a_placeholder_replaced_after_the_first_write_is_kept_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = file_with(dir.path(), "target", b"theirs");
+    // The CSV placeholder left to ioscope; the others replaced: a file and a link.
+    let Some(out) = replace_placeholders_during_a_sweep(dir.path(), |outs| {
+        std::fs::remove_file(&outs[1]).unwrap();
+        std::fs::write(&outs[1], b"USER").unwrap();
+        std::fs::remove_file(&outs[2]).unwrap();
+        std::os::unix::fs::symlink(&target, &outs[2]).unwrap();
+    }) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        one_line_stderr(&out).contains("another program wrote this file"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let [csv, md, svg] = ["out.csv", "out.md", "out.svg"].map(|n| dir.path().join(n));
+    assert!(
+        std::fs::metadata(&csv).unwrap().len() > 0,
+        "ioscope's CSV is written"
+    );
+    assert_eq!(std::fs::read(&md).unwrap(), b"USER");
+    assert_eq!(std::fs::read_link(&svg).unwrap(), target, "the link stays");
+    assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
+}

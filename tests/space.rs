@@ -9,6 +9,21 @@ use common::*;
 /// 20 MiB tmpfs, `rounds` times; returns per round the two exit codes, their stderr and
 /// the directory's listing afterwards, or `None` where no tmpfs can be mounted here.
 fn at_once(first: &str, second: &str, rounds: usize) -> Option<Vec<(i32, i32, String, String)>> {
+    at_once_in("20m", "", "", first, second, rounds)
+}
+
+/// [`at_once`] on a tmpfs of `size`, after the shell commands `setup` (e.g. `mkdir a b`),
+/// with `pause` (e.g. `sleep 0.15`) between the two starts; the listing is recursive (files
+/// in subdirectories too) and includes what this user's registries of claims hold for the
+/// tmpfs.
+fn at_once_in(
+    size: &str,
+    setup: &str,
+    pause: &str,
+    first: &str,
+    second: &str,
+    rounds: usize,
+) -> Option<Vec<(i32, i32, String, String)>> {
     let bin = assert_cmd::cargo::cargo_bin("ioscope");
     let mut results = Vec::new();
     for _ in 0..rounds {
@@ -16,8 +31,10 @@ fn at_once(first: &str, second: &str, rounds: usize) -> Option<Vec<(i32, i32, St
         let script = format!(
             r#"cd "$1" || exit 99
 B="$2"
+{setup}
 $B {first} >/dev/null 2>e1 &
 p1=$!
+{pause}
 $B {second} >/dev/null 2>e2 &
 p2=$!
 wait $p1; r1=$?
@@ -26,9 +43,14 @@ echo "$r1"
 echo "$r2"
 tr '\n' ' ' <e1; echo
 tr '\n' ' ' <e2; echo
-ls -A | grep -v '^e[12]$' | tr '\n' ' '; echo"#
+dev=$(printf %x "$(stat -c %d .)")
+{{ find . -mindepth 1 -type f ! -name e1 ! -name e2 | sed 's|^\./||'
+  for r in "${{XDG_RUNTIME_DIR:-/nonexistent}}/ioscope-claims/$dev" "/tmp/.ioscope-claims-$(id -u)/$dev"; do
+    ls -A "$r" 2>/dev/null | sed 's|^|registry:|'
+  done
+  ls -A | grep '^\.ioscope' ; }} | tr '\n' ' '; echo"#
         );
-        let mut cmd = in_small_tmpfs("20m", dir.path(), std::path::Path::new("/bin/sh"))?;
+        let mut cmd = in_small_tmpfs(size, dir.path(), std::path::Path::new("/bin/sh"))?;
         let out = cmd
             .args(["-c", &script, "sh"])
             .arg(dir.path())
@@ -97,4 +119,18 @@ fn a_sweep_and_a_run_writing_at_once_keep_the_margin_too() {
         return;
     };
     assert_one_or_none_admitted(&results, ["s", "a"]);
+}
+
+#[test]
+fn writers_in_two_directories_of_one_file_system_are_never_both_admitted() {
+    // Each fits alone (8 MB of 14 MiB, 1 MiB kept), not both: claims are seen per file
+    // system, not only per directory.
+    let w = "run a/f -w 16 500k --min-free 1m";
+    let v = "run b/f -w 16 500k --min-free 1m";
+    for pause in ["", "sleep 0.15"] {
+        let Some(results) = at_once_in("14m", "mkdir a b", pause, w, v, 4) else {
+            return;
+        };
+        assert_one_or_none_admitted(&results, ["a/f", "b/f"]);
+    }
 }

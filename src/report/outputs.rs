@@ -10,7 +10,9 @@
 //! one (`--csv /tmp/link` to `/dev/sda`, to another user's file).
 
 use crate::error::input;
-use crate::files::{describe, parent_dir, refuse_symlink, symlink_refusal};
+use crate::files::{
+    FileId, describe, file_id, parent_dir, refuse_symlink, remove_if_same, symlink_refusal,
+};
 use crate::interrupt::Registration;
 use anyhow::{Context, Result};
 use std::cell::Cell;
@@ -32,6 +34,9 @@ struct Output {
     seen: Cell<Option<Stamp>>,
     /// Names the placeholder to the exit-at-once path until content arrives.
     registration: Registration,
+    /// The placeholder, held open so that its inode cannot become another file's, and who
+    /// it is: only that file is removed, never one another program put at the path.
+    created: Option<(std::fs::File, Option<FileId>)>,
 }
 
 type Stamp = (u64, u64, i64, i64);
@@ -164,11 +169,12 @@ impl Output {
                     written: Cell::new(false),
                     seen: Cell::new(stamp(path)),
                     registration: Registration::none(),
+                    created: None,
                 })
             }
             Err(_) => {
                 // O_EXCL never follows a link: one put here since the check is refused.
-                OpenOptions::new()
+                let file = OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .mode(0o644)
@@ -180,6 +186,7 @@ impl Output {
                             input(format!("{at}: create: {}", describe(&e)))
                         }
                     })?;
+                let id = file_id(&file);
                 Ok(Self {
                     flag,
                     path: path.to_path_buf(),
@@ -187,6 +194,7 @@ impl Output {
                     written: Cell::new(false),
                     seen: Cell::new(stamp(path)),
                     registration: Registration::new(path),
+                    created: Some((file, id)),
                 })
             }
         }
@@ -206,21 +214,24 @@ impl Output {
         let tmp = temp_beside(&self.path);
         let mut temporary = None;
         let result = (|| -> std::io::Result<()> {
-            let mut f = OpenOptions::new()
+            let f = OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .mode(0o644)
                 .open(&tmp)?;
-            temporary = Some(Registration::new(&tmp));
+            temporary = Some((Registration::new(&tmp), file_id(&f), f));
+            let f = &mut temporary.as_mut().expect("just set").2;
             f.write_all(bytes)?;
             f.sync_all()?;
             // From here the path holds content: the exit-at-once path must not remove it.
             self.registration.keep();
             std::fs::rename(&tmp, &self.path)
         })();
-        drop(temporary);
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        if let Some((registration, id, _file)) = temporary {
+            drop(registration);
+            if result.is_err() {
+                remove_if_same(&tmp, id);
+            }
         }
         result.with_context(|| format!("write {} {name}", self.flag))?;
         self.written.set(true);
@@ -232,7 +243,9 @@ impl Output {
 impl Drop for Output {
     fn drop(&mut self) {
         if self.placeholder && !self.written.get() {
-            let _ = std::fs::remove_file(&self.path);
+            if let Some((_file, id)) = &self.created {
+                remove_if_same(&self.path, *id);
+            }
         }
     }
 }
