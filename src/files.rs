@@ -368,17 +368,27 @@ pub fn space(dir: &Path) -> Result<Space> {
         return Err(io::Error::last_os_error())
             .with_context(|| format!("statvfs {}", dir.display()));
     }
-    let unit = (st.f_frsize as u64).max(1);
-    Ok(Space {
-        total: st.f_blocks as u64 * unit,
-        available: st.f_bavail as u64 * unit,
-        block: unit,
-        inodes_available: if st.f_files == 0 {
-            u64::MAX
-        } else {
-            st.f_favail as u64
-        },
-    })
+    Ok(Space::of(&st))
+}
+
+impl Space {
+    /// What a statvfs(2) result says: sizes in its allocation unit (`f_frsize`), inodes
+    /// uncounted (`u64::MAX`) where the file system reports none at all.
+    // The fields are u64 on 64-bit Linux but narrower elsewhere: the casts stay.
+    #[allow(clippy::unnecessary_cast)]
+    pub fn of(st: &libc::statvfs) -> Self {
+        let unit = (st.f_frsize as u64).max(1);
+        Space {
+            total: st.f_blocks as u64 * unit,
+            available: st.f_bavail as u64 * unit,
+            block: unit,
+            inodes_available: if st.f_files == 0 {
+                u64::MAX
+            } else {
+                st.f_favail as u64
+            },
+        }
+    }
 }
 
 /// The free space to keep by default: 10% of the file system or 1 GiB, whichever is larger.

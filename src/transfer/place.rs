@@ -143,18 +143,7 @@ impl Dirs {
         if unsafe { libc::fstatvfs(self.root.fd.as_raw_fd(), &mut st) } != 0 {
             return Err(errno()).with_context(|| format!("statvfs {}", self.root.path.display()));
         }
-        let unit = (st.f_frsize as u64).max(1);
-        let space = crate::files::Space {
-            total: st.f_blocks as u64 * unit,
-            available: st.f_bavail as u64 * unit,
-            block: unit,
-            inodes_available: if st.f_files == 0 {
-                u64::MAX
-            } else {
-                st.f_favail as u64
-            },
-        };
-        Ok((space, st.f_files as u64))
+        Ok((crate::files::Space::of(&st), st.f_files as u64))
     }
 
     /// The directory that holds the last of `parts`, its parents opened (and created)
