@@ -1102,6 +1102,13 @@ impl OutputFile {
         Ok(())
     }
 
+    /// Gives up the free-space claim now that the writer was admitted and its file made:
+    /// for a writer that may be killed without unwinding (an MPI rank blocked in a
+    /// collective, then SIGKILLed), so that no claim file outlives it.
+    pub fn release_claim(&mut self) {
+        self.claim = None;
+    }
+
     /// Keeps the file on drop when `keep` is true (for `--keep`).
     pub fn keep_on_drop(&mut self, keep: bool) {
         if keep {

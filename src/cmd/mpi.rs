@@ -687,6 +687,11 @@ pub fn execute(
     let _watchdog = (ranks > 1).then(|| Watchdog::start(rank, &host));
     let created = agree(comm, &host, create(options, comm, tag))?;
     let mut files = agree(comm, &host, open(options, comm, tag, created, reads))?;
+    // Every rank was admitted and holds its file: the free-space claims have done their
+    // work, and a rank SIGKILLed from here on must leave no claim file behind.
+    if let Some(out) = files.created.as_mut() {
+        out.release_claim();
+    }
     // Every rank holds what it needs open now. Where no other host opens these files (one
     // host, or a file per rank that only its writer uses) each creator removes its file's
     // name at once: a rank killed with SIGKILL, or a job killed while a rank waits in a
