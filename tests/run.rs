@@ -508,3 +508,20 @@ fn writing_into_a_fifo_with_force_makes_no_fsync_and_claims_none() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("fsync"), "no fsync is claimed: {text}");
 }
+
+#[test]
+fn an_error_naming_a_file_with_terminal_escapes_prints_them_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = dir.path().join("a\u{1b}[2Jb\u{7}");
+    let out = ioscope()
+        .args(["run", name.to_str().unwrap(), "-r", "4k"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(
+        !line.contains('\u{1b}') && !line.contains('\u{7}'),
+        "{line:?}"
+    );
+    assert!(line.contains("a\\u{1b}[2Jb\\u{7}"), "{line}");
+}

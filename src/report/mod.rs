@@ -84,10 +84,20 @@ pub fn note(text: &str) {
 
 /// Writes one error line (`error: {message}`) to stderr: one per failed MPI rank.
 pub fn error_line(message: &str) {
-    let _ = writeln!(std::io::stderr(), "error: {message}");
+    let _ = writeln!(
+        std::io::stderr(),
+        "error: {}",
+        crate::text::printable(message)
+    );
 }
 
-/// Writes the one error line of a failed command to stderr.
+/// Writes the one error line of a failed command to stderr, its control characters escaped
+/// whatever part of the chain they came from (a file name the user gave, a peer's words):
+/// one line, and nothing in it drives the terminal.
 pub fn error(err: &anyhow::Error) {
-    let _ = writeln!(std::io::stderr(), "error: {err:#}");
+    let _ = writeln!(
+        std::io::stderr(),
+        "error: {}",
+        crate::text::printable(&format!("{err:#}"))
+    );
 }
