@@ -1695,3 +1695,76 @@ cat "$mnt/../transfer.err"
     assert_eq!(value_of(&out, "left"), 0, "{out}");
     assert!(out.contains("not enough free space"), "{out}");
 }
+
+#[test]
+fn with_force_no_file_being_received_has_a_name_another_process_could_truncate() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("in");
+    std::fs::create_dir(&into).unwrap();
+    let socket = dir.path().join("s");
+    let src = dir.path().join("big");
+    std::fs::write(&src, common::pattern(48 << 20)).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let mut receiver = Command::new(&bin)
+        .arg("receive")
+        .arg(&into)
+        .arg("--listen")
+        .arg(format!("unix:{}", socket.display()))
+        .args(["--force", "--method", "mmap", "--no-sync"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !socket.exists() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A hostile local process truncates whatever the receiver names in DIR while it works.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = {
+        let (into, stop) = (into.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                for e in std::fs::read_dir(&into).unwrap().flatten() {
+                    if e.file_name()
+                        .to_string_lossy()
+                        .starts_with(".ioscope-recv-")
+                    {
+                        let _ = std::fs::OpenOptions::new()
+                            .write(true)
+                            .open(e.path())
+                            .and_then(|f| f.set_len(0));
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    };
+    for _ in 0..3 {
+        let out = Command::new(&bin)
+            .arg("send")
+            .arg(format!("unix:{}", socket.display()))
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    seen.join().unwrap();
+    assert!(
+        receiver.try_wait().unwrap().is_none(),
+        "the receiver is still serving (it died of SIGBUS before)"
+    );
+    // SAFETY: kill only signals the receiver we started.
+    unsafe { libc::kill(receiver.id() as i32, libc::SIGINT) };
+    let status = receiver.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    // (Not its length: the name exists for an instant between linkat and the rename.)
+    assert!(into.join("big").exists(), "the file was received");
+}

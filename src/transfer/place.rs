@@ -4,9 +4,11 @@
 //! path walk and no `lstat`. A file is written unnamed (`O_TMPFILE`) and given its name by
 //! `linkat` only once it is verified: `linkat` never replaces a name, so an existing file is
 //! never overwritten, and an unnamed file that is never published vanishes with its
-//! descriptor. Where the file system has no `O_TMPFILE` (found out once per directory), or
-//! with `--force` (which must replace), the file is written under a temporary
-//! `.ioscope-recv-*` name, removed on drop unless renamed into place.
+//! descriptor. With `--force` (which must replace) the verified unnamed file is linked to a
+//! temporary `.ioscope-recv-*` name and at once renamed over the old one: no other process
+//! can reach it by name (and truncate it under a mapping) while it is received. Where the
+//! file system has no `O_TMPFILE` (found out once per directory), the file is written under
+//! such a temporary name, removed on drop unless renamed into place.
 
 use anyhow::{Context, Result, anyhow};
 use std::collections::HashMap;
@@ -241,7 +243,7 @@ impl Dirs {
         let flags = libc::O_RDWR | libc::O_CLOEXEC;
         let mut temp = None;
         let mut file = None;
-        if !replace && proc_fd && dir.tmpfile != Some(false) {
+        if proc_fd && dir.tmpfile != Some(false) {
             // SAFETY: an open directory and a static C string.
             let f = unsafe { libc::openat(fd, c".".as_ptr(), flags | libc::O_TMPFILE, mode) };
             if f >= 0 {
@@ -295,6 +297,13 @@ impl Dirs {
             dir: Rc::clone(&dir.fd),
             name,
             shown,
+            // With --force an unnamed file still needs a name of its own to be renamed over
+            // the old one: given only at publication, once every byte is verified, so no
+            // one can truncate it under a mapping while it is received.
+            link_temp: (replace && temp.is_none()).then(|| {
+                cstr(format!(".ioscope-recv-{pid}-{serial}").as_bytes())
+                    .expect("a name of ASCII digits has no NUL")
+            }),
             temp,
             mode: keep_mode.then_some(whole),
             published: false,
@@ -320,6 +329,9 @@ pub struct Incoming {
     dir: Rc<OwnedFd>,
     name: CString,
     shown: PathBuf,
+    /// With `--force` and an unnamed file: the temporary name it is linked to at
+    /// publication, just before it is renamed over the old file.
+    link_temp: Option<CString>,
     temp: Option<CString>,
     /// The mode to set before publishing (`None`: open gave it already).
     mode: Option<u32>,
@@ -360,6 +372,20 @@ impl Incoming {
                 "{shown} appeared while it was received; refusing to overwrite it without --force"
             ),
         };
+        if let (None, Some(link_temp)) = (&self.temp, &self.link_temp) {
+            link_unnamed(&self.file, dir, link_temp)
+                .with_context(|| format!("link {shown} into place"))?;
+            // SAFETY: an open directory and live C strings.
+            if unsafe { libc::renameat2(dir, link_temp.as_ptr(), dir, self.name.as_ptr(), 0) } != 0
+            {
+                let e = errno();
+                // SAFETY: as above; the temporary name is ours, just made.
+                unsafe { libc::unlinkat(dir, link_temp.as_ptr(), 0) };
+                return Err(e).with_context(|| format!("rename into {shown}"));
+            }
+            self.published = true;
+            return Ok(());
+        }
         let Some(temp) = &self.temp else {
             if let Err(e) = link_unnamed(&self.file, dir, &self.name) {
                 if e.raw_os_error() == Some(libc::EEXIST) {
