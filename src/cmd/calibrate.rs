@@ -108,18 +108,15 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
         // --grow writes: never through a symbolic link (the file it names could be anyone's),
         // and only to the very file just opened for reading.
         files::refuse_symlink(&options.path, &format!("calibrate {name} --grow"))?;
-        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        use std::os::unix::fs::OpenOptionsExt;
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&options.path)
             .map_err(|e| input(format!("open {name} for --grow: {}", files::describe(&e))))?;
-        let (a, b) = (
-            opened.file.metadata().context("stat the file to grow")?,
-            file.metadata().context("stat the file to grow")?,
-        );
-        if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+        let (a, b) = (files::file_id(&opened.file), files::file_id(&file));
+        if a.is_none() || a != b {
             return Err(input(format!(
                 "calibrate {name} --grow: the file was replaced while it was opened; not grown"
             )));
