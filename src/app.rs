@@ -12,11 +12,11 @@ use crate::options::{
     CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions, PatternsOptions,
     RunOptions, StudyOptions, SweepOptions, SyscallsOptions,
 };
-use crate::report::exports::Exportable;
 use crate::report::json::Provenance;
 use crate::report::outputs::Outputs;
 use crate::report::progress::Bar;
-use crate::report::{self, json, markdown, text};
+use crate::report::view::Exportable;
+use crate::report::{self, json, text};
 use anyhow::{Context, Result};
 use std::cell::OnceCell;
 use std::path::Path;
@@ -111,7 +111,7 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             let out = reserve::<cmd::fast::FastReport>(export, &[&options.path])?;
             let result = cmd::fast::execute(&options)?;
             if options.verbose {
-                report::note(&text::fast_details(&result));
+                report::note(&crate::report::views::fast::fast_details(&result));
             }
             finish(&result, export, &out, &options.path)
         }
@@ -178,7 +178,7 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                     &Provenance::here(Path::new(".")),
                 ))?;
             } else {
-                report::emit(&text::sent(&result))?;
+                report::emit(&crate::report::views::transfer::sent(&result))?;
             }
             Ok(ExitKind::Success)
         }
@@ -191,7 +191,10 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                         &session,
                         &Provenance::here(&args.dir),
                     ))?,
-                    Ok(session) => report::emit(&text::received(&session, !args.no_sync))?,
+                    Ok(session) => report::emit(&crate::report::views::transfer::received(
+                        &session,
+                        !args.no_sync,
+                    ))?,
                     Err(e) if crate::error::exit_kind(&e) == ExitKind::Interrupted => {
                         return Err(e);
                     }
@@ -353,7 +356,7 @@ fn save<T: Exportable>(result: &T, out: &Exports, path: &Path) -> Result<()> {
             .write("--svg", report::svg::render(&chart)?.as_bytes())?;
     }
     if out.files.wants_markdown() {
-        let text = markdown::render(result, out.provenance(path));
+        let text = crate::report::view::markdown_document(result, out.provenance(path));
         out.files.write("--markdown", text.as_bytes())?;
     }
     Ok(())
@@ -476,10 +479,10 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
         .output
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from("compare.html"));
-    let media: Vec<crate::report::html::Medium> = loaded
+    let media: Vec<crate::report::views::media::Medium> = loaded
         .iter()
-        .map(|l| crate::report::html::Medium {
-            label: crate::report::html::label(&l.report, &l.environment),
+        .map(|l| crate::report::views::media::Medium {
+            label: crate::report::views::media::label(&l.report, &l.environment),
             report: &l.report,
             env: &l.environment,
         })
@@ -489,9 +492,9 @@ fn report_command(args: &crate::cli::ReportArgs) -> Result<ExitKind> {
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join(" ");
-        crate::report::html::study_page(media[0].report, media[0].env, &line)?
+        crate::report::views::study::page(media[0].report, media[0].env, &line)?
     } else {
-        crate::report::html::compare_page(&media)?
+        crate::report::views::media::page(&media)?
     };
     let name = crate::text::printable_path(&output);
     match std::fs::symlink_metadata(&output) {
@@ -566,7 +569,7 @@ fn load_study(path: &Path) -> Result<LoadedStudy> {
     let name = crate::text::printable_path(&file);
     let (text, schema) = read_saved(&file, &name)?;
     let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
-    let want = crate::report::exports::schema("study");
+    let want = crate::report::view::schema("study");
     if schema != want {
         let schema = crate::text::printable(&schema);
         return Err(input(if schema.starts_with("ioscope/study/") {
@@ -672,7 +675,7 @@ fn rerender(path: &Path, args: &ExportArgs) -> Result<ExitKind> {
         finish(&result, options, &out, path).map(|_| ExitKind::Success)
     }
     let value = text;
-    let s = crate::report::exports::schema;
+    let s = crate::report::view::schema;
     match schema.as_str() {
         x if x == s("run") => again::<cmd::run::RunReport>(value, &options, path, &name, x),
         x if x == s("calibrate") => {

@@ -58,7 +58,7 @@ struct Document<'a, T: Serialize> {
 /// Renders `result` of subcommand `command` as one pretty-printed JSON document.
 pub fn document<T: Serialize>(command: &str, result: &T, provenance: &Provenance) -> String {
     let doc = Document {
-        schema: super::exports::schema(command),
+        schema: super::view::schema(command),
         provenance,
         result,
     };

@@ -1,18 +1,20 @@
 //! Rendering: human text, JSON, CSV, Markdown, SVG and the progress bar. Renderers return strings; only
 //! [`emit`] and [`warn`] write, to stdout and stderr respectively.
 
+pub mod cells;
 pub mod csv;
-pub mod exports;
 pub mod html;
 pub mod json;
 pub mod manual;
 pub mod markdown;
 pub mod outputs;
+pub mod page;
 pub mod progress;
 pub mod results;
-pub mod study;
 pub mod svg;
 pub mod text;
+pub mod view;
+pub mod views;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};

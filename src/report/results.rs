@@ -3,8 +3,8 @@
 //! every part (each file replaced atomically), so an interruption leaves a valid report of
 //! what was measured.
 
-use super::exports::Exportable;
-use super::study::sections;
+use super::view::Exportable;
+use super::views::study::sections;
 use crate::cmd::study::StudyReport;
 use crate::error::input;
 use crate::files;
@@ -241,7 +241,7 @@ impl ResultDir {
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join(" ");
-        let page = super::html::study_page(r, env, &command_line)?;
+        let page = super::views::study::page(r, env, &command_line)?;
         self.put("report.html", page.as_bytes())?;
         self.put("report.md", markdown(r, provenance).as_bytes())
     }
@@ -267,7 +267,7 @@ pub fn markdown_blocks(
     charts: bool,
 ) -> Vec<String> {
     use super::markdown::{escape, list, table};
-    let grid = |g: &super::study::Grid| super::csv::Table {
+    let grid = |g: &super::page::Grid| super::csv::Table {
         header: g.header.clone(),
         rows: g.rows.clone(),
     };
@@ -278,9 +278,9 @@ pub fn markdown_blocks(
                 .to_string(),
         );
     }
-    let summary = super::study::Grid {
+    let summary = super::page::Grid {
         header: vec!["figure".into(), "median".into(), "spread / basis".into()],
-        rows: super::study::headlines(r)
+        rows: super::views::study::headlines(r)
             .into_iter()
             .map(|h| vec![h.label, h.value, h.spread])
             .collect(),

@@ -6,12 +6,7 @@
 //! table made readable by [`humanize`]: units in the headers, human units in the cells, and
 //! `median (min–max)` where the CSV has the three columns.
 
-mod results;
-
-pub use results::{cache, compare, fast, sweep, syscalls};
-
 use super::csv::Table;
-use super::exports::Exportable;
 use super::json::Provenance;
 use crate::units::{MIB, format_block_size, format_size, group_thousands};
 use std::fmt::Write;
@@ -192,23 +187,6 @@ pub fn environment(p: &Provenance) -> String {
     escape(&format!("Measured by {tool}{place}."))
 }
 
-/// A result as a Markdown document: its blocks, then what was left unmeasured and its
-/// warnings (the causes and fixes the text prints on stderr).
-pub fn render<T: Exportable>(result: &T, provenance: &Provenance) -> String {
-    let mut blocks = result.markdown();
-    if !result.complete() {
-        blocks.push(format!(
-            "{}\n",
-            escape("Partial: the run was interrupted; these are the points measured before it.")
-        ));
-    }
-    let warnings: Vec<String> = result.warnings().iter().map(super::text::warning).collect();
-    if !warnings.is_empty() {
-        blocks.push(list("Warnings:", &warnings));
-    }
-    document(&format!("ioscope {}", T::COMMAND), provenance, &blocks)
-}
-
 /// How one CSV column is shown: its unit, and how a raw cell becomes a human one.
 #[derive(Clone, Copy)]
 enum Unit {
@@ -349,6 +327,32 @@ pub fn humanize(raw: &Table) -> Table {
         })
         .collect();
     Table { header, rows }
+}
+
+pub(crate) fn header(names: &[&str]) -> Vec<String> {
+    names.iter().map(|h| h.to_string()).collect()
+}
+
+/// `median (min–max)`, each in MiB/s.
+pub(crate) fn rate_spread(median: f64, min: f64, max: f64) -> String {
+    format!(
+        "{} ({}–{})",
+        crate::report::cells::rate(median),
+        crate::report::cells::rate(min),
+        crate::report::cells::rate(max)
+    )
+}
+
+/// A percentage without its sign (the header carries `%`).
+pub(crate) fn percent(fraction: f64) -> String {
+    crate::report::cells::pct(fraction)
+        .trim_end_matches('%')
+        .to_string()
+}
+
+/// A flag after a cell whose run did not start in its cache state.
+pub(crate) fn flagged(cell: String, ok: bool) -> String {
+    if ok { cell } else { format!("{cell} (!)") }
 }
 
 #[cfg(test)]

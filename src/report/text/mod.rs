@@ -2,32 +2,8 @@
 //! per command; the shared pieces (labelled lines, tables, the kernel check line, the cache
 //! proof, warnings) live here.
 
-pub mod cache;
-mod calibrate;
-mod compare;
-mod fast;
-mod mpi;
-mod patterns;
-mod run;
-mod study;
-mod sweep;
-mod syscalls;
-mod trace;
-mod transfer;
 mod warning;
 
-pub use cache::cache;
-pub use calibrate::calibrate;
-pub use compare::{compare, compare_notes};
-pub use fast::{fast, fast_details};
-pub use mpi::mpi;
-pub use patterns::patterns;
-pub use run::run;
-pub use study::study;
-pub use sweep::{checks_cell, sweep, sweep_explanation, sweep_notes};
-pub use syscalls::{syscalls, syscalls_explanation};
-pub use trace::trace;
-pub use transfer::{received, sent, transfer, transfer_why};
 pub use warning::warning;
 
 use crate::measure::cache::{CacheProof, Verdict};
@@ -38,13 +14,13 @@ use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use std::fmt::Write;
 
 /// Below this wall time, CPU time (a coarser clock) says nothing useful about a run.
-const CPU_MEANINGFUL_SECONDS: f64 = 0.05;
+pub(crate) const CPU_MEANINGFUL_SECONDS: f64 = 0.05;
 
-fn line(out: &mut String, key: &str, value: impl std::fmt::Display) {
+pub(crate) fn line(out: &mut String, key: &str, value: impl std::fmt::Display) {
     let _ = writeln!(out, "{key:<9} {value}");
 }
 
-fn bytes_both(bytes: u64) -> String {
+pub(crate) fn bytes_both(bytes: u64) -> String {
     if bytes < 1024 {
         format!("{bytes} bytes")
     } else {
@@ -54,7 +30,7 @@ fn bytes_both(bytes: u64) -> String {
 
 /// User and system CPU time, and their share of one CPU where the run was long enough for
 /// the share to mean something (CPU time has a coarser clock than wall time).
-fn cpu_line(e: &Elapsed, threads: usize) -> String {
+pub(crate) fn cpu_line(e: &Elapsed, threads: usize) -> String {
     let times = format!(
         "user {}, system {}",
         format_seconds(e.user_seconds),
@@ -81,7 +57,7 @@ pub(crate) fn cpu_cell(percent: f64, seconds: f64) -> String {
 }
 
 /// The kernel cross-check in one line: a tick when all agree, the figures when not.
-fn checks_line(checks: &[Check], counted: bool) -> String {
+pub(crate) fn checks_line(checks: &[Check], counted: bool) -> String {
     if !counted {
         return "not compared: this engine's I/O does not go through read()/write() calls that /proc/self/io counts".to_string();
     }
@@ -112,7 +88,7 @@ fn checks_line(checks: &[Check], counted: bool) -> String {
 }
 
 /// The cache line: residency before, device bytes, and the verdict when a state was asked.
-fn cache_line(proof: &CacheProof) -> String {
+pub(crate) fn cache_line(proof: &CacheProof) -> String {
     let res = proof
         .residency_before
         .map_or("residency unknown".to_string(), |r| {
@@ -133,25 +109,17 @@ fn cache_line(proof: &CacheProof) -> String {
     format!("{res}{dev}{verdict}")
 }
 
-fn table_with(header: &[&str]) -> Table {
+pub(crate) fn table_with(header: &[&str]) -> Table {
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
     table.set_header(header.to_vec());
     table
 }
 
-fn right_align(table: &mut Table, cols: std::ops::Range<usize>) {
+pub(crate) fn right_align(table: &mut Table, cols: std::ops::Range<usize>) {
     for col in cols {
         if let Some(c) = table.column_mut(col) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-}
-
-pub(crate) fn pct(fraction: f64) -> String {
-    format!("{:.1}%", 100.0 * fraction)
-}
-
-pub(crate) fn mib(bytes_per_second: f64) -> f64 {
-    bytes_per_second / crate::units::MIB as f64
 }

@@ -63,7 +63,7 @@ pub fn warning(w: &Warning) -> String {
             runs,
             others,
         } => {
-            use super::mib;
+            use crate::report::cells::mib;
             format!(
                 "({at}) its {runs} runs scatter from {:.1} to {:.1} MiB/s (median {:.1}), {:.0}% apart: differences between figures smaller than that are noise{}; repeat on a quieter machine or with more --repeat",
                 mib(*min),

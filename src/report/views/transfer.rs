@@ -3,15 +3,21 @@
 //! both sides' median times with the spread; then what wins and why. `send` and `receive`:
 //! one line per connection.
 
-use super::{line, table_with};
+use crate::cmd::study::Part;
 use crate::cmd::transfer::{Cell, SendReport, TransferReport, Workload};
+use crate::report::cells::{cells, mib, table};
+use crate::report::csv::Table;
+use crate::report::page::{Section, grid};
+use crate::report::svg::{Chart, Series};
+use crate::report::text::{line, table_with};
+use crate::report::view::Exportable;
 use crate::transfer::Session;
 use crate::transfer::methods::{RecvMethod, SendMethod};
 use crate::units::{MIB, format_seconds, format_size};
 use std::fmt::Write;
 
 /// Renders the experiment.
-pub fn transfer(r: &TransferReport) -> String {
+pub fn text(r: &TransferReport) -> String {
     let mut out = String::new();
     for w in &r.workloads {
         line(
@@ -253,6 +259,168 @@ pub fn received(s: &Session, synced: bool) -> String {
         );
     }
     out
+}
+
+impl Exportable for TransferReport {
+    const COMMAND: &'static str = "transfer";
+    const HAS_CHART: bool = true;
+    fn chart(&self) -> Option<Chart> {
+        Some(chart(self))
+    }
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn ok(&self) -> bool {
+        TransferReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "workload",
+            "files",
+            "bytes",
+            "sender",
+            "receiver",
+            "sender_seconds_median",
+            "receiver_seconds_median",
+            "receiver_seconds_min",
+            "receiver_seconds_max",
+            "bytes_per_second",
+            "seconds_per_file",
+            "verified",
+        ];
+        let rows = self
+            .workloads
+            .iter()
+            .flat_map(|w| {
+                w.cells.iter().map(move |c| {
+                    cells([
+                        w.name.clone(),
+                        w.files.to_string(),
+                        w.bytes.to_string(),
+                        c.sender.name().to_string(),
+                        c.receiver.name().to_string(),
+                        c.sender_seconds.median.to_string(),
+                        c.receiver_seconds.median.to_string(),
+                        c.receiver_seconds.min.to_string(),
+                        c.receiver_seconds.max.to_string(),
+                        c.bytes_per_second.to_string(),
+                        c.seconds_per_file.to_string(),
+                        c.verified.to_string(),
+                    ])
+                })
+            })
+            .collect();
+        table(&header, rows)
+    }
+}
+
+/// Each method pair's rate as a share of its workload's best, one series per workload.
+pub(crate) fn chart(t: &crate::cmd::transfer::TransferReport) -> Chart {
+    let mut pairs: Vec<String> = Vec::new();
+    for w in &t.workloads {
+        for c in &w.cells {
+            let name = format!("{}→{}", c.sender.name(), c.receiver.name());
+            if !pairs.contains(&name) {
+                pairs.push(name);
+            }
+        }
+    }
+    Chart {
+        title: "transfer: each method pair against the best of its workload".into(),
+        x_label: "sender → receiver".into(),
+        y_label: "throughput (% of the workload's best pair)".into(),
+        categories: pairs.clone(),
+        series: t
+            .workloads
+            .iter()
+            .map(|w| {
+                let top = w
+                    .cells
+                    .iter()
+                    .map(|c| c.bytes_per_second)
+                    .fold(0.0f64, f64::max)
+                    .max(1e-9);
+                Series {
+                    name: w.name.clone(),
+                    points: w
+                        .cells
+                        .iter()
+                        .filter_map(|c| {
+                            let name = format!("{}→{}", c.sender.name(), c.receiver.name());
+                            let i = pairs.iter().position(|p| *p == name)?;
+                            Some((i as f64, 100.0 * c.bytes_per_second / top))
+                        })
+                        .collect(),
+                }
+            })
+            .collect(),
+        ..Chart::default()
+    }
+}
+
+pub(crate) fn section(t: &crate::cmd::transfer::TransferReport) -> Section {
+    let rows = t
+        .workloads
+        .iter()
+        .flat_map(|w| {
+            w.cells.iter().map(move |c| {
+                let s = &c.receiver_seconds;
+                vec![
+                    w.name.clone(),
+                    format!("{} → {}", c.sender.name(), c.receiver.name()),
+                    if s.n > 1 {
+                        format!(
+                            "{} ({}–{})",
+                            format_seconds(s.median),
+                            format_seconds(s.min),
+                            format_seconds(s.max)
+                        )
+                    } else {
+                        format_seconds(s.median)
+                    },
+                    format!("{:.1}", mib(c.bytes_per_second)),
+                    format_seconds(c.seconds_per_file),
+                    if c.verified { "yes" } else { "NO" }.to_string(),
+                ]
+            })
+        })
+        .collect();
+    let why = t
+        .workloads
+        .iter()
+        .flat_map(|w| {
+            transfer_why(w, t.synced)
+                .into_iter()
+                .map(move |line| format!("{}: {line}", w.name))
+        })
+        .collect();
+    Section {
+        part: Part::Transfer,
+        status: None,
+        how: format!(
+            "Both ends run here over {}: every sender method (read/write, mmap, sendfile) against every receiver method (write, mmap, splice), {} transfer(s) per pair; each file is verified (XOR and XXH3) before it is renamed into place{}.",
+            t.channel,
+            t.repeat,
+            if t.synced { ", after an fsync" } else { "" }
+        ),
+        grid: grid(
+            &[
+                "workload",
+                "sender → receiver",
+                "receiver time (min–max)",
+                "MiB/s",
+                "per file",
+                "verified",
+            ],
+            rows,
+        ),
+        chart: Some(chart(t)),
+        why,
+        warnings: Vec::new(),
+    }
 }
 
 #[cfg(test)]

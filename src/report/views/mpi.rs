@@ -1,14 +1,18 @@
 //! `mpi`: the aggregate of every phase over the repeats, then every rank's own figures.
 //! Names (the directory, hosts) are printed through [`printable`].
 
-use super::{mib, right_align, table_with};
 use crate::cmd::mpi::{MpiReport, Phases};
+use crate::cmd::warning::Warning;
+use crate::report::cells::{cells, mib, opt, sample_cells, table};
+use crate::report::csv::Table;
+use crate::report::text::{right_align, table_with};
+use crate::report::view::Exportable;
 use crate::text::printable;
 use crate::units::{format_seconds, format_size};
 use std::fmt::Write;
 
 /// Renders `mpi`.
-pub fn mpi(r: &MpiReport) -> String {
+pub fn text(r: &MpiReport) -> String {
     let mut out = String::new();
     let launched = if r.launched_by_mpirun {
         ""
@@ -149,4 +153,63 @@ pub fn mpi(r: &MpiReport) -> String {
         "aggregate = all ranks' bytes / the slowest rank's time (every rank starts at a barrier); writes include their fsync"
     );
     out
+}
+
+impl Exportable for MpiReport {
+    const COMMAND: &'static str = "mpi";
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn ok(&self) -> bool {
+        MpiReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    /// A row per rank, repeat and phase, with the repeat's aggregate beside it.
+    fn table(&self) -> Table {
+        let header = [
+            "op",
+            "repeat",
+            "rank",
+            "host",
+            "segment_of",
+            "bytes",
+            "fsync_seconds",
+            "xor",
+            "expected_xor",
+            "aggregate_bytes",
+            "aggregate_seconds",
+            "aggregate_bytes_per_second",
+            "bytes_per_second",
+            "seconds",
+            "resident_share_before",
+            "device_read_bytes",
+        ];
+        let mut rows = Vec::new();
+        for phase in &self.results {
+            for (i, repeat) in phase.repeats.iter().enumerate() {
+                let a = &repeat.aggregate;
+                for run in &repeat.ranks {
+                    let mut row = cells([
+                        phase.op.name().to_string(),
+                        (i + 1).to_string(),
+                        run.rank.to_string(),
+                        run.host.clone(),
+                        run.segment_of.to_string(),
+                        run.sample.moved.bytes.to_string(),
+                        opt(run.sample.fsync_seconds),
+                        run.xor_hex.clone(),
+                        opt(run.expected_xor_hex.clone()),
+                        a.total_bytes.to_string(),
+                        a.slowest_seconds.to_string(),
+                        a.bytes_per_second.to_string(),
+                    ]);
+                    row.extend(sample_cells(&run.sample));
+                    rows.push(row);
+                }
+            }
+        }
+        table(&header, rows)
+    }
 }

@@ -1,12 +1,20 @@
 //! `cache`: cold, warm and cold-again side by side per block size, with their proof.
 
-use super::{mib, right_align, table_with};
 use crate::cmd::coldwarm::CacheReport;
+use crate::cmd::study::Part;
+use crate::cmd::warning::Warning;
+use crate::report::cells::{mib, pct, rate, sample_cells};
+use crate::report::csv::Table;
+use crate::report::markdown::{self, flagged, header, percent};
+use crate::report::page::{Section, grid};
+use crate::report::svg::{Chart, Series};
+use crate::report::text::{right_align, table_with};
+use crate::report::view::Exportable;
 use crate::units::{format_block_size, format_size};
 use std::fmt::Write;
 
 /// Renders `cache`.
-pub fn cache(r: &CacheReport) -> String {
+pub fn text(r: &CacheReport) -> String {
     let mut out = String::new();
     let eviction = if r.drop_caches {
         "sync; echo 3 > /proc/sys/vm/drop_caches (every file's cache)"
@@ -184,4 +192,176 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
         });
     }
     why
+}
+
+impl Exportable for CacheReport {
+    const COMMAND: &'static str = "cache";
+    const HAS_CHART: bool = true;
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn markdown(&self) -> Vec<String> {
+        markdown(self)
+    }
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+    fn ok(&self) -> bool {
+        CacheReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    fn table(&self) -> Table {
+        let mut header = vec!["block_size".to_string(), "bytes".to_string()];
+        for run in ["cold", "warm", "cold_again"] {
+            for field in [
+                "bytes_per_second",
+                "seconds",
+                "resident_share_before",
+                "device_read_bytes",
+            ] {
+                header.push(format!("{run}_{field}"));
+            }
+        }
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![r.block_size.to_string(), self.file_bytes.to_string()];
+                for s in [&r.cold, &r.warm, &r.cold_again] {
+                    row.extend(sample_cells(s));
+                }
+                row
+            })
+            .collect();
+        Table { header, rows }
+    }
+    fn chart(&self) -> Option<Chart> {
+        let series = [("cold", 0), ("warm", 1), ("cold again", 2)]
+            .into_iter()
+            .map(|(name, i)| Series {
+                name: name.to_string(),
+                points: self
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let s = [&r.cold, &r.warm, &r.cold_again][i];
+                        (r.block_size as f64, mib(s.bytes_per_second()))
+                    })
+                    .collect(),
+            })
+            .collect();
+        Some(Chart {
+            title: format!("cold, warm, cold again: {}", self.file),
+            x_label: "block size (bytes, log2 scale)".into(),
+            y_label: "read throughput (MiB/s)".into(),
+            log2_x: true,
+            series,
+            ..Chart::default()
+        })
+    }
+}
+
+/// `cache`: cold, warm and cold again side by side per block size (one run each).
+pub fn markdown(r: &CacheReport) -> Vec<String> {
+    let eviction = if r.drop_caches {
+        "sync; echo 3 > /proc/sys/vm/drop_caches (every file's cache)"
+    } else {
+        "fdatasync + posix_fadvise(DONTNEED) on this file"
+    };
+    let caption = format!(
+        "cold, warm and cold again: {} ({}) with the {} engine, one run each; cold = {eviction}",
+        r.file,
+        format_size(r.file_bytes),
+        r.engine
+    );
+    let rows = r
+        .rows
+        .iter()
+        .map(|row| {
+            let runs = row.runs();
+            let resident: Vec<String> = runs
+                .iter()
+                .map(|(_, s)| {
+                    let cell = s
+                        .cache
+                        .and_then(|c| c.residency_before)
+                        .map_or("-".into(), |x| percent(x.fraction()));
+                    flagged(cell, s.cache.is_none_or(|c| c.ok()))
+                })
+                .collect();
+            let device: Vec<String> = runs
+                .iter()
+                .map(|(_, s)| s.device.map_or("-".into(), |d| format_size(d.read_bytes)))
+                .collect();
+            let mut cells = vec![format_block_size(row.block_size)];
+            cells.extend(runs.iter().map(|(_, s)| rate(s.bytes_per_second())));
+            cells.push(resident.join(" / "));
+            cells.push(device.join(" / "));
+            cells
+        })
+        .collect();
+    let t = Table {
+        header: header(&[
+            "block size",
+            "cold (MiB/s)",
+            "warm (MiB/s)",
+            "cold again (MiB/s)",
+            "resident before, cold / warm / again (%)",
+            "device read, cold / warm / again",
+        ]),
+        rows,
+    };
+    vec![markdown::table(&t, Some(&caption))]
+}
+
+pub(crate) fn section(c: &crate::cmd::coldwarm::CacheReport) -> Section {
+    let rows = c
+        .rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![format_block_size(r.block_size)];
+            for (_, s) in r.runs() {
+                row.push(format!("{:.1}", mib(s.bytes_per_second())));
+                row.push(
+                    s.cache
+                        .and_then(|p| p.residency_before)
+                        .map_or("-".into(), |res| pct(res.fraction())),
+                );
+                row.push(s.device.map_or("-".into(), |d| format_size(d.read_bytes)));
+            }
+            row
+        })
+        .collect();
+    let why = explain(c);
+    Section {
+        part: Part::Cache,
+        status: None,
+        how: format!(
+            "The whole file ({}) is read three times per block size: cold (its pages evicted first), warm (right after), and cold again; residency is measured with mincore() before each run, and the device's counters around it.",
+            format_size(c.file_bytes)
+        ),
+        grid: grid(
+            &[
+                "block",
+                "cold MiB/s",
+                "cold resident",
+                "cold device read",
+                "warm MiB/s",
+                "warm resident",
+                "warm device read",
+                "cold again MiB/s",
+                "cold again resident",
+                "cold again device read",
+            ],
+            rows,
+        ),
+        chart: c.chart(),
+        why,
+        warnings: Vec::new(),
+    }
 }

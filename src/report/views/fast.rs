@@ -1,13 +1,19 @@
 //! `fast`: the checksum alone on stdout; the method and figures with `--verbose`.
 
-use super::{bytes_both, cpu_line, line};
 use crate::cmd::fast::FastReport;
+use crate::report::cells::{one_row, rate};
+use crate::report::csv::Table;
+use crate::report::markdown::{self, header, list};
+use crate::report::text::{bytes_both, cpu_line, line};
+use crate::report::view::Exportable;
+use crate::units::per_second;
 use crate::units::{
-    format_calls_per_second, format_mib_per_s, format_seconds, format_size, per_second,
+    format_block_size, format_calls_per_second, format_mib_per_s, format_seconds, format_size,
+    group_thousands,
 };
 
 /// Renders `fast`: the checksum line alone, so `$(ioscope fast f)` is the XOR.
-pub fn fast(r: &FastReport) -> String {
+pub fn text(r: &FastReport) -> String {
     format!("{}\n", r.xor_hex)
 }
 
@@ -111,4 +117,66 @@ fn percent(part: f64, whole: f64) -> String {
     } else {
         "-".to_string()
     }
+}
+
+impl Exportable for FastReport {
+    const COMMAND: &'static str = "fast";
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn markdown(&self) -> Vec<String> {
+        markdown(self)
+    }
+    fn table(&self) -> Table {
+        one_row(&[
+            ("file", self.file.clone()),
+            ("engine", self.engine.clone()),
+            ("threads", self.threads.to_string()),
+            ("block_size", self.block_size.to_string()),
+            ("bytes", self.moved.bytes.to_string()),
+            ("calls", self.moved.calls.to_string()),
+            ("xor", self.xor_hex.clone()),
+            ("seconds", self.seconds.to_string()),
+            ("bytes_per_second", self.bytes_per_second.to_string()),
+        ])
+    }
+    fn ok(&self) -> bool {
+        true
+    }
+}
+
+/// `fast`: the one run, as `--verbose` describes it.
+pub fn markdown(r: &FastReport) -> Vec<String> {
+    let caption = format!(
+        "the XOR of {} by the {} engine: {}",
+        r.file, r.engine, r.reason
+    );
+    let t = Table {
+        header: header(&[
+            "engine",
+            "threads",
+            "block size",
+            "bytes",
+            "time (ms)",
+            "MiB/s",
+            "calls",
+            "resident before (%)",
+            "XOR",
+        ]),
+        rows: vec![vec![
+            r.engine.clone(),
+            r.threads.to_string(),
+            format_block_size(r.block_size),
+            format_size(r.moved.bytes),
+            format!("{:.3}", r.seconds * 1e3),
+            rate(r.bytes_per_second),
+            group_thousands(r.moved.calls),
+            r.residency_before
+                .map_or("-".into(), |x| markdown::percent(x.fraction())),
+            r.xor_hex.clone(),
+        ]],
+    };
+    let mut notes = vec![format!("method: {}", r.method)];
+    notes.extend(r.fallbacks.iter().map(|f| format!("skipped: {f}")));
+    vec![markdown::table(&t, Some(&caption)), list("Notes:", &notes)]
 }

@@ -1,13 +1,17 @@
 //! `run`: the labelled lines of one read or write.
 
-use super::{bytes_both, cache_line, checks_line, cpu_line, line};
 use crate::cmd::run::RunReport;
+use crate::cmd::warning::Warning;
 use crate::engine::Engine;
+use crate::report::cells::{one_row, opt};
+use crate::report::csv::Table;
+use crate::report::text::{bytes_both, cache_line, checks_line, cpu_line, line};
+use crate::report::view::Exportable;
 use crate::units::{format_calls_per_second, format_mib_per_s, format_seconds, format_size};
 use crate::workload::Op;
 
 /// Renders `run`.
-pub fn run(r: &RunReport) -> String {
+pub fn text(r: &RunReport) -> String {
     let mut out = String::new();
     let op = r.op.name();
     let call = format!("{op}()");
@@ -110,4 +114,40 @@ pub fn run(r: &RunReport) -> String {
     let counted = crate::engine::by_name(&r.engine).is_none_or(|e| e.caps().counted);
     line(&mut out, "kernel", checks_line(&r.checks, counted));
     out
+}
+
+impl Exportable for RunReport {
+    const COMMAND: &'static str = "run";
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn table(&self) -> Table {
+        one_row(&[
+            ("file", self.file.clone()),
+            ("op", self.op.name().to_string()),
+            ("engine", self.engine.clone()),
+            ("block_size", self.block_size.to_string()),
+            ("bytes", self.moved.bytes.to_string()),
+            ("calls", self.moved.calls.to_string()),
+            ("xor", self.xor_hex.clone()),
+            ("seconds", self.seconds.to_string()),
+            ("bytes_per_second", self.bytes_per_second.to_string()),
+            ("calls_per_second", self.calls_per_second.to_string()),
+            ("fsync_seconds", opt(self.fsync_seconds)),
+            (
+                "resident_share_before",
+                opt(self
+                    .cache
+                    .and_then(|c| c.residency_before)
+                    .map(|r| r.fraction())),
+            ),
+            ("checks_ok", self.ok().to_string()),
+        ])
+    }
+    fn ok(&self) -> bool {
+        RunReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
 }

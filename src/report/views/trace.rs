@@ -2,8 +2,12 @@
 //! accesses fell; then the totals, the kernel's counters, the tool's own claim, and what
 //! tracing cannot see or costs.
 
-use super::{line, right_align, table_with};
 use crate::cmd::trace::TraceReport;
+use crate::report::cells::{cells, table};
+use crate::report::csv::Table;
+use crate::report::svg::{Chart, Series};
+use crate::report::text::{line, right_align, table_with};
+use crate::report::view::Exportable;
 use crate::text::printable;
 use crate::trace::tally::{Histogram, Timeline};
 use crate::units::{format_seconds, format_size, group_thousands};
@@ -14,7 +18,7 @@ const MAX_FILES: usize = 20;
 
 /// Renders a trace. Every name that comes from the command or the file system (its
 /// arguments, paths, process names) is made printable: control characters escaped.
-pub fn trace(r: &TraceReport) -> String {
+pub fn text(r: &TraceReport) -> String {
     let mut out = String::new();
     let status = match (r.exit_code, r.signal) {
         (Some(c), _) => format!("exit {c}"),
@@ -308,4 +312,112 @@ fn timeline(t: &Timeline) -> String {
         ),
     );
     out
+}
+
+impl Exportable for TraceReport {
+    const COMMAND: &'static str = "trace";
+    const HAS_CHART: bool = true;
+    /// Where each busy file was accessed, in order: a ramp for sequential, a cloud for
+    /// random (the plot the iozone audit drew).
+    fn chart(&self) -> Option<Chart> {
+        let series = self
+            .files
+            .iter()
+            .filter(|f| f.busy())
+            .take(6)
+            .map(|f| Series {
+                name: crate::text::printable(&f.path),
+                points: f
+                    .timeline
+                    .offsets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &o)| {
+                        (
+                            (i as u64 * f.timeline.stride) as f64,
+                            o as f64 / (1u64 << 20) as f64,
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        Some(Chart {
+            title: format!(
+                "where the calls went: {}",
+                crate::text::printable(&self.command.join(" "))
+            ),
+            x_label: "access number (read, write or lseek, in order)".into(),
+            y_label: "offset (MiB)".into(),
+            series,
+            points_only: true,
+            ..Chart::default()
+        })
+    }
+    fn text(&self) -> String {
+        text(self)
+    }
+    /// The CSV table made readable, its paths made printable (control characters escaped);
+    /// then what was left running and what tracing cannot see.
+    fn markdown(&self) -> Vec<String> {
+        let mut table = self.table();
+        for row in &mut table.rows {
+            row[0] = crate::text::printable(&row[0]);
+        }
+        let mut blocks = vec![crate::report::markdown::table(
+            &crate::report::markdown::humanize(&table),
+            None,
+        )];
+        let mut notes: Vec<String> = self
+            .still_running
+            .iter()
+            .map(|l| {
+                format!(
+                    "still running when the command ended, not traced after: {} {}{}",
+                    l.pid,
+                    crate::text::printable(&l.name),
+                    if l.stopped { " (stopped)" } else { "" }
+                )
+            })
+            .collect();
+        notes.extend(self.unseen.iter().map(|u| crate::text::printable(u)));
+        if !notes.is_empty() {
+            blocks.push(crate::report::markdown::list("Not seen:", &notes));
+        }
+        blocks
+    }
+    fn ok(&self) -> bool {
+        self.kernel_agrees() != Some(false)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "file",
+            "call",
+            "calls",
+            "errors",
+            "bytes_requested",
+            "bytes_returned",
+            "seconds_inside",
+        ];
+        let rows = self
+            .files
+            .iter()
+            .flat_map(|f| {
+                f.calls.iter().map(|(name, s)| {
+                    cells([
+                        f.path.clone(),
+                        name.clone(),
+                        s.calls.to_string(),
+                        s.errors.to_string(),
+                        s.bytes_requested.to_string(),
+                        s.bytes_returned.to_string(),
+                        (s.nanos as f64 / 1e9).to_string(),
+                    ])
+                })
+            })
+            .collect();
+        table(&header, rows)
+    }
 }

@@ -1,0 +1,198 @@
+//! `calibrate`: the size found, the timed read, and the probes that led to it.
+
+use crate::cmd::calibrate::CalibrateReport;
+use crate::cmd::study::Part;
+use crate::cmd::warning::Warning;
+use crate::report::cells::{cells, mib, opt, pct, table};
+use crate::report::csv::Table;
+use crate::report::page::{Section, grid};
+use crate::report::svg::{Chart, Series};
+use crate::report::text::{bytes_both, cache_line, line};
+use crate::report::view::Exportable;
+use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
+
+/// Renders `calibrate`.
+pub fn text(r: &CalibrateReport) -> String {
+    let mut out = String::new();
+    line(
+        &mut out,
+        "size",
+        format!(
+            "{} = {} blocks of {}",
+            bytes_both(r.bytes),
+            group_thousands(r.block_count),
+            format_size(r.block_size)
+        ),
+    );
+    line(&mut out, "count", r.block_count);
+    line(
+        &mut out,
+        "time",
+        format!(
+            "{} at {} ({} cache; window {} to {})",
+            format_seconds(r.seconds),
+            format_mib_per_s(r.bytes_per_second),
+            r.cache.name(),
+            format_seconds(r.min_seconds),
+            format_seconds(r.max_seconds)
+        ),
+    );
+    if let Some(proof) = r.probes.last().and_then(|p| p.cache.as_ref()) {
+        line(&mut out, "cache", cache_line(proof));
+    }
+    let probes: Vec<String> = r
+        .probes
+        .iter()
+        .map(|p| format!("{} in {}", format_size(p.bytes), format_seconds(p.seconds)))
+        .collect();
+    line(
+        &mut out,
+        "probes",
+        format!(
+            "{} ({} reading in all): {}",
+            r.probes.len(),
+            format_seconds(r.total_read_seconds),
+            probes.join(", ")
+        ),
+    );
+    if let Some(from) = r.grown_from {
+        line(
+            &mut out,
+            "grew",
+            format!(
+                "{} from {} to {}",
+                r.file,
+                format_size(from),
+                format_size(r.file_bytes)
+            ),
+        );
+    }
+    out
+}
+
+impl Exportable for CalibrateReport {
+    const COMMAND: &'static str = "calibrate";
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn table(&self) -> Table {
+        let rows = self
+            .probes
+            .iter()
+            .map(|p| {
+                cells([
+                    p.bytes.to_string(),
+                    p.seconds.to_string(),
+                    p.bytes_per_second.to_string(),
+                    opt(p
+                        .cache
+                        .and_then(|c| c.residency_before)
+                        .map(|r| r.fraction())),
+                    opt(p.cache.and_then(|c| c.device_read_bytes)),
+                ])
+            })
+            .collect();
+        table(
+            &[
+                "bytes",
+                "seconds",
+                "bytes_per_second",
+                "resident_share_before",
+                "device_read_bytes",
+            ],
+            rows,
+        )
+    }
+    fn ok(&self) -> bool {
+        CalibrateReport::ok(self)
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+}
+
+/// Each probe's read time against its size, between the window's two bounds.
+pub(crate) fn chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
+    let xs: Vec<f64> = c.probes.iter().map(|p| p.bytes as f64).collect();
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    let band = |name: &str, y: f64| Series {
+        name: name.to_string(),
+        points: if lo <= hi {
+            vec![(lo, y), (hi, y)]
+        } else {
+            Vec::new()
+        },
+    };
+    Chart {
+        title: format!("calibration probes ({})", c.cache.name()),
+        x_label: "bytes read (log2 scale)".into(),
+        y_label: "read time (s)".into(),
+        log2_x: true,
+        series: vec![
+            Series {
+                name: "probe".into(),
+                points: c
+                    .probes
+                    .iter()
+                    .map(|p| (p.bytes as f64, p.seconds))
+                    .collect(),
+            },
+            band("window, low", c.min_seconds),
+            band("window, high", c.max_seconds),
+        ],
+        ..Chart::default()
+    }
+}
+
+pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
+    let rows = c
+        .probes
+        .iter()
+        .map(|p| {
+            vec![
+                format_size(p.bytes),
+                format_seconds(p.seconds),
+                format!("{:.1}", mib(p.bytes_per_second)),
+                p.cache
+                    .and_then(|x| x.residency_before)
+                    .map_or("-".into(), |r| pct(r.fraction())),
+            ]
+        })
+        .collect();
+    let mut why = vec![format!(
+        "A read of {} ({} calls of {}) took {}, inside the window {}–{}.",
+        format_size(c.bytes),
+        group_thousands(c.block_count),
+        format_size(c.block_size),
+        format_seconds(c.seconds),
+        format_seconds(c.min_seconds),
+        format_seconds(c.max_seconds)
+    )];
+    if (c.min_seconds, c.max_seconds) != (5.0, 15.0) {
+        why.push(format!(
+            "At this rate the classic 5–15 s read needs a file of about {} (10 s); the thorough level measures it instead of predicting it.",
+            format_size((c.bytes_per_second * 10.0) as u64)
+        ));
+    }
+    if let Some(from) = c.grown_from {
+        why.push(format!(
+            "The scratch file was grown from {} to {} to find it.",
+            format_size(from),
+            format_size(c.file_bytes)
+        ));
+    }
+    Section {
+        part: Part::Calibrate,
+        status: None,
+        how: format!(
+            "Probes read growing prefixes {} with 1 MiB calls; each probe's rate predicts the size that lands in the middle of the window, so the search costs little more than one read of the answer.",
+            c.cache.name()
+        ),
+        grid: grid(&["bytes", "time", "MiB/s", "resident before"], rows),
+        chart: Some(chart(c)),
+        why,
+        warnings: Vec::new(),
+    }
+}

@@ -1,0 +1,313 @@
+//! `compare`: one table per cache state, then why the numbers differ.
+
+use crate::cmd::compare::CompareReport;
+use crate::cmd::study::Part;
+use crate::cmd::warning::Warning;
+use crate::measure::cache::CacheState;
+use crate::report::cells::{capitalise, cells, mib, rate, rate_cell, table};
+use crate::report::csv::Table;
+use crate::report::markdown::{self, flagged, header, list, rate_spread};
+use crate::report::page::{Section, grid};
+use crate::report::svg::{Chart, Series};
+use crate::report::text::{right_align, table_with};
+use crate::report::view::Exportable;
+use crate::units::{MIB, format_mib_per_s, format_size};
+use std::fmt::Write;
+
+/// Renders `compare`.
+pub fn text(r: &CompareReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "compare {} ({}), block size {}, median of {} run(s) each, alternating order",
+        r.file,
+        format_size(r.file_bytes),
+        format_size(r.block_size),
+        r.repeat
+    );
+    let mut table = table_with(&[
+        "cache",
+        "contender",
+        "MiB/s (own figures)",
+        "MiB/s (process wall)",
+        "vs best",
+        "resident before",
+    ]);
+    for row in &r.rows {
+        let resident: Vec<String> = row
+            .runs
+            .iter()
+            .map(|x| format!("{:.0}%", 100.0 * x.resident_share_before))
+            .collect();
+        table.add_row(vec![
+            row.cache.name().to_string(),
+            row.contender.clone(),
+            format!("{:.0}", mib(row.median_bytes_per_second)),
+            format!("{:.0}", mib(row.median_wall_bytes_per_second)),
+            format!("{:.2}x", row.ratio_to_best),
+            format!(
+                "{}{}",
+                resident.join(" "),
+                if row.state_ok { "" } else { " (!)" }
+            ),
+        ]);
+    }
+    right_align(&mut table, 2..5);
+    let _ = writeln!(out, "{table}");
+    for s in &r.skipped {
+        let _ = writeln!(out, "skipped: {s}");
+    }
+    for n in compare_notes(r) {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+/// Why the numbers differ, from what ran.
+pub fn compare_notes(r: &CompareReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let has = |p: &str| r.contenders.iter().any(|c| c.name.starts_with(p));
+    let measured = |s: CacheState| r.rows.iter().any(|row| row.cache == s);
+    if has("dd") {
+        out.push("dd prints decimal units (1 MB = 10^6 bytes, so its '2.1 GB/s' is 2.0 GiB/s); this table uses dd's raw bytes and seconds, in MiB/s".into());
+    }
+    if has("cat") {
+        out.push("cat reports nothing itself: its rate is the file size over the whole process's wall time, start-up included".into());
+    }
+    if measured(CacheState::Warm) {
+        out.push("warm: `fast` XORs the page cache in place where it holds the file in huge pages and copies it in cache-sized pieces elsewhere; run -r, dd and cat copy every byte into user memory first, and smaller blocks add a system call per block".into());
+        if has("dd") || has("fio") {
+            out.push("O_DIRECT readers (iflag=direct, fio direct=1) bypass the cache even when the file is warm: their warm figure is a device figure".into());
+        }
+    }
+    if measured(CacheState::Cold) {
+        out.push("cold: buffered readers go through the page cache (readahead, page allocation, a copy); O_DIRECT readers — and `fast`, which switches to O_DIRECT into huge-page buffers when the file is not cached — read straight from the device".into());
+    }
+    for row in r.rows.iter().filter(|row| !row.state_ok) {
+        out.push(format!(
+            "{} ({}) did not always start in that state: resident before its runs: {}",
+            row.contender,
+            row.cache.name(),
+            row.runs
+                .iter()
+                .map(|x| format!("{:.0}%", 100.0 * x.resident_share_before))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if r.file_bytes < 256 * MIB {
+        out.push("the file is small: process start-up and timer resolution weigh on every figure; use a file of a few GiB for rates".into());
+    }
+    out
+}
+
+impl Exportable for CompareReport {
+    const COMMAND: &'static str = "compare";
+    const HAS_CHART: bool = true;
+    fn chart(&self) -> Option<Chart> {
+        Some(chart(self))
+    }
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn markdown(&self) -> Vec<String> {
+        markdown(self)
+    }
+    fn table(&self) -> Table {
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                cells([
+                    r.cache.name().to_string(),
+                    r.contender.clone(),
+                    r.median_bytes_per_second.to_string(),
+                    r.median_wall_bytes_per_second.to_string(),
+                    r.ratio_to_best.to_string(),
+                    r.runs.len().to_string(),
+                    r.state_ok.to_string(),
+                ])
+            })
+            .collect();
+        table(
+            &[
+                "cache",
+                "contender",
+                "median_bytes_per_second",
+                "median_wall_bytes_per_second",
+                "ratio_to_best",
+                "runs",
+                "state_ok",
+            ],
+            rows,
+        )
+    }
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+    fn ok(&self) -> bool {
+        CompareReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+}
+
+/// `compare`: one row per contender and cache state.
+pub fn markdown(r: &CompareReport) -> Vec<String> {
+    let caption = format!(
+        "{} ({}) read by each contender, block size {}, {} run(s) each in alternating order; rates are the median (min–max) of the runs",
+        r.file,
+        format_size(r.file_bytes),
+        format_size(r.block_size),
+        r.repeat
+    );
+    let rows = r
+        .rows
+        .iter()
+        .map(|row| {
+            let own = row.runs.iter().map(|x| x.bytes_per_second);
+            let min = own.clone().fold(f64::INFINITY, f64::min);
+            let max = own.fold(0.0, f64::max);
+            let resident: Vec<String> = row
+                .runs
+                .iter()
+                .map(|x| format!("{:.0}", 100.0 * x.resident_share_before))
+                .collect();
+            vec![
+                row.cache.name().to_string(),
+                row.contender.clone(),
+                if row.runs.is_empty() {
+                    rate(row.median_bytes_per_second)
+                } else {
+                    rate_spread(row.median_bytes_per_second, min, max)
+                },
+                rate(row.median_wall_bytes_per_second),
+                format!("{:.2}", row.ratio_to_best),
+                flagged(resident.join(" "), row.state_ok),
+            ]
+        })
+        .collect();
+    let t = Table {
+        header: header(&[
+            "cache",
+            "contender",
+            "MiB/s by its own figures, median (min–max)",
+            "MiB/s by process wall time, median",
+            "vs best (×)",
+            "resident before each run (%)",
+        ]),
+        rows,
+    };
+    let mut notes: Vec<String> = r.skipped.iter().map(|s| format!("skipped: {s}")).collect();
+    notes.extend(compare_notes(r));
+    vec![markdown::table(&t, Some(&caption)), list("Notes:", &notes)]
+}
+
+/// `compare`'s rows as grouped bars: one group per contender, one bar per cache state.
+pub(crate) fn chart(c: &CompareReport) -> Chart {
+    let mut names: Vec<String> = Vec::new();
+    for r in &c.rows {
+        if !names.contains(&r.contender) {
+            names.push(r.contender.clone());
+        }
+    }
+    let states: Vec<CacheState> = [CacheState::Cold, CacheState::Warm]
+        .into_iter()
+        .filter(|s| c.rows.iter().any(|r| r.cache == *s))
+        .collect();
+    Chart {
+        title: format!("readers side by side: {}", c.file),
+        x_label: "reader".into(),
+        y_label: "read throughput (MiB/s, median)".into(),
+        categories: names.clone(),
+        series: states
+            .iter()
+            .map(|st| Series {
+                name: st.name().to_string(),
+                points: names
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, n)| {
+                        c.rows
+                            .iter()
+                            .find(|r| r.cache == *st && &r.contender == n)
+                            .map(|r| (i as f64, mib(r.median_bytes_per_second)))
+                    })
+                    .collect(),
+            })
+            .collect(),
+        ..Chart::default()
+    }
+}
+
+pub(crate) fn section(c: &CompareReport) -> Section {
+    let rows = c
+        .rows
+        .iter()
+        .map(|r| {
+            let rates: Vec<f64> = r.runs.iter().map(|x| x.bytes_per_second).collect();
+            let s = crate::measure::stats::summarize(&rates);
+            vec![
+                r.contender.clone(),
+                r.cache.name().to_string(),
+                s.map_or("-".into(), |s| rate_cell(&s)),
+                format!("{:.1}", mib(r.median_wall_bytes_per_second)),
+                format!("{:.2}", r.ratio_to_best),
+                if r.state_ok { "yes" } else { "NO" }.to_string(),
+            ]
+        })
+        .collect();
+    let mut why = Vec::new();
+    for state in [CacheState::Cold, CacheState::Warm] {
+        let rows: Vec<_> = c.rows.iter().filter(|x| x.cache == state).collect();
+        let top = rows.iter().max_by(|a, b| {
+            a.median_bytes_per_second
+                .total_cmp(&b.median_bytes_per_second)
+        });
+        let dd = rows
+            .iter()
+            .find(|x| x.contender.starts_with("dd ") && !x.contender.contains("direct"));
+        if let (Some(top), Some(dd)) = (top, dd) {
+            why.push(format!(
+                "{}: the fastest reader is {} at {}, {:.2}x {} ({}).",
+                capitalise(state.name()),
+                top.contender,
+                format_mib_per_s(top.median_bytes_per_second),
+                top.median_bytes_per_second / dd.median_bytes_per_second.max(1e-9),
+                dd.contender,
+                format_mib_per_s(dd.median_bytes_per_second)
+            ));
+        }
+    }
+    why.extend(compare_notes(c));
+    if !c.skipped.is_empty() {
+        why.push(format!("Not run here: {}.", c.skipped.join("; ")));
+    }
+    Section {
+        part: Part::Compare,
+        status: None,
+        how: format!(
+            "The same file ({}) is read by ioscope and by the everyday tools, each as its own process, {} time(s) per cache state; each tool's own figure (bytes and seconds it reports) and the rate by process wall time, start-up included.",
+            format_size(c.file_bytes),
+            c.repeat
+        ),
+        grid: grid(
+            &[
+                "reader",
+                "cache",
+                "MiB/s own figure (min–max)",
+                "MiB/s by wall time",
+                "ratio to best",
+                "cache state held",
+            ],
+            rows,
+        ),
+        chart: Some(chart(c)),
+        why,
+        warnings: Vec::new(),
+    }
+}

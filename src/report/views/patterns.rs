@@ -1,0 +1,621 @@
+//! `patterns`: one row per test with the headline (fsync included for writes), its spread,
+//! the time without fsync, the fsync and close times and what iozone's default would have
+//! said; where each random test's records fell; and in auto mode a table per test of
+//! record size × file size, as iozone's `-a` prints.
+
+use crate::cmd::patterns::{PatternResult, PatternsReport, Test};
+use crate::cmd::study::Part;
+use crate::cmd::warning::Warning;
+use crate::measure::cache::CacheState;
+use crate::measure::cache::Verdict;
+use crate::report::cells::{cells, mib, opt, pct, rate, rate_cell, table};
+use crate::report::csv::Table;
+use crate::report::page::{Section, grid};
+use crate::report::svg::{Chart, Heat, Series};
+use crate::report::text::{line, right_align, table_with};
+use crate::report::view::Exportable;
+use crate::units::{
+    MIB, format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
+};
+use crate::workload::plan::Coverage;
+use std::fmt::Write;
+
+/// Renders a patterns result.
+pub fn text(r: &PatternsReport) -> String {
+    let mut out = String::new();
+    let cache = match r.cache {
+        CacheState::Cold => "read tests start cold (evicted before every run)",
+        CacheState::Warm => "read tests start warm",
+        CacheState::AsIs => "read tests start as the cache is",
+    };
+    let random = if r.draws {
+        "random tests draw records with repeats".to_string()
+    } else {
+        "random tests touch every record once".to_string()
+    };
+    line(&mut out, "patterns", &r.path);
+    line(
+        &mut out,
+        "setup",
+        format!(
+            "{} run(s) per test; {cache}; {random}; stride {} records; mixed reads {}%; seed {:#x}",
+            r.runs, r.stride, r.read_percent, r.seed
+        ),
+    );
+    if r.auto {
+        auto(&mut out, r);
+    } else {
+        single(&mut out, r);
+    }
+    fsync_line(&mut out, r);
+    out
+}
+
+/// The cache cell: what the first run's proof says.
+fn cache_cell(result: &PatternResult) -> String {
+    match result.cache() {
+        None => "-".into(),
+        Some(p) => {
+            let resident = p
+                .residency_before
+                .map_or("?".to_string(), |r| format!("{:.0}%", 100.0 * r.fraction()));
+            let verdict = match p.verdict {
+                Verdict::Proven => "proven",
+                Verdict::Unproven => "unproven",
+                Verdict::Contradicted => "CONTRADICTED",
+                Verdict::NotAsked => "as is",
+                Verdict::Bypassed => "bypassed",
+            };
+            format!("{} {verdict} ({resident} cached)", p.asked.name())
+        }
+    }
+}
+
+fn check_cell(result: &PatternResult) -> &'static str {
+    match (result.checks_ok, result.verified) {
+        (false, _) => "MISMATCH",
+        (true, Some(false)) => "XOR WRONG",
+        (true, Some(true)) => "ok, XOR verified",
+        (true, None) => "ok",
+    }
+}
+
+fn single(out: &mut String, r: &PatternsReport) {
+    let Some(first) = r.results.first() else {
+        return;
+    };
+    line(
+        out,
+        "file",
+        format!(
+            "{} file in {} records of {} each",
+            format_size(first.file_bytes),
+            group_thousands(first.file_bytes.div_ceil(first.record.max(1))),
+            format_size(first.record)
+        ),
+    );
+    let mut table = table_with(&[
+        "test",
+        "MiB/s",
+        "min..max",
+        "time",
+        "without fsync",
+        "fsync",
+        "close",
+        "iozone says",
+        "calls/s",
+        "cache",
+        "checks",
+    ]);
+    for res in &r.results {
+        let median_seconds = res.file_bytes as f64 / res.bytes_per_second.median.max(1e-9);
+        let fsync = res.fsync_seconds;
+        table.add_row(vec![
+            res.test.name().to_string(),
+            rate(res.bytes_per_second.median),
+            format!(
+                "{}..{}",
+                rate(res.bytes_per_second.min),
+                rate(res.bytes_per_second.max)
+            ),
+            format_seconds(median_seconds),
+            res.without_fsync.map_or("-".into(), |w| {
+                format_seconds(res.file_bytes as f64 / w.median.max(1e-9))
+            }),
+            fsync.map_or("-".into(), format_seconds),
+            res.close_seconds.map_or("-".into(), format_seconds),
+            res.without_fsync
+                .map_or("-".into(), |s| format!("{} MiB/s", rate(s.median))),
+            format!("{:.0}", res.calls_per_second),
+            cache_cell(res),
+            check_cell(res).to_string(),
+        ]);
+    }
+    right_align(&mut table, 1..9);
+    let _ = writeln!(out, "{table}");
+    let _ = writeln!(
+        out,
+        "MiB/s is the median over the runs; for write-type tests it includes the final fsync (the time column), as \"without fsync\" and iozone's default figure do not.\n"
+    );
+    for res in &r.results {
+        if let Some(c) = &res.coverage {
+            coverage(out, res.test, c);
+        }
+        if let Some(split) = res.runs.last().and_then(|run| run.split) {
+            let total = (split.reads + split.writes).max(1);
+            let _ = writeln!(
+                out,
+                "{:<15} {} pread() and {} pwrite() calls in the last run: {:.0}% reads",
+                "",
+                group_thousands(split.reads),
+                group_thousands(split.writes),
+                100.0 * split.reads as f64 / total as f64
+            );
+        }
+    }
+}
+
+/// Where a test's records fell: counts per bucket as a row of marks, and whether every
+/// record came exactly once.
+fn coverage(out: &mut String, test: Test, c: &Coverage) {
+    const MARKS: &[u8] = b" .:-=+*#";
+    let max = c.buckets.iter().copied().max().unwrap_or(0).max(1);
+    let min = c.buckets.iter().copied().min().unwrap_or(0);
+    let marks: String = c
+        .buckets
+        .iter()
+        .map(|&n| {
+            let i = if n == 0 {
+                0
+            } else {
+                1 + ((n * (MARKS.len() as u64 - 2)) / max) as usize
+            };
+            MARKS[i.min(MARKS.len() - 1)] as char
+        })
+        .collect();
+    let once = if c.every_once() {
+        "every record exactly once".to_string()
+    } else {
+        format!(
+            "{} of {} records touched",
+            group_thousands(c.distinct),
+            group_thousands(c.pieces)
+        )
+    };
+    let _ = writeln!(
+        out,
+        "{:<15} offsets [{marks}] {} buckets of {}: {}..{} calls each; {once}",
+        test.name(),
+        c.buckets.len(),
+        format_size(c.bucket_bytes),
+        min,
+        max,
+    );
+}
+
+/// Auto mode: per test, MiB/s by file size (rows) and record size (columns).
+fn auto(out: &mut String, r: &PatternsReport) {
+    let mut tests: Vec<Test> = Vec::new();
+    for res in &r.results {
+        if !tests.contains(&res.test) {
+            tests.push(res.test);
+        }
+    }
+    for test in tests {
+        let _ = writeln!(
+            out,
+            "\n{}{} — MiB/s, file size down, record size across",
+            test.name(),
+            if test.writes() {
+                " (fsync included)"
+            } else {
+                ""
+            }
+        );
+        let mut header = vec!["file".to_string()];
+        header.extend(r.records.iter().map(|&x| format_block_size(x)));
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        let mut table = table_with(&header);
+        for &size in &r.sizes {
+            let mut row = vec![format_size(size)];
+            for &record in &r.records {
+                let cell = r
+                    .results
+                    .iter()
+                    .find(|x| x.test == test && x.file_bytes == size && x.record == record)
+                    .map_or(String::new(), |x| {
+                        format!("{:.0}", x.bytes_per_second.median / MIB as f64)
+                    });
+                row.push(cell);
+            }
+            table.add_row(row);
+        }
+        right_align(&mut table, 0..r.records.len() + 1);
+        let _ = writeln!(out, "{table}");
+    }
+}
+
+/// The write-type result where leaving fsync out flatters most.
+fn fsync_line(out: &mut String, r: &PatternsReport) {
+    let worst = r
+        .results
+        .iter()
+        .filter_map(|x| {
+            x.without_fsync
+                .map(|w| (x, w.median / x.bytes_per_second.median))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((x, ratio)) = worst {
+        line(
+            out,
+            "fsync",
+            format!(
+                "leaving fsync out, as iozone does by default, would report {} with records of {} on {} as {} MiB/s instead of {} ({:.2}x)",
+                x.test.name(),
+                format_size(x.record),
+                format_size(x.file_bytes),
+                rate(x.bytes_per_second.median * ratio),
+                rate(x.bytes_per_second.median),
+                ratio
+            ),
+        );
+    }
+    let bad: Vec<String> = r
+        .results
+        .iter()
+        .filter(|x| !x.checks_ok || x.verified == Some(false))
+        .map(|x| {
+            format!(
+                "{} with records of {}",
+                x.test.name(),
+                format_size(x.record)
+            )
+        })
+        .collect();
+    if !bad.is_empty() {
+        line(out, "checks", format!("FAILED: {}", bad.join(", ")));
+    }
+}
+
+impl Exportable for PatternsReport {
+    const COMMAND: &'static str = "patterns";
+    const HAS_CHART: bool = true;
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+    fn ok(&self) -> bool {
+        PatternsReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "test",
+            "file_bytes",
+            "record",
+            "runs",
+            "bytes_per_second_median",
+            "bytes_per_second_min",
+            "bytes_per_second_max",
+            "without_fsync_bytes_per_second",
+            "fsync_seconds",
+            "close_seconds",
+            "calls_per_second",
+            "cache",
+            "cache_verdict",
+            "records_touched",
+            "records",
+            "verified",
+            "checks_ok",
+        ];
+        let rows = self
+            .results
+            .iter()
+            .map(|r| {
+                let proof = r.cache();
+                cells([
+                    r.test.name().to_string(),
+                    r.file_bytes.to_string(),
+                    r.record.to_string(),
+                    r.runs.len().to_string(),
+                    r.bytes_per_second.median.to_string(),
+                    r.bytes_per_second.min.to_string(),
+                    r.bytes_per_second.max.to_string(),
+                    opt(r.without_fsync.map(|s| s.median)),
+                    opt(r.fsync_seconds),
+                    opt(r.close_seconds),
+                    r.calls_per_second.to_string(),
+                    opt(proof.map(|p| p.asked.name())),
+                    opt(proof.map(|p| format!("{:?}", p.verdict).to_lowercase())),
+                    opt(r.coverage.as_ref().map(|c| c.distinct)),
+                    opt(r.coverage.as_ref().map(|c| c.pieces)),
+                    opt(r.verified),
+                    r.checks_ok.to_string(),
+                ])
+            })
+            .collect();
+        table(&header, rows)
+    }
+    /// One result per test: grouped bars, with fsync and (writes) without. Auto mode: a
+    /// heat map per test, file size by record size.
+    fn chart(&self) -> Option<Chart> {
+        let mut tests = Vec::new();
+        for r in &self.results {
+            if !tests.contains(&r.test) {
+                tests.push(r.test);
+            }
+        }
+        if self.auto {
+            let heat = tests
+                .iter()
+                .map(|&t| Heat {
+                    title: t.name().to_string(),
+                    columns: self
+                        .records
+                        .iter()
+                        .map(|&r| crate::units::format_block_size(r))
+                        .collect(),
+                    rows: self
+                        .sizes
+                        .iter()
+                        .map(|&s| crate::units::format_size(s))
+                        .collect(),
+                    values: self
+                        .sizes
+                        .iter()
+                        .map(|&size| {
+                            self.records
+                                .iter()
+                                .map(|&record| {
+                                    self.results
+                                        .iter()
+                                        .find(|x| {
+                                            x.test == t
+                                                && x.file_bytes == size
+                                                && x.record == record
+                                        })
+                                        .map(|x| mib(x.bytes_per_second.median))
+                                })
+                                .collect()
+                        })
+                        .collect(),
+                })
+                .collect();
+            return Some(Chart {
+                title: format!(
+                    "MiB/s by record size and file size (writes include fsync): {}",
+                    self.path
+                ),
+                x_label: "record size".into(),
+                y_label: "file size".into(),
+                heat,
+                ..Chart::default()
+            });
+        }
+        let with: Vec<(f64, f64)> = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i as f64, mib(r.bytes_per_second.median)))
+            .collect();
+        let without: Vec<(f64, f64)> = self
+            .results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.without_fsync.map(|w| (i as f64, mib(w.median))))
+            .collect();
+        let mut series = vec![Series {
+            name: "headline (writes: fsync included)".into(),
+            points: with,
+        }];
+        if !without.is_empty() {
+            series.push(Series {
+                name: "without fsync (what iozone reports by default)".into(),
+                points: without,
+            });
+        }
+        let first = self.results.first();
+        Some(Chart {
+            title: format!(
+                "iozone's tests on {} ({} file, records of {})",
+                self.path,
+                first.map_or(String::new(), |r| crate::units::format_size(r.file_bytes)),
+                first.map_or(String::new(), |r| crate::units::format_size(r.record)),
+            ),
+            x_label: "test".into(),
+            y_label: "throughput (MiB/s, median)".into(),
+            categories: self
+                .results
+                .iter()
+                .map(|r| r.test.name().to_string())
+                .collect(),
+            series,
+            ..Chart::default()
+        })
+    }
+}
+
+/// The sentences of the patterns section, each chosen by the one rule of
+/// [`crate::measure::verdict`]: the usual story (random slower than sequential, rewrite faster than
+/// write, reread faster than read) only where the numbers show it; the same, the opposite
+/// or "they scatter more than they differ" otherwise.
+fn patterns_sentences(p: &crate::cmd::patterns::PatternsReport) -> Vec<String> {
+    use crate::measure::verdict::{Figure, Relation, relate};
+    let figure = |name: &str| {
+        p.results
+            .iter()
+            .find(|r| r.test.name() == name)
+            .map(|r| Figure::from(&r.bytes_per_second))
+    };
+    let mut why = Vec::new();
+    let rates = |a: Figure, b: Figure| {
+        format!(
+            "{} against {}",
+            format_mib_per_s(a.median),
+            format_mib_per_s(b.median)
+        )
+    };
+    let scatter = |what: &str, x: f64, a: Figure, b: Figure| {
+        format!(
+            "{what} differ ({x:.2}x: {}) by less than their runs scatter, so no direction is claimed.",
+            rates(a, b)
+        )
+    };
+    if let (Some(seq), Some(random)) = (figure("read"), figure("random read")) {
+        let cold = p.cache == CacheState::Cold;
+        why.push(match relate(random, seq) {
+            Relation::Below(x) => format!(
+                "Random reads of 64 KiB records reach {:.0}% of sequential reads ({}): out of order, read-ahead cannot predict the next record{}.",
+                100.0 * x,
+                rates(random, seq),
+                if cold {
+                    ", and every record waits for the device"
+                } else {
+                    ""
+                }
+            ),
+            Relation::Same => format!(
+                "Random reads of 64 KiB records run at the sequential rate (within 10%: {}): {}",
+                rates(random, seq),
+                if cold {
+                    "read-ahead is not what limits these reads."
+                } else {
+                    "from the page cache the order of the records does not matter."
+                }
+            ),
+            Relation::Above(x) => format!(
+                "Random reads are faster than sequential ones ({x:.2}x: {}), against the usual story that read-ahead favours order; the two tests ran one after the other, so what changed between them (load, what the cache held) is the first suspect.",
+                rates(random, seq)
+            ),
+            Relation::Unclear(x) => scatter("Random and sequential reads", x, random, seq),
+        });
+    }
+    if let (Some(w), Some(rw)) = (figure("write"), figure("rewrite")) {
+        why.push(match relate(rw, w) {
+            Relation::Above(x) => format!(
+                "Rewriting an existing file runs at {x:.2}x the first write ({}): the blocks are already allocated, so only data moves.",
+                rates(rw, w)
+            ),
+            Relation::Same => format!(
+                "Rewriting an existing file runs at the first write's rate (within 10%: {}): allocating its blocks is not what costs here.",
+                rates(rw, w)
+            ),
+            Relation::Below(x) => format!(
+                "Rewriting an existing file is slower than the first write ({x:.2}x: {}), although its blocks are already allocated: allocation is not what costs here, and what slowed the rewrite (both include their fsync) is not among what was measured.",
+                rates(rw, w)
+            ),
+            Relation::Unclear(x) => scatter("Rewrite and write", x, rw, w),
+        });
+    }
+    if let (Some(read), Some(reread)) = (figure("read"), figure("reread")) {
+        why.push(match relate(reread, read) {
+            Relation::Above(x) => format!(
+                "The reread comes from the page cache the read filled: {x:.1}x the read ({}).",
+                rates(reread, read)
+            ),
+            Relation::Same => format!(
+                "The reread runs at the read's rate (within 10%: {}): the read was already served from memory, or the medium is as fast as the page cache.",
+                rates(reread, read)
+            ),
+            Relation::Below(x) => format!(
+                "The reread is slower than the read ({x:.2}x: {}) although the read filled the page cache: the cache did not keep the file, or load slowed the reread.",
+                rates(reread, read)
+            ),
+            Relation::Unclear(x) => scatter("Reread and read", x, reread, read),
+        });
+    }
+    why
+}
+
+/// Share of the fsync in each write run, below which it is "a small part", and above which
+/// it is "where the time goes" (between the two, neither story is told).
+const FSYNC_SMALL: f64 = 0.10;
+const FSYNC_LARGE: f64 = 0.30;
+
+/// What the fsync's share of the write runs says, chosen by the share and by whether a
+/// block device is under the file system (on tmpfs the fsync has nothing to write).
+pub(crate) fn fsync_share_sentence(
+    sh: &crate::measure::stats::Summary,
+    has_device: bool,
+) -> String {
+    let share = format!(
+        "The final fsync takes {} of each run's time (median; {}–{})",
+        pct(sh.median),
+        pct(sh.min),
+        pct(sh.max)
+    );
+    if !has_device {
+        format!(
+            "{share}: no block device is under this file system, so the fsync has nothing to write back and every figure is the page cache's rate."
+        )
+    } else if sh.median >= FSYNC_LARGE {
+        format!(
+            "{share}: write() only fills the page cache, and the device's own rate shows in the fsync. Tools that leave it out report the page cache's speed."
+        )
+    } else if sh.median < FSYNC_SMALL {
+        format!(
+            "{share}: little was left to write back when it was called (the kernel wrote the data during the run, or the device takes it as fast as memory), so leaving it out would change these figures little."
+        )
+    } else {
+        format!(
+            "{share}: part of the time is the device's write-back, part the copy into the page cache."
+        )
+    }
+}
+
+pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport) -> Section {
+    let rows = p
+        .results
+        .iter()
+        .map(|r| {
+            vec![
+                r.test.name().to_string(),
+                format_block_size(r.record),
+                rate_cell(&r.bytes_per_second),
+                r.without_fsync
+                    .map_or("-".into(), |s| format!("{:.1}", mib(s.median))),
+                r.fsync_seconds.map_or("-".into(), format_seconds),
+                group_thousands(r.calls_per_second as u64),
+                match r.verified {
+                    Some(true) => "yes",
+                    Some(false) => "NO",
+                    None => "-",
+                }
+                .to_string(),
+            ]
+        })
+        .collect();
+    let why = patterns_sentences(p);
+    Section {
+        part: Part::Patterns,
+        status: None,
+        how: format!(
+            "iozone's tests on a {} file with 64 KiB records, {} run(s) each; reads start {} (reread follows read, warm); every write ends with fsync, shown and included; every read is checked against the bytes written.",
+            format_size(p.sizes.first().copied().unwrap_or(0)),
+            p.runs,
+            p.cache.name()
+        ),
+        grid: grid(
+            &[
+                "test",
+                "record",
+                "MiB/s (min–max)",
+                "MiB/s without fsync",
+                "fsync",
+                "calls/s",
+                "verified",
+            ],
+            rows,
+        ),
+        chart: p.chart(),
+        why,
+        warnings: Vec::new(),
+    }
+}

@@ -1,0 +1,497 @@
+//! `study`: the summary (the figures that matter, with their spread), one line per part with
+//! how it ended and its first explanation, and the verification verdict. The tables, charts
+//! and every explanation are in the report directory.
+
+use crate::cmd::study::{Outcome, Part, StudyReport};
+use crate::cmd::warning::Warning;
+use crate::measure::cache::CacheState;
+use crate::measure::env::Environment;
+use crate::measure::stats::Summary;
+use crate::report::cells::{cells, mib, opt, pct, table};
+use crate::report::csv::Table;
+use crate::report::html::{self, environment_sentence, escape, footer, head, headline_table};
+use crate::report::page::{Grid, Headline, Section, grid};
+use crate::report::svg::{Chart, Series};
+use crate::report::text::table_with;
+use crate::report::view::Exportable;
+use crate::units::{
+    format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
+};
+use crate::workload::Op;
+use anyhow::Result;
+use std::fmt::Write;
+
+/// Renders `study`.
+pub fn text(r: &StudyReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "study of {} ({} level): scratch file of {}, {} in all{}",
+        r.dir,
+        r.level.name(),
+        format_size(r.file_bytes),
+        format_seconds(r.seconds),
+        if r.complete {
+            ""
+        } else {
+            " — PARTIAL, interrupted"
+        }
+    );
+    let mut table = table_with(&["figure", "median", "spread / basis"]);
+    for h in headlines(r) {
+        table.add_row(vec![h.label, h.value, h.spread]);
+    }
+    let _ = writeln!(out, "{table}");
+    // The environment only matters to the explanations' cache sizes: a saved study's own,
+    // else (a study just run) this machine's, as its JSON document carries.
+    let env = r.environment();
+    for (step, section) in r.steps.iter().zip(sections(r, &env)) {
+        let state = match &step.outcome {
+            Outcome::Done => format!("done in {}", format_seconds(step.seconds)),
+            Outcome::Partial => "interrupted (partial)".to_string(),
+            Outcome::Skipped { reason } => format!("skipped: {reason}"),
+            Outcome::Failed { error } => format!("FAILED: {error}"),
+        };
+        let _ = writeln!(out, "{:<12} {state}", step.part.name());
+        if let Some(first) = section.why.first() {
+            let _ = writeln!(out, "{:<12} {first}", "");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        match (r.verified, r.read_back_verified()) {
+            (true, Some(true)) =>
+                "every read returned exactly the bytes written (XOR checked against the generator)",
+            (_, None) => "the file was not read back (interrupted): nothing verified",
+            _ => "VERIFICATION FAILED: some reads did not return the bytes written",
+        }
+    );
+    if let Some(kept) = &r.kept_file {
+        let _ = match r.kept_bytes {
+            Some(now) if now != r.file_bytes => writeln!(
+                out,
+                "scratch file kept at {kept} ({}: the calibration grew it from {})",
+                format_size(now),
+                format_size(r.file_bytes)
+            ),
+            Some(now) => writeln!(out, "scratch file kept at {kept} ({})", format_size(now)),
+            None => writeln!(out, "scratch file kept at {kept}"),
+        };
+    }
+    out
+}
+
+impl Exportable for StudyReport {
+    const COMMAND: &'static str = "study";
+    const HAS_CHART: bool = true;
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn table(&self) -> Table {
+        let rows = self
+            .write_read
+            .iter()
+            .map(|r| {
+                cells([
+                    r.op.name().to_string(),
+                    r.block_size.to_string(),
+                    r.moved.bytes.to_string(),
+                    r.moved.calls.to_string(),
+                    r.seconds.to_string(),
+                    r.bytes_per_second.to_string(),
+                    r.calls_per_second.to_string(),
+                    opt(r.fsync_seconds),
+                    r.xor_hex.clone(),
+                    r.verified.to_string(),
+                ])
+            })
+            .collect();
+        table(
+            &[
+                "op",
+                "block_size",
+                "bytes",
+                "calls",
+                "seconds",
+                "bytes_per_second",
+                "calls_per_second",
+                "fsync_seconds",
+                "xor",
+                "verified",
+            ],
+            rows,
+        )
+    }
+    /// The whole study as report.md has it, without the chart links (the SVGs are in the
+    /// report directory, not beside this file).
+    fn markdown(&self) -> Vec<String> {
+        crate::report::results::markdown_blocks(self, &self.environment(), false)
+    }
+    fn chart(&self) -> Option<Chart> {
+        self.read_sweep.as_ref().and_then(|s| s.chart())
+    }
+    fn ok(&self) -> bool {
+        StudyReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+}
+
+/// `1234.5 MiB/s` with `1200–1250` beside it.
+fn rate_spread(s: &Summary) -> (String, String) {
+    (
+        format!("{:.1} MiB/s", mib(s.median)),
+        if s.n > 1 {
+            format!("{:.1}–{:.1} (n={})", mib(s.min), mib(s.max), s.n)
+        } else {
+            "one run".to_string()
+        },
+    )
+}
+
+/// The figures that matter, with their spread.
+pub fn headlines(r: &StudyReport) -> Vec<Headline> {
+    let mut out = Vec::new();
+    if let Some(w) = r.write_read.iter().find(|w| w.op == Op::Write) {
+        out.push(Headline {
+            label: "write, fsync included".into(),
+            value: format_mib_per_s(w.bytes_per_second),
+            spread: format!(
+                "one write of {} in 1 MiB calls; fsync {}",
+                format_size(w.moved.bytes),
+                w.fsync_seconds.map_or("-".into(), format_seconds)
+            ),
+        });
+    }
+    if let Some(s) = &r.read_sweep {
+        for state in [CacheState::Cold, CacheState::Warm] {
+            let pts = super::sweep::points(s, Some(state));
+            if let Some(i) = super::sweep::best(&pts) {
+                let (value, spread) = rate_spread(&pts[i].rate);
+                out.push(Headline {
+                    label: format!("read, {}, best block size", state.name()),
+                    value,
+                    spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
+                });
+            }
+        }
+    }
+    if let Some(s) = &r.write_sweep {
+        let pts = super::sweep::points(s, None);
+        if let Some(i) = super::sweep::best(&pts) {
+            let (value, spread) = rate_spread(&pts[i].rate);
+            out.push(Headline {
+                label: "write, best block size (fsync included)".into(),
+                value,
+                spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
+            });
+        }
+    }
+    if let Some(s) = &r.syscalls {
+        for op in ["read 1 B", "getpid"] {
+            if let Some(sum) = s.ns_summary(op) {
+                out.push(Headline {
+                    label: format!("{op} call"),
+                    value: format!("{:.0} ns", sum.median),
+                    spread: format!(
+                        "{:.0}–{:.0} ns over {} sizes; {} calls/s",
+                        sum.min,
+                        sum.max,
+                        sum.n,
+                        group_thousands((1e9 / sum.median.max(1e-9)) as u64)
+                    ),
+                });
+            }
+        }
+    }
+    if let Some(c) = &r.compare {
+        for state in [CacheState::Cold, CacheState::Warm] {
+            let rows: Vec<_> = c.rows.iter().filter(|x| x.cache == state).collect();
+            let fastest = rows.iter().max_by(|a, b| {
+                a.median_bytes_per_second
+                    .total_cmp(&b.median_bytes_per_second)
+            });
+            let fast = rows.iter().find(|x| x.contender == "ioscope fast");
+            let second = rows
+                .iter()
+                .filter(|x| fastest.is_some_and(|t| t.contender != x.contender))
+                .max_by(|a, b| {
+                    a.median_bytes_per_second
+                        .total_cmp(&b.median_bytes_per_second)
+                });
+            if let (Some(top), Some(fast)) = (fastest, fast) {
+                let spread = match second {
+                    Some(next) if top.contender == fast.contender => format!(
+                        "next: {} at {:.2}x; median of {} run(s)",
+                        next.contender,
+                        next.ratio_to_best,
+                        fast.runs.len()
+                    ),
+                    _ => format!(
+                        "ioscope fast at {:.2}x of it; median of {} run(s)",
+                        fast.ratio_to_best,
+                        fast.runs.len()
+                    ),
+                };
+                out.push(Headline {
+                    label: format!("fastest reader, {}", state.name()),
+                    value: format!(
+                        "{}: {}",
+                        top.contender,
+                        format_mib_per_s(top.median_bytes_per_second)
+                    ),
+                    spread,
+                });
+            }
+        }
+    }
+    if let Some(c) = &r.calibrate {
+        let ten = c.bytes_per_second * 10.0;
+        out.push(Headline {
+            label: format!("file size for a 10 s read ({})", c.cache.name()),
+            value: format_size(ten as u64),
+            spread: format!(
+                "from a measured read of {} in {}",
+                format_size(c.bytes),
+                format_seconds(c.seconds)
+            ),
+        });
+    }
+    out.push(Headline {
+        label: "checksum".into(),
+        value: match (r.verified, r.read_back_verified()) {
+            (true, Some(true)) => "every read verified".into(),
+            (_, None) => "not read back (interrupted)".into(),
+            _ => "MISMATCH".into(),
+        },
+        spread: "XOR of every 32-bit word, compared with the bytes written".into(),
+    });
+    out
+}
+
+/// Every section, in the order the parts ran (parts never reached are left out).
+pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
+    r.steps
+        .iter()
+        .map(|step| {
+            let status = match &step.outcome {
+                Outcome::Done => None,
+                Outcome::Partial => {
+                    Some("interrupted: what is shown was measured before Ctrl-C".to_string())
+                }
+                Outcome::Skipped { reason } => Some(format!("skipped: {reason}")),
+                Outcome::Failed { error } => Some(format!("failed: {error}")),
+            };
+            let mut section = match step.part {
+                Part::WriteRead => write_read(r),
+                Part::ReadSweep => r
+                    .read_sweep
+                    .as_ref()
+                    .map(|s| super::sweep::read_section(s, env)),
+                Part::WriteSweep => r.write_sweep.as_ref().map(super::sweep::write_section),
+                Part::Cache => r.cache.as_ref().map(super::cache::section),
+                Part::Syscalls => r.syscalls.as_ref().map(|s| super::syscalls::section(s, r)),
+                Part::Compare => r.compare.as_ref().map(super::compare::section),
+                Part::Patterns => r.patterns.as_ref().map(super::patterns::section),
+                Part::Transfer => r.transfer.as_ref().map(super::transfer::section),
+                Part::Calibrate => r.calibrate.as_ref().map(super::calibrate::section),
+            }
+            .unwrap_or_else(|| Section {
+                part: step.part,
+                status: None,
+                how: String::new(),
+                grid: Grid::default(),
+                chart: None,
+                why: Vec::new(),
+                warnings: Vec::new(),
+            });
+            section.status = status;
+            // "Interrupted" is the page's banner and the section's status already.
+            section.warnings = part_warnings(r, step.part)
+                .iter()
+                .filter(|w| !matches!(w, crate::cmd::warning::Warning::Partial))
+                .map(crate::report::text::warning)
+                .collect();
+            section
+        })
+        .collect()
+}
+
+/// The warnings a part's own result carries.
+fn part_warnings(r: &StudyReport, part: Part) -> &[crate::cmd::warning::Warning] {
+    fn of<T: Exportable>(x: &Option<T>) -> &[crate::cmd::warning::Warning] {
+        x.as_ref().map_or(&[], |x| x.warnings())
+    }
+    match part {
+        Part::WriteRead => &r.warnings,
+        Part::ReadSweep => of(&r.read_sweep),
+        Part::WriteSweep => of(&r.write_sweep),
+        Part::Cache => of(&r.cache),
+        Part::Syscalls => of(&r.syscalls),
+        Part::Compare => of(&r.compare),
+        Part::Patterns => of(&r.patterns),
+        Part::Transfer => of(&r.transfer),
+        Part::Calibrate => r.calibrate.as_ref().map_or(&[], |c| &c.warnings),
+    }
+}
+
+fn write_read(r: &StudyReport) -> Option<Section> {
+    let rows = r
+        .write_read
+        .iter()
+        .map(|w| {
+            vec![
+                w.op.name().to_string(),
+                format_block_size(w.block_size),
+                format_size(w.moved.bytes),
+                format_seconds(w.seconds),
+                format!("{:.1}", mib(w.bytes_per_second)),
+                w.fsync_seconds.map_or("-".into(), format_seconds),
+                w.cache
+                    .and_then(|c| c.residency_before)
+                    .map_or("-".into(), |res| pct(res.fraction())),
+                w.xor_hex.clone(),
+                if w.verified { "yes" } else { "NO" }.to_string(),
+            ]
+        })
+        .collect();
+    let mut why = Vec::new();
+    if let Some(w) = r.write_read.iter().find(|w| w.op == Op::Write)
+        && let Some(f) = w.fsync_seconds
+        && r.device.is_none()
+    {
+        why.push(format!(
+            "The fsync took {}: no block device is under {}, so it had nothing to write; the write's rate is the page cache's.",
+            format_seconds(f),
+            r.dir
+        ));
+    } else if let Some(w) = r.write_read.iter().find(|w| w.op == Op::Write)
+        && let Some(f) = w.fsync_seconds
+    {
+        let before = w.moved.bytes as f64 / (w.seconds - f).max(1e-9);
+        why.push(format!(
+            "The write's time includes its fsync ({} of {}): before it the bytes had only reached the page cache, at {}; the fsync is what the device took.",
+            format_seconds(f),
+            format_seconds(w.seconds),
+            format_mib_per_s(before)
+        ));
+    }
+    if let Some(read) = r.write_read.iter().find(|w| w.op == Op::Read) {
+        why.push(if read.verified {
+            format!(
+                "The read back returned XOR {}, the XOR of the bytes written: every byte verified.",
+                read.xor_hex
+            )
+        } else {
+            "The read back did NOT return the bytes written: the file system or the device lost data.".to_string()
+        });
+    }
+    let mut bars = Vec::new();
+    let mut names = Vec::new();
+    for w in &r.write_read {
+        if let (Op::Write, Some(f)) = (w.op, w.fsync_seconds) {
+            names.push("write() into the page cache".to_string());
+            bars.push(w.moved.bytes as f64 / (w.seconds - f).max(1e-9));
+            names.push("write() + fsync".to_string());
+        } else {
+            names.push(format!("{} back", w.op.name()));
+        }
+        bars.push(w.bytes_per_second);
+    }
+    let chart = (!bars.is_empty()).then(|| Chart {
+        title: "the scratch file: written, then read back".into(),
+        x_label: "step".into(),
+        y_label: "throughput (MiB/s)".into(),
+        categories: names,
+        series: vec![Series {
+            name: format!("{} in 1 MiB calls", format_size(r.file_bytes)),
+            points: bars
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (i as f64, mib(b)))
+                .collect(),
+        }],
+        ..Chart::default()
+    });
+    Some(Section {
+        part: Part::WriteRead,
+        status: None,
+        how: format!(
+            "A scratch file of {} is written with 1 MiB write() calls from a seeded generator and fsynced, then read back whole with 1 MiB read() calls as it is in the cache; the XOR checksum of the read must equal that of the bytes written.",
+            format_size(r.file_bytes)
+        ),
+        grid: grid(
+            &[
+                "op",
+                "block",
+                "bytes",
+                "time",
+                "MiB/s",
+                "fsync",
+                "resident before",
+                "XOR",
+                "verified",
+            ],
+            rows,
+        ),
+        chart,
+        why,
+        warnings: Vec::new(),
+    })
+}
+
+/// The page of one study.
+pub fn page(r: &StudyReport, env: &Environment, command_line: &str) -> Result<String> {
+    let mut out = String::new();
+    head(&mut out, &format!("ioscope study of {}", r.dir));
+    let _ = writeln!(
+        out,
+        "<h1>ioscope study of {}</h1>\n<p class=\"env\">{}</p>",
+        escape(&r.dir),
+        escape(&environment_sentence(env))
+    );
+    if !r.complete {
+        let _ = writeln!(
+            out,
+            "<p class=\"banner bad\">PARTIAL REPORT: the study was interrupted after {} of its parts; every figure below was measured before that, and the parts not reached are missing.</p>",
+            r.steps.len()
+        );
+    }
+    if !r.ok() {
+        out.push_str("<p class=\"banner bad\">A check failed: see the sections marked NO, MISMATCH or failed.</p>\n");
+    }
+    let _ = writeln!(
+        out,
+        "<h2>Summary</h2>\n<p class=\"how\">The {} level ({} scratch file, {} timed run(s) per sweep point) took {} (estimated {}). Medians, with their spread.</p>",
+        r.level.name(),
+        format_size(r.file_bytes),
+        r.budget.repeat,
+        format_seconds(r.seconds),
+        format_seconds(r.estimated_seconds)
+    );
+    headline_table(&mut out, &headlines(r));
+    let all = sections(r, env);
+    out.push_str("<nav><p>");
+    let links: Vec<String> = all
+        .iter()
+        .map(|s| {
+            format!(
+                "<a href=\"#{}\">{}</a>",
+                s.part.name(),
+                escape(s.part.title())
+            )
+        })
+        .collect();
+    out.push_str(&links.join(" · "));
+    out.push_str("</p></nav>\n");
+    for s in &all {
+        html::section(&mut out, s)?;
+    }
+    footer(&mut out, command_line);
+    Ok(out)
+}

@@ -1,0 +1,644 @@
+//! `sweep`: the table of points, the fitted model and one sentence per cache state.
+
+use crate::cmd::study::Part;
+use crate::cmd::sweep::{Analysis, SweepPoint, SweepReport};
+use crate::cmd::warning::Warning;
+use crate::measure::cache::CacheState;
+use crate::measure::cache::Verdict;
+use crate::measure::env::Environment;
+use crate::report::cells::{capitalise, cells, mib, opt, pct, rate_cell};
+use crate::report::csv::Table;
+use crate::report::markdown::{self, flagged, header, list, percent, rate_spread};
+use crate::report::page::{Grid, Section, grid};
+use crate::report::svg::{Chart, Series};
+use crate::report::text::{cpu_cell, right_align, table_with};
+use crate::report::view::Exportable;
+use crate::units::{
+    format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
+};
+use std::fmt::Write;
+
+/// Renders `sweep`.
+pub fn text(r: &SweepReport) -> String {
+    let mut out = String::new();
+    let op = r.op.name();
+    let _ = writeln!(
+        out,
+        "sweep {op} {} ({}) with the {} engine: {} timed run(s) per point after {} warm-up, median and spread",
+        r.file,
+        format_size(r.file_bytes),
+        r.engine,
+        r.repeat,
+        r.warmup
+    );
+    let mut table = table_with(&[
+        "cache",
+        "block",
+        "bytes/run",
+        "MiB/s",
+        "spread",
+        "calls/s",
+        "CPU",
+        "resident before",
+        "device read",
+        "checks",
+    ]);
+    for p in &r.points {
+        let spread = format!(
+            "{:.0}..{:.0} ±{:.1}%{}",
+            mib(p.rate.min),
+            mib(p.rate.max),
+            100.0 * p.rate.relative_spread(),
+            if p.rate.outliers > 0 {
+                format!(" ({} outlier)", p.rate.outliers)
+            } else {
+                String::new()
+            }
+        );
+        let resident = p.resident_share_before.map_or("-".to_string(), |s| {
+            let text = if (s.max - s.min).abs() < 0.0005 {
+                pct(s.min)
+            } else {
+                format!("{}..{}", pct(s.min), pct(s.max))
+            };
+            if p.state_ok {
+                text
+            } else {
+                format!("{text} (!)")
+            }
+        });
+        let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
+        let checks = checks_cell(p);
+        table.add_row(vec![
+            p.cache.map_or(op, |c| c.name()).to_string(),
+            format_block_size(p.block_size),
+            format_size(p.bytes),
+            format!("{:.1}", mib(p.rate.median)),
+            spread,
+            group_thousands(p.calls_per_second.round() as u64),
+            cpu_cell(p.cpu_percent, seconds),
+            resident,
+            p.device_read_bytes.map_or("-".to_string(), format_size),
+            checks.to_string(),
+        ]);
+    }
+    right_align(&mut table, 2..7);
+    let _ = writeln!(out, "{table}");
+    for note in sweep_notes(r) {
+        let _ = writeln!(out, "{note}");
+    }
+    out
+}
+
+/// The kernel checks of a point in one word: `ok`, `MISMATCH`, or `-` where none were made.
+pub fn checks_cell(p: &SweepPoint) -> &'static str {
+    if p.runs.iter().all(|run| run.checks.is_empty()) {
+        "-"
+    } else if p.checks_ok {
+        "ok"
+    } else {
+        "MISMATCH"
+    }
+}
+
+/// The lines under the table: the fitted model and one sentence per cache state, and what
+/// the reader must know about the rows (an engine that bypasses the cache, a flagged run).
+pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let op = r.op.name();
+    for a in &r.analyses {
+        let label = a.cache.map_or(op, |c| c.name());
+        if let Some(m) = a.model {
+            out.push(format!(
+                "model ({label}): time = calls x {} + bytes / {}",
+                format_seconds(m.seconds_per_call),
+                format_mib_per_s(m.bytes_per_second)
+            ));
+        }
+        out.push(format!("{label}: {}", sweep_explanation(r, a)));
+    }
+    let bypassed = r
+        .points
+        .iter()
+        .flat_map(|p| &p.runs)
+        .any(|run| run.cache.is_some_and(|c| c.verdict == Verdict::Bypassed));
+    if bypassed {
+        out.push(format!(
+            "the {} engine bypasses the page cache: its 'warm' rows are device rates",
+            r.engine
+        ));
+    }
+    if r.points.iter().any(|p| !p.state_ok) {
+        out.push(
+            "(!) a run did not start in its cache state: see 'resident before' and the warnings"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// How far the fitted model is from the measured times: the worst over the points of the
+/// median (over a point's runs) of |predicted − measured| / measured, and the block size
+/// where it is worst. `None` without a model or runs.
+pub fn model_misfit(r: &SweepReport, a: &Analysis) -> Option<(f64, u64)> {
+    let m = a.model?;
+    r.points
+        .iter()
+        .filter(|p| p.cache == a.cache)
+        .filter_map(|p| {
+            let errors: Vec<f64> = p
+                .runs
+                .iter()
+                .filter(|run| run.elapsed.seconds > 0.0)
+                .map(|run| {
+                    let predicted = m.predict(run.moved.calls as f64, run.moved.bytes as f64);
+                    (predicted - run.elapsed.seconds).abs() / run.elapsed.seconds
+                })
+                .collect();
+            crate::measure::stats::summarize(&errors).map(|e| (e.median, p.block_size))
+        })
+        .max_by(|x, y| x.0.total_cmp(&y.0))
+}
+
+/// One sentence on a curve: the cost per call, the bandwidth, and where the knee is. The
+/// model's story ("whatever its size") is told only where it fits every point within
+/// [`crate::measure::verdict::MODEL_FITS`]; otherwise the sentence says how far off it is.
+pub fn sweep_explanation(r: &SweepReport, a: &Analysis) -> String {
+    let op = r.op;
+    let call = format!("{}()", op.name());
+    let knee = format!(
+        "at {} the rate first comes within 5% of its best ({})",
+        format_size(a.knee_block_size),
+        format_mib_per_s(a.best_bytes_per_second),
+    );
+    let misfit = model_misfit(r, a);
+    match a.model {
+        Some(m) if misfit.is_none_or(|(e, _)| e <= crate::measure::verdict::MODEL_FITS) => format!(
+            "Each {call} costs about {} whatever its size (at most {} calls/s) and bytes move at about {}; below {} per call the fixed cost dominates, and {knee}.",
+            format_seconds(m.seconds_per_call),
+            group_thousands((1.0 / m.seconds_per_call) as u64),
+            format_mib_per_s(m.bytes_per_second),
+            format_size(m.break_even_block().max(1.0).round() as u64),
+        ),
+        Some(m) => {
+            let (error, at) = misfit.expect("a misfit beyond the bound was measured");
+            format!(
+                "A fixed cost per {call} ({}) plus a cost per byte ({}) fits these times only roughly: in calls of {} it is {:.0}% off, so the curve is shaped by more than the call and the copy ({}); {knee}.",
+                format_seconds(m.seconds_per_call),
+                format_mib_per_s(m.bytes_per_second),
+                format_size(at),
+                100.0 * error,
+                match op {
+                    crate::workload::Op::Read => "CPU caches, read-ahead, the device",
+                    crate::workload::Op::Write => "CPU caches, write-back, the fsync",
+                },
+            )
+        }
+        None => format!(
+            "The times do not fit a fixed cost per call plus a cost per byte (too few points, or noise); {knee}."
+        ),
+    }
+}
+
+impl Exportable for SweepReport {
+    const COMMAND: &'static str = "sweep";
+    const HAS_CHART: bool = true;
+    fn text(&self) -> String {
+        text(self)
+    }
+    fn markdown(&self) -> Vec<String> {
+        markdown(self)
+    }
+    fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+    fn ok(&self) -> bool {
+        SweepReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "op",
+            "engine",
+            "cache",
+            "block_size",
+            "bytes",
+            "runs",
+            "bytes_per_second_median",
+            "bytes_per_second_min",
+            "bytes_per_second_max",
+            "bytes_per_second_stddev",
+            "outliers",
+            "calls_per_second",
+            "cpu_percent",
+            "resident_share_before_min",
+            "resident_share_before_max",
+            "device_read_bytes",
+            "checks_ok",
+            "state_ok",
+        ];
+        let op = self.op.name();
+        let rows = self
+            .points
+            .iter()
+            .map(|p| {
+                cells([
+                    op.to_string(),
+                    self.engine.clone(),
+                    p.cache.map_or(String::new(), |c| c.name().to_string()),
+                    p.block_size.to_string(),
+                    p.bytes.to_string(),
+                    p.rate.n.to_string(),
+                    p.rate.median.to_string(),
+                    p.rate.min.to_string(),
+                    p.rate.max.to_string(),
+                    p.rate.stddev.to_string(),
+                    p.rate.outliers.to_string(),
+                    p.calls_per_second.to_string(),
+                    p.cpu_percent.to_string(),
+                    opt(p.resident_share_before.map(|r| r.min)),
+                    opt(p.resident_share_before.map(|r| r.max)),
+                    opt(p.device_read_bytes),
+                    p.checks_ok.to_string(),
+                    p.state_ok.to_string(),
+                ])
+            })
+            .collect();
+        Table {
+            header: header.iter().map(|h| h.to_string()).collect(),
+            rows,
+        }
+    }
+    fn chart(&self) -> Option<Chart> {
+        let op = self.op.name();
+        let series = self
+            .analyses
+            .iter()
+            .map(|a| Series {
+                name: a
+                    .cache
+                    .map_or(op.to_string(), |c| format!("{op}, {}", c.name())),
+                points: self
+                    .points
+                    .iter()
+                    .filter(|p| p.cache == a.cache)
+                    .map(|p| (p.block_size as f64, mib(p.rate.median)))
+                    .collect(),
+            })
+            .collect();
+        Some(Chart {
+            title: format!("{op} throughput against block size: {}", self.file),
+            x_label: "block size (bytes, log2 scale)".into(),
+            y_label: "throughput (MiB/s, median)".into(),
+            log2_x: true,
+            series,
+            ..Chart::default()
+        })
+    }
+}
+
+/// `sweep`: one row per point.
+pub fn markdown(r: &SweepReport) -> Vec<String> {
+    let op = r.op.name();
+    let caption = format!(
+        "{op} {} ({}) with the {} engine: {} timed run(s) per point after {} warm-up; rates are the median (min–max) of the runs",
+        r.file,
+        format_size(r.file_bytes),
+        r.engine,
+        r.repeat,
+        r.warmup
+    );
+    let rows = r
+        .points
+        .iter()
+        .map(|p| {
+            let resident = p.resident_share_before.map_or("-".to_string(), |s| {
+                let text = if (s.max - s.min).abs() < 0.0005 {
+                    percent(s.min)
+                } else {
+                    format!("{}–{}", percent(s.min), percent(s.max))
+                };
+                flagged(text, p.state_ok)
+            });
+            let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
+            vec![
+                p.cache.map_or(op, |c| c.name()).to_string(),
+                format_block_size(p.block_size),
+                format_size(p.bytes),
+                rate_spread(p.rate.median, p.rate.min, p.rate.max),
+                format!("{:.1}", 100.0 * p.rate.relative_spread()),
+                group_thousands(p.calls_per_second.round() as u64),
+                cpu_cell(p.cpu_percent, seconds)
+                    .trim_end_matches('%')
+                    .to_string(),
+                resident,
+                p.device_read_bytes.map_or("-".to_string(), format_size),
+                checks_cell(p).to_string(),
+            ]
+        })
+        .collect();
+    let t = Table {
+        header: header(&[
+            "cache",
+            "block size",
+            "bytes per run",
+            "MiB/s, median (min–max)",
+            "spread (±%)",
+            "calls/s",
+            "CPU (%)",
+            "resident before (%)",
+            "device read",
+            "kernel checks",
+        ]),
+        rows,
+    };
+    vec![
+        markdown::table(&t, Some(&caption)),
+        list("Notes:", &sweep_notes(r)),
+    ]
+}
+
+/// What the rise below the memory page says: the smallest block against the page-sized
+/// one. The fixed cost of a call is named as the cause only where the rate at least doubles
+/// up to the page ([`crate::measure::verdict::STEEP`]); `None` without a point below the page.
+fn below_page(points: &[&SweepPoint], page: u64) -> Option<String> {
+    let small = points.first().filter(|p| p.block_size < page)?;
+    let at_page = points.iter().find(|p| p.block_size >= page)?;
+    let rise = at_page.rate.median / small.rate.median.max(1e-9);
+    let rates = format!(
+        "{} in calls of {} against {} in calls of {}",
+        format_mib_per_s(small.rate.median),
+        format_size(small.block_size),
+        format_mib_per_s(at_page.rate.median),
+        format_size(at_page.block_size)
+    );
+    Some(if rise >= crate::measure::verdict::STEEP {
+        format!(
+            "Below the {} memory page each call moves part of a page, so the fixed cost of the call (entering the kernel, finding the page in the cache) is paid for a few bytes: that is the steep rise on the left ({rise:.0}x: {rates}).",
+            format_size(page)
+        )
+    } else {
+        format!(
+            "Below the {} memory page the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
+            format_size(page)
+        )
+    })
+}
+
+/// The first block size after the peak where the rate falls below 85% of it, and the share.
+fn fall_after_peak(points: &[&SweepPoint]) -> Option<(u64, u64, f64)> {
+    let peak = best(points)?;
+    let top = points[peak].rate.median;
+    let fall = points[peak + 1..]
+        .iter()
+        .find(|p| p.rate.median < crate::measure::verdict::FALLEN * top)?;
+    let last = points.last()?;
+    Some((
+        points[peak].block_size,
+        fall.block_size,
+        last.rate.median / top.max(1e-9),
+    ))
+}
+
+/// Why a curve falls at large blocks: the buffer outgrows a CPU cache.
+fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<String> {
+    let (peak, fall, share) = fall_after_peak(points)?;
+    // A read() copies from the page cache into the buffer: source and destination together
+    // are twice the block.
+    let cause = match (env.cache_bytes(2), env.cache_bytes(3)) {
+        (_, Some(l3)) if 2 * fall >= l3 => format!(
+            "each call copies {} out of the page cache into a {} buffer, and the two together ({}) fill the CPU's last-level cache (L3, {}): the copy then streams through main memory instead of the cache",
+            format_size(fall),
+            format_size(fall),
+            format_size(2 * fall),
+            format_size(l3)
+        ),
+        (Some(l2), l3) if fall > l2 => format!(
+            "the {} buffer no longer fits the per-core L2 cache ({}{}), so the copy into it evicts the lines it just wrote and the next call must fetch them again from the larger, slower cache",
+            format_size(fall),
+            format_size(l2),
+            l3.map_or(String::new(), |l3| format!("; L3 is {}", format_size(l3)))
+        ),
+        _ => format!(
+            "at {} per call the kernel's work per byte grows (page-table and copy costs of a large buffer)",
+            format_size(fall)
+        ),
+    };
+    Some(format!(
+        "The {op} curve peaks at {} per call and falls from {} per call up (the largest block reaches {:.0}% of the peak): {cause}.",
+        format_size(peak),
+        format_size(fall),
+        100.0 * share
+    ))
+}
+
+pub(crate) fn read_section(s: &SweepReport, env: &Environment) -> Section {
+    let states: Vec<CacheState> = [CacheState::Cold, CacheState::Warm]
+        .into_iter()
+        .filter(|st| s.points.iter().any(|p| p.cache == Some(*st)))
+        .collect();
+    let mut header = vec!["block".to_string()];
+    for st in &states {
+        header.push(format!("{} MiB/s (min–max)", st.name()));
+        header.push(format!("{} calls/s", st.name()));
+        header.push(format!("{} resident before", st.name()));
+        header.push(format!("{} device read", st.name()));
+    }
+    let blocks: Vec<u64> = {
+        let mut b: Vec<u64> = s.points.iter().map(|p| p.block_size).collect();
+        b.sort_unstable();
+        b.dedup();
+        b
+    };
+    let rows = blocks
+        .iter()
+        .map(|&bs| {
+            let mut row = vec![format_block_size(bs)];
+            for st in &states {
+                match s
+                    .points
+                    .iter()
+                    .find(|p| p.block_size == bs && p.cache == Some(*st))
+                {
+                    Some(p) => {
+                        row.push(rate_cell(&p.rate));
+                        row.push(group_thousands(p.calls_per_second as u64));
+                        row.push(p.resident_share_before.map_or("-".into(), |sp| {
+                            if (sp.max - sp.min).abs() < 0.0005 {
+                                pct(sp.min)
+                            } else {
+                                format!("{}–{}", pct(sp.min), pct(sp.max))
+                            }
+                        }));
+                        row.push(p.device_read_bytes.map_or("-".into(), format_size));
+                    }
+                    None => row.extend(std::iter::repeat_n(String::new(), 4)),
+                }
+            }
+            row
+        })
+        .collect();
+    let mut why = Vec::new();
+    for a in &s.analyses {
+        let label = a.cache.map_or("read", |c| c.name());
+        why.push(format!(
+            "{}: {}",
+            capitalise(label),
+            sweep_explanation(s, a)
+        ));
+    }
+    let warm = points(s, Some(CacheState::Warm));
+    let cold = points(s, Some(CacheState::Cold));
+    let curve = if warm.is_empty() { &cold } else { &warm };
+    if let Some(text) = below_page(curve, env.page_size.max(4096)) {
+        why.push(text);
+    }
+    if let Some(text) = explain_fall("warm", &warm, env) {
+        why.push(text);
+    }
+    if let (Some(c), Some(w)) = (best(&cold), best(&warm)) {
+        let (c, w) = (cold[c], warm[w]);
+        use crate::measure::verdict::{Figure, Relation, relate};
+        let rates = format!(
+            "{} against {}",
+            format_mib_per_s(w.rate.median),
+            format_mib_per_s(c.rate.median)
+        );
+        let compared = match relate(Figure::from(&w.rate), Figure::from(&c.rate)) {
+            Relation::Above(x) => {
+                format!("At its best the warm cache is {x:.1}x the cold one ({rates}).")
+            }
+            Relation::Same => format!(
+                "At their best warm and cold reads are within 10% of each other ({rates}): the page cache bought little here."
+            ),
+            Relation::Below(x) => format!(
+                "At their best cold reads are faster than warm ones (warm {x:.2}x cold: {rates}), which no cache explains: load or noise during the warm runs."
+            ),
+            Relation::Unclear(x) => format!(
+                "At their best warm and cold reads differ ({x:.2}x: {rates}) by less than their runs scatter, so no direction is claimed."
+            ),
+        };
+        let residency = format!(
+            "esidency before the cold runs was {} and before the warm ones {}, measured with mincore()",
+            c.resident_share_before.map_or("-".into(), |sp| pct(sp.max)),
+            w.resident_share_before.map_or("-".into(), |sp| pct(sp.min)),
+        );
+        why.push(match c.device_read_bytes {
+            Some(d) => format!(
+                "{compared} A cold run read {} from the device (/proc/diskstats); r{residency}.",
+                format_size(d)
+            ),
+            None => format!("{compared} R{residency}."),
+        });
+        if let (Some(first_cold), Some(first_warm)) = (cold.first(), warm.first())
+            && first_cold.rate.median
+                >= crate::measure::verdict::CLOSE_SHARE * first_warm.rate.median
+        {
+            why.push(format!(
+                "In calls of {} cold reads run at {:.0}% of the warm rate: the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
+                format_size(first_cold.block_size),
+                100.0 * first_cold.rate.median / first_warm.rate.median.max(1e-9),
+                env.storage
+                    .read_ahead_kb
+                    .map_or(String::new(), |kb| format!(" (read_ahead_kb = {kb})"))
+            ));
+        }
+    } else if cold.is_empty() && s.device.is_none() {
+        why.push(format!(
+            "No block device is behind {}: its pages live in memory and cannot be evicted, so only warm reads were measured; there is no device to be cold against.",
+            s.file
+        ));
+    }
+    Section {
+        part: Part::ReadSweep,
+        status: None,
+        how: format!(
+            "The scratch file ({}) is read sequentially with read() calls of each block size (the run stops after {} calls, so small blocks read a prefix); {} timed run(s) per point after {} warm-up; cold runs start after the file's pages are evicted (fdatasync + fadvise DONTNEED), warm runs after it was read once. Median and min–max over the runs.",
+            format_size(s.file_bytes),
+            group_thousands(
+                s.points
+                    .first()
+                    .map_or(0, |p| p.bytes / p.block_size.max(1))
+            ),
+            s.repeat,
+            s.warmup
+        ),
+        grid: Grid { header, rows },
+        chart: s.chart(),
+        why,
+        warnings: Vec::new(),
+    }
+}
+
+pub(crate) fn write_section(s: &SweepReport) -> Section {
+    let pts = points(s, None);
+    let rows = pts
+        .iter()
+        .map(|p| {
+            let fsync: Vec<f64> = p.runs.iter().filter_map(|r| r.fsync_seconds).collect();
+            let share: Vec<f64> = p
+                .runs
+                .iter()
+                .filter_map(|r| r.fsync_seconds.map(|f| f / r.elapsed.seconds.max(1e-9)))
+                .collect();
+            vec![
+                format_block_size(p.block_size),
+                format_size(p.bytes),
+                rate_cell(&p.rate),
+                group_thousands(p.calls_per_second as u64),
+                crate::measure::stats::summarize(&fsync)
+                    .map_or("-".into(), |f| format_seconds(f.median)),
+                crate::measure::stats::summarize(&share).map_or("-".into(), |f| pct(f.median)),
+            ]
+        })
+        .collect();
+    let mut why: Vec<String> = s.analyses.iter().map(|a| sweep_explanation(s, a)).collect();
+    let shares: Vec<f64> = pts
+        .iter()
+        .flat_map(|p| &p.runs)
+        .filter_map(|r| r.fsync_seconds.map(|f| f / r.elapsed.seconds.max(1e-9)))
+        .collect();
+    if let Some(sh) = crate::measure::stats::summarize(&shares) {
+        why.push(super::patterns::fsync_share_sentence(
+            &sh,
+            s.device.is_some(),
+        ));
+    }
+    Section {
+        part: Part::WriteSweep,
+        status: None,
+        how: format!(
+            "A new file is written with write() calls of each block size ({} per run at most, fewer for small blocks), and every run ends with fsync(), whose time is included; {} timed run(s) per point. Median and min–max.",
+            format_size(s.file_bytes),
+            s.repeat
+        ),
+        grid: grid(
+            &[
+                "block",
+                "bytes/run",
+                "MiB/s incl. fsync (min–max)",
+                "calls/s",
+                "fsync",
+                "fsync share",
+            ],
+            rows,
+        ),
+        chart: s.chart(),
+        why,
+        warnings: Vec::new(),
+    }
+}
+
+/// The points of a sweep in one cache state (`None`: writes).
+pub(crate) fn points(r: &SweepReport, state: Option<CacheState>) -> Vec<&SweepPoint> {
+    r.points.iter().filter(|p| p.cache == state).collect()
+}
+
+pub(crate) fn best(points: &[&SweepPoint]) -> Option<usize> {
+    (0..points.len()).max_by(|&a, &b| points[a].rate.median.total_cmp(&points[b].rate.median))
+}
