@@ -368,3 +368,156 @@ fn small_files_whose_pairs_are_twelve_times_apart_are_not_said_to_barely_differ(
     let text = report_text(&doc);
     assert!(text.contains("so the methods barely differ"), "{text}");
 }
+
+/// Sets every row of one syscalls operation to `ns` nanoseconds per call.
+fn set_ns(doc: &mut Value, op: &str, ns: f64) {
+    for row in doc["rows"].as_array_mut().unwrap() {
+        if row["op"] == op {
+            let calls = row["calls"].as_f64().unwrap();
+            row["ns_per_call"] = ns.into();
+            row["seconds"] = (ns * calls * 1e-9).into();
+        }
+    }
+}
+
+#[test]
+fn an_lseek_dearer_than_a_read_is_not_told_as_the_cost_of_the_page_cache() {
+    let mut doc = fixture("syscalls.json");
+    set_ns(&mut doc, "read 1 B", 200.0);
+    set_ns(&mut doc, "lseek", 600.0);
+    set_ns(&mut doc, "getpid", 100.0);
+    let text = report_text(&doc);
+    assert!(
+        !text.contains("page-cache lookup and the one-byte copy to user memory"),
+        "{text}"
+    );
+    assert!(
+        text.contains("lseek(SEEK_CUR) (600 ns) cost more than a 1-byte read() (200 ns)"),
+        "{text}"
+    );
+    // The usual order is told as usual, with the difference computed.
+    set_ns(&mut doc, "lseek", 150.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("the 50 ns between them is the page-cache lookup"),
+        "{text}"
+    );
+    assert!(text.contains("getpid (100 ns) is the bare price"), "{text}");
+    // A getpid dearer than lseek is not called the bare price of a call.
+    set_ns(&mut doc, "getpid", 400.0);
+    let text = report_text(&doc);
+    assert!(!text.contains("bare price of a system call."), "{text}");
+}
+
+/// Sets every run of one compare row to the given rates (MiB/s), in order.
+fn set_runs(doc: &mut Value, contender: &str, cache: &str, mib: &[f64]) {
+    let row = doc["rows"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["contender"] == contender && r["cache"] == cache)
+        .unwrap_or_else(|| panic!("the fixture has {contender} {cache}"));
+    let runs = row["runs"].as_array_mut().unwrap();
+    for (run, &m) in runs.iter_mut().zip(mib) {
+        run["bytes_per_second"] = (m * MIB).into();
+    }
+    let mut sorted = mib.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    row["median_bytes_per_second"] = (sorted[sorted.len() / 2] * MIB).into();
+}
+
+#[test]
+fn contenders_whose_runs_overlap_the_fastest_are_not_ranked_below_it() {
+    let mut doc = fixture("compare.json");
+    set_runs(
+        &mut doc,
+        "ioscope run -r 1m",
+        "warm",
+        &[1000.0, 5000.0, 9000.0],
+    );
+    set_runs(&mut doc, "cat", "warm", &[1000.0, 3000.0, 6000.0]);
+    set_runs(&mut doc, "dd bs=1m", "warm", &[400.0, 410.0, 420.0]);
+    set_runs(&mut doc, "ioscope fast", "warm", &[4700.0, 4800.0, 4900.0]);
+    let text = report_text(&doc);
+    let warm = text
+        .lines()
+        .find(|l| l.starts_with("note: warm: fastest"))
+        .expect("a ranking line for warm");
+    assert!(warm.contains("fastest ioscope run -r 1m"), "{warm}");
+    assert!(warm.contains("the same within 10%: ioscope fast"), "{warm}");
+    let overlap = warm
+        .split("(no order shown): ")
+        .nth(1)
+        .expect("an overlapping group");
+    assert!(overlap.contains("cat (0.60x)"), "{warm}");
+    let apart = warm
+        .split("slower, their runs apart from the fastest's: ")
+        .nth(1)
+        .expect("a clearly slower group");
+    assert!(apart.starts_with("dd bs=1m (0.08x)"), "{warm}");
+}
+
+/// Sets one transfer cell's median rate (MiB/s) with repeats within 1% of it.
+fn set_cell(doc: &mut Value, sender: &str, receiver: &str, mib: f64) {
+    let w = large_workload(doc);
+    let bytes = w["bytes"].as_f64().unwrap();
+    let c = w["cells"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["sender"] == sender && c["receiver"] == receiver)
+        .unwrap();
+    let seconds = bytes / (mib * MIB);
+    c["bytes_per_second"] = (mib * MIB).into();
+    set_summary(
+        &mut c["receiver_seconds"],
+        seconds,
+        seconds * 0.99,
+        seconds * 1.01,
+        3,
+    );
+}
+
+fn large_workload(doc: &mut Value) -> &mut Value {
+    doc["workloads"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|w| w["files"].as_u64() == Some(1))
+        .expect("the fixture has one large file")
+}
+
+#[test]
+fn a_pair_that_copies_more_yet_wins_is_not_credited_to_copies_it_makes() {
+    let mut doc = fixture("transfer.json");
+    for (s, r) in [("read", "write"), ("sendfile", "splice")] {
+        set_cell(&mut doc, s, r, if s == "read" { 2000.0 } else { 400.0 });
+    }
+    for c in large_workload(&mut doc)["cells"].as_array_mut().unwrap() {
+        if !(c["sender"] == "read" && c["receiver"] == "write")
+            && !(c["sender"] == "sendfile" && c["receiver"] == "splice")
+        {
+            c["bytes_per_second"] = (1000.0 * MIB).into();
+        }
+    }
+    doc["synced"] = false.into();
+    let text = report_text(&doc);
+    assert!(!text.contains("no user-space copy"), "{text}");
+    assert!(
+        text.contains("read → write saves no copy that sendfile → splice makes, yet it was faster"),
+        "{text}"
+    );
+    assert!(
+        text.contains("it makes no copy the fastest avoids, so its cost is elsewhere"),
+        "{text}"
+    );
+    // The usual order keeps the usual reasons.
+    set_cell(&mut doc, "read", "write", 400.0);
+    set_cell(&mut doc, "sendfile", "splice", 2000.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("sender: sendfile() hands page-cache pages"),
+        "{text}"
+    );
+    assert!(text.contains("read() copies every byte"), "{text}");
+}

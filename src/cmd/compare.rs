@@ -7,6 +7,7 @@ use super::warning::Warning;
 use crate::files::{self};
 use crate::measure::cache::{self, CacheState};
 use crate::measure::external::{self, Figures};
+use crate::measure::stats::{Summary, summarize};
 use crate::options::CompareOptions;
 use crate::units::per_second;
 use crate::workload::plan::Plan;
@@ -322,6 +323,20 @@ pub fn execute(
         save(&report)?;
     }
     report.complete = !report.warnings.contains(&Warning::Partial);
+    let spreads: Vec<(String, Summary)> = report
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let rates: Vec<f64> = r.runs.iter().map(|x| x.bytes_per_second).collect();
+            Some((
+                format!("{}, {}", r.contender, r.cache.name()),
+                summarize(&rates)?,
+            ))
+        })
+        .collect();
+    report.warnings.extend(crate::cmd::warning::scattered(
+        spreads.iter().map(|(at, s)| (at.clone(), s)),
+    ));
     save(&report)?;
     Ok(report)
 }

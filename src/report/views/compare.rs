@@ -4,6 +4,7 @@ use crate::cmd::compare::CompareReport;
 use crate::cmd::study::Part;
 use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
+use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{capitalise, cells, mib, rate, rate_cell, table};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, header, list, rate_spread};
@@ -65,7 +66,7 @@ pub fn text(r: &CompareReport) -> String {
 
 /// Why the numbers differ, from what ran.
 pub fn compare_notes(r: &CompareReport) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = ranking(r);
     let has = |p: &str| r.contenders.iter().any(|c| c.name.starts_with(p));
     let measured = |s: CacheState| r.rows.iter().any(|row| row.cache == s);
     if has("dd") {
@@ -97,6 +98,75 @@ pub fn compare_notes(r: &CompareReport) -> Vec<String> {
     }
     if r.file_bytes < 256 * MIB {
         out.push("the file is small: process start-up and timer resolution weigh on every figure; use a file of a few GiB for rates".into());
+    }
+    out
+}
+
+/// The repeats of one row as the rule sees them.
+fn figure(row: &crate::cmd::compare::Row) -> Figure {
+    let rates: Vec<f64> = row.runs.iter().map(|x| x.bytes_per_second).collect();
+    crate::measure::stats::summarize(&rates).map_or(Figure::one(row.median_bytes_per_second), |s| {
+        Figure::from(&s)
+    })
+}
+
+/// Per cache state, who was fastest and what each other contender is to it by the one rule
+/// of [`verdict`]: the same, clearly slower, or overlapping repeats (no order claimed).
+fn ranking(r: &CompareReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut states: Vec<CacheState> = Vec::new();
+    for row in &r.rows {
+        if !states.contains(&row.cache) {
+            states.push(row.cache);
+        }
+    }
+    for state in states {
+        let rows: Vec<_> = r.rows.iter().filter(|x| x.cache == state).collect();
+        let Some(best) = rows.iter().max_by(|a, b| {
+            a.median_bytes_per_second
+                .total_cmp(&b.median_bytes_per_second)
+        }) else {
+            continue;
+        };
+        if rows.len() < 2 {
+            continue;
+        }
+        let (mut same, mut slower, mut unclear) = (Vec::new(), Vec::new(), Vec::new());
+        for row in rows.iter().filter(|x| x.contender != best.contender) {
+            let share = verdict::ratio(row.median_bytes_per_second, best.median_bytes_per_second);
+            let named = format!("{} ({:.2}x)", row.contender, share);
+            match verdict::relate(figure(row), figure(best)) {
+                Relation::Same => same.push(named),
+                Relation::Below(_) | Relation::Above(_) => slower.push(named),
+                Relation::Unclear(_) => unclear.push(named),
+            }
+        }
+        let mut parts = vec![format!(
+            "{}: fastest {} ({:.0} MiB/s)",
+            state.name(),
+            best.contender,
+            mib(best.median_bytes_per_second)
+        )];
+        if !same.is_empty() {
+            parts.push(format!(
+                "the same within {:.0}%: {}",
+                100.0 * (verdict::SAME_WITHIN - 1.0),
+                same.join(", ")
+            ));
+        }
+        if !slower.is_empty() {
+            parts.push(format!(
+                "slower, their runs apart from the fastest's: {}",
+                slower.join(", ")
+            ));
+        }
+        if !unclear.is_empty() {
+            parts.push(format!(
+                "slower by the median, but their runs overlap the fastest's (no order shown): {}",
+                unclear.join(", ")
+            ));
+        }
+        out.push(parts.join("; "));
     }
     out
 }

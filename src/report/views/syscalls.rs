@@ -4,6 +4,7 @@ use crate::cmd::study::{Part, StudyReport};
 use crate::cmd::syscalls::OPS;
 use crate::cmd::syscalls::SyscallsReport;
 use crate::measure::cache::CacheState;
+use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, opt};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, header, list};
@@ -51,18 +52,93 @@ pub fn text(r: &SyscallsReport) -> String {
     let _ = writeln!(out, "{}", syscalls_explanation(r));
     out
 }
-
-/// Why lseek is cheaper than read, with this machine's figures.
+/// Why a 1-byte `read()` costs what it does beside `lseek(SEEK_CUR)` (the same trip into the
+/// kernel without the page-cache lookup and copy) and `getpid` (the bare trip), chosen by
+/// the one rule of [`verdict`]: the usual order, the same cost, the opposite, or a spread too
+/// wide to tell.
 pub fn syscalls_explanation(r: &SyscallsReport) -> String {
-    let (lseek, read, getpid) = (
-        r.ns_per_call("lseek"),
-        r.ns_per_call("read 1 B"),
-        r.ns_per_call("getpid"),
-    );
-    format!(
-        "lseek(SEEK_CUR) enters and leaves the kernel like read() but only returns the file offset: no page-cache lookup and no copy to user memory; here it costs {lseek:.0} ns against {read:.0} ns for a 1-byte read(), so {:.0} ns of each read() is moving one byte through the page cache, and {getpid:.0} ns (getpid) is the bare price of a system call.",
-        read - lseek,
-    )
+    let fig = |op: &str| r.ns_summary(op).map(|s| Figure::from(&s));
+    let (Some(read), Some(lseek)) = (fig("read 1 B"), fig("lseek")) else {
+        return "The 1-byte read() and lseek() were not both measured, so the cost of the page-cache lookup cannot be separated from the cost of entering the kernel.".to_string();
+    };
+    let ns = |f: Figure| format!("{:.0} ns", f.median);
+    let range = |f: Figure| {
+        if f.n > 1 {
+            format!("{:.0}–{:.0} ns over the sizes", f.min, f.max)
+        } else {
+            "one size".to_string()
+        }
+    };
+    let first = match verdict::relate(read, lseek) {
+        Relation::Above(_) => format!(
+            "A 1-byte read() costs {} against {} for lseek(SEEK_CUR), which enters and leaves the kernel the same way but only returns the file offset: the {:.0} ns between them is the page-cache lookup and the one-byte copy to user memory.",
+            ns(read),
+            ns(lseek),
+            read.median - lseek.median
+        ),
+        Relation::Same => format!(
+            "A 1-byte read() ({}) costs about what lseek(SEEK_CUR) does ({}): here the page-cache lookup and the one-byte copy are lost in the cost of entering the kernel.",
+            ns(read),
+            ns(lseek)
+        ),
+        Relation::Below(_) => format!(
+            "lseek(SEEK_CUR) ({}) cost more than a 1-byte read() ({}) although it does less (no page-cache lookup, no copy): the work of the calls does not explain this run; something else took time during the lseek loop (another process, frequency changes).",
+            ns(lseek),
+            ns(read)
+        ),
+        Relation::Unclear(_) => format!(
+            "A 1-byte read() ({}, {}) and lseek(SEEK_CUR) ({}, {}) overlap: the spread is wider than the difference, so the cost of the page-cache lookup cannot be told apart here.",
+            ns(read),
+            range(read),
+            ns(lseek),
+            range(lseek)
+        ),
+    };
+    let Some(getpid) = fig("getpid") else {
+        return first;
+    };
+    let bare = match verdict::relate(getpid, lseek) {
+        Relation::Below(_) | Relation::Same => format!(
+            " getpid ({}) is the bare price of a system call.",
+            ns(getpid)
+        ),
+        Relation::Above(_) => format!(
+            " getpid ({}) cost more than lseek although it does less, so it is not the bare price of a call on this run.",
+            ns(getpid)
+        ),
+        Relation::Unclear(_) => format!(
+            " getpid ({}, {}) overlaps lseek, so the bare price of a call is not separated here.",
+            ns(getpid),
+            range(getpid)
+        ),
+    };
+    first + &bare
+}
+
+/// How the read sweep's fitted cost per call stands to the 1-byte read() measured here.
+fn model_and_read_sentence(model_seconds: f64, read_ns: f64) -> String {
+    let (model, read) = (model_seconds * 1e9, read_ns);
+    if verdict::same(model, read) {
+        format!(
+            "The read sweep's fitted cost per call ({}) and this 1-byte read ({}) agree: two ways of measuring the fixed price of one read().",
+            format_seconds(model_seconds),
+            format_seconds(read * 1e-9)
+        )
+    } else if model > read {
+        format!(
+            "The read sweep's fitted cost per call ({}) is {:.1}x this 1-byte read ({}): the fit's per-call term also carries what the sweep's larger calls pay once per call (page faults, read-ahead), so the two do not measure the same thing here.",
+            format_seconds(model_seconds),
+            verdict::ratio(model, read),
+            format_seconds(read * 1e-9)
+        )
+    } else {
+        format!(
+            "The read sweep's fitted cost per call ({}) is {:.2}x this 1-byte read ({}): the fit put part of the fixed price into its per-byte term, so the two do not measure the same thing here.",
+            format_seconds(model_seconds),
+            verdict::ratio(model, read),
+            format_seconds(read * 1e-9)
+        )
+    }
 }
 
 impl Exportable for SyscallsReport {
@@ -201,11 +277,7 @@ pub(crate) fn section(s: &crate::cmd::syscalls::SyscallsReport, study: &StudyRep
         .and_then(|a| a.model)
         && read > 0.0
     {
-        why.push(format!(
-            "The read sweep's fitted cost per call ({}) and this 1-byte read ({}) measure the same thing two ways.",
-            format_seconds(model.seconds_per_call),
-            format_seconds(read * 1e-9)
-        ));
+        why.push(model_and_read_sentence(model.seconds_per_call, read));
     }
     Section {
         part: Part::Syscalls,

@@ -5,6 +5,7 @@
 
 use crate::cmd::study::Part;
 use crate::cmd::transfer::{Cell, SendReport, TransferReport, Workload};
+use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, table};
 use crate::report::csv::Table;
 use crate::report::page::{Section, grid};
@@ -106,31 +107,62 @@ fn matrix(out: &mut String, w: &Workload) {
     let _ = writeln!(out, "{table}");
 }
 
-fn why_sender(s: SendMethod) -> &'static str {
+/// What a sender method saves over read() → write(), if anything.
+fn sender_saving(s: SendMethod) -> Option<&'static str> {
     match s {
-        SendMethod::Read => {
-            "read() copies every byte from the page cache into a user buffer before write() copies it into the socket"
-        }
-        SendMethod::Mmap => {
-            "writing from a mapping saves the read() copy but takes a page fault per page mapped"
-        }
-        SendMethod::Sendfile => {
-            "sendfile() hands page-cache pages to the socket inside the kernel: no user-space copy"
+        SendMethod::Read => None,
+        SendMethod::Mmap => Some("writing from a mapping saves the read() copy"),
+        SendMethod::Sendfile => Some(
+            "sendfile() hands page-cache pages to the socket inside the kernel: no user-space copy",
+        ),
+    }
+}
+
+/// What a sender method pays that another may not, if anything.
+fn sender_cost(s: SendMethod) -> Option<&'static str> {
+    match s {
+        SendMethod::Read => Some(
+            "read() copies every byte from the page cache into a user buffer before write() copies it into the socket",
+        ),
+        SendMethod::Mmap => Some("writing from a mapping takes a page fault per page mapped"),
+        SendMethod::Sendfile => None,
+    }
+}
+
+/// What a receiver method saves over read() → write(), if anything.
+fn receiver_saving(r: RecvMethod) -> Option<&'static str> {
+    match r {
+        RecvMethod::Write => None,
+        RecvMethod::Mmap => Some("reading into a mapping saves the write() copy"),
+        RecvMethod::Splice => {
+            Some("splice() moves socket → pipe → file inside the kernel: no user-space copy")
         }
     }
 }
 
-fn why_receiver(r: RecvMethod) -> &'static str {
+/// What a receiver method pays that another may not, if anything.
+fn receiver_cost(r: RecvMethod) -> Option<&'static str> {
     match r {
-        RecvMethod::Write => {
-            "read() copies from the socket into a buffer and write() copies it into the page cache"
-        }
+        RecvMethod::Write => Some(
+            "read() copies from the socket into a buffer and write() copies it into the page cache",
+        ),
         RecvMethod::Mmap => {
-            "reading into a mapping saves the write() copy but takes a page fault per 4 KiB page it fills"
+            Some("reading into a mapping takes a page fault per 4 KiB page it fills")
         }
-        RecvMethod::Splice => {
-            "splice() moves socket → pipe → file inside the kernel: no user-space copy"
-        }
+        RecvMethod::Splice => None,
+    }
+}
+
+/// A cell's rate as the rule sees it: the median, and the range its repeats give (the
+/// receiver's times, as a share of their median).
+fn rate_figure(c: &Cell) -> Figure {
+    let t = &c.receiver_seconds;
+    let at = |seconds: f64| c.bytes_per_second * t.median / seconds.max(1e-12);
+    Figure {
+        median: c.bytes_per_second,
+        min: at(t.max),
+        max: at(t.min),
+        n: t.n,
     }
 }
 
@@ -183,11 +215,20 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
     let spread = best.bytes_per_second / worst.bytes_per_second.max(1e-9);
     if small(w) {
         let size = format_size(w.bytes / w.files.max(1) as u64);
-        let why = if crate::measure::verdict::same(best.bytes_per_second, worst.bytes_per_second) {
+        let relation = verdict::relate(rate_figure(best), rate_figure(worst));
+        let why = if relation == Relation::Same {
             format!(
                 "each file of about {size} costs {} to {} whatever the method (within 10%): the header and the reply's round trip, creating, verifying, renaming (and fsyncing) the file outweigh moving its bytes, so the methods barely differ",
                 format_seconds(best.seconds_per_file),
                 format_seconds(worst.seconds_per_file)
+            )
+        } else if let Relation::Unclear(_) = relation {
+            format!(
+                "each file of about {size} costs {} with the fastest pair and {} with the slowest ({} → {}, {spread:.2}x by the medians), but their repeats overlap: no method is shown faster for files this small; more --repeat would tell",
+                format_seconds(best.seconds_per_file),
+                format_seconds(worst.seconds_per_file),
+                worst.sender.name(),
+                worst.receiver.name(),
             )
         } else {
             format!(
@@ -202,27 +243,81 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
     }
     if synced && spread < crate::measure::verdict::ALIKE {
         let why = format!(
-            "every pair is within {:.0}% of the best: each file is fsynced before it is renamed into place, so the device's write rate bounds them all and how the bytes are moved barely matters; --no-sync shows what the methods themselves cost",
+            "every pair is within {:.0}% of the best: each file is fsynced before it is renamed into place, so making it durable bounds them all and how the bytes are moved barely matters; --no-sync shows what the methods themselves cost",
             100.0 * (1.0 - 1.0 / spread)
         );
         return vec![("fastest", fastest), ("why", why)];
     }
-    let why = format!(
-        "sender: {}; receiver: {}",
-        why_sender(best.sender),
-        why_receiver(best.receiver)
-    );
-    let slowest = format!(
-        "{} ({:.2}x the best): {}",
-        pair(worst),
-        1.0 / spread,
-        if worst.receiver == best.receiver {
-            why_sender(worst.sender)
-        } else {
-            why_receiver(worst.receiver)
+    match verdict::relate(rate_figure(best), rate_figure(worst)) {
+        Relation::Same => {
+            let why = format!(
+                "every pair is within {:.0}% of the best: how the bytes are moved does not show in this workload",
+                100.0 * (verdict::SAME_WITHIN - 1.0)
+            );
+            vec![("fastest", fastest), ("why", why)]
         }
-    );
-    vec![("fastest", fastest), ("why", why), ("slowest", slowest)]
+        Relation::Unclear(_) => {
+            let why = format!(
+                "the fastest and the slowest pair ({} → {}) are {spread:.2}x apart by their medians, but their repeats overlap: no method is shown faster here; more --repeat would tell",
+                worst.sender.name(),
+                worst.receiver.name()
+            );
+            vec![("fastest", fastest), ("why", why)]
+        }
+        Relation::Above(_) | Relation::Below(_) => {
+            vec![
+                ("fastest", fastest),
+                ("why", why_fastest(best, worst)),
+                ("slowest", slowest_line(pair(worst), spread, best, worst)),
+            ]
+        }
+    }
+}
+
+/// Why the fastest pair beat the slowest, from what its methods save that the slowest's do
+/// not; when they save nothing the slowest does not, the copies are not the cause.
+fn why_fastest(best: &Cell, worst: &Cell) -> String {
+    let mut reasons = Vec::new();
+    if best.sender != worst.sender
+        && let Some(s) = sender_saving(best.sender)
+        && sender_cost(worst.sender).is_some()
+    {
+        reasons.push(format!("sender: {s}"));
+    }
+    if best.receiver != worst.receiver
+        && let Some(r) = receiver_saving(best.receiver)
+        && receiver_cost(worst.receiver).is_some()
+    {
+        reasons.push(format!("receiver: {r}"));
+    }
+    if reasons.is_empty() {
+        format!(
+            "{} → {} saves no copy that {} → {} makes, yet it was faster: the copies are not what set the order here (the round trips, the receiver's file system and page faults weigh more)",
+            best.sender.name(),
+            best.receiver.name(),
+            worst.sender.name(),
+            worst.receiver.name()
+        )
+    } else {
+        reasons.join("; ")
+    }
+}
+
+/// The slowest pair and what it pays that the fastest does not (or that it pays nothing
+/// more, so its cost is elsewhere).
+fn slowest_line(pair: String, spread: f64, best: &Cell, worst: &Cell) -> String {
+    let sender = (worst.sender != best.sender)
+        .then(|| sender_cost(worst.sender))
+        .flatten();
+    let receiver = (worst.receiver != best.receiver)
+        .then(|| receiver_cost(worst.receiver))
+        .flatten();
+    let cost = match (sender, receiver) {
+        (Some(s), Some(r)) => format!("{s}; {r}"),
+        (Some(c), None) | (None, Some(c)) => c.to_string(),
+        (None, None) => "it makes no copy the fastest avoids, so its cost is elsewhere".to_string(),
+    };
+    format!("{pair} ({:.2}x the best): {cost}", 1.0 / spread)
 }
 
 /// One line for a finished `send`.
