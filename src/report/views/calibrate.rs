@@ -161,8 +161,15 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
             ]
         })
         .collect();
+    let place = if c.seconds < c.min_seconds {
+        "below"
+    } else if c.seconds > c.max_seconds {
+        "above"
+    } else {
+        "inside"
+    };
     let mut why = vec![format!(
-        "A read of {} ({} calls of {}) took {}, inside the window {}–{}.",
+        "A read of {} ({} calls of {}) took {}, {place} the window {}–{}.",
         format_size(c.bytes),
         group_thousands(c.block_count),
         format_size(c.block_size),

@@ -210,9 +210,14 @@ pub fn differences(media: &[Medium], short: &[String]) -> Vec<String> {
     let all_devices = media.iter().all(|m| m.env.storage.device.is_some());
     if writes.len() > 1 {
         let (ratio, same) = crate::measure::verdict::spread(&medians(&writes));
-        out.push(if same {
+        out.push(if same && all_devices {
             format!(
                 "Writing with fsync, the media are within 10% of each other ({}): what the devices take is alike here.",
+                list(&writes)
+            )
+        } else if same {
+            format!(
+                "Writing with fsync, the media are within 10% of each other ({}), though not every one has a block device under it: its fsync has nothing to write, so the alike figures are not alike devices.",
                 list(&writes)
             )
         } else if all_devices {
