@@ -20,6 +20,17 @@ const MAX_FILES: usize = 20;
 /// arguments, paths, process names) is made printable: control characters escaped.
 pub fn text(r: &TraceReport) -> String {
     let mut out = String::new();
+    header(&mut out, r);
+    files(&mut out, r);
+    totals(&mut out, r);
+    kernel(&mut out, r);
+    claim(&mut out, r);
+    leftovers(&mut out, r);
+    out
+}
+
+/// The command, how it ended and how long it ran.
+fn header(out: &mut String, r: &TraceReport) {
     let status = match (r.exit_code, r.signal) {
         (Some(c), _) => format!("exit {c}"),
         (None, Some(s)) => format!("killed by signal {s}"),
@@ -29,9 +40,9 @@ pub fn text(r: &TraceReport) -> String {
         ),
     };
     let command: Vec<String> = r.command.iter().map(|a| printable(a)).collect();
-    line(&mut out, "trace", command.join(" "));
+    line(out, "trace", command.join(" "));
     line(
-        &mut out,
+        out,
         "ran",
         format!(
             "{} in {} ({} without the {} inside fsync-type calls); {} task(s), {} exec(s){}",
@@ -48,6 +59,10 @@ pub fn text(r: &TraceReport) -> String {
             }
         ),
     );
+}
+
+/// The busiest files in full, the others summed in a line or two.
+fn files(out: &mut String, r: &TraceReport) {
     // Files that moved no bytes and had no syncs or seeks (libraries the loader mapped,
     // locale files) in one line; the others in full.
     let (busy, quiet): (Vec<_>, Vec<_>) = r.files.iter().partition(|f| f.busy());
@@ -57,60 +72,12 @@ pub fn text(r: &TraceReport) -> String {
     let shown = busy.len().min(MAX_FILES);
     let rest: Vec<_> = busy.split_off(shown);
     for f in busy {
-        let _ = writeln!(out, "\n{}", printable(&f.path));
-        let mut table = table_with(&[
-            "call",
-            "calls",
-            "errors",
-            "returned 0",
-            "asked",
-            "returned",
-            "time inside",
-        ]);
-        for (name, s) in &f.calls {
-            table.add_row(vec![
-                name.clone(),
-                group_thousands(s.calls),
-                group_thousands(s.errors),
-                group_thousands(s.empty),
-                if s.bytes_requested > 0 {
-                    format_size(s.bytes_requested)
-                } else {
-                    String::new()
-                },
-                if s.bytes_returned > 0 {
-                    format_size(s.bytes_returned)
-                } else {
-                    String::new()
-                },
-                format_seconds(s.nanos as f64 / 1e9),
-            ]);
-        }
-        right_align(&mut table, 1..7);
-        let _ = writeln!(out, "{table}");
-        line(
-            &mut out,
-            "moved",
-            format!(
-                "{} read, {} written; {} sync call(s) taking {}; {} lseek(s)",
-                format_size(f.bytes_read),
-                format_size(f.bytes_written),
-                f.syncs,
-                format_seconds(f.sync_nanos as f64 / 1e9),
-                f.seeks
-            ),
-        );
-        if f.offsets.total() > 0 {
-            out.push_str(&histogram(&f.offsets));
-        }
-        if f.timeline.offsets.len() >= 8 {
-            out.push_str(&timeline(&f.timeline));
-        }
+        file(out, f);
     }
     let _ = writeln!(out);
     if !rest.is_empty() {
         line(
-            &mut out,
+            out,
             "more",
             format!(
                 "{} more busy file(s): {} read, {} written in {} calls (each in --json and --csv)",
@@ -123,7 +90,7 @@ pub fn text(r: &TraceReport) -> String {
     }
     if !quiet.is_empty() {
         line(
-            &mut out,
+            out,
             "quiet",
             format!(
                 "{} more file(s) opened, mapped or closed without a read or write ({} calls)",
@@ -132,8 +99,65 @@ pub fn text(r: &TraceReport) -> String {
             ),
         );
     }
+}
+
+/// One file: its calls by type, what it moved, and where its accesses fell.
+fn file(out: &mut String, f: &crate::trace::tally::FileStats) {
+    let _ = writeln!(out, "\n{}", printable(&f.path));
+    let mut table = table_with(&[
+        "call",
+        "calls",
+        "errors",
+        "returned 0",
+        "asked",
+        "returned",
+        "time inside",
+    ]);
+    for (name, s) in &f.calls {
+        table.add_row(vec![
+            name.clone(),
+            group_thousands(s.calls),
+            group_thousands(s.errors),
+            group_thousands(s.empty),
+            if s.bytes_requested > 0 {
+                format_size(s.bytes_requested)
+            } else {
+                String::new()
+            },
+            if s.bytes_returned > 0 {
+                format_size(s.bytes_returned)
+            } else {
+                String::new()
+            },
+            format_seconds(s.nanos as f64 / 1e9),
+        ]);
+    }
+    right_align(&mut table, 1..7);
+    let _ = writeln!(out, "{table}");
     line(
-        &mut out,
+        out,
+        "moved",
+        format!(
+            "{} read, {} written; {} sync call(s) taking {}; {} lseek(s)",
+            format_size(f.bytes_read),
+            format_size(f.bytes_written),
+            f.syncs,
+            format_seconds(f.sync_nanos as f64 / 1e9),
+            f.seeks
+        ),
+    );
+    if f.offsets.total() > 0 {
+        out.push_str(&histogram(&f.offsets));
+    }
+    if f.timeline.offsets.len() >= 8 {
+        out.push_str(&timeline(&f.timeline));
+    }
+}
+
+/// Every call and byte in all.
+fn totals(out: &mut String, r: &TraceReport) {
+    line(
+        out,
         "total",
         format!(
             "{} calls; {} read, {} written",
@@ -142,9 +166,13 @@ pub fn text(r: &TraceReport) -> String {
             format_size(r.bytes_written)
         ),
     );
+}
+
+/// The kernel's own counters beside the traced ones.
+fn kernel(out: &mut String, r: &TraceReport) {
     if let Some(io) = r.proc_io {
         line(
-            &mut out,
+            out,
             "kernel",
             format!(
                 "{}: /proc/<pid>/io at exit: {} read calls, {} write calls, rchar {}, wchar {}, storage {} read / {} written (traced: {} read calls, {} write calls; the kernel's counts also hold execve's own reads of the program and its loader, and children the command reaped)",
@@ -167,6 +195,10 @@ pub fn text(r: &TraceReport) -> String {
             ),
         );
     }
+}
+
+/// The tool's own figure, and the traced rates beside it.
+fn claim(out: &mut String, r: &TraceReport) {
     if let Some(c) = &r.claim {
         let records = match (c.records_in, c.records_out) {
             (Some(i), Some(o)) => format!(", {i} records in, {o} out"),
@@ -175,7 +207,7 @@ pub fn text(r: &TraceReport) -> String {
             (None, None) => String::new(),
         };
         line(
-            &mut out,
+            out,
             "claim",
             format!(
                 "{} says {} read, {} written in {} = {:.1} MiB/s{records}",
@@ -195,7 +227,7 @@ pub fn text(r: &TraceReport) -> String {
             }
         };
         line(
-            &mut out,
+            out,
             "",
             format!(
                 "traced: {:.1} MiB/s over the whole run, {:.1} MiB/s without its fsync-type calls",
@@ -204,6 +236,10 @@ pub fn text(r: &TraceReport) -> String {
             ),
         );
     }
+}
+
+/// Processes left running, what tracing cannot see, and what it costs.
+fn leftovers(out: &mut String, r: &TraceReport) {
     if !r.still_running.is_empty() {
         let when = match (r.exit_code, r.signal) {
             (None, None) => "the trace stopped".to_string(),
@@ -225,7 +261,7 @@ pub fn text(r: &TraceReport) -> String {
             })
             .collect();
         line(
-            &mut out,
+            out,
             "left",
             format!(
                 "{} process(es) were still running when {when} ({}): they run on, untraced; their later I/O is not counted",
@@ -235,11 +271,11 @@ pub fn text(r: &TraceReport) -> String {
         );
     }
     for u in &r.unseen {
-        line(&mut out, "unseen", printable(u));
+        line(out, "unseen", printable(u));
     }
     if let Some(ns) = r.overhead_ns_per_call {
         line(
-            &mut out,
+            out,
             "overhead",
             format!(
                 "tracing adds about {} per system call here (measured just before): traced times include it",
@@ -247,7 +283,6 @@ pub fn text(r: &TraceReport) -> String {
             ),
         );
     }
-    out
 }
 
 /// The offsets as rows of bars: 8 rows, each covering 4 buckets.
