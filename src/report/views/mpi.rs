@@ -14,6 +14,18 @@ use std::fmt::Write;
 /// Renders `mpi`.
 pub fn text(r: &MpiReport) -> String {
     let mut out = String::new();
+    header(&mut out, r);
+    phases(&mut out, r);
+    ranks(&mut out, r);
+    let _ = writeln!(
+        out,
+        "aggregate = all ranks' bytes / the slowest rank's time (every rank starts at a barrier); writes include their fsync"
+    );
+    out
+}
+
+/// What ran: the phases, where, how many ranks, and what each moved.
+fn header(out: &mut String, r: &MpiReport) {
     let launched = if r.launched_by_mpirun {
         ""
     } else {
@@ -46,6 +58,10 @@ pub fn text(r: &MpiReport) -> String {
         format_size(r.bytes_per_rank * r.ranks as u64),
         format_size(r.block_size),
     );
+}
+
+/// One row per phase: the aggregate over the repeats, and the repeat nearest the median.
+fn phases(out: &mut String, r: &MpiReport) {
     let mut table = table_with(&[
         "phase",
         "aggregate MiB/s",
@@ -93,6 +109,10 @@ pub fn text(r: &MpiReport) -> String {
     }
     right_align(&mut table, 1..4);
     let _ = writeln!(out, "{table}");
+}
+
+/// One row per phase and rank: its rate, fsync, residency and checksum.
+fn ranks(out: &mut String, r: &MpiReport) {
     let mut ranks = table_with(&[
         "phase",
         "rank",
@@ -148,11 +168,6 @@ pub fn text(r: &MpiReport) -> String {
     }
     right_align(&mut ranks, 4..6);
     let _ = writeln!(out, "{ranks}");
-    let _ = writeln!(
-        out,
-        "aggregate = all ranks' bytes / the slowest rank's time (every rank starts at a barrier); writes include their fsync"
-    );
-    out
 }
 
 impl Exportable for MpiReport {
