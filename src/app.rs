@@ -91,7 +91,11 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
     let quiet = cli.command.quiet();
     report::set_quiet(quiet);
     let bar = if quiet { Bar::hidden() } else { Bar::new() };
-    let harness = Harness::system(&bar);
+    let meter = crate::options::meter(cli.meter.as_deref());
+    let harness = Harness {
+        meter,
+        progress: &bar,
+    };
     match cli.command {
         Command::Run(args) => {
             let options = RunOptions::from_args(&args)?;

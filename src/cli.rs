@@ -19,6 +19,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Internal, for tests (as hyperfine's `--debug-mode`), hidden from help: `fixed` times
+    /// every run with a deterministic meter, so a command's output is exact.
+    #[arg(long, global = true, hide = true, value_name = "METER", value_parser = ["fixed", "system"])]
+    pub meter: Option<String>,
 }
 
 /// The subcommands.
@@ -843,6 +847,7 @@ impl Cli {
         {
             return Self {
                 command: Command::SyscallLoop { calls },
+                meter: None,
             };
         }
         if let [_, command, to, channel] = args.as_slice()
@@ -852,26 +857,11 @@ impl Cli {
         {
             return Self {
                 command: Command::Tee { to, channel },
+                meter: None,
             };
         }
-        if let [_, command, file] = args.as_slice() {
-            let plain = file == "-" || !file.as_encoded_bytes().starts_with(b"-");
-            if command == "fast" && plain {
-                return Self {
-                    command: Command::Fast(FastArgs {
-                        file: PathBuf::from(file),
-                        engine: None,
-                        threads: None,
-                        block_size: None,
-                        depth: None,
-                        allow_device: false,
-                        verbose: false,
-                        json: false,
-                        markdown: None,
-                        force: false,
-                    }),
-                };
-            }
+        if let Some(cli) = Self::fast_alone(&args) {
+            return cli;
         }
         // clap colours help and errors only on a terminal; NO_COLOR (https://no-color.org:
         // set and not empty) turns that off too.
@@ -881,5 +871,65 @@ impl Cli {
         };
         let matches = Self::command().color(color).get_matches_from(args);
         Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+
+    /// `ioscope fast FILE` alone, built by hand as clap would build it; `None` for anything
+    /// else.
+    fn fast_alone(args: &[std::ffi::OsString]) -> Option<Self> {
+        let [_, command, file] = args else {
+            return None;
+        };
+        let plain = file == "-" || !file.as_encoded_bytes().starts_with(b"-");
+        (command == "fast" && plain).then(|| Self {
+            command: Command::Fast(FastArgs {
+                file: PathBuf::from(file),
+                engine: None,
+                threads: None,
+                block_size: None,
+                depth: None,
+                allow_device: false,
+                verbose: false,
+                json: false,
+                markdown: None,
+                force: false,
+            }),
+            meter: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<std::ffi::OsString> {
+        args.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn the_hand_built_fast_file_equals_what_clap_parses() {
+        for file in ["big", "-", "a b", "./-x"] {
+            let args = argv(&["ioscope", "fast", file]);
+            let by_hand = Cli::fast_alone(&args).expect("fast FILE alone is built by hand");
+            let by_clap = Cli::try_parse_from(&args).expect("clap parses fast FILE");
+            assert_eq!(
+                format!("{by_hand:?}"),
+                format!("{by_clap:?}"),
+                "fast {file}"
+            );
+        }
+    }
+
+    #[test]
+    fn anything_more_than_fast_file_goes_through_clap() {
+        for args in [
+            &["ioscope", "fast", "--json"][..],
+            &["ioscope", "fast", "-v"],
+            &["ioscope", "fast", "big", "--json"],
+            &["ioscope", "run", "big"],
+            &["ioscope", "fast"],
+        ] {
+            assert!(Cli::fast_alone(&argv(args)).is_none(), "{args:?}");
+        }
     }
 }

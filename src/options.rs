@@ -6,6 +6,7 @@ use crate::engine::{Engine, Setup};
 use crate::error::input;
 use crate::files::display_name;
 use crate::measure::cache::CacheState;
+use crate::measure::meter::{self, Meter, SystemMeter};
 use crate::units::{GIB, format_size, parse_duration, parse_nonzero_size, parse_size};
 use crate::workload::Op;
 use crate::workload::data::fresh_seed;
@@ -31,6 +32,15 @@ pub enum RunMode {
         /// Seed of the data.
         seed: u64,
     },
+}
+
+/// The meter every timed run reads: the system's clocks and counters, or, with the hidden
+/// `--meter fixed` (tests), [`meter::FIXED`], so a whole command's output is exact.
+pub fn meter(choice: Option<&str>) -> &'static dyn Meter {
+    match choice {
+        Some("fixed") => &meter::FIXED,
+        _ => &SystemMeter,
+    }
 }
 
 /// The engine named with `--engine` (or `stream`), checked for `op`.

@@ -1,8 +1,12 @@
 //! Exact outputs, as hyperfine's `export/tests.rs`: one saved result per schema (real runs
 //! on small files, kept in tests/fixtures) re-rendered with `ioscope report` to text (with
-//! its warnings), CSV, Markdown and, for the study, HTML, and compared byte for byte with the
-//! files kept in tests/golden. A renderer that changes a word, a digit or a column shows up
-//! here. To accept a change on purpose, rewrite them and review the diff:
+//! its warnings), CSV, Markdown, SVG where the result has a chart and, for the study, HTML,
+//! and compared byte for byte with the files kept in tests/golden. Beside them: results
+//! whose numbers contradict each usual story (the sentences must follow the numbers), the
+//! older schema versions `report` refuses, and whole commands run on the hidden
+//! `--meter fixed` (a deterministic meter, as hyperfine's `--debug-mode`), whose output is
+//! exact end to end. A renderer that changes a word, a digit or a column shows up here. To
+//! accept a change on purpose, rewrite them and review the diff:
 //!
 //! ```sh
 //! IOSCOPE_BLESS=1 cargo test --release --test golden
@@ -11,26 +15,56 @@
 
 mod common;
 
-use common::ioscope;
+use common::{file_with, ioscope, pattern};
 use std::path::{Path, PathBuf};
 
-/// Each fixture and the formats its command writes (`--csv` only where it has tables).
+/// Each fixture and the formats `report` renders it in: text, CSV and Markdown for every
+/// schema, SVG where the result has a chart (checked against `--svg` below), HTML for the
+/// study.
 const FIXTURES: &[(&str, &[&str])] = &[
-    ("run", &["text", "md"]),
-    ("calibrate", &["text", "md"]),
-    ("fast", &["text", "md"]),
-    ("compare", &["text", "csv", "md"]),
-    ("sweep", &["text", "csv", "md"]),
-    ("cache", &["text", "csv", "md"]),
-    ("syscalls", &["text", "csv", "md"]),
-    ("patterns", &["text", "csv", "md"]),
-    ("trace", &["text", "csv", "md"]),
-    ("transfer", &["text", "md"]),
-    ("study-sentences", &["text", "md", "html"]),
+    ("run", &["text", "csv", "md"]),
+    ("calibrate", &["text", "csv", "md"]),
+    ("fast", &["text", "csv", "md"]),
+    ("compare", &["text", "csv", "md", "svg"]),
+    ("sweep", &["text", "csv", "md", "svg"]),
+    ("cache", &["text", "csv", "md", "svg"]),
+    ("syscalls", &["text", "csv", "md", "svg"]),
+    ("patterns", &["text", "csv", "md", "svg"]),
+    ("trace", &["text", "csv", "md", "svg"]),
+    ("transfer", &["text", "csv", "md", "svg"]),
+    // A real run of 2 ranks (`mpirun -np 2 ioscope mpi both DIR --size 4m --block-size 1m
+    // --repeat 2 --seed 1`), its command line's binary named `ioscope`.
+    ("mpi", &["text", "csv", "md"]),
+    ("study-sentences", &["text", "csv", "md", "svg", "html"]),
 ];
+
+/// Saved results edited to numbers that contradict each usual story (the edits of
+/// tests/sentences.rs, kept as files): the golden text and Markdown show the sentence the
+/// numbers support.
+const CONTRARY: &[(&str, &[&str])] = &[
+    // cache.json: cold 852, warm 11200, cold again 3738 MiB/s (the issue's `ioscope cache`).
+    ("cache-cold-again-faster", &["text", "md"]),
+    // study-sentences.json: rewrite at 0.65x the write, one run each.
+    ("study-rewrite-slower", &["text", "md"]),
+    // transfer.json: the small files' last method pair 11.78x slower than the others.
+    ("transfer-pairs-12x", &["text", "md"]),
+    // study-sentences.json: the write sweep's file system has no block device (tmpfs).
+    ("study-fsync-no-device", &["text", "md"]),
+    // study-sentences.json: write 1000 MiB/s (500..2500) and rewrite 1500 (900..2000), 5
+    // runs each: they scatter more than they differ.
+    ("study-spread-wider", &["text", "md"]),
+];
+
+/// Documents of older schema versions (today's documents under the old schema name:
+/// `report` decides by the schema alone): refused with one line naming the file, exit 2.
+const OLDER: &[&str] = &["run-v1", "study-v2"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures").join(format!("{name}.json"))
 }
 
 /// Compares `actual` with the kept file, or rewrites it under IOSCOPE_BLESS=1. Returns a
@@ -64,22 +98,53 @@ fn check(name: &str, actual: &str) -> Option<String> {
     ))
 }
 
+/// Fails listing every difference found.
+fn assert_none_differ(differences: Vec<String>) {
+    assert!(
+        differences.is_empty(),
+        "{} output(s) changed (IOSCOPE_BLESS=1 rewrites them on purpose):\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
+
+/// The same output anywhere: this checkout, the test binary and the temporary directory
+/// are named, not spelled out.
+fn normalize(text: &str, dir: &Path) -> String {
+    let binary = assert_cmd::cargo::cargo_bin("ioscope");
+    text.replace(&*binary.to_string_lossy(), "ioscope")
+        .replace(&*dir.to_string_lossy(), "<tmp>")
+        .replace(&*root().to_string_lossy(), "<repo>")
+}
+
+/// What a user sees: the result on stdout, then the warnings on stderr.
+fn seen(out: &std::process::Output) -> String {
+    format!(
+        "{}--- stderr ---\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The extension a format's golden file has.
+fn extension(format: &str) -> &str {
+    if format == "text" { "txt" } else { format }
+}
+
 fn render(fixture: &Path, format: &str, dir: &Path) -> String {
     let mut cmd = ioscope();
     cmd.arg("report").arg(fixture);
     let out_file = dir.join(format!("out.{format}"));
-    match format {
-        "text" => {}
-        "csv" => {
-            cmd.arg("--csv").arg(&out_file);
-        }
-        "md" => {
-            cmd.arg("--markdown").arg(&out_file);
-        }
-        "html" => {
-            cmd.arg("-o").arg(&out_file);
-        }
+    let flag = match format {
+        "text" => None,
+        "csv" => Some("--csv"),
+        "md" => Some("--markdown"),
+        "svg" => Some("--svg"),
+        "html" => Some("-o"),
         other => unreachable!("{other}"),
+    };
+    if let Some(flag) = flag {
+        cmd.arg(flag).arg(&out_file);
     }
     let out = cmd.output().expect("run ioscope report");
     assert!(
@@ -89,41 +154,36 @@ fn render(fixture: &Path, format: &str, dir: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = if format == "text" {
-        // What a user sees: the result on stdout, then the warnings on stderr.
-        format!(
-            "{}--- stderr ---\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
+        seen(&out)
     } else {
         std::fs::read_to_string(&out_file).expect("the output file")
     };
     // The re-rendering's own command line (the HTML footer) names this checkout, the test
-    // binary and a temporary directory: the same output anywhere once they are named.
-    let binary = assert_cmd::cargo::cargo_bin("ioscope");
-    text.replace(&*binary.to_string_lossy(), "ioscope")
-        .replace(&*dir.to_string_lossy(), "<tmp>")
-        .replace(&*root().to_string_lossy(), "<repo>")
+    // binary and a temporary directory.
+    normalize(&text, dir)
+}
+
+/// Renders each fixture of `list` in its formats and compares them with the kept files.
+fn differences(list: &[(&str, &[&str])]) -> Vec<String> {
+    let mut differences = Vec::new();
+    for (name, formats) in list {
+        for format in *formats {
+            let dir = tempfile::tempdir().unwrap();
+            let actual = render(&fixture(name), format, dir.path());
+            differences.extend(check(&format!("{name}.{}", extension(format)), &actual));
+        }
+    }
+    differences
 }
 
 #[test]
 fn every_schema_renders_exactly_as_kept_in_every_format() {
-    let mut differences = Vec::new();
-    for (name, formats) in FIXTURES {
-        let fixture = root().join("tests/fixtures").join(format!("{name}.json"));
-        for format in *formats {
-            let dir = tempfile::tempdir().unwrap();
-            let actual = render(&fixture, format, dir.path());
-            let ext = if *format == "text" { "txt" } else { format };
-            differences.extend(check(&format!("{name}.{ext}"), &actual));
-        }
-    }
-    assert!(
-        differences.is_empty(),
-        "{} output(s) changed (IOSCOPE_BLESS=1 rewrites them on purpose):\n{}",
-        differences.len(),
-        differences.join("\n")
-    );
+    assert_none_differ(differences(FIXTURES));
+}
+
+#[test]
+fn results_that_contradict_the_usual_story_render_exactly_as_kept() {
+    assert_none_differ(differences(CONTRARY));
 }
 
 #[test]
@@ -141,8 +201,273 @@ fn every_schema_has_a_golden_fixture() {
         "patterns",
         "trace",
         "transfer",
+        "mpi",
     ] {
         assert!(names.contains(&command), "no golden fixture for {command}");
     }
     assert!(names.iter().any(|n| n.starts_with("study")));
+    for (name, formats) in FIXTURES {
+        for format in ["text", "csv", "md"] {
+            assert!(
+                formats.contains(&format),
+                "{name} is not checked as {format}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_result_with_a_chart_has_its_svg_kept_and_the_others_are_refused_one() {
+    // `report --svg` draws the chart of a result that has one and refuses the others up
+    // front: the SVG column of the table above is exactly the results with a chart.
+    for (name, formats) in FIXTURES {
+        let dir = tempfile::tempdir().unwrap();
+        let out = ioscope()
+            .arg("report")
+            .arg(fixture(name))
+            .arg("--svg")
+            .arg(dir.path().join("out.svg"))
+            .output()
+            .unwrap();
+        if formats.contains(&"svg") {
+            assert!(out.status.success(), "{name}: {}", seen(&out));
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{name}: {}", seen(&out));
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("has no chart"),
+                "{name}: {}",
+                seen(&out)
+            );
+        }
+    }
+}
+
+#[test]
+fn report_json_prints_every_saved_document_back_unchanged() {
+    for (name, _) in FIXTURES.iter().chain(CONTRARY) {
+        let out = ioscope()
+            .arg("report")
+            .arg(fixture(name))
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", seen(&out));
+        let saved = std::fs::read(fixture(name)).unwrap();
+        assert!(out.stdout == saved, "{name}: --json changed the document");
+    }
+}
+
+#[test]
+fn documents_of_older_schema_versions_are_refused_exactly_as_kept() {
+    let mut differences = Vec::new();
+    for name in OLDER {
+        let out = ioscope().arg("report").arg(fixture(name)).output().unwrap();
+        let actual = format!("exit {:?}\n{}", out.status.code(), seen(&out));
+        differences.extend(check(&format!("{name}.txt"), &normalize(&actual, &root())));
+    }
+    assert_none_differ(differences);
+}
+
+#[test]
+fn two_studies_side_by_side_render_exactly_as_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("compare.html");
+    let out = ioscope()
+        .arg("report")
+        .arg(fixture("study-sentences"))
+        .arg(fixture("study-fsync-no-device"))
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", seen(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_none_differ(
+        check("studies-side-by-side.html", &normalize(&html, dir.path()))
+            .into_iter()
+            .collect(),
+    );
+}
+
+/// A whole command on the hidden fixed meter: its arguments (`{dir}` is a fresh directory
+/// holding `f`, 1 MiB of known bytes) and the formats it is kept in (`csv` where it has
+/// `--csv`; `json` with what names this machine and this build blanked).
+struct Whole {
+    name: &'static str,
+    args: &'static [&'static str],
+    formats: &'static [&'static str],
+}
+
+const WHOLE: &[Whole] = &[
+    Whole {
+        name: "sweep",
+        args: &[
+            "sweep",
+            "{dir}/f",
+            "--engine",
+            "null",
+            "--cache",
+            "both",
+            "--block-sizes",
+            "4k,64k,1m",
+            "--repeat",
+            "3",
+        ],
+        formats: &["text", "csv", "json"],
+    },
+    Whole {
+        name: "cache",
+        args: &[
+            "cache",
+            "{dir}/f",
+            "--engine",
+            "null",
+            "--block-size",
+            "4k,1m",
+        ],
+        formats: &["text", "csv", "json"],
+    },
+    Whole {
+        name: "run-read",
+        args: &["run", "-r", "{dir}/f", "64k"],
+        formats: &["text", "json"],
+    },
+    Whole {
+        name: "run-write",
+        args: &["run", "-w", "{dir}/w", "64k", "16", "--seed", "1"],
+        formats: &["text", "json"],
+    },
+    Whole {
+        name: "syscalls",
+        args: &["syscalls", "{dir}/f", "--sizes", "64k,1m"],
+        formats: &["text", "csv", "json"],
+    },
+    Whole {
+        // Every test but mixed, whose split between reads and writes follows the fresh seed.
+        name: "patterns",
+        args: &[
+            "patterns",
+            "{dir}/p",
+            "--size",
+            "1m",
+            "--record",
+            "64k",
+            "--runs",
+            "2",
+            "--tests",
+            "write,rewrite,read,reread,random-read,random-write,backward-read,record-rewrite,stride-read",
+        ],
+        formats: &["text", "csv", "json"],
+    },
+];
+
+/// The patterns' fresh seed (`seed 0x…` in the text), which no option fixes.
+fn blank_seed(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("seed 0x") {
+        let (head, tail) = rest.split_at(at + "seed ".len());
+        out.push_str(head);
+        out.push_str("<seed>");
+        let digits = tail[2..]
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(tail.len() - 2);
+        rest = &tail[2 + digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The JSON document with what names this machine, this build and this day blanked (the
+/// result itself is exact), pretty-printed. `seeded`: also every `seed` and `xor` (data of a
+/// fresh seed), wherever they are.
+fn blank_json(text: &str, seeded: bool) -> String {
+    fn blank_seeds(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    if key == "seed" || key == "xor" {
+                        *v = format!("<{key}>").into();
+                    } else {
+                        blank_seeds(v);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(blank_seeds),
+            _ => {}
+        }
+    }
+    let mut doc: serde_json::Value = serde_json::from_str(text).expect("one JSON document");
+    // `device`: the block device under the directory (none on tmpfs).
+    for key in ["version", "commit", "date", "environment", "device"] {
+        if doc.get(key).is_some() {
+            doc[key] = format!("<{key}>").into();
+        }
+    }
+    if seeded {
+        blank_seeds(&mut doc);
+    }
+    serde_json::to_string_pretty(&doc).expect("JSON") + "\n"
+}
+
+/// Runs `whole` on the fixed meter in a fresh directory, in one format.
+fn run_whole(whole: &Whole, format: &str) -> String {
+    // Beside the build rather than in /tmp: the same kind of file system as the checkout.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    file_with(dir.path(), "f", &pattern(1 << 20));
+    let spelled = dir.path().to_string_lossy().into_owned();
+    let mut cmd = ioscope();
+    cmd.args(["--meter", "fixed"])
+        .args(whole.args.iter().map(|a| a.replace("{dir}", &spelled)));
+    let csv = dir.path().join("out.csv");
+    match format {
+        "text" => {}
+        "csv" => {
+            cmd.arg("--csv").arg(&csv);
+        }
+        "json" => {
+            cmd.arg("--json");
+        }
+        other => unreachable!("{other}"),
+    }
+    let out = cmd.output().expect("run ioscope");
+    assert!(
+        out.status.success(),
+        "ioscope --meter fixed {:?} ({format}): {}",
+        whole.args,
+        seen(&out)
+    );
+    let seeded = whole.name == "patterns";
+    let text = match format {
+        "csv" => std::fs::read_to_string(&csv).expect("the CSV file"),
+        "json" => blank_json(&String::from_utf8_lossy(&out.stdout), seeded),
+        _ => seen(&out),
+    };
+    let text = normalize(&text, dir.path());
+    if seeded { blank_seed(&text) } else { text }
+}
+
+#[test]
+fn whole_commands_on_the_fixed_meter_print_exactly_as_kept() {
+    let mut differences = Vec::new();
+    for whole in WHOLE {
+        for format in whole.formats {
+            let actual = run_whole(whole, format);
+            let name = format!("cli-{}.{}", whole.name, extension(format));
+            differences.extend(check(&name, &actual));
+        }
+    }
+    assert_none_differ(differences);
+}
+
+#[test]
+fn the_fixed_meter_is_hidden_from_help() {
+    for args in [&["--help"][..], &["sweep", "--help"]] {
+        let out = ioscope().args(args).output().unwrap();
+        assert!(out.status.success());
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("--meter"),
+            "ioscope {args:?}"
+        );
+    }
 }

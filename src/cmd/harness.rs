@@ -143,26 +143,31 @@ impl<'a> Harness<'a> {
         global: bool,
     ) -> Result<()> {
         match state {
-            CacheState::AsIs => Ok(()),
-            CacheState::Cold if global => cache::drop_caches(),
-            CacheState::Cold => cache::evict(target.file, target.name),
-            CacheState::Warm => {
-                let span = plan.start + plan.len;
-                let resident = cache::residency(target.file, target.name, span)?;
-                if resident.resident_pages == resident.total_pages {
-                    return Ok(());
-                }
-                let warm = Setup::single(&engine::stream::Stream);
-                let watch = Watch(self.progress);
-                self.progress
-                    .begin(&format!("warm {}", target.name), Some(span));
-                let whole = Plan::sequential(0, span, MIB);
-                let job = job(target, &warm, Op::Read, whole, false, 0, &watch);
-                let result = position(&job).and_then(|()| warm.engine.run(&job));
-                self.progress.end();
-                result.map(drop)
-            }
+            CacheState::AsIs => {}
+            CacheState::Cold if global => cache::drop_caches()?,
+            CacheState::Cold => cache::evict(target.file, target.name)?,
+            CacheState::Warm => self.warm(target, plan)?,
         }
+        self.meter.prepared(state);
+        Ok(())
+    }
+
+    /// Reads the bytes `plan` spans once (large reads) if any page of them is missing.
+    fn warm(&self, target: Target, plan: &Plan) -> Result<()> {
+        let span = plan.start + plan.len;
+        let resident = cache::residency(target.file, target.name, span)?;
+        if resident.resident_pages == resident.total_pages {
+            return Ok(());
+        }
+        let warm = Setup::single(&engine::stream::Stream);
+        let watch = Watch(self.progress);
+        self.progress
+            .begin(&format!("warm {}", target.name), Some(span));
+        let whole = Plan::sequential(0, span, MIB);
+        let job = job(target, &warm, Op::Read, whole, false, 0, &watch);
+        let result = position(&job).and_then(|()| warm.engine.run(&job));
+        self.progress.end();
+        result.map(drop)
     }
 
     /// Reads `plan` from `target` with `setup`, timed and checked; `state` is the cache state
@@ -279,6 +284,18 @@ impl<'a> Harness<'a> {
 }
 
 impl Harness<'_> {
+    /// Runs `work` once, timed on the meter's clock alone (a close or an fsync after the
+    /// region that moved the bytes): its result and its wall seconds. `claim` is what it does,
+    /// for a meter that models time (`--meter fixed`).
+    pub fn time<R>(&self, claim: &Claim, work: impl FnOnce() -> R) -> (R, f64) {
+        let mut work = Some(work);
+        let mut out = None;
+        let seconds = self
+            .meter
+            .time(claim, &mut || out = work.take().map(|w| w()));
+        (out.expect("every meter runs the work once"), seconds)
+    }
+
     /// Residency of the bytes `plan` touches (each piece of an interleaved lane on its own).
     pub fn residency(&self, target: Target, plan: &Plan) -> Option<Residency> {
         plan.extents().try_fold(

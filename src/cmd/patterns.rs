@@ -14,6 +14,7 @@ use crate::engine::mixed::{Mixed, Split};
 use crate::error::{Failure, input};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState};
+use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::options::PatternsOptions;
 use crate::units::format_size;
@@ -22,7 +23,6 @@ use crate::workload::plan::{Coverage, Order, Plan};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::time::Instant;
 
 /// One of iozone's tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
@@ -446,11 +446,10 @@ impl Bench<'_> {
             self.seed,
             test == Test::Write,
         )?;
-        let started = Instant::now();
-        drop(file);
+        let ((), close) = self.harness.time(&Claim::calls(1), || drop(file));
         Ok(PatternRun {
             sample,
-            close_seconds: Some(started.elapsed().as_secs_f64()),
+            close_seconds: Some(close),
             verified: None,
             split: None,
         })
@@ -503,21 +502,18 @@ impl Bench<'_> {
                 false,
             )
         });
-        let started = Instant::now();
-        file.sync_all()
-            .with_context(|| format!("fsync {}", self.out.name()))?;
-        let fsync = started.elapsed().as_secs_f64();
+        let (synced, fsync) = self.harness.time(&Claim::calls(1), || file.sync_all());
+        synced.with_context(|| format!("fsync {}", self.out.name()))?;
         sample.elapsed.seconds += fsync;
         sample.fsync_seconds = Some(fsync);
-        let started = Instant::now();
-        drop(file);
+        let ((), close) = self.harness.time(&Claim::calls(1), || drop(file));
         // Every record once, read or written: the XOR of all of them is the file's.
         let verified = Coverage::of(&plan)
             .every_once()
             .then(|| sample.moved.xor == xor_of_prefix(self.seed, self.size));
         Ok(PatternRun {
             sample,
-            close_seconds: Some(started.elapsed().as_secs_f64()),
+            close_seconds: Some(close),
             verified,
             split: Some(split),
         })

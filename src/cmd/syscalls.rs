@@ -3,12 +3,11 @@
 //! iterations, timed over prefixes of a cached file; nanoseconds per call and calls/s.
 
 use super::harness::{Harness, Setup, Target};
-use crate::engine;
+use crate::engine::{self, Op};
 use crate::error::{Failure, input};
 use crate::files::{self};
 use crate::measure::cache::CacheState;
-use crate::measure::procio::IoProbe;
-use crate::measure::timer::Stopwatch;
+use crate::measure::meter::Claim;
 use crate::options::SyscallsOptions;
 use crate::units::per_second;
 use crate::workload::plan::Plan;
@@ -83,13 +82,25 @@ pub struct SyscallsReport {
     pub rows: Vec<CallRow>,
 }
 
-fn timed(op: &str, size: u64, mut body: impl FnMut() -> Result<u64>) -> Result<CallRow> {
-    let probe = IoProbe::start();
-    let clock = Stopwatch::start();
-    let bytes = body()?;
-    let seconds = clock.seconds();
-    let kernel = probe.and_then(|p| p.finish());
+/// Times `body` (`size` calls of `op`; it returns the bytes read) in one region of the
+/// harness's meter, with the kernel's read count beside it for the reads.
+fn timed(
+    harness: &Harness,
+    op: &str,
+    size: u64,
+    mut body: impl FnMut() -> Result<u64>,
+) -> Result<CallRow> {
     let reads = op.starts_with("read") || op.starts_with("pread");
+    let region = harness.meter.start(None);
+    let bytes = body()?;
+    let measured = region.stop(&Claim {
+        op: reads.then_some(Op::Read),
+        calls: size,
+        bytes,
+        counted: reads,
+    });
+    let seconds = measured.elapsed.seconds;
+    let kernel = measured.kernel;
     Ok(CallRow {
         op: op.to_string(),
         size,
@@ -136,7 +147,7 @@ pub fn execute(options: &SyscallsOptions, harness: &Harness) -> Result<SyscallsR
             )?
             .moved
             .xor;
-        rows.push(timed("empty loop", size, || {
+        rows.push(timed(harness, "empty loop", size, || {
             in_batches(size, |batch| {
                 for i in batch {
                     std::hint::black_box(i);
@@ -145,7 +156,7 @@ pub fn execute(options: &SyscallsOptions, harness: &Harness) -> Result<SyscallsR
             })?;
             Ok(0)
         })?);
-        rows.push(timed("getpid", size, || {
+        rows.push(timed(harness, "getpid", size, || {
             in_batches(size, |batch| {
                 for _ in batch {
                     // SAFETY: getpid has no preconditions; the raw syscall avoids libc's cache.
@@ -155,7 +166,7 @@ pub fn execute(options: &SyscallsOptions, harness: &Harness) -> Result<SyscallsR
             })?;
             Ok(0)
         })?);
-        rows.push(timed("lseek", size, || {
+        rows.push(timed(harness, "lseek", size, || {
             in_batches(size, |batch| {
                 for _ in batch {
                     // SAFETY: lseek on a descriptor we hold open.
@@ -166,13 +177,13 @@ pub fn execute(options: &SyscallsOptions, harness: &Harness) -> Result<SyscallsR
             Ok(0)
         })?);
         let mut xor_pread = 0u32;
-        rows.push(timed("pread 1 B", size, || {
+        rows.push(timed(harness, "pread 1 B", size, || {
             xor_pread = pread_bytes(&src.file, &name, size)?;
             Ok(size)
         })?);
         rewind(&src.file, &name)?;
         let mut xor_read = 0u32;
-        rows.push(timed("read 1 B", size, || {
+        rows.push(timed(harness, "read 1 B", size, || {
             xor_read = read_bytes(&src.file, &name, size)?;
             Ok(size)
         })?);

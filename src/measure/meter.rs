@@ -3,12 +3,14 @@
 //! ([`FixedMeter`]) that makes whole outputs checkable exactly (as hyperfine's mock
 //! executor does).
 
-use super::cache::{self, Residency};
+use super::cache::{self, CacheState, Residency};
 use super::diskstats::{DiskDelta, DiskProbe};
 use super::procio::{IoProbe, ProcIo};
 use super::timer::{Elapsed, Stopwatch};
 use crate::workload::Op;
 use std::fs::File;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 /// What was measured around one timed region.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -36,6 +38,16 @@ pub struct Claim {
     pub counted: bool,
 }
 
+impl Claim {
+    /// `calls` system calls that move no bytes the kernel counts (a close, an fsync, getpid).
+    pub fn calls(calls: u64) -> Self {
+        Self {
+            calls,
+            ..Self::default()
+        }
+    }
+}
+
 /// A timed region in progress.
 pub trait Region {
     /// Marks a point inside the region (the end of the writes, before the fsync).
@@ -50,6 +62,20 @@ pub trait Meter: Sync {
     fn start(&self, device: Option<&str>) -> Box<dyn Region>;
     /// Residency of the bytes `[start, start + len)` of `file`.
     fn residency(&self, file: &File, name: &str, start: u64, len: u64) -> Option<Residency>;
+    /// The harness has just put the file in `state` (for a meter that models the page
+    /// cache; the real one has nothing to do).
+    fn prepared(&self, state: CacheState) {
+        let _ = state;
+    }
+    /// Runs `work` once and returns its wall seconds, read from the clock alone (no counters
+    /// around it: a close or an fsync timed on its own); `claim` is what the work does, for
+    /// meters that model its time. By default the monotonic clock.
+    fn time(&self, claim: &Claim, work: &mut dyn FnMut()) -> f64 {
+        let _ = claim;
+        let started = Instant::now();
+        work();
+        started.elapsed().as_secs_f64()
+    }
 }
 
 /// The real clocks and counters: the monotonic clock, getrusage, /proc/self/io,
@@ -141,6 +167,11 @@ impl Meter for FixedMeter {
             total_pages,
         })
     }
+
+    fn time(&self, claim: &Claim, work: &mut dyn FnMut()) -> f64 {
+        work();
+        self.seconds(claim)
+    }
 }
 
 impl Region for FixedRegion {
@@ -184,5 +215,97 @@ impl Region for FixedRegion {
             }),
             device: None,
         }
+    }
+}
+
+/// [`FixedMeter`]'s costs over a modelled page cache, for whole commands: evicting empties
+/// the cache, warming fills it, and every timed region leaves it full (what was read or
+/// written stays cached). A read that starts on an empty cache also costs its bytes at
+/// `device_bytes_per_second`, and the device is counted as reading them; residency is 0% or
+/// 100% accordingly. [`FIXED`] is the meter of the hidden `--meter fixed`.
+#[derive(Debug)]
+pub struct FixedCacheMeter {
+    /// Costs of calls, bytes and the final fsync (its `resident` is not used).
+    pub costs: FixedMeter,
+    /// Bytes per second from the device, added to reads that start on an empty cache.
+    pub device_bytes_per_second: f64,
+    cached: AtomicBool,
+}
+
+/// The meter of `--meter fixed` (tests, as hyperfine's `--debug-mode`): 1 µs per call,
+/// 1 GB/s from the cache, 250 MB/s more from the device, 1 ms per final fsync.
+pub static FIXED: FixedCacheMeter = FixedCacheMeter::new(
+    FixedMeter {
+        seconds_per_call: 1e-6,
+        bytes_per_second: 1e9,
+        fsync_seconds: 1e-3,
+        resident: None,
+    },
+    250e6,
+);
+
+impl FixedCacheMeter {
+    /// A meter with these costs whose cache starts full.
+    pub const fn new(costs: FixedMeter, device_bytes_per_second: f64) -> Self {
+        Self {
+            costs,
+            device_bytes_per_second,
+            cached: AtomicBool::new(true),
+        }
+    }
+}
+
+struct FixedCacheRegion {
+    inner: Box<dyn Region>,
+    /// Whether the cache was empty when the region started.
+    cold: bool,
+    device_bytes_per_second: f64,
+}
+
+impl Meter for FixedCacheMeter {
+    fn start(&self, device: Option<&str>) -> Box<dyn Region> {
+        Box::new(FixedCacheRegion {
+            inner: self.costs.start(device),
+            cold: !self.cached.swap(true, Ordering::Relaxed),
+            device_bytes_per_second: self.device_bytes_per_second,
+        })
+    }
+
+    fn residency(&self, _: &File, _: &str, _: u64, len: u64) -> Option<Residency> {
+        let total_pages = len.div_ceil(4096);
+        let cached = self.cached.load(Ordering::Relaxed);
+        Some(Residency {
+            resident_pages: if cached { total_pages } else { 0 },
+            total_pages,
+        })
+    }
+
+    fn prepared(&self, state: CacheState) {
+        match state {
+            CacheState::Cold => self.cached.store(false, Ordering::Relaxed),
+            CacheState::Warm => self.cached.store(true, Ordering::Relaxed),
+            CacheState::AsIs => {}
+        }
+    }
+
+    fn time(&self, claim: &Claim, work: &mut dyn FnMut()) -> f64 {
+        self.costs.time(claim, work)
+    }
+}
+
+impl Region for FixedCacheRegion {
+    fn lap(&mut self, claim: &Claim) {
+        self.inner.lap(claim);
+    }
+
+    fn stop(self: Box<Self>, claim: &Claim) -> Measured {
+        let mut measured = self.inner.stop(claim);
+        if self.cold && claim.op == Some(Op::Read) {
+            measured.elapsed.seconds += claim.bytes as f64 / self.device_bytes_per_second;
+            if let Some(kernel) = measured.kernel.as_mut() {
+                kernel.read_bytes = claim.bytes;
+            }
+        }
+        measured
     }
 }
