@@ -373,3 +373,144 @@ fn svg_of_a_study_without_a_chart_is_refused_before_any_file_is_written() {
     assert!(line.contains("--svg: this result has no chart"), "{line}");
     assert!(!csv.exists() && !svg.exists(), "nothing is left written");
 }
+
+/// The saved fixture of `command` in tests/fixtures: `<command>.json`, or `<command>-*.json`
+/// (the study's is `study-sentences.json`).
+fn fixture_of(command: &str) -> Option<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let exact = dir.join(format!("{command}.json"));
+    if exact.is_file() {
+        return Some(exact);
+    }
+    let mut named: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&format!("{command}-")) && name.ends_with(".json")
+        })
+        .collect();
+    named.sort();
+    named.into_iter().next()
+}
+
+#[test]
+fn every_registered_result_is_read_back_by_report_under_its_own_schema() {
+    use ioscope::report::view::schema;
+    use ioscope::report::views::RESULTS;
+    let dir = tempfile::tempdir().unwrap();
+    for result in RESULTS {
+        let schema = schema(result.command);
+        // Only the schema: routed to its own type, which finds the rest missing (not refused
+        // as unknown or older).
+        let bare = dir.path().join(format!("{}.json", result.command));
+        std::fs::write(&bare, format!(r#"{{"schema": "{schema}"}}"#)).unwrap();
+        let out = ioscope().arg("report").arg(&bare).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{schema}: {out:?}");
+        let line = one_line_stderr(&out);
+        assert!(
+            line.contains(&format!("not a valid {schema} document")),
+            "{schema}: {line}"
+        );
+        // Its fixture renders. (mpi's comes with the golden tests of every schema; a build
+        // without MPI cannot make one.)
+        if let Some(fixture) = fixture_of(result.command) {
+            let text = stdout(&ioscope().arg("report").arg(&fixture).output().unwrap());
+            assert!(!text.is_empty(), "{schema}: {}", fixture.display());
+        } else {
+            assert_eq!(result.command, "mpi", "no fixture for {schema}");
+        }
+    }
+}
+
+#[test]
+fn every_fixture_names_a_registered_schema() {
+    use ioscope::report::view::schema;
+    use ioscope::report::views::RESULTS;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let registered: Vec<String> = RESULTS.iter().map(|r| schema(r.command)).collect();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let named = doc["schema"].as_str().unwrap_or_default();
+        // Older versions are kept to show they are refused clearly, never rendered wrong.
+        let older = named.ends_with("/v1") || named == "ioscope/study/v2";
+        assert!(
+            older || registered.iter().any(|s| s == named),
+            "{}: schema '{named}' is not registered",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn a_page_is_never_written_through_a_symbolic_link_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = format!(
+        "{}/tests/fixtures/study-sentences.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"keep").unwrap();
+    let link = dir.path().join("page.html");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    for force in [false, true] {
+        let mut cmd = ioscope();
+        cmd.args(["report", &fixture, "-o"]).arg(&link);
+        if force {
+            cmd.arg("--force");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(
+            one_line_stderr(&out).contains("symbolic link"),
+            "{}",
+            one_line_stderr(&out)
+        );
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+}
+
+#[test]
+fn a_forced_page_replaces_the_old_one_whole_and_leaves_nothing_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = format!(
+        "{}/tests/fixtures/study-sentences.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, b"old page").unwrap();
+    let out = ioscope()
+        .args(["report", &fixture, "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(one_line_stderr(&out).contains("file exists"));
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        b"old page",
+        "kept without --force"
+    );
+    let out = ioscope()
+        .args(["report", &fixture, "--force", "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>")
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["page.html"], "no temporary file left");
+}

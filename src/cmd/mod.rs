@@ -10,6 +10,7 @@ pub mod mpi;
 #[cfg(feature = "mpi")]
 pub mod mpi_world;
 pub mod patterns;
+pub mod report;
 pub mod run;
 pub mod study;
 pub mod sweep;

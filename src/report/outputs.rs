@@ -1,21 +1,28 @@
-//! Output files (`--csv`, `--svg`, `--markdown`): reserved before anything is measured, rewritten whole
-//! and atomically after every measured point, never clobbering what the user did not give
-//! up. Without `--force` each path is created exclusively at once (so nothing can appear
-//! there during a long run and be overwritten); with `--force` an existing regular file is
-//! replaced only when new content is ready (written to a temporary name, synced, renamed).
-//! Two outputs with one path, and an output that is the measured file, are refused even
-//! with `--force`. A reserved path that never received content is removed again, also by
-//! the exit-at-once path of a second Ctrl-C (it is registered with `interrupt`). A symbolic
-//! link is refused, dangling or not, with or without `--force`: nothing is written through
-//! one (`--csv /tmp/link` to `/dev/sda`, to another user's file).
+//! Output files (`--csv`, `--svg`, `--markdown`, `report -o`): reserved before anything is
+//! measured, rewritten whole and atomically after every measured point, never clobbering
+//! what the user did not give up. Without `--force` each path is created exclusively at once
+//! (so nothing can appear there during a long run and be overwritten); with `--force` an
+//! existing regular file is replaced only when new content is ready (written to a temporary
+//! name, synced, renamed). Two outputs with one path, an output that is the measured file (or
+//! a document being read), a directory and anything but a regular file are refused even with
+//! `--force`. A reserved path that never received content is removed again, also by the
+//! exit-at-once path of a second Ctrl-C (it is registered with `interrupt`). A symbolic link
+//! is refused, dangling or not, with or without `--force`: nothing is written through one
+//! (`--csv /tmp/link` to `/dev/sda`, to another user's file).
+//!
+//! [`Exports`], [`save`] and [`finish`] are how every result goes out: its files reserved
+//! up front, rewritten after every point, then the text or JSON printed and the exit said.
 
-use crate::error::input;
+use super::json::Provenance;
+use super::view::Exportable;
+use crate::error::{ExitKind, input};
 use crate::files::{
     FileId, describe, file_id, parent_dir, refuse_symlink, remove_if_same, symlink_refusal,
 };
 use crate::interrupt::Registration;
+use crate::options::ExportOptions;
 use anyhow::{Context, Result};
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -55,6 +62,10 @@ pub struct Outputs {
     files: Vec<Output>,
 }
 
+/// What the files a measuring command reads or writes are called when an output would be
+/// one of them.
+const MEASURED: &str = "the file being measured";
+
 /// Who a path is: its device and inode when it exists, else its canonical directory and
 /// name (two spellings of one new file compare equal).
 fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
@@ -75,6 +86,18 @@ impl Outputs {
         measured: &[&Path],
         what: &str,
     ) -> Result<Self> {
+        Self::reserve_apart(wanted, force, measured, MEASURED, what)
+    }
+
+    /// As [`Outputs::reserve`], where `inputs` are what the command reads, as `called` names
+    /// them in the refusal (`one of the studies being read`).
+    pub fn reserve_apart(
+        wanted: &[(&'static str, &Path)],
+        force: bool,
+        inputs: &[&Path],
+        called: &str,
+        what: &str,
+    ) -> Result<Self> {
         let ids: Vec<_> = wanted.iter().map(|(_, p)| identity(p)).collect();
         for (i, a) in ids.iter().enumerate() {
             if let Some(j) = (i + 1..ids.len()).find(|&j| a.is_some() && ids[j] == *a) {
@@ -87,13 +110,13 @@ impl Outputs {
             }
         }
         for ((flag, path), id) in wanted.iter().zip(&ids) {
-            let hit = measured
+            let hit = inputs
                 .iter()
                 .filter(|m| m.as_os_str() != "-")
                 .any(|m| id.is_some() && identity(m) == *id);
             if hit {
                 return Err(input(format!(
-                    "{what}: {flag} {} is the file being measured; refusing to write over it, even with --force",
+                    "{what}: {flag} {} is {called}; refusing to write over it, even with --force",
                     path.display()
                 )));
             }
@@ -133,6 +156,128 @@ impl Outputs {
     }
 }
 
+/// A result's outputs besides stdout: its files, and who measured where (collected once,
+/// when the JSON document or the Markdown first needs it).
+#[derive(Default)]
+pub struct Exports {
+    files: Outputs,
+    provenance: OnceCell<Provenance>,
+}
+
+impl Exports {
+    /// Checks and reserves the files `export` asks for, before anything is measured;
+    /// `measured` are the files the command reads or writes, which no output may be.
+    pub fn reserve<T: Exportable>(export: &ExportOptions, measured: &[&Path]) -> Result<Self> {
+        Self::reserve_apart::<T>(export, measured, MEASURED)
+    }
+
+    /// The files of a saved result rendered again from `document`, which no output may be;
+    /// where and how it was measured is the saved run's (`provenance`), not this machine's.
+    pub fn again<T: Exportable>(
+        export: &ExportOptions,
+        document: &Path,
+        provenance: Provenance,
+    ) -> Result<Self> {
+        let out = Self::reserve_apart::<T>(export, &[document], "the document being read")?;
+        let _ = out.provenance.set(provenance);
+        Ok(out)
+    }
+
+    fn reserve_apart<T: Exportable>(
+        export: &ExportOptions,
+        inputs: &[&Path],
+        called: &str,
+    ) -> Result<Self> {
+        let what = T::COMMAND;
+        if export.svg.is_some() && !T::HAS_CHART {
+            return Err(input(format!(
+                "{what}: --svg: {what} has no chart; use --csv, --markdown or --json"
+            )));
+        }
+        let wanted: Vec<(&'static str, &Path)> = [
+            ("--csv", &export.csv),
+            ("--svg", &export.svg),
+            ("--markdown", &export.markdown),
+        ]
+        .into_iter()
+        .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
+        .collect();
+        Ok(Self {
+            files: Outputs::reserve_apart(&wanted, export.force, inputs, called, what)?,
+            provenance: OnceCell::new(),
+        })
+    }
+
+    fn provenance(&self, path: &Path) -> &Provenance {
+        self.provenance.get_or_init(|| Provenance::here(path))
+    }
+}
+
+/// Writes the CSV, SVG and Markdown files of a result (the whole result so far: called
+/// after every measured point, so an interruption or failure later loses nothing); `path`
+/// is what was measured, for the environment.
+pub fn save<T: Exportable>(result: &T, out: &Exports, path: &Path) -> Result<()> {
+    if !result.complete() && result.is_empty() {
+        // Interrupted before anything was measured: no file is better than an empty one
+        // (the reserved paths are removed again).
+        return Ok(());
+    }
+    // The chart first: a result without one is refused before any file is written.
+    let chart = if out.files.wants_svg() {
+        Some(result.chart().ok_or_else(|| {
+            input(format!(
+                "{} --svg: this result has no chart (no part with a curve was measured); use --csv or --markdown",
+                T::COMMAND
+            ))
+        })?)
+    } else {
+        None
+    };
+    out.files.write_csv(&super::csv::render(&result.table())?)?;
+    if let Some(chart) = chart {
+        out.files
+            .write("--svg", super::svg::render(&chart)?.as_bytes())?;
+    }
+    if out.files.wants_markdown() {
+        let text = super::view::markdown_document(result, out.provenance(path));
+        out.files.write("--markdown", text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Prints a result (text or JSON), writes its files, prints its warnings, and says how the
+/// process should exit: 130 when interrupted, 1 when a check failed, 0 otherwise.
+pub fn finish<T: Exportable>(
+    result: &T,
+    options: &ExportOptions,
+    out: &Exports,
+    path: &Path,
+) -> Result<ExitKind> {
+    if !result.complete() && result.is_empty() && !options.json {
+        // Nothing measured and no document asked for: the one "interrupted" line.
+        return Err(crate::error::Failure::Interrupted.into());
+    }
+    save(result, out, path)?;
+    let rendered = if options.json {
+        super::json::document(T::COMMAND, result, out.provenance(path))
+    } else {
+        result.text()
+    };
+    super::emit(&rendered)?;
+    if !options.json {
+        for w in result.warnings() {
+            super::warn(&super::text::warning(w));
+        }
+    }
+    Ok(if !result.complete() {
+        ExitKind::Interrupted
+    } else if !result.ok() {
+        ExitKind::Failed
+    } else {
+        ExitKind::Success
+    })
+}
+
 impl Output {
     fn reserve(flag: &'static str, path: &Path, force: bool, what: &str) -> Result<Self> {
         let name = path.display();
@@ -146,12 +291,17 @@ impl Output {
             )));
         }
         match std::fs::symlink_metadata(path) {
-            Ok(meta) if !force => Err(input(format!(
-                "{what}: {flag} {name}: file exists ({} bytes); refusing to overwrite it without --force",
-                meta.len()
+            // Refused whatever --force says, so said before asking for it.
+            Ok(meta) if meta.is_dir() => Err(input(format!(
+                "{at}: it is a directory; name the file to write"
             ))),
+            // A FIFO would block the write until a reader comes; a device is nobody's output.
             Ok(meta) if !meta.is_file() => Err(input(format!(
-                "{what}: {flag} {name}: not a regular file; refusing to replace it even with --force"
+                "{at}: not a regular file; refusing to replace it even with --force"
+            ))),
+            Ok(meta) if !force => Err(input(format!(
+                "{at}: file exists ({} bytes); refusing to overwrite it without --force",
+                meta.len()
             ))),
             Ok(_) => {
                 // Replaced by rename: the directory must take a new file.
@@ -334,5 +484,32 @@ mod tests {
         let proc_version = Path::new("/proc/version");
         let err = Outputs::reserve(&[("--csv", proc_version)], true, &[], "t").unwrap_err();
         assert!(err.to_string().contains("/proc"), "{err}");
+    }
+
+    #[test]
+    fn a_directory_or_a_device_is_refused_for_its_own_reason_with_or_without_force() {
+        let dir = tempfile::tempdir().unwrap();
+        for force in [false, true] {
+            let err = Outputs::reserve(&[("--csv", dir.path())], force, &[], "t").unwrap_err();
+            assert!(err.to_string().contains("it is a directory"), "{err}");
+            let null = Path::new("/dev/null");
+            let err = Outputs::reserve(&[("--csv", null)], force, &[], "t").unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+        }
+    }
+
+    #[test]
+    fn an_input_is_named_as_the_command_calls_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = dir.path().join("doc.json");
+        std::fs::write(&doc, b"{}").unwrap();
+        let called = "the document being read";
+        let err = Outputs::reserve_apart(&[("--csv", doc.as_path())], true, &[&doc], called, "t")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("is the document being read"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&doc).unwrap(), b"{}");
     }
 }

@@ -1,9 +1,10 @@
-//! One file per result: its [`Exportable`](super::view::Exportable) implementation (CSV
-//! table, JSON schema, warnings, checks), its terminal text, its Markdown, its chart, its
-//! study section and the sentences that explain it. Formats (`csv`, `json`, `markdown`,
-//! `html`, `svg`, `text`) live one level up and name no command; a view may use any of them,
-//! and no format imports a view. Adding a command costs one file here and one line in the
-//! registry.
+//! One file per result: its [`Exportable`] implementation (CSV table, JSON schema, warnings,
+//! checks), its terminal text, its Markdown, its chart, its study section and the sentences
+//! that explain it. Formats (`csv`, `json`, `markdown`, `html`, `svg`, `text`) live one level
+//! up and name no command; a view may use any of them, and no format imports a view.
+//!
+//! Adding a command costs one file here and one line in [`RESULTS`], the registry through
+//! which `ioscope report` reads its saved results back.
 
 pub mod cache;
 pub mod calibrate;
@@ -12,9 +13,74 @@ pub mod fast;
 pub mod media;
 pub mod mpi;
 pub mod patterns;
+pub mod report;
 pub mod run;
 pub mod study;
 pub mod sweep;
 pub mod syscalls;
 pub mod trace;
 pub mod transfer;
+
+use super::view::{Exportable, schema};
+use crate::cmd;
+use crate::cmd::report::Saved;
+use crate::error::ExitKind;
+use anyhow::Result;
+
+/// A result `ioscope report` reads back: its command, whose [`schema`] a saved document
+/// names, and how such a document is rendered again.
+pub struct Registered {
+    /// The subcommand whose result this is ([`Exportable::COMMAND`]).
+    pub command: &'static str,
+    /// Renders a saved document of this schema again, in the formats it asks for.
+    pub rerender: fn(Saved) -> Result<ExitKind>,
+}
+
+/// The entry of result `T`.
+const fn result<T: Exportable>() -> Registered {
+    Registered {
+        command: T::COMMAND,
+        rerender: report::again::<T>,
+    }
+}
+
+/// Every result `ioscope report` renders again, one line each.
+pub const RESULTS: &[Registered] = &[
+    result::<cmd::run::RunReport>(),
+    result::<cmd::calibrate::CalibrateReport>(),
+    result::<cmd::fast::FastReport>(),
+    result::<cmd::study::StudyReport>(),
+    result::<cmd::compare::CompareReport>(),
+    result::<cmd::sweep::SweepReport>(),
+    result::<cmd::coldwarm::CacheReport>(),
+    result::<cmd::syscalls::SyscallsReport>(),
+    result::<cmd::patterns::PatternsReport>(),
+    result::<cmd::transfer::TransferReport>(),
+    result::<cmd::trace::TraceReport>(),
+    result::<cmd::mpi::MpiReport>(),
+];
+
+/// The registered result whose schema is `name` (`ioscope/sweep/v2`), if any.
+pub fn registered(name: &str) -> Option<&'static Registered> {
+    RESULTS.iter().find(|r| schema(r.command) == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_command_is_registered_once() {
+        for (i, r) in RESULTS.iter().enumerate() {
+            assert!(
+                RESULTS[i + 1..].iter().all(|o| o.command != r.command),
+                "{} twice",
+                r.command
+            );
+            assert_eq!(
+                registered(&schema(r.command)).map(|x| x.command),
+                Some(r.command)
+            );
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! `report`: reads saved results back, bounded in size, and checks what is asked of them
+//! (one result rendered again, or studies put side by side on one HTML page). Nothing here
+//! prints or renders: [`execute`] returns a [`Request`], and `report::views::report` renders
+//! it through the registry of results.
+
+use crate::cmd::study::StudyReport;
+use crate::error::input;
+use crate::measure::env::Environment;
+use crate::options::ExportOptions;
+use crate::report::json;
+use crate::text::{printable, printable_path};
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+/// What `report` was asked for, its documents read and checked.
+pub enum Request {
+    /// `--json`: the saved document, to print again exactly as it was saved (it already
+    /// carries its environment and command line, and JSON escapes its control characters).
+    Document(String),
+    /// One saved result, to render again in the formats asked for.
+    Again(Saved),
+    /// Studies on one HTML page: one study's report, or several side by side.
+    Page(Page),
+}
+
+/// A saved result read back, not yet parsed into its type.
+pub struct Saved {
+    /// The document (a study's directory stands for its `study.json`).
+    pub path: PathBuf,
+    /// Its path as printed in messages.
+    pub name: String,
+    /// Its text, control characters in its strings made printable.
+    pub text: String,
+    /// Its schema (`ioscope/<command>/v<N>`).
+    pub schema: String,
+    /// The formats to render it in.
+    pub export: ExportOptions,
+}
+
+/// Studies to put on one HTML page.
+pub struct Page {
+    /// The studies, in the order given.
+    pub studies: Vec<LoadedStudy>,
+    /// The page to write.
+    pub output: PathBuf,
+    /// Whether an existing page may be replaced.
+    pub force: bool,
+}
+
+/// A saved study, read back.
+pub struct LoadedStudy {
+    /// The study.
+    pub report: StudyReport,
+    /// The environment it was measured in.
+    pub environment: Environment,
+    /// The document read (`DIR/study.json`, or the document itself).
+    pub file: PathBuf,
+    /// The argument that named it, as printed in messages.
+    pub shown: String,
+    /// The earlier study whose document this one repeats byte for byte (a copy of one
+    /// study): it is compared with itself, and the reader is told.
+    pub copy_of: Option<usize>,
+    /// A hash of its text (two files with the same hash are copies of one study).
+    hash: u64,
+}
+
+/// `report RESULTS`: one saved result rendered again (`export` its formats), or, with
+/// `output` or several results, studies on one HTML page (`compare.html` by default).
+pub fn execute(
+    results: &[PathBuf],
+    output: Option<&Path>,
+    export: ExportOptions,
+) -> Result<Request> {
+    match (results, output) {
+        ([one], None) => again(one, export),
+        _ => page(results, output, export),
+    }
+}
+
+/// One saved document, read for rendering again.
+fn again(path: &Path, export: ExportOptions) -> Result<Request> {
+    let path = study_file(path);
+    let name = printable_path(&path);
+    let (text, schema) = read_saved(&path, &name)?;
+    if export.json {
+        return Ok(Request::Document(text));
+    }
+    Ok(Request::Again(Saved {
+        path,
+        name,
+        text: printable_text(text),
+        schema,
+        export,
+    }))
+}
+
+/// Studies for one HTML page: each read once, the same file named twice refused.
+fn page(results: &[PathBuf], output: Option<&Path>, export: ExportOptions) -> Result<Request> {
+    // The HTML page is all this form writes: an option it would silently drop is refused.
+    let dropped: Vec<&str> = [
+        (export.json, "--json"),
+        (export.csv.is_some(), "--csv"),
+        (export.svg.is_some(), "--svg"),
+        (export.markdown.is_some(), "--markdown"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
+    if !dropped.is_empty() {
+        return Err(input(format!(
+            "report: {} cannot go with -o or several studies, which write one HTML page; re-render one saved result without -o for them",
+            dropped.join(", ")
+        )));
+    }
+    let mut studies: Vec<LoadedStudy> = Vec::new();
+    // The same file however it is named (a directory and its study.json, a link, a hard
+    // link): its device and inode.
+    let mut seen: Vec<((u64, u64), &Path)> = Vec::new();
+    for path in results {
+        let shown = printable_path(path);
+        if let Ok(meta) = std::fs::metadata(study_file(path)) {
+            use std::os::unix::fs::MetadataExt;
+            let id = (meta.dev(), meta.ino());
+            if let Some((_, first)) = seen.iter().find(|(s, _)| *s == id) {
+                let first = printable_path(first);
+                return Err(input(if shown == first {
+                    format!("report: {shown} is given twice; name each study once")
+                } else {
+                    format!(
+                        "report: {shown} is the same study as {first} (the same study.json); name each study once"
+                    )
+                }));
+            }
+            seen.push((id, path));
+        }
+        let mut study = load_study(path)?;
+        study.copy_of = studies.iter().position(|l| l.hash == study.hash);
+        studies.push(study);
+    }
+    Ok(Request::Page(Page {
+        studies,
+        output: output.map_or_else(|| PathBuf::from("compare.html"), Path::to_path_buf),
+        force: export.force,
+    }))
+}
+
+/// The file a study argument names: `DIR/study.json`, or the document itself.
+fn study_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("study.json")
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// A saved study: `DIR/study.json` or the document itself.
+fn load_study(path: &Path) -> Result<LoadedStudy> {
+    let file = study_file(path);
+    let name = printable_path(&file);
+    let (text, schema) = read_saved(&file, &name)?;
+    let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+    let want = crate::report::view::schema("study");
+    if schema != want {
+        let schema = printable(&schema);
+        return Err(input(if schema.starts_with("ioscope/study/") {
+            format!(
+                "report {name}: schema '{schema}' is another version of the study ({want} is read here); run the study again with this ioscope"
+            )
+        } else {
+            format!(
+                "report {name}: schema '{schema}' is not a study ({want}); only studies can be put side by side"
+            )
+        }));
+    }
+    let text = printable_text(text);
+    #[derive(serde::Deserialize)]
+    struct Head {
+        environment: Environment,
+    }
+    let environment = serde_json::from_str::<Head>(&text)
+        .map_err(|e| input(format!("report {name}: bad environment: {e}")))?
+        .environment;
+    let report = serde_json::from_str(&text)
+        .map_err(|e| input(format!("report {name}: not a valid {want} document: {e}")))?;
+    Ok(LoadedStudy {
+        report,
+        environment,
+        file,
+        shown: printable_path(path),
+        copy_of: None,
+        hash,
+    })
+}
+
+/// The largest saved document `report` reads. A study is well under 1 MiB; the largest
+/// real results are traces, about 1.4 KiB per file touched (31 MB for 22,000 files), so
+/// this reads a trace of some 90,000 files.
+const SAVED_LIMIT: u64 = 128 << 20;
+
+/// The most JSON values a saved document may hold. Read back, each takes up to a few dozen
+/// bytes whatever its text takes (`0,` is 2 bytes of text and 8 in a Vec<u64>), so this
+/// and [`SAVED_LIMIT`] bound `report` to well under 1 GiB (a real trace holds about one
+/// value per 10 bytes of text: 13 million at the limit).
+const SAVED_VALUES: u64 = 16 << 20;
+
+/// A saved document's text and its schema, read without building the document in memory;
+/// one that is far larger than any result, or holds far more values, is refused.
+fn read_saved(path: &Path, name: &str) -> Result<(String, String)> {
+    let what = format!("report {name}");
+    let text = crate::files::read_text(path, &what, SAVED_LIMIT)?;
+    let not_json = |e: serde_json::Error| input(format!("{what}: not JSON: {e}"));
+    let values = json::values_in(&text).map_err(not_json)?;
+    if values > SAVED_VALUES {
+        return Err(input(format!(
+            "{what}: {} values, more than a saved ioscope result holds ({}); not read",
+            crate::units::group_thousands(values),
+            crate::units::group_thousands(SAVED_VALUES)
+        )));
+    }
+    let schema = json::schema_of(&text).map_err(not_json)?;
+    Ok((text, schema))
+}
+
+/// The text as it is read back: control characters in its strings made printable (see
+/// [`json::printable_strings`]), so nothing a renderer prints of it drives a terminal.
+fn printable_text(text: String) -> String {
+    json::printable_strings(&text).unwrap_or(text)
+}

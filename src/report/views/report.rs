@@ -1,0 +1,105 @@
+//! `report`'s view: a saved result rendered again as the registry ([`super::RESULTS`]) says
+//! its schema is, and studies written to one HTML page (one study's report, or several side
+//! by side), the page reserved like every output file.
+
+use super::media::{Medium, label};
+use crate::cmd::report::{Page, Request, Saved};
+use crate::error::{ExitKind, input};
+use crate::report::outputs::{Exports, Outputs, finish};
+use crate::report::view::Exportable;
+use crate::report::{emit, json::Provenance, note, warn};
+use crate::text::{printable, printable_path};
+use anyhow::Result;
+
+/// Prints or writes what `report` was asked for.
+pub fn render(request: Request) -> Result<ExitKind> {
+    match request {
+        Request::Document(text) => emit(&text).map(|()| ExitKind::Success),
+        Request::Again(saved) => match super::registered(&saved.schema) {
+            Some(result) => (result.rerender)(saved),
+            None => Err(unknown(&saved)),
+        },
+        Request::Page(page) => write_page(&page),
+    }
+}
+
+/// Why a schema no registered result has is not rendered.
+fn unknown(saved: &Saved) -> anyhow::Error {
+    let (name, schema) = (&saved.name, saved.schema.as_str());
+    let older =
+        schema.starts_with("ioscope/") && schema.ends_with("/v1") || schema == "ioscope/study/v2";
+    input(if older {
+        format!(
+            "report {name}: schema '{}' was written by an older ioscope; run the command again to get a v2 document",
+            printable(schema)
+        )
+    } else {
+        format!(
+            "report {name}: schema '{}' is not an ioscope result (ioscope/<command>/v2)",
+            printable(schema)
+        )
+    })
+}
+
+/// A saved result of `T`'s schema rendered again, in the formats it asks for; the exit code
+/// is the re-rendering's, not the saved run's.
+pub fn again<T: Exportable>(saved: Saved) -> Result<ExitKind> {
+    let Saved {
+        path,
+        name,
+        text,
+        schema,
+        export,
+    } = saved;
+    // Where and how it was measured is the saved run's, not this machine's.
+    let provenance: Provenance = serde_json::from_str(&text).unwrap_or_default();
+    // Straight into the typed result: a serde_json::Value of the whole document took 10-19x
+    // its size.
+    let result: T = serde_json::from_str(&text)
+        .map_err(|e| input(format!("report {name}: not a valid {schema} document: {e}")))?;
+    drop(text);
+    let out = Exports::again::<T>(&export, &path, provenance)?;
+    finish(&result, &export, &out, &path).map(|_| ExitKind::Success)
+}
+
+/// The HTML page of one study, or of several side by side, written to a new file (an
+/// existing one only with `--force`) that is none of the studies read.
+fn write_page(page: &Page) -> Result<ExitKind> {
+    for study in &page.studies {
+        if let Some(first) = study.copy_of {
+            warn(&format!(
+                "report: {} holds the same document as {} (a copy of one study?): it is compared with itself",
+                study.shown, page.studies[first].shown
+            ));
+        }
+    }
+    let media: Vec<Medium> = page
+        .studies
+        .iter()
+        .map(|l| Medium {
+            label: label(&l.report, &l.environment),
+            report: &l.report,
+            env: &l.environment,
+        })
+        .collect();
+    let html = if let [one] = media.as_slice() {
+        let line = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        super::study::page(one.report, one.env, &line)?
+    } else {
+        super::media::page(&media)?
+    };
+    let read: Vec<&std::path::Path> = page.studies.iter().map(|s| s.file.as_path()).collect();
+    let out = Outputs::reserve_apart(
+        &[("-o", &page.output)],
+        page.force,
+        &read,
+        "one of the studies being read",
+        "report",
+    )?;
+    out.write("-o", html.as_bytes())?;
+    note(&format!("report: {}\n", printable_path(&page.output)));
+    Ok(ExitKind::Success)
+}
