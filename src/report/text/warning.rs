@@ -17,22 +17,23 @@ pub fn warning(w: &Warning) -> String {
             check.kernel
         ),
         Warning::CacheState { at: where_, proof } => {
-            let res = proof
-                .residency_before
-                .map_or("unknown".to_string(), |r| r.percent());
-            let dev = proof
-                .device_read_bytes
-                .map_or("unknown".to_string(), format_size);
+            let res = proof.residency_before.map_or(
+                "its residency could not be read".to_string(),
+                |r| format!("{} of the file was resident", r.percent()),
+            );
+            let dev = proof.device_read_bytes.map_or(
+                "the device's reads could not be counted".to_string(),
+                |d| format!("the device read {} of {}", format_size(d), format_size(proof.bytes)),
+            );
             let fix = match proof.asked {
                 CacheState::Cold => "this file system keeps pages after eviction (tmpfs, some overlays) or memory pressure refilled them; measure cold on a disk-backed file system, or with --drop-caches as root",
                 CacheState::Warm => "the file does not fit in the page cache, or other work evicted it; use a smaller file or a machine with more free memory",
                 CacheState::AsIs => "",
             };
             format!(
-                "{}the run was asked to start {} but {res} of the file was resident and the device read {dev} of {}: {fix}",
+                "{}the run was asked to start {} but {res} and {dev}: {fix}",
                 at(where_),
                 proof.asked.name(),
-                format_size(proof.bytes)
             )
         }
         Warning::NotCounted { engine } => format!(

@@ -99,11 +99,19 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
     let rate = format_mib_per_s;
     let no_device = r.device.is_none() && row.cold.device.is_none();
     let warm_vs_cold = relate(Figure::one(warm), Figure::one(cold));
+    let colds_agree = relate(Figure::one(again), Figure::one(cold)) == Relation::Same;
     why.push(match warm_vs_cold {
-        Relation::Above(x) => format!(
+        Relation::Above(x) if colds_agree => format!(
             "In calls of {block} the warm read is {x:.1}x the cold one ({} against {}).",
             rate(warm),
             rate(cold)
+        ),
+        Relation::Above(x) => format!(
+            "In calls of {block} the warm read is {x:.1}x the first cold read and {:.1}x the second ({} against {} and {}).",
+            crate::measure::verdict::ratio(warm, again),
+            rate(warm),
+            rate(cold),
+            rate(again)
         ),
         Relation::Same if no_device => format!(
             "In calls of {block} warm and cold reads are within 10% ({} against {}): there is no block device under this file system, so a cold read comes from memory too.",

@@ -446,7 +446,7 @@ impl Exportable for PatternsReport {
 /// [`crate::measure::verdict`]: the usual story (random slower than sequential, rewrite faster than
 /// write, reread faster than read) only where the numbers show it; the same, the opposite
 /// or "they scatter more than they differ" otherwise.
-fn patterns_sentences(p: &crate::cmd::patterns::PatternsReport) -> Vec<String> {
+fn patterns_sentences(p: &crate::cmd::patterns::PatternsReport, has_device: bool) -> Vec<String> {
     use crate::measure::verdict::{Figure, Relation, relate};
     let figure = |name: &str| {
         p.results
@@ -475,7 +475,7 @@ fn patterns_sentences(p: &crate::cmd::patterns::PatternsReport) -> Vec<String> {
                 "Random reads of 64 KiB records reach {:.0}% of sequential reads ({}): out of order, read-ahead cannot predict the next record{}.",
                 100.0 * x,
                 rates(random, seq),
-                if cold {
+                if cold && has_device {
                     ", and every record waits for the device"
                 } else {
                     ""
@@ -570,7 +570,8 @@ pub(crate) fn fsync_share_sentence(
     }
 }
 
-pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport) -> Section {
+/// The study's patterns section; `has_device`: a block device is under the file system.
+pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport, has_device: bool) -> Section {
     let rows = p
         .results
         .iter()
@@ -592,7 +593,7 @@ pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport) -> Section {
             ]
         })
         .collect();
-    let why = patterns_sentences(p);
+    let why = patterns_sentences(p, has_device);
     Section {
         part: Part::Patterns,
         status: None,

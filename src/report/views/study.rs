@@ -297,7 +297,10 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
                 Part::Cache => r.cache.as_ref().map(super::cache::section),
                 Part::Syscalls => r.syscalls.as_ref().map(|s| super::syscalls::section(s, r)),
                 Part::Compare => r.compare.as_ref().map(super::compare::section),
-                Part::Patterns => r.patterns.as_ref().map(super::patterns::section),
+                Part::Patterns => r
+                    .patterns
+                    .as_ref()
+                    .map(|p| super::patterns::section(p, env.storage.device.is_some())),
                 Part::Transfer => r.transfer.as_ref().map(super::transfer::section),
                 Part::Calibrate => r.calibrate.as_ref().map(super::calibrate::section),
             }

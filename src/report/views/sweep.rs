@@ -538,6 +538,7 @@ pub(crate) fn read_section(s: &SweepReport, env: &Environment) -> Section {
         if let (Some(first_cold), Some(first_warm)) = (cold.first(), warm.first())
             && first_cold.rate.median
                 >= crate::measure::verdict::CLOSE_SHARE * first_warm.rate.median
+            && s.device.is_some()
         {
             why.push(format!(
                 "In calls of {} cold reads run at {:.0}% of the warm rate: the kernel reads ahead{} in large requests whatever the block size, so small calls are limited by their own cost, not by the device.",
