@@ -9,6 +9,10 @@ use crate::measure::cache::CacheState;
 use crate::units::{GIB, format_size, parse_duration, parse_nonzero_size, parse_size};
 use crate::workload::Op;
 use crate::workload::data::fresh_seed;
+use crate::workload::layout::{Layout, Phases};
+use crate::workload::patterns::{Test, auto_grid};
+use crate::workload::plan::{DEFAULT_STRIDE, doubling};
+use crate::workload::study::{Level, Part};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -96,6 +100,14 @@ pub fn cache_states(choice: CacheChoice) -> Vec<CacheState> {
         CacheChoice::Warm => vec![CacheState::Warm],
         CacheChoice::Cold => vec![CacheState::Cold],
         CacheChoice::Both => vec![CacheState::Warm, CacheState::Cold],
+    }
+}
+
+/// The cache state a `--cache warm|cold` choice stands for.
+pub fn cache_state(mode: CacheMode) -> CacheState {
+    match mode {
+        CacheMode::Warm => CacheState::Warm,
+        CacheMode::Cold => CacheState::Cold,
     }
 }
 
@@ -259,10 +271,7 @@ impl CalibrateOptions {
             block_size: block_size(&args.block_size, &what)?,
             min,
             max,
-            cache: match args.cache {
-                CacheMode::Warm => CacheState::Warm,
-                CacheMode::Cold => CacheState::Cold,
-            },
+            cache: cache_state(args.cache),
             setup: choice,
             grow: args.grow,
             max_bytes: None,
@@ -279,9 +288,9 @@ pub struct StudyOptions {
     /// Directory to study; `None` means a new `./ioscope-study`.
     pub dir: Option<PathBuf>,
     /// How much to measure.
-    pub level: crate::cmd::study::Level,
+    pub level: Level,
     /// The parts to run, write-read always among them.
-    pub parts: Vec<crate::cmd::study::Part>,
+    pub parts: Vec<Part>,
     /// Where the report goes; `None`: a new `./ioscope-report-DATE-TIME`.
     pub out: Option<PathBuf>,
     /// Scratch file size; `None` means: choose for this machine.
@@ -310,7 +319,6 @@ pub fn block_size_list(text: &str, what: &str) -> Result<Vec<u64>> {
 impl StudyOptions {
     /// Checks and converts `study`'s arguments.
     pub fn from_args(args: &StudyArgs) -> Result<Self> {
-        use crate::cmd::study::Part;
         let what = "study";
         let size = args
             .size
@@ -496,20 +504,6 @@ impl ExportOptions {
     }
 }
 
-/// Block sizes from `from` to `to`, doubling.
-pub fn doubling(from: u64, to: u64) -> Vec<u64> {
-    let mut sizes = Vec::new();
-    let mut bs = from;
-    while bs <= to {
-        sizes.push(bs);
-        match bs.checked_mul(2) {
-            Some(next) => bs = next,
-            None => break,
-        }
-    }
-    sizes
-}
-
 /// Validated options of `sweep`.
 #[derive(Debug, Clone)]
 pub struct SweepOptions {
@@ -610,9 +604,6 @@ impl SweepOptions {
     }
 }
 
-/// The stride read's default distance, in records.
-pub const DEFAULT_STRIDE: u64 = 17;
-
 /// Validated options of `patterns`.
 #[derive(Debug, Clone)]
 pub struct PatternsOptions {
@@ -625,7 +616,7 @@ pub struct PatternsOptions {
     /// Auto mode (sizes × records).
     pub auto: bool,
     /// Tests, in the order run.
-    pub tests: Vec<crate::cmd::patterns::Test>,
+    pub tests: Vec<Test>,
     /// Timed runs per test.
     pub runs: usize,
     /// Cache state of read tests.
@@ -653,7 +644,6 @@ pub struct PatternsOptions {
 impl PatternsOptions {
     /// Checks and converts `patterns`' arguments.
     pub fn from_args(args: &crate::cli::PatternsArgs) -> Result<Self> {
-        use crate::cmd::patterns::{Test, auto_grid};
         let what = format!("patterns {}", display_name(&args.path));
         let size = parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?;
         let record =
@@ -726,10 +716,7 @@ impl PatternsOptions {
             auto: args.auto,
             tests,
             runs,
-            cache: match args.cache {
-                crate::cli::PatternsCache::Cold => CacheState::Cold,
-                crate::cli::PatternsCache::Warm => CacheState::Warm,
-            },
+            cache: cache_state(args.cache),
             stride: args.stride.unwrap_or(DEFAULT_STRIDE),
             stride_given: args.stride.is_some(),
             read_percent: args.read_percent,
@@ -814,9 +801,9 @@ pub struct MpiOptions {
     /// The directory for the files.
     pub dir: PathBuf,
     /// The timed phases.
-    pub phases: crate::cmd::mpi::Phases,
+    pub phases: Phases,
     /// How the ranks share the files.
-    pub layout: crate::cmd::mpi::Layout,
+    pub layout: Layout,
     /// Bytes per rank.
     pub size: u64,
     /// Bytes per call.
@@ -857,10 +844,7 @@ impl MpiOptions {
             size,
             block_size,
             repeat: args.repeat,
-            cache: match args.cache {
-                CacheMode::Cold => CacheState::Cold,
-                CacheMode::Warm => CacheState::Warm,
-            },
+            cache: cache_state(args.cache),
             seed: args.seed,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,

@@ -6,7 +6,7 @@ use common::*;
 use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::sweep::SweepReport;
 use ioscope::cmd::warning::Warning;
-use ioscope::report::exports::Exportable;
+use ioscope::report::view::Exportable;
 
 fn null_sweep(path: &str) -> SweepReport {
     let options = sweep_options(&[

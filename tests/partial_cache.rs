@@ -8,7 +8,7 @@ use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::warning::Warning;
 use ioscope::measure::meter::FixedMeter;
 use ioscope::options::CacheOptions;
-use ioscope::report::exports::Exportable;
+use ioscope::report::view::Exportable;
 
 const METER: FixedMeter = FixedMeter {
     resident: None,

@@ -29,64 +29,12 @@ use crate::options::MpiOptions;
 use crate::units::per_second;
 use crate::workload::Op;
 use crate::workload::data::{DataStream, fresh_seed};
-use crate::workload::plan::{Order, Plan, mix};
+pub use crate::workload::layout::{Layout, Phases, data_seed, segment};
+use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-
-/// How the ranks share the files (IOR's layouts).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Layout {
-    /// N-N: a file per rank.
-    FilePerRank,
-    /// N-1: one shared file, blocks of the ranks interleaved (block j of rank r at
-    /// `(j * ranks + r) * block`).
-    SharedStrided,
-    /// N-1: one shared file, a contiguous segment per rank (rank r owns
-    /// `[r * size, (r + 1) * size)`).
-    SharedContiguous,
-}
-
-impl Layout {
-    /// The name as typed on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Layout::FilePerRank => "file-per-rank",
-            Layout::SharedStrided => "shared-strided",
-            Layout::SharedContiguous => "shared-contiguous",
-        }
-    }
-
-    /// Whether the ranks share one file.
-    pub fn shared(self) -> bool {
-        self != Layout::FilePerRank
-    }
-}
-
-/// Which phases are timed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Phases {
-    /// Timed writes (fsync included).
-    Write,
-    /// Timed reads of files written (untimed) first.
-    Read,
-    /// Timed writes, then timed reads, every repeat.
-    Both,
-}
-
-impl Phases {
-    /// `write`, `read` or `both`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Phases::Write => "write",
-            Phases::Read => "read",
-            Phases::Both => "both",
-        }
-    }
-}
 
 /// The collective operations the command needs: MPI's, or one rank's.
 pub trait Comm {
@@ -304,33 +252,6 @@ fn path_of(dir: &Path, layout: Layout, tag: u64, owner: usize) -> PathBuf {
         dir.join(format!(".ioscope-mpi-{tag}"))
     } else {
         dir.join(format!(".ioscope-mpi-{tag}-{owner}"))
-    }
-}
-
-/// The bytes `owner` writes, where they lie in its file.
-pub fn segment(layout: Layout, ranks: usize, owner: usize, size: u64, block: u64) -> Plan {
-    match layout {
-        Layout::FilePerRank => Plan::sequential(0, size, block),
-        Layout::SharedContiguous => Plan::sequential(owner as u64 * size, size, block),
-        Layout::SharedStrided => Plan::new(
-            0,
-            size,
-            block,
-            Order::Interleaved {
-                lanes: ranks as u64,
-                lane: owner as u64,
-            },
-        ),
-    }
-}
-
-/// The seed of `owner`'s data: one stream over a shared file (byte `o` is the stream's
-/// byte `o`), a stream per file otherwise, so no two files hold the same bytes.
-pub fn data_seed(layout: Layout, seed: u64, owner: usize) -> u64 {
-    if layout.shared() {
-        seed
-    } else {
-        seed ^ mix(owner as u64 + 1)
     }
 }
 

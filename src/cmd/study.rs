@@ -24,12 +24,13 @@ use crate::measure::env::meminfo_bytes;
 use crate::measure::timer::Elapsed;
 use crate::options::{
     CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, PatternsOptions, StudyOptions,
-    SweepOptions, SyscallsOptions, doubling,
+    SweepOptions, SyscallsOptions,
 };
 use crate::units::{KIB, MIB, format_size};
 use crate::workload::Op;
 use crate::workload::data::{fresh_seed, xor_of_prefix};
-use crate::workload::plan::Plan;
+use crate::workload::plan::{DEFAULT_STRIDE, Plan, doubling};
+pub use crate::workload::study::{Level, Part};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -41,28 +42,8 @@ const MIN_SIZE: u64 = MIB;
 /// Block size of the write that creates the scratch file, and of the verified read.
 const WRITE_BLOCK: u64 = MIB;
 
-/// How much the study measures, and so how long it takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Level {
-    /// About 30 s: every part once, few points.
-    Quick,
-    /// About 3 minutes: the classic block sizes, repeated.
-    Standard,
-    /// The classic report's rigour: 50 runs per point, 5–15 s calibration; long.
-    Thorough,
-}
-
+/// The study's policy at each level (the level itself is vocabulary: [`Level`]).
 impl Level {
-    /// `quick`, `standard` or `thorough`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Quick => "quick",
-            Self::Standard => "standard",
-            Self::Thorough => "thorough",
-        }
-    }
-
     /// What each part measures at this level.
     pub fn budget(self) -> Budget {
         match self {
@@ -177,76 +158,6 @@ pub struct Budget {
     pub transfer_large: u64,
     /// Transfers per method pair.
     pub transfer_repeat: usize,
-}
-
-/// One part of the study.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Part {
-    /// Write the file, read it back, checksum verified.
-    WriteRead,
-    /// Read throughput against block size, cold and warm.
-    ReadSweep,
-    /// Cold, warm, cold again, with residency and device bytes.
-    Cache,
-    /// Cost of a 1-byte read() against lseek(), pread() and getpid().
-    Syscalls,
-    /// `fast` against dd, cat and fio.
-    Compare,
-    /// Write throughput against block size, fsync included.
-    WriteSweep,
-    /// iozone's tests.
-    Patterns,
-    /// Files over a socket, every method pair.
-    Transfer,
-    /// The file size for a read in the calibration window.
-    Calibrate,
-}
-
-impl Part {
-    /// Every part, in the order the study runs them (calibrate grows the scratch file, so it
-    /// comes last).
-    pub const ALL: [Part; 9] = [
-        Part::WriteRead,
-        Part::ReadSweep,
-        Part::Cache,
-        Part::Syscalls,
-        Part::Compare,
-        Part::WriteSweep,
-        Part::Patterns,
-        Part::Transfer,
-        Part::Calibrate,
-    ];
-
-    /// The name used in files and flags (`read-sweep`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::WriteRead => "write-read",
-            Self::ReadSweep => "read-sweep",
-            Self::Cache => "cache",
-            Self::Syscalls => "syscalls",
-            Self::Compare => "compare",
-            Self::WriteSweep => "write-sweep",
-            Self::Patterns => "patterns",
-            Self::Transfer => "transfer",
-            Self::Calibrate => "calibrate",
-        }
-    }
-
-    /// The heading of its section.
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::WriteRead => "Write, then read back with the checksum verified",
-            Self::ReadSweep => "Read throughput against block size, cold and warm",
-            Self::Cache => "Cold against warm page cache",
-            Self::Syscalls => "The cost of a system call",
-            Self::Compare => "The fastest reader against dd, cat and fio",
-            Self::WriteSweep => "Write throughput against block size (fsync included)",
-            Self::Patterns => "Access patterns (iozone's tests)",
-            Self::Transfer => "Files over a socket: read/write, mmap and zero-copy",
-            Self::Calibrate => "A file size for a reasonable read time",
-        }
-    }
 }
 
 /// How a part ended.
@@ -790,7 +701,7 @@ impl Context_<'_> {
                     } else {
                         CacheState::Warm
                     },
-                    stride: crate::options::DEFAULT_STRIDE,
+                    stride: DEFAULT_STRIDE,
                     stride_given: false,
                     read_percent: 50,
                     draws: false,
