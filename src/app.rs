@@ -170,8 +170,9 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             }))
         }
         Command::Send(args) => {
-            let result = cmd::transfer::send(&args)?;
-            if args.json {
+            let options = crate::options::SendOptions::from_args(&args)?;
+            let result = cmd::transfer::send(&options)?;
+            if options.json {
                 report::emit(&json::document(
                     "send",
                     &result,
@@ -179,21 +180,26 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                 ))?;
             } else {
                 report::emit(&crate::report::views::transfer::sent(&result))?;
+                for w in &result.warnings {
+                    report::warn(&text::warning(w));
+                }
             }
             Ok(ExitKind::Success)
         }
         Command::Receive(args) => {
+            let options = crate::options::ReceiveOptions::from_args(&args)?;
             let mut failed = false;
-            cmd::transfer::receive(&args, &mut |outcome| {
+            let announce = crate::report::views::transfer::Announce;
+            cmd::transfer::receive(&options, &announce, &mut |outcome| {
                 match outcome {
-                    Ok(session) if args.json => report::emit(&json::document(
+                    Ok(session) if options.json => report::emit(&json::document(
                         "receive",
                         &session,
-                        &Provenance::here(&args.dir),
+                        &Provenance::here(&options.receiving.dir),
                     ))?,
                     Ok(session) => report::emit(&crate::report::views::transfer::received(
                         &session,
-                        !args.no_sync,
+                        options.receiving.sync,
                     ))?,
                     Err(e) if crate::error::exit_kind(&e) == ExitKind::Interrupted => {
                         return Err(e);
@@ -216,7 +222,7 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             })
         }
         Command::Transfer(args) => {
-            let options = cmd::transfer::TransferOptions::from_args(&args)?;
+            let options = crate::options::TransferOptions::from_args(&args)?;
             let export = ExportOptions::from_args(&args.export, "transfer")?;
             let out = reserve::<cmd::transfer::TransferReport>(&export, &[])?;
             let result = cmd::transfer::execute(&options, &mut |r| save(r, &out, &options.to))?;

@@ -718,7 +718,7 @@ impl Context_<'_> {
                 Ok(partial(complete))
             }
             Part::Transfer => {
-                let options = crate::cmd::transfer::TransferOptions {
+                let options = crate::options::TransferOptions {
                     files: Vec::new(),
                     to: self.dir.to_path_buf(),
                     large: b.transfer_large,

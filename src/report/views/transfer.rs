@@ -239,6 +239,24 @@ pub fn sent(r: &SendReport) -> String {
     )
 }
 
+/// Says on stderr that `receive` is serving: the token it made (senders need it), then
+/// where it listens.
+pub struct Announce;
+
+impl crate::cmd::transfer::ReceiveObserver for Announce {
+    fn listening(&self, l: &crate::cmd::transfer::Listening) {
+        if let Some(t) = &l.token_made {
+            crate::report::warn(&format!("token: {t} (senders pass it with --token)"));
+        }
+        crate::report::note(&format!(
+            "receiving into {} on {} ({}); Ctrl-C stops\n",
+            l.dir.display(),
+            l.endpoint,
+            l.method.name()
+        ));
+    }
+}
+
 /// One line per connection a receiver served (and one more when files were written by
 /// `write` instead of the method asked).
 pub fn received(s: &Session, synced: bool) -> String {
@@ -272,6 +290,9 @@ impl Exportable for TransferReport {
     }
     fn ok(&self) -> bool {
         TransferReport::ok(self)
+    }
+    fn warnings(&self) -> &[crate::cmd::warning::Warning] {
+        &self.warnings
     }
     fn complete(&self) -> bool {
         self.complete
