@@ -8,23 +8,20 @@
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
-use crate::cmd::calibrate::CalibrateReport;
 use crate::cmd::coldwarm::CacheReport;
 use crate::cmd::compare::CompareReport;
 use crate::cmd::patterns::{PatternsReport, Test};
 use crate::cmd::sweep::SweepReport;
-use crate::cmd::syscalls::SyscallsReport;
 use crate::cmd::transfer::TransferReport;
-use crate::engine::{self, Moved};
+use crate::engine;
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind, OutputFile};
-use crate::measure::cache::{CacheProof, CacheState};
+use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::measure::env::meminfo_bytes;
-use crate::measure::timer::Elapsed;
 use crate::options::{
     CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, PatternsOptions, StudyOptions,
-    SweepOptions, SyscallsOptions,
+    SweepOptions, SyscallsOptions, TransferOptions,
 };
 use crate::units::{KIB, MIB, format_size};
 use crate::workload::Op;
@@ -32,10 +29,12 @@ use crate::workload::data::{fresh_seed, xor_of_prefix};
 use crate::workload::plan::{DEFAULT_STRIDE, Plan, doubling};
 pub use crate::workload::study::{Level, Part};
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+mod result;
+pub use result::{Budget, Outcome, Step, StudyReport, StudyRow};
 
 /// The smallest scratch file the default will settle for.
 const MIN_SIZE: u64 = MIB;
@@ -126,196 +125,6 @@ pub fn about(seconds: f64) -> String {
         format!("about {:.0} min", (seconds / 60.0).ceil())
     } else {
         format!("about {:.1} h", seconds / 3600.0)
-    }
-}
-
-/// What the parts measure at one level.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Budget {
-    /// Largest scratch file (also bounded by RAM / 8 and free space).
-    pub file_cap: u64,
-    /// Block sizes of the sweeps.
-    pub sweep_blocks: Vec<u64>,
-    /// Timed runs per sweep point.
-    pub repeat: usize,
-    /// Calls per sweep run at most (small blocks read a prefix).
-    pub max_calls: u64,
-    /// Bytes per run of the write sweep.
-    pub write_size: u64,
-    /// Calibration window, seconds.
-    pub calibrate_window: (f64, f64),
-    /// The largest the calibration may grow the scratch file to.
-    pub calibrate_cap: Option<u64>,
-    /// Calls per system-call measurement.
-    pub syscall_sizes: Vec<u64>,
-    /// Runs per contender in the comparison.
-    pub compare_repeat: usize,
-    /// File size of the patterns tests.
-    pub patterns_size: u64,
-    /// Runs per pattern test.
-    pub patterns_runs: usize,
-    /// Size of the large transfer file.
-    pub transfer_large: u64,
-    /// Transfers per method pair.
-    pub transfer_repeat: usize,
-}
-
-/// How a part ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "outcome")]
-pub enum Outcome {
-    /// Measured in full.
-    Done,
-    /// Interrupted after some of it was measured (kept, marked partial).
-    Partial,
-    /// Not run, and why.
-    Skipped {
-        /// The reason, for the reader.
-        reason: String,
-    },
-    /// It failed; the study went on.
-    Failed {
-        /// The error.
-        error: String,
-    },
-}
-
-/// One part as it ran.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Step {
-    /// Which part.
-    pub part: Part,
-    /// Wall seconds it took.
-    pub seconds: f64,
-    /// Seconds the level's estimate gave it.
-    pub estimated_seconds: f64,
-    /// How it ended.
-    #[serde(flatten)]
-    pub outcome: Outcome,
-}
-
-/// The write or the verified read of the scratch file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StudyRow {
-    /// Write or read.
-    pub op: Op,
-    /// Bytes per call.
-    pub block_size: u64,
-    /// Bytes, calls and checksum.
-    #[serde(flatten)]
-    pub moved: Moved,
-    /// The checksum as printed.
-    pub xor_hex: String,
-    /// Whether the checksum equals that of the bytes written.
-    pub verified: bool,
-    /// Seconds (for the write: including fsync).
-    pub seconds: f64,
-    /// Bytes per second.
-    pub bytes_per_second: f64,
-    /// Calls per second.
-    pub calls_per_second: f64,
-    /// Seconds of the fsync that ends the write.
-    pub fsync_seconds: Option<f64>,
-    /// Wall and CPU time.
-    pub elapsed: Elapsed,
-    /// Residency before a read and the device bytes.
-    pub cache: Option<CacheProof>,
-    /// Whether the kernel's counts agreed.
-    pub checks_ok: bool,
-}
-
-/// The study's result: one field per part, `None` where it did not run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StudyReport {
-    /// The directory studied.
-    pub dir: String,
-    /// The level.
-    pub level: Level,
-    /// What the parts measure at that level.
-    pub budget: Budget,
-    /// The level's estimate of the whole study, seconds.
-    pub estimated_seconds: f64,
-    /// Wall seconds the study took.
-    pub seconds: f64,
-    /// The block device under the directory (`None`: tmpfs, overlay, network...).
-    pub device: Option<String>,
-    /// Size of the scratch file.
-    pub file_bytes: u64,
-    /// Seed of its contents.
-    pub seed: u64,
-    /// Every part, in the order run.
-    pub steps: Vec<Step>,
-    /// The write and the verified read.
-    pub write_read: Vec<StudyRow>,
-    /// Read sweep (cold and warm).
-    pub read_sweep: Option<SweepReport>,
-    /// Cold, warm, cold again.
-    pub cache: Option<CacheReport>,
-    /// System-call costs.
-    pub syscalls: Option<SyscallsReport>,
-    /// `fast` against dd, cat and fio.
-    pub compare: Option<CompareReport>,
-    /// Write sweep.
-    pub write_sweep: Option<SweepReport>,
-    /// iozone's tests.
-    pub patterns: Option<PatternsReport>,
-    /// The transfer matrix.
-    pub transfer: Option<TransferReport>,
-    /// The file size for the calibration window.
-    pub calibrate: Option<CalibrateReport>,
-    /// Whether every read returned the bytes written.
-    pub verified: bool,
-    /// Whether the scratch file was kept (`--keep`), and where.
-    pub kept_file: Option<String>,
-    /// The kept file's size at the end (the calibration may have grown it).
-    #[serde(default)]
-    pub kept_bytes: Option<u64>,
-    /// Whether every part ran (false after an interruption).
-    pub complete: bool,
-    /// What the reader should know (the parts' own warnings stay in their results).
-    pub warnings: Vec<Warning>,
-    /// The machine the study ran on, when read back from a saved document (its top-level
-    /// `environment`, written there by the document's provenance, never by this field):
-    /// the explanations name that machine's caches, not those of the one re-rendering it.
-    #[serde(default, rename = "environment", skip_serializing)]
-    pub measured_on: Option<crate::measure::env::Environment>,
-}
-
-impl StudyReport {
-    /// The machine it ran on: the saved one for a study read back, else this one (a study
-    /// just run).
-    pub fn environment(&self) -> crate::measure::env::Environment {
-        self.measured_on
-            .clone()
-            .unwrap_or_else(|| crate::measure::env::Environment::collect(Path::new(&self.dir)))
-    }
-
-    /// Whether every read was verified and every part's checks held.
-    pub fn ok(&self) -> bool {
-        self.verified
-            && self.write_read.iter().all(|r| r.checks_ok)
-            && self.read_sweep.as_ref().is_none_or(|r| r.ok())
-            && self.write_sweep.as_ref().is_none_or(|r| r.ok())
-            && self.cache.as_ref().is_none_or(|r| r.ok())
-            && self.patterns.as_ref().is_none_or(|r| r.ok())
-            && self.transfer.as_ref().is_none_or(|r| r.ok())
-            && !self
-                .steps
-                .iter()
-                .any(|s| matches!(s.outcome, Outcome::Failed { .. }))
-    }
-
-    /// Whether the read back returned the bytes written: `None` when it never ran.
-    pub fn read_back_verified(&self) -> Option<bool> {
-        self.write_read
-            .iter()
-            .find(|r| r.op == Op::Read)
-            .map(|r| r.verified)
-    }
-
-    /// The step record of `part`, if it ran or was skipped.
-    pub fn step(&self, part: Part) -> Option<&Step> {
-        self.steps.iter().find(|s| s.part == part)
     }
 }
 
@@ -416,7 +225,7 @@ pub fn execute(
         warnings: Vec::new(),
         measured_on: None,
     };
-    let context = Context_ {
+    let context = PartRunner {
         options,
         harness,
         budget: &budget,
@@ -435,31 +244,9 @@ pub fn execute(
             .sum();
         let estimate = options.level.estimate(part);
         observer.part(part, index, parts.len(), estimate, remaining);
-        let clock = Instant::now();
-        let outcome = match context.skip_reason(part) {
-            Some(reason) => Outcome::Skipped { reason },
-            None => match context.run(part, &mut report) {
-                Ok(outcome) => outcome,
-                Err(e) if is_interruption(&e) => Outcome::Partial,
-                Err(e) if part == Part::WriteRead => return Err(e),
-                Err(e) => Outcome::Failed {
-                    error: format!("{e:#}"),
-                },
-            },
-        };
-        // A part that returned whole while Ctrl-C arrived (its last child process killed by
-        // the signal, say) was still interrupted.
-        let outcome = match outcome {
-            Outcome::Done if crate::interrupt::requested() => Outcome::Partial,
-            other => other,
-        };
-        let stop = outcome == Outcome::Partial || crate::interrupt::requested();
-        report.steps.push(Step {
-            part,
-            seconds: clock.elapsed().as_secs_f64(),
-            estimated_seconds: estimate,
-            outcome,
-        });
+        let step = context.step(part, estimate, &mut report)?;
+        let stop = step.outcome == Outcome::Partial || crate::interrupt::requested();
+        report.steps.push(step);
         report.seconds = started.elapsed().as_secs_f64();
         if stop {
             interrupted = true;
@@ -525,7 +312,7 @@ fn study_dir(given: Option<&Path>) -> Result<(PathBuf, CreatedDir)> {
 }
 
 /// What every part needs.
-struct Context_<'a> {
+struct PartRunner<'a> {
     options: &'a StudyOptions,
     harness: &'a Harness<'a>,
     budget: &'a Budget,
@@ -536,7 +323,7 @@ struct Context_<'a> {
     has_device: bool,
 }
 
-impl Context_<'_> {
+impl PartRunner<'_> {
     /// Why `part` cannot run here, if it cannot.
     fn skip_reason(&self, part: Part) -> Option<String> {
         match part {
@@ -595,182 +382,229 @@ impl Context_<'_> {
         crate::cmd::sweep::execute(&options, self.harness, &mut ignore)
     }
 
+    /// Runs `part` into `report`, or says why it cannot run here: its step, with how it
+    /// ended and how long it took. A failed part is recorded and the study goes on, except
+    /// write-read, which every other part needs: its error is returned.
+    fn step(&self, part: Part, estimate: f64, report: &mut StudyReport) -> Result<Step> {
+        let clock = Instant::now();
+        let outcome = match self.skip_reason(part) {
+            Some(reason) => Outcome::Skipped { reason },
+            None => match self.run(part, report) {
+                Ok(outcome) => outcome,
+                Err(e) if is_interruption(&e) => Outcome::Partial,
+                Err(e) if part == Part::WriteRead => return Err(e),
+                Err(e) => Outcome::Failed {
+                    error: format!("{e:#}"),
+                },
+            },
+        };
+        // A part that returned whole while Ctrl-C arrived (its last child process killed by
+        // the signal, say) was still interrupted.
+        let outcome = match outcome {
+            Outcome::Done if crate::interrupt::requested() => Outcome::Partial,
+            other => other,
+        };
+        Ok(Step {
+            part,
+            seconds: clock.elapsed().as_secs_f64(),
+            estimated_seconds: estimate,
+            outcome,
+        })
+    }
+
     /// Runs one part into `report`: done, partial (interrupted after measuring some), or
     /// skipped when it turns out it cannot be measured here.
     fn run(&self, part: Part, report: &mut StudyReport) -> Result<Outcome> {
-        let partial = |complete: bool| {
-            if complete {
-                Outcome::Done
-            } else {
-                Outcome::Partial
-            }
-        };
-        let stream = Setup::single(&engine::stream::Stream);
-        let path = self.scratch.path().to_path_buf();
-        let b = self.budget;
         match part {
             Part::WriteRead => self.write_read(report).map(|()| Outcome::Done),
             Part::ReadSweep => {
+                let path = self.scratch.path().to_path_buf();
                 let r = self.sweep(Op::Read, path, self.states(), 1, self.size)?;
                 let r = something(r.points.is_empty() && !r.complete, r)?;
-                let complete = r.complete;
-                report.read_sweep = Some(r);
-                Ok(partial(complete))
+                Ok(partial(&mut report.read_sweep, r, |r| r.complete))
             }
             Part::WriteSweep => {
-                let file = self
-                    .dir
-                    .join(format!(".ioscope-study-write-{}", std::process::id()));
-                let _remove = RemoveOnDrop(file.clone());
-                // At least the largest block: the read sweep's blocks all fit in the
-                // scratch file, and the write sweep takes the same ones.
-                let largest = b.sweep_blocks.iter().copied().max().unwrap_or(0);
-                let size = b
-                    .write_size
-                    .min(self.size.max(MIB))
-                    .max(largest.min(self.size));
-                let r = self.sweep(Op::Write, file, Vec::new(), 0, size)?;
-                let r = something(r.points.is_empty() && !r.complete, r)?;
-                let complete = r.complete;
-                report.write_sweep = Some(r);
-                Ok(partial(complete))
+                let r = self.write_sweep()?;
+                Ok(partial(&mut report.write_sweep, r, |r| r.complete))
             }
             Part::Cache => {
-                let options = CacheOptions {
-                    path,
-                    block_sizes: vec![4 * KIB, MIB],
-                    setup: stream,
-                    drop_caches: false,
-                    export: self.export(),
-                };
-                let r = crate::cmd::coldwarm::execute(&options, self.harness, &mut ignore)?;
-                let r = something(r.rows.is_empty() && !r.complete, r)?;
-                let complete = r.complete;
-                report.cache = Some(r);
-                Ok(partial(complete))
+                let r = self.cache()?;
+                Ok(partial(&mut report.cache, r, |r| r.complete))
             }
-            Part::Syscalls => {
-                let sizes: Vec<u64> = b
-                    .syscall_sizes
-                    .iter()
-                    .copied()
-                    .filter(|&n| n <= self.size)
-                    .collect();
-                if sizes.is_empty() {
-                    return Ok(Outcome::Skipped {
-                        reason: format!(
-                            "the file ({}) is smaller than every call count of this level",
-                            format_size(self.size)
-                        ),
-                    });
-                }
-                let options = SyscallsOptions {
-                    path,
-                    sizes,
-                    export: self.export(),
-                };
-                report.syscalls = Some(crate::cmd::syscalls::execute(&options, self.harness)?);
-                Ok(Outcome::Done)
-            }
+            Part::Syscalls => self.syscalls(report),
             Part::Compare => {
-                let options = CompareOptions {
-                    path,
-                    block_size: MIB,
-                    block_size_text: "1m".into(),
-                    states: self.states(),
-                    repeat: b.compare_repeat,
-                    export: self.export(),
-                };
-                let r = crate::cmd::compare::execute(&options, self.harness, &mut ignore)?;
-                let r = something(r.rows.is_empty() && !r.complete, r)?;
-                let complete = r.complete;
-                report.compare = Some(r);
-                Ok(partial(complete))
+                let r = self.compare()?;
+                Ok(partial(&mut report.compare, r, |r| r.complete))
             }
             Part::Patterns => {
-                let size = b.patterns_size;
-                let options = PatternsOptions {
-                    path: self.dir.to_path_buf(),
-                    sizes: vec![size],
-                    records: vec![64 * KIB],
-                    auto: false,
-                    tests: Test::ALL.to_vec(),
-                    runs: b.patterns_runs,
-                    cache: if self.has_device {
-                        CacheState::Cold
-                    } else {
-                        CacheState::Warm
-                    },
-                    stride: DEFAULT_STRIDE,
-                    stride_given: false,
-                    read_percent: 50,
-                    draws: false,
-                    drop_caches: false,
-                    keep: false,
-                    force: false,
-                    min_free: self.options.min_free,
-                    export: self.export(),
-                };
-                let r = crate::cmd::patterns::execute(&options, self.harness, &mut ignore)?;
-                let r = something(r.results.is_empty() && !r.complete, r)?;
-                let complete = r.complete;
-                report.patterns = Some(r);
-                Ok(partial(complete))
+                let r = self.patterns()?;
+                Ok(partial(&mut report.patterns, r, |r| r.complete))
             }
             Part::Transfer => {
-                let options = crate::options::TransferOptions {
-                    files: Vec::new(),
-                    to: self.dir.to_path_buf(),
-                    large: b.transfer_large,
-                    small: 10,
-                    small_size: 4 * KIB,
-                    repeat: b.transfer_repeat,
-                    senders: crate::transfer::methods::SendMethod::ALL.to_vec(),
-                    receivers: crate::transfer::methods::RecvMethod::ALL.to_vec(),
-                    unix: false,
-                    sync: true,
-                    buffer: MIB as usize,
-                    min_free: self.options.min_free,
-                };
-                let r = crate::cmd::transfer::execute(&options, &mut ignore)?;
-                let complete = r.complete;
-                report.transfer = Some(r);
-                Ok(partial(complete))
+                let r = self.transfer()?;
+                Ok(partial(&mut report.transfer, r, |r| r.complete))
             }
-            Part::Calibrate => {
-                let (min, max) = b.calibrate_window;
-                let options = CalibrateOptions {
-                    path,
-                    block_size: MIB,
-                    min: Duration::from_secs_f64(min),
-                    max: Duration::from_secs_f64(max),
-                    cache: if self.has_device {
-                        CacheState::Cold
-                    } else {
-                        CacheState::Warm
-                    },
-                    setup: stream,
-                    grow: true,
-                    max_bytes: b.calibrate_cap,
-                    seed: self.seed,
-                    min_free: self.options.min_free,
-                    json: false,
-                };
-                match crate::cmd::calibrate::execute(&options, self.harness) {
-                    Ok(r) => {
-                        report.calibrate = Some(r);
-                        Ok(Outcome::Done)
-                    }
-                    // No size fits the window here within the level's cap (a fast medium
-                    // read warm): a finding, not a failure.
-                    Err(e) => match e.downcast_ref::<Failure>() {
-                        Some(Failure::Check(reason)) => Ok(Outcome::Skipped {
-                            reason: reason.clone(),
-                        }),
-                        _ => Err(e),
-                    },
-                }
+            Part::Calibrate => self.calibrate(report),
+        }
+    }
+
+    /// The cache state of the parts that start cold: cold where a device is behind the
+    /// directory, warm otherwise.
+    fn cold_if_possible(&self) -> CacheState {
+        if self.has_device {
+            CacheState::Cold
+        } else {
+            CacheState::Warm
+        }
+    }
+
+    /// The write sweep, on a file of its own beside the scratch file.
+    fn write_sweep(&self) -> Result<SweepReport> {
+        let b = self.budget;
+        let file = self
+            .dir
+            .join(format!(".ioscope-study-write-{}", std::process::id()));
+        let _remove = RemoveOnDrop(file.clone());
+        // At least the largest block: the read sweep's blocks all fit in the scratch file,
+        // and the write sweep takes the same ones.
+        let largest = b.sweep_blocks.iter().copied().max().unwrap_or(0);
+        let size = b
+            .write_size
+            .min(self.size.max(MIB))
+            .max(largest.min(self.size));
+        let r = self.sweep(Op::Write, file, Vec::new(), 0, size)?;
+        something(r.points.is_empty() && !r.complete, r)
+    }
+
+    /// Cold, warm and cold again at 4 KiB and 1 MiB.
+    fn cache(&self) -> Result<CacheReport> {
+        let options = CacheOptions {
+            path: self.scratch.path().to_path_buf(),
+            block_sizes: vec![4 * KIB, MIB],
+            setup: Setup::single(&engine::stream::Stream),
+            drop_caches: false,
+            export: self.export(),
+        };
+        let r = crate::cmd::coldwarm::execute(&options, self.harness, &mut ignore)?;
+        something(r.rows.is_empty() && !r.complete, r)
+    }
+
+    /// The system-call costs at the level's call counts that fit in the file.
+    fn syscalls(&self, report: &mut StudyReport) -> Result<Outcome> {
+        let sizes: Vec<u64> = self
+            .budget
+            .syscall_sizes
+            .iter()
+            .copied()
+            .filter(|&n| n <= self.size)
+            .collect();
+        if sizes.is_empty() {
+            return Ok(Outcome::Skipped {
+                reason: format!(
+                    "the file ({}) is smaller than every call count of this level",
+                    format_size(self.size)
+                ),
+            });
+        }
+        let options = SyscallsOptions {
+            path: self.scratch.path().to_path_buf(),
+            sizes,
+            export: self.export(),
+        };
+        report.syscalls = Some(crate::cmd::syscalls::execute(&options, self.harness)?);
+        Ok(Outcome::Done)
+    }
+
+    /// `fast` against dd, cat and fio at 1 MiB.
+    fn compare(&self) -> Result<CompareReport> {
+        let options = CompareOptions {
+            path: self.scratch.path().to_path_buf(),
+            block_size: MIB,
+            block_size_text: "1m".into(),
+            states: self.states(),
+            repeat: self.budget.compare_repeat,
+            export: self.export(),
+        };
+        let r = crate::cmd::compare::execute(&options, self.harness, &mut ignore)?;
+        something(r.rows.is_empty() && !r.complete, r)
+    }
+
+    /// Every iozone test at 64 KiB records, on a file of its own in the directory.
+    fn patterns(&self) -> Result<PatternsReport> {
+        let b = self.budget;
+        let options = PatternsOptions {
+            path: self.dir.to_path_buf(),
+            sizes: vec![b.patterns_size],
+            records: vec![64 * KIB],
+            auto: false,
+            tests: Test::ALL.to_vec(),
+            runs: b.patterns_runs,
+            cache: self.cold_if_possible(),
+            stride: DEFAULT_STRIDE,
+            stride_given: false,
+            read_percent: 50,
+            draws: false,
+            drop_caches: false,
+            keep: false,
+            force: false,
+            min_free: self.options.min_free,
+            export: self.export(),
+        };
+        let r = crate::cmd::patterns::execute(&options, self.harness, &mut ignore)?;
+        something(r.results.is_empty() && !r.complete, r)
+    }
+
+    /// The transfer matrix on the classic workloads, over loopback TCP.
+    fn transfer(&self) -> Result<TransferReport> {
+        let b = self.budget;
+        let options = TransferOptions {
+            files: Vec::new(),
+            to: self.dir.to_path_buf(),
+            large: b.transfer_large,
+            small: 10,
+            small_size: 4 * KIB,
+            repeat: b.transfer_repeat,
+            senders: crate::transfer::methods::SendMethod::ALL.to_vec(),
+            receivers: crate::transfer::methods::RecvMethod::ALL.to_vec(),
+            unix: false,
+            sync: true,
+            buffer: MIB as usize,
+            min_free: self.options.min_free,
+        };
+        crate::cmd::transfer::execute(&options, &mut ignore)
+    }
+
+    /// The file size whose read lands in the level's window (the scratch file may grow);
+    /// skipped, with the reason, when none does within the level's cap.
+    fn calibrate(&self, report: &mut StudyReport) -> Result<Outcome> {
+        let b = self.budget;
+        let (min, max) = b.calibrate_window;
+        let options = CalibrateOptions {
+            path: self.scratch.path().to_path_buf(),
+            block_size: MIB,
+            min: Duration::from_secs_f64(min),
+            max: Duration::from_secs_f64(max),
+            cache: self.cold_if_possible(),
+            setup: Setup::single(&engine::stream::Stream),
+            grow: true,
+            max_bytes: b.calibrate_cap,
+            seed: self.seed,
+            min_free: self.options.min_free,
+            json: false,
+        };
+        match crate::cmd::calibrate::execute(&options, self.harness) {
+            Ok(r) => {
+                report.calibrate = Some(r);
+                Ok(Outcome::Done)
             }
+            // No size fits the window here within the level's cap (a fast medium read
+            // warm): a finding, not a failure.
+            Err(e) => match e.downcast_ref::<Failure>() {
+                Some(Failure::Check(reason)) => Ok(Outcome::Skipped {
+                    reason: reason.clone(),
+                }),
+                _ => Err(e),
+            },
         }
     }
 
@@ -813,6 +647,18 @@ impl Context_<'_> {
         );
         Ok(())
     }
+}
+
+/// Keeps a part's result in its field of the report: done, or partial when it was
+/// interrupted after measuring some.
+fn partial<T>(field: &mut Option<T>, result: T, complete: impl Fn(&T) -> bool) -> Outcome {
+    let outcome = if complete(&result) {
+        Outcome::Done
+    } else {
+        Outcome::Partial
+    };
+    *field = Some(result);
+    outcome
 }
 
 /// A part's own progress callback: the study saves after each part instead.
