@@ -185,32 +185,39 @@ fn trace(args: &TraceArgs) -> Result<ExitKind> {
 
 /// `send`: what was sent, as text or one JSON document.
 fn send(args: &SendArgs) -> Result<ExitKind> {
-    let result = cmd::transfer::send(args)?;
-    if args.json {
-        printed(&json::document(
+    let options = crate::options::SendOptions::from_args(args)?;
+    let result = cmd::transfer::send(&options)?;
+    if options.json {
+        return printed(&json::document(
             "send",
             &result,
             &Provenance::here(Path::new(".")),
-        ))
-    } else {
-        printed(&report::views::transfer::sent(&result))
+        ));
     }
+    let kind = printed(&report::views::transfer::sent(&result))?;
+    for w in &result.warnings {
+        report::warn(&report::text::warning(w));
+    }
+    Ok(kind)
 }
 
 /// `receive`: each session as it ends; a failed one is said and the next awaited, and the
 /// exit is 1 if any failed.
 fn receive(args: &ReceiveArgs) -> Result<ExitKind> {
+    let options = crate::options::ReceiveOptions::from_args(args)?;
     let mut failed = false;
-    cmd::transfer::receive(args, &mut |outcome| {
+    let announce = report::views::transfer::Announce;
+    cmd::transfer::receive(&options, &announce, &mut |outcome| {
         match outcome {
-            Ok(session) if args.json => report::emit(&json::document(
+            Ok(session) if options.json => report::emit(&json::document(
                 "receive",
                 &session,
-                &Provenance::here(&args.dir),
+                &Provenance::here(&options.receiving.dir),
             ))?,
-            Ok(session) => {
-                report::emit(&report::views::transfer::received(&session, !args.no_sync))?
-            }
+            Ok(session) => report::emit(&report::views::transfer::received(
+                &session,
+                options.receiving.sync,
+            ))?,
             Err(e) if crate::error::exit_kind(&e) == ExitKind::Interrupted => return Err(e),
             Err(e) => {
                 failed = true;
@@ -229,7 +236,7 @@ fn receive(args: &ReceiveArgs) -> Result<ExitKind> {
 
 /// `transfer`: every method between two places; the files rewritten after each.
 fn transfer(args: &TransferArgs) -> Result<ExitKind> {
-    let options = cmd::transfer::TransferOptions::from_args(args)?;
+    let options = crate::options::TransferOptions::from_args(args)?;
     let export = ExportOptions::from_args(&args.export, "transfer")?;
     let out = Exports::reserve::<cmd::transfer::TransferReport>(&export, &[])?;
     let result = cmd::transfer::execute(&options, &mut |r| save(r, &out, &options.to))?;

@@ -1,6 +1,9 @@
 //! The command line, as clap sees it: names, flags and help text. Syntax only; meaning
 //! (sizes, limits, defaults that depend on the machine) is decided in `options`.
 
+use crate::workload::layout::{Layout, Phases};
+use crate::workload::patterns::Test;
+use crate::workload::study::{Level, Part};
 use clap::{
     ArgGroup, Args, ColorChoice, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum,
 };
@@ -297,12 +300,13 @@ fn engine_help() -> String {
     )
 }
 
-/// Whether reads find the file in the page cache.
+/// Whether the timed reads find the file in the page cache (`calibrate`, `patterns`, `mpi`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CacheMode {
     /// Read the file once first so every timed read is served from memory.
     Warm,
-    /// Evict the file's pages before every timed read (fdatasync + fadvise, no root needed).
+    /// Evict the file's pages before every timed read (fdatasync + fadvise, no root needed),
+    /// proven by residency and device bytes.
     Cold,
 }
 
@@ -349,15 +353,15 @@ pub struct StudyArgs {
     pub dir: Option<PathBuf>,
     /// How much to measure: quick (~10–20 s on a 2-vCPU VM), standard (~1–2 min), thorough
     /// (the classic report's 50 runs per point; it says how long up front).
-    #[arg(long, value_enum, default_value_t = crate::cmd::study::Level::Standard)]
-    pub level: crate::cmd::study::Level,
+    #[arg(long, value_enum, default_value_t = Level::Standard)]
+    pub level: Level,
     /// Where the report goes (study.json, report.html, CSV and SVG files); default: a new
     /// ./ioscope-report-DATE-TIME.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Only these parts (comma-separated; write-read always runs: the others read its file).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "PARTS")]
-    pub only: Vec<crate::cmd::study::Part>,
+    pub only: Vec<Part>,
     /// Leave these parts out (comma-separated; not write-read).
     #[arg(
         long,
@@ -366,7 +370,7 @@ pub struct StudyArgs {
         value_name = "PARTS",
         conflicts_with = "only"
     )]
-    pub skip: Vec<crate::cmd::study::Part>,
+    pub skip: Vec<Part>,
     /// Size of the scratch file (default: suits the machine and the level).
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
@@ -474,13 +478,13 @@ pub struct PatternsArgs {
     pub auto: bool,
     /// Comma-separated tests to run (default: all, in iozone's order).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
-    pub tests: Vec<crate::cmd::patterns::Test>,
+    pub tests: Vec<Test>,
     /// Timed runs per test (default: 3; 1 with --auto).
     #[arg(long, value_name = "N")]
     pub runs: Option<usize>,
     /// Cache state the read tests start in (reread always follows read, warm).
-    #[arg(long, value_enum, default_value_t = PatternsCache::Cold)]
-    pub cache: PatternsCache,
+    #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
+    pub cache: CacheMode,
     /// Stride read: distance between records read, in records (default 17, or less on a
     /// file of 17 records or fewer).
     #[arg(long, value_name = "N")]
@@ -504,15 +508,6 @@ pub struct PatternsArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
-}
-
-/// The cache state `patterns` starts its read tests in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PatternsCache {
-    /// Evicted before every run, proven by residency and device bytes.
-    Cold,
-    /// Fully cached before every run.
-    Warm,
 }
 
 /// `ioscope send ADDR FILE...`
@@ -767,13 +762,13 @@ pub struct MpiArgs {
     /// Timed phases: write (fsync included), read (of files written untimed first), or
     /// both, every repeat.
     #[arg(value_enum)]
-    pub phases: crate::cmd::mpi::Phases,
+    pub phases: Phases,
     /// The directory for the files (on a shared file system, the same path on every host).
     pub dir: PathBuf,
     /// A file per rank (N-N), or one shared file with a segment per rank (N-1), its blocks
     /// interleaved (strided) or not (contiguous).
-    #[arg(long, value_enum, default_value_t = crate::cmd::mpi::Layout::FilePerRank)]
-    pub layout: crate::cmd::mpi::Layout,
+    #[arg(long, value_enum, default_value_t = Layout::FilePerRank)]
+    pub layout: Layout,
     /// Bytes each rank writes and reads (a multiple of --block-size).
     #[arg(long, default_value = "64m", value_name = "SIZE")]
     pub size: String,

@@ -1,15 +1,24 @@
 //! From what the user typed (`cli::*Args`) to what the engine needs (`*Options`): sizes in
 //! bytes, durations, defaults, and every check that needs no I/O beyond a `stat`.
 
-use crate::cli::{CacheChoice, CacheMode, CalibrateArgs, EngineArgs, OpArg, RunArgs, StudyArgs};
+use crate::cli::{
+    CacheChoice, CacheMode, CalibrateArgs, EngineArgs, OpArg, ReceiveArgs, RunArgs, SendArgs,
+    StudyArgs, TransferArgs,
+};
 use crate::engine::{Engine, Setup};
 use crate::error::input;
 use crate::files::display_name;
 use crate::measure::cache::CacheState;
 use crate::measure::meter::{self, Meter, SystemMeter};
+use crate::transfer::methods::{RecvMethod, SendMethod};
+use crate::transfer::{Endpoint, Receiving, Sending, Serving};
 use crate::units::{GIB, format_size, parse_duration, parse_nonzero_size, parse_size};
 use crate::workload::Op;
 use crate::workload::data::fresh_seed;
+use crate::workload::layout::{Layout, Phases};
+use crate::workload::patterns::{Test, auto_grid};
+use crate::workload::plan::{DEFAULT_STRIDE, doubling};
+use crate::workload::study::{Level, Part};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -106,6 +115,14 @@ pub fn cache_states(choice: CacheChoice) -> Vec<CacheState> {
         CacheChoice::Warm => vec![CacheState::Warm],
         CacheChoice::Cold => vec![CacheState::Cold],
         CacheChoice::Both => vec![CacheState::Warm, CacheState::Cold],
+    }
+}
+
+/// The cache state a `--cache warm|cold` choice stands for.
+pub fn cache_state(mode: CacheMode) -> CacheState {
+    match mode {
+        CacheMode::Warm => CacheState::Warm,
+        CacheMode::Cold => CacheState::Cold,
     }
 }
 
@@ -269,10 +286,7 @@ impl CalibrateOptions {
             block_size: block_size(&args.block_size, &what)?,
             min,
             max,
-            cache: match args.cache {
-                CacheMode::Warm => CacheState::Warm,
-                CacheMode::Cold => CacheState::Cold,
-            },
+            cache: cache_state(args.cache),
             setup: choice,
             grow: args.grow,
             max_bytes: None,
@@ -289,9 +303,9 @@ pub struct StudyOptions {
     /// Directory to study; `None` means a new `./ioscope-study`.
     pub dir: Option<PathBuf>,
     /// How much to measure.
-    pub level: crate::cmd::study::Level,
+    pub level: Level,
     /// The parts to run, write-read always among them.
-    pub parts: Vec<crate::cmd::study::Part>,
+    pub parts: Vec<Part>,
     /// Where the report goes; `None`: a new `./ioscope-report-DATE-TIME`.
     pub out: Option<PathBuf>,
     /// Scratch file size; `None` means: choose for this machine.
@@ -320,7 +334,6 @@ pub fn block_size_list(text: &str, what: &str) -> Result<Vec<u64>> {
 impl StudyOptions {
     /// Checks and converts `study`'s arguments.
     pub fn from_args(args: &StudyArgs) -> Result<Self> {
-        use crate::cmd::study::Part;
         let what = "study";
         let size = args
             .size
@@ -506,20 +519,6 @@ impl ExportOptions {
     }
 }
 
-/// Block sizes from `from` to `to`, doubling.
-pub fn doubling(from: u64, to: u64) -> Vec<u64> {
-    let mut sizes = Vec::new();
-    let mut bs = from;
-    while bs <= to {
-        sizes.push(bs);
-        match bs.checked_mul(2) {
-            Some(next) => bs = next,
-            None => break,
-        }
-    }
-    sizes
-}
-
 /// Validated options of `sweep`.
 #[derive(Debug, Clone)]
 pub struct SweepOptions {
@@ -620,9 +619,6 @@ impl SweepOptions {
     }
 }
 
-/// The stride read's default distance, in records.
-pub const DEFAULT_STRIDE: u64 = 17;
-
 /// Validated options of `patterns`.
 #[derive(Debug, Clone)]
 pub struct PatternsOptions {
@@ -635,7 +631,7 @@ pub struct PatternsOptions {
     /// Auto mode (sizes × records).
     pub auto: bool,
     /// Tests, in the order run.
-    pub tests: Vec<crate::cmd::patterns::Test>,
+    pub tests: Vec<Test>,
     /// Timed runs per test.
     pub runs: usize,
     /// Cache state of read tests.
@@ -663,7 +659,6 @@ pub struct PatternsOptions {
 impl PatternsOptions {
     /// Checks and converts `patterns`' arguments.
     pub fn from_args(args: &crate::cli::PatternsArgs) -> Result<Self> {
-        use crate::cmd::patterns::{Test, auto_grid};
         let what = format!("patterns {}", display_name(&args.path));
         let size = parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?;
         let record =
@@ -736,10 +731,7 @@ impl PatternsOptions {
             auto: args.auto,
             tests,
             runs,
-            cache: match args.cache {
-                crate::cli::PatternsCache::Cold => CacheState::Cold,
-                crate::cli::PatternsCache::Warm => CacheState::Warm,
-            },
+            cache: cache_state(args.cache),
             stride: args.stride.unwrap_or(DEFAULT_STRIDE),
             stride_given: args.stride.is_some(),
             read_percent: args.read_percent,
@@ -824,9 +816,9 @@ pub struct MpiOptions {
     /// The directory for the files.
     pub dir: PathBuf,
     /// The timed phases.
-    pub phases: crate::cmd::mpi::Phases,
+    pub phases: Phases,
     /// How the ranks share the files.
-    pub layout: crate::cmd::mpi::Layout,
+    pub layout: Layout,
     /// Bytes per rank.
     pub size: u64,
     /// Bytes per call.
@@ -867,14 +859,199 @@ impl MpiOptions {
             size,
             block_size,
             repeat: args.repeat,
-            cache: match args.cache {
-                CacheMode::Cold => CacheState::Cold,
-                CacheMode::Warm => CacheState::Warm,
-            },
+            cache: cache_state(args.cache),
             seed: args.seed,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,
             json: args.json,
+        })
+    }
+}
+
+/// Refuses `dir` unless it is an existing directory, saying why (missing, not a directory,
+/// no permission) after `what`.
+fn existing_dir(dir: &std::path::Path, what: &str) -> Result<()> {
+    let meta = std::fs::metadata(dir).map_err(|e| {
+        input(format!(
+            "{what} {}: {}",
+            dir.display(),
+            crate::files::describe(&e)
+        ))
+    })?;
+    if !meta.is_dir() {
+        return Err(input(format!("{what} {}: not a directory", dir.display())));
+    }
+    Ok(())
+}
+
+/// Parses `--timeout`; 0 is refused: a socket given a zero timeout has none at all, and a
+/// silent peer would be waited for forever.
+fn timeout(text: &str, what: &str) -> Result<Duration> {
+    let t = parse_duration(text).with_context(|| format!("{what}: --timeout"))?;
+    if t.is_zero() {
+        return Err(input(format!(
+            "{what}: --timeout {text}: must be more than 0 (how long a silent peer is waited for)"
+        )));
+    }
+    Ok(t)
+}
+
+/// Validated options of `send`.
+#[derive(Debug, Clone)]
+pub struct SendOptions {
+    /// The receiver.
+    pub to: Endpoint,
+    /// Files, or directories (sent with their files).
+    pub files: Vec<PathBuf>,
+    /// How the bytes are moved: method, buffer and token.
+    pub sending: Sending,
+    /// How long a silent receiver is waited for.
+    pub timeout: Duration,
+    /// JSON output.
+    pub json: bool,
+}
+
+impl SendOptions {
+    /// Checks and converts `send`'s arguments.
+    pub fn from_args(args: &SendArgs) -> Result<Self> {
+        let to = Endpoint::parse(&args.to)?;
+        let buffer = block_size(&args.buffer, "send").context("--buffer")? as usize;
+        let timeout = timeout(&args.timeout, "send")?;
+        Ok(Self {
+            sending: Sending {
+                method: args.method,
+                buffer,
+                token: args.token.clone().unwrap_or_default().into_bytes(),
+                to: to.to_string(),
+            },
+            to,
+            files: args.files.clone(),
+            timeout,
+            json: args.json,
+        })
+    }
+}
+
+/// Validated options of `receive`.
+#[derive(Debug, Clone)]
+pub struct ReceiveOptions {
+    /// Where it listens.
+    pub listen: Endpoint,
+    /// Whether other machines may connect (a token is then required: `receive` makes one
+    /// when none was given).
+    pub allow_remote: bool,
+    /// How files are taken: directory, method, buffer, token, checks.
+    pub receiving: Receiving,
+    /// Connections at once, or one only.
+    pub serving: Serving,
+    /// JSON output (a document per connection).
+    pub json: bool,
+}
+
+impl ReceiveOptions {
+    /// Checks and converts `receive`'s arguments.
+    pub fn from_args(args: &ReceiveArgs) -> Result<Self> {
+        existing_dir(&args.dir, "receive")?;
+        let listen = Endpoint::parse(&args.listen)?;
+        let buffer = block_size(&args.buffer, "receive").context("--buffer")? as usize;
+        let timeout = timeout(&args.timeout, "receive")?;
+        let min_free = min_free(args.min_free.as_deref(), "receive")?;
+        if args.max_peers == 0 {
+            return Err(input(
+                "receive: --max-peers must be at least 1 (senders served at once)",
+            ));
+        }
+        let token = match &args.token {
+            Some(t) if t.is_empty() || t.len() > crate::transfer::proto::MAX_TOKEN => {
+                return Err(input("receive: --token must be 1 to 256 bytes"));
+            }
+            Some(t) => Some(t.clone().into_bytes()),
+            None => None,
+        };
+        Ok(Self {
+            listen,
+            allow_remote: args.allow_remote,
+            receiving: Receiving {
+                dir: args.dir.clone(),
+                method: args.method,
+                buffer,
+                token,
+                force: args.force,
+                min_free,
+                sync: !args.no_sync,
+                timeout,
+                keep_mode: args.keep_mode,
+                pending: Default::default(),
+            },
+            serving: Serving {
+                max_peers: args.max_peers,
+                once: args.once,
+            },
+            json: args.json,
+        })
+    }
+}
+
+/// Validated options of `transfer`.
+#[derive(Debug, Clone)]
+pub struct TransferOptions {
+    /// Files to send (empty: generate the classic workloads).
+    pub files: Vec<PathBuf>,
+    /// Where the scratch directory goes.
+    pub to: PathBuf,
+    /// Size of the generated large file.
+    pub large: u64,
+    /// Number of generated small files.
+    pub small: usize,
+    /// Size of each small file.
+    pub small_size: u64,
+    /// Transfers per pair.
+    pub repeat: usize,
+    /// Sender methods.
+    pub senders: Vec<SendMethod>,
+    /// Receiver methods.
+    pub receivers: Vec<RecvMethod>,
+    /// Over a Unix socket.
+    pub unix: bool,
+    /// The receiver fsyncs each file.
+    pub sync: bool,
+    /// Buffer of read and write.
+    pub buffer: usize,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+}
+
+impl TransferOptions {
+    /// Checks and converts `transfer`'s arguments.
+    pub fn from_args(args: &TransferArgs) -> Result<Self> {
+        let what = "transfer";
+        let size = |t: &str, flag: &str| parse_size(t).with_context(|| format!("{what}: {flag}"));
+        if !(1..=1000).contains(&args.repeat) {
+            return Err(input(format!("{what}: --repeat must be 1 to 1000")));
+        }
+        let to = args.to.clone().unwrap_or_else(|| PathBuf::from("."));
+        existing_dir(&to, "transfer: --to")?;
+        Ok(Self {
+            files: args.files.clone(),
+            to,
+            large: size(&args.large, "--large")?,
+            small: args.small,
+            small_size: size(&args.small_size, "--small-size")?,
+            repeat: args.repeat,
+            senders: if args.senders.is_empty() {
+                SendMethod::ALL.to_vec()
+            } else {
+                args.senders.clone()
+            },
+            receivers: if args.receivers.is_empty() {
+                RecvMethod::ALL.to_vec()
+            } else {
+                args.receivers.clone()
+            },
+            unix: args.unix,
+            sync: !args.no_sync,
+            buffer: block_size(&args.buffer, what).context("--buffer")? as usize,
+            min_free: min_free(args.min_free.as_deref(), what)?,
         })
     }
 }

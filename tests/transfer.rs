@@ -1068,6 +1068,30 @@ fn special_files_in_a_sent_directory_are_left_out_with_a_warning() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    // With --json the warning is in the document, as every result's warnings are.
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let left_out = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "left_out")
+        .unwrap_or_else(|| panic!("a left_out warning: {doc}"));
+    assert_eq!(left_out["count"], 2);
+    assert!(
+        left_out["first"].as_str().unwrap().ends_with("tree/link"),
+        "the first, by name: {left_out}"
+    );
+    // Without it, on stderr in words.
+    let out = ioscope()
+        .arg("transfer")
+        .arg(&tree)
+        .arg("--to")
+        .arg(to.path())
+        .args(["--repeat", "1", "--no-sync"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
     assert!(
         stderr.contains("left out 2 entries that are neither a regular file nor a directory"),
         "{stderr}"

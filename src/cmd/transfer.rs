@@ -5,12 +5,14 @@
 //! the first copy of each pair is read back and compared with the sources. Without files,
 //! the classic pair of workloads is made here: ten small files and one large one.
 
+use super::warning::Warning;
 use crate::error::{Failure, input};
 use crate::files::{self, Footprint};
 use crate::measure::stats::{Summary, summarize};
+use crate::options::{ReceiveOptions, SendOptions, TransferOptions};
 use crate::transfer::methods::{RecvMethod, SendMethod};
 use crate::transfer::proto::{Digest, Trailer};
-use crate::transfer::{self, Endpoint, Listener, Outgoing, ReceiveOptions, SendOptions, Session};
+use crate::transfer::{self, Endpoint, Listener, Outgoing, Receiving, Sending, Session};
 use crate::units::MIB;
 use crate::workload::data::{DataStream, fresh_seed};
 use anyhow::{Context, Result};
@@ -21,35 +23,6 @@ use std::time::Duration;
 
 /// How long either end waits for a silent peer inside the experiment.
 const TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Validated options of `transfer`.
-#[derive(Debug, Clone)]
-pub struct TransferOptions {
-    /// Files to send (empty: generate the classic workloads).
-    pub files: Vec<PathBuf>,
-    /// Where the scratch directory goes.
-    pub to: PathBuf,
-    /// Size of the generated large file.
-    pub large: u64,
-    /// Number of generated small files.
-    pub small: usize,
-    /// Size of each small file.
-    pub small_size: u64,
-    /// Transfers per pair.
-    pub repeat: usize,
-    /// Sender methods.
-    pub senders: Vec<SendMethod>,
-    /// Receiver methods.
-    pub receivers: Vec<RecvMethod>,
-    /// Over a Unix socket.
-    pub unix: bool,
-    /// The receiver fsyncs each file.
-    pub sync: bool,
-    /// Buffer of read and write.
-    pub buffer: usize,
-    /// Free space to keep.
-    pub min_free: Option<u64>,
-}
 
 /// One sender × receiver pair over its repeats.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -98,6 +71,9 @@ pub struct TransferReport {
     pub workloads: Vec<Workload>,
     /// Whether everything ran.
     pub complete: bool,
+    /// What the reader should know (entries of the directories given that were left out).
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
 }
 
 impl TransferReport {
@@ -136,12 +112,13 @@ pub fn execute(
             files::describe(&e)
         ))
     })?;
+    let mut warnings = Vec::new();
     let workloads = if options.files.is_empty() {
         generate(options, &scratch.0)?
     } else {
         vec![(
             "the files given".to_string(),
-            files_to_send(&options.files).context("transfer")?,
+            files_to_send(&options.files, &mut warnings).context("transfer")?,
         )]
     };
     let socket = if options.unix {
@@ -160,6 +137,7 @@ pub fn execute(
         synced: options.sync,
         workloads: Vec::new(),
         complete: false,
+        warnings,
     };
     let block = files::space(&options.to)?.block;
     let copies_shown = format!("the copies in {}", scratch.0.display());
@@ -428,7 +406,7 @@ fn one(
     };
     let listener = Listener::bind(&at, false)?;
     let endpoint = listener.endpoint();
-    let receive = ReceiveOptions {
+    let receive = Receiving {
         dir: dest.to_path_buf(),
         method: r,
         buffer: options.buffer,
@@ -445,7 +423,7 @@ fn one(
             let mut conn = listener.accept(TIMEOUT)?;
             transfer::receive_one(&mut *conn, &receive)
         });
-        let send = SendOptions {
+        let send = Sending {
             method: s,
             buffer: options.buffer,
             token: Vec::new(),
@@ -470,79 +448,63 @@ pub struct SendReport {
     /// The connection.
     #[serde(flatten)]
     pub session: Session,
+    /// What the reader should know (entries left out, files that grew while sent).
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
 }
 
-/// The files under `paths` ([`transfer::outgoing`]), with a warning for what a directory
-/// held that cannot be sent.
-fn files_to_send(paths: &[PathBuf]) -> Result<Vec<transfer::Outgoing>> {
+/// The files under `paths` ([`transfer::outgoing`]); what a directory held that cannot be
+/// sent becomes a warning.
+fn files_to_send(paths: &[PathBuf], warnings: &mut Vec<Warning>) -> Result<Vec<Outgoing>> {
     let (files, skipped) = transfer::outgoing(paths)?;
     if let Some(first) = skipped.first() {
-        crate::report::warn(&format!(
-            "send: left out {} entr{} that {} neither a regular file nor a directory (a symlink, FIFO, socket or device), {}",
-            skipped.len(),
-            if skipped.len() == 1 { "y" } else { "ies" },
-            if skipped.len() == 1 { "is" } else { "are" },
-            if skipped.len() == 1 {
-                crate::text::printable(&first.display().to_string())
-            } else {
-                format!(
-                    "the first {}",
-                    crate::text::printable(&first.display().to_string())
-                )
-            }
-        ));
+        warnings.push(Warning::LeftOut {
+            count: skipped.len(),
+            first: first.display().to_string(),
+        });
     }
     Ok(files)
 }
 
 /// `send ADDR FILE...`: every file verified by the receiver and in place, or an error.
-pub fn send(args: &crate::cli::SendArgs) -> Result<SendReport> {
-    let to = Endpoint::parse(&args.to)?;
-    let buffer = crate::options::block_size(&args.buffer, "send").context("--buffer")? as usize;
-    let timeout = timeout(&args.timeout, "send")?;
-    let files = files_to_send(&args.files).with_context(|| format!("send to {to}"))?;
-    let options = SendOptions {
-        method: args.method,
-        buffer,
-        token: args.token.clone().unwrap_or_default().into_bytes(),
-        to: to.to_string(),
-    };
-    let mut conn = transfer::connect(&to, timeout)?;
-    let session = transfer::send_all(&mut *conn, &files, &options)?;
-    for name in &session.grew {
-        crate::report::warn(&format!(
-            "send {}: it grew while it was sent; the receiver has the bytes it held when sending began, as announced",
-            crate::text::printable(name)
-        ));
-    }
+pub fn send(options: &SendOptions) -> Result<SendReport> {
+    let mut warnings = Vec::new();
+    let files = files_to_send(&options.files, &mut warnings)
+        .with_context(|| format!("send to {}", options.to))?;
+    let mut conn = transfer::connect(&options.to, options.timeout)?;
+    let session = transfer::send_all(&mut *conn, &files, &options.sending)?;
+    warnings.extend(
+        session
+            .grew
+            .iter()
+            .map(|file| Warning::Grew { file: file.clone() }),
+    );
     Ok(SendReport {
-        to: to.to_string(),
-        method: args.method,
+        to: options.to.to_string(),
+        method: options.sending.method,
         session,
+        warnings,
     })
 }
 
-/// Refuses `dir` unless it is an existing directory, saying why (missing, not a directory,
-/// no permission) after `what`.
-fn existing_dir(dir: &Path, what: &str) -> Result<()> {
-    let meta = std::fs::metadata(dir)
-        .map_err(|e| input(format!("{what} {}: {}", dir.display(), files::describe(&e))))?;
-    if !meta.is_dir() {
-        return Err(input(format!("{what} {}: not a directory", dir.display())));
-    }
-    Ok(())
+/// What `receive` says once it is bound, before any connection.
+#[derive(Debug, Clone)]
+pub struct Listening {
+    /// Where files go.
+    pub dir: PathBuf,
+    /// The address it listens on (the port the system chose, for port 0).
+    pub endpoint: String,
+    /// How it moves the bytes.
+    pub method: RecvMethod,
+    /// The token it made (`--allow-remote` without `--token`): senders must pass it.
+    pub token_made: Option<String>,
 }
 
-/// Parses `--timeout`; 0 is refused: a socket given a zero timeout has none at all, and a
-/// silent peer would be waited for forever.
-fn timeout(text: &str, what: &str) -> Result<Duration> {
-    let t = crate::units::parse_duration(text).with_context(|| format!("{what}: --timeout"))?;
-    if t.is_zero() {
-        return Err(input(format!(
-            "{what}: --timeout {text}: must be more than 0 (how long a silent peer is waited for)"
-        )));
-    }
-    Ok(t)
+/// Told what must be seen while `receive` runs (it serves until Ctrl-C): where it listens,
+/// and the token it made.
+pub trait ReceiveObserver {
+    /// The receiver is bound and about to serve.
+    fn listening(&self, listening: &Listening);
 }
 
 /// A token of 16 random bytes in hex, from the kernel's random source.
@@ -557,93 +519,28 @@ fn new_token() -> Result<String> {
 }
 
 /// `receive DIR`: serves connections until Ctrl-C (or one, with `--once`), up to
-/// `--max-peers` at once, each on its own thread; `each` gets every connection's outcome.
-/// A failed connection is reported and the others still served.
+/// `--max-peers` at once, each on its own thread; `observer` is told where it listens, and
+/// `each` gets every connection's outcome. A failed connection is reported and the others
+/// still served.
 pub fn receive(
-    args: &crate::cli::ReceiveArgs,
+    options: &ReceiveOptions,
+    observer: &dyn ReceiveObserver,
     each: &mut dyn FnMut(Result<Session>) -> Result<()>,
 ) -> Result<()> {
-    existing_dir(&args.dir, "receive")?;
-    let at = Endpoint::parse(&args.listen)?;
-    let buffer = crate::options::block_size(&args.buffer, "receive").context("--buffer")? as usize;
-    let timeout = timeout(&args.timeout, "receive")?;
-    let min_free = crate::options::min_free(args.min_free.as_deref(), "receive")?;
-    if args.max_peers == 0 {
-        return Err(input(
-            "receive: --max-peers must be at least 1 (senders served at once)",
-        ));
-    }
-    let token = match (&args.token, args.allow_remote) {
-        (Some(t), _) if t.is_empty() || t.len() > crate::transfer::proto::MAX_TOKEN => {
-            return Err(input("receive: --token must be 1 to 256 bytes"));
-        }
-        (Some(t), _) => Some(t.clone().into_bytes()),
-        (None, true) => {
-            let t = new_token()?;
-            crate::report::warn(&format!("token: {t} (senders pass it with --token)"));
-            Some(t.into_bytes())
-        }
-        (None, false) => None,
+    let mut receiving = options.receiving.clone();
+    let token_made = if receiving.token.is_none() && options.allow_remote {
+        let t = new_token()?;
+        receiving.token = Some(t.clone().into_bytes());
+        Some(t)
+    } else {
+        None
     };
-    let listener = Listener::bind(&at, args.allow_remote)?;
-    crate::report::note(&format!(
-        "receiving into {} on {} ({}); Ctrl-C stops\n",
-        args.dir.display(),
-        listener.endpoint(),
-        args.method.name()
-    ));
-    let options = ReceiveOptions {
-        dir: args.dir.clone(),
-        method: args.method,
-        buffer,
-        token,
-        force: args.force,
-        min_free,
-        sync: !args.no_sync,
-        timeout,
-        keep_mode: args.keep_mode,
-        pending: Default::default(),
-    };
-    let serving = transfer::Serving {
-        max_peers: args.max_peers,
-        once: args.once,
-    };
-    transfer::serve(&listener, &options, serving, each)
-}
-
-impl TransferOptions {
-    /// Checks and converts `transfer`'s arguments.
-    pub fn from_args(args: &crate::cli::TransferArgs) -> Result<Self> {
-        let what = "transfer";
-        let size = |t: &str, flag: &str| {
-            crate::units::parse_size(t).with_context(|| format!("{what}: {flag}"))
-        };
-        if !(1..=1000).contains(&args.repeat) {
-            return Err(input(format!("{what}: --repeat must be 1 to 1000")));
-        }
-        let to = args.to.clone().unwrap_or_else(|| PathBuf::from("."));
-        existing_dir(&to, "transfer: --to")?;
-        Ok(Self {
-            files: args.files.clone(),
-            to,
-            large: size(&args.large, "--large")?,
-            small: args.small,
-            small_size: size(&args.small_size, "--small-size")?,
-            repeat: args.repeat,
-            senders: if args.senders.is_empty() {
-                SendMethod::ALL.to_vec()
-            } else {
-                args.senders.clone()
-            },
-            receivers: if args.receivers.is_empty() {
-                RecvMethod::ALL.to_vec()
-            } else {
-                args.receivers.clone()
-            },
-            unix: args.unix,
-            sync: !args.no_sync,
-            buffer: crate::options::block_size(&args.buffer, what).context("--buffer")? as usize,
-            min_free: crate::options::min_free(args.min_free.as_deref(), what)?,
-        })
-    }
+    let listener = Listener::bind(&options.listen, options.allow_remote)?;
+    observer.listening(&Listening {
+        dir: receiving.dir.clone(),
+        endpoint: listener.endpoint().to_string(),
+        method: receiving.method,
+        token_made,
+    });
+    transfer::serve(&listener, &receiving, options.serving, each)
 }

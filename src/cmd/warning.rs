@@ -70,6 +70,20 @@ pub enum Warning {
         /// How many other measurements of the result scatter as well.
         others: usize,
     },
+    /// Entries of the directories given to send that are neither regular files nor
+    /// directories (symlinks, FIFOs, sockets, devices): left out.
+    LeftOut {
+        /// How many.
+        count: usize,
+        /// The first, as found.
+        first: String,
+    },
+    /// A file grew while it was sent: the receiver has the bytes it held when sending
+    /// began, as its header announced.
+    Grew {
+        /// The file, by the name it was sent under.
+        file: String,
+    },
 }
 
 /// One [`Warning::Scattered`] for the measurements whose repeats scatter beyond the rule:

@@ -3,7 +3,7 @@
 //! summary's headline figures.
 
 use super::svg::Chart;
-use crate::cmd::study::Part;
+use crate::workload::study::Part;
 
 /// A table with human units (the CSV files keep raw numbers).
 #[derive(Debug, Clone, Default)]

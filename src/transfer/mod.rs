@@ -374,9 +374,10 @@ pub struct Session {
     pub by_write: Vec<String>,
 }
 
-/// Options of a sender.
+/// How a sender moves its files (what `send` and each transfer of the `transfer` experiment
+/// use; `options::SendOptions` holds it with the rest of `send`'s options).
 #[derive(Debug, Clone)]
-pub struct SendOptions {
+pub struct Sending {
     /// How the bytes are moved.
     pub method: SendMethod,
     /// Buffer size of `read`.
@@ -391,15 +392,11 @@ pub struct SendOptions {
 /// are read on a second thread while the files go out, so a file's round trip does not
 /// stall the next (many small files); the first refusal stops the sending. Every error
 /// names the receiver's address (and the file, where one was being sent).
-pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &SendOptions) -> Result<Session> {
+pub fn send_all(conn: &mut dyn Conn, files: &[Outgoing], options: &Sending) -> Result<Session> {
     send_files_to(conn, files, options).map_err(|e| e.context(format!("send to {}", options.to)))
 }
 
-fn send_files_to(
-    conn: &mut dyn Conn,
-    files: &[Outgoing],
-    options: &SendOptions,
-) -> Result<Session> {
+fn send_files_to(conn: &mut dyn Conn, files: &[Outgoing], options: &Sending) -> Result<Session> {
     let started = Instant::now();
     let refused = |what: String| anyhow::Error::from(crate::error::Failure::Check(what));
     if options.token.len() > usize::from(u16::MAX) {
@@ -507,7 +504,7 @@ fn send_files_to(
 fn send_files(
     conn: &mut dyn Conn,
     files: &[Outgoing],
-    options: &SendOptions,
+    options: &Sending,
     stop: &std::sync::atomic::AtomicBool,
     sizes: &mut Vec<u64>,
     grew: &mut Vec<usize>,
@@ -581,9 +578,10 @@ fn send_files(
     flush(conn, &mut out)
 }
 
-/// Options of a receiver.
+/// How a receiver takes its files (what `receive` and each transfer of the `transfer`
+/// experiment use; `options::ReceiveOptions` holds it with the rest of `receive`'s options).
 #[derive(Debug, Clone)]
-pub struct ReceiveOptions {
+pub struct Receiving {
     /// Where files go.
     pub dir: PathBuf,
     /// How the bytes are moved.
@@ -732,18 +730,14 @@ fn check_room(
 /// first failure (which ends the connection, its partial file removed). Whatever the
 /// failure (a bad greeting, an over-long name, a slow peer, no room), the sender is sent
 /// the refusal before the error is returned.
-pub fn receive_one(conn: &mut dyn Conn, options: &ReceiveOptions) -> Result<Session> {
+pub fn receive_one(conn: &mut dyn Conn, options: &Receiving) -> Result<Session> {
     receive_until(conn, options, &AtomicBool::new(false))
 }
 
 /// [`receive_one`] for a receiver that may `stop` (Ctrl-C) and shut the connection down
 /// under it: a failure seen once `stop` is set is the stop's doing, so it is
 /// [`crate::error::Failure::Interrupted`]; one seen before stays what it was.
-fn receive_until(
-    conn: &mut dyn Conn,
-    options: &ReceiveOptions,
-    stop: &AtomicBool,
-) -> Result<Session> {
+fn receive_until(conn: &mut dyn Conn, options: &Receiving, stop: &AtomicBool) -> Result<Session> {
     let started = Instant::now();
     let mut buffered = methods::Buffered::new(conn, methods::Pace::new(options.timeout));
     let conn: &mut dyn Conn = &mut buffered;
@@ -796,7 +790,7 @@ fn receive_until(
 /// when the refusal was sent already (with other words than the error's).
 fn serve_stream(
     conn: &mut dyn Conn,
-    options: &ReceiveOptions,
+    options: &Receiving,
     started: Instant,
     dirs: &mut Option<place::Dirs>,
     session: &mut Session,
@@ -888,7 +882,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// asked ([`methods::Received::by_write`]).
 fn receive_file(
     conn: &mut dyn Conn,
-    options: &ReceiveOptions,
+    options: &Receiving,
     header: &proto::Header,
     dirs: &mut place::Dirs,
 ) -> Result<bool> {
@@ -947,7 +941,7 @@ pub struct Serving {
 /// threads waited for.
 pub fn serve(
     listener: &Listener,
-    options: &ReceiveOptions,
+    options: &Receiving,
     serving: Serving,
     each: &mut dyn FnMut(Result<Session>) -> Result<()>,
 ) -> Result<()> {

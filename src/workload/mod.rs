@@ -2,7 +2,10 @@
 //! and what bytes to write.
 
 pub mod data;
+pub mod layout;
+pub mod patterns;
 pub mod plan;
+pub mod study;
 
 use serde::{Deserialize, Serialize};
 

@@ -240,6 +240,23 @@ pub fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The stride read's default distance, in records (iozone's).
+pub const DEFAULT_STRIDE: u64 = 17;
+
+/// Block sizes from `from` to `to`, doubling.
+pub fn doubling(from: u64, to: u64) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    let mut bs = from;
+    while bs <= to {
+        sizes.push(bs);
+        match bs.checked_mul(2) {
+            Some(next) => bs = next,
+            None => break,
+        }
+    }
+    sizes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

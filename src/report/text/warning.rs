@@ -78,5 +78,19 @@ pub fn warning(w: &Warning) -> String {
                 }
             )
         }
+        Warning::LeftOut { count, first } => {
+            let one = *count == 1;
+            let first = crate::text::printable(first);
+            format!(
+                "send: left out {count} entr{} that {} neither a regular file nor a directory (a symlink, FIFO, socket or device), {}",
+                if one { "y" } else { "ies" },
+                if one { "is" } else { "are" },
+                if one { first } else { format!("the first {first}") }
+            )
+        }
+        Warning::Grew { file } => format!(
+            "send {}: it grew while it was sent; the receiver has the bytes it held when sending began, as announced",
+            crate::text::printable(file)
+        ),
     }
 }

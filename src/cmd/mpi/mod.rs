@@ -16,7 +16,7 @@
 //! code ([`RanksFailed`]). No rank returns while others wait in a collective.
 
 use super::harness::{Harness, Sample, Setup, Target};
-use super::warning::{self, Warning};
+use super::warning;
 use crate::checksum::{hex, xor_at};
 use crate::engine::stream::Stream;
 use crate::error::{ExitKind, Failure};
@@ -29,64 +29,18 @@ use crate::options::MpiOptions;
 use crate::units::per_second;
 use crate::workload::Op;
 use crate::workload::data::{DataStream, fresh_seed};
-use crate::workload::plan::{Order, Plan, mix};
+pub use crate::workload::layout::{Layout, Phases, data_seed, segment};
+use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// How the ranks share the files (IOR's layouts).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Layout {
-    /// N-N: a file per rank.
-    FilePerRank,
-    /// N-1: one shared file, blocks of the ranks interleaved (block j of rank r at
-    /// `(j * ranks + r) * block`).
-    SharedStrided,
-    /// N-1: one shared file, a contiguous segment per rank (rank r owns
-    /// `[r * size, (r + 1) * size)`).
-    SharedContiguous,
-}
-
-impl Layout {
-    /// The name as typed on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Layout::FilePerRank => "file-per-rank",
-            Layout::SharedStrided => "shared-strided",
-            Layout::SharedContiguous => "shared-contiguous",
-        }
-    }
-
-    /// Whether the ranks share one file.
-    pub fn shared(self) -> bool {
-        self != Layout::FilePerRank
-    }
-}
-
-/// Which phases are timed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Phases {
-    /// Timed writes (fsync included).
-    Write,
-    /// Timed reads of files written (untimed) first.
-    Read,
-    /// Timed writes, then timed reads, every repeat.
-    Both,
-}
-
-impl Phases {
-    /// `write`, `read` or `both`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Phases::Write => "write",
-            Phases::Read => "read",
-            Phases::Both => "both",
-        }
-    }
-}
+mod result;
+mod watchdog;
+pub use result::{Aggregate, MpiReport, Phase, RankInfo, RankRun, RankTime, Repeat};
+pub use watchdog::abandon_after_mpi_error;
+use watchdog::{Watchdog, register, scratch};
 
 /// The collective operations the command needs: MPI's, or one rank's.
 pub trait Comm {
@@ -164,173 +118,12 @@ impl std::fmt::Display for RanksFailed {
 
 impl std::error::Error for RanksFailed {}
 
-/// One rank: where it ran.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RankInfo {
-    /// The rank.
-    pub rank: usize,
-    /// Its host name.
-    pub host: String,
-    /// Its environment (kernel, CPU, memory, the storage behind DIR there).
-    pub environment: Environment,
-}
-
-/// One rank's timed run in one repeat of a phase.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RankRun {
-    /// The rank that moved the bytes.
-    pub rank: usize,
-    /// Its host name.
-    pub host: String,
-    /// The file it wrote or read.
-    pub file: String,
-    /// The rank whose segment this is: itself for writes, the next rank for reads.
-    pub segment_of: usize,
-    /// First byte of the segment in the file.
-    pub offset: u64,
-    /// What was measured (the cache proof and residency before the run for reads; for
-    /// writes the fsync inside the time).
-    pub sample: Sample,
-    /// Bytes per second of this rank.
-    pub bytes_per_second: f64,
-    /// The checksum of what moved.
-    pub xor_hex: String,
-    /// The checksum the generator gives for the segment (reads: verified equal).
-    pub expected_xor_hex: Option<String>,
-}
-
-/// Who finished when.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RankTime {
-    /// The rank.
-    pub rank: usize,
-    /// Its host name.
-    pub host: String,
-    /// Its seconds from the common start (the barrier).
-    pub seconds: f64,
-}
-
-/// A repeat of a phase, over all ranks.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Aggregate {
-    /// Bytes moved by all ranks (an MPI sum).
-    pub total_bytes: u64,
-    /// The slowest rank's seconds (an MPI max).
-    pub slowest_seconds: f64,
-    /// Total bytes over the slowest rank's seconds: the honest aggregate.
-    pub bytes_per_second: f64,
-    /// The rank done first.
-    pub first_done: RankTime,
-    /// The rank done last.
-    pub last_done: RankTime,
-    /// Spread of the ranks' own rates (bytes/s).
-    pub rank_rates: Summary,
-    /// The longest fsync of any rank (writes; inside its time).
-    pub fsync_seconds_max: Option<f64>,
-}
-
-/// One repeat of a phase.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Repeat {
-    /// Every rank's run, in rank order.
-    pub ranks: Vec<RankRun>,
-    /// The figures over all ranks.
-    pub aggregate: Aggregate,
-}
-
-/// A timed phase (write or read) and its repeats.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Phase {
-    /// Write or read.
-    pub op: Op,
-    /// Each repeat.
-    pub repeats: Vec<Repeat>,
-    /// The aggregate rate over the repeats.
-    pub bytes_per_second: Summary,
-}
-
-/// Everything `mpi` measured, as rank 0 assembled it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MpiReport {
-    /// The directory the files were in.
-    pub dir: String,
-    /// The timed phases.
-    pub phases_timed: Phases,
-    /// How the ranks shared the files.
-    pub layout: Layout,
-    /// Ranks in the job.
-    pub ranks: usize,
-    /// Distinct hosts among them.
-    pub hosts: usize,
-    /// Whether an MPI launcher started the job (else: one rank on its own).
-    pub launched_by_mpirun: bool,
-    /// Bytes each rank wrote and read.
-    pub bytes_per_rank: u64,
-    /// Bytes per call.
-    pub block_size: u64,
-    /// The engine that moved the bytes.
-    pub engine: String,
-    /// The cache state of the reads.
-    pub cache: CacheState,
-    /// The seed of the data (rank 0's, broadcast).
-    pub seed: u64,
-    /// Where each rank ran.
-    pub rank_info: Vec<RankInfo>,
-    /// The timed phases, in order.
-    pub results: Vec<Phase>,
-    /// What the reader should know.
-    pub warnings: Vec<Warning>,
-}
-
-impl MpiReport {
-    /// Whether every rank's checks held (reads were all verified, or the run had stopped).
-    pub fn ok(&self) -> bool {
-        self.results
-            .iter()
-            .flat_map(|p| &p.repeats)
-            .flat_map(|r| &r.ranks)
-            .all(|r| r.sample.ok())
-    }
-
-    /// The phase of `op`, if it was timed.
-    pub fn phase(&self, op: Op) -> Option<&Phase> {
-        self.results.iter().find(|p| p.op == op)
-    }
-}
-
 /// The scratch file of `owner` (or the shared one) in `dir`, named by the job's `tag`.
 fn path_of(dir: &Path, layout: Layout, tag: u64, owner: usize) -> PathBuf {
     if layout.shared() {
         dir.join(format!(".ioscope-mpi-{tag}"))
     } else {
         dir.join(format!(".ioscope-mpi-{tag}-{owner}"))
-    }
-}
-
-/// The bytes `owner` writes, where they lie in its file.
-pub fn segment(layout: Layout, ranks: usize, owner: usize, size: u64, block: u64) -> Plan {
-    match layout {
-        Layout::FilePerRank => Plan::sequential(0, size, block),
-        Layout::SharedContiguous => Plan::sequential(owner as u64 * size, size, block),
-        Layout::SharedStrided => Plan::new(
-            0,
-            size,
-            block,
-            Order::Interleaved {
-                lanes: ranks as u64,
-                lane: owner as u64,
-            },
-        ),
-    }
-}
-
-/// The seed of `owner`'s data: one stream over a shared file (byte `o` is the stream's
-/// byte `o`), a stream per file otherwise, so no two files hold the same bytes.
-pub fn data_seed(layout: Layout, seed: u64, owner: usize) -> u64 {
-    if layout.shared() {
-        seed
-    } else {
-        seed ^ mix(owner as u64 + 1)
     }
 }
 
@@ -357,132 +150,6 @@ pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".to_string())
-}
-
-/// The scratch files a rank must remove when it cannot unwind: a rank whose peer died waits
-/// inside an MPI collective for ever, so neither its guards nor the collective failure path
-/// run, and mpirun's SIGTERM is followed by its SIGKILL a second later. The paths are those
-/// of this job that this rank created or opened and that still have a name; `done` is set
-/// once [`execute`] has returned (its guards have run).
-struct Scratch {
-    paths: Vec<PathBuf>,
-    done: bool,
-    rank: usize,
-    host: String,
-}
-
-static SCRATCH: std::sync::Mutex<Scratch> = std::sync::Mutex::new(Scratch {
-    paths: Vec::new(),
-    done: true,
-    rank: 0,
-    host: String::new(),
-});
-
-/// How long after a Ctrl-C or SIGTERM the main thread has to unwind on its own before the
-/// watchdog removes the files and exits: well under mpirun's one second (its
-/// `odls_base_sigkill_timeout`) between SIGTERM and SIGKILL.
-const GRACE: std::time::Duration = std::time::Duration::from_millis(250);
-
-fn scratch() -> std::sync::MutexGuard<'static, Scratch> {
-    SCRATCH
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Adds a file of this job that this rank must remove if it is stopped inside MPI.
-fn register(path: &Path) {
-    let mut s = scratch();
-    if !s.done {
-        s.paths.push(path.to_path_buf());
-    }
-}
-
-/// Removes the registered files, says why on stderr, and ends the process with `code` at
-/// once: the main thread may be inside an MPI call that never returns, so nothing unwinds.
-/// Holding the lock, so [`execute`] cannot return (and print) meanwhile.
-fn abandon(mut s: std::sync::MutexGuard<'_, Scratch>, code: i32, why: &str) -> ! {
-    let removed = s
-        .paths
-        .drain(..)
-        .filter(|p| std::fs::remove_file(p).is_ok())
-        .count();
-    let files = match removed {
-        0 => String::new(),
-        1 => "; its scratch file removed".to_string(),
-        n => format!("; {n} scratch files removed"),
-    };
-    crate::report::error_line(&crate::text::printable(&format!(
-        "rank {} on host {}: {why}{files}",
-        s.rank, s.host
-    )));
-    // SAFETY: _exit ends the process without running destructors or atexit handlers, which
-    // is the point: the main thread may hold MPI's locks inside a collective.
-    unsafe { libc::_exit(code) }
-}
-
-/// An MPI call failed on this rank (a peer died, a link broke): its scratch files go and
-/// the process ends with 1 (130 after a Ctrl-C or SIGTERM). Called from MPI's error handler
-/// (`cmd::mpi_world`), on the thread that made the call.
-pub fn abandon_after_mpi_error(message: &str) -> ! {
-    let code = if crate::interrupt::requested() {
-        130
-    } else {
-        1
-    };
-    abandon(scratch(), code, &format!("MPI failed: {message}"))
-}
-
-/// While it lives, a thread removes this rank's scratch files and exits 130 if the main
-/// thread has not returned [`GRACE`] after a Ctrl-C or SIGTERM (it waits in a collective
-/// for a rank that is gone). Dropped when [`execute`] returns, after the files' guards.
-struct Watchdog;
-
-impl Watchdog {
-    fn start(rank: usize, host: &str) -> Self {
-        {
-            let mut s = scratch();
-            *s = Scratch {
-                paths: Vec::new(),
-                done: false,
-                rank,
-                host: host.to_string(),
-            };
-        }
-        // Detached: it sleeps 10 ms at a time and stops once `done` is set.
-        let _ = std::thread::Builder::new()
-            .name("ioscope-mpi-watchdog".into())
-            .spawn(|| {
-                // The signals stay with the main thread, whose blocking calls they interrupt.
-                crate::interrupt::keep_away();
-                let mut since: Option<std::time::Instant> = None;
-                loop {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                    let s = scratch();
-                    if s.done {
-                        return;
-                    }
-                    if crate::interrupt::requested() {
-                        let at = *since.get_or_insert_with(std::time::Instant::now);
-                        if at.elapsed() >= GRACE {
-                            abandon(
-                                s,
-                                130,
-                                "interrupted while waiting for the other ranks (one may be gone)",
-                            );
-                        }
-                    }
-                }
-            });
-        Watchdog
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        let mut s = scratch();
-        s.done = true;
-        s.paths.clear();
-    }
 }
 
 /// Test hook: `IOSCOPE_MPI_FAIL_RANK=R` makes rank R fail on purpose, at
@@ -685,8 +352,72 @@ pub fn execute(
     let reads = options.phases != Phases::Write;
     // Declared before the files, so dropped after their guards have removed them.
     let _watchdog = (ranks > 1).then(|| Watchdog::start(rank, &host));
-    let created = agree(comm, &host, create(options, comm, tag))?;
-    let mut files = agree(comm, &host, open(options, comm, tag, created, reads))?;
+    let files = prepare(options, comm, &host, tag, &rank_info, reads)?;
+    let next = (rank + 1) % ranks;
+    let read_plan = segment(
+        options.layout,
+        ranks,
+        next,
+        options.size,
+        options.block_size,
+    );
+    let mut me = Rank {
+        options,
+        comm,
+        harness,
+        host,
+        rank,
+        ranks,
+        next,
+        seed,
+        setup: Setup::single(&Stream),
+        write_plan: segment(
+            options.layout,
+            ranks,
+            rank,
+            options.size,
+            options.block_size,
+        ),
+        expected: expected_xor(data_seed(options.layout, seed, next), &read_plan),
+        read_plan,
+        files,
+    };
+    let mut phases: Vec<Phase> = Vec::new();
+    if options.phases == Phases::Read {
+        // The files to read, written once, untimed.
+        me.write(false)?;
+    }
+    for _ in 0..options.repeat {
+        if options.phases != Phases::Read {
+            add(&mut phases, Op::Write, me.write(true)?);
+        }
+        if reads {
+            add(&mut phases, Op::Read, me.read()?);
+        }
+    }
+    if options.keep
+        && let Some(out) = me.files.created.as_mut()
+    {
+        out.keep_on_drop(true);
+    }
+    if rank != 0 {
+        return Ok(None);
+    }
+    Ok(Some(me.report(phases, rank_info)))
+}
+
+/// Creates and opens this rank's files, and removes their names at once where no other
+/// host opens them.
+fn prepare(
+    options: &MpiOptions,
+    comm: &dyn Comm,
+    host: &str,
+    tag: u64,
+    rank_info: &[RankInfo],
+    reads: bool,
+) -> Result<Files> {
+    let created = agree(comm, host, create(options, comm, tag))?;
+    let mut files = agree(comm, host, open(options, comm, tag, created, reads))?;
     // Every rank was admitted and holds its file: the free-space claims have done their
     // work, and a rank SIGKILLed from here on must leave no claim file behind.
     if let Some(out) = files.created.as_mut() {
@@ -699,7 +430,7 @@ pub fn execute(
     // Across hosts a name stays (NFS serves an open but removed file to its own client
     // only) and the watchdog and the MPI error handler remove it.
     let one_host = comm.broadcast(u64::from(
-        rank == 0 && distinct_hosts(&rank_info) == 1 && !as_if_hosts_apart(),
+        comm.rank() == 0 && distinct_hosts(rank_info) == 1 && !as_if_hosts_apart(),
     )) == 1;
     let private = !options.layout.shared() && !reads;
     if !options.keep && (one_host || private) {
@@ -712,66 +443,127 @@ pub fn execute(
         comm.barrier();
         scratch().paths.clear();
     }
-    let setup = Setup::single(&Stream);
-    let next = (rank + 1) % ranks;
-    let write_plan = segment(
-        options.layout,
-        ranks,
-        rank,
-        options.size,
-        options.block_size,
-    );
-    let read_plan = segment(
-        options.layout,
-        ranks,
-        next,
-        options.size,
-        options.block_size,
-    );
-    let expected = expected_xor(data_seed(options.layout, seed, next), &read_plan);
-    let mut phases: Vec<Phase> = Vec::new();
-    let mut add = |op: Op, repeat: Option<Repeat>| {
-        if let Some(repeat) = repeat {
-            match phases.iter_mut().find(|p| p.op == op) {
-                Some(p) => p.repeats.push(repeat),
-                None => phases.push(Phase {
-                    op,
-                    repeats: vec![repeat],
-                    bytes_per_second: one(0.0),
-                }),
-            }
-        }
-    };
-    let write_target = || Target {
-        file: files.write_file(),
-        name: &files.write_name,
-        kind: InputKind::Regular,
-        device: files.device.as_deref(),
-    };
-    let write = |timed: bool| -> Result<Option<Repeat>> {
-        comm.barrier();
-        let sample = harness.write_to(
-            write_target(),
-            &setup,
-            write_plan,
-            data_seed(options.layout, seed, rank),
+    Ok(files)
+}
+
+/// Adds a repeat (rank 0's; `None` elsewhere) to the phase of `op`.
+fn add(phases: &mut Vec<Phase>, op: Op, repeat: Option<Repeat>) {
+    let Some(repeat) = repeat else { return };
+    match phases.iter_mut().find(|p| p.op == op) {
+        Some(p) => p.repeats.push(repeat),
+        None => phases.push(Phase {
+            op,
+            repeats: vec![repeat],
+            bytes_per_second: one(0.0),
+        }),
+    }
+}
+
+/// This rank's part of the job: what it writes and reads, where, and what it must find.
+struct Rank<'a> {
+    options: &'a MpiOptions,
+    comm: &'a dyn Comm,
+    harness: &'a Harness<'a>,
+    host: String,
+    rank: usize,
+    ranks: usize,
+    /// The rank whose segment this one reads.
+    next: usize,
+    seed: u64,
+    setup: Setup,
+    write_plan: Plan,
+    read_plan: Plan,
+    /// The checksum the generator gives for the segment read.
+    expected: u32,
+    files: Files,
+}
+
+impl Rank<'_> {
+    /// One write of this rank's segment, all ranks starting together; the repeat when
+    /// `timed` (on rank 0).
+    fn write(&self, timed: bool) -> Result<Option<Repeat>> {
+        let (options, files) = (self.options, &self.files);
+        self.comm.barrier();
+        let target = Target {
+            file: files.write_file(),
+            name: &files.write_name,
+            kind: InputKind::Regular,
+            device: files.device.as_deref(),
+        };
+        let sample = self.harness.write_to(
+            target,
+            &self.setup,
+            self.write_plan,
+            data_seed(options.layout, self.seed, self.rank),
             false,
         );
         let run = sample.map(|sample| RankRun {
-            rank,
-            host: host.clone(),
+            rank: self.rank,
+            host: self.host.clone(),
             file: files.write_name.clone(),
-            segment_of: rank,
-            offset: first_byte(&write_plan),
+            segment_of: self.rank,
+            offset: first_byte(&self.write_plan),
             bytes_per_second: sample.bytes_per_second(),
             xor_hex: hex(sample.moved.xor),
             expected_xor_hex: None,
             sample,
         });
-        let run = agree(comm, &host, run)?;
-        if timed { collect(comm, run) } else { Ok(None) }
-    };
-    let read = || -> Result<Option<Repeat>> {
+        let run = agree(self.comm, &self.host, run)?;
+        if timed {
+            collect(self.comm, run)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Puts the segment to read in the cache state asked for (evicted, or read once).
+    fn prepare_read(&self, file: &File, target: Target<'_>) -> Result<()> {
+        let options = self.options;
+        match options.cache {
+            // A shared file is evicted whole by every rank: the page cache holds large
+            // folios that straddle neighbouring ranks' strided blocks, and DONTNEED on one
+            // rank's blocks leaves every folio it only partly covers (measured: 11-34% of
+            // the range still resident on 4 strided ranks, 0% once the whole file goes).
+            CacheState::Cold if options.layout.shared() => cache::evict_extents(
+                file,
+                &self.files.read_name,
+                std::iter::once((0, options.size.saturating_mul(self.ranks as u64))),
+            ),
+            CacheState::Cold => {
+                cache::evict_extents(file, &self.files.read_name, self.read_plan.extents())
+            }
+            CacheState::Warm => self
+                .harness
+                .read(target, &self.setup, self.read_plan, false, CacheState::AsIs)
+                .map(drop),
+            CacheState::AsIs => Ok(()),
+        }
+    }
+
+    /// The residency of the segment to read, on a shared file, taken by every rank after
+    /// all have prepared and before any reads.
+    fn residency_at_start(&self, file: &File) -> Result<cache::Residency> {
+        self.read_plan.extents().try_fold(
+            cache::Residency {
+                resident_pages: 0,
+                total_pages: 0,
+            },
+            |sum, (offset, len)| {
+                cache::residency_at(file, &self.files.read_name, offset, len).map(|r| {
+                    cache::Residency {
+                        resident_pages: sum.resident_pages + r.resident_pages,
+                        total_pages: sum.total_pages + r.total_pages,
+                    }
+                })
+            },
+        )
+    }
+
+    /// One read of the next rank's segment in the cache state asked for, all ranks
+    /// starting together, its checksum verified against the generator; the repeat on rank
+    /// 0.
+    fn read(&self) -> Result<Option<Repeat>> {
+        let (comm, host, files) = (self.comm, self.host.as_str(), &self.files);
         let file = files.read.as_ref().expect("reads open a file to read");
         let target = Target {
             file,
@@ -779,52 +571,29 @@ pub fn execute(
             kind: InputKind::Regular,
             device: files.device.as_deref(),
         };
-        let prepared = match options.cache {
-            // A shared file is evicted whole by every rank: the page cache holds large
-            // folios that straddle neighbouring ranks' strided blocks, and DONTNEED on one
-            // rank's blocks leaves every folio it only partly covers (measured: 11-34% of
-            // the range still resident on 4 strided ranks, 0% once the whole file goes).
-            CacheState::Cold if options.layout.shared() => cache::evict_extents(
-                file,
-                &files.read_name,
-                std::iter::once((0, options.size.saturating_mul(ranks as u64))),
-            ),
-            CacheState::Cold => cache::evict_extents(file, &files.read_name, read_plan.extents()),
-            CacheState::Warm => harness
-                .read(target, &setup, read_plan, false, CacheState::AsIs)
-                .map(drop),
-            CacheState::AsIs => Ok(()),
-        };
-        agree(comm, &host, prepared)?;
+        agree(comm, host, self.prepare_read(file, target))?;
         // On a shared file the state that matters is the one at the common start: once the
         // first rank reads, its read-ahead fetches blocks its neighbours will read (strided
         // blocks interleave), so a residency taken by a rank that starts a moment later
         // counts the others' run, not the start. Every rank measures its range after all
         // have evicted and before any reads.
-        let shared = options.layout.shared() && ranks > 1;
+        let shared = self.options.layout.shared() && self.ranks > 1;
         comm.barrier();
         let at_start = if shared {
-            let r = read_plan.extents().try_fold(
-                cache::Residency {
-                    resident_pages: 0,
-                    total_pages: 0,
-                },
-                |sum, (offset, len)| {
-                    cache::residency_at(file, &files.read_name, offset, len).map(|r| {
-                        cache::Residency {
-                            resident_pages: sum.resident_pages + r.resident_pages,
-                            total_pages: sum.total_pages + r.total_pages,
-                        }
-                    })
-                },
-            );
-            Some(agree(comm, &host, r)?)
+            Some(agree(comm, host, self.residency_at_start(file))?)
         } else {
             None
         };
         comm.barrier();
-        let result = harness
-            .read(target, &setup, read_plan, false, options.cache)
+        let result = self
+            .harness
+            .read(
+                target,
+                &self.setup,
+                self.read_plan,
+                false,
+                self.options.cache,
+            )
             .map(|mut sample| {
                 if let Some(start) = at_start {
                     // A process's device bytes say nothing about its own range either (the
@@ -838,107 +607,80 @@ pub fn execute(
                 }
                 sample
             })
-            .and_then(|sample| {
-                let got = if fails_here(rank, "checksum") {
-                    sample.moved.xor ^ 1
-                } else {
-                    sample.moved.xor
-                };
-                if got != expected {
-                    return Err(Failure::Check(format!(
-                        "checksum mismatch: read {} of {} (written by rank {next}) from byte {}: XOR {}, the generator says {}",
-                        crate::units::format_size(sample.moved.bytes),
-                        files.read_name,
-                        read_plan.start,
-                        hex(got),
-                        hex(expected)
-                    ))
-                    .into());
-                }
-                Ok(RankRun {
-                    rank,
-                    host: host.clone(),
-                    file: files.read_name.clone(),
-                    segment_of: next,
-                    offset: first_byte(&read_plan),
-                    bytes_per_second: sample.bytes_per_second(),
-                    xor_hex: hex(got),
-                    expected_xor_hex: Some(hex(expected)),
-                    sample,
-                })
-            });
-        let run = agree(comm, &host, result)?;
+            .and_then(|sample| self.verified(sample));
+        let run = agree(comm, host, result)?;
         collect(comm, run)
-    };
-    if options.phases == Phases::Read {
-        // The files to read, written once, untimed.
-        write(false)?;
     }
-    for _ in 0..options.repeat {
-        if options.phases != Phases::Read {
-            add(Op::Write, write(true)?);
-        }
-        if reads {
-            add(Op::Read, read()?);
-        }
-    }
-    if rank != 0 {
-        if options.keep
-            && let Some(out) = files.created.as_mut()
-        {
-            out.keep_on_drop(true);
-        }
-        return Ok(None);
-    }
-    for phase in &mut phases {
-        let rates: Vec<f64> = phase
-            .repeats
-            .iter()
-            .map(|r| r.aggregate.bytes_per_second)
-            .collect();
-        phase.bytes_per_second = summarize(&rates).unwrap_or_else(|| one(0.0));
-    }
-    if options.keep
-        && let Some(out) = files.created.as_mut()
-    {
-        out.keep_on_drop(true);
-    }
-    let warnings = phases
-        .iter()
-        .flat_map(|p| &p.repeats)
-        .flat_map(|r| &r.ranks)
-        .flat_map(|r| {
-            warning::of_sample(
-                &r.sample,
-                Some(format!("{} by rank {}", r.sample_op(), r.rank)),
-            )
-        })
-        .collect();
-    Ok(Some(MpiReport {
-        dir: files::display_name(&options.dir),
-        phases_timed: options.phases,
-        layout: options.layout,
-        ranks,
-        hosts: distinct_hosts(&rank_info),
-        launched_by_mpirun: comm.launched(),
-        bytes_per_rank: options.size,
-        block_size: options.block_size,
-        engine: setup.engine.name().to_string(),
-        cache: options.cache,
-        seed,
-        rank_info,
-        results: phases,
-        warnings,
-    }))
-}
 
-impl RankRun {
-    /// `write` or `read`, from what was measured.
-    fn sample_op(&self) -> &'static str {
-        if self.sample.fsync_seconds.is_some() {
-            "write"
+    /// The read's run, if its checksum is the generator's.
+    fn verified(&self, sample: Sample) -> Result<RankRun> {
+        let (next, expected, files) = (self.next, self.expected, &self.files);
+        let got = if fails_here(self.rank, "checksum") {
+            sample.moved.xor ^ 1
         } else {
-            "read"
+            sample.moved.xor
+        };
+        if got != expected {
+            return Err(Failure::Check(format!(
+                "checksum mismatch: read {} of {} (written by rank {next}) from byte {}: XOR {}, the generator says {}",
+                crate::units::format_size(sample.moved.bytes),
+                files.read_name,
+                self.read_plan.start,
+                hex(got),
+                hex(expected)
+            ))
+            .into());
+        }
+        Ok(RankRun {
+            rank: self.rank,
+            host: self.host.clone(),
+            file: files.read_name.clone(),
+            segment_of: next,
+            offset: first_byte(&self.read_plan),
+            bytes_per_second: sample.bytes_per_second(),
+            xor_hex: hex(got),
+            expected_xor_hex: Some(hex(expected)),
+            sample,
+        })
+    }
+
+    /// Rank 0's report: each phase's rate over its repeats, and the warnings of every run.
+    fn report(&self, mut phases: Vec<Phase>, rank_info: Vec<RankInfo>) -> MpiReport {
+        let options = self.options;
+        for phase in &mut phases {
+            let rates: Vec<f64> = phase
+                .repeats
+                .iter()
+                .map(|r| r.aggregate.bytes_per_second)
+                .collect();
+            phase.bytes_per_second = summarize(&rates).unwrap_or_else(|| one(0.0));
+        }
+        let warnings = phases
+            .iter()
+            .flat_map(|p| &p.repeats)
+            .flat_map(|r| &r.ranks)
+            .flat_map(|r| {
+                warning::of_sample(
+                    &r.sample,
+                    Some(format!("{} by rank {}", r.sample_op(), r.rank)),
+                )
+            })
+            .collect();
+        MpiReport {
+            dir: files::display_name(&options.dir),
+            phases_timed: options.phases,
+            layout: options.layout,
+            ranks: self.ranks,
+            hosts: distinct_hosts(&rank_info),
+            launched_by_mpirun: self.comm.launched(),
+            bytes_per_rank: options.size,
+            block_size: options.block_size,
+            engine: self.setup.engine.name().to_string(),
+            cache: options.cache,
+            seed: self.seed,
+            rank_info,
+            results: phases,
+            warnings,
         }
     }
 }

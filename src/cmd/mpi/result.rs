@@ -1,0 +1,157 @@
+//! The result of `mpi`, as rank 0 assembles it and `ioscope report` reads it back: every
+//! rank's run of every repeat, and the aggregate over the ranks. Plain serde types, the same
+//! in every build (with or without the `mpi` feature).
+
+use crate::cmd::harness::Sample;
+use crate::cmd::warning::Warning;
+use crate::measure::cache::CacheState;
+use crate::measure::env::Environment;
+use crate::measure::stats::Summary;
+use crate::workload::Op;
+use crate::workload::layout::{Layout, Phases};
+use serde::{Deserialize, Serialize};
+
+/// One rank: where it ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankInfo {
+    /// The rank.
+    pub rank: usize,
+    /// Its host name.
+    pub host: String,
+    /// Its environment (kernel, CPU, memory, the storage behind DIR there).
+    pub environment: Environment,
+}
+
+/// One rank's timed run in one repeat of a phase.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankRun {
+    /// The rank that moved the bytes.
+    pub rank: usize,
+    /// Its host name.
+    pub host: String,
+    /// The file it wrote or read.
+    pub file: String,
+    /// The rank whose segment this is: itself for writes, the next rank for reads.
+    pub segment_of: usize,
+    /// First byte of the segment in the file.
+    pub offset: u64,
+    /// What was measured (the cache proof and residency before the run for reads; for
+    /// writes the fsync inside the time).
+    pub sample: Sample,
+    /// Bytes per second of this rank.
+    pub bytes_per_second: f64,
+    /// The checksum of what moved.
+    pub xor_hex: String,
+    /// The checksum the generator gives for the segment (reads: verified equal).
+    pub expected_xor_hex: Option<String>,
+}
+
+/// Who finished when.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankTime {
+    /// The rank.
+    pub rank: usize,
+    /// Its host name.
+    pub host: String,
+    /// Its seconds from the common start (the barrier).
+    pub seconds: f64,
+}
+
+/// A repeat of a phase, over all ranks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Aggregate {
+    /// Bytes moved by all ranks (an MPI sum).
+    pub total_bytes: u64,
+    /// The slowest rank's seconds (an MPI max).
+    pub slowest_seconds: f64,
+    /// Total bytes over the slowest rank's seconds: the honest aggregate.
+    pub bytes_per_second: f64,
+    /// The rank done first.
+    pub first_done: RankTime,
+    /// The rank done last.
+    pub last_done: RankTime,
+    /// Spread of the ranks' own rates (bytes/s).
+    pub rank_rates: Summary,
+    /// The longest fsync of any rank (writes; inside its time).
+    pub fsync_seconds_max: Option<f64>,
+}
+
+/// One repeat of a phase.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Repeat {
+    /// Every rank's run, in rank order.
+    pub ranks: Vec<RankRun>,
+    /// The figures over all ranks.
+    pub aggregate: Aggregate,
+}
+
+/// A timed phase (write or read) and its repeats.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Phase {
+    /// Write or read.
+    pub op: Op,
+    /// Each repeat.
+    pub repeats: Vec<Repeat>,
+    /// The aggregate rate over the repeats.
+    pub bytes_per_second: Summary,
+}
+
+/// Everything `mpi` measured, as rank 0 assembled it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MpiReport {
+    /// The directory the files were in.
+    pub dir: String,
+    /// The timed phases.
+    pub phases_timed: Phases,
+    /// How the ranks shared the files.
+    pub layout: Layout,
+    /// Ranks in the job.
+    pub ranks: usize,
+    /// Distinct hosts among them.
+    pub hosts: usize,
+    /// Whether an MPI launcher started the job (else: one rank on its own).
+    pub launched_by_mpirun: bool,
+    /// Bytes each rank wrote and read.
+    pub bytes_per_rank: u64,
+    /// Bytes per call.
+    pub block_size: u64,
+    /// The engine that moved the bytes.
+    pub engine: String,
+    /// The cache state of the reads.
+    pub cache: CacheState,
+    /// The seed of the data (rank 0's, broadcast).
+    pub seed: u64,
+    /// Where each rank ran.
+    pub rank_info: Vec<RankInfo>,
+    /// The timed phases, in order.
+    pub results: Vec<Phase>,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl MpiReport {
+    /// Whether every rank's checks held (reads were all verified, or the run had stopped).
+    pub fn ok(&self) -> bool {
+        self.results
+            .iter()
+            .flat_map(|p| &p.repeats)
+            .flat_map(|r| &r.ranks)
+            .all(|r| r.sample.ok())
+    }
+
+    /// The phase of `op`, if it was timed.
+    pub fn phase(&self, op: Op) -> Option<&Phase> {
+        self.results.iter().find(|p| p.op == op)
+    }
+}
+
+impl RankRun {
+    /// `write` or `read`, from what was measured.
+    pub(super) fn sample_op(&self) -> &'static str {
+        if self.sample.fsync_seconds.is_some() {
+            "write"
+        } else {
+            "read"
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The last resort of a rank that cannot unwind: a rank whose peer died waits inside an MPI
+//! collective for ever, so a watchdog thread (after a Ctrl-C or SIGTERM) or MPI's error
+//! handler removes this rank's scratch files, prints one line naming the rank, and ends the
+//! process at once.
+
+use std::path::{Path, PathBuf};
+
+/// The scratch files a rank must remove when it cannot unwind: a rank whose peer died waits
+/// inside an MPI collective for ever, so neither its guards nor the collective failure path
+/// run, and mpirun's SIGTERM is followed by its SIGKILL a second later. The paths are those
+/// of this job that this rank created or opened and that still have a name; `done` is set
+/// once [`super::execute`] has returned (its guards have run).
+pub(super) struct Scratch {
+    pub(super) paths: Vec<PathBuf>,
+    done: bool,
+    rank: usize,
+    host: String,
+}
+
+static SCRATCH: std::sync::Mutex<Scratch> = std::sync::Mutex::new(Scratch {
+    paths: Vec::new(),
+    done: true,
+    rank: 0,
+    host: String::new(),
+});
+
+/// How long after a Ctrl-C or SIGTERM the main thread has to unwind on its own before the
+/// watchdog removes the files and exits: well under mpirun's one second (its
+/// `odls_base_sigkill_timeout`) between SIGTERM and SIGKILL.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
+pub(super) fn scratch() -> std::sync::MutexGuard<'static, Scratch> {
+    SCRATCH
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Adds a file of this job that this rank must remove if it is stopped inside MPI.
+pub(super) fn register(path: &Path) {
+    let mut s = scratch();
+    if !s.done {
+        s.paths.push(path.to_path_buf());
+    }
+}
+
+/// Removes the registered files, says why on stderr, and ends the process with `code` at
+/// once: the main thread may be inside an MPI call that never returns, so nothing unwinds.
+/// Holding the lock, so [`super::execute`] cannot return (and print) meanwhile.
+fn abandon(mut s: std::sync::MutexGuard<'_, Scratch>, code: i32, why: &str) -> ! {
+    let removed = s
+        .paths
+        .drain(..)
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count();
+    let files = match removed {
+        0 => String::new(),
+        1 => "; its scratch file removed".to_string(),
+        n => format!("; {n} scratch files removed"),
+    };
+    crate::report::error_line(&crate::text::printable(&format!(
+        "rank {} on host {}: {why}{files}",
+        s.rank, s.host
+    )));
+    // SAFETY: _exit ends the process without running destructors or atexit handlers, which
+    // is the point: the main thread may hold MPI's locks inside a collective.
+    unsafe { libc::_exit(code) }
+}
+
+/// An MPI call failed on this rank (a peer died, a link broke): its scratch files go and
+/// the process ends with 1 (130 after a Ctrl-C or SIGTERM). Called from MPI's error handler
+/// (`cmd::mpi_world`), on the thread that made the call.
+pub fn abandon_after_mpi_error(message: &str) -> ! {
+    let code = if crate::interrupt::requested() {
+        130
+    } else {
+        1
+    };
+    abandon(scratch(), code, &format!("MPI failed: {message}"))
+}
+
+/// While it lives, a thread removes this rank's scratch files and exits 130 if the main
+/// thread has not returned [`GRACE`] after a Ctrl-C or SIGTERM (it waits in a collective
+/// for a rank that is gone). Dropped when [`super::execute`] returns, after the files' guards.
+pub(super) struct Watchdog;
+
+impl Watchdog {
+    pub(super) fn start(rank: usize, host: &str) -> Self {
+        {
+            let mut s = scratch();
+            *s = Scratch {
+                paths: Vec::new(),
+                done: false,
+                rank,
+                host: host.to_string(),
+            };
+        }
+        // Detached: it sleeps 10 ms at a time and stops once `done` is set.
+        let _ = std::thread::Builder::new()
+            .name("ioscope-mpi-watchdog".into())
+            .spawn(|| {
+                // The signals stay with the main thread, whose blocking calls they interrupt.
+                crate::interrupt::keep_away();
+                let mut since: Option<std::time::Instant> = None;
+                loop {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    let s = scratch();
+                    if s.done {
+                        return;
+                    }
+                    if crate::interrupt::requested() {
+                        let at = *since.get_or_insert_with(std::time::Instant::now);
+                        if at.elapsed() >= GRACE {
+                            abandon(
+                                s,
+                                130,
+                                "interrupted while waiting for the other ranks (one may be gone)",
+                            );
+                        }
+                    }
+                }
+            });
+        Watchdog
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let mut s = scratch();
+        s.done = true;
+        s.paths.clear();
+    }
+}

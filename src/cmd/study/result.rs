@@ -1,0 +1,209 @@
+//! The result of `study`, as saved in `study.json` and read back by `ioscope report`: how
+//! each part ended, the write and verified read, and each part's own typed result. Plain
+//! serde types; the study's orchestration is in the parent module.
+
+use crate::cmd::calibrate::CalibrateReport;
+use crate::cmd::coldwarm::CacheReport;
+use crate::cmd::compare::CompareReport;
+use crate::cmd::patterns::PatternsReport;
+use crate::cmd::sweep::SweepReport;
+use crate::cmd::syscalls::SyscallsReport;
+use crate::cmd::transfer::TransferReport;
+use crate::cmd::warning::Warning;
+use crate::engine::Moved;
+use crate::measure::cache::CacheProof;
+use crate::measure::timer::Elapsed;
+use crate::workload::Op;
+use crate::workload::study::{Level, Part};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What the parts measure at one level.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Budget {
+    /// Largest scratch file (also bounded by RAM / 8 and free space).
+    pub file_cap: u64,
+    /// Block sizes of the sweeps.
+    pub sweep_blocks: Vec<u64>,
+    /// Timed runs per sweep point.
+    pub repeat: usize,
+    /// Calls per sweep run at most (small blocks read a prefix).
+    pub max_calls: u64,
+    /// Bytes per run of the write sweep.
+    pub write_size: u64,
+    /// Calibration window, seconds.
+    pub calibrate_window: (f64, f64),
+    /// The largest the calibration may grow the scratch file to.
+    pub calibrate_cap: Option<u64>,
+    /// Calls per system-call measurement.
+    pub syscall_sizes: Vec<u64>,
+    /// Runs per contender in the comparison.
+    pub compare_repeat: usize,
+    /// File size of the patterns tests.
+    pub patterns_size: u64,
+    /// Runs per pattern test.
+    pub patterns_runs: usize,
+    /// Size of the large transfer file.
+    pub transfer_large: u64,
+    /// Transfers per method pair.
+    pub transfer_repeat: usize,
+}
+
+/// How a part ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum Outcome {
+    /// Measured in full.
+    Done,
+    /// Interrupted after some of it was measured (kept, marked partial).
+    Partial,
+    /// Not run, and why.
+    Skipped {
+        /// The reason, for the reader.
+        reason: String,
+    },
+    /// It failed; the study went on.
+    Failed {
+        /// The error.
+        error: String,
+    },
+}
+
+/// One part as it ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    /// Which part.
+    pub part: Part,
+    /// Wall seconds it took.
+    pub seconds: f64,
+    /// Seconds the level's estimate gave it.
+    pub estimated_seconds: f64,
+    /// How it ended.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// The write or the verified read of the scratch file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StudyRow {
+    /// Write or read.
+    pub op: Op,
+    /// Bytes per call.
+    pub block_size: u64,
+    /// Bytes, calls and checksum.
+    #[serde(flatten)]
+    pub moved: Moved,
+    /// The checksum as printed.
+    pub xor_hex: String,
+    /// Whether the checksum equals that of the bytes written.
+    pub verified: bool,
+    /// Seconds (for the write: including fsync).
+    pub seconds: f64,
+    /// Bytes per second.
+    pub bytes_per_second: f64,
+    /// Calls per second.
+    pub calls_per_second: f64,
+    /// Seconds of the fsync that ends the write.
+    pub fsync_seconds: Option<f64>,
+    /// Wall and CPU time.
+    pub elapsed: Elapsed,
+    /// Residency before a read and the device bytes.
+    pub cache: Option<CacheProof>,
+    /// Whether the kernel's counts agreed.
+    pub checks_ok: bool,
+}
+
+/// The study's result: one field per part, `None` where it did not run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StudyReport {
+    /// The directory studied.
+    pub dir: String,
+    /// The level.
+    pub level: Level,
+    /// What the parts measure at that level.
+    pub budget: Budget,
+    /// The level's estimate of the whole study, seconds.
+    pub estimated_seconds: f64,
+    /// Wall seconds the study took.
+    pub seconds: f64,
+    /// The block device under the directory (`None`: tmpfs, overlay, network...).
+    pub device: Option<String>,
+    /// Size of the scratch file.
+    pub file_bytes: u64,
+    /// Seed of its contents.
+    pub seed: u64,
+    /// Every part, in the order run.
+    pub steps: Vec<Step>,
+    /// The write and the verified read.
+    pub write_read: Vec<StudyRow>,
+    /// Read sweep (cold and warm).
+    pub read_sweep: Option<SweepReport>,
+    /// Cold, warm, cold again.
+    pub cache: Option<CacheReport>,
+    /// System-call costs.
+    pub syscalls: Option<SyscallsReport>,
+    /// `fast` against dd, cat and fio.
+    pub compare: Option<CompareReport>,
+    /// Write sweep.
+    pub write_sweep: Option<SweepReport>,
+    /// iozone's tests.
+    pub patterns: Option<PatternsReport>,
+    /// The transfer matrix.
+    pub transfer: Option<TransferReport>,
+    /// The file size for the calibration window.
+    pub calibrate: Option<CalibrateReport>,
+    /// Whether every read returned the bytes written.
+    pub verified: bool,
+    /// Whether the scratch file was kept (`--keep`), and where.
+    pub kept_file: Option<String>,
+    /// The kept file's size at the end (the calibration may have grown it).
+    #[serde(default)]
+    pub kept_bytes: Option<u64>,
+    /// Whether every part ran (false after an interruption).
+    pub complete: bool,
+    /// What the reader should know (the parts' own warnings stay in their results).
+    pub warnings: Vec<Warning>,
+    /// The machine the study ran on, when read back from a saved document (its top-level
+    /// `environment`, written there by the document's provenance, never by this field):
+    /// the explanations name that machine's caches, not those of the one re-rendering it.
+    #[serde(default, rename = "environment", skip_serializing)]
+    pub measured_on: Option<crate::measure::env::Environment>,
+}
+
+impl StudyReport {
+    /// The machine it ran on: the saved one for a study read back, else this one (a study
+    /// just run).
+    pub fn environment(&self) -> crate::measure::env::Environment {
+        self.measured_on
+            .clone()
+            .unwrap_or_else(|| crate::measure::env::Environment::collect(Path::new(&self.dir)))
+    }
+
+    /// Whether every read was verified and every part's checks held.
+    pub fn ok(&self) -> bool {
+        self.verified
+            && self.write_read.iter().all(|r| r.checks_ok)
+            && self.read_sweep.as_ref().is_none_or(|r| r.ok())
+            && self.write_sweep.as_ref().is_none_or(|r| r.ok())
+            && self.cache.as_ref().is_none_or(|r| r.ok())
+            && self.patterns.as_ref().is_none_or(|r| r.ok())
+            && self.transfer.as_ref().is_none_or(|r| r.ok())
+            && !self
+                .steps
+                .iter()
+                .any(|s| matches!(s.outcome, Outcome::Failed { .. }))
+    }
+
+    /// Whether the read back returned the bytes written: `None` when it never ran.
+    pub fn read_back_verified(&self) -> Option<bool> {
+        self.write_read
+            .iter()
+            .find(|r| r.op == Op::Read)
+            .map(|r| r.verified)
+    }
+
+    /// The step record of `part`, if it ran or was skipped.
+    pub fn step(&self, part: Part) -> Option<&Step> {
+        self.steps.iter().find(|s| s.part == part)
+    }
+}
