@@ -6,6 +6,7 @@
 
 use super::harness::{Harness, Setup, Target};
 use super::warning::Warning;
+use crate::engine::flag;
 use crate::engine::{self, Engine, Op};
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
@@ -216,7 +217,7 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
     if let Some(proof) = last.cache.filter(|p| !p.ok()) {
         warnings.push(Warning::CacheState { at: None, proof });
     }
-    if !setup.engine.caps().counted {
+    if !setup.engine.caps().has(flag::COUNTED) {
         warnings.push(Warning::NotCounted {
             engine: setup.engine.name().to_string(),
         });
