@@ -149,7 +149,7 @@ impl std::fmt::Debug for Job<'_> {
 impl Job<'_> {
     /// The checksum offset of absolute file offset `offset`: checksums count from the
     /// first byte of the plan.
-    pub fn rel(&self, offset: u64) -> u64 {
+    pub fn plan_offset(&self, offset: u64) -> u64 {
         offset - self.plan.start
     }
 }
