@@ -7,14 +7,15 @@ use super::warning::Warning;
 use crate::files::{self};
 use crate::measure::cache::{self, CacheState};
 use crate::measure::external::{self, ToolClaim};
+use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::options::CompareOptions;
 use crate::units::per_second;
+use crate::workload::Op;
 use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 /// How a contender's own figures are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -233,21 +234,28 @@ fn prepare(harness: &Harness, input: &files::Input, state: CacheState) -> Result
 }
 
 /// Runs the contender once: the bytes and seconds it reports (by its own figures, or the
-/// file size over its wall time), and its wall time.
-fn run_once(c: &Contender, file_bytes: u64) -> Result<(u64, f64, f64)> {
-    let started = Instant::now();
-    let out = Command::new(&c.argv[0])
-        .args(&c.argv[1..])
-        .stdin(Stdio::null())
-        .stdout(if c.figures == FigureSource::ProcessWall {
-            Stdio::null()
-        } else {
-            Stdio::piped()
-        })
-        .stderr(Stdio::piped())
-        .output()
-        .with_context(|| format!("start {}", c.name))?;
-    let wall = started.elapsed().as_secs_f64();
+/// file size over its wall time), and its wall time on the harness's clock.
+fn run_once(c: &Contender, file_bytes: u64, harness: &Harness) -> Result<(u64, f64, f64)> {
+    // The child reads the file; none of its reads is counted as this process's.
+    let work = Claim {
+        op: Some(Op::Read),
+        calls: 0,
+        bytes: file_bytes,
+        counted: false,
+    };
+    let (out, wall) = harness.time(&work, || {
+        Command::new(&c.argv[0])
+            .args(&c.argv[1..])
+            .stdin(Stdio::null())
+            .stdout(if c.figures == FigureSource::ProcessWall {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            })
+            .stderr(Stdio::piped())
+            .output()
+    });
+    let out = out.with_context(|| format!("start {}", c.name))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
@@ -354,7 +362,7 @@ fn measure_state(
             }
             crate::interrupt::check()?;
             let resident_share_before = prepare(harness, src, state)?;
-            match run_once(&list[i], src.len) {
+            match run_once(&list[i], src.len, harness) {
                 Ok((bytes, seconds, wall)) => runs[i].push(Run {
                     bytes,
                     seconds,
