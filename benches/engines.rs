@@ -6,6 +6,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ioscope::checksum::{xor_bytes, xor_bytes_portable};
+use ioscope::engine::flag;
 use ioscope::engine::{ENGINES, Interruptible, Job, Op};
 use ioscope::files::InputKind;
 use ioscope::workload::plan::Plan;
@@ -121,7 +122,7 @@ fn engines(c: &mut Criterion) {
             plan: Plan::sequential(0, LEN as u64, 4 << 20),
             to_end: false,
             // Engines that wait on the device want many threads; the others one per core.
-            threads: if engine.caps().direct && !engine.caps().zero_copy {
+            threads: if engine.caps().has(flag::DIRECT) && !engine.caps().has(flag::ZERO_COPY) {
                 32
             } else {
                 threads

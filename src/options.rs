@@ -5,6 +5,7 @@ use crate::cli::{
     CacheChoice, CacheMode, CalibrateArgs, EngineArgs, OpArg, ReceiveArgs, RunArgs, SendArgs,
     StudyArgs, TransferArgs,
 };
+use crate::engine::flag;
 use crate::engine::{Engine, Setup};
 use crate::error::input;
 use crate::files::display_name;
@@ -58,17 +59,12 @@ pub fn engine_choice(args: &EngineArgs, what: &str, op: Op) -> Result<Setup> {
         None => &crate::engine::stream::Stream,
         Some(name) => engine_named(name, what)?,
     };
-    let caps = engine.caps();
-    let can = match op {
-        Op::Read => caps.read,
-        Op::Write => caps.write,
-    };
-    if !can {
+    if !engine.caps().does(op) {
         return Err(input(format!(
             "{what}: the {} engine cannot {}; engines that can: {}",
             engine.name(),
             op.name(),
-            crate::engine::able(op)
+            crate::engine::engines_for(op)
                 .map(|e| e.name())
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -271,7 +267,7 @@ impl CalibrateOptions {
             )));
         }
         let choice = engine_choice(&args.engine, &what, Op::Read)?;
-        if !choice.engine.caps().moves_bytes {
+        if !choice.engine.caps().has(flag::MOVES_BYTES) {
             // Its reads take no time whatever the size: no size lands in the window, and
             // --grow would append real data up to the free-space margin looking for one.
             return Err(input(format!(
@@ -412,7 +408,7 @@ impl FastOptions {
             .as_deref()
             .map(|name| engine_named(name, &what))
             .transpose()?;
-        if let Some(e) = engine.filter(|e| !e.caps().read) {
+        if let Some(e) = engine.filter(|e| !e.caps().has(flag::READ)) {
             return Err(input(format!(
                 "{what}: the {} engine cannot read",
                 e.name()

@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use ioscope::engine::flag;
 use ioscope::engine::{ENGINES, Engine, Interruptible, Job, Op};
 use ioscope::files::InputKind;
 use ioscope::workload::plan::{Order, Plan};
@@ -49,7 +50,7 @@ fn every_reader_gives_the_reference_xor_in_every_order() {
         let want = reference_xor(&data);
         for engine in ENGINES
             .iter()
-            .filter(|e| e.caps().read && e.caps().moves_bytes)
+            .filter(|e| e.caps().has(flag::READ | flag::MOVES_BYTES))
         {
             for order in [
                 Order::Sequential,
@@ -81,7 +82,7 @@ fn every_writer_writes_the_generators_bytes_in_any_order() {
     let mut reference = None;
     for engine in ENGINES
         .iter()
-        .filter(|e| e.caps().write && e.caps().moves_bytes)
+        .filter(|e| e.caps().has(flag::WRITE | flag::MOVES_BYTES))
     {
         for order in [
             Order::Sequential,
@@ -120,7 +121,7 @@ fn a_file_shorter_than_the_plan_is_an_error_for_every_reader_and_never_a_hang() 
     let path = file_with(dir.path(), "short", &pattern(3 << 20));
     for engine in ENGINES
         .iter()
-        .filter(|e| e.caps().read && e.caps().moves_bytes)
+        .filter(|e| e.caps().has(flag::READ | flag::MOVES_BYTES))
     {
         let name = engine.name();
         let (tx, rx) = mpsc::channel();
@@ -160,7 +161,7 @@ fn a_file_that_lost_only_part_of_its_last_page_is_an_error_for_every_reader() {
     let file = File::open(&path).unwrap();
     for engine in ENGINES
         .iter()
-        .filter(|e| e.caps().read && e.caps().moves_bytes)
+        .filter(|e| e.caps().has(flag::READ | flag::MOVES_BYTES))
     {
         for threads in [1, 2] {
             let j = job(
@@ -203,7 +204,7 @@ fn per_chunk_engines_give_the_reference_xor_in_place_or_copied() {
     let path = file_with(dir.path(), "f", &data);
     let file = File::open(&path).unwrap();
     let mut huge_seen = false;
-    for engine in ENGINES.iter().filter(|e| e.caps().per_chunk) {
+    for engine in ENGINES.iter().filter(|e| e.caps().has(flag::PER_CHUNK)) {
         for start in [0usize, 4097] {
             for chunk in [2u64 << 20, 4 << 20, 8 << 20] {
                 for threads in [1, 3] {

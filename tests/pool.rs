@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use ioscope::cmd::harness::{Harness, NoProgress, Setup, Target};
 use ioscope::engine::buffer::{self, AlignedBuffer};
+use ioscope::engine::flag;
 use ioscope::engine::{Op, by_name};
 use ioscope::files::InputKind;
 use ioscope::measure::cache::{CacheState, Residency};
@@ -70,7 +71,7 @@ fn engine_buffers_are_ready_before_the_timed_region_starts() {
             threads,
             depth: 2,
         };
-        let want = if engine.caps().queued {
+        let want = if engine.caps().has(flag::QUEUED) {
             threads * 2
         } else {
             threads

@@ -6,6 +6,7 @@
 
 use super::harness::{Harness, Setup, Target};
 use super::warning::Warning;
+use crate::engine::flag;
 use crate::engine::{self, Engine, Op};
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
@@ -84,7 +85,7 @@ impl CalibrateReport {
 }
 
 /// The file being calibrated, and the undo record for `--grow`.
-struct Target_ {
+struct Calibrated {
     file: File,
     name: String,
     len: u64,
@@ -92,7 +93,7 @@ struct Target_ {
     keep_growth: bool,
 }
 
-impl Drop for Target_ {
+impl Drop for Calibrated {
     fn drop(&mut self) {
         if self.len != self.original_len && !self.keep_growth {
             let _ = self.file.set_len(self.original_len);
@@ -125,7 +126,7 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
     } else {
         opened.file
     };
-    let mut target = Target_ {
+    let mut target = Calibrated {
         file,
         name,
         len: opened.len,
@@ -216,7 +217,7 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
     if let Some(proof) = last.cache.filter(|p| !p.ok()) {
         warnings.push(Warning::CacheState { at: None, proof });
     }
-    if !setup.engine.caps().counted {
+    if !setup.engine.caps().has(flag::COUNTED) {
         warnings.push(Warning::NotCounted {
             engine: setup.engine.name().to_string(),
         });
@@ -266,7 +267,7 @@ fn round_down(n: u64, unit: u64) -> u64 {
 
 /// Puts the first `size` bytes in the cache state asked for, then reads them with timing.
 fn timed_read(
-    target: &Target_,
+    target: &Calibrated,
     harness: &Harness,
     setup: &Setup,
     size: u64,
@@ -293,7 +294,7 @@ fn timed_read(
 }
 
 /// Appends pseudo-random data until the file holds `size` bytes.
-fn grow(target: &mut Target_, harness: &Harness, size: u64, seed: u64) -> Result<()> {
+fn grow(target: &mut Calibrated, harness: &Harness, size: u64, seed: u64) -> Result<()> {
     let name = target.name.clone();
     let extra = size - target.len;
     let writer = &engine::stream::Stream;
@@ -319,7 +320,7 @@ fn grow(target: &mut Target_, harness: &Harness, size: u64, seed: u64) -> Result
     );
     let result = writer.run(&job);
     harness.progress.end();
-    // Whatever was appended is undone by Target_'s drop if the search does not succeed.
+    // Whatever was appended is undone by Calibrated's drop if the search does not succeed.
     target.len = target
         .file
         .metadata()
@@ -333,7 +334,13 @@ fn grow(target: &mut Target_, harness: &Harness, size: u64, seed: u64) -> Result
     Ok(())
 }
 
-fn too_small(target: &Target_, bs: u64, probes: &[Probe], next: u64, goal: f64) -> anyhow::Error {
+fn too_small(
+    target: &Calibrated,
+    bs: u64,
+    probes: &[Probe],
+    next: u64,
+    goal: f64,
+) -> anyhow::Error {
     let (seen, needed) = match probes.last() {
         Some(p) => (
             format!(
@@ -356,7 +363,7 @@ fn too_small(target: &Target_, bs: u64, probes: &[Probe], next: u64, goal: f64) 
 }
 
 fn infeasible(
-    target: &Target_,
+    target: &Calibrated,
     options: &CalibrateOptions,
     bs: u64,
     size: u64,

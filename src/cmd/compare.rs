@@ -6,15 +6,16 @@ use super::harness::{Harness, Target};
 use super::warning::Warning;
 use crate::files::{self};
 use crate::measure::cache::{self, CacheState};
-use crate::measure::external::{self, Figures};
+use crate::measure::external::{self, ToolClaim};
+use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::options::CompareOptions;
 use crate::units::per_second;
+use crate::workload::Op;
 use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 /// How a contender's own figures are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,7 +25,7 @@ pub enum FigureSource {
     IoscopeJson,
     /// dd's `N bytes ... copied, S s` line.
     DdSummary,
-    /// fio's JSON: read.io_bytes and read.runtime.
+    /// fio's JSON: its io_bytes and runtime.
     FioJson,
     /// No figures of its own: the process's wall time and the file size.
     ProcessWall,
@@ -232,20 +233,29 @@ fn prepare(harness: &Harness, input: &files::Input, state: CacheState) -> Result
     Ok(cache::residency(&input.file, &input.name, input.len)?.fraction())
 }
 
-fn run_once(c: &Contender, file_bytes: u64) -> Result<(Figures, f64)> {
-    let started = Instant::now();
-    let out = Command::new(&c.argv[0])
-        .args(&c.argv[1..])
-        .stdin(Stdio::null())
-        .stdout(if c.figures == FigureSource::ProcessWall {
-            Stdio::null()
-        } else {
-            Stdio::piped()
-        })
-        .stderr(Stdio::piped())
-        .output()
-        .with_context(|| format!("start {}", c.name))?;
-    let wall = started.elapsed().as_secs_f64();
+/// Runs the contender once: the bytes and seconds it reports (by its own figures, or the
+/// file size over its wall time), and its wall time on the harness's clock.
+fn run_once(c: &Contender, file_bytes: u64, harness: &Harness) -> Result<(u64, f64, f64)> {
+    // The child reads the file; none of its reads is counted as this process's.
+    let work = Claim {
+        op: Some(Op::Read),
+        calls: 0,
+        bytes: file_bytes,
+        counted: false,
+    };
+    let (out, wall) = harness.time(&work, || {
+        Command::new(&c.argv[0])
+            .args(&c.argv[1..])
+            .stdin(Stdio::null())
+            .stdout(if c.figures == FigureSource::ProcessWall {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            })
+            .stderr(Stdio::piped())
+            .output()
+    });
+    let out = out.with_context(|| format!("start {}", c.name))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
@@ -257,25 +267,16 @@ fn run_once(c: &Contender, file_bytes: u64) -> Result<(Figures, f64)> {
             last.map_or(String::new(), |l| format!(": {l}"))
         );
     }
-    let figures = match c.figures {
-        FigureSource::IoscopeJson => {
-            let v: serde_json::Value =
-                serde_json::from_str(&stdout).with_context(|| format!("{}'s JSON", c.name))?;
-            Figures {
-                bytes: v["bytes"].as_u64().context("ioscope JSON without bytes")?,
-                seconds: v["seconds"]
-                    .as_f64()
-                    .context("ioscope JSON without seconds")?,
-            }
-        }
-        FigureSource::DdSummary => external::parse_dd(&stderr)?,
-        FigureSource::FioJson => external::parse_fio(&stdout)?,
-        FigureSource::ProcessWall => Figures {
-            bytes: file_bytes,
-            seconds: wall,
-        },
+    let claim: ToolClaim = match c.figures {
+        FigureSource::IoscopeJson => external::ioscope(&stdout)?,
+        FigureSource::DdSummary => external::dd(&stderr)?,
+        FigureSource::FioJson => external::fio(&stdout)?,
+        FigureSource::ProcessWall => return Ok((file_bytes, wall, wall)),
     };
-    Ok((figures, wall))
+    if claim.seconds <= 0.0 {
+        anyhow::bail!("{} reported a time of 0 s", c.name);
+    }
+    Ok((claim.bytes(), claim.seconds, wall))
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -361,11 +362,11 @@ fn measure_state(
             }
             crate::interrupt::check()?;
             let resident_share_before = prepare(harness, src, state)?;
-            match run_once(&list[i], src.len) {
-                Ok((f, wall)) => runs[i].push(Run {
-                    bytes: f.bytes,
-                    seconds: f.seconds,
-                    bytes_per_second: per_second(f.bytes, f.seconds),
+            match run_once(&list[i], src.len, harness) {
+                Ok((bytes, seconds, wall)) => runs[i].push(Run {
+                    bytes,
+                    seconds,
+                    bytes_per_second: per_second(bytes, seconds),
                     wall_seconds: wall,
                     resident_share_before,
                 }),

@@ -2,6 +2,7 @@
 //! is and how much of it is cached, picks the engine that wins in that case, runs it, and
 //! says why it chose it.
 
+use crate::engine::flag;
 use crate::engine::{self, Defaults, Engine, Interruptible, Job, Moved, Op, Threads};
 use crate::files::{self, InputKind};
 use crate::measure::cache::{self, Observed, Residency};
@@ -92,18 +93,18 @@ fn pick(want: impl Fn(engine::Caps) -> bool) -> &'static dyn Engine {
     engine::ENGINES
         .iter()
         .copied()
-        .find(|e| want(e.caps()) && e.caps().read && e.caps().moves_bytes)
+        .find(|e| want(e.caps()) && e.caps().has(flag::READ | flag::MOVES_BYTES))
         .expect("the engine table covers every case fast chooses")
 }
 
 /// Reads to the end of any input, one thread.
 fn streaming() -> &'static dyn Engine {
-    pick(|c| !c.sized && !c.parallel)
+    pick(|c| c.lacks(flag::SIZED | flag::PARALLEL))
 }
 
 /// Buffered reads at offsets on threads: the fallback when O_DIRECT or mapping is refused.
 fn buffered() -> &'static dyn Engine {
-    pick(|c| c.sized && c.parallel && !c.direct && !c.zero_copy)
+    pick(|c| c.has(flag::SIZED | flag::PARALLEL) && c.lacks(flag::DIRECT | flag::ZERO_COPY))
 }
 
 fn choose(
@@ -145,7 +146,7 @@ fn choose(
     };
     if observed == Observed::Warm {
         return (
-            pick(|c| c.per_chunk && !c.direct),
+            pick(|c| c.has(flag::PER_CHUNK) && c.lacks(flag::DIRECT)),
             format!(
                 "warm ({pct}): per chunk, XOR in place where the page cache has huge pages, else copy through a small buffer"
             ),
@@ -153,12 +154,12 @@ fn choose(
     }
     let (engine, reason) = if observed == Observed::Mixed {
         (
-            pick(|c| c.per_chunk && c.direct),
+            pick(|c| c.has(flag::PER_CHUNK | flag::DIRECT)),
             format!("partly cached ({pct}): cached chunks from memory, the rest with O_DIRECT"),
         )
     } else {
         (
-            pick(|c| c.direct && !c.zero_copy && !c.queued),
+            pick(|c| c.has(flag::DIRECT) && c.lacks(flag::ZERO_COPY | flag::QUEUED)),
             format!("cold ({pct}): O_DIRECT, large reads into huge-page buffers"),
         )
     };
@@ -220,7 +221,7 @@ impl Setup {
         Setup {
             engine,
             threads: options.threads.unwrap_or_else(|| {
-                if engine.caps().parallel {
+                if engine.caps().has(flag::PARALLEL) {
                     threads_for(&Defaults {
                         block_size,
                         ..defaults

@@ -5,6 +5,7 @@
 //! `null` engine with a deterministic meter and its output be checked exactly.
 
 pub use crate::engine::Setup;
+use crate::engine::flag;
 use crate::engine::{self, Job, Moved, Observer, Op};
 use crate::files::{InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState, Residency};
@@ -199,10 +200,10 @@ impl<'a> Harness<'a> {
                 measured
                     .kernel
                     .map(|k| k.read_bytes)
-                    .filter(|_| caps.moves_bytes),
+                    .filter(|_| caps.has(flag::MOVES_BYTES)),
                 moved.bytes,
                 // An engine that bypasses the cache reads from the device in every state.
-                caps.direct && !caps.zero_copy,
+                caps.has(flag::DIRECT) && !caps.has(flag::ZERO_COPY),
             )
         });
         Ok(Sample {
@@ -333,7 +334,7 @@ impl Harness<'_> {
             op: Some(job.op),
             calls: moved.calls,
             bytes: moved.bytes,
-            counted: setup.engine.caps().counted,
+            counted: setup.engine.caps().has(flag::COUNTED),
         };
         Ok((moved, claim, region))
     }

@@ -5,6 +5,7 @@
 use super::harness::{Harness, Sample, Target};
 use super::warning::{self, Warning};
 use crate::engine::Moved;
+use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::{CacheProof, CacheState};
 use crate::measure::checks::Check;
@@ -110,7 +111,7 @@ fn read(options: &RunOptions, harness: &Harness, limit: Option<u64>) -> Result<R
     let to_end = match limit {
         // A regular file known to be empty has nothing to read: every engine gives 00000000
         // (the classic read() still makes its one call that finds the end).
-        None => !(sized && input.len == 0 && setup.engine.caps().sized),
+        None => !(sized && input.len == 0 && setup.engine.caps().has(flag::SIZED)),
         Some(l) => sized && l > input.len,
     };
     harness.check(target, &setup, Op::Read, plan)?;
@@ -163,7 +164,7 @@ fn report(
 ) -> RunReport {
     let mut warnings = warning::of_sample(&sample, None);
     let caps = options.setup.engine.caps();
-    if !caps.counted {
+    if !caps.has(flag::COUNTED) {
         warnings.push(Warning::NotCounted {
             engine: options.setup.engine.name().to_string(),
         });
@@ -174,7 +175,7 @@ fn report(
         op,
         input_kind,
         engine: options.setup.engine.name().to_string(),
-        moves_bytes: caps.moves_bytes,
+        moves_bytes: caps.has(flag::MOVES_BYTES),
         block_size: options.block_size,
         block_count: options.block_count,
         moved: sample.moved,

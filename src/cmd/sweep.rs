@@ -6,6 +6,7 @@
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
+use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
@@ -352,7 +353,7 @@ fn finish(report: &mut SweepReport) {
         )
     }));
     report.warnings.extend(scattered);
-    if crate::engine::by_name(&report.engine).is_some_and(|e| !e.caps().counted) {
+    if crate::engine::by_name(&report.engine).is_some_and(|e| !e.caps().has(flag::COUNTED)) {
         report.warnings.push(Warning::NotCounted {
             engine: report.engine.clone(),
         });

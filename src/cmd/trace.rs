@@ -3,8 +3,8 @@
 //! against what known tools (dd, fio) say they did; measures what tracing itself costs per
 //! call, so a traced time is never mistaken for an untraced one.
 
+use crate::measure::external::{self, ToolClaim};
 pub use crate::measure::procio::ProcIo;
-use crate::trace::claims::{self, Claim};
 use crate::trace::sys::{self, Ended, Event, Left};
 use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
 use crate::trace::tee::{self, Tee};
@@ -64,7 +64,7 @@ pub struct TraceReport {
     #[serde(default)]
     pub still_running: Vec<Left>,
     /// What the tool itself said, when it is one ioscope knows (dd, fio).
-    pub claim: Option<Claim>,
+    pub claim: Option<ToolClaim>,
     /// Nanoseconds tracing adds to each system call, measured on this machine just before.
     pub overhead_ns_per_call: Option<f64>,
     /// What ptrace cannot see in this trace.
@@ -221,9 +221,9 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let out_text = out_tee.map(Tee::text).unwrap_or_default();
     let err_text = err_tee.map(Tee::text).unwrap_or_default();
     let claim = match tool.as_str() {
-        "dd" => claims::dd(&err_text),
-        "fio" => claims::fio(&out_text),
-        "ioscope" => claims::ioscope(&out_text),
+        "dd" => external::dd(&err_text).ok(),
+        "fio" => external::fio(&out_text).ok(),
+        "ioscope" => external::ioscope(&out_text).ok(),
         _ => None,
     };
     let tally = tally

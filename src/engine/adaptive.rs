@@ -201,7 +201,7 @@ pub fn copy(job: &Job, buf: &mut [u8], offset: u64, len: u64) -> Result<(u32, u6
         let slice = &mut buf[..want as usize];
         let (n, c) = pread_full(job.file, job.name, slice, at)?;
         expect_whole(job, at, want, n as u64)?;
-        xor ^= xor_at(job.rel(at), slice);
+        xor ^= xor_at(job.plan_offset(at), slice);
         calls += c;
         at += want;
     }

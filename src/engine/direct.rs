@@ -103,7 +103,7 @@ pub fn read_piece(
     let n = (n as u64).min(len);
     expect_whole(job, offset, len, n)?;
     Ok((
-        xor_at(job.rel(offset), &buf.as_slice()[..n as usize]),
+        xor_at(job.plan_offset(offset), &buf.as_slice()[..n as usize]),
         calls,
     ))
 }

@@ -121,7 +121,7 @@ impl Engine for Mixed {
                     self.write_bytes.fetch_add(len, Ordering::Relaxed);
                     calls
                 };
-                Ok((xor_at(job.rel(offset), slice), calls))
+                Ok((xor_at(job.plan_offset(offset), slice), calls))
             },
         )
     }

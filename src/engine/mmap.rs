@@ -286,7 +286,7 @@ pub fn in_place(map: &Mapping, job: &Job, offset: u64, len: u64) -> Result<u32> 
     let bytes = map
         .slice(offset, l)
         .expect("plan pieces lie inside the mapping");
-    Ok(xor_at(job.rel(offset), bytes))
+    Ok(xor_at(job.plan_offset(offset), bytes))
 }
 
 /// Checks that a mapped file is still as long as the plan says: past its end, the last page

@@ -149,38 +149,18 @@ impl std::fmt::Debug for Job<'_> {
 impl Job<'_> {
     /// The checksum offset of absolute file offset `offset`: checksums count from the
     /// first byte of the plan.
-    pub fn rel(&self, offset: u64) -> u64 {
+    pub fn plan_offset(&self, offset: u64) -> u64 {
         offset - self.plan.start
     }
 }
 
-/// What an engine can do; commands and the chooser look only at these flags, never at names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Caps {
-    /// Reads.
-    pub read: bool,
-    /// Writes.
-    pub write: bool,
-    /// Needs a regular file of known size (it maps it or reads at offsets).
-    pub sized: bool,
-    /// Follows any offset plan (else sequential only).
-    pub any_order: bool,
-    /// Bypasses the page cache with O_DIRECT (so it suits cold data).
-    pub direct: bool,
-    /// Spreads the work over threads.
-    pub parallel: bool,
-    /// Keeps several requests in flight per thread (`--depth`).
-    pub queued: bool,
-    /// Reads the page cache in place, without copying into a buffer.
-    pub zero_copy: bool,
-    /// Its calls and bytes go through read()/write()-like calls that /proc/self/io counts.
-    pub counted: bool,
-    /// Moves real bytes (false for `null`).
-    pub moves_bytes: bool,
-    /// Decides per chunk how to read it, by how the page cache holds that chunk.
-    #[serde(default)]
-    pub per_chunk: bool,
-}
+/// What an engine can do, as bits (fio's `enum fio_ioengine_flags`): the constants in
+/// [`flag`], combined with `|` and given to [`Caps::of`], asked with [`Caps::has`] and
+/// [`Caps::lacks`].
+/// Commands and the chooser look only at these flags, never at names. In JSON it is an
+/// object of one bool per flag, named as in [`flag::NAMES`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Caps(u16);
 
 /// Capability flags, combined with `|` for [`Caps::of`].
 pub mod flag {
@@ -188,42 +168,104 @@ pub mod flag {
     pub const READ: u16 = 1;
     /// Writes.
     pub const WRITE: u16 = 1 << 1;
-    /// Needs a regular file of known size.
+    /// Needs a regular file of known size (it maps it or reads at offsets).
     pub const SIZED: u16 = 1 << 2;
-    /// Follows any offset plan.
+    /// Follows any offset plan (else sequential only).
     pub const ANY_ORDER: u16 = 1 << 3;
-    /// Bypasses the page cache.
+    /// Bypasses the page cache with O_DIRECT (so it suits cold data).
     pub const DIRECT: u16 = 1 << 4;
     /// Spreads the work over threads.
     pub const PARALLEL: u16 = 1 << 5;
-    /// Keeps several requests in flight per thread.
+    /// Keeps several requests in flight per thread (`--depth`).
     pub const QUEUED: u16 = 1 << 6;
-    /// Reads the page cache in place.
+    /// Reads the page cache in place, without copying into a buffer.
     pub const ZERO_COPY: u16 = 1 << 7;
-    /// Its calls are the kind /proc/self/io counts.
+    /// Its calls and bytes go through read()/write()-like calls that /proc/self/io counts.
     pub const COUNTED: u16 = 1 << 8;
-    /// Moves real bytes.
+    /// Moves real bytes (not set for `null`).
     pub const MOVES_BYTES: u16 = 1 << 9;
-    /// Decides per chunk how to read it.
+    /// Decides per chunk how to read it, by how the page cache holds that chunk.
     pub const PER_CHUNK: u16 = 1 << 10;
+
+    /// Every flag with its name in JSON, in the order JSON lists them.
+    pub const NAMES: [(u16, &str); 11] = [
+        (READ, "read"),
+        (WRITE, "write"),
+        (SIZED, "sized"),
+        (ANY_ORDER, "any_order"),
+        (DIRECT, "direct"),
+        (PARALLEL, "parallel"),
+        (QUEUED, "queued"),
+        (ZERO_COPY, "zero_copy"),
+        (COUNTED, "counted"),
+        (MOVES_BYTES, "moves_bytes"),
+        (PER_CHUNK, "per_chunk"),
+    ];
+
+    /// Flags added after the first results were saved: JSON without them reads as unset.
+    pub const ADDED_LATER: u16 = PER_CHUNK;
 }
 
 impl Caps {
     /// The flags set in `bits` (see [`flag`]).
     pub const fn of(bits: u16) -> Self {
-        Self {
-            read: bits & flag::READ != 0,
-            write: bits & flag::WRITE != 0,
-            sized: bits & flag::SIZED != 0,
-            any_order: bits & flag::ANY_ORDER != 0,
-            direct: bits & flag::DIRECT != 0,
-            parallel: bits & flag::PARALLEL != 0,
-            queued: bits & flag::QUEUED != 0,
-            zero_copy: bits & flag::ZERO_COPY != 0,
-            counted: bits & flag::COUNTED != 0,
-            moves_bytes: bits & flag::MOVES_BYTES != 0,
-            per_chunk: bits & flag::PER_CHUNK != 0,
+        Self(bits)
+    }
+
+    /// Whether every flag in `flags` is set.
+    pub const fn has(self, flags: u16) -> bool {
+        self.0 & flags == flags
+    }
+
+    /// Whether no flag in `flags` is set.
+    pub const fn lacks(self, flags: u16) -> bool {
+        self.0 & flags == 0
+    }
+
+    /// Whether it can do `op` (read or write).
+    pub const fn does(self, op: Op) -> bool {
+        self.has(match op {
+            Op::Read => flag::READ,
+            Op::Write => flag::WRITE,
+        })
+    }
+}
+
+impl std::fmt::Debug for Caps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set: Vec<&str> = flag::NAMES
+            .iter()
+            .filter(|(bit, _)| self.has(*bit))
+            .map(|(_, name)| *name)
+            .collect();
+        write!(f, "Caps({})", set.join(" | "))
+    }
+}
+
+impl Serialize for Caps {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Caps", flag::NAMES.len())?;
+        for (bit, name) in flag::NAMES {
+            s.serialize_field(name, &self.has(bit))?;
         }
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Caps {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let named = std::collections::BTreeMap::<String, bool>::deserialize(deserializer)?;
+        let mut bits = 0;
+        for (bit, name) in flag::NAMES {
+            match named.get(name) {
+                Some(true) => bits |= bit,
+                Some(false) => {}
+                None if bit & flag::ADDED_LATER != 0 => {}
+                None => return Err(serde::de::Error::missing_field(name)),
+            }
+        }
+        Ok(Self(bits))
     }
 }
 
@@ -337,28 +379,26 @@ impl std::fmt::Debug for dyn Engine {
 
 /// The checks every engine's capability flags imply; engines with more needs add theirs.
 pub fn check_caps(name: &str, caps: Caps, job: &Job) -> Result<(), String> {
-    match job.op {
-        Op::Read if !caps.read => return Err(format!("{name} cannot read")),
-        Op::Write if !caps.write => return Err(format!("{name} cannot write")),
-        _ => {}
+    if !caps.does(job.op) {
+        return Err(format!("{name} cannot {}", job.op.name()));
     }
-    if !job.plan.is_sequential() && !caps.any_order {
+    if !job.plan.is_sequential() && !caps.has(flag::ANY_ORDER) {
         return Err(format!("{name} reads and writes only in order"));
     }
     if !job.plan.is_sequential() && job.kind != InputKind::Regular {
         return Err(format!("{name}: offsets need a regular file"));
     }
-    if caps.sized && job.plan.is_interleaved() {
+    if caps.has(flag::SIZED) && job.plan.is_interleaved() {
         // Sized engines map or bound the range [start, start + len); an interleaved lane's
         // pieces lie beyond it.
         return Err(format!(
             "{name} needs one contiguous range, not interleaved pieces"
         ));
     }
-    if caps.sized && job.kind != InputKind::Regular {
+    if caps.has(flag::SIZED) && job.kind != InputKind::Regular {
         return Err(format!("{name} needs a regular file"));
     }
-    if caps.sized && job.op == Op::Read && job.plan.len == 0 && job.to_end {
+    if caps.has(flag::SIZED) && job.op == Op::Read && job.plan.len == 0 && job.to_end {
         // Size unknown: a /proc file reports 0 but has content; only reading to the end
         // tells. (A file known to be empty comes with `to_end` false, and reads nothing.)
         return Err(format!("{name} needs the size, and stat says 0"));
@@ -393,11 +433,8 @@ pub fn names() -> String {
 }
 
 /// The engines that can do `op`, in table order.
-pub fn able(op: Op) -> impl Iterator<Item = &'static dyn Engine> {
-    ENGINES.iter().copied().filter(move |e| match op {
-        Op::Read => e.caps().read,
-        Op::Write => e.caps().write,
-    })
+pub fn engines_for(op: Op) -> impl Iterator<Item = &'static dyn Engine> {
+    ENGINES.iter().copied().filter(move |e| e.caps().does(op))
 }
 
 /// Every engine, one per line with what it can and does: for `--engine` help.
@@ -406,7 +443,7 @@ pub fn table() -> String {
         .iter()
         .map(|e| {
             let c = e.caps();
-            let can = match (c.read, c.write) {
+            let can = match (c.has(flag::READ), c.has(flag::WRITE)) {
                 (true, true) => "read+write",
                 (true, false) => "read",
                 (false, true) => "write",
@@ -425,4 +462,46 @@ pub fn shrank(name: &str, reached: u64, size: u64) -> anyhow::Error {
         "read {name}: the file ended at byte {reached} but its size was {size} when reading began (did it shrink?)"
     ))
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_are_saved_as_one_bool_per_flag_in_the_order_of_the_names() {
+        let caps = Caps::of(flag::READ | flag::ANY_ORDER | flag::PER_CHUNK);
+        let json = serde_json::to_string(&caps).expect("caps serialize");
+        assert_eq!(
+            json,
+            r#"{"read":true,"write":false,"sized":false,"any_order":true,"direct":false,"parallel":false,"queued":false,"zero_copy":false,"counted":false,"moves_bytes":false,"per_chunk":true}"#
+        );
+        let back: Caps = serde_json::from_str(&json).expect("caps deserialize");
+        assert_eq!(back, caps);
+    }
+
+    #[test]
+    fn caps_saved_before_per_chunk_read_it_as_unset_and_other_missing_flags_are_refused() {
+        let old = r#"{"read":true,"write":true,"sized":true,"any_order":true,"direct":false,"parallel":true,"queued":false,"zero_copy":false,"counted":true,"moves_bytes":true}"#;
+        let caps: Caps = serde_json::from_str(old).expect("older caps");
+        assert_eq!(caps, pread::SPEC.caps);
+        assert!(caps.lacks(flag::PER_CHUNK));
+        let missing = old.replace(r#""read":true,"#, "");
+        let err = serde_json::from_str::<Caps>(&missing).expect_err("read is required");
+        assert!(err.to_string().contains("missing field `read`"), "{err}");
+    }
+
+    #[test]
+    fn has_asks_for_every_flag_given_and_lacks_for_none_of_them() {
+        let caps = mmap::SPEC.caps;
+        assert!(caps.has(flag::READ | flag::ZERO_COPY));
+        assert!(!caps.has(flag::READ | flag::WRITE));
+        assert!(caps.lacks(flag::WRITE | flag::DIRECT));
+        assert!(!caps.lacks(flag::WRITE | flag::READ));
+        assert!(caps.does(Op::Read) && !caps.does(Op::Write));
+        assert_eq!(
+            format!("{:?}", null::SPEC.caps),
+            "Caps(read | write | any_order)"
+        );
+    }
 }

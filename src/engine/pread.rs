@@ -107,7 +107,7 @@ impl Engine for Pread {
                         pwrite_full(job.file, job.name, slice, offset)?
                     }
                 };
-                Ok((xor_at(job.rel(offset), slice), calls))
+                Ok((xor_at(job.plan_offset(offset), slice), calls))
             },
         )
     }

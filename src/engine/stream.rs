@@ -192,7 +192,7 @@ fn by_piece(job: &Job, op: Op, buf: &mut [u8]) -> Result<Moved> {
                 calls += write_all(job, piece, offset)?;
             }
         }
-        xor ^= xor_at(job.rel(offset), piece);
+        xor ^= xor_at(job.plan_offset(offset), piece);
         bytes += len;
         cadence.tick(job.observer, calls, bytes)?;
     }

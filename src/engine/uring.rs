@@ -220,7 +220,7 @@ fn pump(
             }
             expect_whole(job, slot.offset, slot.len, slot.done.min(slot.len))?;
             xor ^= xor_at(
-                job.rel(slot.offset),
+                job.plan_offset(slot.offset),
                 &slot.buf.as_slice()[..slot.len as usize],
             );
             job.observer.moved(slot.len)?;

@@ -1,8 +1,7 @@
 //! `trace`: run a command under ptrace and account for every file-I/O system call it makes
-//! (see `sys` for the loop, `tally` for the bookkeeping, `claims` for what known tools say
-//! they did, read through `tee`).
+//! (see `sys` for the loop, `tally` for the bookkeeping, `tee` for the copy of a known
+//! tool's output from which `measure::external` reads what it says it did).
 
-pub mod claims;
 pub mod sys;
 pub mod tally;
 pub mod tee;

@@ -1,6 +1,7 @@
 //! `fast`: the checksum alone on stdout; the method and figures with `--verbose`.
 
 use crate::cmd::fast::FastReport;
+use crate::engine::flag;
 use crate::report::cells::{one_row, rate};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, header, list};
@@ -25,7 +26,7 @@ pub fn fast_details(r: &FastReport) -> String {
     } else {
         format!("{} threads", r.threads)
     };
-    let depth = if r.caps.queued {
+    let depth = if r.caps.has(flag::QUEUED) {
         format!(", depth {}", r.depth)
     } else {
         String::new()
@@ -55,7 +56,7 @@ pub fn fast_details(r: &FastReport) -> String {
             format_mib_per_s(r.bytes_per_second)
         ),
     );
-    if r.caps.zero_copy {
+    if r.caps.has(flag::ZERO_COPY) {
         line(
             &mut out,
             "in place",
@@ -76,7 +77,7 @@ pub fn fast_details(r: &FastReport) -> String {
             percent(r.choice_seconds, r.seconds)
         ),
     );
-    if r.caps.per_chunk {
+    if r.caps.has(flag::PER_CHUNK) {
         let t = r.moved.tests;
         line(
             &mut out,

@@ -3,6 +3,7 @@
 use crate::cmd::run::RunReport;
 use crate::cmd::warning::Warning;
 use crate::engine::Engine;
+use crate::engine::flag;
 use crate::report::cells::{one_row, opt};
 use crate::report::csv::Table;
 use crate::report::text::{bytes_both, cache_line, checks_line, cpu_line, line};
@@ -111,7 +112,7 @@ pub fn text(r: &RunReport) -> String {
             ),
         );
     }
-    let counted = crate::engine::by_name(&r.engine).is_none_or(|e| e.caps().counted);
+    let counted = crate::engine::by_name(&r.engine).is_none_or(|e| e.caps().has(flag::COUNTED));
     line(&mut out, "kernel", checks_line(&r.checks, counted));
     out
 }
