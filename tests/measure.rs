@@ -223,7 +223,10 @@ fn syscalls_counts_every_call_and_verifies_the_bytes() {
         assert!(kernel >= calls && kernel <= calls + 4, "{row}");
         assert!(row["bytes_per_second"].as_f64().unwrap() > 0.0);
     }
-    assert!(report_text(&v).contains("lseek(SEEK_CUR) enters and leaves the kernel"));
+    // Which story the sentence tells depends on the numbers (tests/sentences.rs); that one
+    // is told is what this run checks.
+    let text = report_text(&v);
+    assert!(text.contains("lseek(SEEK_CUR)"), "{text}");
 }
 
 #[test]

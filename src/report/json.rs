@@ -41,6 +41,22 @@ impl Provenance {
     }
 }
 
+/// The version of every result schema (`ioscope/<command>/v2`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The version of `study` documents: v3 holds every part's own result (v2 held one table).
+pub const STUDY_SCHEMA_VERSION: u32 = 3;
+
+/// The schema name of results of `command`.
+pub fn schema(command: &str) -> String {
+    let version = if command == "study" {
+        STUDY_SCHEMA_VERSION
+    } else {
+        SCHEMA_VERSION
+    };
+    format!("ioscope/{command}/v{version}")
+}
+
 /// The short git commit this binary was built from (`None` outside a checkout).
 pub fn commit() -> Option<&'static str> {
     Some(env!("IOSCOPE_COMMIT")).filter(|c| !c.is_empty())
@@ -58,7 +74,7 @@ struct Document<'a, T: Serialize> {
 /// Renders `result` of subcommand `command` as one pretty-printed JSON document.
 pub fn document<T: Serialize>(command: &str, result: &T, provenance: &Provenance) -> String {
     let doc = Document {
-        schema: super::view::schema(command),
+        schema: schema(command),
         provenance,
         result,
     };

@@ -6,13 +6,11 @@
 
 use super::csv::Table;
 use super::json::Provenance;
+pub use super::json::{SCHEMA_VERSION, STUDY_SCHEMA_VERSION, schema};
 use super::svg::Chart;
 use crate::cmd::warning::Warning;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-
-/// The version of every result schema (`ioscope/<command>/v2`).
-pub const SCHEMA_VERSION: u32 = 2;
 
 /// A result with text, CSV and SVG renderings.
 pub trait Exportable: Serialize + DeserializeOwned {
@@ -51,19 +49,6 @@ pub trait Exportable: Serialize + DeserializeOwned {
     fn warnings(&self) -> &[Warning] {
         &[]
     }
-}
-
-/// The version of `study` documents: v3 holds every part's own result (v2 held one table).
-pub const STUDY_SCHEMA_VERSION: u32 = 3;
-
-/// The schema name of results of `command`.
-pub fn schema(command: &str) -> String {
-    let version = if command == "study" {
-        STUDY_SCHEMA_VERSION
-    } else {
-        SCHEMA_VERSION
-    };
-    format!("ioscope/{command}/v{version}")
 }
 
 /// A result as a Markdown document: its blocks, then what was left unmeasured and its

@@ -126,7 +126,7 @@ impl Exportable for StudyReport {
     /// The whole study as report.md has it, without the chart links (the SVGs are in the
     /// report directory, not beside this file).
     fn markdown(&self) -> Vec<String> {
-        crate::report::results::markdown_blocks(self, &self.environment(), false)
+        markdown_blocks(self, &self.environment(), false)
     }
     fn chart(&self) -> Option<Chart> {
         self.read_sweep.as_ref().and_then(|s| s.chart())
@@ -497,4 +497,69 @@ pub fn page(r: &StudyReport, env: &Environment, command_line: &str) -> Result<St
     }
     footer(&mut out, command_line);
     Ok(out)
+}
+
+/// The blocks of a study in Markdown (summary, then every part), explained with the caches
+/// of `env`; `charts`: link each part's chart to the SVG of that name beside the file (the
+/// report directory has them; a `--markdown FILE` elsewhere does not).
+pub fn markdown_blocks(
+    r: &StudyReport,
+    env: &crate::measure::env::Environment,
+    charts: bool,
+) -> Vec<String> {
+    use crate::report::markdown::{escape, list, table};
+    let grid = |g: &crate::report::page::Grid| crate::report::csv::Table {
+        header: g.header.clone(),
+        rows: g.rows.clone(),
+    };
+    let mut blocks = Vec::new();
+    if !r.complete {
+        blocks.push(
+            "**Partial report:** the study was interrupted; the parts not reached are missing.\n"
+                .to_string(),
+        );
+    }
+    let summary = crate::report::page::Grid {
+        header: vec!["figure".into(), "median".into(), "spread / basis".into()],
+        rows: headlines(r)
+            .into_iter()
+            .map(|h| vec![h.label, h.value, h.spread])
+            .collect(),
+    };
+    blocks.push(table(&grid(&summary), Some("Summary")));
+    for s in sections(r, env) {
+        let mut block = format!("## {}\n\n", escape(s.part.title()));
+        if let Some(status) = &s.status {
+            block.push_str(&format!("*{}*\n\n", escape(status)));
+        }
+        if !s.how.is_empty() {
+            block.push_str(&format!("{}\n\n", escape(&s.how)));
+        }
+        if charts && s.chart.is_some() {
+            let name = s.part.name();
+            block.push_str(&format!("![{}]({name}.svg)\n\n", escape(s.part.title())));
+        }
+        blocks.push(block);
+        if !s.grid.rows.is_empty() {
+            blocks.push(table(&grid(&s.grid), None));
+        }
+        if !s.why.is_empty() {
+            blocks.push(list("Why:", &s.why));
+        }
+        if !s.warnings.is_empty() {
+            blocks.push(list("Warnings:", &s.warnings));
+        }
+    }
+    blocks
+}
+
+/// `report.md`: the page as GitHub-flavoured Markdown — the summary, then per part how it
+/// was measured, its chart as a link to the SVG beside it, its table and its sentences — to
+/// paste into a course report or commit beside the code.
+pub fn report_markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> String {
+    crate::report::markdown::document(
+        &format!("ioscope study of {} ({} level)", r.dir, r.level.name()),
+        provenance,
+        &markdown_blocks(r, &provenance.environment, true),
+    )
 }
