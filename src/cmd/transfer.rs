@@ -191,8 +191,35 @@ pub fn execute(
                 && !report.workloads.is_empty() => {}
         Err(e) => return Err(e),
     }
+    report.warnings.extend(scattered(&report.workloads));
     save(&report)?;
     Ok(report)
+}
+
+/// A [`Warning::Scattered`] for the pairs whose transfers scatter beyond the one rule: each
+/// pair's rate over its repeats, from the receiver's times (the headline's own clock).
+fn scattered(workloads: &[Workload]) -> Option<Warning> {
+    let rates: Vec<(String, Summary)> = workloads
+        .iter()
+        .flat_map(|w| {
+            w.cells.iter().map(move |c| {
+                let t = &c.receiver_seconds;
+                let at = |seconds: f64| w.bytes as f64 / seconds.max(1e-12);
+                let rate = Summary {
+                    min: at(t.max),
+                    max: at(t.min),
+                    median: at(t.median),
+                    mean: at(t.mean),
+                    ..*t
+                };
+                (
+                    format!("{} → {}, {}", c.sender.name(), c.receiver.name(), w.name),
+                    rate,
+                )
+            })
+        })
+        .collect();
+    crate::cmd::warning::scattered(rates.iter().map(|(at, s)| (at.clone(), s)))
 }
 
 /// A private directory for the Unix socket, with a path short enough for one (a socket's

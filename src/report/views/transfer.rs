@@ -197,12 +197,29 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
         .cells
         .iter()
         .find(|c| c.sender == SendMethod::Read && c.receiver == RecvMethod::Write);
-    let versus = base.map_or(String::new(), |b| {
-        format!(
+    // Pairs the one rule cannot tell from the fastest: it is then first among equals.
+    let tied = w
+        .cells
+        .iter()
+        .filter(|c| {
+            !std::ptr::eq(*c, best) && verdict::same(c.bytes_per_second, best.bytes_per_second)
+        })
+        .count();
+    let versus = match base {
+        Some(b) if std::ptr::eq(b, best) => String::new(),
+        Some(b) => format!(
             " ({:.2}x read → write)",
             best.bytes_per_second / b.bytes_per_second.max(1e-9)
-        )
-    });
+        ),
+        None => String::new(),
+    } + &match tied {
+        0 => String::new(),
+        n => format!(
+            "; {n} other pair{} within {:.0}% of it, so no single fastest",
+            if n == 1 { "" } else { "s" },
+            100.0 * (verdict::SAME_WITHIN - 1.0)
+        ),
+    };
     let pair = |c: &Cell| {
         format!(
             "{} → {}: {}",
