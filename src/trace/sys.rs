@@ -898,9 +898,22 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
     }
     let mut left: Vec<Left> = Vec::new();
     for tid in seen {
-        let Some((pid, now_stopped)) = running(tid) else {
+        let Some((pid, mut now_stopped)) = running(tid) else {
             continue;
         };
+        // A stop signal sent just before the end and not yet taken (it was pending when the
+        // task was let go of) stops the process a moment later: wait for it, briefly, so
+        // the process is reported as it will be.
+        let until = Instant::now() + SETTLE * 5;
+        while !now_stopped
+            && Instant::now() < until
+            && [libc::SIGSTOP, libc::SIGTSTP, libc::SIGTTIN, libc::SIGTTOU]
+                .iter()
+                .any(|&sig| pending(pid, sig))
+        {
+            std::thread::sleep(Duration::from_millis(2));
+            now_stopped = running(tid).is_some_and(|(_, stopped)| stopped);
+        }
         if now_stopped {
             stopped.insert(pid);
         }

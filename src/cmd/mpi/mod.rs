@@ -655,7 +655,7 @@ impl Rank<'_> {
                 .collect();
             phase.bytes_per_second = summarize(&rates).unwrap_or_else(|| one(0.0));
         }
-        let warnings = phases
+        let mut warnings: Vec<warning::Warning> = phases
             .iter()
             .flat_map(|p| &p.repeats)
             .flat_map(|r| &r.ranks)
@@ -666,6 +666,12 @@ impl Rank<'_> {
                 )
             })
             .collect();
+        // The aggregate of each phase over its repeats.
+        warnings.extend(warning::scattered(
+            phases
+                .iter()
+                .map(|p| (format!("{} aggregate", p.op.name()), &p.bytes_per_second)),
+        ));
         MpiReport {
             dir: files::display_name(&options.dir),
             phases_timed: options.phases,
