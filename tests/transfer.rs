@@ -1792,3 +1792,33 @@ fn with_force_no_file_being_received_has_a_name_another_process_could_truncate()
     // (Not its length: the name exists for an instant between linkat and the rename.)
     assert!(into.join("big").exists(), "the file was received");
 }
+
+/// `receive --listen unix:PATH` where a file already is: refused in one line naming the
+/// path, the file left as it was, and no temporary socket left beside it (the socket is
+/// bound under a temporary name and renamed into place only once it listens, without
+/// replacing anything).
+#[test]
+fn a_socket_path_that_is_taken_is_refused_and_left_alone() {
+    let dest = tempfile::tempdir().unwrap();
+    let sock_dir = tempfile::tempdir().unwrap();
+    let socket = sock_dir.path().join("s");
+    std::fs::write(&socket, b"precious").unwrap();
+    let out = ioscope()
+        .arg("receive")
+        .arg(dest.path())
+        .arg("--listen")
+        .arg(format!("unix:{}", socket.display()))
+        .args(["--timeout", "1s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_stderr(&out);
+    assert!(line.contains(&socket.display().to_string()), "{line}");
+    assert!(line.contains("in use"), "{line}");
+    assert_eq!(std::fs::read(&socket).unwrap(), b"precious");
+    let names: Vec<_> = std::fs::read_dir(sock_dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("s")], "{names:?}");
+}

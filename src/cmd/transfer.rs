@@ -230,13 +230,10 @@ struct SocketPlace {
     made: Option<PathBuf>,
 }
 
-/// The longest path a Unix socket can be bound at (sun_path, less its NUL).
-const SOCKET_PATH_MAX: usize = 107;
-
 impl SocketPlace {
     fn new(scratch: &Path) -> Result<Self> {
         let socket = scratch.join("socket");
-        if socket.as_os_str().len() <= SOCKET_PATH_MAX {
+        if socket.as_os_str().len() <= crate::transfer::UNIX_PATH_MAX {
             return Ok(Self { socket, made: None });
         }
         let base = std::env::var_os("XDG_RUNTIME_DIR")

@@ -106,6 +106,55 @@ impl Drop for Listener {
     }
 }
 
+/// The longest path a Unix socket can be bound at (sun_path, less its NUL).
+pub const UNIX_PATH_MAX: usize = 107;
+
+/// A Unix socket listening at `path`, which appears only once it listens: it is bound and
+/// listens under a temporary name beside `path`, then is renamed into place without
+/// replacing anything there. (Bound at `path` directly, the file exists a moment before
+/// `listen()`, and a sender that waits for it can be refused.) Where the temporary name is
+/// too long for a socket, or the file system cannot rename without replacing, it is bound
+/// at `path` directly.
+fn listening_at(path: &Path) -> std::io::Result<UnixListener> {
+    use std::os::unix::ffi::OsStrExt;
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return UnixListener::bind(path);
+    };
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{}.listening", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    if tmp.as_os_str().len() > UNIX_PATH_MAX {
+        return UnixListener::bind(path);
+    }
+    let listener = UnixListener::bind(&tmp)?;
+    let (from, to) = (
+        std::ffi::CString::new(tmp.as_os_str().as_bytes())?,
+        std::ffi::CString::new(path.as_os_str().as_bytes())?,
+    );
+    // SAFETY: both are NUL-terminated paths that outlive the call.
+    let renamed = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if renamed == 0 {
+        return Ok(listener);
+    }
+    let err = std::io::Error::last_os_error();
+    let _ = std::fs::remove_file(&tmp);
+    match err.raw_os_error() {
+        // Something is already there: what binding there would have said.
+        Some(libc::EEXIST) => Err(std::io::Error::from_raw_os_error(libc::EADDRINUSE)),
+        Some(libc::EINVAL | libc::ENOSYS) => UnixListener::bind(path),
+        _ => Err(err),
+    }
+}
+
 impl Listener {
     /// Binds `at`. A TCP address that is not loopback needs `remote` (the caller also
     /// demands a token then).
@@ -130,7 +179,7 @@ impl Listener {
                 Ok(Listener::Tcp(l))
             }
             Endpoint::Unix(path) => {
-                let l = UnixListener::bind(path).map_err(|e| {
+                let l = listening_at(path).map_err(|e| {
                     input(format!(
                         "listen on unix:{}: {}",
                         path.display(),
