@@ -12,7 +12,7 @@ use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
-use crate::units::{MIB, format_mib_per_s, format_size};
+use crate::units::{MIB, format_size};
 use std::fmt::Write;
 
 /// Renders `compare`.
@@ -331,29 +331,11 @@ pub(crate) fn section(c: &CompareReport) -> Section {
             ]
         })
         .collect();
-    let mut why = Vec::new();
-    for state in [CacheState::Cold, CacheState::Warm] {
-        let rows: Vec<_> = c.rows.iter().filter(|x| x.cache == state).collect();
-        let top = rows.iter().max_by(|a, b| {
-            a.median_bytes_per_second
-                .total_cmp(&b.median_bytes_per_second)
-        });
-        let dd = rows
-            .iter()
-            .find(|x| x.contender.starts_with("dd ") && !x.contender.contains("direct"));
-        if let (Some(top), Some(dd)) = (top, dd) {
-            why.push(format!(
-                "{}: the fastest reader is {} at {}, {:.2}x {} ({}).",
-                capitalise(state.name()),
-                top.contender,
-                format_mib_per_s(top.median_bytes_per_second),
-                top.median_bytes_per_second / dd.median_bytes_per_second.max(1e-9),
-                dd.contender,
-                format_mib_per_s(dd.median_bytes_per_second)
-            ));
-        }
-    }
-    why.extend(compare_notes(c));
+    // The ranking per cache state (the one rule) opens the notes; as sentences here.
+    let mut why: Vec<String> = compare_notes(c)
+        .iter()
+        .map(|n| format!("{}.", capitalise(n)))
+        .collect();
     if !c.skipped.is_empty() {
         why.push(format!("Not run here: {}.", c.skipped.join("; ")));
     }
