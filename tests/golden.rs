@@ -31,6 +31,8 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("syscalls", &["text", "csv", "md", "svg"]),
     ("patterns", &["text", "csv", "md", "svg"]),
     ("trace", &["text", "csv", "md", "svg"]),
+    // A real trace of `iozone -i 0 -i 1 -s 1m -r 64k` (3.471): its table's claims checked.
+    ("trace-claims", &["text", "csv", "md", "svg"]),
     ("transfer", &["text", "csv", "md", "svg"]),
     // A real run of 2 ranks (`mpirun -np 2 ioscope mpi both DIR --size 4m --block-size 1m
     // --repeat 2 --seed 1`), its command line's binary named `ioscope`.

@@ -5,6 +5,7 @@
 
 use crate::measure::external::{self, ToolClaim};
 pub use crate::measure::procio::ProcIo;
+use crate::trace::claims::{self, ClaimCheck};
 use crate::trace::sys::{self, Ended, Event, Left};
 use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
 use crate::trace::tee::{self, Tee};
@@ -63,8 +64,12 @@ pub struct TraceReport {
     /// them (they run on, untraced); their later I/O is not counted.
     #[serde(default)]
     pub still_running: Vec<Left>,
-    /// What the tool itself said, when it is one ioscope knows (dd, fio).
+    /// What the tool itself said, when it is one ioscope knows (dd, fio, iozone, bonnie++,
+    /// ioscope).
     pub claim: Option<ToolClaim>,
+    /// Each of its figures checked against what the trace saw over the right time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_check: Option<ClaimCheck>,
     /// Nanoseconds tracing adds to each system call, measured on this machine just before.
     pub overhead_ns_per_call: Option<f64>,
     /// What ptrace cannot see in this trace.
@@ -158,7 +163,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     };
     let (out_tee, err_tee) = match tool.as_str() {
         "dd" => (None, tee(2)),
-        "fio" | "ioscope" => (tee(stdout), None),
+        "fio" | "ioscope" | "iozone" | "bonnie++" => (tee(stdout), None),
         _ => (None, None),
     };
     let out_fd = out_tee
@@ -222,8 +227,10 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let err_text = err_tee.map(Tee::text).unwrap_or_default();
     let claim = match tool.as_str() {
         "dd" => external::dd(&err_text).ok(),
-        "fio" => external::fio(&out_text).ok(),
+        "fio" => external::fio_any(&out_text).ok(),
         "ioscope" => external::ioscope(&out_text).ok(),
+        "iozone" => external::iozone(&out_text).ok(),
+        "bonnie++" => external::bonnie(&out_text).ok(),
         _ => None,
     };
     let tally = tally
@@ -248,6 +255,8 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     if totals.contains_key("mmap") {
         unseen.push("mmap: bytes read or written through a mapping move by page faults, which ptrace does not see".to_string());
     }
+    // The tool's figures against the time inside the calls of their direction.
+    let claim_check = claim.as_ref().map(|c| claims::check(c, &files, overhead));
     let (exit_code, signal) = match finish.ended {
         Ended::Code(c) => (Some(c), None),
         Ended::Signal(s) => (None, Some(s)),
@@ -272,6 +281,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
         proc_io,
         outlived: children.len() as u64,
         still_running: finish.left,
+        claim_check,
         claim,
         overhead_ns_per_call: overhead,
         unseen,

@@ -1,7 +1,10 @@
 //! What other tools say they did, each read by one parser from its own raw output: dd's
-//! summary on stderr, fio's JSON on stdout, and a child ioscope's own `--json`. Raw bytes,
-//! calls and seconds, never their rounded human rates. `compare` and `trace` both read
-//! tools through these parsers and hold the result as one [`ToolClaim`].
+//! summary on stderr, fio's JSON or its normal report on stdout, iozone's result table,
+//! bonnie++'s CSV line or its table, and a child ioscope's own `--json`. Raw bytes, calls
+//! and seconds where the tool prints them; otherwise the figure exactly as it printed it
+//! beside the bytes and seconds it stands for. `compare` and `trace` both read tools through
+//! these parsers and hold the result as one [`ToolClaim`], which may hold several labelled
+//! figures (iozone and bonnie++ report one per test).
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -21,6 +24,76 @@ pub struct ToolClaim {
     pub records_in: Option<u64>,
     /// As above, out.
     pub records_out: Option<u64>,
+    /// Each figure it printed, labelled (one per test and record size for iozone, per test
+    /// for bonnie++, per direction for fio, one for dd and ioscope).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<ClaimedFigure>,
+}
+
+/// Which way the bytes of a claimed figure moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Moves {
+    /// Read from files.
+    Read,
+    /// Written to files.
+    Write,
+    /// The same bytes read and written in the time of the figure (dd's copy, bonnie++'s
+    /// rewrite): its rate is bytes through both.
+    Both,
+    /// No bytes: a count of operations (bonnie++'s seeks/s), shown but not compared.
+    Neither,
+}
+
+/// One figure a tool printed: what it names, the bytes it stands for and its rate, and the
+/// text it printed it as.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimedFigure {
+    /// The tool's name for it: iozone's column (`write`, `random read`), bonnie++'s test
+    /// (`sequential output per char`), fio's group line (`WRITE, group 0`).
+    pub label: String,
+    /// Which way its bytes moved.
+    pub moves: Moves,
+    /// The bytes it stands for, as the tool counts them (iozone and bonnie++: the file
+    /// size of the test; fio: `io=`; dd: bytes copied).
+    pub bytes: u64,
+    /// The record (block) size of the test, where the tool says it.
+    #[serde(default)]
+    pub record_size: Option<u64>,
+    /// Its time: as the tool printed it (dd, fio JSON), or its bytes over the rate it
+    /// printed (iozone's kB/s, bonnie++'s K/sec, fio's bw=). `None`: it printed no figure
+    /// (bonnie++'s `+++++`: the test ran too quickly to time) or counts no bytes.
+    pub seconds: Option<f64>,
+    /// The figure exactly as the tool printed it, with its unit.
+    pub said: String,
+}
+
+impl ClaimedFigure {
+    /// Its rate in bytes per second (`None` without a time).
+    pub fn bytes_per_second(&self) -> Option<f64> {
+        self.seconds
+            .filter(|s| *s > 0.0)
+            .map(|s| self.bytes as f64 / s)
+    }
+
+    /// A figure given as a rate: `bytes` at `bytes_per_second`.
+    fn at_rate(
+        label: &str,
+        moves: Moves,
+        bytes: u64,
+        record_size: Option<u64>,
+        bytes_per_second: f64,
+        said: String,
+    ) -> Self {
+        Self {
+            label: label.to_string(),
+            moves,
+            bytes,
+            record_size,
+            seconds: (bytes_per_second > 0.0).then(|| bytes as f64 / bytes_per_second),
+            said,
+        }
+    }
 }
 
 impl ToolClaim {
@@ -71,6 +144,14 @@ pub fn dd(stderr: &str) -> Result<ToolClaim> {
         seconds,
         records_in: records("records in"),
         records_out: records("records out"),
+        figures: vec![ClaimedFigure {
+            label: "copy".into(),
+            moves: Moves::Both,
+            bytes,
+            record_size: None,
+            seconds: Some(seconds),
+            said: format!("{bytes} bytes copied, {seconds} s"),
+        }],
     })
 }
 
@@ -97,6 +178,28 @@ pub fn fio(stdout: &str) -> Result<ToolClaim> {
         .flat_map(|j| ["read", "write"].map(|d| j[d]["runtime"].as_f64().unwrap_or(0.0)))
         .reduce(f64::max)
         .context("fio JSON with no job")?;
+    let longest = |dir: &str| -> f64 {
+        jobs.iter()
+            .filter_map(|j| j[dir]["runtime"].as_f64())
+            .fold(0.0, f64::max)
+            / 1000.0
+    };
+    let figures = [("read", Moves::Read), ("write", Moves::Write)]
+        .into_iter()
+        .filter(|(dir, _)| sum(dir) > 0)
+        .map(|(dir, moves)| ClaimedFigure {
+            label: dir.to_string(),
+            moves,
+            bytes: sum(dir),
+            record_size: None,
+            seconds: Some(longest(dir)),
+            said: format!(
+                "io_bytes {}, runtime {} ms",
+                sum(dir),
+                longest(dir) * 1000.0
+            ),
+        })
+        .collect();
     Ok(ToolClaim {
         tool: "fio".into(),
         bytes_read: sum("read"),
@@ -104,7 +207,400 @@ pub fn fio(stdout: &str) -> Result<ToolClaim> {
         seconds: ms / 1000.0,
         records_in: None,
         records_out: None,
+        figures,
     })
+}
+
+/// fio's output, whichever form it took: its JSON document, or its normal report.
+pub fn fio_any(stdout: &str) -> Result<ToolClaim> {
+    fio(stdout).or_else(|_| fio_text(stdout))
+}
+
+/// A size or rate as fio and bonnie++ print it: `64.0MiB`, `7968KiB`, `8000MiB/s`,
+/// `16.4MB`, `1802k`, `120m` (binary units where the unit has an `i`, or is one letter as
+/// bonnie++ prints it; decimal for `kB`, `MB`, `GB`). `None` for anything else.
+fn printed_size(text: &str) -> Option<f64> {
+    let text = text.trim().trim_end_matches("/s").trim_end_matches("/sec");
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let number: f64 = text[..end].parse().ok()?;
+    let scale = match &text[end..] {
+        "" | "B" => 1.0,
+        "k" | "K" | "KiB" => 1024.0,
+        "m" | "M" | "MiB" => 1024.0 * 1024.0,
+        "g" | "G" | "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0f64.powi(4),
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        _ => return None,
+    };
+    Some(number * scale).filter(|v| v.is_finite())
+}
+
+/// fio's normal report: the group lines under `Run status group N (all jobs):`, one figure
+/// each (`WRITE: bw=8000MiB/s (8389MB/s), 8000MiB/s-8000MiB/s (...), io=64.0MiB (67.1MB),
+/// run=8-8msec`): bytes from `io=`, the rate from `bw=` (so the seconds are bytes over the
+/// rate it printed, finer than its whole milliseconds), the record size from the job
+/// header's `bs=` when every job printed the same one.
+pub fn fio_text(stdout: &str) -> Result<ToolClaim> {
+    let mut group = String::new();
+    let mut figures = Vec::new();
+    let mut longest: f64 = 0.0;
+    let block_sizes: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_once(" bs=(R) ").map(|(_, rest)| rest))
+        .filter_map(|rest| rest.split(['-', ',']).next())
+        .collect();
+    let record_size = block_sizes
+        .first()
+        .filter(|first| block_sizes.iter().all(|b| b == *first))
+        .and_then(|b| printed_size(b))
+        .map(|b| b as u64);
+    for line in stdout.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("Run status group ") {
+            group = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            continue;
+        }
+        let Some((dir, rest)) = t.split_once(": bw=") else {
+            continue;
+        };
+        let moves = match dir {
+            "READ" => Moves::Read,
+            "WRITE" => Moves::Write,
+            _ => continue,
+        };
+        let field = |name: &str| -> Option<&str> {
+            rest.split(", ")
+                .find_map(|f| f.strip_prefix(name))
+                .and_then(|v| v.split_whitespace().next())
+        };
+        let bw = rest.split_whitespace().next().and_then(printed_size);
+        let io = field("io=").and_then(printed_size);
+        let (Some(bw), Some(io)) = (bw, io) else {
+            bail!("fio's group line '{t}' without bw= or io=");
+        };
+        if let Some(ms) = field("run=")
+            .and_then(|r| r.trim_end_matches("msec").rsplit('-').next())
+            .and_then(|ms| ms.parse::<f64>().ok())
+        {
+            longest = longest.max(ms / 1000.0);
+        }
+        let said = rest.split(", ").next().unwrap_or_default();
+        figures.push(ClaimedFigure::at_rate(
+            &format!("{dir}, group {group}"),
+            moves,
+            io.round() as u64,
+            record_size,
+            bw,
+            format!("bw={said}"),
+        ));
+    }
+    if figures.is_empty() {
+        bail!("fio printed no 'READ: bw=' or 'WRITE: bw=' group line");
+    }
+    let sum = |m: Moves| -> u64 {
+        figures
+            .iter()
+            .filter(|f| f.moves == m)
+            .map(|f| f.bytes)
+            .sum()
+    };
+    Ok(ToolClaim {
+        tool: "fio".into(),
+        bytes_read: sum(Moves::Read),
+        bytes_written: sum(Moves::Write),
+        seconds: longest,
+        records_in: None,
+        records_out: None,
+        figures,
+    })
+}
+
+/// Which way each of iozone's tests moves its bytes, by its column's name.
+fn iozone_moves(label: &str) -> Moves {
+    match label {
+        "write" | "rewrite" | "random write" | "record rewrite" | "fwrite" | "frewrite" => {
+            Moves::Write
+        }
+        _ => Moves::Read,
+    }
+}
+
+/// The widths iozone prints its result row in (`%16ld%8ld`, then `%9ld` per test but
+/// ` %9ld` for record rewrite and stride read): a figure that fills its width touches the
+/// one before it, so the row is cut by these widths, not by spaces.
+const IOZONE_WIDTHS: [usize; 15] = [16, 8, 9, 9, 9, 9, 9, 9, 9, 10, 10, 9, 9, 9, 9];
+
+/// iozone's result table: the header (`kB  reclen    write  rewrite    read ...`, with
+/// `random`, `bkwd`, `record`, `stride` above the words they qualify), then a row per file
+/// and record size with a figure per test run, in fixed widths (a test not run leaves its
+/// width blank). Each figure is kB/s (1024 bytes), or operations per second under `-O`
+/// ("Output is in operations per second"), over the file size of its row. The `-R` Excel
+/// report repeats the same figures and is not needed. Throughput mode (`-t`) prints no
+/// such table and is not read.
+pub fn iozone(stdout: &str) -> Result<ToolClaim> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| {
+            let mut w = l.split_whitespace();
+            w.next() == Some("kB") && w.next() == Some("reclen")
+        })
+        .context("iozone printed no result table ('kB  reclen ...')")?;
+    let ops = stdout.contains("Output is in operations per second");
+    // Each word of a line and where it ends.
+    let ends = |l: &str| -> Vec<(usize, String)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in l.char_indices().chain(std::iter::once((l.len(), ' '))) {
+            match (c.is_whitespace(), start) {
+                (false, None) => start = Some(i),
+                (true, Some(s)) => {
+                    out.push((i, l[s..i].to_string()));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    };
+    let above = if header > 0 {
+        ends(lines[header - 1])
+    } else {
+        Vec::new()
+    };
+    let labels: Vec<String> = ends(lines[header])
+        .into_iter()
+        .map(|(end, name)| match above.iter().find(|(e, _)| *e == end) {
+            Some((_, word)) => format!("{word} {name}"),
+            None => name,
+        })
+        .collect();
+    if labels.len() != IOZONE_WIDTHS.len() {
+        bail!(
+            "iozone's table header has {} columns, not the {} of iozone 3: '{}'",
+            labels.len(),
+            IOZONE_WIDTHS.len(),
+            lines[header].trim()
+        );
+    }
+    let mut figures = Vec::new();
+    for row in lines[header + 1..].iter() {
+        if row.trim().is_empty() || !row.is_ascii() {
+            break;
+        }
+        let mut at = 0;
+        let mut cells = Vec::new();
+        for width in IOZONE_WIDTHS {
+            let cell = row
+                .get(at..(at + width).min(row.len()))
+                .unwrap_or("")
+                .trim();
+            at += width;
+            cells.push(cell);
+        }
+        let number = |c: &str| c.parse::<u64>().ok();
+        let (Some(kb), Some(reclen)) = (number(cells[0]), number(cells[1])) else {
+            break;
+        };
+        if row.len() > at && !row[at..].trim().is_empty() {
+            bail!("iozone's row '{row}' is wider than its table (a figure too wide to read)");
+        }
+        for (cell, label) in cells.iter().zip(&labels).skip(2) {
+            if cell.is_empty() {
+                continue;
+            }
+            let value = number(cell)
+                .with_context(|| format!("iozone's figure '{cell}' under {label} in '{row}'"))?;
+            let bytes = kb.saturating_mul(1024);
+            let rate = if ops {
+                value as f64 * (reclen * 1024) as f64
+            } else {
+                value as f64 * 1024.0
+            };
+            let unit = if ops { "ops/s" } else { "kB/s" };
+            figures.push(ClaimedFigure::at_rate(
+                label,
+                iozone_moves(label),
+                bytes,
+                Some(reclen * 1024),
+                rate,
+                format!("{value} {unit}"),
+            ));
+        }
+    }
+    if figures.is_empty() {
+        bail!("iozone's result table has no row of figures");
+    }
+    Ok(summed("iozone", figures))
+}
+
+/// A claim made of figures: bytes read and written summed over them, seconds the sum of
+/// their times (the tests ran one after another).
+fn summed(tool: &str, figures: Vec<ClaimedFigure>) -> ToolClaim {
+    let sum = |want: &[Moves]| -> u64 {
+        figures
+            .iter()
+            .filter(|f| want.contains(&f.moves))
+            .map(|f| f.bytes)
+            .sum()
+    };
+    ToolClaim {
+        tool: tool.into(),
+        bytes_read: sum(&[Moves::Read, Moves::Both]),
+        bytes_written: sum(&[Moves::Write, Moves::Both]),
+        seconds: figures.iter().filter_map(|f| f.seconds).sum(),
+        records_in: None,
+        records_out: None,
+        figures,
+    }
+}
+
+/// bonnie++'s tests in the order of its CSV fields 9..20 and its table's columns: name,
+/// which way it moves bytes.
+const BONNIE_TESTS: [(&str, Moves); 6] = [
+    ("sequential output per char", Moves::Write),
+    ("sequential output block", Moves::Write),
+    ("rewrite", Moves::Both),
+    ("sequential input per char", Moves::Read),
+    ("sequential input block", Moves::Read),
+    ("random seeks", Moves::Neither),
+];
+
+/// Bytes bonnie++ 2.00 moves in each per-char test, whatever the file size: 3,145,728
+/// one-byte write() (and read()) calls, counted under strace with `-s 256m` and `-s 1g`
+/// (bonnie++ 2.00a). Older versions (1.x) move the whole file a byte at a time.
+const BONNIE2_CHAR_BYTES: u64 = 3 << 20;
+
+/// The bytes a bonnie++ test moves: per-char tests of bonnie++ 2.x move
+/// [`BONNIE2_CHAR_BYTES`], every other test the file size.
+fn bonnie_bytes(label: &str, size: u64, version: &str) -> u64 {
+    if label.ends_with("per char") && version.starts_with("2.") {
+        BONNIE2_CHAR_BYTES.min(size)
+    } else {
+        size
+    }
+}
+
+/// One bonnie++ figure: `value` as printed (K/sec, or seeks/s for the seek test; `+++++`
+/// or empty when it printed none) over a file of `size` bytes.
+fn bonnie_figure(
+    (label, moves): (&str, Moves),
+    value: &str,
+    size: u64,
+    chunk: Option<u64>,
+    kib_default: bool,
+) -> ClaimedFigure {
+    let size = size.max(1);
+    let unit = if moves == Moves::Neither {
+        "seeks/s"
+    } else {
+        "K/sec"
+    };
+    let rate = if moves == Moves::Neither {
+        None
+    } else if kib_default {
+        value.parse::<f64>().ok().map(|k| k * 1024.0)
+    } else {
+        printed_size(value)
+    };
+    ClaimedFigure {
+        label: label.to_string(),
+        moves,
+        bytes: if moves == Moves::Neither { 0 } else { size },
+        record_size: chunk,
+        seconds: rate.filter(|r| *r > 0.0).map(|r| size as f64 / r),
+        said: if value.is_empty() {
+            "(none)".to_string()
+        } else if kib_default && !value.starts_with('+') {
+            format!("{value} {unit}")
+        } else {
+            value.to_string()
+        },
+    }
+}
+
+/// bonnie++'s CSV line (`1.98,2.00a,NAME,CONCURRENCY,SEED,SIZE,CHUNK,SEEKS,PROCS,putc,cpu,
+/// put_block,cpu,rewrite,cpu,getc,cpu,get_block,cpu,seeks,cpu,...`, fields as `bon_csv2html`
+/// documents format 1.98), or else its table (`NAME SIZE 1802k 89 +++++ +++ ...`). Figures
+/// are K/sec over the file size (`SIZE`, with a unit, as `256M`); `+++++` (a test too quick
+/// to time) gives a figure with no time. Each run of `-x N` is one line and its figures are
+/// labelled with the run.
+pub fn bonnie(stdout: &str) -> Result<ToolClaim> {
+    let csv: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|l| l.trim().split(',').collect::<Vec<&str>>())
+        .filter(|f| f.len() >= 21 && f[0].starts_with("1.9") && f[0].contains('.'))
+        .collect();
+    let mut figures = Vec::new();
+    let runs = csv.len();
+    for (run, f) in csv.iter().enumerate() {
+        let size =
+            printed_size(f[5]).with_context(|| format!("bonnie++'s file size '{}'", f[5]))? as u64;
+        // The chunk size: empty in the CSV when it is the default (8 KiB).
+        let chunk = printed_size(f[6]).map(|c| c as u64).or(Some(8192));
+        for (i, test) in BONNIE_TESTS.iter().enumerate() {
+            let bytes = bonnie_bytes(test.0, size, f[1]);
+            let mut figure = bonnie_figure(*test, f[9 + 2 * i], bytes, chunk, true);
+            if runs > 1 {
+                figure.label = format!("{} (run {})", figure.label, run + 1);
+            }
+            figures.push(figure);
+        }
+    }
+    if figures.is_empty() {
+        figures = bonnie_table(stdout)?;
+    }
+    Ok(summed("bonnie++", figures))
+}
+
+/// bonnie++'s human table: the line after `Name:Size etc` holds the machine name, the size
+/// (`256M`, or `256M:4k` with a chunk size), then figure and %CP per test.
+fn bonnie_table(stdout: &str) -> Result<Vec<ClaimedFigure>> {
+    let version = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Version "))
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap_or_default();
+    let mut lines = stdout.lines();
+    lines
+        .find(|l| l.starts_with("Name:Size"))
+        .context("bonnie++ printed neither its CSV line nor its table")?;
+    let row = lines.next().context("bonnie++'s table has no row")?;
+    let words: Vec<&str> = row.split_whitespace().collect();
+    // The size is the first word that reads as one; the name before it may hold spaces.
+    let at = words
+        .iter()
+        .position(|w| printed_size(w.split(':').next().unwrap_or(w)).is_some())
+        .with_context(|| format!("bonnie++'s table row '{row}' has no size"))?;
+    let (size, chunk) = match words[at].split_once(':') {
+        Some((s, c)) => (s, printed_size(c)),
+        None => (words[at], None),
+    };
+    let size = printed_size(size).context("bonnie++'s size")? as u64;
+    let cells = &words[at + 1..];
+    Ok(BONNIE_TESTS
+        .iter()
+        .enumerate()
+        .filter_map(|(i, test)| {
+            let value = cells.get(2 * i)?;
+            Some(bonnie_figure(
+                *test,
+                value,
+                bonnie_bytes(test.0, size, version),
+                chunk.map(|c| c as u64).or(Some(8192)),
+                false,
+            ))
+        })
+        .collect())
 }
 
 /// ioscope's own `--json` document for a command that moves one amount of bytes (`run`,
@@ -130,6 +626,14 @@ pub fn ioscope(stdout: &str) -> Result<ToolClaim> {
         seconds,
         records_in: if writes { None } else { calls },
         records_out: if writes { calls } else { None },
+        figures: vec![ClaimedFigure {
+            label: if writes { "write" } else { "read" }.into(),
+            moves: if writes { Moves::Write } else { Moves::Read },
+            bytes,
+            record_size: None,
+            seconds: Some(seconds),
+            said: format!("{bytes} bytes in {seconds} s"),
+        }],
     })
 }
 
@@ -213,5 +717,181 @@ mod tests {
         );
         assert!(ioscope(r#"{"schema": "other", "bytes": 1, "seconds": 1.0}"#).is_err());
         assert!(ioscope(r#"{"schema": "ioscope/sweep/v1", "rows": []}"#).is_err());
+    }
+
+    /// A real output kept in tests/data.
+    fn data(name: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+
+    fn figure<'a>(c: &'a ToolClaim, label: &str) -> &'a ClaimedFigure {
+        c.figures
+            .iter()
+            .find(|f| f.label == label)
+            .unwrap_or_else(|| panic!("no figure {label} in {:?}", c.figures))
+    }
+
+    #[test]
+    fn iozone_table_gives_a_figure_per_test_with_its_file_and_record_size() {
+        // iozone 3.471 -i 0 -i 1 -s 64m -r 64k: write rewrite read reread.
+        let c = iozone(&data("iozone-write-read.txt")).unwrap();
+        let labels: Vec<&str> = c.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["write", "rewrite", "read", "reread"]);
+        let w = figure(&c, "write");
+        assert_eq!(
+            (w.moves, w.bytes, w.record_size),
+            (Moves::Write, 64 << 20, Some(65536))
+        );
+        let said: f64 = w.said.trim_end_matches(" kB/s").parse().unwrap();
+        let rate = w.bytes_per_second().unwrap();
+        assert!((rate - said * 1024.0).abs() < 1e-6 * rate, "{rate} {said}");
+        assert_eq!(figure(&c, "reread").moves, Moves::Read);
+        assert_eq!((c.bytes_written, c.bytes_read), (128 << 20, 128 << 20));
+    }
+
+    #[test]
+    fn iozone_blank_columns_put_random_figures_under_random_read_and_write() {
+        // -i 0 -i 2: read and reread are blank; the random figures end one column past the
+        // header's "read" (iozone's widths differ by one).
+        let c = iozone(&data("iozone-write-random.txt")).unwrap();
+        let labels: Vec<&str> = c.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["write", "rewrite", "random read", "random write"]);
+        assert_eq!(figure(&c, "random write").moves, Moves::Write);
+        assert_eq!(figure(&c, "random read").moves, Moves::Read);
+        let all = iozone(&data("iozone-all-tests.txt")).unwrap();
+        let labels: Vec<&str> = all.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "write",
+                "rewrite",
+                "read",
+                "reread",
+                "random read",
+                "random write",
+                "bkwd read",
+                "record rewrite",
+                "stride read",
+                "fwrite",
+                "frewrite",
+                "fread",
+                "freread"
+            ]
+        );
+        assert_eq!(figure(&all, "record rewrite").moves, Moves::Write);
+    }
+
+    #[test]
+    fn iozone_automatic_mode_gives_every_row_and_ops_mode_counts_records() {
+        let c = iozone(&data("iozone-auto-excel.txt")).unwrap();
+        // 64k: 5 record sizes, 128k: 6, 256k: 7; four tests each.
+        assert_eq!(c.figures.len(), (5 + 6 + 7) * 4);
+        let last = c.figures.last().unwrap();
+        assert_eq!((last.bytes, last.record_size), (256 << 10, Some(256 << 10)));
+        let ops = iozone(&data("iozone-ops.txt")).unwrap();
+        let w = figure(&ops, "write");
+        assert!(w.said.ends_with(" ops/s"));
+        let said: f64 = w.said.trim_end_matches(" ops/s").parse().unwrap();
+        let rate = w.bytes_per_second().unwrap();
+        assert!((rate - said * 16384.0).abs() < 1e-6 * rate);
+        assert!(iozone("iozone: no table here").is_err());
+    }
+
+    #[test]
+    fn fio_normal_output_gives_its_group_lines() {
+        let c = fio_any(&data("fio-write.txt")).unwrap();
+        assert_eq!(c.figures.len(), 1);
+        let w = &c.figures[0];
+        assert_eq!(
+            (w.label.as_str(), w.moves),
+            ("WRITE, group 0", Moves::Write)
+        );
+        assert_eq!((w.bytes, w.record_size), (64 << 20, Some(65536)));
+        // WRITE: bw=211MiB/s (221MB/s), ..., io=64.0MiB (67.1MB), run=303-303msec
+        assert_eq!(w.said, "bw=211MiB/s (221MB/s)");
+        let rate = w.bytes_per_second().unwrap();
+        assert!((rate - 211.0 * 1048576.0).abs() < 1.0);
+        assert_eq!(c.bytes_written, 64 << 20);
+        assert!((c.seconds - 0.303).abs() < 1e-12);
+        let mixed = fio_text(&data("fio-randrw-2jobs.txt")).unwrap();
+        let (r, w) = (&mixed.figures[0], &mixed.figures[1]);
+        assert_eq!((r.moves, w.moves), (Moves::Read, Moves::Write));
+        assert_eq!(r.bytes, (15.6 * 1048576.0f64).round() as u64);
+        assert_eq!(r.record_size, Some(4096));
+        assert!((mixed.seconds - 0.297).abs() < 1e-12);
+        assert!(fio_text("fio: no such option").is_err());
+    }
+
+    #[test]
+    fn bonnie_csv_line_gives_its_tests_and_plus_signs_give_no_time() {
+        let c = bonnie(&data("bonnie-1g-quiet.txt")).unwrap();
+        let labels: Vec<&str> = c.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, BONNIE_TESTS.map(|(l, _)| l));
+        let putc = figure(&c, "sequential output per char");
+        // bonnie++ 2.00a writes 3 MiB a byte at a time, whatever -s says.
+        assert_eq!((putc.bytes, putc.record_size), (3 << 20, Some(8192)));
+        assert_eq!(figure(&c, "sequential output block").bytes, 1 << 30);
+        assert_eq!(putc.said, "1821 K/sec");
+        assert!((putc.bytes_per_second().unwrap() - 1821.0 * 1024.0).abs() < 1e-6);
+        let old =
+            "1.97,1.97,vm,1,1,1G,,8192,5,1821,92,801284,77,1971759,69,2710,87,+++++,+++,+++++,+++";
+        let c = bonnie(old).unwrap();
+        assert_eq!(figure(&c, "sequential output per char").bytes, 1 << 30);
+        let rewrite = figure(&c, "rewrite");
+        assert_eq!(rewrite.moves, Moves::Both);
+        assert!((rewrite.bytes_per_second().unwrap() - 1971759.0 * 1024.0).abs() < 1e-3);
+        let block_in = figure(&c, "sequential input block");
+        assert_eq!((block_in.seconds, block_in.said.as_str()), (None, "+++++"));
+        let seeks = figure(&c, "random seeks");
+        assert_eq!(
+            (seeks.moves, seeks.bytes, seeks.seconds),
+            (Moves::Neither, 0, None)
+        );
+    }
+
+    #[test]
+    fn bonnie_table_is_read_when_there_is_no_csv_line() {
+        let text = data("bonnie-1g-quiet.txt");
+        let table: String = text
+            .lines()
+            .filter(|l| !l.starts_with("1.98,"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let c = bonnie(&table).unwrap();
+        let block = figure(&c, "sequential output block");
+        assert_eq!((block.bytes, block.said.as_str()), (1 << 30, "783m"));
+        assert!((block.bytes_per_second().unwrap() - 783.0 * 1048576.0).abs() < 1e-3);
+        assert!(
+            (figure(&c, "rewrite").bytes_per_second().unwrap() - 1.9 * 1073741824.0).abs() < 1.0
+        );
+        // The same run as its CSV line says, within the table's rounding.
+        let csv = bonnie(&text).unwrap();
+        let (a, b) = (
+            figure(&c, "sequential output per char")
+                .bytes_per_second()
+                .unwrap(),
+            figure(&csv, "sequential output per char")
+                .bytes_per_second()
+                .unwrap(),
+        );
+        assert!((a - b).abs() < 1e-6 * b);
+        assert!(figure(&c, "random seeks").seconds.is_none());
+        assert!(bonnie("Using uid:0, gid:0.").is_err());
+    }
+
+    #[test]
+    fn bonnie_small_run_is_read_from_its_csv_line_after_the_table() {
+        let c = bonnie(&data("bonnie-256m.txt")).unwrap();
+        assert_eq!(figure(&c, "sequential output per char").bytes, 3 << 20);
+        assert_eq!(figure(&c, "rewrite").bytes, 256 << 20);
+        assert_eq!(figure(&c, "sequential input per char").said, "2750 K/sec");
+        assert_eq!(
+            c.figures.iter().filter(|f| f.seconds.is_none()).count(),
+            4,
+            "block out, rewrite, block in and seeks printed +++++"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! (see `sys` for the loop, `tally` for the bookkeeping, `tee` for the copy of a known
 //! tool's output from which `measure::external` reads what it says it did).
 
+pub mod claims;
 pub mod sys;
 pub mod tally;
 pub mod tee;

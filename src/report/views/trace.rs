@@ -3,14 +3,16 @@
 //! tracing cannot see or costs.
 
 use crate::cmd::trace::TraceReport;
+use crate::measure::external::Moves;
 use crate::report::cells::{cells, table};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{line, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::text::printable;
+use crate::trace::claims::{BytesCheck, Calls, Covers, FigureCheck, Placement, Reason, Verdict};
 use crate::trace::tally::{Histogram, Timeline};
-use crate::units::{format_seconds, format_size, group_thousands};
+use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
 use std::fmt::Write;
 
 /// Files shown in full; the rest are summed in one line (all are in --json and --csv).
@@ -197,44 +199,236 @@ fn kernel(out: &mut String, r: &TraceReport) {
     }
 }
 
-/// The tool's own figure, and the traced rates beside it.
+/// The tool's own figures, each checked against what the trace saw over the right time.
 fn claim(out: &mut String, r: &TraceReport) {
-    if let Some(c) = &r.claim {
-        let records = match (c.records_in, c.records_out) {
-            (Some(i), Some(o)) => format!(", {i} records in, {o} out"),
-            (Some(i), None) => format!(", {i} read calls"),
-            (None, Some(o)) => format!(", {o} write calls"),
-            (None, None) => String::new(),
-        };
-        line(
-            out,
-            "claim",
-            format!(
-                "{} says {} read, {} written in {} = {:.1} MiB/s{records}",
-                c.tool,
-                format_size(c.bytes_read),
-                format_size(c.bytes_written),
-                format_seconds(c.seconds),
-                c.bytes_per_second() / crate::units::MIB as f64
-            ),
-        );
-        let bytes = r.bytes_read.max(r.bytes_written) as f64;
-        let rate = |s: f64| {
-            if s > 0.0 {
-                bytes / s / crate::units::MIB as f64
+    let Some(c) = &r.claim else { return };
+    let records = match (c.records_in, c.records_out) {
+        (Some(i), Some(o)) => format!(", {i} records in, {o} out"),
+        (Some(i), None) => format!(", {i} read calls"),
+        (None, Some(o)) => format!(", {o} write calls"),
+        (None, None) => String::new(),
+    };
+    line(
+        out,
+        "claim",
+        format!(
+            "{} says {} read, {} written in {} = {:.1} MiB/s{records}",
+            c.tool,
+            format_size(c.bytes_read),
+            format_size(c.bytes_written),
+            format_seconds(c.seconds),
+            c.bytes_per_second() / crate::units::MIB as f64
+        ),
+    );
+    for sentence in claim_lines(r) {
+        line(out, "", printable(&sentence));
+    }
+}
+
+/// Each claimed figure against the trace, the bytes per direction, and whether fsync and
+/// close were inside what the tool timed: one sentence each.
+fn claim_lines(r: &TraceReport) -> Vec<String> {
+    let Some(check) = &r.claim_check else {
+        return Vec::new();
+    };
+    let mut lines: Vec<String> = check.figures.iter().map(claim_figure).collect();
+    lines.extend(check.bytes.iter().map(claim_bytes));
+    // fsync and close once per direction when they were placed from the calls' time (the
+    // same for every figure of that direction); per figure when from its timed region.
+    let mut told: Vec<String> = Vec::new();
+    for f in &check.figures {
+        let region = f
+            .traced
+            .as_ref()
+            .is_some_and(|t| t.covers == Covers::TimedRegion);
+        for (name, calls) in [("fsync", f.fsync), ("close", f.close)] {
+            let Some(calls) = calls else { continue };
+            let sentence = placement_sentence(name, &calls);
+            let sentence = if region {
+                format!("{}: {sentence}", f.figure.label)
             } else {
-                0.0
+                let side = if f.figure.moves == Moves::Read {
+                    "its read figures"
+                } else {
+                    "its write figures"
+                };
+                format!("{side}, {sentence}")
+            };
+            if !told.contains(&sentence) {
+                told.push(sentence);
             }
-        };
-        line(
-            out,
-            "",
-            format!(
-                "traced: {:.1} MiB/s over the whole run, {:.1} MiB/s without its fsync-type calls",
-                rate(r.seconds),
-                rate(r.seconds_without_sync())
+        }
+    }
+    lines.extend(told);
+    lines
+}
+
+/// A direction's name as a phrase: `read`, `written`, `read and written back`.
+fn moved(m: Moves) -> &'static str {
+    match m {
+        Moves::Read => "read",
+        Moves::Write => "written",
+        Moves::Both => "read and written back",
+        Moves::Neither => "",
+    }
+}
+
+/// The calls a traced figure counts, as a phrase.
+fn call_kind(m: Moves) -> &'static str {
+    match m {
+        Moves::Read => "read-type",
+        Moves::Write => "write-type",
+        _ => "read- and write-type",
+    }
+}
+
+/// One claimed figure and what the trace says of it: the words chosen by its verdict and
+/// the reason the numbers support.
+pub fn claim_figure(f: &FigureCheck) -> String {
+    let fig = &f.figure;
+    let record = fig
+        .record_size
+        .map(|r| format!(", {} records", format_size(r)))
+        .unwrap_or_default();
+    let head = format!("{} ({}{record})", fig.label, format_size(fig.bytes));
+    let rate = |bps: f64| format_mib_per_s(bps);
+    let Some(claimed) = fig.bytes_per_second() else {
+        return match f.verdict {
+            Verdict::NotBytes => format!(
+                "{}: {}: counts operations, not bytes: not compared",
+                fig.label, fig.said
             ),
+            _ => format!("{head}: printed no figure ({}): not compared", fig.said),
+        };
+    };
+    let Some(t) = &f.traced else {
+        return format!(
+            "{head}: {} (said {}): the trace saw no bytes {} on any file",
+            rate(claimed),
+            fig.said,
+            moved(fig.moves)
         );
+    };
+    let what = match t.covers {
+        Covers::InsideCalls => format!(
+            "inside {} {} call(s) on {} file(s) ({} in {})",
+            group_thousands(t.calls),
+            call_kind(t.moves),
+            t.files.len(),
+            format_size(t.bytes),
+            format_seconds(t.seconds)
+        ),
+        Covers::TimedRegion => format!(
+            "over its own timed region ({} in {} calls, {})",
+            format_size(t.bytes),
+            group_thousands(t.calls),
+            format_seconds(t.seconds)
+        ),
+    };
+    let traced = rate(t.bytes_per_second());
+    // Two decimals, or three significant digits below 0.1 (a 1-byte test's 0.003x).
+    let ratio = match f.ratio.unwrap_or(1.0) {
+        r if r > 0.0 && r < 0.1 => format!("{:.*}", (2.0 - r.log10().floor()) as usize, r),
+        r => format!("{r:.2}"),
+    };
+    let judged = match f.verdict {
+        Verdict::Agree => format!("agrees with the traced {traced} {what} (within 10%)"),
+        Verdict::ClaimHigher => format!("claim higher ({ratio}x the traced {traced} {what})"),
+        Verdict::ClaimLower => format!("claim lower ({ratio}x the traced {traced} {what})"),
+        _ => format!("unclear ({ratio}x the traced {traced} {what}, but their spreads overlap)"),
+    };
+    let why = match f.reason {
+        Reason::None => String::new(),
+        Reason::Unseen => format!(
+            ": the trace saw only {} {} where it claims {}: the rest moved where ptrace does not see (a mapping, libaio, io_uring)",
+            format_size(t.bytes),
+            moved(t.moves),
+            format_size(fig.bytes)
+        ),
+        Reason::Mixed if !f.shared_with.is_empty() => {
+            let mut names: Vec<&str> = f.shared_with.iter().take(4).map(String::as_str).collect();
+            if f.shared_with.len() > 4 {
+                names.push("...");
+            }
+            format!(
+                ": the traced figure is every {} call on its files, its other figures' too ({}): only its own timed regions can tell them apart",
+                call_kind(t.moves),
+                names.join(", ")
+            )
+        }
+        Reason::Mixed => {
+            ": the traced figure also holds bytes it does not claim (a file laid out before its timed work, say)".to_string()
+        }
+        Reason::PartlyUntimed => {
+            ": it reports less time than its calls took inside: some of them fell outside what it timed".to_string()
+        }
+        Reason::Fsync => format!(
+            ": its time has room for the fsync ({}), which accounts for the difference",
+            format_seconds(f.fsync.map_or(0.0, |c| c.seconds))
+        ),
+        Reason::TracingStops => format!(
+            ": its time holds {} more than its calls took inside, which tracing's own stops ({}) can account for",
+            format_seconds(f.gap_seconds),
+            format_seconds(f.tracing_seconds.unwrap_or(0.0))
+        ),
+        Reason::OwnWork => format!(
+            ": its time holds {} more than its calls took inside, more than tracing's stops ({}) account for: its own work between the calls",
+            format_seconds(f.gap_seconds),
+            f.tracing_seconds
+                .map_or("not measured".to_string(), format_seconds)
+        ),
+    };
+    format!(
+        "{head}: {} (said {}): {judged}{why}",
+        rate(claimed),
+        fig.said
+    )
+}
+
+/// A direction's claimed bytes against the traced ones.
+fn claim_bytes(b: &BytesCheck) -> String {
+    let way = moved(b.moves);
+    let words = match b.verdict {
+        Verdict::Agree => "the same, within 10%".to_string(),
+        Verdict::ClaimHigher => {
+            "the trace saw fewer: the rest moved where ptrace does not see".to_string()
+        }
+        Verdict::ClaimLower => {
+            "the trace saw more: the traced rate holds bytes its figures do not claim".to_string()
+        }
+        Verdict::NotTraced => "the trace saw none".to_string(),
+        _ => "unclear".to_string(),
+    };
+    format!(
+        "{way}: its figures claim {}, the trace saw {} {way} on its data files ({words})",
+        format_size(b.claimed),
+        format_size(b.traced)
+    )
+}
+
+/// Whether fsync-type or close calls were inside what the tool timed, as the numbers say.
+pub fn placement_sentence(name: &str, c: &Calls) -> String {
+    let calls = format!(
+        "{name}: {} call(s) taking {}",
+        group_thousands(c.calls),
+        format_seconds(c.seconds)
+    );
+    match c.placement {
+        Placement::NoneMade => format!("{name}: none on its files"),
+        Placement::Inside => format!("{calls}: inside its timed region: its figure includes them"),
+        Placement::Outside if c.tool_seconds > 0.0 && c.calls_seconds > 0.0 => format!(
+            "{calls}: outside what it timed: its {} cannot hold the {} inside its I/O calls and these together, so its figure leaves them out",
+            format_seconds(c.tool_seconds),
+            format_seconds(c.calls_seconds)
+        ),
+        Placement::Outside => {
+            format!("{calls}: after its timed region: its figure leaves them out")
+        }
+        Placement::Fits => format!(
+            "{calls}: they fit in its {} beside the {} inside its I/O calls: they may have been timed (only its clock reads can tell)",
+            format_seconds(c.tool_seconds),
+            format_seconds(c.calls_seconds)
+        ),
     }
 }
 
@@ -414,6 +608,22 @@ impl Exportable for TraceReport {
                 )
             })
             .collect();
+        if let Some(check) = &self.claim_check {
+            let rows: Vec<Vec<String>> = claim_lines(self)
+                .iter()
+                .map(|l| vec![crate::text::printable(l)])
+                .collect();
+            if !check.figures.is_empty() {
+                let claims = Table {
+                    header: vec![format!(
+                        "{} says (each figure against what the trace saw)",
+                        self.claim.as_ref().map_or("the tool", |c| c.tool.as_str())
+                    )],
+                    rows,
+                };
+                blocks.push(crate::report::markdown::table(&claims, None));
+            }
+        }
         notes.extend(self.unseen.iter().map(|u| crate::text::printable(u)));
         if !notes.is_empty() {
             blocks.push(crate::report::markdown::list("Not seen:", &notes));
@@ -427,7 +637,7 @@ impl Exportable for TraceReport {
         self.complete
     }
     fn table(&self) -> Table {
-        let header = [
+        let mut header = vec![
             "file",
             "call",
             "calls",
@@ -436,7 +646,7 @@ impl Exportable for TraceReport {
             "bytes_returned",
             "seconds_inside",
         ];
-        let rows = self
+        let mut rows: Vec<Vec<String>> = self
             .files
             .iter()
             .flat_map(|f| {
@@ -453,6 +663,57 @@ impl Exportable for TraceReport {
                 })
             })
             .collect();
+        // With a checked claim, a row per claimed figure after the files: its traced
+        // calls, bytes and seconds in the same columns, and four more columns (empty for
+        // the files' rows).
+        if let Some(check) = self.claim_check.as_ref().filter(|c| !c.figures.is_empty()) {
+            header.extend(CLAIM_COLUMNS);
+            for row in &mut rows {
+                row.extend(std::iter::repeat_n(String::new(), CLAIM_COLUMNS.len()));
+            }
+            rows.extend(check.figures.iter().map(claim_row));
+        }
         table(&header, rows)
     }
+}
+
+/// The columns a checked claim adds to the CSV table.
+const CLAIM_COLUMNS: [&str; 6] = [
+    "claimed_bytes",
+    "claimed_seconds",
+    "claimed_bytes_per_second",
+    "traced_bytes_per_second",
+    "verdict",
+    "reason",
+];
+
+/// A claimed figure as a CSV row: `claim: LABEL` in the call column, the traced files
+/// (joined by `;`), calls, bytes and seconds, then the claim's own figures and the verdict.
+fn claim_row(f: &FigureCheck) -> Vec<String> {
+    let t = f.traced.as_ref();
+    vec![
+        t.map(|t| t.files.join(";")).unwrap_or_default(),
+        format!("claim: {}", f.figure.label),
+        t.map_or(String::new(), |t| t.calls.to_string()),
+        String::new(),
+        String::new(),
+        t.map_or(String::new(), |t| t.bytes.to_string()),
+        t.map_or(String::new(), |t| t.seconds.to_string()),
+        f.figure.bytes.to_string(),
+        f.figure.seconds.map_or(String::new(), |s| s.to_string()),
+        f.figure
+            .bytes_per_second()
+            .map_or(String::new(), |b| b.to_string()),
+        t.map_or(String::new(), |t| t.bytes_per_second().to_string()),
+        snake(&f.verdict),
+        snake(&f.reason),
+    ]
+}
+
+/// A unit enum's name as JSON writes it (`claim_lower`).
+fn snake<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }

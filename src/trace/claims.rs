@@ -1,0 +1,527 @@
+//! Each figure a traced tool printed, checked against what the trace saw over the right
+//! time: the bytes of the figure's direction over the time inside the calls that moved them
+//! (not the whole run, whose start-up makes every tool look slow), or, where the trace
+//! knows the program's own timed region, over that region ([`check_against_region`]).
+//! Whether fsync and close could have been inside what the tool timed is decided from the
+//! same numbers. Every outcome is chosen by the one rule of [`crate::measure::verdict`],
+//! and the reason told for a difference is the one the numbers support.
+
+use crate::measure::external::{ClaimedFigure, Moves, ToolClaim};
+use crate::measure::verdict::{self, Figure, Relation};
+use crate::trace::tally::FileStats;
+use serde::{Deserialize, Serialize};
+
+/// Read-type calls: their bytes are the bytes read.
+pub const READ_CALLS: &[&str] = &["read", "pread64", "readv", "preadv"];
+/// Write-type calls: their bytes are the bytes written.
+pub const WRITE_CALLS: &[&str] = &["write", "pwrite64", "writev", "pwritev"];
+/// Calls that push a file's data to its device.
+pub const SYNC_CALLS: &[&str] = &["fsync", "fdatasync", "sync_file_range", "msync"];
+
+/// A file carries a direction's bytes when it moved at least this share of all the bytes
+/// traced that way (the tool's data files, not its output pipe or the files it read to
+/// start): 1%.
+pub const DATA_SHARE: f64 = 0.01;
+
+/// What the traced figure covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Covers {
+    /// The time inside the calls of the figure's direction on the data files.
+    InsideCalls,
+    /// The program's own timed region (between its clock reads around the I/O).
+    TimedRegion,
+}
+
+/// What the trace saw of one direction on the files that carried it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Traced {
+    /// Which way (`both`: per byte read and written back, as dd's copy or bonnie++'s
+    /// rewrite: the time inside one read and one write of each byte).
+    pub moves: Moves,
+    /// Bytes moved that way.
+    pub bytes: u64,
+    /// Calls that moved them.
+    pub calls: u64,
+    /// Seconds inside those calls (or the region's seconds).
+    pub seconds: f64,
+    /// What the seconds cover.
+    pub covers: Covers,
+    /// The files counted, busiest first.
+    pub files: Vec<String>,
+}
+
+impl Traced {
+    /// Bytes over seconds (0 without time).
+    pub fn bytes_per_second(&self) -> f64 {
+        crate::units::per_second(self.bytes, self.seconds)
+    }
+}
+
+/// What one claimed figure is to the traced one, by the one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Within 10%.
+    Agree,
+    /// The tool's figure is clearly above the traced one.
+    ClaimHigher,
+    /// The tool's figure is clearly below the traced one.
+    ClaimLower,
+    /// They differ but their spreads overlap.
+    Unclear,
+    /// The tool printed no figure (bonnie++'s `+++++`).
+    NoFigure,
+    /// The figure counts no bytes (bonnie++'s seeks/s).
+    NotBytes,
+    /// The trace saw no bytes that way.
+    NotTraced,
+}
+
+/// Why a claim differs from the traced figure: the story the numbers support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// No difference to explain.
+    None,
+    /// The trace saw clearly fewer bytes that way than the figures claim: the rest moved
+    /// where ptrace does not see (a mapping, libaio, io_uring).
+    Unseen,
+    /// The traced figure also holds other bytes: other figures of the same direction, or
+    /// bytes the figures do not claim (fio laying out its file).
+    Mixed,
+    /// The claim is higher and nothing else explains it: some of its calls fell outside
+    /// what it timed.
+    PartlyUntimed,
+    /// The claim is lower, and the time inside fsync accounts for the difference.
+    Fsync,
+    /// The claim is lower, and tracing's own stops (calls × cost per call) account for it.
+    TracingStops,
+    /// The claim is lower by more than fsync or tracing's stops account for: the tool's own
+    /// work between its calls.
+    OwnWork,
+}
+
+/// Whether fsync or close was inside what the tool timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// No such call on the data files.
+    NoneMade,
+    /// Known inside (from the program's clock reads).
+    Inside,
+    /// Outside: known from its clock reads, or because the tool's seconds are clearly
+    /// shorter than the time inside its calls and these together (they could not fit).
+    Outside,
+    /// They fit in its seconds: they may have been timed; only its clock reads can tell.
+    Fits,
+}
+
+/// The fsync-type or close calls on the data files.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Calls {
+    /// How many.
+    pub calls: u64,
+    /// Seconds inside them.
+    pub seconds: f64,
+    /// Whether they were inside what the tool timed.
+    pub placement: Placement,
+    /// The tool's seconds they were set against (its figures of that direction together).
+    pub tool_seconds: f64,
+    /// The seconds inside the I/O calls beside them in that test.
+    pub calls_seconds: f64,
+}
+
+/// One claimed figure, checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FigureCheck {
+    /// The figure as the tool printed it.
+    pub figure: ClaimedFigure,
+    /// The traced figure it is compared with (none when nothing was traced that way).
+    pub traced: Option<Traced>,
+    /// The figure's rate over the traced one.
+    pub ratio: Option<f64>,
+    /// What the rule says.
+    pub verdict: Verdict,
+    /// Why, where they differ.
+    pub reason: Reason,
+    /// The other figures compared with the same traced figure (iozone's write and rewrite
+    /// against every write() on its file).
+    pub shared_with: Vec<String>,
+    /// Seconds of the tool's figure beyond the traced seconds for its bytes (claim lower).
+    pub gap_seconds: f64,
+    /// Tracing's own cost over the calls of the figure's bytes (calls × cost per call).
+    pub tracing_seconds: Option<f64>,
+    /// fsync-type calls on its files (writes only).
+    pub fsync: Option<Calls>,
+    /// close calls on its files.
+    pub close: Option<Calls>,
+}
+
+/// A direction's figures together against the trace: whether the bytes add up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BytesCheck {
+    /// Read or write.
+    pub moves: Moves,
+    /// Bytes the figures that move this way claim, summed.
+    pub claimed: u64,
+    /// Bytes the trace saw that way on the data files.
+    pub traced: u64,
+    /// The rule's word on claimed against traced.
+    pub verdict: Verdict,
+}
+
+/// Every figure of a claim, checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimCheck {
+    /// Per figure, in the tool's order.
+    pub figures: Vec<FigureCheck>,
+    /// Per direction, the bytes.
+    pub bytes: Vec<BytesCheck>,
+}
+
+/// The traced figures of one direction on the files that carried it.
+struct Side {
+    bytes: u64,
+    calls: u64,
+    seconds: f64,
+    files: Vec<String>,
+    sync: (u64, f64),
+    close: (u64, f64),
+}
+
+fn side(files: &[FileStats], names: &[&str]) -> Side {
+    let moved = |f: &FileStats| -> (u64, u64, u64) {
+        let mut out = (0, 0, 0);
+        for n in names {
+            if let Some(s) = f.calls.get(*n) {
+                out.0 += s.bytes_returned;
+                out.1 += s.calls;
+                out.2 += s.nanos;
+            }
+        }
+        out
+    };
+    let total: u64 = files.iter().map(|f| moved(f).0).sum();
+    let mut data: Vec<&FileStats> = files
+        .iter()
+        .filter(|f| {
+            let b = moved(f).0;
+            b > 0 && b as f64 >= DATA_SHARE * total as f64
+        })
+        .collect();
+    data.sort_by_key(|f| std::cmp::Reverse(moved(f).0));
+    let of = |f: &FileStats, calls: &[&str]| -> (u64, f64) {
+        calls
+            .iter()
+            .filter_map(|n| f.calls.get(*n))
+            .fold((0, 0.0), |(c, s), st| {
+                (c + st.calls, s + st.nanos as f64 / 1e9)
+            })
+    };
+    let add = |a: (u64, f64), b: (u64, f64)| (a.0 + b.0, a.1 + b.1);
+    Side {
+        bytes: data.iter().map(|f| moved(f).0).sum(),
+        calls: data.iter().map(|f| moved(f).1).sum(),
+        seconds: data.iter().map(|f| moved(f).2).sum::<u64>() as f64 / 1e9,
+        files: data.iter().map(|f| f.path.clone()).collect(),
+        sync: data.iter().map(|f| of(f, SYNC_CALLS)).fold((0, 0.0), add),
+        close: data.iter().map(|f| of(f, &["close"])).fold((0, 0.0), add),
+    }
+}
+
+/// The traced figure a figure moving `moves` is compared with.
+fn traced_for(moves: Moves, read: &Side, write: &Side) -> Option<Traced> {
+    let one = |s: &Side, m: Moves| Traced {
+        moves: m,
+        bytes: s.bytes,
+        calls: s.calls,
+        seconds: s.seconds,
+        covers: Covers::InsideCalls,
+        files: s.files.clone(),
+    };
+    match moves {
+        Moves::Read if read.bytes > 0 => Some(one(read, Moves::Read)),
+        Moves::Write if write.bytes > 0 => Some(one(write, Moves::Write)),
+        Moves::Both if read.bytes > 0 && write.bytes > 0 => {
+            // Per byte read and written back: the bytes each way (the smaller), over the
+            // time the calls of each way take for that many bytes.
+            let bytes = read.bytes.min(write.bytes);
+            let seconds = read.seconds * bytes as f64 / read.bytes as f64
+                + write.seconds * bytes as f64 / write.bytes as f64;
+            let mut files = write.files.clone();
+            files.extend(
+                read.files
+                    .iter()
+                    .filter(|f| !write.files.contains(f))
+                    .cloned(),
+            );
+            Some(Traced {
+                moves: Moves::Both,
+                bytes,
+                calls: read.calls + write.calls,
+                seconds,
+                covers: Covers::InsideCalls,
+                files,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// What the rule says of `a` against `b`, one value each.
+fn relation(a: f64, b: f64) -> (Verdict, f64) {
+    match verdict::relate(Figure::one(a), Figure::one(b)) {
+        Relation::Same => (Verdict::Agree, verdict::ratio(a, b)),
+        Relation::Above(r) => (Verdict::ClaimHigher, r),
+        Relation::Below(r) => (Verdict::ClaimLower, r),
+        Relation::Unclear(r) => (Verdict::Unclear, r),
+    }
+}
+
+/// Whether calls taking `extra` seconds fit, beside `inside` seconds of I/O calls, in the
+/// tool's `claimed` seconds: clearly not (the claimed seconds are below by the rule) means
+/// they were outside what it timed.
+fn placement(calls: u64, claimed: f64, inside: f64, extra: f64) -> Placement {
+    if calls == 0 {
+        return Placement::NoneMade;
+    }
+    match relation(claimed, inside + extra).0 {
+        Verdict::ClaimLower => Placement::Outside,
+        _ => Placement::Fits,
+    }
+}
+
+/// Checks every figure of `claim` against the time inside the calls of its direction on
+/// the files that carried that direction's bytes. `overhead_ns` is tracing's measured cost
+/// per call, where known.
+pub fn check(claim: &ToolClaim, files: &[FileStats], overhead_ns: Option<f64>) -> ClaimCheck {
+    let read = side(files, READ_CALLS);
+    let write = side(files, WRITE_CALLS);
+    let moves_way = |f: &ClaimedFigure, way: Moves| f.moves == way || f.moves == Moves::Both;
+    let mut bytes = Vec::new();
+    for (way, s) in [(Moves::Read, &read), (Moves::Write, &write)] {
+        let claimed: u64 = claim
+            .figures
+            .iter()
+            .filter(|f| moves_way(f, way) && f.seconds.is_some())
+            .map(|f| f.bytes)
+            .sum();
+        if claimed > 0 || (s.bytes > 0 && claim.figures.iter().any(|f| moves_way(f, way))) {
+            let v = if s.bytes == 0 {
+                Verdict::NotTraced
+            } else {
+                relation(claimed as f64, s.bytes as f64).0
+            };
+            bytes.push(BytesCheck {
+                moves: way,
+                claimed,
+                traced: s.bytes,
+                verdict: v,
+            });
+        }
+    }
+    let bytes_verdict = |way: Moves| {
+        bytes
+            .iter()
+            .find(|b| b.moves == way)
+            .map_or(Verdict::Agree, |b| b.verdict)
+    };
+    // Seconds the figures of a direction claim together, against the calls' time: whether
+    // fsync and close could have been inside.
+    let claimed_seconds = |way: Moves| -> f64 {
+        claim
+            .figures
+            .iter()
+            .filter(|f| moves_way(f, way))
+            .filter_map(|f| f.seconds)
+            .sum()
+    };
+    let fsync = (write.sync.0 > 0).then(|| Calls {
+        calls: write.sync.0,
+        seconds: write.sync.1,
+        tool_seconds: claimed_seconds(Moves::Write),
+        calls_seconds: write.seconds,
+        placement: placement(
+            write.sync.0,
+            claimed_seconds(Moves::Write),
+            write.seconds,
+            write.sync.1,
+        ),
+    });
+    let close_of = |way: Moves, s: &Side| {
+        let before = match (way, fsync) {
+            (Moves::Write, Some(f)) if f.placement == Placement::Fits => f.seconds,
+            _ => 0.0,
+        };
+        (s.close.0 > 0).then(|| Calls {
+            calls: s.close.0,
+            seconds: s.close.1,
+            tool_seconds: claimed_seconds(way),
+            calls_seconds: s.seconds + before,
+            placement: placement(
+                s.close.0,
+                claimed_seconds(way),
+                s.seconds + before,
+                s.close.1,
+            ),
+        })
+    };
+    let close_read = close_of(Moves::Read, &read);
+    let close_write = close_of(Moves::Write, &write);
+    let figures = claim
+        .figures
+        .iter()
+        .map(|f| {
+            let traced = traced_for(f.moves, &read, &write);
+            let shared_with: Vec<String> = claim
+                .figures
+                .iter()
+                .filter(|o| !std::ptr::eq(*o, f) && o.seconds.is_some())
+                .filter(|o| match f.moves {
+                    Moves::Both => o.moves != Moves::Neither,
+                    m => moves_way(o, m),
+                })
+                .map(|o| o.label.clone())
+                .collect();
+            let way = if f.moves == Moves::Read {
+                Moves::Read
+            } else {
+                Moves::Write
+            };
+            let (fsync, close) = match f.moves {
+                Moves::Read => (None, close_read),
+                Moves::Write | Moves::Both => (fsync, close_write),
+                Moves::Neither => (None, None),
+            };
+            let mut out = FigureCheck {
+                figure: f.clone(),
+                traced: traced.clone(),
+                ratio: None,
+                verdict: Verdict::NotTraced,
+                reason: Reason::None,
+                shared_with,
+                gap_seconds: 0.0,
+                tracing_seconds: None,
+                fsync,
+                close,
+            };
+            let (Some(claimed), Some(t)) = (f.bytes_per_second(), traced) else {
+                out.verdict = match (f.moves, f.seconds) {
+                    (Moves::Neither, _) => Verdict::NotBytes,
+                    (_, None) => Verdict::NoFigure,
+                    _ => Verdict::NotTraced,
+                };
+                return out;
+            };
+            let (v, r) = relation(claimed, t.bytes_per_second());
+            out.verdict = v;
+            out.ratio = Some(r);
+            // The traced seconds and calls for this figure's bytes, at the traced rate.
+            let share = f.bytes as f64 / t.bytes.max(1) as f64;
+            let traced_seconds = t.seconds * share;
+            out.gap_seconds = f.seconds.unwrap_or(0.0) - traced_seconds;
+            out.tracing_seconds = overhead_ns.map(|ns| ns / 1e9 * t.calls as f64 * share);
+            let unseen = bytes_verdict(way) == Verdict::ClaimHigher
+                || (f.moves == Moves::Both && bytes_verdict(Moves::Read) == Verdict::ClaimHigher);
+            let mixed = !out.shared_with.is_empty() || bytes_verdict(way) == Verdict::ClaimLower;
+            out.reason = match v {
+                Verdict::Agree => Reason::None,
+                _ if unseen => Reason::Unseen,
+                _ if mixed => Reason::Mixed,
+                Verdict::ClaimHigher => Reason::PartlyUntimed,
+                _ => {
+                    let gap = out.gap_seconds;
+                    let accounts = |s: f64| !matches!(relation(s, gap).0, Verdict::ClaimLower);
+                    let fsync_fits = out.fsync.is_some_and(|c| c.placement == Placement::Fits);
+                    if fsync_fits && accounts(out.fsync.map_or(0.0, |c| c.seconds)) {
+                        Reason::Fsync
+                    } else if out.tracing_seconds.is_some_and(accounts) {
+                        Reason::TracingStops
+                    } else {
+                        Reason::OwnWork
+                    }
+                }
+            };
+            out
+        })
+        .collect();
+    ClaimCheck { figures, bytes }
+}
+
+/// What the trace saw inside one of the program's own timed regions (between the clock
+/// reads around its I/O): the hook by which a trace that finds them checks a figure against
+/// its region instead of the time inside the calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionSeen {
+    /// Bytes moved inside the region, in the figure's direction.
+    pub bytes: u64,
+    /// Calls that moved them.
+    pub calls: u64,
+    /// The region's seconds (from the first clock read to the last).
+    pub seconds: f64,
+    /// The files they moved on.
+    pub files: Vec<String>,
+    /// fsync-type calls on those files: how many, their seconds, and whether inside.
+    pub fsync: Option<(u64, f64, bool)>,
+    /// close calls on those files: how many, their seconds, and whether inside.
+    pub close: Option<(u64, f64, bool)>,
+}
+
+/// Checks one figure against the program's own timed region: its rate against the bytes
+/// moved inside the region over the region's seconds; fsync and close inside or after, as
+/// the clock reads placed them.
+pub fn check_against_region(figure: &ClaimedFigure, region: &RegionSeen) -> FigureCheck {
+    let known = |c: Option<(u64, f64, bool)>| {
+        c.map(|(calls, seconds, inside)| Calls {
+            calls,
+            seconds,
+            tool_seconds: figure.seconds.unwrap_or(0.0),
+            calls_seconds: region.seconds,
+            placement: if inside {
+                Placement::Inside
+            } else {
+                Placement::Outside
+            },
+        })
+    };
+    let traced = Traced {
+        moves: figure.moves,
+        bytes: region.bytes,
+        calls: region.calls,
+        seconds: region.seconds,
+        covers: Covers::TimedRegion,
+        files: region.files.clone(),
+    };
+    let (verdict, ratio) = match figure.bytes_per_second() {
+        Some(c) if region.bytes > 0 => {
+            let (v, r) = relation(c, traced.bytes_per_second());
+            (v, Some(r))
+        }
+        Some(_) => (Verdict::NotTraced, None),
+        None => (Verdict::NoFigure, None),
+    };
+    let reason = match verdict {
+        Verdict::ClaimHigher | Verdict::ClaimLower | Verdict::Unclear => {
+            match relation(figure.bytes as f64, region.bytes as f64).0 {
+                Verdict::ClaimHigher => Reason::Unseen,
+                Verdict::ClaimLower => Reason::Mixed,
+                _ if verdict == Verdict::ClaimHigher => Reason::PartlyUntimed,
+                _ => Reason::OwnWork,
+            }
+        }
+        _ => Reason::None,
+    };
+    FigureCheck {
+        figure: figure.clone(),
+        gap_seconds: figure.seconds.unwrap_or(0.0) - region.seconds,
+        traced: Some(traced),
+        ratio,
+        verdict,
+        reason,
+        shared_with: Vec::new(),
+        tracing_seconds: None,
+        fsync: known(region.fsync),
+        close: known(region.close),
+    }
+}
