@@ -301,7 +301,11 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         claim,
         overhead_ns_per_call: overhead,
         unseen,
-        clock: Some(clocks.into_inner().finish(vdso, read_traced, Some(read_vdso))),
+        clock: Some(
+            clocks
+                .into_inner()
+                .finish(vdso, read_traced, Some(read_vdso)),
+        ),
     })
 }
 

@@ -18,9 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 /// Whether the traced program keeps its vDSO (`--vdso`).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Vdso {
     /// Hide it at each exec, so that clock reads are system calls the trace sees and timed
@@ -70,6 +68,9 @@ pub struct Region {
     pub bytes_read: u64,
     /// Bytes written (or copied) inside it.
     pub bytes_written: u64,
+    /// The fsync-type calls and closes inside it on the files it moved data in: what a
+    /// figure over the region includes.
+    pub closing_inside: BTreeMap<String, u64>,
     /// The fsync-type calls and closes on its files after it, before the thread's next
     /// region: what a figure over the region leaves out.
     pub after: BTreeMap<String, u64>,
@@ -98,12 +99,11 @@ impl Region {
         self.bytes_read + self.bytes_written
     }
 
-    /// Calls of the fsync type inside it.
+    /// Calls of the fsync type inside it on its files.
     pub fn syncs_inside(&self) -> u64 {
         SYNCS
             .iter()
-            .filter_map(|n| self.inside.get(*n))
-            .map(|m| m.calls)
+            .filter_map(|n| self.closing_inside.get(*n))
             .sum()
     }
 
@@ -259,12 +259,10 @@ impl Clocks {
         match hidden {
             Some(Hidden::Yes) => self.hidden += 1,
             Some(Hidden::NoVdso) => self.without += 1,
-            Some(Hidden::Failed(why)) => {
-                if !self.not_hidden.contains(&why) {
-                    self.not_hidden.push(why);
-                }
+            Some(Hidden::Failed(why)) if !self.not_hidden.contains(&why) => {
+                self.not_hidden.push(why);
             }
-            None => {}
+            Some(Hidden::Failed(_)) | None => {}
         }
         self.ended(tid);
     }
@@ -336,6 +334,12 @@ impl Clocks {
                 })
                 .collect();
             let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+            let mut closing_inside: BTreeMap<String, u64> = BTreeMap::new();
+            for (call, path, _) in &open.closing {
+                if path.as_ref().is_some_and(|p| paths.contains(p)) {
+                    *closing_inside.entry(call.name().to_string()).or_default() += 1;
+                }
+            }
             // Syncs and closes of files this region did not move data in may still be
             // after an earlier one that did.
             self.close_after(&t, open.closing, &paths);
@@ -345,6 +349,7 @@ impl Clocks {
                 start_seconds: start,
                 end_seconds: when,
                 inside: open.inside,
+                closing_inside,
                 bytes_read: open.bytes_read,
                 bytes_written: open.bytes_written,
                 after: BTreeMap::new(),
@@ -369,7 +374,12 @@ impl Clocks {
 
     /// Syncs and closes of an interval go after the thread's last region that moved data
     /// in their file, unless the interval is itself a region that did (`own`: its files).
-    fn close_after(&mut self, t: &Thread, closing: Vec<(Call, Option<String>, f64)>, own: &[String]) {
+    fn close_after(
+        &mut self,
+        t: &Thread,
+        closing: Vec<(Call, Option<String>, f64)>,
+        own: &[String],
+    ) {
         for (call, path, when) in closing {
             let Some(path) = path else { continue };
             if own.contains(&path) {
@@ -551,7 +561,13 @@ mod tests {
         assert_eq!(report.reads["gettimeofday"], 2);
         assert_eq!(report.regions_found, 1);
         let g = &report.regions[0];
-        assert_eq!(g.inside["write"], Moved { calls: 64, bytes: 64 * 4096 });
+        assert_eq!(
+            g.inside["write"],
+            Moved {
+                calls: 64,
+                bytes: 64 * 4096
+            }
+        );
         assert_eq!(g.syncs_inside(), 0);
         assert_eq!((g.after["fsync"], g.after["close"]), (1, 1));
         assert!((g.bytes_per_second_over_region - 64.0 * 4096.0 / 0.1).abs() < 1.0);
@@ -571,7 +587,10 @@ mod tests {
         r.clock(1, 53);
         r.call(1, Call::Close, 0, 54, Some("F"));
         let report = r.clocks.finish(Vdso::Hide, None, None);
-        assert_eq!(report.regions_found, 1, "an interval with only an fsync is no region");
+        assert_eq!(
+            report.regions_found, 1,
+            "an interval with only an fsync is no region"
+        );
         let g = &report.regions[0];
         assert_eq!(g.syncs_inside(), 1);
         assert_eq!((g.after["fsync"], g.after["close"]), (1, 1));
@@ -590,7 +609,11 @@ mod tests {
         assert_eq!(report.regions_found, 2);
         let write = &report.regions[0];
         assert_eq!(write.after["fsync"], 1);
-        assert_eq!(report.regions[1].syncs_inside(), 1, "inside by the clock, too");
+        assert_eq!(
+            report.regions[1].syncs_inside(),
+            1,
+            "inside by the clock, too"
+        );
     }
 
     #[test]
@@ -616,13 +639,23 @@ mod tests {
         r.clock(1, 0);
         for i in 0..(HELD as u64 * 3) {
             let big = i % 50 == 0;
-            r.call(1, Call::Write, if big { 1 << 20 } else { 1 }, 2 * i + 1, Some("F"));
+            r.call(
+                1,
+                Call::Write,
+                if big { 1 << 20 } else { 1 },
+                2 * i + 1,
+                Some("F"),
+            );
             r.clock(1, 2 * i + 2);
         }
         let report = r.clocks.finish(Vdso::Hide, None, None);
         assert_eq!(report.regions_found, HELD as u64 * 3);
         assert_eq!(report.regions.len(), KEPT);
-        let big = report.regions.iter().filter(|g| g.bytes() == 1 << 20).count();
+        let big = report
+            .regions
+            .iter()
+            .filter(|g| g.bytes() == 1 << 20)
+            .count();
         assert_eq!(big, (HELD * 3).div_ceil(50));
         assert!(
             report

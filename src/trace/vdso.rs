@@ -37,7 +37,8 @@ pub fn hide(pid: i32) -> Hidden {
 }
 
 fn try_hide(pid: i32) -> Result<bool, String> {
-    let saved = std::fs::read(format!("/proc/{pid}/auxv")).map_err(|e| format!("read /proc/{pid}/auxv: {e}"))?;
+    let saved = std::fs::read(format!("/proc/{pid}/auxv"))
+        .map_err(|e| format!("read /proc/{pid}/auxv: {e}"))?;
     let pairs = words(&saved);
     let Some(index) = pairs
         .chunks_exact(2)
@@ -100,7 +101,9 @@ fn auxv_address(mem: &std::fs::File, sp: u64) -> Result<u64, String> {
     read_exact_at(mem, &mut word, sp)?;
     let argc = u64::from_ne_bytes(word);
     if argc > MAX_WORDS as u64 {
-        return Err(format!("argc {argc} at the stack pointer is not believable"));
+        return Err(format!(
+            "argc {argc} at the stack pointer is not believable"
+        ));
     }
     let mut at = sp + (argc + 2) * WORD as u64;
     // envp: scanned a chunk at a time up to its NULL; a read stops short at the top of the

@@ -434,12 +434,17 @@ impl Exportable for TraceReport {
         }
         if let Some(c) = &self.clock {
             let mut clock = vec![super::trace_clock::clock_sentence(c, self.seconds)];
-            clock.extend(
-                super::trace_clock::shown(c)
-                    .into_iter()
-                    .map(|(i, r)| format!("region {}: {}", i + 1, super::trace_clock::region_sentence(r))),
-            );
-            blocks.push(crate::report::markdown::list("Clock and timed regions:", &clock));
+            clock.extend(super::trace_clock::shown(c).into_iter().map(|(i, r)| {
+                format!(
+                    "region {}: {}",
+                    i + 1,
+                    super::trace_clock::region_sentence(r)
+                )
+            }));
+            blocks.push(crate::report::markdown::list(
+                "Clock and timed regions:",
+                &clock,
+            ));
         }
         blocks
     }

@@ -13,6 +13,10 @@ use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousand
 /// Regions shown in the text (all kept ones are in --json).
 const SHOWN: usize = 8;
 
+/// A region moving less than this share of the largest one's bytes is not shown in the
+/// text (a result printed between two timed tests, a configuration file read).
+const SMALL: f64 = 0.01;
+
 /// The clock line and one line per region shown.
 pub fn text(out: &mut String, c: &ClockReport, run_seconds: f64) {
     line(out, "clock", clock_sentence(c, run_seconds));
@@ -37,7 +41,7 @@ pub fn text(out: &mut String, c: &ClockReport, run_seconds: f64) {
             )
         } else {
             format!(
-                "{} timed region(s) (intervals between two consecutive clock reads of one thread in which it moved data); the {} moving the most bytes, in time order (more in --json):",
+                "{} timed region(s) (intervals between two consecutive clock reads of one thread in which it moved data); the {} moving the most bytes, in time order (those under 1% of the largest's bytes, and all kept, in --json):",
                 group_thousands(c.regions_found),
                 shown.len()
             )
@@ -49,9 +53,15 @@ pub fn text(out: &mut String, c: &ClockReport, run_seconds: f64) {
 }
 
 /// The regions the text shows, with their index among the kept ones: the [`SHOWN`] moving
-/// the most bytes, in time order.
+/// the most bytes, none under [`SMALL`] of the largest, in time order.
 pub fn shown(c: &ClockReport) -> Vec<(usize, &Region)> {
-    let mut v: Vec<(usize, &Region)> = c.regions.iter().enumerate().collect();
+    let largest = c.regions.iter().map(Region::bytes).max().unwrap_or(0);
+    let mut v: Vec<(usize, &Region)> = c
+        .regions
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.bytes() as f64 >= SMALL * largest as f64)
+        .collect();
     v.sort_by_key(|(i, r)| (std::cmp::Reverse(r.bytes()), *i));
     v.truncate(SHOWN);
     v.sort_by_key(|(i, _)| *i);
@@ -87,9 +97,11 @@ pub fn clock_sentence(c: &ClockReport, run_seconds: f64) -> String {
                 );
                 return s;
             }
-            if let (Some(traced), Some(vdso), Some(added)) =
-                (c.read_seconds_traced, c.read_seconds_vdso, c.added_seconds())
-            {
+            if let (Some(traced), Some(vdso), Some(added)) = (
+                c.read_seconds_traced,
+                c.read_seconds_vdso,
+                c.added_seconds(),
+            ) {
                 let share = if verdict::same(run_seconds, (run_seconds - added).max(0.0)) {
                     format!("within 10% of the run's {}", format_seconds(run_seconds))
                 } else {
@@ -173,7 +185,7 @@ pub fn region_sentence(r: &Region) -> String {
     );
     let syncs_inside: Vec<String> = SYNCS
         .iter()
-        .filter(|n| r.inside.contains_key(**n))
+        .filter(|n| r.closing_inside.contains_key(**n))
         .map(|n| format!("{n}()"))
         .collect();
     if !syncs_inside.is_empty() {
@@ -217,7 +229,10 @@ fn with_after(over: f64, with: f64) -> String {
             format_mib_per_s(with)
         ),
         Relation::Below(_) | Relation::Unclear(_) => {
-            format!(" (counted up to the last of them, {})", format_mib_per_s(with))
+            format!(
+                " (counted up to the last of them, {})",
+                format_mib_per_s(with)
+            )
         }
     }
 }
@@ -275,6 +290,11 @@ mod tests {
                 .iter()
                 .map(|&(n, calls, bytes)| (n.to_string(), Moved { calls, bytes }))
                 .collect(),
+            closing_inside: inside
+                .iter()
+                .filter(|i| i.0 == "fsync" || i.0 == "close")
+                .map(|&(n, calls, _)| (n.to_string(), calls))
+                .collect(),
             bytes_read: 0,
             bytes_written: inside.iter().map(|i| i.2).sum(),
             after: after.iter().map(|&(n, k)| (n.to_string(), k)).collect(),
@@ -302,17 +322,27 @@ mod tests {
             s.contains("fsync() and close() after it: a figure over this region leaves them out"),
             "{s}"
         );
-        assert!(s.contains("128 MiB/s: the region's figure is 5.00x that"), "{s}");
+        assert!(
+            s.contains("128 MiB/s: the region's figure is 5.00x that"),
+            "{s}"
+        );
     }
 
     #[test]
     fn an_fsync_after_that_costs_nothing_is_said_to_change_little() {
         // The usual story (fsync makes the figure look better) contradicted: the rate up
         // to the fsync's end is within 10% of the region's.
-        let r = region(&[("write", 1024, 64 << 20)], &[("fsync", 1)], Some(600.0 * 1048576.0));
+        let r = region(
+            &[("write", 1024, 64 << 20)],
+            &[("fsync", 1)],
+            Some(600.0 * 1048576.0),
+        );
         let s = region_sentence(&r);
         assert!(s.contains("leaves it out"), "{s}");
-        assert!(s.contains("the same within 10%, so leaving them out changes little"), "{s}");
+        assert!(
+            s.contains("the same within 10%, so leaving them out changes little"),
+            "{s}"
+        );
         assert!(!s.contains("x that"), "{s}");
     }
 
@@ -324,7 +354,10 @@ mod tests {
             Some(100.0),
         );
         let s = region_sentence(&r);
-        assert!(s.contains("fsync() inside: a figure over this region includes it"), "{s}");
+        assert!(
+            s.contains("fsync() inside: a figure over this region includes it"),
+            "{s}"
+        );
         assert!(s.contains("then fsync() after it"), "{s}");
         assert!(!s.contains("leaves"), "{s}");
     }
@@ -354,11 +387,17 @@ mod tests {
     fn the_clock_cost_is_within_the_run_or_named_as_a_reason_to_keep_the_vdso() {
         let few = clock_sentence(&report(4, 15e-6), 1.0);
         assert!(few.contains("vDSO hidden (the default"), "{few}");
-        assert!(few.contains("each about 15.00 µs through the kernel under trace instead of 20 ns"), "{few}");
+        assert!(
+            few.contains("each about 15.00 µs through the kernel under trace instead of 20 ns"),
+            "{few}"
+        );
         assert!(few.contains("within 10% of the run"), "{few}");
         // A program that reads its clock per call: a million reads at 15 µs in a 20 s run.
         let many = clock_sentence(&report(1_000_000, 15e-6), 20.0);
-        assert!(many.contains("more than 10% of the run's 20.000 s: --vdso keep"), "{many}");
+        assert!(
+            many.contains("more than 10% of the run's 20.000 s: --vdso keep"),
+            "{many}"
+        );
         let mut kept = report(2, 15e-6);
         kept.vdso = Vdso::Keep;
         let k = clock_sentence(&kept, 1.0);
