@@ -171,7 +171,7 @@ fn fast(options: &FastOptions) -> Result<cmd::fast::FastReport> {
 fn trace(args: &TraceArgs) -> Result<ExitKind> {
     let export = ExportOptions::from_args(&args.export, "trace")?;
     let out = Exports::reserve::<cmd::trace::TraceReport>(&export, &[])?;
-    let result = cmd::trace::execute(&args.command, export.json)?;
+    let result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
     finish(&result, &export, &out, Path::new("."))?;
     if !result.complete {
         return Ok(ExitKind::Interrupted);

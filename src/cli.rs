@@ -746,6 +746,11 @@ pub struct TraceArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// Whether the traced program keeps its vDSO: `hide` (the default) makes its clock
+    /// reads system calls the trace sees, to find the regions it timed (each read then
+    /// costs a traced call); `keep` leaves them fast and unseen.
+    #[arg(long, value_enum, default_value = "hide")]
+    pub vdso: crate::trace::clock::Vdso,
     /// The command to trace and its arguments (put them after `--`).
     #[arg(
         required = true,

@@ -33,6 +33,9 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("trace", &["text", "csv", "md", "svg"]),
     // A real trace of `iozone -i 0 -i 1 -s 1m -r 64k` (3.471): its table's claims checked.
     ("trace-claims", &["text", "csv", "md", "svg"]),
+    // `ioscope trace -- iozone -i 0 -s 4m -r 64k -f F` with the vDSO hidden: its clock reads
+    // and timed regions, the fsync after the write's region (issue 24).
+    ("trace-clock", &["text", "csv", "md", "svg"]),
     ("transfer", &["text", "csv", "md", "svg"]),
     // A real run of 2 ranks (`mpirun -np 2 ioscope mpi both DIR --size 4m --block-size 1m
     // --repeat 2 --seed 1`), its command line's binary named `ioscope`.

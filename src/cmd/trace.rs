@@ -6,6 +6,7 @@
 use crate::measure::external::{self, ToolClaim};
 pub use crate::measure::procio::ProcIo;
 use crate::trace::claims::{self, ClaimCheck};
+use crate::trace::clock::{ClockReport, Clocks, Vdso};
 use crate::trace::sys::{self, Ended, Event, Left};
 use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
 use crate::trace::tee::{self, Tee};
@@ -74,6 +75,9 @@ pub struct TraceReport {
     pub overhead_ns_per_call: Option<f64>,
     /// What ptrace cannot see in this trace.
     pub unseen: Vec<String>,
+    /// The program's clock reads and the regions it timed (absent in older documents).
+    #[serde(default)]
+    pub clock: Option<ClockReport>,
 }
 
 /// Read-type and write-type calls, as /proc/<pid>/io counts them (syscr, syscw).
@@ -138,12 +142,17 @@ fn live_children(pid: i32) -> Vec<i32> {
 }
 
 /// Traces `command` and accounts for what it did. With `json`, the command's standard
-/// output goes to our standard error, so that ours holds exactly one JSON document.
-pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
+/// output goes to our standard error, so that ours holds exactly one JSON document. With
+/// `vdso` [`Vdso::Hide`], each program's vDSO is hidden at its exec so that its clock reads
+/// are seen (see `trace::clock`).
+pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceReport> {
     let program = command.first().ok_or_else(|| {
         crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
     })?;
     let overhead = overhead_ns_per_call().ok();
+    // What one clock read costs through the kernel under trace and through the vDSO.
+    let read_traced = overhead.map(|o| (o + crate::trace::clock::kernel_read_ns()) / 1e9);
+    let read_vdso = crate::trace::clock::vdso_read_ns() / 1e9;
     // Interrupted while measuring that: the command is not started at all.
     crate::interrupt::check()?;
     let tool = tool_name(program);
@@ -190,6 +199,7 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
     let mut proc_io = None;
     let mut children = Vec::new();
     let resolve = Proc;
+    let clocks = std::cell::RefCell::new(Clocks::new(started_at));
     let finish = sys::trace(
         command,
         sys::OnSignal::PassOn,
@@ -217,7 +227,23 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
             {
                 unseen.push(note);
             }
+            let now = Instant::now();
+            let mut clocks = clocks.borrow_mut();
+            match event {
+                Event::Exec { tid } => clocks.exec(
+                    tid,
+                    (vdso == Vdso::Hide).then(|| crate::trace::vdso::hide(tid)),
+                ),
+                Event::Exiting { tid } => clocks.ended(tid),
+                _ => {}
+            }
             if let Some(t) = tally.borrow_mut().as_mut() {
+                // The file a call acts on, looked up before a close forgets it.
+                if let Event::Exit(s) = &event {
+                    let file = crate::trace::clock::fd_of(s.call, &s.args)
+                        .and_then(|fd| t.file_of(s.tid, fd));
+                    clocks.exit(s, now, file);
+                }
                 t.event(&event, &resolve);
             }
         },
@@ -285,6 +311,11 @@ pub fn execute(command: &[OsString], json: bool) -> Result<TraceReport> {
         claim,
         overhead_ns_per_call: overhead,
         unseen,
+        clock: Some(
+            clocks
+                .into_inner()
+                .finish(vdso, read_traced, Some(read_vdso)),
+        ),
     })
 }
 

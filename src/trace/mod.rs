@@ -1,11 +1,14 @@
 //! `trace`: run a command under ptrace and account for every file-I/O system call it makes
 //! (see `sys` for the loop, `tally` for the bookkeeping, `tee` for the copy of a known
-//! tool's output from which `measure::external` reads what it says it did).
+//! tool's output from which `measure::external` reads what it says it did; `vdso` and
+//! `clock` for the program's clock reads and the regions it timed).
 
 pub mod claims;
+pub mod clock;
 pub mod sys;
 pub mod tally;
 pub mod tee;
+pub mod vdso;
 
 use std::path::Path;
 use tally::Resolver;

@@ -71,6 +71,12 @@ pub enum Call {
     Dup3,
     /// The `fcntl` family.
     Fcntl,
+    /// `clock_gettime`: a clock read (seen when the vDSO is hidden, see `trace::vdso`).
+    ClockGettime,
+    /// `gettimeofday`: a clock read.
+    Gettimeofday,
+    /// `time`: a clock read.
+    Time,
 }
 
 impl Call {
@@ -111,6 +117,10 @@ impl Call {
             SYS_dup2 => Self::Dup2,
             SYS_dup3 => Self::Dup3,
             SYS_fcntl => Self::Fcntl,
+            SYS_clock_gettime => Self::ClockGettime,
+            SYS_gettimeofday => Self::Gettimeofday,
+            #[cfg(target_arch = "x86_64")]
+            SYS_time => Self::Time,
             _ => return None,
         })
     }
@@ -146,6 +156,9 @@ impl Call {
             Self::Dup2 => "dup2",
             Self::Dup3 => "dup3",
             Self::Fcntl => "fcntl",
+            Self::ClockGettime => "clock_gettime",
+            Self::Gettimeofday => "gettimeofday",
+            Self::Time => "time",
         }
     }
 }

@@ -486,6 +486,16 @@ impl Tally {
         }
     }
 
+    /// The file behind descriptor `fd` of task `tid` as the tally knows it (its path, made
+    /// lossless), and how many accesses it has counted there so far.
+    pub fn file_of(&self, tid: i32, fd: i32) -> Option<(String, u64)> {
+        let t = *self.table_of.get(&tid)?;
+        let d = *self.tables.get(t)?.get(&fd)?;
+        let path = &self.descriptions[d].path;
+        let accesses = self.files.get(path).map_or(0, |f| f.offsets.total());
+        Some((crate::text::lossless(path), accesses))
+    }
+
     /// Per file, most bytes first.
     pub fn files(&self) -> Vec<FileStats> {
         let mut v: Vec<FileStats> = self.files.values().cloned().collect();

@@ -19,6 +19,7 @@ pub mod study;
 pub mod sweep;
 pub mod syscalls;
 pub mod trace;
+pub mod trace_clock;
 pub mod transfer;
 
 use super::view::{Exportable, schema};

@@ -27,6 +27,9 @@ pub fn text(r: &TraceReport) -> String {
     totals(&mut out, r);
     kernel(&mut out, r);
     claim(&mut out, r);
+    if let Some(c) = &r.clock {
+        super::trace_clock::text(&mut out, c, r.seconds);
+    }
     leftovers(&mut out, r);
     out
 }
@@ -549,7 +552,7 @@ impl Exportable for TraceReport {
     /// Where each busy file was accessed, in order: a ramp for sequential, a cloud for
     /// random (the plot the iozone audit drew).
     fn chart(&self) -> Option<Chart> {
-        let series = self
+        let mut series: Vec<Series> = self
             .files
             .iter()
             .filter(|f| f.busy())
@@ -570,6 +573,17 @@ impl Exportable for TraceReport {
                     .collect(),
             })
             .collect();
+        // The regions the program timed, as rows of points at offset 0 under their file.
+        if let Some(c) = &self.clock {
+            let charted: Vec<String> = self
+                .files
+                .iter()
+                .filter(|f| f.busy())
+                .take(6)
+                .map(|f| f.path.clone())
+                .collect();
+            series.extend(super::trace_clock::chart_marks(c, &charted));
+        }
         Some(Chart {
             title: format!(
                 "where the calls went: {}",
@@ -627,6 +641,20 @@ impl Exportable for TraceReport {
         notes.extend(self.unseen.iter().map(|u| crate::text::printable(u)));
         if !notes.is_empty() {
             blocks.push(crate::report::markdown::list("Not seen:", &notes));
+        }
+        if let Some(c) = &self.clock {
+            let mut clock = vec![super::trace_clock::clock_sentence(c, self.seconds)];
+            clock.extend(super::trace_clock::shown(c).into_iter().map(|(i, r)| {
+                format!(
+                    "region {}: {}",
+                    i + 1,
+                    super::trace_clock::region_sentence(r)
+                )
+            }));
+            blocks.push(crate::report::markdown::list(
+                "Clock and timed regions:",
+                &clock,
+            ));
         }
         blocks
     }

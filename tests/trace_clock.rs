@@ -1,0 +1,234 @@
+//! `trace`'s clock reads and timed regions (issue 24, items 1 and 2): a small C program that
+//! times 64 writes with gettimeofday is traced; its two clock reads are counted, the region
+//! between them found, and the fsync reported after it (or, when the program fsyncs before
+//! its second clock read, inside it). Hiding the vDSO changes neither the program's output
+//! nor its exit status; `--vdso keep` leaves the vDSO and finds no regions. Skipped with a
+//! reason where there is no C compiler or ptrace is refused.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Times 64 writes of 4 KiB between two gettimeofday calls; fsyncs before the second
+/// (argv[2] "inside") or after it; prints a line that needs a working clock; exits 7.
+const TIMED: &str = r#"
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int inside = argc > 2 && strcmp(argv[2], "inside") == 0;
+    char buf[4096];
+    memset(buf, 'x', sizeof buf);
+    int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return 2;
+    struct timeval a, b;
+    gettimeofday(&a, 0);
+    for (int i = 0; i < 64; i++)
+        if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) return 3;
+    if (inside) fsync(fd);
+    gettimeofday(&b, 0);
+    if (!inside) fsync(fd);
+    close(fd);
+    long us = (b.tv_sec - a.tv_sec) * 1000000L + (b.tv_usec - a.tv_usec);
+    printf("64 writes timed: %s\n", a.tv_sec > 1000000000L && us >= 0 ? "clock ok" : "clock broken");
+    return 7;
+}
+"#;
+
+/// Prints whether the program was given a vDSO (getauxval), and reads the clock once.
+const AUXV: &str = r#"
+#include <stdio.h>
+#include <sys/auxv.h>
+#include <time.h>
+int main(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    printf("vdso %s, clock %s\n", getauxval(AT_SYSINFO_EHDR) ? "given" : "absent",
+           t.tv_sec > 1000000000L ? "ok" : "broken");
+    return 0;
+}
+"#;
+
+/// Builds `source` with `cc` and `flags`, or says why the test is skipped.
+fn compile(dir: &Path, name: &str, source: &str, flags: &[&str]) -> Option<PathBuf> {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap();
+    let exe = dir.join(name);
+    let ok = std::process::Command::new("cc")
+        .args(flags)
+        .arg("-O1")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "skipped: no C compiler (cc{}) to build the test program",
+            flags.iter().map(|f| format!(" {f}")).collect::<String>()
+        );
+        return None;
+    }
+    Some(exe)
+}
+
+/// `ioscope trace --json EXTRA -- ARGS`: the document, the command's output (our standard
+/// error, where --json sends it) and the exit code; `None` where ptrace is refused.
+fn trace(extra: &[&str], args: &[&str]) -> Option<(Value, String, i32)> {
+    let out = ioscope()
+        .args(["trace", "--json"])
+        .args(extra)
+        .arg("--")
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    if err.contains("ptrace refused") {
+        eprintln!("skipped: ptrace is not allowed here: {err}");
+        return None;
+    }
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{err}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    Some((doc, err, out.status.code().unwrap_or(-1)))
+}
+
+/// The region that wrote the 64 blocks, after checking it is the only one.
+fn the_region(doc: &Value) -> &Value {
+    let clock = &doc["clock"];
+    assert_eq!(clock["vdso"], "hide", "{clock:#}");
+    assert_eq!(clock["reads"]["gettimeofday"], 2, "{clock:#}");
+    assert_eq!(clock["regions_found"], 1, "{clock:#}");
+    let r = &clock["regions"][0];
+    assert_eq!(r["inside"]["write"]["calls"], 64, "{r:#}");
+    assert_eq!(r["inside"]["write"]["bytes"], 64 * 4096, "{r:#}");
+    assert_eq!(r["bytes_written"], 64 * 4096);
+    assert!(r["bytes_per_second_over_region"].as_f64().unwrap() > 0.0);
+    r
+}
+
+fn timed_with_fsync_after(exe: &Path, dir: &Path) {
+    let data = dir.join("data");
+    let Some((doc, out, code)) = trace(&[], &[exe.to_str().unwrap(), data.to_str().unwrap()])
+    else {
+        return;
+    };
+    assert_eq!(code, 7, "{out}");
+    let r = the_region(&doc);
+    assert_eq!(r["after"]["fsync"], 1, "{r:#}");
+    assert_eq!(r["after"]["close"], 1, "{r:#}");
+    assert!(r["closing_inside"].as_object().unwrap().is_empty(), "{r:#}");
+    assert!(r["bytes_per_second_with_after"].as_f64().is_some(), "{r:#}");
+    let text = report_text(&doc);
+    assert!(
+        text.contains("fsync() and close() after it: a figure over this region leaves them out"),
+        "{text}"
+    );
+    assert!(text.contains("vDSO hidden (the default"), "{text}");
+}
+
+#[test]
+fn writes_timed_with_gettimeofday_and_fsynced_after_show_the_fsync_after_their_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "timed", TIMED, &[]) else {
+        return;
+    };
+    timed_with_fsync_after(&exe, dir.path());
+}
+
+#[test]
+fn a_statically_linked_program_is_seen_reading_its_clock_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "timed-static", TIMED, &["-static"]) else {
+        return;
+    };
+    timed_with_fsync_after(&exe, dir.path());
+}
+
+#[test]
+fn an_fsync_before_the_second_clock_read_is_reported_inside_the_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "timed", TIMED, &[]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    let Some((doc, out, code)) = trace(
+        &[],
+        &[exe.to_str().unwrap(), data.to_str().unwrap(), "inside"],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 7, "{out}");
+    let r = the_region(&doc);
+    assert_eq!(r["inside"]["fsync"]["calls"], 1, "{r:#}");
+    assert_eq!(r["closing_inside"]["fsync"], 1, "{r:#}");
+    assert!(r["after"].get("fsync").is_none(), "{r:#}");
+    assert_eq!(r["after"]["close"], 1, "{r:#}");
+    let text = report_text(&doc);
+    assert!(
+        text.contains("fsync() inside: a figure over this region includes it"),
+        "{text}"
+    );
+    assert!(!text.contains("leaves them out"), "{text}");
+}
+
+#[test]
+fn hiding_the_vdso_leaves_the_program_s_output_and_exit_status_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "timed", TIMED, &[]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    let plain = std::process::Command::new(&exe)
+        .arg(&data)
+        .output()
+        .unwrap();
+    let plain_out = String::from_utf8_lossy(&plain.stdout).into_owned();
+    assert_eq!(plain_out, "64 writes timed: clock ok\n");
+    for extra in [&[][..], &["--vdso", "keep"][..]] {
+        let Some((doc, out, code)) = trace(extra, &[exe.to_str().unwrap(), data.to_str().unwrap()])
+        else {
+            return;
+        };
+        assert_eq!(Some(code), plain.status.code(), "{extra:?}");
+        assert!(out.starts_with(&plain_out), "{extra:?}: {out}");
+        if !extra.is_empty() {
+            let clock = &doc["clock"];
+            assert_eq!(clock["vdso"], "keep", "{clock:#}");
+            assert_eq!(clock["regions_found"], 0, "{clock:#}");
+            assert!(clock["reads"].get("gettimeofday").is_none(), "{clock:#}");
+            assert!(report_text(&doc).contains("vDSO kept (--vdso keep)"));
+        }
+    }
+}
+
+#[test]
+fn the_program_is_given_no_vdso_when_hidden_and_its_own_when_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "auxv", AUXV, &[]) else {
+        return;
+    };
+    let plain = std::process::Command::new(&exe).output().unwrap();
+    let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+    if plain.contains("absent") {
+        eprintln!("skipped: this kernel gives programs no vDSO: {plain}");
+        return;
+    }
+    let exe = exe.to_str().unwrap();
+    let Some((doc, out, _)) = trace(&[], &[exe]) else {
+        return;
+    };
+    assert_eq!(out.lines().next(), Some("vdso absent, clock ok"), "{out}");
+    assert_eq!(doc["clock"]["programs_hidden"], 1);
+    assert_eq!(doc["clock"]["reads"]["clock_gettime"], 1);
+    let Some((_, out, _)) = trace(&["--vdso", "keep"], &[exe]) else {
+        return;
+    };
+    assert_eq!(out.lines().next(), Some("vdso given, clock ok"), "{out}");
+}
