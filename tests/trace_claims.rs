@@ -350,7 +350,13 @@ fn iozone_table_is_read_and_its_fsync_placed_when_iozone_is_installed() {
         .collect();
     assert_eq!(labels, ["write", "rewrite", "read", "reread"], "{doc:#}");
     let write = &doc["claim_check"]["figures"][0];
-    assert_eq!(write["shared_with"][0], "rewrite");
+    if write["traced"]["covers"] == "timed_region" {
+        // Its clock reads were seen: the write test's own region, the fsync after it.
+        assert_eq!(write["traced"]["bytes"], 1 << 20, "{doc:#}");
+        assert_eq!(write["fsync"]["placement"], "outside", "{doc:#}");
+    } else {
+        assert_eq!(write["shared_with"][0], "rewrite");
+    }
     // iozone fsyncs its file after each write test; where it placed them depends on time.
     assert!(write["fsync"]["calls"].as_u64().unwrap() >= 1);
     let bytes = &doc["claim_check"]["bytes"];
@@ -394,4 +400,101 @@ fn bonnie_csv_line_is_read_when_bonnie_is_installed() {
         .find(|f| f["figure"]["label"] == "rewrite")
         .unwrap();
     assert_eq!(rewrite["figure"]["moves"], "both");
+}
+
+/// A region of `written` bytes in `seconds` from `start`, with `inside` and `after` calls.
+fn region(
+    start: f64,
+    seconds: f64,
+    written: u64,
+    inside: &[(&str, u64)],
+    after: &[(&str, u64)],
+) -> ioscope::trace::clock::Region {
+    let mut calls: BTreeMap<String, ioscope::trace::clock::Moved> = BTreeMap::new();
+    calls.insert(
+        "write".into(),
+        ioscope::trace::clock::Moved {
+            calls: written / (64 << 10),
+            bytes: written,
+        },
+    );
+    for &(name, n) in inside {
+        calls.insert(
+            name.into(),
+            ioscope::trace::clock::Moved { calls: n, bytes: 0 },
+        );
+    }
+    ioscope::trace::clock::Region {
+        tid: 1,
+        clock: "gettimeofday".into(),
+        start_seconds: start,
+        end_seconds: start + seconds,
+        inside: calls,
+        bytes_read: 0,
+        bytes_written: written,
+        closing_inside: inside.iter().map(|&(n, c)| (n.to_string(), c)).collect(),
+        after: after.iter().map(|&(n, c)| (n.to_string(), c)).collect(),
+        after_end_seconds: None,
+        bytes_per_second_over_region: written as f64 / seconds,
+        bytes_per_second_with_after: None,
+        files: vec![ioscope::trace::clock::RegionFile {
+            path: "/d/F".into(),
+            first_access: 0,
+            last_access: 0,
+        }],
+    }
+}
+
+#[test]
+fn each_figure_is_checked_against_the_region_that_moved_its_bytes_in_the_order_they_ran() {
+    // iozone -i 0: write then rewrite, 16 MiB each; a small set-up region first (4 KiB)
+    // that must not be taken for the write test; the write's fsync after its region, the
+    // rewrite's (with -e) inside.
+    let files = [file(
+        "/d/F",
+        &[("write", 513, 32 * MIB + 4096, 0.012), ("fsync", 2, 0, 0.2)],
+    )];
+    let mut c = check(
+        &claim(vec![
+            figure("write", Moves::Write, 16 * MIB, 0.008),
+            figure("rewrite", Moves::Write, 16 * MIB, 0.005),
+        ]),
+        &files,
+        None,
+    );
+    let regions = [
+        region(0.001, 0.001, 4096, &[], &[("fsync", 1)]),
+        region(0.100, 0.008, 16 * MIB, &[], &[("fsync", 1), ("close", 1)]),
+        region(0.300, 0.010, 16 * MIB, &[("fsync", 1)], &[("close", 1)]),
+    ];
+    ioscope::trace::claims::against_regions(&mut c, &regions);
+    let (write, rewrite) = (&c.figures[0], &c.figures[1]);
+    for f in [write, rewrite] {
+        let t = f.traced.as_ref().expect("a traced figure");
+        assert_eq!(t.covers, Covers::TimedRegion, "{f:?}");
+        assert_eq!(t.bytes, 16 * MIB);
+    }
+    assert!((write.traced.as_ref().unwrap().seconds - 0.008).abs() < 1e-9);
+    assert_eq!(write.verdict, Verdict::Agree);
+    assert_eq!(write.fsync.as_ref().unwrap().placement, Placement::Outside);
+    assert_eq!(write.close.as_ref().unwrap().placement, Placement::Outside);
+    // The rewrite's claim (5 ms) against its region (10 ms): the claim is higher.
+    assert_eq!(rewrite.verdict, Verdict::ClaimHigher);
+    assert_eq!(rewrite.fsync.as_ref().unwrap().placement, Placement::Inside);
+    let said = placement_sentence("fsync", write.fsync.as_ref().unwrap());
+    assert!(
+        said.contains("after its timed region: its figure leaves them out"),
+        "{said}"
+    );
+    // A figure no region matches keeps its check against the time inside the calls.
+    let mut c = check(
+        &claim(vec![figure("write", Moves::Write, 64 * MIB, 0.03)]),
+        &files,
+        None,
+    );
+    ioscope::trace::claims::against_regions(&mut c, &regions);
+    assert_ne!(
+        c.figures[0].traced.as_ref().unwrap().covers,
+        Covers::TimedRegion
+    );
 }

@@ -411,11 +411,16 @@ fn claim_bytes(b: &BytesCheck) -> String {
 
 /// Whether fsync-type or close calls were inside what the tool timed, as the numbers say.
 pub fn placement_sentence(name: &str, c: &Calls) -> String {
-    let calls = format!(
-        "{name}: {} call(s) taking {}",
-        group_thousands(c.calls),
-        format_seconds(c.seconds)
-    );
+    // Placed by the clock reads, calls carry their count only (no time of their own).
+    let calls = if c.seconds > 0.0 {
+        format!(
+            "{name}: {} call(s) taking {}",
+            group_thousands(c.calls),
+            format_seconds(c.seconds)
+        )
+    } else {
+        format!("{name}: {} call(s)", group_thousands(c.calls))
+    };
     match c.placement {
         Placement::NoneMade => format!("{name}: none on its files"),
         Placement::Inside => format!("{calls}: inside its timed region: its figure includes them"),
