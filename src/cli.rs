@@ -178,6 +178,8 @@ const PATTERNS: &str = concat!(
     "Examples:\n",
     "  ioscope patterns .\n",
     "      iozone's tests on a 64 MiB scratch file here\n",
+    "  ioscope patterns . --size 256m --cache warm\n",
+    "      beside iozone -i 0 -i 1 -i 2 -i 4 -s 256m -r 64k, whose reads are warm\n",
     "  ioscope patterns /mnt/disk --auto --size 256m --svg heat.svg\n",
     "      every record and file size, a heat map per test",
 );
@@ -492,7 +494,8 @@ pub struct PatternsArgs {
     /// Mixed test: share of records read, in percent (the rest are written).
     #[arg(long, default_value_t = 50, value_name = "PERCENT")]
     pub read_percent: u8,
-    /// Random tests draw records with repeats (as iozone does) instead of each once.
+    /// Random tests draw records with repeats instead of touching each once (iozone drew
+    /// with repeats before 3.292; since then it shuffles, every record once, as the default).
     #[arg(long)]
     pub draws: bool,
     /// Cold runs drop the whole page cache (root only) instead of evicting the file.

@@ -106,12 +106,27 @@ extern "C" fn on_signal(signal: libc::c_int) {
 /// atomics, lstat and unlink only; a file put in place between the two calls is the one
 /// race left).
 fn remove_registered() {
+    remove_registered_under(None);
+}
+
+/// [`remove_registered`] for the paths under `prefix` only (`None`: all): unit tests run
+/// side by side in one process, and one test's exit path must not take another's files.
+fn remove_registered_under(prefix: Option<&[u8]>) {
     for slot in &REGISTRY {
         if slot
             .state
             .compare_exchange(READY, UNLINKING, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
         {
+            // SAFETY: UNLINKING gives this code the buffer alone (see `Slot`); it holds a
+            // NUL-terminated path written by `new`.
+            let outside = prefix.is_some_and(|p| unsafe {
+                !(*slot.path.get()).starts_with(p)
+            });
+            if outside {
+                slot.state.store(READY, Ordering::Release);
+                continue;
+            }
             // SAFETY: UNLINKING gives this code the buffer and the identity alone (see
             // `Slot`); the buffer holds a NUL-terminated path written by `new`; lstat only
             // writes the zeroed struct we pass; lstat and unlink are async-signal-safe.
@@ -122,6 +137,11 @@ fn remove_registered() {
                 if libc::lstat(path, &mut st) == 0 && st.st_dev == dev && st.st_ino == ino {
                     libc::unlink(path);
                 }
+            }
+            // The whole exit path keeps every slot (the process ends); a test's scan gives
+            // its slots back to their registrations.
+            if prefix.is_some() {
+                slot.state.store(READY, Ordering::Release);
             }
         }
     }
@@ -188,13 +208,17 @@ impl Registration {
     pub fn keep(&self) {
         let i = self.slot.swap(NONE, Ordering::AcqRel);
         if i != NONE {
-            // If the handler took the slot, the process is exiting: leave it to it.
-            let _ = REGISTRY[i].state.compare_exchange(
+            // If the exit path holds the slot (UNLINKING), wait: either the process is
+            // exiting (the wait ends with it), or a test's scan limited to other paths
+            // gives it back READY in a moment, and it is freed then.
+            while let Err(UNLINKING) = REGISTRY[i].state.compare_exchange(
                 READY,
                 FREE,
                 Ordering::AcqRel,
                 Ordering::Relaxed,
-            );
+            ) {
+                std::thread::yield_now();
+            }
         }
     }
 }
@@ -336,7 +360,7 @@ mod tests {
         let _unfinished = Registration::new(&a);
         let finished = Registration::new(&b);
         finished.keep();
-        remove_registered();
+        remove_registered_under(Some(dir.path().as_os_str().as_encoded_bytes()));
         assert!(!a.exists(), "an unfinished file is removed");
         assert!(b.exists(), "a kept one stays");
     }
@@ -363,7 +387,7 @@ mod tests {
         std::fs::write(&a, b"USER").unwrap();
         std::fs::remove_file(&b).unwrap();
         std::os::unix::fs::symlink(&target, &b).unwrap();
-        remove_registered();
+        remove_registered_under(Some(dir.path().as_os_str().as_encoded_bytes()));
         assert_eq!(std::fs::read(&a).unwrap(), b"USER", "another's file stays");
         assert!(
             std::fs::symlink_metadata(&b).unwrap().is_symlink(),

@@ -459,3 +459,172 @@ fn keep_force_and_odd_targets() {
         "{out:?}"
     );
 }
+
+#[test]
+fn the_output_says_the_data_was_laid_out_before_the_clock_and_reads_still_check_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    // Records of 3 000 bytes: stamps straddle records, the last record is short.
+    let (doc, code, err) = patterns(&[
+        d,
+        "--size",
+        "300001",
+        "--record",
+        "3000",
+        "--runs",
+        "1",
+        "--cache",
+        "warm",
+        "--tests",
+        "write,read,random-write,backward-read,record-rewrite,mixed,stride-read",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let data = &doc["data"];
+    assert_eq!(data["block_bytes"], 262144, "{doc:#}");
+    assert_eq!(data["stamp_every"], 4096);
+    assert!(data["bytes"].as_u64().unwrap() > 262144);
+    assert!(data["seconds"].as_f64().unwrap() > 0.0);
+    for test in ["read", "backward_read", "mixed", "stride_read"] {
+        assert_eq!(result(&doc, test)["verified"], true, "{test}: {doc:#}");
+    }
+    let out = ioscope()
+        .arg("patterns")
+        .arg(d)
+        .args([
+            "--size",
+            "256k",
+            "--record",
+            "64k",
+            "--runs",
+            "1",
+            "--cache",
+            "warm",
+            "--tests",
+            "write,read",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("timed") && text.contains("laid out before the clock started"),
+        "{text}"
+    );
+    assert!(text.contains("these started warm too"), "{text}");
+}
+
+/// The saved patterns result (cold reads, proven) with the read and reread set to
+/// `read` and `reread` MiB/s (median, min, max over 3 runs).
+fn saved_with(read: [f64; 3], reread: [f64; 3]) -> Value {
+    let path = format!(
+        "{}/tests/fixtures/patterns.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for (test, [median, min, max]) in [("read", read), ("reread", reread)] {
+        let r = doc["results"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|r| r["test"] == test)
+            .unwrap();
+        let s = &mut r["bytes_per_second"];
+        s["median"] = (median * 1048576.0).into();
+        s["mean"] = (median * 1048576.0).into();
+        s["min"] = (min * 1048576.0).into();
+        s["max"] = (max * 1048576.0).into();
+    }
+    doc
+}
+
+fn iozone_line(text: &str) -> String {
+    text.lines()
+        .find(|l| l.starts_with("iozone"))
+        .unwrap_or_else(|| panic!("no iozone line in {text}"))
+        .to_string()
+}
+
+#[test]
+fn the_iozone_sentence_follows_the_cache_state_and_the_numbers() {
+    // Cold, proven, and the warm reread far faster: the cold start costs.
+    let text = report_text(&saved_with([200.0, 190.0, 210.0], [2000.0, 1900.0, 2100.0]));
+    let line = iozone_line(&text);
+    assert!(
+        line.contains("page cache (warm)") && line.contains("started cold"),
+        "{line}"
+    );
+    assert!(
+        line.contains("the cold start costs") && line.contains("10.0x"),
+        "{line}"
+    );
+    // Against the usual story: the cold read as fast as the warm reread.
+    let line = iozone_line(&report_text(&saved_with(
+        [2000.0, 1950.0, 2050.0],
+        [2050.0, 2000.0, 2100.0],
+    )));
+    assert!(
+        line.contains("changed little") && !line.contains("costs"),
+        "{line}"
+    );
+    // Faster than the warm reread: no cost is claimed.
+    let line = iozone_line(&report_text(&saved_with(
+        [3000.0, 2900.0, 3100.0],
+        [2000.0, 1900.0, 2100.0],
+    )));
+    assert!(line.contains("faster than the warm reread"), "{line}");
+    assert!(!line.contains("costs"), "{line}");
+    // Runs that scatter more than they differ: no direction.
+    let line = iozone_line(&report_text(&saved_with(
+        [1000.0, 300.0, 3000.0],
+        [2000.0, 900.0, 2500.0],
+    )));
+    assert!(line.contains("less than their runs scatter"), "{line}");
+    // Asked cold, but the pages stayed: the reads ran warm, as iozone's.
+    let mut kept = saved_with([200.0, 190.0, 210.0], [2000.0, 1900.0, 2100.0]);
+    for r in kept["results"].as_array_mut().unwrap() {
+        for run in r["runs"].as_array_mut().unwrap() {
+            if run["cache"]["asked"] == "cold" {
+                run["cache"]["verdict"] = "contradicted".into();
+            }
+        }
+    }
+    let line = iozone_line(&report_text(&kept));
+    assert!(
+        line.contains("kept the pages cached") && !line.contains("started cold"),
+        "{line}"
+    );
+    // Started warm: said, with no comparison of cold and warm.
+    let mut warm = saved_with([200.0, 190.0, 210.0], [2000.0, 1900.0, 2100.0]);
+    warm["cache"] = "warm".into();
+    let line = iozone_line(&report_text(&warm));
+    assert!(
+        line.contains("started warm too") && !line.contains("cold"),
+        "{line}"
+    );
+    // No read test: nothing to compare.
+    let mut writes = saved_with([1.0; 3], [1.0; 3]);
+    writes["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["test"] == "write");
+    assert!(!report_text(&writes).contains("\niozone"));
+}
+
+#[test]
+fn the_timed_line_tells_results_with_data_laid_out_ahead_from_older_ones() {
+    let old = saved_with([200.0; 3], [2000.0; 3]);
+    let text = report_text(&old);
+    assert!(
+        text.contains("made each block's data and its XOR between their calls"),
+        "{text}"
+    );
+    let mut new = old.clone();
+    new["data"] = serde_json::json!({
+        "block_bytes": 262144, "stamp_every": 4096, "bytes": 590484, "seconds": 0.0004
+    });
+    let text = report_text(&new);
+    assert!(
+        text.contains("laid out before the clock started (576.6 KiB in 400.00 µs)"),
+        "{text}"
+    );
+}

@@ -5,12 +5,15 @@
 //! random test carries the histogram of where its records fell. Write-type results show
 //! the time without fsync, the fsync, the headline that includes it, what iozone's default
 //! (no fsync) would have said, and the close; read-type results start in a proven cache
-//! state, and every run carries the kernel's counters.
+//! state, and every run carries the kernel's counters. Written data is laid out before the
+//! clock starts (`workload::ring`, written by `engine::prepared`), so a write's time is its
+//! system calls', as iozone's rewritten buffer; reads are checked against its known XOR.
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning::{self, Warning};
 use crate::engine;
 use crate::engine::mixed::{Mixed, Split};
+use crate::engine::prepared::Prepared;
 use crate::error::{Failure, input};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState};
@@ -18,9 +21,10 @@ use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::options::PatternsOptions;
 use crate::units::format_size;
-use crate::workload::data::{fresh_seed, xor_of_prefix};
+use crate::workload::data::fresh_seed;
 pub use crate::workload::patterns::Test;
 use crate::workload::plan::{Coverage, Order, Plan};
+use crate::workload::ring::{self, Ring};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -76,6 +80,20 @@ impl PatternResult {
     }
 }
 
+/// The data write-type tests send, laid out before any clock started: what it is and what
+/// laying it out cost (in no figure).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DataPrep {
+    /// Bytes of the seeded block repeated along the file.
+    pub block_bytes: u64,
+    /// Distance between the stamps (a key of the offset) that make every page unique.
+    pub stamp_every: u64,
+    /// Memory laid out for the largest record size.
+    pub bytes: u64,
+    /// Seconds spent laying it out, over every record size.
+    pub seconds: f64,
+}
+
 /// The result of `patterns`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PatternsReport {
@@ -99,6 +117,10 @@ pub struct PatternsReport {
     pub records: Vec<u64>,
     /// Whether this is an auto (sizes × records) run.
     pub auto: bool,
+    /// The written data, prepared before timing (absent from results of versions that
+    /// generated it inside the timed calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataPrep>,
     /// One entry per test, record size and file size, in the order run.
     pub results: Vec<PatternResult>,
     /// Whether everything ran (false after an interruption).
@@ -133,16 +155,41 @@ pub fn execute(
         sizes: options.sizes.clone(),
         records: options.records.clone(),
         auto: options.auto,
+        data: None,
         results: Vec::new(),
         complete: false,
         warnings: Vec::new(),
     };
-    // The mixed engine carries its ratio; the engine table's engines are all static.
-    let mixed: &'static Mixed = Box::leak(Box::new(Mixed::new(options.read_percent, report.seed)));
+    // The writers carry their data (and the mixed one its ratio); the engine table's
+    // engines are all static.
+    let engine: &'static Prepared = Box::leak(Box::new(Prepared::new(None)));
+    let mixed: &'static Prepared = Box::leak(Box::new(Prepared::new(Some(Mixed::new(
+        options.read_percent,
+        report.seed,
+    )))));
     let mut run_all = || -> Result<()> {
         for &size in &options.sizes {
             let mut out = create(options, size)?;
             for &record in options.records.iter().filter(|&&r| r <= size) {
+                // Laid out before any test of this record size, timed apart.
+                let claim = Claim {
+                    bytes: ring::PERIOD + record,
+                    ..Claim::default()
+                };
+                let (data, seconds) = harness.time(&claim, || Ring::new(report.seed, record));
+                let prep = report.data.get_or_insert(DataPrep {
+                    block_bytes: ring::PERIOD,
+                    stamp_every: ring::STAMP_EVERY,
+                    bytes: 0,
+                    seconds: 0.0,
+                });
+                prep.bytes = prep.bytes.max(data.bytes());
+                prep.seconds += seconds;
+                let expected = data.xor_of(0, size);
+                if options.tests.contains(&Test::Mixed) {
+                    mixed.load(data.clone());
+                }
+                engine.load(data);
                 let mut bench = Bench {
                     options,
                     harness,
@@ -150,7 +197,9 @@ pub fn execute(
                     size,
                     record,
                     seed: report.seed,
+                    engine,
                     mixed,
+                    expected,
                 };
                 for &test in &options.tests {
                     let (result, interrupted) = bench.measure(test)?;
@@ -271,7 +320,12 @@ struct Bench<'a> {
     size: u64,
     record: u64,
     seed: u64,
-    mixed: &'static Mixed,
+    /// Writes every write-type test from data prepared ahead.
+    engine: &'static Prepared,
+    /// The mixed test, its writes from the same data.
+    mixed: &'static Prepared,
+    /// XOR of the whole file as written.
+    expected: u32,
 }
 
 impl Bench<'_> {
@@ -309,6 +363,7 @@ impl Bench<'_> {
     fn setup(&self, test: Test) -> Setup {
         match test {
             Test::Mixed => Setup::single(self.mixed),
+            t if t.writes() => Setup::single(self.engine),
             _ if self.plan(test).is_sequential() => Setup::single(&engine::stream::Stream),
             _ => Setup::single(&engine::pread::Pread),
         }
@@ -400,7 +455,7 @@ impl Bench<'_> {
             .harness
             .read(target, &self.setup(test), plan, false, state)?;
         let whole = Coverage::of(&plan).every_once() || plan.is_sequential();
-        let verified = whole.then(|| sample.moved.xor == xor_of_prefix(self.seed, self.size));
+        let verified = whole.then_some(sample.moved.xor == self.expected);
         Ok(PatternRun {
             sample,
             close_seconds: None,
@@ -439,7 +494,7 @@ impl Bench<'_> {
         // Every record once, read or written: the XOR of all of them is the file's.
         let verified = Coverage::of(&plan)
             .every_once()
-            .then(|| sample.moved.xor == xor_of_prefix(self.seed, self.size));
+            .then_some(sample.moved.xor == self.expected);
         Ok(PatternRun {
             sample,
             close_seconds: Some(close),

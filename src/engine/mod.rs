@@ -13,6 +13,7 @@ pub mod mmap;
 pub mod null;
 pub mod parallel;
 pub mod pread;
+pub mod prepared;
 pub mod stream;
 pub mod uring;
 

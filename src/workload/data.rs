@@ -26,8 +26,9 @@ pub struct DataStream {
     table: Rc<[u64]>,
 }
 
+/// SplitMix64's output for `index` of the sequence of `seed`.
 #[inline(always)]
-fn splitmix(seed: u64, index: u64) -> u64 {
+pub(crate) fn splitmix(seed: u64, index: u64) -> u64 {
     // SplitMix64's output function over a Weyl sequence: every bit depends on every bit of
     // the index.
     let mut z = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));

@@ -5,6 +5,7 @@ pub mod data;
 pub mod layout;
 pub mod patterns;
 pub mod plan;
+pub mod ring;
 pub mod study;
 
 use serde::{Deserialize, Serialize};

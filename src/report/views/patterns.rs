@@ -1,7 +1,9 @@
 //! `patterns`: one row per test with the headline (fsync included for writes), its spread,
 //! the time without fsync, the fsync and close times and what iozone's default would have
 //! said; where each random test's records fell; and in auto mode a table per test of
-//! record size × file size, as iozone's `-a` prints.
+//! record size × file size, as iozone's `-a` prints. Two lines set the figures beside
+//! iozone's: what the clock timed (the data was laid out before it), and how the read tests'
+//! cache state compares with iozone's warm reads, chosen by the cache proof and the numbers.
 
 use crate::cmd::patterns::{PatternResult, PatternsReport, Test};
 use crate::cmd::study::Part;
@@ -42,13 +44,97 @@ pub fn text(r: &PatternsReport) -> String {
             r.runs, r.stride, r.read_percent, r.seed
         ),
     );
+    line(&mut out, "timed", timed(r));
     if r.auto {
         auto(&mut out, r);
     } else {
         single(&mut out, r);
     }
+    if let Some(sentence) = iozone_reads(r) {
+        line(&mut out, "iozone", sentence);
+    }
     fsync_line(&mut out, r);
     out
+}
+
+/// What the clock timed: the calls, with the written data laid out before it (or, for
+/// results of versions that made it inside the timed calls, that).
+fn timed(r: &PatternsReport) -> String {
+    match r.data {
+        Some(d) => format!(
+            "write-type runs time their write()/pwrite() calls and the final fsync only: the data (a {} seeded block repeated, each {} stamped with a key of its offset) was laid out before the clock started ({} in {}) and each record's XOR follows from it, as iozone rewrites one buffer; reads time their calls and the XOR of what they read",
+            format_size(d.block_bytes),
+            format_size(d.stamp_every),
+            format_size(d.bytes),
+            format_seconds(d.seconds)
+        ),
+        None => "write-type runs made each block's data and its XOR between their calls, inside the timed region (this result predates data laid out before the clock), so their time includes what iozone's rewritten buffer does not; reads time their calls and the XOR of what they read".to_string(),
+    }
+}
+
+/// How the read tests' cache state compares with iozone's, whose read tests read the file
+/// it has just written from the page cache: told from the cache asked, the first cold
+/// proof, and — when cold — the read against the warm reread by the one rule.
+pub(crate) fn iozone_reads(r: &PatternsReport) -> Option<String> {
+    use crate::measure::verdict::{Figure, Relation, relate};
+    let reads: Vec<&PatternResult> = r.results.iter().filter(|x| !x.test.writes()).collect();
+    if reads.is_empty() {
+        return None;
+    }
+    const IOZONE: &str =
+        "iozone's read tests read the file it has just written, from the page cache (warm)";
+    Some(match r.cache {
+        CacheState::Warm => format!("{IOZONE}; these started warm too."),
+        CacheState::AsIs => format!(
+            "{IOZONE}; these started as the cache was: --cache warm is the comparison with iozone."
+        ),
+        CacheState::Cold => {
+            let proof = reads
+                .iter()
+                .filter_map(|x| x.cache())
+                .find(|p| p.asked == CacheState::Cold);
+            if proof.is_some_and(|p| p.verdict == Verdict::Contradicted) {
+                return Some(format!(
+                    "{IOZONE}; these were asked to start cold, but the file system kept the pages cached, so they ran warm as iozone's do."
+                ));
+            }
+            let figure = |t: Test| {
+                reads
+                    .iter()
+                    .find(|x| x.test == t)
+                    .map(|x| Figure::from(&x.bytes_per_second))
+            };
+            let then = match (figure(Test::Read), figure(Test::Reread)) {
+                (Some(read), Some(reread)) => {
+                    // The read first: every sentence sets it against the reread.
+                    let rates = format!(
+                        "read {} against {}",
+                        format_mib_per_s(read.median),
+                        format_mib_per_s(reread.median)
+                    );
+                    match relate(read, reread) {
+                        Relation::Below(x) => format!(
+                            " Here the cold start costs: the warm reread ran at {:.1}x the read ({rates}).",
+                            1.0 / x
+                        ),
+                        Relation::Same => format!(
+                            " Here the cold start changed little: the read ran at the warm reread's rate (within 10%: {rates})."
+                        ),
+                        Relation::Above(x) => format!(
+                            " The cold read was faster than the warm reread ({x:.2}x: {rates}), so the cold start is not what sets these figures apart from iozone's."
+                        ),
+                        Relation::Unclear(x) => format!(
+                            " The cold read and the warm reread differ ({x:.2}x: {rates}) by less than their runs scatter, so what the cold start costs is not told."
+                        ),
+                    }
+                }
+                _ => String::new(),
+            };
+            format!(
+                "{IOZONE}; these started cold (evicted before every run), so --cache warm is the comparison with iozone.{then}"
+            )
+        }
+    })
 }
 
 /// The cache cell: what the first run's proof says.
@@ -282,6 +368,16 @@ impl Exportable for PatternsReport {
     const HAS_CHART: bool = true;
     fn text(&self) -> String {
         text(self)
+    }
+    /// The table, then what was timed and how the reads stand to iozone's.
+    fn markdown(&self) -> Vec<String> {
+        use crate::report::markdown::{escape, humanize, table};
+        let mut blocks = vec![table(&humanize(&self.table()), None)];
+        blocks.push(format!("{}\n", escape(&format!("Timed: {}.", timed(self)))));
+        if let Some(sentence) = iozone_reads(self) {
+            blocks.push(format!("{}\n", escape(&sentence)));
+        }
+        blocks
     }
     fn is_empty(&self) -> bool {
         self.results.is_empty()
