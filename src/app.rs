@@ -171,6 +171,7 @@ fn fast(options: &FastOptions) -> Result<cmd::fast::FastReport> {
 fn trace(args: &TraceArgs) -> Result<ExitKind> {
     let export = ExportOptions::from_args(&args.export, "trace")?;
     let out = Exports::reserve::<cmd::trace::TraceReport>(&export, &[])?;
+    crate::trace::filter::ask(args.seccomp);
     let result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
     finish(&result, &export, &out, Path::new("."))?;
     if !result.complete {

@@ -754,6 +754,12 @@ pub struct TraceArgs {
     /// costs a traced call); `keep` leaves them fast and unseen.
     #[arg(long, value_enum, default_value = "hide")]
     pub vdso: crate::trace::clock::Vdso,
+    /// Stop the traced program only at the calls trace counts (a seccomp-bpf filter in the
+    /// kernel, as `strace --seccomp-bpf`): its other calls run at full speed. A filter
+    /// cannot be removed, so processes the command leaves running fail those calls with
+    /// ENOSYS once the trace ends: use it on commands that do not leave work behind.
+    #[arg(long)]
+    pub seccomp: bool,
     /// The command to trace and its arguments (put them after `--`).
     #[arg(
         required = true,

@@ -120,9 +120,7 @@ fn remove_registered_under(prefix: Option<&[u8]>) {
         {
             // SAFETY: UNLINKING gives this code the buffer alone (see `Slot`); it holds a
             // NUL-terminated path written by `new`.
-            let outside = prefix.is_some_and(|p| unsafe {
-                !(*slot.path.get()).starts_with(p)
-            });
+            let outside = prefix.is_some_and(|p| unsafe { !(*slot.path.get()).starts_with(p) });
             if outside {
                 slot.state.store(READY, Ordering::Release);
                 continue;
@@ -211,12 +209,11 @@ impl Registration {
             // If the exit path holds the slot (UNLINKING), wait: either the process is
             // exiting (the wait ends with it), or a test's scan limited to other paths
             // gives it back READY in a moment, and it is freed then.
-            while let Err(UNLINKING) = REGISTRY[i].state.compare_exchange(
-                READY,
-                FREE,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
+            while let Err(UNLINKING) =
+                REGISTRY[i]
+                    .state
+                    .compare_exchange(READY, FREE, Ordering::AcqRel, Ordering::Relaxed)
+            {
                 std::thread::yield_now();
             }
         }

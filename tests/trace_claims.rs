@@ -36,6 +36,7 @@ fn file(path: &str, calls: &[(&str, u64, u64, f64)]) -> FileStats {
                 bytes_returned: bytes,
                 empty: 0,
                 nanos: (seconds * 1e9) as u64,
+                ..CallStats::default()
             },
         );
     }
@@ -53,6 +54,8 @@ fn file(path: &str, calls: &[(&str, u64, u64, f64)]) -> FileStats {
             counts: vec![0; Histogram::BUCKETS],
         },
         timeline: Timeline::default(),
+        sizes: Default::default(),
+        order: Default::default(),
     }
 }
 

@@ -7,6 +7,7 @@ use crate::measure::external::{self, ToolClaim};
 pub use crate::measure::procio::ProcIo;
 use crate::trace::claims::{self, ClaimCheck};
 use crate::trace::clock::{ClockReport, Clocks, Vdso};
+use crate::trace::filter as sys_filter;
 use crate::trace::sys::{self, Ended, Event, Left};
 use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
 use crate::trace::tee::{self, Tee};
@@ -78,7 +79,19 @@ pub struct TraceReport {
     /// The program's clock reads and the regions it timed (absent in older documents).
     #[serde(default)]
     pub clock: Option<ClockReport>,
+    /// Where the traced tasks stopped: `filtered` (only at the calls trace counts, chosen by
+    /// a seccomp-bpf filter in the kernel) or `every call`; absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stops: Option<String>,
+    /// Why the trace stopped at every call, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stops_why: Option<String>,
 }
+
+/// [`TraceReport::stops`] when the seccomp filter chose the stops.
+pub const STOPS_FILTERED: &str = "filtered";
+/// [`TraceReport::stops`] when every system call stopped.
+pub const STOPS_EVERY_CALL: &str = "every call";
 
 /// Read-type and write-type calls, as /proc/<pid>/io counts them (syscr, syscw).
 const READS: &[&str] = &["read", "pread64", "readv", "preadv"];
@@ -266,15 +279,10 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let mut totals: BTreeMap<String, CallStats> = BTreeMap::new();
     for f in &files {
         for (name, s) in &f.calls {
-            let t = totals.entry(name.clone()).or_default();
-            t.calls += s.calls;
-            t.errors += s.errors;
-            t.bytes_requested += s.bytes_requested;
-            t.bytes_returned += s.bytes_returned;
-            t.empty += s.empty;
-            t.nanos += s.nanos;
+            totals.entry(name.clone()).or_default().add(s);
         }
     }
+    unseen.extend(tally.unseen());
     if totals.contains_key("io_uring_enter") {
         unseen.push("io_uring: reads and writes submitted through the ring are not system calls; only io_uring_enter is seen, not what it moved".to_string());
     }
@@ -296,6 +304,10 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         Ended::Code(c) => (Some(c), None),
         Ended::Signal(s) => (None, Some(s)),
         Ended::Running => (None, None),
+    };
+    let (stops, stops_why) = match &finish.stops {
+        sys_filter::Stops::Filtered => (STOPS_FILTERED, None),
+        sys_filter::Stops::EveryCall(why) => (STOPS_EVERY_CALL, Some(why.clone())),
     };
     children.extend(finish.left.iter().map(|l| l.pid));
     children.sort_unstable();
@@ -321,6 +333,8 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         overhead_ns_per_call: overhead,
         unseen,
         clock: Some(clock),
+        stops: Some(stops.to_string()),
+        stops_why,
     })
 }
 
@@ -364,12 +378,13 @@ fn overhead_ns_per_call() -> Result<f64> {
     Ok((traced - untraced).max(0.0))
 }
 
-/// Nanoseconds per `getppid` call over `calls` calls, timed here.
+/// Nanoseconds per call over `calls` calls of `fcntl(-1, F_GETFD)`, timed here: a call
+/// trace counts (so the seccomp filter stops at it too) that fails at once (EBADF).
 pub fn syscall_loop(calls: u64) -> f64 {
     let start = Instant::now();
     for _ in 0..calls {
-        // SAFETY: getppid has no preconditions.
-        std::hint::black_box(unsafe { libc::getppid() });
+        // SAFETY: fcntl on an invalid descriptor touches nothing; it fails with EBADF.
+        std::hint::black_box(unsafe { libc::fcntl(-1, libc::F_GETFD) });
     }
     start.elapsed().as_nanos() as f64 / calls.max(1) as f64
 }

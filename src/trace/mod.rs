@@ -3,8 +3,13 @@
 //! tool's output from which `measure::external` reads what it says it did; `vdso` and
 //! `clock` for the program's clock reads and the regions it timed).
 
+pub mod aio;
 pub mod claims;
 pub mod clock;
+pub mod errno;
+pub mod filter;
+pub mod order;
+pub mod sizes;
 pub mod sys;
 pub mod tally;
 pub mod tee;
@@ -28,6 +33,20 @@ impl Resolver for Proc {
     fn tgid(&self, tid: i32) -> Option<i32> {
         let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
         field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())
+    }
+    fn memory(&self, tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
+        aio::peek(tid, addr, len)
+    }
+    fn string(&self, tid: i32, addr: u64) -> Option<std::ffi::OsString> {
+        use std::os::unix::ffi::OsStringExt;
+        aio::peek_string(tid, addr).map(std::ffi::OsString::from_vec)
+    }
+    fn cwd(&self, tid: i32) -> Option<std::ffi::OsString> {
+        Some(
+            std::fs::read_link(format!("/proc/{tid}/cwd"))
+                .ok()?
+                .into_os_string(),
+        )
     }
 }
 
@@ -61,7 +80,10 @@ pub fn privilege_ignored(pid: i32) -> Option<String> {
     // The file itself, through the link (its path may be gone or shadowed meanwhile).
     let meta = std::fs::metadata(&link).ok()?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    if field(&status, "NoNewPrivs:") == Some(1) || mounted_nosuid(&link) {
+    // no_new_privs that ioscope set for its seccomp filter is not the caller's: the
+    // program would have had its privileges untraced.
+    let no_new_privs = field(&status, "NoNewPrivs:") == Some(1) && !filter::no_new_privs_ours();
+    if no_new_privs || mounted_nosuid(&link) {
         return None;
     }
     // "Uid:" real, effective, saved, file system.

@@ -77,7 +77,23 @@ pub enum Call {
     Gettimeofday,
     /// `time`: a clock read.
     Time,
+    /// `creat` (an open that creates or truncates).
+    Creat,
+    /// `sync`: every file system, no descriptor.
+    Sync,
+    /// `syncfs`: the file system of a descriptor.
+    Syncfs,
+    /// libaio's `io_submit` (its requests are read from memory: see `aio`).
+    IoSubmit,
+    /// libaio's `io_getevents` and `io_pgetevents` (completions).
+    IoGetevents,
 }
+
+/// `io_pgetevents` (libc has no constant for it).
+#[cfg(target_arch = "x86_64")]
+const IO_PGETEVENTS: i64 = 333;
+#[cfg(not(target_arch = "x86_64"))]
+const IO_PGETEVENTS: i64 = 292;
 
 impl Call {
     /// The call with system-call number `nr` on this architecture, if it is one we follow.
@@ -103,7 +119,13 @@ impl Call {
             SYS_mmap => Self::Mmap,
             SYS_munmap => Self::Munmap,
             #[cfg(target_arch = "x86_64")]
-            SYS_open | SYS_creat => Self::Open,
+            SYS_open => Self::Open,
+            #[cfg(target_arch = "x86_64")]
+            SYS_creat => Self::Creat,
+            SYS_sync => Self::Sync,
+            SYS_syncfs => Self::Syncfs,
+            SYS_io_submit => Self::IoSubmit,
+            SYS_io_getevents | IO_PGETEVENTS => Self::IoGetevents,
             SYS_openat | SYS_openat2 => Self::Openat,
             SYS_close => Self::Close,
             SYS_ftruncate => Self::Ftruncate,
@@ -159,6 +181,11 @@ impl Call {
             Self::ClockGettime => "clock_gettime",
             Self::Gettimeofday => "gettimeofday",
             Self::Time => "time",
+            Self::Creat => "creat",
+            Self::Sync => "sync",
+            Self::Syncfs => "syncfs",
+            Self::IoSubmit => "io_submit",
+            Self::IoGetevents => "io_getevents",
         }
     }
 }
@@ -235,6 +262,8 @@ pub struct Finish {
     pub at: Instant,
     /// Processes still running then; the trace let go of them (they run on, untraced).
     pub left: Vec<Left>,
+    /// Whether the tasks stopped only at the traced calls (the seccomp filter) or at all.
+    pub stops: super::filter::Stops,
 }
 
 /// A process still running when the command's first process ended.
@@ -290,6 +319,7 @@ struct SyscallInfo {
 
 const INFO_ENTRY: u8 = 1;
 const INFO_EXIT: u8 = 2;
+const INFO_SECCOMP: u8 = 3;
 
 fn ptrace(request: libc::c_uint, pid: i32, addr: usize, data: usize) -> libc::c_long {
     // SAFETY: every request made here passes plain integers or a pointer to a live local
@@ -297,10 +327,16 @@ fn ptrace(request: libc::c_uint, pid: i32, addr: usize, data: usize) -> libc::c_
     unsafe { libc::ptrace(request, pid, addr, data) }
 }
 
-/// Resumes `tid` until its next system-call boundary, delivering `signal` (0: none).
-fn resume(tid: i32, signal: i32) {
+/// Resumes `tid` until its next system-call boundary, delivering `signal` (0: none); with
+/// `only_filtered`, until the next call the seccomp filter stops (or event, or signal).
+fn resume_as(tid: i32, signal: i32, only_filtered: bool) {
+    let request = if only_filtered {
+        libc::PTRACE_CONT
+    } else {
+        libc::PTRACE_SYSCALL
+    };
     // An error means the task is gone (killed meanwhile); waitpid will say so.
-    ptrace(libc::PTRACE_SYSCALL, tid, 0, signal as usize);
+    ptrace(request, tid, 0, signal as usize);
 }
 
 /// Starts `command` as a traced child and reports its calls to `sink` until its first
@@ -333,6 +369,7 @@ pub fn trace(
     crate::interrupt::check()?;
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
+    let plan = super::filter::Plan::decide();
     // The exec failure is reported through a pipe that exec closes (O_CLOEXEC).
     let mut fds = [0; 2];
     // SAFETY: pipe2 fills the two-int array we pass.
@@ -354,6 +391,8 @@ pub fn trace(
             prepare();
             // Stopped until the parent has attached (PTRACE_SEIZE needs no help from here).
             libc::raise(libc::SIGSTOP);
+            // Attached now (with PTRACE_O_TRACESECCOMP): the filter's stops reach us.
+            plan.install();
             libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
             let errno = *libc::__errno_location();
             libc::write(fds[1], (&errno as *const i32).cast(), 4);
@@ -370,7 +409,8 @@ pub fn trace(
         | libc::PTRACE_O_TRACEVFORK
         | libc::PTRACE_O_TRACECLONE
         | libc::PTRACE_O_TRACEEXEC
-        | libc::PTRACE_O_TRACEEXIT;
+        | libc::PTRACE_O_TRACEEXIT
+        | libc::PTRACE_O_TRACESECCOMP;
     if !libc::WIFSTOPPED(status) || ptrace(libc::PTRACE_SEIZE, pid, 0, options as usize) != 0 {
         // Say, a seccomp policy or a security module forbids ptrace.
         let err = std::io::Error::last_os_error();
@@ -387,7 +427,7 @@ pub fn trace(
     // The stop it put itself in now reads as a group-stop; this ends it.
     // SAFETY: signalling the child we forked.
     unsafe { libc::kill(pid, libc::SIGCONT) };
-    let finish = follow(pid, fds[0], &shown, on_signal, sink);
+    let finish = follow(pid, fds[0], &shown, on_signal, plan.program.err(), sink);
     // SAFETY: closing the read end we own.
     unsafe { libc::close(fds[0]) };
     finish
@@ -475,8 +515,15 @@ fn follow(
     exec_pipe: i32,
     program: &str,
     on_signal: OnSignal,
+    refused: Option<String>,
     sink: &mut dyn FnMut(Event),
 ) -> Result<Finish> {
+    // Until the command's program runs, every call stops (the filter, if any, is installed
+    // just before exec); at the exec stop, whether it is in place decides.
+    let mut stops = super::filter::Stops::EveryCall(
+        refused.unwrap_or_else(|| "the kernel refused the seccomp filter".to_string()),
+    );
+    let mut filtered = false;
     let mut tasks: HashMap<i32, Task> = HashMap::new();
     tasks.insert(leader, Task::default());
     let mut ended = None;
@@ -540,7 +587,8 @@ fn follow(
         let task = tasks.entry(tid).or_default();
         let sig = libc::WSTOPSIG(status);
         let event = status >> 16;
-        if sig == (libc::SIGTRAP | 0x80) {
+        let seccomp_stop = sig == libc::SIGTRAP && event == libc::PTRACE_EVENT_SECCOMP;
+        if sig == (libc::SIGTRAP | 0x80) || seccomp_stop {
             let mut info = SyscallInfo::default();
             let got = ptrace(
                 libc::PTRACE_GET_SYSCALL_INFO,
@@ -555,7 +603,11 @@ fn follow(
                 );
             }
             match info.op {
-                INFO_ENTRY => {
+                // The entry of a call: a seccomp stop (the filter chose it), or a
+                // syscall-entry stop (stopping at every call). Under both (before the
+                // filter's mode is known), the seccomp stop follows the entry stop of the
+                // same call, which has been taken already.
+                op if op == INFO_ENTRY || (op == INFO_SECCOMP && task.inside.is_none()) => {
                     let mut args = [0u64; 6];
                     args.copy_from_slice(&info.data[1..7]);
                     task.inside = Call::of(info.data[0]).map(|call| {
@@ -578,7 +630,8 @@ fn follow(
                 }
                 _ => {}
             }
-            resume(tid, 0);
+            // Inside a call: on to its exit stop; otherwise to the next filtered call.
+            resume_as(tid, 0, filtered && task.inside.is_none());
             continue;
         }
         if event == EVENT_STOP {
@@ -589,11 +642,12 @@ fn follow(
             if task.stopped {
                 ptrace(libc::PTRACE_LISTEN, tid, 0, 0);
             } else {
-                resume(tid, 0);
+                resume_as(tid, 0, filtered && task.inside.is_none());
             }
             continue;
         }
         task.stopped = false;
+        let only_filtered = filtered && task.inside.is_none();
         if sig == libc::SIGTRAP && event != 0 {
             match event {
                 libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
@@ -615,21 +669,31 @@ fn follow(
                         tasks.remove(&former);
                     }
                     sink(Event::Exec { tid });
-                    if tid == leader {
+                    if tid == leader && !exec_checked {
                         exec_checked = true;
+                        // The command's program is about to run: from here on, only the
+                        // filtered calls stop, if the filter is in place.
+                        if super::filter::installed(tid) {
+                            filtered = true;
+                            stops = super::filter::Stops::Filtered;
+                        }
                     }
                 }
                 libc::PTRACE_EVENT_EXIT => sink(Event::Exiting { tid }),
                 _ => {}
             }
-            resume(tid, 0);
+            resume_as(
+                tid,
+                0,
+                filtered && (only_filtered || event == libc::PTRACE_EVENT_EXEC),
+            );
             continue;
         }
         // A signal-delivery-stop: deliver the signal.
         if let Some(pid) = tgid(tid) {
             delivered.insert(pid, (sig, Instant::now()));
         }
-        resume(tid, sig);
+        resume_as(tid, sig, only_filtered);
     }
     drop(waker);
     let at = Instant::now();
@@ -649,7 +713,12 @@ fn follow(
         None if interrupted.is_some() => Ended::Running,
         None => bail!("trace: the traced command vanished without an exit status"),
     };
-    Ok(Finish { ended, at, left })
+    Ok(Finish {
+        ended,
+        at,
+        left,
+        stops,
+    })
 }
 
 /// Kills every traced process at once (SIGKILL): the trace of a helper that is no longer

@@ -4,6 +4,8 @@
 //! bookkeeping over [`Event`]s plus a [`Resolver`] for what only /proc knows, so it can be
 //! tested with made-up events.
 
+use super::order::Order;
+use super::sizes::Sizes;
 use super::sys::{Call, Event, Syscall};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -18,7 +20,24 @@ pub trait Resolver {
     fn position(&self, tid: i32, fd: i32) -> Option<u64>;
     /// The thread group (process) of task `tid`.
     fn tgid(&self, tid: i32) -> Option<i32>;
+    /// `len` bytes of task `tid`'s memory at `addr` (libaio's iocbs and events), if readable.
+    fn memory(&self, _tid: i32, _addr: u64, _len: usize) -> Option<Vec<u8>> {
+        None
+    }
+    /// The NUL-terminated string at `addr` of task `tid` (a path a failed open was given).
+    fn string(&self, _tid: i32, _addr: u64) -> Option<OsString> {
+        None
+    }
+    /// The working directory of task `tid`.
+    fn cwd(&self, _tid: i32) -> Option<OsString> {
+        None
+    }
 }
+
+/// Where calls that act on no file are counted: sync(), anonymous mmap and munmap, libaio's
+/// io_submit and io_getevents (their requests are counted on each file), a close(-1), a
+/// failed open whose path could not be read.
+pub const NO_FILE: &str = "(no file)";
 
 /// Figures of one kind of call on one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,12 +55,19 @@ pub struct CallStats {
     pub empty: u64,
     /// Nanoseconds inside the calls (entry to exit, as the tracer saw them).
     pub nanos: u64,
+    /// Failed calls by error name (ENOENT, EACCES, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errnos: BTreeMap<String, u64>,
 }
 
 impl CallStats {
-    fn add(&mut self, other: &CallStats) {
+    /// Adds `other`'s figures to these.
+    pub fn add(&mut self, other: &CallStats) {
         self.calls += other.calls;
         self.errors += other.errors;
+        for (name, n) in &other.errnos {
+            *self.errnos.entry(name.clone()).or_default() += n;
+        }
         self.bytes_requested += other.bytes_requested;
         self.bytes_returned += other.bytes_returned;
         self.empty += other.empty;
@@ -113,6 +139,12 @@ pub struct FileStats {
     /// Offsets in the order they were accessed, every `stride`-th one: a ramp for
     /// sequential access, scatter for random.
     pub timeline: Timeline,
+    /// Sizes asked for by reads and writes (and libaio requests), by power of two.
+    #[serde(default, skip_serializing_if = "Sizes::is_empty")]
+    pub sizes: Sizes,
+    /// The order of the data accesses (sequential, descending, strided, random).
+    #[serde(default, skip_serializing_if = "Order::is_empty")]
+    pub order: Order,
 }
 
 /// Every `stride`-th access offset, in order; at most [`Timeline::POINTS`] (the stride
@@ -139,7 +171,7 @@ impl Timeline {
     /// Points kept at most.
     pub const POINTS: usize = 64;
 
-    fn add(&mut self, offset: u64) {
+    pub(super) fn add(&mut self, offset: u64) {
         if self.stride == 0 {
             self.stride = 1;
         }
@@ -169,6 +201,8 @@ impl FileStats {
             seeks: 0,
             offsets: Histogram::new(),
             timeline: Timeline::default(),
+            sizes: Sizes::default(),
+            order: Order::default(),
         }
     }
 
@@ -200,11 +234,21 @@ pub struct Tally {
     /// The table of each task.
     table_of: HashMap<i32, usize>,
     /// Each task's process.
-    tgid_of: HashMap<i32, i32>,
+    pub(super) tgid_of: HashMap<i32, i32>,
     /// Mappings per table: start address to (length, description).
     maps: HashMap<usize, BTreeMap<u64, (u64, usize)>>,
     /// Per path, by its exact bytes.
     files: BTreeMap<OsString, FileStats>,
+    /// Descriptions that stand for no open file: [`NO_FILE`], and the paths failed opens
+    /// were given, by name.
+    named: HashMap<OsString, usize>,
+    /// libaio requests submitted and not yet completed: (process, iocb address) to the
+    /// description and request.
+    pub(super) aio_pending: HashMap<(i32, u64), (usize, super::aio::Op)>,
+    /// libaio requests (or io_submit arrays) that could not be read from memory.
+    pub aio_unread: u64,
+    /// libaio completions whose request was not seen.
+    pub aio_unmatched: u64,
     /// Tasks seen.
     pub tasks: u64,
     /// Execs seen.
@@ -235,6 +279,7 @@ fn fd_first(call: Call) -> bool {
             | Dup3
             | Fcntl
             | IoUringEnter
+            | Syncfs
     )
 }
 
@@ -263,7 +308,12 @@ impl Tally {
     }
 
     /// The description behind `fd` of `tid`, resolved through /proc when not yet known.
-    fn description(&mut self, tid: i32, fd: i32, resolve: &dyn Resolver) -> Option<usize> {
+    pub(super) fn description(
+        &mut self,
+        tid: i32,
+        fd: i32,
+        resolve: &dyn Resolver,
+    ) -> Option<usize> {
         if fd < 0 {
             return None;
         }
@@ -283,7 +333,51 @@ impl Tally {
         Some(d)
     }
 
-    fn file(&mut self, d: usize) -> &mut FileStats {
+    /// The description standing for `name` (no descriptor behind it).
+    fn named(&mut self, name: OsString) -> usize {
+        if let Some(&d) = self.named.get(&name) {
+            return d;
+        }
+        self.descriptions.push(Description {
+            path: name.clone(),
+            position: None,
+        });
+        let d = self.descriptions.len() - 1;
+        self.named.insert(name, d);
+        d
+    }
+
+    /// The path a failed open was given, made absolute against its directory descriptor
+    /// or the working directory where it can be.
+    fn failed_path(&mut self, s: &Syscall, resolve: &dyn Resolver) -> Option<OsString> {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let (dirfd, addr) = match s.call {
+            Call::Openat => (s.args[0] as i32, s.args[1]),
+            _ => (libc::AT_FDCWD, s.args[0]),
+        };
+        let name = resolve.string(s.tid, addr)?;
+        if name.as_bytes().starts_with(b"/") {
+            return Some(name);
+        }
+        let dir = if dirfd == libc::AT_FDCWD {
+            resolve.cwd(s.tid)
+        } else {
+            resolve.path(s.tid, dirfd)
+        };
+        Some(match dir {
+            Some(dir) => {
+                let mut p = dir.into_vec();
+                if !p.ends_with(b"/") {
+                    p.push(b'/');
+                }
+                p.extend_from_slice(name.as_bytes());
+                OsString::from_vec(p)
+            }
+            None => name,
+        })
+    }
+
+    pub(super) fn file(&mut self, d: usize) -> &mut FileStats {
         let path = &self.descriptions[d].path;
         if !self.files.contains_key(path) {
             self.files.insert(path.clone(), FileStats::new(path));
@@ -367,15 +461,29 @@ impl Tally {
         let t = self.table(tid);
         // The description the call acts on, and the bytes it asked for.
         let (target, requested) = match s.call {
-            Call::Open | Call::Openat => {
+            Call::Open | Call::Openat | Call::Creat => {
                 if ok {
                     let fd = s.ret as i32;
                     self.tables[t].remove(&fd);
                     self.description(tid, fd, resolve)
                         .map_or((None, 0), |d| (Some(d), 0))
                 } else {
-                    (None, 0)
+                    // Counted on the path it was given, which did not open.
+                    let path = self.failed_path(s, resolve);
+                    (path.map(|p| self.named(p)), 0)
                 }
+            }
+            Call::IoSubmit => {
+                if ok {
+                    self.aio_submit(s, resolve);
+                }
+                (None, 0)
+            }
+            Call::IoGetevents => {
+                if ok {
+                    self.aio_complete(s, resolve);
+                }
+                (None, 0)
             }
             Call::Mmap => {
                 let d = self.tables[t].get(&(a[4] as i32)).copied();
@@ -406,8 +514,10 @@ impl Tally {
             _ if fd_first(s.call) => (self.tables[t].get(&(a[0] as i32)).copied(), 0),
             _ => (None, 0),
         };
-        let Some(d) = target else {
-            return;
+        // Every call is counted: one with no file of its own under NO_FILE.
+        let d = match target {
+            Some(d) => d,
+            None => self.named(NO_FILE.into()),
         };
         // Offsets, before the position moves.
         let position = self.descriptions[d].position;
@@ -425,7 +535,9 @@ impl Tally {
             }
             Call::Lseek if ok => self.descriptions[d].position = Some(got),
             Call::Lseek => {}
-            Call::Open | Call::Openat => self.descriptions[d].position = Some(0),
+            Call::Open | Call::Openat | Call::Creat if ok => {
+                self.descriptions[d].position = Some(0)
+            }
             _ => {}
         }
         let name = s.call.name();
@@ -433,6 +545,9 @@ impl Tally {
         let stats = file.calls.entry(name.to_string()).or_default();
         stats.calls += 1;
         stats.errors += u64::from(!ok);
+        if !ok {
+            *stats.errnos.entry(super::errno::name(-s.ret)).or_default() += 1;
+        }
         stats.bytes_requested += requested;
         stats.nanos += s.nanos;
         use Call::*;
@@ -447,16 +562,22 @@ impl Tally {
                 stats.empty += u64::from(ok && got == 0);
                 file.bytes_written += got;
             }
-            Fsync | Fdatasync | SyncFileRange | Msync => {
+            Fsync | Fdatasync | SyncFileRange | Msync | Sync | Syncfs => {
                 file.syncs += 1;
                 file.sync_nanos += s.nanos;
             }
             Lseek => file.seeks += 1,
             _ => {}
         }
+        if matches!(s.call, Read | Write | Pread | Pwrite) {
+            file.sizes.add(requested);
+        }
         if let (Some(o), true) = (offset, ok) {
             file.offsets.add(o);
             file.timeline.add(o);
+            if got > 0 && s.call != Lseek {
+                file.order.add(o, got);
+            }
         }
         // Descriptor table changes.
         match s.call {

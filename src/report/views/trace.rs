@@ -17,6 +17,8 @@ use std::fmt::Write;
 
 /// Files shown in full; the rest are summed in one line (all are in --json and --csv).
 const MAX_FILES: usize = 20;
+/// Files that only failed (a failed open, say) named one per line; the rest summed.
+const MAX_FAILED: usize = 8;
 
 /// Renders a trace. Every name that comes from the command or the file system (its
 /// arguments, paths, process names) is made printable: control characters escaped.
@@ -93,6 +95,7 @@ fn files(out: &mut String, r: &TraceReport) {
             ),
         );
     }
+    failed(out, &quiet);
     if !quiet.is_empty() {
         line(
             out,
@@ -104,6 +107,81 @@ fn files(out: &mut String, r: &TraceReport) {
             ),
         );
     }
+}
+
+/// Failed calls on files that moved nothing (a failed open, say), one line per file: the
+/// first [`MAX_FILES`], then how many more.
+fn failed(out: &mut String, quiet: &[&crate::trace::tally::FileStats]) {
+    let mut failing: Vec<_> = quiet.iter().filter(|f| f.total().errors > 0).collect();
+    failing.sort_by_key(|f| (std::cmp::Reverse(f.total().errors), f.path.clone()));
+    for (i, f) in failing.iter().enumerate() {
+        if i == MAX_FAILED {
+            let mut rest = crate::trace::tally::CallStats::default();
+            for f in &failing[MAX_FAILED..] {
+                rest.add(&f.total());
+            }
+            line(
+                out,
+                "",
+                format!(
+                    "{} more file(s) with failed calls: {} (each in --json and --csv)",
+                    failing.len() - MAX_FAILED,
+                    errnos(&rest)
+                ),
+            );
+            break;
+        }
+        line(
+            out,
+            if i == 0 { "failed" } else { "" },
+            format!("{}: {}", printable(&f.path), errors_by_call(f)),
+        );
+    }
+}
+
+/// "openat ENOENT 30, EACCES 2; read EIO 1": the failed calls of a file, by call and error.
+fn errors_by_call(f: &crate::trace::tally::FileStats) -> String {
+    f.calls
+        .iter()
+        .filter(|(_, s)| s.errors > 0)
+        .map(|(name, s)| format!("{name} {}", errnos(s)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// "ENOENT 30, EACCES 2" (or the bare count where the names were not recorded).
+fn errnos(s: &crate::trace::tally::CallStats) -> String {
+    if s.errnos.is_empty() {
+        return format!("{} failed", group_thousands(s.errors));
+    }
+    s.errnos
+        .iter()
+        .map(|(e, n)| format!("{e} {}", group_thousands(*n)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The request sizes of a file, one bucket per power of two that had any.
+fn sizes(f: &crate::trace::tally::FileStats) -> String {
+    let buckets: Vec<String> = f
+        .sizes
+        .buckets()
+        .iter()
+        .map(|&(at, n)| {
+            let top = crate::trace::sizes::Sizes::bound(crate::trace::sizes::Sizes::BUCKETS - 1);
+            let label = match at {
+                0 => "0 B".to_string(),
+                1 => "1 B".to_string(),
+                a if a >= top => format!("{}+", format_size(a)),
+                a => format!("{}..{}", format_size(a), format_size(2 * a)),
+            };
+            format!("{label} ×{}", group_thousands(n))
+        })
+        .collect();
+    format!(
+        "asked per call (from each power of two up to the next): {}",
+        buckets.join(", ")
+    )
 }
 
 /// One file: its calls by type, what it moved, and where its accesses fell.
@@ -151,22 +229,41 @@ fn file(out: &mut String, f: &crate::trace::tally::FileStats) {
             f.seeks
         ),
     );
+    if f.total().errors > 0 {
+        line(out, "errors", errors_by_call(f));
+    }
+    if !f.sizes.is_empty() {
+        line(out, "sizes", sizes(f));
+    }
     if f.offsets.total() > 0 {
         out.push_str(&histogram(&f.offsets));
     }
     if f.timeline.offsets.len() >= 8 {
-        out.push_str(&timeline(&f.timeline));
+        out.push_str(&timeline(&f.timeline, f.order.kind()));
     }
 }
 
 /// Every call and byte in all.
 fn totals(out: &mut String, r: &TraceReport) {
+    let mut all = crate::trace::tally::CallStats::default();
+    for s in r.totals.values() {
+        all.add(s);
+    }
+    let failed = if all.errors > 0 {
+        format!(
+            " ({} failed: {})",
+            group_thousands(all.errors),
+            errnos(&all)
+        )
+    } else {
+        String::new()
+    };
     line(
         out,
         "total",
         format!(
-            "{} calls; {} read, {} written",
-            group_thousands(r.totals.values().map(|s| s.calls).sum()),
+            "{} calls{failed}; {} read, {} written",
+            group_thousands(all.calls),
             format_size(r.bytes_read),
             format_size(r.bytes_written)
         ),
@@ -466,24 +563,53 @@ fn leftovers(out: &mut String, r: &TraceReport) {
             out,
             "left",
             format!(
-                "{} process(es) were still running when {when} ({}): they run on, untraced; their later I/O is not counted",
+                "{} process(es) were still running when {when} ({}): they run on, untraced; their later I/O is not counted{}",
                 r.still_running.len(),
-                names.join(", ")
+                names.join(", "),
+                if r.stops.as_deref() == Some(crate::cmd::trace::STOPS_FILTERED) {
+                    "; they keep the seccomp filter --seccomp installed, so with no tracer the calls it counts (read, write, open…) now fail with ENOSYS in them: trace without --seccomp a command that leaves processes working".to_string()
+                } else {
+                    String::new()
+                }
             ),
         );
     }
     for u in &r.unseen {
         line(out, "unseen", printable(u));
     }
+    let filtered = r.stops.as_deref() == Some(crate::cmd::trace::STOPS_FILTERED);
     if let Some(ns) = r.overhead_ns_per_call {
         line(
             out,
             "overhead",
-            format!(
-                "tracing adds about {} per system call here (measured just before): traced times include it",
-                format_seconds(ns / 1e9)
-            ),
+            if filtered {
+                format!(
+                    "tracing adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
+                    format_seconds(ns / 1e9)
+                )
+            } else {
+                format!(
+                    "tracing adds about {} per system call here (measured just before): traced times include it",
+                    format_seconds(ns / 1e9)
+                )
+            },
         );
+    }
+    match (&r.stops, &r.stops_why) {
+        (Some(_), _) if filtered => line(
+            out,
+            "stops",
+            "only at the calls counted (--seccomp): a seccomp-bpf filter in the kernel stopped the program there and let its other calls run at full speed",
+        ),
+        (Some(_), why) => line(
+            out,
+            "stops",
+            format!(
+                "at every system call ({}): the program's other calls are slowed too",
+                why.as_deref().unwrap_or("no seccomp filter")
+            ),
+        ),
+        (None, _) => {}
     }
 }
 
@@ -512,16 +638,20 @@ fn histogram(h: &Histogram) -> String {
 
 /// Offsets against time: 6 rows (offset, highest on top) by one column per point kept. A
 /// sequential reader draws a rising diagonal, a random one scatter.
-fn timeline(t: &Timeline) -> String {
+/// The order is the one counted over every access (`order`), or, in reports from before it
+/// was counted, read from the points kept.
+fn timeline(t: &Timeline, order: Option<crate::trace::order::Kind>) -> String {
     const ROWS: u64 = 6;
     let max = t.offsets.iter().copied().max().unwrap_or(0).max(1);
     let rising = t.offsets.windows(2).filter(|w| w[1] > w[0]).count();
-    let order = if rising * 10 >= (t.offsets.len() - 1) * 9 {
-        "in rising order (sequential)"
+    let order = if let Some(kind) = order {
+        kind.label()
+    } else if rising * 10 >= (t.offsets.len() - 1) * 9 {
+        "in rising order (sequential)".to_string()
     } else if rising * 10 <= (t.offsets.len() - 1) * 6 {
-        "in no order (random)"
+        "in no order (random)".to_string()
     } else {
-        "partly in order"
+        "partly in order".to_string()
     };
     let mut out = String::new();
     for row in (0..ROWS).rev() {
@@ -678,6 +808,7 @@ impl Exportable for TraceReport {
             "bytes_requested",
             "bytes_returned",
             "seconds_inside",
+            "errnos",
         ];
         let mut rows: Vec<Vec<String>> = self
             .files
@@ -692,6 +823,11 @@ impl Exportable for TraceReport {
                         s.bytes_requested.to_string(),
                         s.bytes_returned.to_string(),
                         (s.nanos as f64 / 1e9).to_string(),
+                        s.errnos
+                            .iter()
+                            .map(|(e, n)| format!("{e}:{n}"))
+                            .collect::<Vec<_>>()
+                            .join(" "),
                     ])
                 })
             })
@@ -732,6 +868,8 @@ fn claim_row(f: &FigureCheck) -> Vec<String> {
         String::new(),
         t.map_or(String::new(), |t| t.bytes.to_string()),
         t.map_or(String::new(), |t| t.seconds.to_string()),
+        // errnos: a claim has none.
+        String::new(),
         f.figure.bytes.to_string(),
         f.figure.seconds.map_or(String::new(), |s| s.to_string()),
         f.figure

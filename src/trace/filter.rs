@@ -1,0 +1,228 @@
+//! Stopping only where it counts: a seccomp-bpf program, installed in the traced child just
+//! before it executes the command, that asks the kernel to stop the task for the tracer
+//! (SECCOMP_RET_TRACE) only at the system calls trace accounts for — the list is
+//! [`Call::of`](super::sys::Call::of), the one table — and lets every other call run at full
+//! speed (SECCOMP_RET_ALLOW), as `strace --seccomp-bpf` does. The filter is inherited
+//! across fork, clone and exec, so the command's whole tree is filtered — and it cannot be
+//! removed: a process the trace lets go of (a daemon the command left running) would fail
+//! the selected calls with ENOSYS once no tracer is attached. So the filter is asked for
+//! (`trace --seccomp`); by default, and where seccomp is unavailable (or
+//! `IOSCOPE_TRACE_EVERY_CALL=1` asks for it), the trace stops at every call.
+
+use super::sys::Call;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The environment variable that makes the trace stop at every system call (no filter).
+pub const EVERY_CALL_ENV: &str = "IOSCOPE_TRACE_EVERY_CALL";
+
+/// Whether `--seccomp` asked for the filter (set once, before the trace starts).
+static ASKED: AtomicBool = AtomicBool::new(false);
+
+/// Asks for the filter (`trace --seccomp`) or not (the default).
+pub fn ask(filter: bool) {
+    ASKED.store(filter, Ordering::Relaxed);
+}
+
+/// Highest system-call number looked at when building the list.
+const MAX_NR: u64 = 1024;
+
+/// The audit architecture of this target's native system calls (others are let through).
+#[cfg(target_arch = "x86_64")]
+const ARCH: u32 = 0xc000_003e;
+#[cfg(target_arch = "aarch64")]
+const ARCH: u32 = 0xc000_00b7;
+#[cfg(target_arch = "riscv64")]
+const ARCH: u32 = 0xc000_00f3;
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64"
+)))]
+const ARCH: u32 = 0;
+
+const BPF_LD_W_ABS: u16 = 0x20;
+const BPF_JEQ_K: u16 = 0x15;
+const BPF_RET_K: u16 = 0x06;
+/// Offsets in `struct seccomp_data`: the call number, then the architecture.
+const NR_AT: u32 = 0;
+const ARCH_AT: u32 = 4;
+
+/// Whether ioscope set no_new_privs on the command itself (needed to install a filter
+/// without CAP_SYS_ADMIN): a set-user-ID program it runs is then ignored because of us.
+static NO_NEW_PRIVS_OURS: AtomicBool = AtomicBool::new(false);
+
+/// Whether no_new_privs on a traced task may be ioscope's doing rather than the caller's.
+pub fn no_new_privs_ours() -> bool {
+    NO_NEW_PRIVS_OURS.load(Ordering::Relaxed)
+}
+
+/// The system-call numbers trace stops at: every number [`Call::of`] knows.
+pub fn traced_numbers() -> Vec<u32> {
+    (0..MAX_NR)
+        .filter(|&nr| Call::of(nr).is_some())
+        .map(|nr| nr as u32)
+        .collect()
+}
+
+/// The BPF program: not this architecture → allow; a traced number → trace; else allow.
+pub fn program(numbers: &[u32]) -> Vec<libc::sock_filter> {
+    let n = numbers.len();
+    assert!(n < 250, "a BPF jump reaches at most 255 instructions");
+    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
+    let mut p = vec![
+        op(BPF_LD_W_ABS, 0, 0, ARCH_AT),
+        // Not ours: jump past the list and the load to `allow`.
+        op(BPF_JEQ_K, 0, (n + 1) as u8, ARCH),
+        op(BPF_LD_W_ABS, 0, 0, NR_AT),
+    ];
+    for (i, &nr) in numbers.iter().enumerate() {
+        // A match jumps over the rest of the list and `allow`, to `trace`.
+        p.push(op(BPF_JEQ_K, (n - i) as u8, 0, nr));
+    }
+    p.push(op(BPF_RET_K, 0, 0, libc::SECCOMP_RET_ALLOW));
+    p.push(op(BPF_RET_K, 0, 0, libc::SECCOMP_RET_TRACE));
+    p
+}
+
+/// What the child is to do before exec, decided in the parent before fork.
+pub struct Plan {
+    /// The filter to install, or why there is none.
+    pub program: Result<Vec<libc::sock_filter>, String>,
+    /// Whether the child must set no_new_privs first (no CAP_SYS_ADMIN).
+    pub set_no_new_privs: bool,
+}
+
+impl Plan {
+    /// Decides from the environment and this process's status.
+    pub fn decide() -> Self {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let program = if !ASKED.load(Ordering::Relaxed) {
+            Err("the default; --seccomp stops only at the calls counted (processes left running then fail them with ENOSYS)".to_string())
+        } else if std::env::var_os(EVERY_CALL_ENV).is_some_and(|v| v != "0" && !v.is_empty()) {
+            Err(format!("{EVERY_CALL_ENV} is set"))
+        } else if ARCH == 0 {
+            Err("no seccomp filter for this architecture".to_string())
+        } else if !status.lines().any(|l| l.starts_with("Seccomp:")) {
+            Err("the kernel has no seccomp".to_string())
+        } else {
+            Ok(program(&traced_numbers()))
+        };
+        let caps = status
+            .lines()
+            .find_map(|l| l.strip_prefix("CapEff:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0);
+        const CAP_SYS_ADMIN: u32 = 21;
+        let set_no_new_privs = program.is_ok()
+            && caps & (1 << CAP_SYS_ADMIN) == 0
+            && super::field(&status, "NoNewPrivs:") != Some(1);
+        if set_no_new_privs {
+            NO_NEW_PRIVS_OURS.store(true, Ordering::Relaxed);
+        }
+        Self {
+            program,
+            set_no_new_privs,
+        }
+    }
+
+    /// In the child, after the tracer attached and before exec: installs the filter.
+    /// Async-signal-safe (two prctl calls); a refusal leaves the child unfiltered, which
+    /// the tracer sees at the exec stop ([`installed`]).
+    pub fn install(&self) {
+        let Ok(program) = &self.program else {
+            return;
+        };
+        let prog = libc::sock_fprog {
+            len: program.len() as u16,
+            filter: program.as_ptr() as *mut libc::sock_filter,
+        };
+        // SAFETY: prctl with integer arguments, and a pointer to a sock_fprog whose filter
+        // array lives (in `self`) for the call.
+        unsafe {
+            if self.set_no_new_privs {
+                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+            }
+            libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &prog as *const libc::sock_fprog,
+            );
+        }
+    }
+}
+
+/// Whether task `pid` runs under one more seccomp filter than this process: ours, installed.
+pub fn installed(pid: i32) -> bool {
+    let theirs = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let ours = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    match (
+        super::field(&theirs, "Seccomp_filters:"),
+        super::field(&ours, "Seccomp_filters:"),
+    ) {
+        (Some(t), Some(o)) => t > o,
+        // Before Linux 5.9 there is no count: a filter where we have none.
+        _ => {
+            super::field(&theirs, "Seccomp:") == Some(2)
+                && super::field(&ours, "Seccomp:") == Some(0)
+        }
+    }
+}
+
+/// How a trace stopped the command's tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stops {
+    /// Only at the traced calls: the seccomp filter was in place.
+    Filtered,
+    /// At every system call, and why.
+    EveryCall(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_comes_from_the_call_table_and_holds_the_counted_calls_only() {
+        let list = traced_numbers();
+        assert!(list.contains(&(libc::SYS_read as u32)));
+        assert!(list.contains(&(libc::SYS_openat as u32)));
+        assert!(list.contains(&(libc::SYS_sync as u32)));
+        assert!(list.contains(&(libc::SYS_io_submit as u32)));
+        assert!(!list.contains(&(libc::SYS_getpid as u32)));
+        assert!(!list.contains(&(libc::SYS_execve as u32)));
+        assert!(!list.contains(&(libc::SYS_clone as u32)));
+    }
+
+    /// Runs the program as the kernel would on (arch, nr): the value it returns.
+    fn run(p: &[libc::sock_filter], arch: u32, nr: u32) -> u32 {
+        let mut acc = 0;
+        let mut pc = 0;
+        loop {
+            let i = p[pc];
+            match i.code {
+                BPF_LD_W_ABS => acc = if i.k == ARCH_AT { arch } else { nr },
+                BPF_JEQ_K => {
+                    pc += usize::from(if acc == i.k { i.jt } else { i.jf });
+                }
+                BPF_RET_K => return i.k,
+                c => panic!("unexpected instruction {c:#x}"),
+            }
+            pc += 1;
+        }
+    }
+
+    #[test]
+    fn the_program_traces_listed_numbers_and_allows_the_rest_and_other_architectures() {
+        let list = traced_numbers();
+        let p = program(&list);
+        for &nr in &list {
+            assert_eq!(run(&p, ARCH, nr), libc::SECCOMP_RET_TRACE, "{nr}");
+            assert_eq!(run(&p, ARCH ^ 1, nr), libc::SECCOMP_RET_ALLOW, "{nr}");
+        }
+        assert_eq!(
+            run(&p, ARCH, libc::SYS_getpid as u32),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(run(&p, ARCH, 100_000), libc::SECCOMP_RET_ALLOW);
+    }
+}
