@@ -97,7 +97,7 @@ impl Plan {
     pub fn decide() -> Self {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         let program = if !ASKED.load(Ordering::Relaxed) {
-            Err("the default; --seccomp stops only at the calls counted (processes left running then fail them with ENOSYS)".to_string())
+            Err("the default: --seccomp stops only at the calls counted, but processes left running then fail them with ENOSYS".to_string())
         } else if std::env::var_os(EVERY_CALL_ENV).is_some_and(|v| v != "0" && !v.is_empty()) {
             Err(format!("{EVERY_CALL_ENV} is set"))
         } else if ARCH == 0 {
