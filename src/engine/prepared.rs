@@ -11,12 +11,12 @@
 use super::flag::*;
 use super::mixed::{Mixed, Split};
 use super::pread::{expect_whole, pread_full, pwrite_full};
+use super::stream::write_all;
 use super::{Cadence, Caps, Defaults, Engine, Job, Moved, Op, Spec, Threads};
 use crate::checksum::xor_at;
 use crate::engine::buffer::{self, AlignedBuffer};
 use crate::workload::ring::Ring;
 use anyhow::{Context, Result, anyhow, bail};
-use std::io::Write;
 use std::sync::Mutex;
 
 /// Writes (and a mixed workload's reads) from prepared data.
@@ -136,31 +136,6 @@ fn write(job: &Job, ring: &mut Ring) -> Result<Moved> {
         xor,
         ..Moved::default()
     })
-}
-
-/// Writes all of `piece` with write() calls from the current offset (`at`: its offset, for
-/// messages); returns the calls made.
-fn write_all(job: &Job, piece: &[u8], at: u64) -> Result<u64> {
-    let mut writer = job.file;
-    let (mut done, mut calls) = (0, 0);
-    while done < piece.len() {
-        crate::interrupt::check()?;
-        calls += 1;
-        match writer.write(&piece[done..]) {
-            Ok(0) => bail!(
-                "write {} at byte {}: the file accepted no bytes",
-                job.name,
-                at + done as u64
-            ),
-            Ok(k) => done += k,
-            Err(e) if crate::interrupt::retry_after(&e)? => {}
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("write {} at byte {}", job.name, at + done as u64));
-            }
-        }
-    }
-    Ok(calls)
 }
 
 /// The mixed workload: each piece read or written by the mix's choice; the XOR of all of

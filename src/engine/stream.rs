@@ -142,7 +142,7 @@ fn write_in_order(job: &Job, buf: &mut [u8]) -> Result<Moved> {
 
 /// Writes all of `block` with write() calls; `at` is the file offset of its first byte,
 /// for messages. Returns the calls made.
-fn write_all(job: &Job, block: &[u8], at: u64) -> Result<u64> {
+pub(super) fn write_all(job: &Job, block: &[u8], at: u64) -> Result<u64> {
     let mut writer = job.file;
     let (mut done, mut calls) = (0, 0);
     while done < block.len() {
