@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 2; i++) if (open(name, O_RDONLY) >= 0) return 2;
         if (chdir(path) != 0 || openat(AT_FDCWD, "missing", O_RDONLY) >= 0) return 3;
         if (open(path, O_WRONLY) >= 0) return 4;
+        for (int i = 0; i < 5; i++) if (write(1000, buf, 10) >= 0) return 6;
         if (close(1000) == 0) return 5;
         return 0;
     }
@@ -160,6 +161,7 @@ fn failed_opens_and_a_bad_close_are_counted_by_errno_in_json_text_and_csv() {
     );
     let not_open = file(&doc, "fd 1000 (unresolved)");
     assert_eq!(not_open["calls"]["close"]["errnos"]["EBADF"], 1, "{doc:#}");
+    assert_eq!(not_open["calls"]["write"]["errnos"]["EBADF"], 5, "{doc:#}");
     assert!(
         doc["totals"]["openat"]["errnos"]["ENOENT"]
             .as_u64()
@@ -175,6 +177,11 @@ fn failed_opens_and_a_bad_close_are_counted_by_errno_in_json_text_and_csv() {
         text.contains("failed: ") && text.contains("ENOENT"),
         "{text}"
     );
+    // Writes that failed on a bad descriptor never reached a file: the kernel does not
+    // count them, and neither does the comparison with its counters.
+    if !doc["proc_io"].is_null() {
+        assert!(text.contains("kernel    ok:"), "{text}");
+    }
     let csv_path = dir.path().join("t.csv");
     let json_path = dir.path().join("t.json");
     std::fs::write(&json_path, doc.to_string()).unwrap();

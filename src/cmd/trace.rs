@@ -124,11 +124,20 @@ impl TraceReport {
             .filter_map(|n| self.totals.get(*n))
             .map(|s| s.bytes_returned)
             .sum();
+        // The kernel counts a call only once it reaches the file (a read on a bad
+        // descriptor fails before): the calls that succeeded are what it must hold at least.
+        let succeeded = |names: &[&str]| -> u64 {
+            names
+                .iter()
+                .filter_map(|n| self.totals.get(*n))
+                .map(|s| s.calls.saturating_sub(s.errors))
+                .sum()
+        };
         Some(
             io.rchar >= read_bytes
                 && io.wchar >= write_bytes
-                && io.syscr >= self.calls_of(READS)
-                && io.syscw >= self.calls_of(WRITES),
+                && io.syscr >= succeeded(READS)
+                && io.syscw >= succeeded(WRITES),
         )
     }
 
