@@ -78,6 +78,14 @@ pub struct Row {
     pub runs: Vec<Run>,
 }
 
+impl Row {
+    /// Its own figures' rates over the runs (`None` without runs).
+    pub fn rates(&self) -> Option<Summary> {
+        let rates: Vec<f64> = self.runs.iter().map(|x| x.bytes_per_second).collect();
+        summarize(&rates)
+    }
+}
+
 /// The comparison.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompareReport {
@@ -327,13 +335,7 @@ pub fn execute(
     let spreads: Vec<(String, Summary)> = report
         .rows
         .iter()
-        .filter_map(|r| {
-            let rates: Vec<f64> = r.runs.iter().map(|x| x.bytes_per_second).collect();
-            Some((
-                format!("{}, {}", r.contender, r.cache.name()),
-                summarize(&rates)?,
-            ))
-        })
+        .filter_map(|r| Some((format!("{}, {}", r.contender, r.cache.name()), r.rates()?)))
         .collect();
     report.warnings.extend(crate::cmd::warning::scattered(
         spreads.iter().map(|(at, s)| (at.clone(), s)),

@@ -43,6 +43,22 @@ pub struct Cell {
     pub verified: bool,
 }
 
+impl Cell {
+    /// Its rate over the repeats: the median rate, and the range the receiver's times give
+    /// (each as a share of their median), for the one rule and the Scattered warning.
+    pub fn rates(&self) -> Summary {
+        let t = &self.receiver_seconds;
+        let at = |seconds: f64| self.bytes_per_second * t.median / seconds.max(1e-12);
+        Summary {
+            min: at(t.max),
+            max: at(t.min),
+            median: self.bytes_per_second,
+            mean: at(t.mean),
+            ..*t
+        }
+    }
+}
+
 /// The files of one workload and its matrix.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Workload {
@@ -203,18 +219,9 @@ fn scattered(workloads: &[Workload]) -> Option<Warning> {
         .iter()
         .flat_map(|w| {
             w.cells.iter().map(move |c| {
-                let t = &c.receiver_seconds;
-                let at = |seconds: f64| w.bytes as f64 / seconds.max(1e-12);
-                let rate = Summary {
-                    min: at(t.max),
-                    max: at(t.min),
-                    median: at(t.median),
-                    mean: at(t.mean),
-                    ..*t
-                };
                 (
                     format!("{} → {}, {}", c.sender.name(), c.receiver.name(), w.name),
-                    rate,
+                    c.rates(),
                 )
             })
         })

@@ -104,10 +104,10 @@ pub fn compare_notes(r: &CompareReport) -> Vec<String> {
 
 /// The repeats of one row as the rule sees them.
 fn figure(row: &crate::cmd::compare::Row) -> Figure {
-    let rates: Vec<f64> = row.runs.iter().map(|x| x.bytes_per_second).collect();
-    crate::measure::stats::summarize(&rates).map_or(Figure::one(row.median_bytes_per_second), |s| {
-        Figure::from(&s)
-    })
+    row.rates()
+        .map_or(Figure::one(row.median_bytes_per_second), |s| {
+            Figure::from(&s)
+        })
 }
 
 /// Per cache state, who was fastest and what each other contender is to it by the one rule
@@ -319,8 +319,7 @@ pub(crate) fn section(c: &CompareReport) -> Section {
         .rows
         .iter()
         .map(|r| {
-            let rates: Vec<f64> = r.runs.iter().map(|x| x.bytes_per_second).collect();
-            let s = crate::measure::stats::summarize(&rates);
+            let s = r.rates();
             vec![
                 r.contender.clone(),
                 r.cache.name().to_string(),

@@ -156,14 +156,7 @@ fn receiver_cost(r: RecvMethod) -> Option<&'static str> {
 /// A cell's rate as the rule sees it: the median, and the range its repeats give (the
 /// receiver's times, as a share of their median).
 fn rate_figure(c: &Cell) -> Figure {
-    let t = &c.receiver_seconds;
-    let at = |seconds: f64| c.bytes_per_second * t.median / seconds.max(1e-12);
-    Figure {
-        median: c.bytes_per_second,
-        min: at(t.max),
-        max: at(t.min),
-        n: t.n,
-    }
+    Figure::from(&c.rates())
 }
 
 fn explain(out: &mut String, w: &Workload, synced: bool) {
