@@ -171,7 +171,12 @@ fn fast(options: &FastOptions) -> Result<cmd::fast::FastReport> {
 fn trace(args: &TraceArgs) -> Result<ExitKind> {
     let export = ExportOptions::from_args(&args.export, "trace")?;
     let out = Exports::reserve::<cmd::trace::TraceReport>(&export, &[])?;
-    crate::trace::filter::ask(args.seccomp);
+    crate::trace::filter::ask(!args.every_call);
+    // The filter needs a keeper for what the command may leave running: the process the
+    // shell waits for splits off the tracer now, before any thread exists.
+    if crate::trace::filter::refusal().is_none() {
+        crate::trace::keeper::split();
+    }
     let result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
     finish(&result, &export, &out, Path::new("."))?;
     if !result.complete {

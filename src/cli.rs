@@ -754,12 +754,18 @@ pub struct TraceArgs {
     /// costs a traced call); `keep` leaves them fast and unseen.
     #[arg(long, value_enum, default_value = "hide")]
     pub vdso: crate::trace::clock::Vdso,
-    /// Stop the traced program only at the calls trace counts (a seccomp-bpf filter in the
-    /// kernel, as `strace --seccomp-bpf`): its other calls run at full speed. A filter
-    /// cannot be removed, so processes the command leaves running fail those calls with
-    /// ENOSYS once the trace ends: use it on commands that do not leave work behind.
-    #[arg(long)]
+    /// Stop the traced program only at the calls trace counts (the default where the kernel
+    /// has seccomp): a seccomp-bpf filter in the kernel, as `strace --seccomp-bpf`, lets its
+    /// other calls run at full speed. A filter cannot be removed, so when the command leaves
+    /// processes running, ioscope stays behind them in the background (untraced, counting
+    /// nothing) to let their calls through until they end.
+    #[arg(long, conflicts_with = "every_call")]
     pub seccomp: bool,
+    /// Stop the traced program at every system call (no seccomp filter): slower for a
+    /// program that makes many other calls, but nothing stays behind when the command
+    /// leaves processes running.
+    #[arg(long)]
+    pub every_call: bool,
     /// The command to trace and its arguments (put them after `--`).
     #[arg(
         required = true,

@@ -29,6 +29,10 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 static FIRST_SIGNAL_NS: AtomicU64 = AtomicU64::new(0);
 /// The first signal received (0: none), for `trace` to pass on as received.
 static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// Whether a second signal only raises [`AGAIN`] instead of exiting at once.
+static HOLD_EXIT: AtomicBool = AtomicBool::new(false);
+/// Set by a second signal while [`HOLD_EXIT`] is.
+static AGAIN: AtomicBool = AtomicBool::new(false);
 /// Bit `1 << signal` for each of our signals that was ignored when ioscope started.
 static IGNORED_AT_START: AtomicU64 = AtomicU64::new(0);
 
@@ -90,6 +94,12 @@ extern "C" fn on_signal(signal: libc::c_int) {
     if now.saturating_sub(first) < AGAIN_AFTER.as_nanos() as u64 {
         // The same request, delivered twice: the first is being handled.
         INTERRUPTED.store(true, Ordering::SeqCst);
+        return;
+    }
+    if HOLD_EXIT.load(Ordering::SeqCst) {
+        // The caller ends its work at once itself (a tracer that must not leave its
+        // command's processes behind without one).
+        AGAIN.store(true, Ordering::SeqCst);
         return;
     }
     remove_registered();
@@ -288,6 +298,17 @@ pub fn keep_away() {
         }
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
     }
+}
+
+/// From now on a second signal does not exit at once: it only makes [`again`] true, and
+/// the caller ends its work at once itself (trace's tracer, see `trace::keeper`).
+pub fn hold_exit_at_once() {
+    HOLD_EXIT.store(true, Ordering::SeqCst);
+}
+
+/// True once a second signal came while the exit at once was held.
+pub fn again() -> bool {
+    AGAIN.load(Ordering::Relaxed)
 }
 
 /// Raises the flag as Ctrl-C would (for tests, and for code that must stop the work).

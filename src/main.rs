@@ -36,5 +36,6 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
             kind.code()
         }
     };
-    c_int::from(code)
+    // A trace's tracer may stay behind as the keeper of what the command left running.
+    c_int::from(ioscope::trace::keeper::hand_over(code))
 }

@@ -81,13 +81,13 @@ fn program(dir: &Path) -> Option<PathBuf> {
     Some(exe)
 }
 
-/// `ioscope trace --json -- ARGS` with `env`: the document, or `None` (with a reason
-/// printed) where ptrace is refused.
-/// `ioscope trace --json [--seccomp] -- ARGS` (a leading `--seccomp` in `args` is the flag).
+/// `ioscope trace --json [FLAG] -- ARGS` with `env` (a leading `--seccomp` or
+/// `--every-call` in `args` is the flag): the document, or `None` (with a reason printed)
+/// where ptrace is refused.
 fn trace(args: &[&str], env: &[(&str, &str)]) -> Option<Value> {
     let (flags, args) = match args.split_first() {
-        Some((&"--seccomp", rest)) => (&["--seccomp"][..], rest),
-        _ => (&[][..], args),
+        Some((&flag, rest)) if flag == "--seccomp" || flag == "--every-call" => (vec![flag], rest),
+        _ => (Vec::new(), args),
     };
     let out = ioscope()
         .args(["trace", "--json"])
@@ -428,11 +428,8 @@ fn counts_and_failures_equal_strace_f_c_for_every_call_both_see() {
             return;
         };
         for seccomp in [true, false] {
-            let args: Vec<&str> = seccomp
-                .then_some("--seccomp")
-                .into_iter()
-                .chain(args.iter().copied())
-                .collect();
+            let flag = if seccomp { "--seccomp" } else { "--every-call" };
+            let args: Vec<&str> = std::iter::once(flag).chain(args.iter().copied()).collect();
             let Some(doc) = trace(&args, &[]) else {
                 return;
             };
@@ -457,19 +454,61 @@ fn counts_and_failures_equal_strace_f_c_for_every_call_both_see() {
     }
 }
 
+/// Under the seccomp filter (which cannot be removed), what the command leaves running is
+/// kept: ioscope's tracer stays behind it in the background, and the calls the filter
+/// selects still work there (they would fail with ENOSYS with no tracer); the keeper ends
+/// when they do. With `--every-call` the same process is let go of, untraced.
 #[test]
-fn a_process_let_go_of_under_the_filter_is_told_about_enosys() {
-    let Some(doc) = trace(&["--seccomp", "sh", "-c", "(sleep 1 &); exit 0"], &[]) else {
+fn a_process_left_running_under_the_filter_is_kept_and_its_calls_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("late");
+    let script = format!(
+        "(sleep 1; echo written > '{}') >/dev/null 2>&1 & exit 0",
+        out.display()
+    );
+    let Some(doc) = trace(&["sh", "-c", &script], &[]) else {
         return;
     };
     if doc["stops"] != "filtered" {
-        eprintln!("skipped: no seccomp filter here");
+        eprintln!("skipped: no seccomp filter here ({})", doc["stops_why"]);
         return;
     }
-    if doc["still_running"].as_array().unwrap().is_empty() {
-        eprintln!("skipped: the background sleep ended before the trace did");
-        return;
-    }
+    assert!(
+        !doc["still_running"].as_array().unwrap().is_empty(),
+        "{doc:#}"
+    );
+    let keeper = doc["kept_by"].as_i64().expect("a keeper is named") as i32;
     let text = report_text(&doc);
-    assert!(text.contains("ENOSYS"), "{text}");
+    assert!(text.contains("stays behind them"), "{text}");
+    assert!(!text.contains("ENOSYS"), "{text}");
+    // The background open and write went through the filter, kept by the keeper, which
+    // then ends.
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(30)
+        && (std::fs::read_to_string(&out).unwrap_or_default() != "written\n" || alive(keeper))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "written\n");
+    assert!(!alive(keeper), "the keeper ends with what it kept");
+    // Without the filter: let go of, nothing kept.
+    let Some(doc) = trace(&["--every-call", "sh", "-c", &script], &[]) else {
+        return;
+    };
+    assert_eq!(doc["stops"], "every call", "{doc:#}");
+    assert!(
+        !doc["still_running"].as_array().unwrap().is_empty(),
+        "{doc:#}"
+    );
+    assert!(doc.get("kept_by").is_none(), "{doc:#}");
+}
+
+/// Whether process `pid` is there and not a zombie (a keeper reparented to an init that
+/// does not reap is one once it ended).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().chars().next()))
+        .flatten()
+        .is_some_and(|state| state != 'Z' && state != 'X')
 }

@@ -66,6 +66,15 @@ pub struct TraceReport {
     /// them (they run on, untraced); their later I/O is not counted.
     #[serde(default)]
     pub still_running: Vec<Left>,
+    /// When the command did not end after the signal passed on to it: seconds the trace
+    /// waited (the grace, or less when a second signal cut the wait short).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_seconds: Option<f64>,
+    /// The process that stays behind the processes still running, to let their calls
+    /// through the seccomp filter (which cannot be removed) until they end; absent when
+    /// they were let go of (no filter), or none was left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_by: Option<i32>,
     /// What the tool itself said, when it is one ioscope knows (dd, fio, iozone, bonnie++,
     /// ioscope).
     pub claim: Option<ToolClaim>,
@@ -318,6 +327,10 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         sys_filter::Stops::Filtered => (STOPS_FILTERED, None),
         sys_filter::Stops::EveryCall(why) => (STOPS_EVERY_CALL, Some(why.clone())),
     };
+    let kept_by = (matches!(finish.stops, sys_filter::Stops::Filtered)
+        && !finish.left.is_empty()
+        && crate::trace::keeper::available())
+    .then(crate::trace::keeper::pid);
     children.extend(finish.left.iter().map(|l| l.pid));
     children.sort_unstable();
     children.dedup();
@@ -337,6 +350,8 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         proc_io,
         outlived: children.len() as u64,
         still_running: finish.left,
+        kept_by,
+        waited_seconds: finish.waited.map(|w| w.as_secs_f64()),
         claim_check,
         claim,
         overhead_ns_per_call: overhead,

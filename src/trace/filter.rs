@@ -4,10 +4,10 @@
 //! [`Call::of`](super::sys::Call::of), the one table — and lets every other call run at full
 //! speed (SECCOMP_RET_ALLOW), as `strace --seccomp-bpf` does. The filter is inherited
 //! across fork, clone and exec, so the command's whole tree is filtered — and it cannot be
-//! removed: a process the trace lets go of (a daemon the command left running) would fail
-//! the selected calls with ENOSYS once no tracer is attached. So the filter is asked for
-//! (`trace --seccomp`); by default, and where seccomp is unavailable (or
-//! `IOSCOPE_TRACE_EVERY_CALL=1` asks for it), the trace stops at every call.
+//! removed: a process left running when the trace ends would fail the selected calls with
+//! ENOSYS once no tracer is attached, so the tracer stays behind as its keeper
+//! ([`super::keeper`]). The filter is the default; `trace --every-call`, a machine without
+//! seccomp, or `IOSCOPE_TRACE_EVERY_CALL=1` make the trace stop at every call instead.
 
 use super::sys::Call;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,12 +15,29 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The environment variable that makes the trace stop at every system call (no filter).
 pub const EVERY_CALL_ENV: &str = "IOSCOPE_TRACE_EVERY_CALL";
 
-/// Whether `--seccomp` asked for the filter (set once, before the trace starts).
-static ASKED: AtomicBool = AtomicBool::new(false);
+/// Whether the filter may be used (`--every-call` says no; set once, before the trace).
+static ASKED: AtomicBool = AtomicBool::new(true);
 
-/// Asks for the filter (`trace --seccomp`) or not (the default).
+/// Allows the filter (the default) or not (`trace --every-call`).
 pub fn ask(filter: bool) {
     ASKED.store(filter, Ordering::Relaxed);
+}
+
+/// Why this trace cannot use the filter, if it cannot, leaving the keeper aside: asked not
+/// to, the environment variable, no filter for this architecture, no seccomp.
+pub fn refusal() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if !ASKED.load(Ordering::Relaxed) {
+        Some("--every-call".to_string())
+    } else if std::env::var_os(EVERY_CALL_ENV).is_some_and(|v| v != "0" && !v.is_empty()) {
+        Some(format!("{EVERY_CALL_ENV} is set"))
+    } else if ARCH == 0 {
+        Some("no seccomp filter for this architecture".to_string())
+    } else if !status.lines().any(|l| l.starts_with("Seccomp:")) {
+        Some("the kernel has no seccomp".to_string())
+    } else {
+        None
+    }
 }
 
 /// Highest system-call number looked at when building the list.
@@ -96,16 +113,12 @@ impl Plan {
     /// Decides from the environment and this process's status.
     pub fn decide() -> Self {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let program = if !ASKED.load(Ordering::Relaxed) {
-            Err("the default: --seccomp stops only at the calls counted, but processes left running then fail them with ENOSYS".to_string())
-        } else if std::env::var_os(EVERY_CALL_ENV).is_some_and(|v| v != "0" && !v.is_empty()) {
-            Err(format!("{EVERY_CALL_ENV} is set"))
-        } else if ARCH == 0 {
-            Err("no seccomp filter for this architecture".to_string())
-        } else if !status.lines().any(|l| l.starts_with("Seccomp:")) {
-            Err("the kernel has no seccomp".to_string())
-        } else {
-            Ok(program(&traced_numbers()))
+        let program = match refusal() {
+            Some(why) => Err(why),
+            None if !super::keeper::available() => Err(
+                "no keeper process: a filter would outlive the trace in what the command leaves running".to_string(),
+            ),
+            None => Ok(program(&traced_numbers())),
         };
         let caps = status
             .lines()

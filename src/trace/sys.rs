@@ -264,6 +264,9 @@ pub struct Finish {
     pub left: Vec<Left>,
     /// Whether the tasks stopped only at the traced calls (the seccomp filter) or at all.
     pub stops: super::filter::Stops,
+    /// When a signal came and the command did not end: how long the trace waited for it
+    /// ([`GRACE`], or less when a second signal cut the wait short).
+    pub waited: Option<Duration>,
 }
 
 /// A process still running when the command's first process ended.
@@ -341,7 +344,8 @@ fn resume_as(tid: i32, signal: i32, only_filtered: bool) {
 
 /// Starts `command` as a traced child and reports its calls to `sink` until its first
 /// process ends; then lets go of whatever it left running (it runs on, untraced, and is
-/// never killed). `prepare` runs in the child after fork, before exec (async-signal-safe
+/// never killed) — or, under the seccomp filter, keeps it traced for the keeper
+/// (`trace::keeper`). `prepare` runs in the child after fork, before exec (async-signal-safe
 /// calls only: dup2 and the like); `started` runs in this process after fork, with the
 /// child's pid.
 ///
@@ -556,7 +560,8 @@ fn follow(
                 forward(signal, leader, &tasks, &delivered);
                 waker.at(Some(since + GRACE));
             }
-            if since.elapsed() >= GRACE {
+            // A second signal (see `trace::keeper`) ends the grace at once.
+            if since.elapsed() >= GRACE || crate::interrupt::again() {
                 break;
             }
         }
@@ -697,7 +702,17 @@ fn follow(
     }
     drop(waker);
     let at = Instant::now();
-    let left = let_go(&mut tasks);
+    // Filtered tasks cannot be let go of (the filter stays, and with no tracer its calls
+    // fail): where a keeper can take them over, they stay traced, for it.
+    let left = if filtered && super::keeper::available() {
+        let left = still_running(&mut tasks);
+        if !left.is_empty() {
+            super::keeper::needed();
+        }
+        left
+    } else {
+        let_go(&mut tasks)
+    };
     // Only once the first process has ended is the pipe's write end closed everywhere.
     if !exec_checked
         && ended.is_some()
@@ -713,11 +728,16 @@ fn follow(
         None if interrupted.is_some() => Ended::Running,
         None => bail!("trace: the traced command vanished without an exit status"),
     };
+    let waited = match (&ended, interrupted) {
+        (Ended::Running, Some(since)) => Some(at.duration_since(since)),
+        _ => None,
+    };
     Ok(Finish {
         ended,
         at,
         left,
         stops,
+        waited,
     })
 }
 
@@ -785,7 +805,7 @@ impl Waker {
                 while !wake.stop {
                     let now = Instant::now();
                     let due = match wake.at {
-                        Some(at) => at <= now,
+                        Some(at) => at <= now || crate::interrupt::again(),
                         None => crate::interrupt::requested(),
                     };
                     let pause = if due {
@@ -1011,4 +1031,99 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
     }
     left.sort_by_key(|l| l.pid);
     left
+}
+
+/// The processes of `tasks` still running (not yet ended), kept traced: what a keeper
+/// takes over (see [`keep`]). What is already under way is let happen first, briefly (a
+/// stop signal sent just before the end stops its process), so that each is reported as
+/// it will be.
+fn still_running(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
+    let until = Instant::now() + SETTLE;
+    let mut quiet_since = Instant::now();
+    while Instant::now() < until && quiet_since.elapsed() < Duration::from_millis(20) {
+        let mut status = 0;
+        match wait_any(&mut status, true) {
+            None => continue,
+            Some(Ok(tid)) if tid > 0 => {
+                quiet_since = Instant::now();
+                match pass(tid, status) {
+                    Passed::Ended => {
+                        tasks.remove(&tid);
+                    }
+                    Passed::Stopped(stopped) => tasks.entry(tid).or_default().stopped = stopped,
+                    Passed::Went => {}
+                }
+            }
+            Some(_) => break,
+        }
+    }
+    let mut left: Vec<Left> = Vec::new();
+    for (&tid, task) in tasks.iter() {
+        let Some((pid, stopped)) = running(tid) else {
+            continue;
+        };
+        if let Some(l) = left.iter_mut().find(|l| l.pid == pid) {
+            l.stopped |= stopped || task.stopped;
+            continue;
+        }
+        let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let name = name.strip_suffix(b"\n").unwrap_or(&name);
+        left.push(Left {
+            pid,
+            name: crate::text::lossless(std::ffi::OsStr::from_bytes(name)),
+            stopped: stopped || task.stopped,
+        });
+    }
+    left.sort_by_key(|l| l.pid);
+    left
+}
+
+/// What [`pass`] did with a stop.
+enum Passed {
+    /// The task ended.
+    Ended,
+    /// It is in a group-stop (true: kept until SIGCONT) or was resumed from one (false).
+    Stopped(bool),
+    /// It was resumed.
+    Went,
+}
+
+/// Resumes task `tid` from the stop `status` reports as it would run without a tracer (a
+/// signal delivered, a group-stop kept until SIGCONT), counting nothing.
+fn pass(tid: i32, status: i32) -> Passed {
+    if !libc::WIFSTOPPED(status) {
+        return Passed::Ended;
+    }
+    let sig = libc::WSTOPSIG(status);
+    let event = status >> 16;
+    if event == EVENT_STOP {
+        if stop_signal(sig) {
+            ptrace(libc::PTRACE_LISTEN, tid, 0, 0);
+            return Passed::Stopped(true);
+        }
+        ptrace(libc::PTRACE_CONT, tid, 0, 0);
+        return Passed::Stopped(false);
+    }
+    let deliver = if sig == (libc::SIGTRAP | 0x80) || (sig == libc::SIGTRAP && event != 0) {
+        0
+    } else {
+        sig
+    };
+    ptrace(libc::PTRACE_CONT, tid, 0, deliver as usize);
+    Passed::Went
+}
+
+/// The keeper's loop: every stop of every task still traced is passed ([`pass`]) until no
+/// traced task (and no child) is left.
+pub fn keep() {
+    loop {
+        let mut status = 0;
+        match wait_any(&mut status, false) {
+            None => continue,
+            Some(Ok(tid)) => {
+                pass(tid, status);
+            }
+            Some(Err(_)) => return,
+        }
+    }
 }

@@ -41,10 +41,22 @@ fn header(out: &mut String, r: &TraceReport) {
     let status = match (r.exit_code, r.signal) {
         (Some(c), _) => format!("exit {c}"),
         (None, Some(s)) => format!("killed by signal {s}"),
-        _ => format!(
-            "not ended (it did not end within {} of the signal passed on to it; it runs on, untraced)",
-            format_seconds(crate::trace::sys::GRACE.as_secs_f64())
-        ),
+        _ => {
+            let grace = crate::trace::sys::GRACE.as_secs_f64();
+            let waited = r.waited_seconds.unwrap_or(grace);
+            format!(
+                "not ended (it did not end within {} of the signal passed on to it{}; it runs on, not counted)",
+                format_seconds(waited),
+                if waited < grace {
+                    format!(
+                        ", when a second signal cut the wait of {} short",
+                        format_seconds(grace)
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        }
     };
     let command: Vec<String> = r.command.iter().map(|a| printable(a)).collect();
     line(out, "trace", command.join(" "));
@@ -563,13 +575,15 @@ fn leftovers(out: &mut String, r: &TraceReport) {
             out,
             "left",
             format!(
-                "{} process(es) were still running when {when} ({}): they run on, untraced; their later I/O is not counted{}",
+                "{} process(es) were still running when {when} ({}): {}",
                 r.still_running.len(),
                 names.join(", "),
-                if r.stops.as_deref() == Some(crate::cmd::trace::STOPS_FILTERED) {
-                    "; they keep the seccomp filter --seccomp installed, so with no tracer the calls it counts (read, write, open…) now fail with ENOSYS in them: trace without --seccomp a command that leaves processes working".to_string()
-                } else {
-                    String::new()
+                match r.kept_by {
+                    Some(keeper) => format!(
+                        "they run on, not counted; ioscope stays behind them in the background (pid {keeper}), counting nothing, to let their calls through the seccomp filter (which cannot be removed) until they end"
+                    ),
+                    None if r.stops.as_deref() == Some(crate::cmd::trace::STOPS_FILTERED) => "they run on, untraced; their later I/O is not counted; they keep the seccomp filter, so with no tracer the calls it counts (read, write, open…) now fail with ENOSYS in them: trace with --every-call a command that leaves processes working".to_string(),
+                    None => "they run on, untraced; their later I/O is not counted".to_string(),
                 }
             ),
         );
@@ -599,7 +613,7 @@ fn leftovers(out: &mut String, r: &TraceReport) {
         (Some(_), _) if filtered => line(
             out,
             "stops",
-            "only at the calls counted (--seccomp): a seccomp-bpf filter in the kernel stopped the program there and let its other calls run at full speed",
+            "only at the calls counted: a seccomp-bpf filter in the kernel stopped the program there and let its other calls run at full speed (--every-call stops at every call)",
         ),
         (Some(_), why) => line(
             out,
