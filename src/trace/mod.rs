@@ -8,6 +8,7 @@ pub mod claims;
 pub mod clock;
 pub mod errno;
 pub mod filter;
+pub mod i386;
 pub mod order;
 pub mod sizes;
 pub mod sys;

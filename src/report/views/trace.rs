@@ -574,6 +574,9 @@ fn leftovers(out: &mut String, r: &TraceReport) {
             ),
         );
     }
+    if let Some(s) = crate::trace::i386::Seen::counted_sentence(r.calls_32bit) {
+        line(out, "32-bit", s);
+    }
     for u in &r.unseen {
         line(out, "unseen", printable(u));
     }
