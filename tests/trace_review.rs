@@ -416,3 +416,192 @@ fn the_kernel_does_not_agree_when_it_counted_writes_the_trace_saw_none_of() {
     r.totals.insert("copy_file_range".into(), write);
     assert_eq!(r.kernel_agrees(), Some(true));
 }
+
+mod claims {
+    //! libaio figures against the requests submitted through io_submit; figures whose
+    //! bytes no file carried are said to be unseen, not set against other files' reads.
+
+    use ioscope::measure::external::{ClaimedFigure, Moves, ToolClaim};
+    use ioscope::report::views::trace::claim_figure;
+    use ioscope::trace::claims::{Covers, Reason, Verdict, check};
+    use ioscope::trace::tally::FileStats;
+
+    const MIB: u64 = 1 << 20;
+
+    /// A file with the given calls: (name, calls, bytes returned, seconds inside).
+    fn file(path: &str, calls: &[(&str, u64, u64, f64)]) -> FileStats {
+        let mut map = serde_json::Map::new();
+        for &(name, n, bytes, seconds) in calls {
+            map.insert(
+                name.into(),
+                serde_json::json!({"calls": n, "errors": 0, "bytes_requested": bytes,
+                    "bytes_returned": bytes, "nanos": (seconds * 1e9) as u64}),
+            );
+        }
+        let moved = |names: &[&str]| -> u64 {
+            calls
+                .iter()
+                .filter(|c| names.contains(&c.0))
+                .map(|c| c.2)
+                .sum()
+        };
+        serde_json::from_value(serde_json::json!({
+            "path": path, "calls": map,
+            "bytes_read": moved(&["read", "pread64", "aio pread"]),
+            "bytes_written": moved(&["write", "pwrite64", "aio pwrite"]),
+            "syncs": 0, "sync_nanos": 0, "seeks": 0,
+            "offsets": {"width": 4096, "counts": vec![0; 32]},
+            "timeline": {"stride": 0, "offsets": [], "seen": 0}
+        }))
+        .unwrap()
+    }
+
+    fn fio(moves: Moves, bytes: u64, seconds: f64) -> ToolClaim {
+        ToolClaim {
+            tool: "fio".into(),
+            bytes_read: 0,
+            bytes_written: 0,
+            seconds,
+            records_in: None,
+            records_out: None,
+            figures: vec![ClaimedFigure {
+                label: "READ, group 0".into(),
+                moves,
+                bytes,
+                record_size: Some(65536),
+                seconds: Some(seconds),
+                said: "bw=".into(),
+            }],
+        }
+    }
+
+    /// fio's start-up: a loader's and a configuration's reads on other files.
+    fn start_up() -> Vec<FileStats> {
+        vec![
+            file(
+                "/usr/lib/libc.so.6",
+                &[("read", 1, 832, 1e-5), ("pread64", 2, 1536, 2e-5)],
+            ),
+            file("/etc/fio.conf", &[("read", 40, 56 * 1024, 4e-4)]),
+        ]
+    }
+
+    #[test]
+    fn a_libaio_read_figure_is_set_against_the_requests_in_flight_not_the_start_up_reads() {
+        let mut files = start_up();
+        files.push(file("/d/data", &[("aio pread", 256, 16 * MIB, 0.020)]));
+        let c = check(&fio(Moves::Read, 16 * MIB, 0.022), &files, None);
+        let f = &c.figures[0];
+        let t = f.traced.as_ref().unwrap();
+        assert_eq!(t.covers, Covers::AioInFlight);
+        assert_eq!((t.bytes, t.calls), (16 * MIB, 256));
+        assert_eq!(t.files, vec!["/d/data".to_string()]);
+        assert_eq!(f.verdict, Verdict::Agree);
+        assert_eq!(c.bytes[0].traced, 16 * MIB);
+        let sentence = claim_figure(f);
+        assert!(sentence.contains("256 libaio request(s)"), "{sentence}");
+        assert!(
+            sentence.contains("from io_submit to io_getevents"),
+            "{sentence}"
+        );
+    }
+
+    #[test]
+    fn a_libaio_figure_slower_than_its_requests_in_flight_is_said_to_be_lower() {
+        // Against the usual story (the claim higher): fio's 100 ms for 16 MiB, its requests
+        // in flight 20 ms.
+        let mut files = start_up();
+        files.push(file("/d/data", &[("aio pread", 256, 16 * MIB, 0.020)]));
+        let c = check(&fio(Moves::Read, 16 * MIB, 0.1), &files, None);
+        assert_eq!(c.figures[0].verdict, Verdict::ClaimLower);
+        assert_eq!(
+            c.figures[0].traced.as_ref().unwrap().covers,
+            Covers::AioInFlight
+        );
+    }
+
+    #[test]
+    fn plain_reads_that_carry_the_bytes_are_still_set_against_their_calls() {
+        let mut files = start_up();
+        files.push(file("/d/data", &[("read", 256, 16 * MIB, 0.020)]));
+        let c = check(&fio(Moves::Read, 16 * MIB, 0.021), &files, None);
+        let t = c.figures[0].traced.as_ref().unwrap();
+        assert_eq!(t.covers, Covers::InsideCalls);
+        assert_eq!((t.bytes, t.calls), (16 * MIB, 256));
+    }
+
+    #[test]
+    fn a_figure_whose_bytes_no_file_carried_is_said_to_be_unseen_and_not_compared() {
+        // fio with io_uring: 16 MiB read, none of it by a system call the trace reads.
+        let c = check(&fio(Moves::Read, 16 * MIB, 0.022), &start_up(), None);
+        let f = &c.figures[0];
+        assert!(f.traced.is_none(), "{f:#?}");
+        assert_eq!(
+            (f.verdict, f.reason, f.ratio),
+            (Verdict::NotTraced, Reason::Unseen, None)
+        );
+        assert_eq!(
+            (c.bytes[0].traced, c.bytes[0].verdict),
+            (0, Verdict::NotTraced)
+        );
+        let sentence = claim_figure(f);
+        assert!(
+            sentence.contains("not seen") && sentence.contains("not compared"),
+            "{sentence}"
+        );
+        // A small figure the same start-up reads could be a real part of is compared.
+        let c = check(&fio(Moves::Read, 64 * 1024, 0.001), &start_up(), None);
+        assert!(c.figures[0].traced.is_some());
+        assert_ne!(c.figures[0].verdict, Verdict::NotTraced);
+    }
+
+    /// The program's path when it is installed (on PATH), else `None` with the reason.
+    fn tool(name: &str) -> Option<std::path::PathBuf> {
+        let found = std::env::var_os("PATH")
+            .into_iter()
+            .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .map(|d| d.join(name))
+            .find(|p| p.is_file());
+        if found.is_none() {
+            eprintln!("skipped: {name} is not installed");
+        }
+        found
+    }
+
+    #[test]
+    fn fio_with_libaio_is_checked_against_what_it_submitted() {
+        let Some(fio) = tool("fio") else { return };
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let data = dir.path().join("f");
+        let name = format!("--filename={}", data.display());
+        let fio = fio.to_str().unwrap();
+        let args = [
+            fio,
+            "--name=x",
+            "--rw=read",
+            "--size=4m",
+            "--bs=64k",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            &name,
+        ];
+        let Some((doc, out)) = super::trace(&[], &args) else {
+            return;
+        };
+        if doc["exit_code"] != 0 || doc["claim_check"].is_null() {
+            eprintln!("skipped: fio's libaio engine did not run here: {out}");
+            return;
+        }
+        let f = &doc["claim_check"]["figures"][0];
+        assert_eq!(f["figure"]["bytes"], 4 << 20, "{doc:#}");
+        assert_eq!(f["traced"]["covers"], "aio_in_flight", "{f:#}");
+        assert_eq!(f["traced"]["bytes"], 4 << 20, "{f:#}");
+        assert_eq!(f["traced"]["calls"], 64, "{f:#}");
+        assert_eq!(
+            f["traced"]["files"],
+            serde_json::json!([data.to_str().unwrap()]),
+            "{f:#}"
+        );
+        assert!(f["traced"]["seconds"].as_f64().unwrap() > 0.0, "{f:#}");
+    }
+}

@@ -273,6 +273,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                 _ => {}
             }
             if let Some(t) = tally.borrow_mut().as_mut() {
+                t.at(now.duration_since(started_at).as_nanos() as u64);
                 // The file a call acts on, looked up before a close forgets it.
                 if let Event::Exit(s) = &event {
                     let file = crate::trace::clock::fd_of(s.call, &s.args)

@@ -245,6 +245,12 @@ pub struct Tally {
     /// libaio requests submitted and not yet completed: (process, iocb address) to the
     /// description and request.
     pub(super) aio_pending: HashMap<(i32, u64), (usize, super::aio::Op)>,
+    /// libaio requests in flight per file and request name: how many, and since when (the
+    /// nanoseconds of [`Tally::at`]) the first of them.
+    pub(super) aio_in_flight: HashMap<(OsString, &'static str), (u64, u64)>,
+    /// The time of the event being taken, in nanoseconds from the start of the trace
+    /// ([`Tally::at`]; 0 where the caller gives none).
+    pub(super) now_nanos: u64,
     /// libaio requests (or io_submit arrays) that could not be read from memory.
     pub aio_unread: u64,
     /// libaio completions whose request was not seen.
@@ -377,6 +383,11 @@ impl Tally {
         })
     }
 
+    /// The path of description `d`.
+    pub(super) fn descriptions_path(&self, d: usize) -> OsString {
+        self.descriptions[d].path.clone()
+    }
+
     pub(super) fn file(&mut self, d: usize) -> &mut FileStats {
         let path = &self.descriptions[d].path;
         if !self.files.contains_key(path) {
@@ -385,6 +396,12 @@ impl Tally {
         self.files
             .get_mut(&self.descriptions[d].path)
             .expect("inserted just above")
+    }
+
+    /// Sets the time of the next event, in nanoseconds from the start of the trace: what
+    /// libaio's requests take in flight is measured with it.
+    pub fn at(&mut self, nanos: u64) {
+        self.now_nanos = nanos;
     }
 
     /// Takes one event of the trace.
