@@ -95,6 +95,14 @@ pub struct TraceReport {
     /// Why the trace stopped at every call, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stops_why: Option<String>,
+    /// System calls made through the 32-bit ABI (int 0x80) and counted as their 64-bit
+    /// equivalents (those not counted are named in `unseen`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls_32bit: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// [`TraceReport::stops`] when the seccomp filter chose the stops.
@@ -142,11 +150,16 @@ impl TraceReport {
                 .map(|s| s.calls.saturating_sub(s.errors))
                 .sum()
         };
+        // Write calls the kernel counted where the trace saw none that it counts as one
+        // (sendfile and copy_file_range are in syscw too) were not seen: not an agreement.
+        // (Reads have no such test: execve's own reads of the program are in syscr.)
+        let writes_seen = succeeded(WRITES) + succeeded(&["sendfile", "copy_file_range", "splice"]);
         Some(
             io.rchar >= read_bytes
                 && io.wchar >= write_bytes
                 && io.syscr >= succeeded(READS)
-                && io.syscw >= succeeded(WRITES),
+                && io.syscw >= succeeded(WRITES)
+                && !(io.syscw > 0 && writes_seen == 0),
         )
     }
 
@@ -269,6 +282,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                 _ => {}
             }
             if let Some(t) = tally.borrow_mut().as_mut() {
+                t.at(now.duration_since(started_at).as_nanos() as u64);
                 // The file a call acts on, looked up before a close forgets it.
                 if let Event::Exit(s) = &event {
                     let file = crate::trace::clock::fd_of(s.call, &s.args)
@@ -331,6 +345,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         && !finish.left.is_empty()
         && crate::trace::keeper::available())
     .then(crate::trace::keeper::pid);
+    unseen.extend(finish.compat.unseen_sentence());
     children.extend(finish.left.iter().map(|l| l.pid));
     children.sort_unstable();
     children.dedup();
@@ -359,6 +374,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         clock: Some(clock),
         stops: Some(stops.to_string()),
         stops_why,
+        calls_32bit: finish.compat.counted,
     })
 }
 

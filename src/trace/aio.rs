@@ -175,7 +175,10 @@ pub fn peek_string(tid: i32, addr: u64) -> Option<Vec<u8>> {
     None
 }
 
-/// The libaio part of the accounting: requests at io_submit, results at io_getevents.
+/// The libaio part of the accounting: requests at io_submit, results at io_getevents. The
+/// time of a kind of request on a file (its `nanos`) is the time at least one of them was
+/// in flight: from the entry of the io_submit that took the first to the exit of the
+/// io_getevents that collected the last, so requests in flight together count once.
 impl Tally {
     /// io_submit returned `s.ret` requests taken: each iocb is read from memory and counted
     /// on its file like a pread or pwrite (asked bytes, size, offset), its completion
@@ -211,6 +214,14 @@ impl Tally {
                 continue;
             };
             self.aio_pending.insert((pid, at), (d, cb.op));
+            // In flight from the entry of this io_submit.
+            let started = self.now_nanos.saturating_sub(s.nanos);
+            let key = (self.descriptions_path(d), cb.op.name());
+            let flight = self.aio_in_flight.entry(key).or_insert((0, started));
+            if flight.0 == 0 {
+                flight.1 = started;
+            }
+            flight.0 += 1;
             let data = cb.op.reads() || cb.op.writes();
             let file = self.file(d);
             let stats = file.calls.entry(cb.op.name().to_string()).or_default();
@@ -244,8 +255,20 @@ impl Tally {
                 self.aio_unmatched += 1;
                 continue;
             };
+            // Collected by the exit of this io_getevents: when the last request in flight
+            // on the file is, the time since the first one's submission is added.
+            let now = self.now_nanos;
+            let key = (self.descriptions_path(d), op.name());
+            let mut busy = 0;
+            if let Some(flight) = self.aio_in_flight.get_mut(&key) {
+                flight.0 = flight.0.saturating_sub(1);
+                if flight.0 == 0 {
+                    busy = now.saturating_sub(flight.1);
+                }
+            }
             let file = self.file(d);
             let stats = file.calls.entry(op.name().to_string()).or_default();
+            stats.nanos += busy;
             if res < 0 {
                 stats.errors += 1;
                 *stats
@@ -405,6 +428,73 @@ mod tests {
             "{:?}",
             t.unseen()
         );
+    }
+
+    #[test]
+    fn requests_in_flight_together_count_their_time_once_and_idle_gaps_not_at_all() {
+        use crate::trace::sys::{Call, Event, Syscall};
+        use crate::trace::tally::Tally;
+        let mut mem = std::collections::HashMap::new();
+        // Two reads of 4096 (iocbs at 0x200 and 0x300), submitted together (array 0x100)
+        // or one at a time (arrays 0x110 and 0x120); completions at 0x400 (both), 0x500
+        // (the first), 0x600 (the second).
+        let mut both = 0x200u64.to_ne_bytes().to_vec();
+        both.extend(0x300u64.to_ne_bytes());
+        mem.insert(0x100, both);
+        mem.insert(0x110, 0x200u64.to_ne_bytes().to_vec());
+        mem.insert(0x120, 0x300u64.to_ne_bytes().to_vec());
+        mem.insert(0x200, raw_iocb(0, 5, 0x9000, 4096, 0));
+        mem.insert(0x300, raw_iocb(0, 5, 0x9000, 4096, 4096));
+        let event = |at: u64| {
+            let mut e = vec![0u8; EVENT_SIZE];
+            e[8..16].copy_from_slice(&at.to_ne_bytes());
+            e[16..24].copy_from_slice(&4096i64.to_ne_bytes());
+            e
+        };
+        let mut two = event(0x200);
+        two.extend(event(0x300));
+        mem.insert(0x400, two);
+        mem.insert(0x500, event(0x200));
+        mem.insert(0x600, event(0x300));
+        let proc = Memory(mem);
+        // A call that exits at `at` ns after taking 100 ns.
+        let call = |t: &mut Tally, at: u64, call, args: [u64; 6], ret| {
+            t.at(at);
+            t.event(&Event::Enter { tid: 1, call, args }, &proc);
+            let exit = Syscall {
+                tid: 1,
+                call,
+                args,
+                ret,
+                failed: false,
+                nanos: 100,
+            };
+            t.event(&Event::Exit(exit), &proc);
+        };
+        let nanos = |t: &Tally| {
+            let files = t.files();
+            let f = files.iter().find(|f| f.path == "/f/aio").unwrap();
+            (f.calls["aio pread"].nanos, f.bytes_read)
+        };
+        // Together: submitted at 1,000 (entry 900), one collected at 5,000, the other at
+        // 9,000: 8,100 ns in flight, not 4,100 + 8,100.
+        let mut t = Tally::new(1);
+        call(&mut t, 1_000, Call::IoSubmit, [7, 2, 0x100, 0, 0, 0], 2);
+        call(&mut t, 5_000, Call::IoGetevents, [7, 1, 1, 0x500, 0, 0], 1);
+        call(&mut t, 9_000, Call::IoGetevents, [7, 1, 1, 0x600, 0, 0], 1);
+        assert_eq!(nanos(&t), (8_100, 8192));
+        // One at a time with an idle gap between: 1,100 + 1,100, not the 10,100 span.
+        let mut t = Tally::new(1);
+        call(&mut t, 1_000, Call::IoSubmit, [7, 1, 0x110, 0, 0, 0], 1);
+        call(&mut t, 2_000, Call::IoGetevents, [7, 1, 1, 0x500, 0, 0], 1);
+        call(&mut t, 10_000, Call::IoSubmit, [7, 1, 0x120, 0, 0, 0], 1);
+        call(&mut t, 11_000, Call::IoGetevents, [7, 1, 1, 0x600, 0, 0], 1);
+        assert_eq!(nanos(&t), (2_200, 8192));
+        // Both collected by one io_getevents.
+        let mut t = Tally::new(1);
+        call(&mut t, 1_000, Call::IoSubmit, [7, 2, 0x100, 0, 0, 0], 2);
+        call(&mut t, 3_000, Call::IoGetevents, [7, 2, 2, 0x400, 0, 0], 2);
+        assert_eq!(nanos(&t), (2_100, 8192));
     }
 
     #[test]

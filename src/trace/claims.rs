@@ -19,6 +19,17 @@ pub const WRITE_CALLS: &[&str] = &["write", "pwrite64", "writev", "pwritev"];
 /// Calls that push a file's data to its device.
 pub const SYNC_CALLS: &[&str] = &["fsync", "fdatasync", "sync_file_range", "msync"];
 
+/// libaio's read requests (counted from the iocbs io_submit took: see `trace::aio`).
+pub const AIO_READ_CALLS: &[&str] = &["aio pread", "aio preadv"];
+/// libaio's write requests.
+pub const AIO_WRITE_CALLS: &[&str] = &["aio pwrite", "aio pwritev"];
+
+/// A direction's I/O was seen when one file moved at least this share of the bytes its
+/// figures claim; below it, the files the trace saw moving bytes that way are others (the
+/// libraries a loader reads, configuration) and the figures' own bytes moved where ptrace
+/// does not see (io_uring, a mapping): 1%.
+pub const SEEN_SHARE: f64 = 0.01;
+
 /// A file carries a direction's bytes when it moved at least this share of all the bytes
 /// traced that way (the tool's data files, not its output pipe or the files it read to
 /// start): 1%.
@@ -32,6 +43,10 @@ pub enum Covers {
     InsideCalls,
     /// The program's own timed region (between its clock reads around the I/O).
     TimedRegion,
+    /// The time libaio requests of the figure's direction were in flight on the data files
+    /// (from io_submit to the io_getevents that collected them): the tool's I/O went
+    /// through libaio.
+    AioInFlight,
 }
 
 /// What the trace saw of one direction on the files that carried it.
@@ -182,6 +197,7 @@ pub struct ClaimCheck {
 }
 
 /// The traced figures of one direction on the files that carried it.
+#[derive(Default)]
 struct Side {
     bytes: u64,
     calls: u64,
@@ -189,6 +205,24 @@ struct Side {
     files: Vec<String>,
     sync: (u64, f64),
     close: (u64, f64),
+    /// The bytes of the file that moved the most.
+    busiest: u64,
+    /// Whether these are libaio requests.
+    aio: bool,
+}
+
+/// A direction's side: its libaio requests where the tool's I/O went through libaio (the
+/// plain reads beside them are its start-up's), else its plain calls.
+fn side_of(files: &[FileStats], plain: &[&str], aio: &[&str]) -> Side {
+    let requests = side(files, aio);
+    if requests.bytes > 0 {
+        Side {
+            aio: true,
+            ..requests
+        }
+    } else {
+        side(files, plain)
+    }
 }
 
 fn side(files: &[FileStats], names: &[&str]) -> Side {
@@ -222,6 +256,8 @@ fn side(files: &[FileStats], names: &[&str]) -> Side {
     };
     let add = |a: (u64, f64), b: (u64, f64)| (a.0 + b.0, a.1 + b.1);
     Side {
+        busiest: data.first().map_or(0, |f| moved(f).0),
+        aio: false,
         bytes: data.iter().map(|f| moved(f).0).sum(),
         calls: data.iter().map(|f| moved(f).1).sum(),
         seconds: data.iter().map(|f| moved(f).2).sum::<u64>() as f64 / 1e9,
@@ -233,12 +269,19 @@ fn side(files: &[FileStats], names: &[&str]) -> Side {
 
 /// The traced figure a figure moving `moves` is compared with.
 fn traced_for(moves: Moves, read: &Side, write: &Side) -> Option<Traced> {
+    let covers = |s: &Side| {
+        if s.aio {
+            Covers::AioInFlight
+        } else {
+            Covers::InsideCalls
+        }
+    };
     let one = |s: &Side, m: Moves| Traced {
         moves: m,
         bytes: s.bytes,
         calls: s.calls,
         seconds: s.seconds,
-        covers: Covers::InsideCalls,
+        covers: covers(s),
         files: s.files.clone(),
     };
     match moves {
@@ -262,7 +305,11 @@ fn traced_for(moves: Moves, read: &Side, write: &Side) -> Option<Traced> {
                 bytes,
                 calls: read.calls + write.calls,
                 seconds,
-                covers: Covers::InsideCalls,
+                covers: if read.aio || write.aio {
+                    Covers::AioInFlight
+                } else {
+                    Covers::InsideCalls
+                },
                 files,
             })
         }
@@ -297,17 +344,34 @@ fn placement(calls: u64, claimed: f64, inside: f64, extra: f64) -> Placement {
 /// the files that carried that direction's bytes. `overhead_ns` is tracing's measured cost
 /// per call, where known.
 pub fn check(claim: &ToolClaim, files: &[FileStats], overhead_ns: Option<f64>) -> ClaimCheck {
-    let read = side(files, READ_CALLS);
-    let write = side(files, WRITE_CALLS);
     let moves_way = |f: &ClaimedFigure, way: Moves| f.moves == way || f.moves == Moves::Both;
-    let mut bytes = Vec::new();
-    for (way, s) in [(Moves::Read, &read), (Moves::Write, &write)] {
-        let claimed: u64 = claim
+    let claimed_bytes = |way: Moves| -> u64 {
+        claim
             .figures
             .iter()
             .filter(|f| moves_way(f, way) && f.seconds.is_some())
             .map(|f| f.bytes)
-            .sum();
+            .sum()
+    };
+    // A direction whose figures' bytes no file carried (not even SEEN_SHARE of them) was
+    // not seen: the bytes the trace saw that way are other files', and the figures are not
+    // set against them.
+    let seen = |s: Side, way: Moves| {
+        if (s.busiest as f64) < SEEN_SHARE * claimed_bytes(way) as f64 {
+            Side::default()
+        } else {
+            s
+        }
+    };
+    let read = seen(side_of(files, READ_CALLS, AIO_READ_CALLS), Moves::Read);
+    let write = seen(side_of(files, WRITE_CALLS, AIO_WRITE_CALLS), Moves::Write);
+    let unseen_way = |way: Moves| {
+        let s = if way == Moves::Read { &read } else { &write };
+        s.bytes == 0 && claimed_bytes(way) > 0
+    };
+    let mut bytes = Vec::new();
+    for (way, s) in [(Moves::Read, &read), (Moves::Write, &write)] {
+        let claimed = claimed_bytes(way);
         if claimed > 0 || (s.bytes > 0 && claim.figures.iter().any(|f| moves_way(f, way))) {
             let v = if s.bytes == 0 {
                 Verdict::NotTraced
@@ -413,6 +477,15 @@ pub fn check(claim: &ToolClaim, files: &[FileStats], overhead_ns: Option<f64>) -
                     (_, None) => Verdict::NoFigure,
                     _ => Verdict::NotTraced,
                 };
+                // Its bytes moved, but not where the trace sees.
+                let unseen = match f.moves {
+                    Moves::Read | Moves::Write => unseen_way(f.moves),
+                    Moves::Both => unseen_way(Moves::Read) || unseen_way(Moves::Write),
+                    Moves::Neither => false,
+                };
+                if out.verdict == Verdict::NotTraced && f.bytes > 0 && unseen {
+                    out.reason = Reason::Unseen;
+                }
                 return out;
             };
             let (v, r) = relation(claimed, t.bytes_per_second());

@@ -43,19 +43,20 @@ pub fn refusal() -> Option<String> {
 /// Highest system-call number looked at when building the list.
 const MAX_NR: u64 = 1024;
 
-/// The audit architecture of this target's native system calls (others are let through).
+/// The audit architecture of this target's native system calls (calls of another, such as
+/// i386's `int 0x80`, always stop: their numbers are not those of the list).
 #[cfg(target_arch = "x86_64")]
-const ARCH: u32 = 0xc000_003e;
+pub const ARCH: u32 = 0xc000_003e;
 #[cfg(target_arch = "aarch64")]
-const ARCH: u32 = 0xc000_00b7;
+pub const ARCH: u32 = 0xc000_00b7;
 #[cfg(target_arch = "riscv64")]
-const ARCH: u32 = 0xc000_00f3;
+pub const ARCH: u32 = 0xc000_00f3;
 #[cfg(not(any(
     target_arch = "x86_64",
     target_arch = "aarch64",
     target_arch = "riscv64"
 )))]
-const ARCH: u32 = 0;
+pub const ARCH: u32 = 0;
 
 const BPF_LD_W_ABS: u16 = 0x20;
 const BPF_JEQ_K: u16 = 0x15;
@@ -81,15 +82,17 @@ pub fn traced_numbers() -> Vec<u32> {
         .collect()
 }
 
-/// The BPF program: not this architecture → allow; a traced number → trace; else allow.
+/// The BPF program: not this architecture → trace (an i386 call's number means another
+/// call: the tracer reads it in its own ABI, counts it or names it as not counted); a
+/// traced number → trace; else allow.
 pub fn program(numbers: &[u32]) -> Vec<libc::sock_filter> {
     let n = numbers.len();
     assert!(n < 250, "a BPF jump reaches at most 255 instructions");
     let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
     let mut p = vec![
         op(BPF_LD_W_ABS, 0, 0, ARCH_AT),
-        // Not ours: jump past the list and the load to `allow`.
-        op(BPF_JEQ_K, 0, (n + 1) as u8, ARCH),
+        // Not ours: jump past the load, the list and `allow`, to `trace`.
+        op(BPF_JEQ_K, 0, (n + 2) as u8, ARCH),
         op(BPF_LD_W_ABS, 0, 0, NR_AT),
     ];
     for (i, &nr) in numbers.iter().enumerate() {
@@ -225,17 +228,22 @@ mod tests {
     }
 
     #[test]
-    fn the_program_traces_listed_numbers_and_allows_the_rest_and_other_architectures() {
+    fn the_program_traces_listed_numbers_and_other_architectures_and_allows_the_rest() {
         let list = traced_numbers();
         let p = program(&list);
         for &nr in &list {
             assert_eq!(run(&p, ARCH, nr), libc::SECCOMP_RET_TRACE, "{nr}");
-            assert_eq!(run(&p, ARCH ^ 1, nr), libc::SECCOMP_RET_ALLOW, "{nr}");
+            assert_eq!(run(&p, ARCH ^ 1, nr), libc::SECCOMP_RET_TRACE, "{nr}");
         }
         assert_eq!(
             run(&p, ARCH, libc::SYS_getpid as u32),
             libc::SECCOMP_RET_ALLOW
         );
         assert_eq!(run(&p, ARCH, 100_000), libc::SECCOMP_RET_ALLOW);
+        // Another architecture's calls (i386's int 0x80) all stop, counted or not.
+        assert_eq!(
+            run(&p, 0x4000_0003, libc::SYS_getpid as u32),
+            libc::SECCOMP_RET_TRACE
+        );
     }
 }

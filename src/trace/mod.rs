@@ -9,6 +9,7 @@ pub mod clock;
 pub mod errno;
 pub mod filter;
 pub mod keeper;
+pub mod i386;
 pub mod order;
 pub mod sizes;
 pub mod sys;

@@ -87,6 +87,8 @@ pub enum Call {
     IoSubmit,
     /// libaio's `io_getevents` and `io_pgetevents` (completions).
     IoGetevents,
+    /// `close_range`: closes (or marks close-on-exec) every descriptor in a range.
+    CloseRange,
 }
 
 /// `io_pgetevents` (libc has no constant for it).
@@ -139,6 +141,7 @@ impl Call {
             SYS_dup2 => Self::Dup2,
             SYS_dup3 => Self::Dup3,
             SYS_fcntl => Self::Fcntl,
+            SYS_close_range => Self::CloseRange,
             SYS_clock_gettime => Self::ClockGettime,
             SYS_gettimeofday => Self::Gettimeofday,
             #[cfg(target_arch = "x86_64")]
@@ -186,6 +189,7 @@ impl Call {
             Self::Syncfs => "syncfs",
             Self::IoSubmit => "io_submit",
             Self::IoGetevents => "io_getevents",
+            Self::CloseRange => "close_range",
         }
     }
 }
@@ -267,6 +271,8 @@ pub struct Finish {
     /// When a signal came and the command did not end: how long the trace waited for it
     /// ([`GRACE`], or less when a second signal cut the wait short).
     pub waited: Option<Duration>,
+    /// The system calls made through the 32-bit ABI: counted, or named as not counted.
+    pub compat: super::i386::Seen,
 }
 
 /// A process still running when the command's first process ended.
@@ -313,7 +319,7 @@ struct SyscallInfo {
     op: u8,
     _pad: u8,
     _flags: u16,
-    _arch: u32,
+    arch: u32,
     _ip: u64,
     _sp: u64,
     /// entry: nr, args[6]; exit: rval, is_error; seccomp: nr, args[6], ret_data.
@@ -528,6 +534,7 @@ fn follow(
         refused.unwrap_or_else(|| "the kernel refused the seccomp filter".to_string()),
     );
     let mut filtered = false;
+    let mut compat = super::i386::Seen::default();
     let mut tasks: HashMap<i32, Task> = HashMap::new();
     tasks.insert(leader, Task::default());
     let mut ended = None;
@@ -613,22 +620,33 @@ fn follow(
                 // filter's mode is known), the seccomp stop follows the entry stop of the
                 // same call, which has been taken already.
                 op if op == INFO_ENTRY || (op == INFO_SECCOMP && task.inside.is_none()) => {
-                    let mut args = [0u64; 6];
-                    args.copy_from_slice(&info.data[1..7]);
-                    task.inside = Call::of(info.data[0]).map(|call| {
+                    let mut raw = [0u64; 6];
+                    raw.copy_from_slice(&info.data[1..7]);
+                    // A 32-bit call (int 0x80) is read in its own ABI, never as the 64-bit
+                    // call of the same number.
+                    let native = super::filter::ARCH;
+                    let entered =
+                        super::i386::entered(info.arch, native, info.data[0], raw, &mut compat);
+                    task.inside = entered.map(|(call, args)| {
                         sink(Event::Enter { tid, call, args });
                         (call, args, Instant::now())
                     });
                 }
                 INFO_EXIT => {
                     if let Some((call, args, since)) = task.inside.take() {
-                        let ret = info.data[0] as i64;
+                        let failed = info.data[1] & 0xff != 0;
+                        let ret = super::i386::result(
+                            info.arch,
+                            super::filter::ARCH,
+                            info.data[0],
+                            failed,
+                        );
                         sink(Event::Exit(Syscall {
                             tid,
                             call,
                             args,
                             ret,
-                            failed: info.data[1] & 0xff != 0,
+                            failed,
                             nanos: since.elapsed().as_nanos() as u64,
                         }));
                     }
@@ -738,6 +756,7 @@ fn follow(
         left,
         stops,
         waited,
+        compat,
     })
 }
 

@@ -245,6 +245,12 @@ pub struct Tally {
     /// libaio requests submitted and not yet completed: (process, iocb address) to the
     /// description and request.
     pub(super) aio_pending: HashMap<(i32, u64), (usize, super::aio::Op)>,
+    /// libaio requests in flight per file and request name: how many, and since when (the
+    /// nanoseconds of [`Tally::at`]) the first of them.
+    pub(super) aio_in_flight: HashMap<(OsString, &'static str), (u64, u64)>,
+    /// The time of the event being taken, in nanoseconds from the start of the trace
+    /// ([`Tally::at`]; 0 where the caller gives none).
+    pub(super) now_nanos: u64,
     /// libaio requests (or io_submit arrays) that could not be read from memory.
     pub aio_unread: u64,
     /// libaio completions whose request was not seen.
@@ -377,6 +383,11 @@ impl Tally {
         })
     }
 
+    /// The path of description `d`.
+    pub(super) fn descriptions_path(&self, d: usize) -> OsString {
+        self.descriptions[d].path.clone()
+    }
+
     pub(super) fn file(&mut self, d: usize) -> &mut FileStats {
         let path = &self.descriptions[d].path;
         if !self.files.contains_key(path) {
@@ -385,6 +396,12 @@ impl Tally {
         self.files
             .get_mut(&self.descriptions[d].path)
             .expect("inserted just above")
+    }
+
+    /// Sets the time of the next event, in nanoseconds from the start of the trace: what
+    /// libaio's requests take in flight is measured with it.
+    pub fn at(&mut self, nanos: u64) {
+        self.now_nanos = nanos;
     }
 
     /// Takes one event of the trace.
@@ -594,6 +611,7 @@ impl Tally {
             Fcntl if ok && (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC) => {
                 self.tables[t].insert(s.ret as i32, d);
             }
+            CloseRange if ok => self.close_range(tid, a),
             // The bytes a copy between descriptors wrote land on the output side.
             Sendfile | CopyFileRange | Splice if ok => {
                 let out = self.tables[t]
@@ -604,6 +622,29 @@ impl Tally {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `close_range(first, last, flags)` succeeded: with CLOSE_RANGE_UNSHARE the task first
+    /// gets a table of its own (a copy; the threads it shared one with keep theirs); then the
+    /// descriptors in the range are closed, or, with CLOSE_RANGE_CLOEXEC, only marked
+    /// close-on-exec: they stay open until the next exec, which starts the table afresh.
+    fn close_range(&mut self, tid: i32, a: [u64; 6]) {
+        const UNSHARE: u64 = 1 << 1;
+        const CLOEXEC: u64 = 1 << 2;
+        let (first, last, flags) = (a[0] as u32, a[1] as u32, a[2]);
+        let mut t = self.table(tid);
+        if flags & UNSHARE != 0 && self.table_of.iter().any(|(&k, &v)| v == t && k != tid) {
+            self.tables.push(self.tables[t].clone());
+            let own = self.tables.len() - 1;
+            if let Some(m) = self.maps.get(&t).cloned() {
+                self.maps.insert(own, m);
+            }
+            self.table_of.insert(tid, own);
+            t = own;
+        }
+        if flags & CLOEXEC == 0 {
+            self.tables[t].retain(|&fd, _| !(first..=last).contains(&(fd as u32)));
         }
     }
 
@@ -768,5 +809,58 @@ mod tests {
         assert_eq!((f.calls["read"].calls, f.calls["read"].errors), (1, 1));
         assert_eq!(f.bytes_read, 0);
         assert_eq!(f.offsets.total(), 0);
+    }
+
+    #[test]
+    fn close_range_forgets_its_range_keeps_cloexec_ones_until_exec_and_unshares_one_thread() {
+        // Fake resolves fd N to "/f/N"; a pipe is made up by naming fd 3 anew after it.
+        let mut t = Tally::new(100);
+        call(&mut t, 100, Call::Read, [3, 0, 1, 0, 0, 0], 1);
+        call(&mut t, 100, Call::Read, [9, 0, 1, 0, 0, 0], 1);
+        // close_range(3, 5, 0): fd 3 is gone, fd 9 is not.
+        call(&mut t, 100, Call::CloseRange, [3, 5, 0, 0, 0, 0], 0);
+        assert!(t.file_of(100, 3).is_none());
+        assert_eq!(t.file_of(100, 9).map(|f| f.0), Some("/f/9".to_string()));
+        // close_range(0, ~0U, CLOSE_RANGE_CLOEXEC): all stay until the exec.
+        call(&mut t, 100, Call::Read, [4, 0, 1, 0, 0, 0], 1);
+        call(
+            &mut t,
+            100,
+            Call::CloseRange,
+            [0, u64::from(u32::MAX), 4, 0, 0, 0],
+            0,
+        );
+        assert!(t.file_of(100, 4).is_some() && t.file_of(100, 9).is_some());
+        t.event(&Event::Exec { tid: 100 }, &Fake);
+        assert!(t.file_of(100, 4).is_none() && t.file_of(100, 9).is_none());
+        // A thread that unshares before closing keeps its sibling's table whole.
+        t.event(
+            &Event::Spawned {
+                parent: 100,
+                child: 101,
+            },
+            &Fake,
+        );
+        call(&mut t, 100, Call::Read, [6, 0, 1, 0, 0, 0], 1);
+        call(&mut t, 101, Call::CloseRange, [6, 6, 2, 0, 0, 0], 0);
+        assert!(
+            t.file_of(101, 6).is_none(),
+            "closed in the thread's own copy"
+        );
+        assert!(
+            t.file_of(100, 6).is_some(),
+            "still open in the table it left"
+        );
+        // A failed close_range closes nothing.
+        call(
+            &mut t,
+            100,
+            Call::CloseRange,
+            [6, 6, 0, 0, 0, 0],
+            -(libc::EINVAL as i64),
+        );
+        assert!(t.file_of(100, 6).is_some());
+        let none = t.files().into_iter().find(|f| f.path == NO_FILE).unwrap();
+        assert_eq!(none.calls["close_range"].calls, 4);
     }
 }

@@ -414,6 +414,15 @@ pub fn claim_figure(f: &FigureCheck) -> String {
         };
     };
     let Some(t) = &f.traced else {
+        if f.reason == Reason::Unseen {
+            return format!(
+                "{head}: {} (said {}): not seen: no file the trace followed had even {:.0}% of its bytes {} (those it saw are other files', a loader's or a configuration's): they moved where ptrace does not see (io_uring, a mapping): not compared",
+                rate(claimed),
+                fig.said,
+                crate::trace::claims::SEEN_SHARE * 100.0,
+                moved(fig.moves)
+            );
+        }
         return format!(
             "{head}: {} (said {}): the trace saw no bytes {} on any file",
             rate(claimed),
@@ -426,6 +435,13 @@ pub fn claim_figure(f: &FigureCheck) -> String {
             "inside {} {} call(s) on {} file(s) ({} in {})",
             group_thousands(t.calls),
             call_kind(t.moves),
+            t.files.len(),
+            format_size(t.bytes),
+            format_seconds(t.seconds)
+        ),
+        Covers::AioInFlight => format!(
+            "over {} libaio request(s) on {} file(s) in flight ({} in {} from io_submit to io_getevents)",
+            group_thousands(t.calls),
             t.files.len(),
             format_size(t.bytes),
             format_seconds(t.seconds)
@@ -587,6 +603,9 @@ fn leftovers(out: &mut String, r: &TraceReport) {
                 }
             ),
         );
+    }
+    if let Some(s) = crate::trace::i386::Seen::counted_sentence(r.calls_32bit) {
+        line(out, "32-bit", s);
     }
     for u in &r.unseen {
         line(out, "unseen", printable(u));
