@@ -39,16 +39,19 @@ done
 echo "bench/trace.sh: $("$IOSCOPE" --version), $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 started=$(date +%s)
-declare -A RC
-part() { # name script env...: runs one part, keeps its exit status
-    local name=$1 script=$2
+declare -A RC SECS
+part() { # number script env...: runs one part, keeps its exit status and time
+    local t=$1 script=$2 s
     shift 2
     echo
+    echo "######## target $t ($script): ${TARGETS[$t]}"
+    s=$(date +%s)
     env "$@" "$script"
-    RC[$name]=$?
+    RC[$t]=$?
+    SECS[$t]=$(($(date +%s) - s))
 }
 echo
-echo "== 1. what a clock read costs under trace (context for part 1)"
+echo "######## what a clock read costs under trace (bench/trace-clock.sh; context for target 1)"
 N=20000 ROUNDS=3 bench/trace-clock.sh || true
 part 1 bench/trace_iozone.sh ROUNDS="${IOZONE_ROUNDS:-3}"
 part 2 bench/trace_count.sh RUNS="${COUNT_RUNS:-3}"
@@ -57,10 +60,6 @@ part 4 bench/trace_overhead.sh ROUNDS="${OVERHEAD_ROUNDS:-7}"
 
 echo
 echo "== targets ($(($(date +%s) - started)) s; load after: $(cut -d' ' -f1-3 /proc/loadavg))"
-TARGETS=([1]="trace shows iozone's write figure leaves fsync out (with -e: includes it); claims checked"
-    [2]="counts equal strace -f -c, failures included (dd, cp, tar, fio x3, bonnie++)"
-    [3]="patterns writes without fsync >= 0.9 x iozone's; reads within noise"
-    [4]="overhead: per call <= 1.0 x strace -f's; mixed slowdown <= 0.5 x strace -f's")
 worst=0
 for t in 1 2 3 4; do
     case ${RC[$t]} in
@@ -68,6 +67,6 @@ for t in 1 2 3 4; do
     1) what=MISSED; ((worst < 1)) && worst=1 ;;
     *) what="could not run (exit ${RC[$t]})"; worst=2 ;;
     esac
-    printf '%s. %-86s %s\n' "$t" "${TARGETS[$t]}" "$what"
+    printf '%s. %-86s %4ss  %s\n' "$t" "${TARGETS[$t]}" "${SECS[$t]}" "$what"
 done
 exit $worst

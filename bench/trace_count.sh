@@ -125,7 +125,7 @@ sys.exit(1 if diff else 0)
 PY
 }
 
-echo "== 2. counts: ioscope trace against strace -f -c, every call both list, failures included"
+echo "== counts: ioscope trace against strace -f -c, every call both list, failures included"
 head -c 4M /dev/urandom >"$WORK/src"
 compare "dd bs=4k conv=fsync" dd if="$WORK/src" of=@D/out bs=4k conv=fsync status=none
 compare "dd if=/nonexistent" dd if=/nonexistent of=/dev/null status=none

@@ -34,7 +34,7 @@ WORK=$(realpath "${DIR:-.}")/.ioscope-bench-trace-iozone-$$
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
-echo "== 1. ioscope trace -- iozone -i 0 -s $SIZE -r $RECORD -f F, without and with -e, $ROUNDS rounds"
+echo "== ioscope trace -- iozone -i 0 -s $SIZE -r $RECORD -f F, without and with -e, $ROUNDS rounds"
 echo "iozone: $("$IOZONE" -v | grep -o 'Revision: [0-9.]*' || echo '?')"
 for ((r = 0; r < ROUNDS; r++)); do
     for e in plain e; do

@@ -65,7 +65,7 @@ RUNNERS=(plain strace strace_bpf ours_seccomp ours_every)
 for shape in loop mixed; do
     for r in "${RUNNERS[@]}"; do : >"$WORK/$shape.$r"; done
 done
-echo "== 4. tracing's cost: a tight loop of $CALLS preads (a), $READS preads each with $OTHER other calls (b); $ROUNDS rounds"
+echo "== tracing's cost: a tight loop of $CALLS preads (a), $READS preads each with $OTHER other calls (b); $ROUNDS rounds"
 for ((i = 0; i < ROUNDS; i++)); do
     n=${#RUNNERS[@]}
     for ((k = 0; k < n; k++)); do
