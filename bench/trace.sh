@@ -40,6 +40,10 @@ echo "bench/trace.sh: $("$IOSCOPE" --version), $(nproc) CPUs, $(uname -r), $(dat
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 started=$(date +%s)
 declare -A RC SECS
+TARGETS=([1]="trace shows iozone's write figure leaves fsync out (with -e: includes it); claims checked"
+    [2]="counts equal strace -f -c, failures included (dd, cp, tar, fio x3, bonnie++)"
+    [3]="patterns writes without fsync >= 0.9 x iozone's; reads within noise"
+    [4]="overhead: per call <= 1.0 x strace -f's; mixed slowdown <= 0.5 x strace -f's")
 part() { # number script env...: runs one part, keeps its exit status and time
     local t=$1 script=$2 s
     shift 2
