@@ -18,7 +18,7 @@
 #   bench/trace.sh                     scratch directories under the current one
 #   DIR=/var/tmp bench/trace.sh        elsewhere (not tmpfs: iozone and patterns write there)
 #   IOSCOPE=/path/to/ioscope IOZONE=/path/to/iozone bench/trace.sh
-# Rounds per part: IOZONE_ROUNDS=3 COUNT_RUNS=3 PATTERNS_ROUNDS=15 PATTERNS_SIZE=256m
+# Rounds per part: IOZONE_ROUNDS=3 COUNT_RUNS=3 PATTERNS_ROUNDS=25 PATTERNS_SIZE=256m
 # OVERHEAD_ROUNDS=7. Exits 1 when a target is missed, 2 when a part could not run.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -59,7 +59,7 @@ echo "######## what a clock read costs under trace (bench/trace-clock.sh; contex
 N=20000 ROUNDS=3 bench/trace-clock.sh || true
 part 1 bench/trace_iozone.sh ROUNDS="${IOZONE_ROUNDS:-3}"
 part 2 bench/trace_count.sh RUNS="${COUNT_RUNS:-3}"
-part 3 bench/patterns_vs_iozone.sh ROUNDS="${PATTERNS_ROUNDS:-15}" SIZE="${PATTERNS_SIZE:-256m}"
+part 3 bench/patterns_vs_iozone.sh ROUNDS="${PATTERNS_ROUNDS:-25}" SIZE="${PATTERNS_SIZE:-256m}"
 part 4 bench/trace_overhead.sh ROUNDS="${OVERHEAD_ROUNDS:-7}"
 
 echo
