@@ -19,7 +19,7 @@
 #   DIR=/var/tmp bench/trace.sh        elsewhere (not tmpfs: iozone and patterns write there)
 #   IOSCOPE=/path/to/ioscope IOZONE=/path/to/iozone bench/trace.sh
 # Rounds per part: IOZONE_ROUNDS=3 COUNT_RUNS=3 PATTERNS_ROUNDS=25 PATTERNS_SIZE=256m
-# OVERHEAD_ROUNDS=7. Exits 1 when a target is missed, 2 when a part could not run.
+# OVERHEAD_ROUNDS=11. Exits 1 when a target is missed, 2 when a part could not run.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${IOSCOPE:-}" ]; then
@@ -60,7 +60,7 @@ N=20000 ROUNDS=3 bench/trace-clock.sh || true
 part 1 bench/trace_iozone.sh ROUNDS="${IOZONE_ROUNDS:-3}"
 part 2 bench/trace_count.sh RUNS="${COUNT_RUNS:-3}"
 part 3 bench/patterns_vs_iozone.sh ROUNDS="${PATTERNS_ROUNDS:-25}" SIZE="${PATTERNS_SIZE:-256m}"
-part 4 bench/trace_overhead.sh ROUNDS="${OVERHEAD_ROUNDS:-7}"
+part 4 bench/trace_overhead.sh ROUNDS="${OVERHEAD_ROUNDS:-11}"
 
 echo
 echo "== targets ($(($(date +%s) - started)) s; load after: $(cut -d' ' -f1-3 /proc/loadavg))"
