@@ -16,42 +16,24 @@
 #   - reads (warm for both): patterns' read, reread, random read against iozone's; they
 #     must stay within noise (within 10%, or rounds that overlap).
 #
-# iozone is not in Debian. The script uses IOZONE, else `iozone` on PATH, else
-# $TOOLS/bin/iozone (TOOLS=/work/tools), else builds it from a checkout of its public
-# source (github.com/luchachen/iozone, 3.471) in $TOOLS/src/iozone — cloned there when
-# missing — with `make linux-AMD64 CC="cc -fcommon"`, outside this repository.
+# iozone is not in Debian: bench/iozone.sh finds it (IOZONE, PATH, $TOOLS/bin) or builds it
+# from its public source (github.com/luchachen/iozone) outside this repository.
+# bench/trace.sh runs this script as its third part.
 #
 #   bench/patterns_vs_iozone.sh                      in a scratch directory under the current one
 #   DIR=/mnt/x SIZE=256m RECORD=64k ROUNDS=5 bench/patterns_vs_iozone.sh
 #   IOSCOPE=/path/to/ioscope OLD=/path/to/old/ioscope bench/patterns_vs_iozone.sh
-# Exits 1 when the write target is missed, 2 when it cannot run.
+# Exits 1 when the write target is missed or a read is outside noise, 2 when it cannot run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${SIZE:-256m}
 RECORD=${RECORD:-64k}
 ROUNDS=${ROUNDS:-11}
-TOOLS=${TOOLS:-/work/tools}
 command -v python3 >/dev/null || { echo "bench/patterns_vs_iozone.sh: needs python3" >&2; exit 2; }
 
-if [ -z "${IOZONE:-}" ]; then
-    if command -v iozone >/dev/null; then
-        IOZONE=$(command -v iozone)
-    elif [ -x "$TOOLS/bin/iozone" ]; then
-        IOZONE=$TOOLS/bin/iozone
-    else
-        SRC=$TOOLS/src/iozone
-        if [ ! -f "$SRC/iozone.c" ]; then
-            mkdir -p "$TOOLS/src"
-            git clone --depth 1 https://github.com/luchachen/iozone "$SRC" ||
-                { echo "bench/patterns_vs_iozone.sh: no iozone, and its source could not be fetched into $SRC" >&2; exit 2; }
-        fi
-        (cd "$SRC" && make linux-AMD64 CC="cc -fcommon" >/dev/null) ||
-            { echo "bench/patterns_vs_iozone.sh: building iozone in $SRC failed" >&2; exit 2; }
-        mkdir -p "$TOOLS/bin"
-        cp "$SRC/iozone" "$TOOLS/bin/iozone"
-        IOZONE=$TOOLS/bin/iozone
-    fi
-fi
+# shellcheck source=bench/iozone.sh
+. bench/iozone.sh
+find_iozone
 if [ -n "${IOSCOPE:-}" ]; then
     B=$IOSCOPE
 else
@@ -155,6 +137,7 @@ def row(test, what, theirs, key, target=None, noise=False):
         line += f"   target >= {target}: {'ok' if ok else 'MISSED'}"
     if noise:
         within = abs(ratio - 1) <= 0.10 or (n[1] <= t[2] and t[1] <= n[2])
+        missed |= not within
         line += f"   {'within noise' if within else 'OUTSIDE noise'}"
     print(line)
 for t in WRITES:

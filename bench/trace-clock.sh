@@ -2,12 +2,11 @@
 # bench/trace-clock.sh — issue 24, items 1-2: what a clock read costs when `trace` hides the
 # vDSO, side by side in one run: bench/clockloop.c (N clock_gettime calls, timing itself)
 # plain, under `ioscope trace` (vDSO hidden, the default) and under `ioscope trace --vdso
-# keep`, alternating, ROUNDS rounds; the median ns per clock read of each. Then iozone's
-# write test under trace, without and with -e, where iozone is found (IOZONE=path): its
-# write figure against the region trace found, and whether the fsync was inside.
+# keep`, alternating, ROUNDS rounds; the median ns per clock read of each. What the hidden
+# vDSO shows (iozone's timed regions) is bench/trace_iozone.sh; bench/trace.sh runs both.
 #
 #   bench/trace-clock.sh
-#   N=200000 ROUNDS=7 IOZONE=/work/tools/bin/iozone DIR=/mnt/x bench/trace-clock.sh
+#   N=200000 ROUNDS=7 DIR=/mnt/x bench/trace-clock.sh
 # Exits 2 when it cannot run (no cc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,14 +35,3 @@ echo "clock_gettime, ns per call (median of $ROUNDS, $N calls each; $(nproc) CPU
 printf '  %-34s %10s\n' "plain (vDSO)" "$(median <"$WORK/plain")"
 printf '  %-34s %10s\n' "ioscope trace --vdso keep" "$(median <"$WORK/keep")"
 printf '  %-34s %10s\n' "ioscope trace (vDSO hidden)" "$(median <"$WORK/hide")"
-IOZONE=${IOZONE:-$(command -v iozone || true)}
-if [ -z "$IOZONE" ]; then
-    echo "iozone: skipped (not found; set IOZONE=path)"
-    exit 0
-fi
-for e in "" "-e"; do
-    (cd "$WORK" && "$B" trace -- "$IOZONE" -i 0 -s 64m -r 64k $e -f F >out 2>&1) || true
-    kb=$(awk '$1 == 65536 && $2 == 64 {print $3}' "$WORK/out")
-    echo "iozone -i 0 -s 64m -r 64k ${e:-(no -e)}: iozone says write $((kb / 1024)) MiB/s"
-    grep -E '^region' "$WORK/out" | grep '1,024 write()' | head -1 | sed 's/^/  /'
-done
