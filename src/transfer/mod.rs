@@ -127,6 +127,7 @@ fn listening_at(path: &Path) -> std::io::Result<UnixListener> {
     if tmp.as_os_str().len() > UNIX_PATH_MAX {
         return UnixListener::bind(path);
     }
+    remove_stale_temporaries(dir, name);
     let listener = UnixListener::bind(&tmp)?;
     let (from, to) = (
         std::ffi::CString::new(tmp.as_os_str().as_bytes())?,
@@ -152,6 +153,43 @@ fn listening_at(path: &Path) -> std::io::Result<UnixListener> {
         Some(libc::EEXIST) => Err(std::io::Error::from_raw_os_error(libc::EADDRINUSE)),
         Some(libc::EINVAL | libc::ENOSYS) => UnixListener::bind(path),
         _ => Err(err),
+    }
+}
+
+/// Removes the temporary sockets of [`listening_at`] for `name` in `dir` left by receivers
+/// that no longer run (killed between bind and rename: SIGKILL leaves no way to clean up).
+/// Only sockets named `.NAME.PID.listening` whose PID is gone are removed.
+fn remove_stale_temporaries(dir: &Path, name: &std::ffi::OsStr) {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::FileTypeExt;
+    let mut prefix = b".".to_vec();
+    prefix.extend_from_slice(name.as_bytes());
+    prefix.push(b'.');
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .as_bytes()
+            .strip_prefix(prefix.as_slice())
+            .and_then(|rest| rest.strip_suffix(b".listening"))
+            .and_then(|pid| std::str::from_utf8(pid).ok())
+            .and_then(|pid| pid.parse::<i32>().ok())
+            .filter(|&pid| pid > 0)
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone && entry.file_type().is_ok_and(|t| t.is_socket()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 
@@ -1124,5 +1162,32 @@ fn refuse_busy(conn: &dyn Conn, max: usize) {
                 break;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_temporary_socket_left_by_a_receiver_that_is_gone_is_removed_and_others_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid that no process has (above the kernel's maximum).
+        let gone = dir.path().join(".r.sock.2147483646.listening");
+        let _left = UnixListener::bind(&gone).unwrap();
+        // A live process's temporary (init's), a regular file of the same shape, another
+        // socket's.
+        let live = dir.path().join(".r.sock.1.listening");
+        let _live = UnixListener::bind(&live).unwrap();
+        let plain = dir.path().join(".r.sock.2147483645.listening");
+        std::fs::write(&plain, b"not a socket").unwrap();
+        let other = dir.path().join(".q.sock.2147483646.listening");
+        let _other = UnixListener::bind(&other).unwrap();
+        let at = dir.path().join("r.sock");
+        let listener = listening_at(&at).unwrap();
+        assert!(!gone.exists(), "the dead receiver's temporary is removed");
+        assert!(live.exists() && plain.exists() && other.exists());
+        assert!(at.exists());
+        drop(listener);
     }
 }
