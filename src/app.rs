@@ -280,12 +280,19 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
     let progress = crate::cmd::harness::NoProgress;
     let harness = Harness::system(&progress);
     match cmd::mpi::execute(&options, &world, &harness) {
-        Ok(Some(result)) => finish(
-            &result,
-            &ExportOptions::json_only(options.json),
-            &Exports::default(),
-            &options.dir,
-        ),
+        Ok(Some(result)) => {
+            let kind = finish(
+                &result,
+                &ExportOptions::json_only(options.json),
+                &Exports::default(),
+                &options.dir,
+            );
+            // A phase that failed after others' results: its ranks' errors, as without them.
+            for line in result.failed.iter().flat_map(|f| &f.errors) {
+                report::error_line(line);
+            }
+            kind
+        }
         Ok(None) => Ok(ExitKind::Success),
         Err(e) => match e.downcast_ref::<RanksFailed>() {
             Some(failed) => {

@@ -221,9 +221,13 @@ const REPORT: &str = concat!(
 const MPI: &str = concat!(
     "Examples:\n",
     "  mpirun -np 4 ioscope mpi both /shared/scratch --layout shared-strided\n",
-    "      four ranks write one shared file, each reads its neighbour's blocks\n",
+    "      four ranks write one shared file, each reads another rank's blocks\n",
     "  mpirun -np 2 ioscope mpi write /nfs/dir --size 1g --json\n",
-    "      a file per rank, 1 GiB each, aggregated as JSON",
+    "      a file per rank, 1 GiB each, aggregated as JSON\n",
+    "  mpirun -np 2 ioscope mpi write /nfs/dir --keep --seed 7\n",
+    "      write and keep the files; it prints their name\n",
+    "  mpirun -np 2 ioscope mpi read /nfs/dir --existing .ioscope-mpi-1234 --seed 7\n",
+    "      read them back, verified, without writing first",
 );
 const COMPLETIONS: &str = concat!(
     "Examples:\n",
@@ -804,9 +808,18 @@ pub struct MpiArgs {
     /// Seed for the written data (default: a fresh one, chosen by rank 0).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Keep the files after a successful run.
+    /// Keep the files after a successful run (their names and the seed are printed).
     #[arg(long)]
     pub keep: bool,
+    /// Repeats after the first overwrite the files in place (IOR's -E) instead of writing
+    /// each repeat into emptied files (IOR's default).
+    #[arg(long)]
+    pub reuse_files: bool,
+    /// `read` only: read back the files an earlier `--keep` left, named NAME (DIR/NAME-R
+    /// per rank, DIR/NAME shared), without writing first; needs the --seed they were
+    /// written with, and the same --layout, --size and number of ranks.
+    #[arg(long, value_name = "NAME")]
+    pub existing: Option<String>,
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,

@@ -827,6 +827,10 @@ pub struct MpiOptions {
     pub seed: Option<u64>,
     /// Keep the files after a successful run.
     pub keep: bool,
+    /// Repeats after the first overwrite the files in place (IOR's -E).
+    pub reuse_files: bool,
+    /// Read the files an earlier `--keep` left under this name, without writing.
+    pub existing: Option<String>,
     /// Free space to keep.
     pub min_free: Option<u64>,
     /// JSON output.
@@ -848,6 +852,24 @@ impl MpiOptions {
         if !(1..=1000).contains(&args.repeat) {
             return Err(input(format!("{what}: --repeat must be 1 to 1000")));
         }
+        if let Some(name) = &args.existing {
+            if args.phases != Phases::Read {
+                return Err(input(format!(
+                    "{what}: --existing reads files back: use it with `mpi read`, not `mpi {}`",
+                    args.phases.name()
+                )));
+            }
+            if args.seed.is_none() {
+                return Err(input(format!(
+                    "{what}: --existing {name}: give the --seed the files were written with (printed by the run that kept them)"
+                )));
+            }
+            if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+                return Err(input(format!(
+                    "{what}: --existing {name:?}: a file name in DIR, without '/'"
+                )));
+            }
+        }
         Ok(Self {
             dir: args.dir.clone(),
             phases: args.phases,
@@ -858,6 +880,8 @@ impl MpiOptions {
             cache: cache_state(args.cache),
             seed: args.seed,
             keep: args.keep,
+            reuse_files: args.reuse_files,
+            existing: args.existing.clone(),
             min_free: min_free(args.min_free.as_deref(), &what)?,
             json: args.json,
         })

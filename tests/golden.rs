@@ -40,6 +40,11 @@ const FIXTURES: &[(&str, &[&str])] = &[
     // A real run of 2 ranks (`mpirun -np 2 ioscope mpi both DIR --size 4m --block-size 1m
     // --repeat 2 --seed 1`), its command line's binary named `ioscope`.
     ("mpi", &["text", "csv", "md"]),
+    // `mpirun -np 2 ioscope mpi both DIR --layout shared-strided --size 4m --block-size 1m
+    // --repeat 2 --seed 1 --cache warm --keep` (issue 28): IOR's formula beside the
+    // slowest-rank figure, the clock, emptied files, the reordering and why, the read
+    // without the XOR, and the files kept.
+    ("mpi-ior", &["text", "csv", "md"]),
     ("study-sentences", &["text", "csv", "md", "svg", "html"]),
 ];
 

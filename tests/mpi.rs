@@ -234,7 +234,10 @@ fn a_rank_whose_checksum_fails_stops_every_rank_and_is_named() {
     assert!(errors[0].starts_with("error: rank 2 on host "), "{stderr}");
     assert!(errors[0].contains("checksum mismatch"), "{stderr}");
     assert!(errors[0].contains("written by rank 3"), "{stderr}");
-    assert!(out.stdout.is_empty(), "no result printed");
+    // The writes that succeeded stay in the report, the failed read named under them.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("FAILED: read of repeat 1"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("│ write")), "{stdout}");
     assert!(
         leftovers(dir.path()).is_empty(),
         "scratch files removed on error"

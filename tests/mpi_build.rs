@@ -39,6 +39,8 @@ fn report_renders_a_saved_mpi_result_in_any_build() {
         cache: ioscope::measure::cache::CacheState::Cold,
         seed: None,
         keep: false,
+        reuse_files: false,
+        existing: None,
         min_free: Some(0),
         json: true,
     };

@@ -13,3 +13,4 @@ pub mod procio;
 pub mod stats;
 pub mod timer;
 pub mod verdict;
+pub mod wallclock;

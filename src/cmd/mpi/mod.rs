@@ -1,7 +1,7 @@
 //! `mpi`: the same verified write and read on every rank of an MPI job at once, aggregated
 //! as IOR does. Ranks write their segment (a file each, or a share of one file: contiguous
-//! or strided), then each reads the segment of the *next* rank (IOR's task reordering, so
-//! the writer's page cache cannot serve it), in the cache state asked for with its proof,
+//! or strided), then each reads another rank's segment (shifted by a node's worth of ranks,
+//! as IOR's `-C`; the next rank's when all share one host), in the cache state asked for with its proof,
 //! and verifies the checksum against the generator (data are seeded by file offset, so any
 //! rank can compute any segment's XOR). Barriers line the phases up; reductions and gathers
 //! bring the figures to rank 0, which alone returns the report.
@@ -17,14 +17,16 @@
 
 use super::harness::{Harness, Sample, Setup, Target};
 use super::warning;
-use crate::checksum::{hex, xor_at};
+use crate::checksum::{Xor32, hex, xor_at};
 use crate::engine::stream::Stream;
 use crate::error::{ExitKind, Failure};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
 use crate::measure::cache::{self, CacheState};
 use crate::measure::diskstats;
 use crate::measure::env::Environment;
+use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
+use crate::measure::wallclock;
 use crate::options::MpiOptions;
 use crate::units::per_second;
 use crate::workload::Op;
@@ -36,8 +38,12 @@ use serde::Serialize;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+mod ior;
 mod result;
 mod watchdog;
+pub use ior::{
+    Clock, ClockOffset, FailedPhase, Kept, PhaseTimes, Reorder, RepeatFiles, ior_aggregate,
+};
 pub use result::{Aggregate, MpiReport, Phase, RankInfo, RankRun, RankTime, Repeat};
 pub use watchdog::abandon_after_mpi_error;
 use watchdog::{Watchdog, register, scratch};
@@ -118,13 +124,40 @@ impl std::fmt::Display for RanksFailed {
 
 impl std::error::Error for RanksFailed {}
 
-/// The scratch file of `owner` (or the shared one) in `dir`, named by the job's `tag`.
-fn path_of(dir: &Path, layout: Layout, tag: u64, owner: usize) -> PathBuf {
+/// The name the job's files share: the one `--existing` gives, or `.ioscope-mpi-TAG`.
+fn stem_of(options: &MpiOptions, tag: u64) -> String {
+    options
+        .existing
+        .clone()
+        .unwrap_or_else(|| format!(".ioscope-mpi-{tag}"))
+}
+
+/// The file of `owner` (or the shared one) in `dir`, named by the job's `stem`.
+fn path_of(dir: &Path, layout: Layout, stem: &str, owner: usize) -> PathBuf {
     if layout.shared() {
-        dir.join(format!(".ioscope-mpi-{tag}"))
+        dir.join(stem)
     } else {
-        dir.join(format!(".ioscope-mpi-{tag}-{owner}"))
+        dir.join(format!("{stem}-{owner}"))
     }
+}
+
+/// A new descriptor for `file` (at `path`): by its name while it has one, else through
+/// /proc/self/fd (its name was removed early so a killed job leaves nothing).
+fn reopen(file: &File, path: &Path, write: bool) -> Result<File> {
+    use std::os::fd::AsRawFd;
+    let via = if std::fs::symlink_metadata(path).is_ok() {
+        path.to_path_buf()
+    } else {
+        PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
+    };
+    std::fs::OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .open(&via)
+        .with_context(|| {
+            let how = if write { "writing" } else { "reading" };
+            format!("open {} for {how}", path.display())
+        })
 }
 
 /// The checksum of `plan` read from a file written with `seed`, computed in memory: what
@@ -235,6 +268,8 @@ struct Files {
     read: Option<File>,
     write_name: String,
     read_name: String,
+    write_path: PathBuf,
+    read_path: PathBuf,
     device: Option<String>,
 }
 
@@ -249,7 +284,7 @@ impl Files {
 }
 
 /// Checks DIR and creates this rank's file (rank 0 creates a shared one).
-fn create(options: &MpiOptions, comm: &dyn Comm, tag: u64) -> Result<Option<OutputFile>> {
+fn create(options: &MpiOptions, comm: &dyn Comm, stem: &str) -> Result<Option<OutputFile>> {
     let (rank, ranks) = (comm.rank(), comm.size());
     let dir = &options.dir;
     let name = files::display_name(dir);
@@ -275,7 +310,11 @@ fn create(options: &MpiOptions, comm: &dyn Comm, tag: u64) -> Result<Option<Outp
         min_free: options.min_free,
         ..CreatePolicy::default()
     };
-    let path = path_of(dir, options.layout, tag, rank);
+    if options.existing.is_some() {
+        // The files are an earlier run's: nothing to create.
+        return Ok(None);
+    }
+    let path = path_of(dir, options.layout, stem, rank);
     let created = if options.layout.shared() {
         if rank != 0 {
             return Ok(None);
@@ -296,14 +335,17 @@ fn create(options: &MpiOptions, comm: &dyn Comm, tag: u64) -> Result<Option<Outp
 fn open(
     options: &MpiOptions,
     comm: &dyn Comm,
-    tag: u64,
+    stem: &str,
     created: Option<OutputFile>,
-    reads: bool,
+    source: usize,
 ) -> Result<Files> {
     let rank = comm.rank();
-    let own = path_of(&options.dir, options.layout, tag, rank);
+    let reads = options.phases != Phases::Write;
+    let existing = options.existing.is_some();
+    let own = path_of(&options.dir, options.layout, stem, rank);
     let write = match &created {
         Some(_) => None,
+        None if existing => None,
         None => {
             let file = std::fs::OpenOptions::new()
                 .write(true)
@@ -313,12 +355,25 @@ fn open(
             Some(file)
         }
     };
-    let next = (rank + 1) % comm.size();
-    let theirs = path_of(&options.dir, options.layout, tag, next);
+    let theirs = path_of(&options.dir, options.layout, stem, source);
     let read = if reads {
-        let file = File::open(&theirs)
-            .with_context(|| format!("open {} for reading", theirs.display()))?;
-        register(&theirs);
+        let file = File::open(&theirs).map_err(|e| {
+            let what = format!("open {} for reading", theirs.display());
+            if existing {
+                crate::error::input(format!(
+                    "mpi read --existing: {what}: {}",
+                    files::describe(&e)
+                ))
+            } else {
+                anyhow::Error::new(e).context(what)
+            }
+        })?;
+        if existing {
+            // An earlier run's file: checked, and never registered for removal.
+            kept_size_fits(options, comm.size(), &file, &theirs)?;
+        } else {
+            register(&theirs);
+        }
         Some(file)
     } else {
         None
@@ -329,8 +384,32 @@ fn open(
         read,
         write_name: files::display_name(&own),
         read_name: files::display_name(&theirs),
-        device: diskstats::device_of(&own),
+        device: diskstats::device_of(&theirs).or_else(|| diskstats::device_of(&own)),
+        write_path: own,
+        read_path: theirs,
     })
+}
+
+/// Refuses a kept file whose size does not fit this run's --size, --layout and ranks.
+fn kept_size_fits(options: &MpiOptions, ranks: usize, file: &File, path: &Path) -> Result<()> {
+    let len = file
+        .metadata()
+        .with_context(|| format!("stat {}", path.display()))?
+        .len();
+    let want = if options.layout.shared() {
+        options.size.saturating_mul(ranks as u64)
+    } else {
+        options.size
+    };
+    if len != want {
+        return Err(crate::error::input(format!(
+            "mpi read --existing: {} holds {len} bytes; --size {} --layout {} on {ranks} rank(s) reads {want} (give the --size, --layout and rank count it was written with)",
+            files::display_name(path),
+            options.size,
+            options.layout.name()
+        )));
+    }
+    Ok(())
 }
 
 /// Runs `mpi` on this rank; rank 0 gets the report, the others `None`.
@@ -350,10 +429,16 @@ pub fn execute(
     };
     let rank_info = agree(comm, &host, gather_all(comm, &info))?;
     let reads = options.phases != Phases::Write;
+    // Rank 0 knows the hosts: it picks IOR's shift and tells the others.
+    let hosts: Vec<String> = rank_info.iter().map(|i| i.host.clone()).collect();
+    let reorder = (rank == 0).then(|| Reorder::of_hosts(&hosts));
+    let shift = comm.broadcast(reorder.as_ref().map_or(0, |r| r.shift as u64)) as usize;
+    let next = (rank + shift) % ranks;
+    let clock = agree(comm, &host, ior::measure_clock(comm, &hosts))?;
+    let stem = stem_of(options, tag);
     // Declared before the files, so dropped after their guards have removed them.
     let _watchdog = (ranks > 1).then(|| Watchdog::start(rank, &host));
-    let files = prepare(options, comm, &host, tag, &rank_info, reads)?;
-    let next = (rank + 1) % ranks;
+    let files = prepare(options, comm, &host, &stem, &rank_info, next)?;
     let read_plan = segment(
         options.layout,
         ranks,
@@ -381,18 +466,27 @@ pub fn execute(
         expected: expected_xor(data_seed(options.layout, seed, next), &read_plan),
         read_plan,
         files,
+        clock,
     };
     let mut phases: Vec<Phase> = Vec::new();
-    if options.phases == Phases::Read {
+    if options.phases == Phases::Read && options.existing.is_none() {
         // The files to read, written once, untimed.
         me.write(false)?;
     }
-    for _ in 0..options.repeat {
+    let mut failed = None;
+    for repeat in 1..=options.repeat {
         if options.phases != Phases::Read {
             add(&mut phases, Op::Write, me.write(true)?);
         }
         if reads {
-            add(&mut phases, Op::Read, me.read()?);
+            match me.read() {
+                Ok(r) => add(&mut phases, Op::Read, r),
+                // Every rank gets the same kind: all keep what they have and stop here.
+                Err(e) => {
+                    failed = Some(kept_failure(e, Op::Read, repeat)?);
+                    break;
+                }
+            }
         }
     }
     if options.keep
@@ -403,7 +497,34 @@ pub fn execute(
     if rank != 0 {
         return Ok(None);
     }
-    Ok(Some(me.report(phases, rank_info)))
+    let mut report = me.report(phases, rank_info);
+    report.reorder = reorder;
+    report.read_existing = options.existing.clone();
+    report.failed = failed;
+    if options.keep && options.existing.is_none() {
+        let owners = if options.layout.shared() { 1 } else { ranks };
+        report.kept = Some(Kept {
+            files: (0..owners)
+                .map(|o| files::display_name(&path_of(&options.dir, options.layout, &stem, o)))
+                .collect(),
+            name: stem,
+            seed,
+        });
+    }
+    Ok(Some(report))
+}
+
+/// A phase's failure on some ranks as the report keeps it (the results before it stay),
+/// when the work failed; an interruption or an input error still ends the run.
+fn kept_failure(e: anyhow::Error, op: Op, repeat: usize) -> Result<FailedPhase> {
+    match e.downcast_ref::<RanksFailed>() {
+        Some(f) if f.kind == ExitKind::Failed => Ok(FailedPhase {
+            op,
+            repeat,
+            errors: f.lines.clone(),
+        }),
+        _ => Err(e),
+    }
 }
 
 /// Creates and opens this rank's files, and removes their names at once where no other
@@ -412,12 +533,13 @@ fn prepare(
     options: &MpiOptions,
     comm: &dyn Comm,
     host: &str,
-    tag: u64,
+    stem: &str,
     rank_info: &[RankInfo],
-    reads: bool,
+    source: usize,
 ) -> Result<Files> {
-    let created = agree(comm, host, create(options, comm, tag))?;
-    let mut files = agree(comm, host, open(options, comm, tag, created, reads))?;
+    let reads = options.phases != Phases::Write;
+    let created = agree(comm, host, create(options, comm, stem))?;
+    let mut files = agree(comm, host, open(options, comm, stem, created, source))?;
     // Every rank was admitted and holds its file: the free-space claims have done their
     // work, and a rank SIGKILLed from here on must leave no claim file behind.
     if let Some(out) = files.created.as_mut() {
@@ -455,6 +577,8 @@ fn add(phases: &mut Vec<Phase>, op: Op, repeat: Option<Repeat>) {
             op,
             repeats: vec![repeat],
             bytes_per_second: one(0.0),
+            ior_bytes_per_second: None,
+            without_xor_bytes_per_second: None,
         }),
     }
 }
@@ -476,6 +600,8 @@ struct Rank<'a> {
     /// The checksum the generator gives for the segment read.
     expected: u32,
     files: Files,
+    /// The common clock (rank 0; `None` elsewhere).
+    clock: Option<Clock>,
 }
 
 impl Rank<'_> {
@@ -483,21 +609,37 @@ impl Rank<'_> {
     /// `timed` (on rank 0).
     fn write(&self, timed: bool) -> Result<Option<Repeat>> {
         let (options, files) = (self.options, &self.files);
+        if timed && !options.reuse_files {
+            agree(self.comm, &self.host, self.empty_files())?;
+        }
+        // Every rank has emptied (or not) and none writes before the barrier: the size now
+        // is what each write starts from.
+        let at_start = files.write_file().metadata().map(|m| m.len()).ok();
         self.comm.barrier();
-        let target = Target {
-            file: files.write_file(),
-            name: &files.write_name,
-            kind: InputKind::Regular,
-            device: files.device.as_deref(),
+        let timed_run = || -> Result<(Sample, PhaseTimes)> {
+            let open_start = wallclock::now();
+            let file = reopen(files.write_file(), &files.write_path, true)?;
+            let open_end = wallclock::now();
+            let target = Target {
+                file: &file,
+                name: &files.write_name,
+                kind: InputKind::Regular,
+                device: files.device.as_deref(),
+            };
+            let sample = self.harness.write_to(
+                target,
+                &self.setup,
+                self.write_plan,
+                data_seed(options.layout, self.seed, self.rank),
+                false,
+            )?;
+            let transfer_end = wallclock::now();
+            drop(file);
+            let close_end = wallclock::now();
+            let times = PhaseTimes::from_readings(open_start, open_end, transfer_end, close_end);
+            Ok((sample, times))
         };
-        let sample = self.harness.write_to(
-            target,
-            &self.setup,
-            self.write_plan,
-            data_seed(options.layout, self.seed, self.rank),
-            false,
-        );
-        let run = sample.map(|sample| RankRun {
+        let run = timed_run().map(|(sample, times)| RankRun {
             rank: self.rank,
             host: self.host.clone(),
             file: files.write_name.clone(),
@@ -506,14 +648,50 @@ impl Rank<'_> {
             bytes_per_second: sample.bytes_per_second(),
             xor_hex: hex(sample.moved.xor),
             expected_xor_hex: None,
+            times: Some(times),
+            xor_seconds: None,
+            file_bytes_at_start: at_start,
             sample,
         });
         let run = agree(self.comm, &self.host, run)?;
         if timed {
-            collect(self.comm, run)
+            collect(self.comm, run, self.clock.as_ref())
         } else {
             Ok(None)
         }
+    }
+
+    /// Empties the files before a repeat's write, as IOR recreates them: each rank its own
+    /// file, or rank 0 the shared one (the barrier after it lets no rank write before).
+    fn empty_files(&self) -> Result<()> {
+        if self.options.layout.shared() && self.rank != 0 {
+            return Ok(());
+        }
+        let files = &self.files;
+        files
+            .write_file()
+            .set_len(0)
+            .with_context(|| format!("truncate {}", files.write_name))
+    }
+
+    /// Seconds the XOR of `bytes` of this segment's data takes alone, on a buffer of one
+    /// block (the size each read call XORs), after the timed read.
+    fn xor_alone(&self, bytes: u64) -> f64 {
+        let block = self.read_plan.block.clamp(1, 1 << 24);
+        let mut buf = vec![0u8; block as usize];
+        DataStream::new(data_seed(self.options.layout, self.seed, self.next), 0).fill(&mut buf);
+        let (xor, seconds) = self.harness.time(&Claim::default(), || {
+            let mut xor = Xor32::new();
+            let mut left = bytes;
+            while left > 0 {
+                let n = left.min(block) as usize;
+                xor.update(std::hint::black_box(&buf[..n]));
+                left -= n as u64;
+            }
+            xor.value()
+        });
+        std::hint::black_box(xor);
+        seconds
     }
 
     /// Puts the segment to read in the cache state asked for (evicted, or read once).
@@ -585,16 +763,31 @@ impl Rank<'_> {
             None
         };
         comm.barrier();
-        let result = self
-            .harness
-            .read(
-                target,
-                &self.setup,
-                self.read_plan,
-                false,
-                self.options.cache,
-            )
-            .map(|mut sample| {
+        let open_start = wallclock::now();
+        let opened = reopen(file, &files.read_path, false);
+        let open_end = wallclock::now();
+        let result = opened
+            .and_then(|fresh| {
+                let sample = self.harness.read(
+                    Target {
+                        file: &fresh,
+                        ..target
+                    },
+                    &self.setup,
+                    self.read_plan,
+                    false,
+                    self.options.cache,
+                );
+                let transfer_end = wallclock::now();
+                drop(fresh);
+                let close_end = wallclock::now();
+                sample.map(|s| {
+                    let t =
+                        PhaseTimes::from_readings(open_start, open_end, transfer_end, close_end);
+                    (s, t)
+                })
+            })
+            .map(|(mut sample, times)| {
                 if let Some(start) = at_start {
                     // A process's device bytes say nothing about its own range either (the
                     // neighbours' read-ahead reads it): residency at the start alone
@@ -605,11 +798,18 @@ impl Rank<'_> {
                         p.device_read_bytes = device;
                     }
                 }
-                sample
+                (sample, times)
             })
-            .and_then(|sample| self.verified(sample));
+            .and_then(|(sample, times)| {
+                let xor_seconds = self.xor_alone(sample.moved.bytes);
+                self.verified(sample).map(|run| RankRun {
+                    times: Some(times),
+                    xor_seconds: Some(xor_seconds),
+                    ..run
+                })
+            });
         let run = agree(comm, host, result)?;
-        collect(comm, run)
+        collect(comm, run, self.clock.as_ref())
     }
 
     /// The read's run, if its checksum is the generator's.
@@ -640,6 +840,9 @@ impl Rank<'_> {
             bytes_per_second: sample.bytes_per_second(),
             xor_hex: hex(got),
             expected_xor_hex: Some(hex(expected)),
+            times: None,
+            xor_seconds: None,
+            file_bytes_at_start: None,
             sample,
         })
     }
@@ -654,6 +857,9 @@ impl Rank<'_> {
                 .map(|r| r.aggregate.bytes_per_second)
                 .collect();
             phase.bytes_per_second = summarize(&rates).unwrap_or_else(|| one(0.0));
+            phase.ior_bytes_per_second = over_repeats(phase, |a| a.ior_bytes_per_second);
+            phase.without_xor_bytes_per_second =
+                over_repeats(phase, |a| a.without_xor_bytes_per_second);
         }
         let mut warnings: Vec<warning::Warning> = phases
             .iter()
@@ -687,8 +893,24 @@ impl Rank<'_> {
             rank_info,
             results: phases,
             warnings,
+            repeat_files: if options.reuse_files {
+                RepeatFiles::Reused
+            } else {
+                RepeatFiles::Recreated
+            },
+            clock: self.clock.clone(),
+            reorder: None,
+            read_existing: None,
+            kept: None,
+            failed: None,
         }
     }
+}
+
+/// The summary of one aggregate figure over a phase's repeats, when every repeat has it.
+fn over_repeats(phase: &Phase, figure: fn(&Aggregate) -> Option<f64>) -> Option<Summary> {
+    let values: Option<Vec<f64>> = phase.repeats.iter().map(|r| figure(&r.aggregate)).collect();
+    values.and_then(|v| summarize(&v))
 }
 
 /// How many hosts the ranks ran on.
@@ -711,12 +933,17 @@ fn one(value: f64) -> Summary {
 
 /// The ranks' runs of one repeat, reduced and gathered: the repeat on rank 0, `None`
 /// elsewhere.
-fn collect(comm: &dyn Comm, run: RankRun) -> Result<Option<Repeat>> {
+fn collect(comm: &dyn Comm, run: RankRun, clock: Option<&Clock>) -> Result<Option<Repeat>> {
     let total_bytes = comm.sum(run.sample.moved.bytes);
     let slowest_seconds = comm.max(run.sample.elapsed.seconds);
-    let ranks = gather_all(comm, &run)?;
+    let mut ranks: Vec<RankRun> = gather_all(comm, &run)?;
     if ranks.is_empty() {
         return Ok(None);
+    }
+    if let Some(clock) = clock {
+        for r in &mut ranks {
+            r.times = r.times.map(|t| clock.place(r.rank, t));
+        }
     }
     Ok(Some(Repeat {
         aggregate: aggregate(&ranks, total_bytes, slowest_seconds),
@@ -741,6 +968,19 @@ pub fn aggregate(ranks: &[RankRun], total_bytes: u64, slowest_seconds: f64) -> A
     let first = ranks.iter().min_by(by_time).expect("at least one rank");
     let last = ranks.iter().max_by(by_time).expect("at least one rank");
     let rates: Vec<f64> = ranks.iter().map(|r| r.bytes_per_second).collect();
+    let ior = ior_aggregate(total_bytes, ranks.iter().map(|r| r.times.as_ref()));
+    // Reads: the slowest rank's time less its XOR, when every rank timed its XOR.
+    let without_xor: Option<Vec<f64>> = ranks
+        .iter()
+        .map(|r| {
+            r.xor_seconds
+                .map(|x| (r.sample.elapsed.seconds - x).max(0.0))
+        })
+        .collect();
+    let without_xor = without_xor
+        .and_then(|s| s.into_iter().max_by(f64::total_cmp))
+        .filter(|s| *s > 0.0)
+        .map(|s| total_bytes as f64 / s);
     Aggregate {
         total_bytes,
         slowest_seconds,
@@ -752,6 +992,9 @@ pub fn aggregate(ranks: &[RankRun], total_bytes: u64, slowest_seconds: f64) -> A
             .iter()
             .filter_map(|r| r.sample.fsync_seconds)
             .max_by(f64::total_cmp),
+        ior_seconds: ior.map(|(seconds, _)| seconds),
+        ior_bytes_per_second: ior.map(|(_, rate)| rate),
+        without_xor_bytes_per_second: without_xor,
     }
 }
 
@@ -771,6 +1014,8 @@ mod tests {
             cache: CacheState::Cold,
             seed: Some(42),
             keep: false,
+            reuse_files: false,
+            existing: None,
             min_free: Some(0),
             json: true,
         }
@@ -891,6 +1136,9 @@ mod tests {
                 bytes_per_second: per_second(bytes, seconds),
                 xor_hex: "00000000".into(),
                 expected_xor_hex: None,
+                times: None,
+                xor_seconds: None,
+                file_bytes_at_start: None,
                 sample,
             }
         };

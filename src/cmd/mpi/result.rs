@@ -2,6 +2,7 @@
 //! rank's run of every repeat, and the aggregate over the ranks. Plain serde types, the same
 //! in every build (with or without the `mpi` feature).
 
+use super::ior::{Clock, FailedPhase, Kept, PhaseTimes, Reorder, RepeatFiles};
 use crate::cmd::harness::Sample;
 use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
@@ -44,6 +45,17 @@ pub struct RankRun {
     pub xor_hex: String,
     /// The checksum the generator gives for the segment (reads: verified equal).
     pub expected_xor_hex: Option<String>,
+    /// Its open, transfer and close, start and end on the common clock (IOR's timers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<PhaseTimes>,
+    /// Reads: seconds the XOR of the bytes read takes alone (timed on a block-sized buffer
+    /// of the same data after the read); it runs inside the timed read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xor_seconds: Option<f64>,
+    /// Writes: the file's size when the write started (0: emptied first, as IOR recreates
+    /// its files; the full size: overwritten in place).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_bytes_at_start: Option<u64>,
 }
 
 /// Who finished when.
@@ -53,7 +65,8 @@ pub struct RankTime {
     pub rank: usize,
     /// Its host name.
     pub host: String,
-    /// Its seconds from the common start (the barrier).
+    /// Its own transfer seconds (from its first call, after the barrier, to its last byte;
+    /// writes: fsync included), not counted from a common start.
     pub seconds: f64,
 }
 
@@ -74,6 +87,15 @@ pub struct Aggregate {
     pub rank_rates: Summary,
     /// The longest fsync of any rank (writes; inside its time).
     pub fsync_seconds_max: Option<f64>,
+    /// IOR's time: latest close end minus earliest open start, on the common clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ior_seconds: Option<f64>,
+    /// IOR's aggregate: total bytes over `ior_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ior_bytes_per_second: Option<f64>,
+    /// Reads: total bytes over the slowest rank's time less its XOR seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without_xor_bytes_per_second: Option<f64>,
 }
 
 /// One repeat of a phase.
@@ -94,6 +116,12 @@ pub struct Phase {
     pub repeats: Vec<Repeat>,
     /// The aggregate rate over the repeats.
     pub bytes_per_second: Summary,
+    /// IOR's aggregate over the repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ior_bytes_per_second: Option<Summary>,
+    /// Reads: the aggregate without the XOR, over the repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without_xor_bytes_per_second: Option<Summary>,
 }
 
 /// Everything `mpi` measured, as rank 0 assembled it.
@@ -127,16 +155,36 @@ pub struct MpiReport {
     pub results: Vec<Phase>,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// What each repeat's write started from (older documents: overwritten in place).
+    #[serde(default = "RepeatFiles::older")]
+    pub repeat_files: RepeatFiles,
+    /// The common clock of the starts and ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+    /// Whose data each rank read, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<Reorder>,
+    /// The files read were left by an earlier run (`--existing NAME`), not written here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_existing: Option<String>,
+    /// The files this run left (`--keep`), and the seed to read them back with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<Kept>,
+    /// A phase that failed after the results above were in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<FailedPhase>,
 }
 
 impl MpiReport {
     /// Whether every rank's checks held (reads were all verified, or the run had stopped).
     pub fn ok(&self) -> bool {
-        self.results
-            .iter()
-            .flat_map(|p| &p.repeats)
-            .flat_map(|r| &r.ranks)
-            .all(|r| r.sample.ok())
+        self.failed.is_none()
+            && self
+                .results
+                .iter()
+                .flat_map(|p| &p.repeats)
+                .flat_map(|r| &r.ranks)
+                .all(|r| r.sample.ok())
     }
 
     /// The phase of `op`, if it was timed.

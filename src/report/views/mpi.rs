@@ -11,17 +11,65 @@ use crate::text::printable;
 use crate::units::{format_seconds, format_size};
 use std::fmt::Write;
 
+mod ior_view;
+
 /// Renders `mpi`.
 pub fn text(r: &MpiReport) -> String {
     let mut out = String::new();
     header(&mut out, r);
     phases(&mut out, r);
+    without_xor(&mut out, r);
     ranks(&mut out, r);
     let _ = writeln!(
         out,
-        "aggregate = all ranks' bytes / the slowest rank's time (every rank starts at a barrier); writes include their fsync"
+        "aggregate = all ranks' bytes / the slowest rank's own transfer time (every rank starts at a barrier); writes include their fsync; first and last done: each rank's own transfer time"
     );
+    if r.results.iter().any(|p| p.ior_bytes_per_second.is_some()) {
+        let _ = writeln!(
+            out,
+            "IOR formula = all ranks' bytes / (latest close end - earliest open start), open, transfer and close of every rank on one clock ({})",
+            clock(r)
+        );
+    }
+    ior_view::notes(&mut out, r);
     out
+}
+
+/// How the ranks' clocks were put on one time line.
+fn clock(r: &MpiReport) -> String {
+    let Some(c) = &r.clock else {
+        return "clock not recorded".to_string();
+    };
+    let apart = c.offsets.iter().filter(|o| o.applied).count();
+    let skew = format_seconds(c.uncertainty_seconds());
+    if apart == 0 {
+        format!(
+            "rank 0's host: one clock; the barrier let ranks go within ±{skew} over {} rounds",
+            c.rounds
+        )
+    } else {
+        format!(
+            "{apart} rank(s) on other hosts placed by their offset to rank 0's clock, measured after {} barriers, ±{skew}",
+            c.rounds
+        )
+    }
+}
+
+/// The read figure without the XOR, beside the read's own, where the XOR was timed.
+fn without_xor(out: &mut String, r: &MpiReport) {
+    for phase in &r.results {
+        let Some(without) = &phase.without_xor_bytes_per_second else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "{} without the XOR: {:.1} MiB/s (median over {}), beside {:.1} MiB/s with it: ioscope's read XORs every byte it reads inside the timed read; here that XOR was timed alone on a block-sized buffer of the same data and taken off each rank's time",
+            phase.op.name(),
+            mib(without.median),
+            without.n,
+            mib(phase.bytes_per_second.median)
+        );
+    }
 }
 
 /// What ran: the phases, where, how many ranks, and what each moved.
@@ -34,8 +82,9 @@ fn header(out: &mut String, r: &MpiReport) {
     let reads = if r.phases_timed == Phases::Write {
         String::new()
     } else if r.ranks > 1 {
+        let shift = r.reorder.as_ref().map_or(1, |o| o.shift);
         format!(
-            ", {} reads by the next rank (rank r reads what rank r+1 wrote)",
+            ", {} reads by another rank (rank r reads what rank r+{shift} wrote)",
             r.cache.name()
         )
     } else {
@@ -66,6 +115,7 @@ fn phases(out: &mut String, r: &MpiReport) {
         "phase",
         "aggregate MiB/s",
         "min–max (n)",
+        "IOR formula MiB/s",
         "total",
         "first done",
         "last done",
@@ -90,6 +140,9 @@ fn phases(out: &mut String, r: &MpiReport) {
                 mib(phase.bytes_per_second.max),
                 phase.bytes_per_second.n
             ),
+            phase
+                .ior_bytes_per_second
+                .map_or("-".into(), |s| format!("{:.1}", mib(s.median))),
             format_size(a.total_bytes),
             format!(
                 "rank {} ({}) {}",
@@ -107,7 +160,7 @@ fn phases(out: &mut String, r: &MpiReport) {
             a.fsync_seconds_max.map_or("-".into(), format_seconds),
         ]);
     }
-    right_align(&mut table, 1..4);
+    right_align(&mut table, 1..5);
     let _ = writeln!(out, "{table}");
 }
 
@@ -196,6 +249,14 @@ impl Exportable for MpiReport {
             "aggregate_bytes",
             "aggregate_seconds",
             "aggregate_bytes_per_second",
+            "ior_seconds",
+            "ior_bytes_per_second",
+            "open_seconds",
+            "transfer_seconds",
+            "close_seconds",
+            "start_seconds",
+            "end_seconds",
+            "xor_seconds",
             "bytes_per_second",
             "seconds",
             "resident_share_before",
@@ -219,6 +280,14 @@ impl Exportable for MpiReport {
                         a.total_bytes.to_string(),
                         a.slowest_seconds.to_string(),
                         a.bytes_per_second.to_string(),
+                        opt(a.ior_seconds),
+                        opt(a.ior_bytes_per_second),
+                        opt(run.times.map(|t| t.open_seconds)),
+                        opt(run.times.map(|t| t.transfer_seconds)),
+                        opt(run.times.map(|t| t.close_seconds)),
+                        opt(run.times.map(|t| t.start_seconds)),
+                        opt(run.times.map(|t| t.end_seconds)),
+                        opt(run.xor_seconds),
                     ]);
                     row.extend(sample_cells(&run.sample));
                     rows.push(row);

@@ -45,6 +45,13 @@ pub fn text(r: &PatternsReport) -> String {
         ),
     );
     line(&mut out, "timed", timed(r));
+    if r.results.iter().any(|x| x.test == Test::Write) {
+        line(
+            &mut out,
+            "repeats",
+            "every write run starts from the file emptied (truncated to zero), so its blocks are allocated anew; rewrite runs overwrite the written file in place",
+        );
+    }
     if r.auto {
         auto(&mut out, r);
     } else {

@@ -31,6 +31,12 @@ pub fn text(r: &SweepReport) -> String {
         r.repeat,
         r.warmup
     );
+    if r.op == crate::workload::Op::Write {
+        let _ = writeln!(
+            out,
+            "every run (warm-up and timed) writes into the file emptied first (truncated to zero): none overwrites blocks in place"
+        );
+    }
     let mut table = table_with(&[
         "cache",
         "block",
