@@ -239,7 +239,7 @@ fn file(out: &mut String, f: &crate::trace::tally::FileStats) {
         out.push_str(&histogram(&f.offsets));
     }
     if f.timeline.offsets.len() >= 8 {
-        out.push_str(&timeline(&f.timeline, f.order.kind()));
+        out.push_str(&timeline(&f.timeline, f.order.label()));
     }
 }
 
@@ -640,12 +640,12 @@ fn histogram(h: &Histogram) -> String {
 /// sequential reader draws a rising diagonal, a random one scatter.
 /// The order is the one counted over every access (`order`), or, in reports from before it
 /// was counted, read from the points kept.
-fn timeline(t: &Timeline, order: Option<crate::trace::order::Kind>) -> String {
+fn timeline(t: &Timeline, order: Option<crate::trace::order::Label>) -> String {
     const ROWS: u64 = 6;
     let max = t.offsets.iter().copied().max().unwrap_or(0).max(1);
     let rising = t.offsets.windows(2).filter(|w| w[1] > w[0]).count();
-    let order = if let Some(kind) = order {
-        kind.label()
+    let order = if let Some(label) = order {
+        label.text()
     } else if rising * 10 >= (t.offsets.len() - 1) * 9 {
         "in rising order (sequential)".to_string()
     } else if rising * 10 <= (t.offsets.len() - 1) * 6 {
