@@ -53,3 +53,98 @@ fn a_stride_most_accesses_took_is_named_when_a_minority_stride_came_last() {
         "{text}"
     );
 }
+
+/// A saved trace document from tests/fixtures.
+fn fixture(name: &str) -> serde_json::Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn sync_time_summed_over_threads_beyond_the_wall_time_is_not_taken_from_it() {
+    // The review's 8 threads that each fsync: 2.4 s inside fsync summed, in a 0.9 s run;
+    // the old text said "0 ns without the 2.400 s inside fsync-type calls".
+    let mut doc = fixture("trace.json");
+    doc["seconds"] = 0.9.into();
+    doc["sync_seconds"] = 2.4.into();
+    doc["tasks"] = 9.into();
+    let text = report_text(&doc);
+    assert!(!text.contains("without the 2.400 s"), "{text}");
+    assert!(
+        text.contains("2.400 s inside fsync-type calls summed over its 9 tasks, more than the wall time: they synced at the same time, so no time without them is given"),
+        "{text}"
+    );
+    // Below the wall time, the time without them is still given.
+    doc["sync_seconds"] = 0.3.into();
+    let text = report_text(&doc);
+    assert!(
+        text.contains("600.00 ms without the 300.00 ms inside fsync-type calls"),
+        "{text}"
+    );
+}
+
+#[test]
+fn with_the_vdso_kept_raw_clock_system_calls_seen_are_said_to_be_the_regions_source() {
+    // The review: --vdso keep and a program reading its clock through syscall(): the text
+    // said the clock reads were not seen, then listed regions.
+    let mut doc = fixture("trace-clock.json");
+    assert!(doc["clock"]["regions_found"].as_u64().unwrap() > 0);
+    doc["clock"]["vdso"] = "keep".into();
+    let text = report_text(&doc);
+    assert!(
+        !text.contains("so the regions the program timed are not found"),
+        "{text}"
+    );
+    assert!(
+        text.contains("made as system calls were seen, and the "),
+        "{text}"
+    );
+    assert!(
+        text.contains("timed region(s) below come from those alone"),
+        "{text}"
+    );
+    doc["clock"]["reads"] = serde_json::json!({});
+    doc["clock"]["regions_found"] = 0.into();
+    doc["clock"]["regions"] = serde_json::json!([]);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("vDSO kept (--vdso keep): clock reads through it are not seen, so the regions the program timed are not found; no clock reads seen"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_study_s_patterns_section_says_iozone_s_reads_are_warm_as_patterns_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("study.md");
+    let saved = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/study-sentences.json");
+    ioscope()
+        .arg("report")
+        .arg(&saved)
+        .arg("--markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&md).unwrap();
+    let sentence = "iozone's read tests read the file it has just written, from the page cache (warm); these started cold";
+    assert!(text.contains(sentence), "{text}");
+    // The one `patterns` prints for the same result, word for word.
+    let doc = fixture("study-sentences.json");
+    let mut patterns = doc["patterns"].clone();
+    assert!(patterns.is_object(), "the study holds a patterns result");
+    patterns["schema"] = "ioscope/patterns/v2".into();
+    for key in ["version", "command_line", "environment"] {
+        if patterns.get(key).is_none() {
+            patterns[key] = doc[key].clone();
+        }
+    }
+    let own = report_text(&patterns);
+    let at = own
+        .find("iozone's read tests read")
+        .unwrap_or_else(|| panic!("{own}"));
+    let line = own[at..].lines().next().unwrap();
+    assert!(text.contains(line), "{line}\n{text}");
+}

@@ -52,11 +52,10 @@ fn header(out: &mut String, r: &TraceReport) {
         out,
         "ran",
         format!(
-            "{} in {} ({} without the {} inside fsync-type calls); {} task(s), {} exec(s){}",
+            "{} in {} ({}); {} task(s), {} exec(s){}",
             status,
             format_seconds(r.seconds),
-            format_seconds(r.seconds_without_sync()),
-            format_seconds(r.sync_seconds),
+            sync_words(r),
             r.tasks,
             r.execs,
             if r.complete {
@@ -66,6 +65,25 @@ fn header(out: &mut String, r: &TraceReport) {
             }
         ),
     );
+}
+
+/// The time inside fsync-type calls beside the run's wall time. It is summed over the
+/// tasks, so where it exceeds the wall time they synced at once and it cannot be taken
+/// from the wall time: it is told per task, with no figure "without" it.
+pub fn sync_words(r: &TraceReport) -> String {
+    if r.sync_seconds > r.seconds {
+        format!(
+            "{} inside fsync-type calls summed over its {} tasks, more than the wall time: they synced at the same time, so no time without them is given",
+            format_seconds(r.sync_seconds),
+            r.tasks
+        )
+    } else {
+        format!(
+            "{} without the {} inside fsync-type calls",
+            format_seconds(r.seconds_without_sync()),
+            format_seconds(r.sync_seconds)
+        )
+    }
 }
 
 /// The busiest files in full, the others summed in a line or two.
