@@ -109,10 +109,56 @@ impl ToolClaim {
     }
 }
 
-/// dd's summary on its stderr: `A+B records in`, `C+D records out`,
-/// `N bytes (...) copied, S s, ...` (the last of each, so `status=progress` lines before it
-/// do not count; a decimal comma is read as a point).
+/// dd's summaries on a stderr that one or more dd runs wrote (a shell running dd twice):
+/// one summary each (see [`dd_one`]), a summary ending at the `copied` line after its
+/// `records out`. With more than one, each run's figure is labelled `copy (run N)` and the
+/// claim's bytes and seconds are summed over the runs.
 pub fn dd(stderr: &str) -> Result<ToolClaim> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut records_out = false;
+    let mut at = 0;
+    for line in stderr.split_inclusive('\n') {
+        at += line.len();
+        let l = line.trim_end();
+        if l.ends_with("records out") {
+            records_out = true;
+        } else if records_out && l.contains(" copied, ") {
+            chunks.push(&stderr[start..at]);
+            start = at;
+            records_out = false;
+        }
+    }
+    if chunks.len() < 2 {
+        return dd_one(stderr);
+    }
+    let runs: Vec<ToolClaim> = chunks.iter().map(|c| dd_one(c)).collect::<Result<_>>()?;
+    let mut figures = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        for f in &run.figures {
+            let mut f = f.clone();
+            f.label = format!("{} (run {})", f.label, i + 1);
+            figures.push(f);
+        }
+    }
+    let sum = |get: fn(&ToolClaim) -> Option<u64>| -> Option<u64> {
+        runs.iter().map(get).sum::<Option<u64>>()
+    };
+    Ok(ToolClaim {
+        tool: "dd".into(),
+        bytes_read: runs.iter().map(|r| r.bytes_read).sum(),
+        bytes_written: runs.iter().map(|r| r.bytes_written).sum(),
+        seconds: runs.iter().map(|r| r.seconds).sum(),
+        records_in: sum(|r| r.records_in),
+        records_out: sum(|r| r.records_out),
+        figures,
+    })
+}
+
+/// One dd summary: `A+B records in`, `C+D records out`, `N bytes (...) copied, S s, ...`
+/// (the last of each, so `status=progress` lines before it do not count; a decimal comma
+/// is read as a point).
+pub fn dd_one(stderr: &str) -> Result<ToolClaim> {
     let records = |what: &str| -> Option<u64> {
         let line = stderr.lines().rev().find(|l| l.ends_with(what))?;
         let (full, partial) = line.split_whitespace().next()?.split_once('+')?;
@@ -653,6 +699,28 @@ mod tests {
         assert_eq!((c.bytes(), c.seconds), (0, 4.1e-05));
         assert!(dd("dd: failed to open 'x': No such file or directory").is_err());
         assert!(dd("nothing here").is_err());
+    }
+
+    #[test]
+    fn two_dd_runs_on_one_stderr_give_one_figure_each_in_order() {
+        let two = "2+0 records in\n2+0 records out\n131072 bytes (131 kB, 128 KiB) copied, 0.5 s, 262 kB/s\n\
+                   1048576 bytes (1.0 MB, 1.0 MiB) copied, 1 s, 1.0 MB/s\r\n\
+                   4+0 records in\n4+0 records out\n4194304 bytes (4.2 MB, 4.0 MiB) copied, 2 s, 2.1 MB/s\n";
+        let c = dd(two).unwrap();
+        let labels: Vec<&str> = c.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["copy (run 1)", "copy (run 2)"]);
+        assert_eq!(c.figures[0].bytes, 131072);
+        assert_eq!(c.figures[1].bytes, 4194304);
+        assert_eq!(c.figures[1].seconds, Some(2.0));
+        assert_eq!((c.records_in, c.seconds), (Some(6), 2.5));
+        // One run stays as it was.
+        assert_eq!(
+            dd("1+0 records in\n1+0 records out\n1 byte copied, 1 s, 1 B/s\n")
+                .unwrap()
+                .figures[0]
+                .label,
+            "copy"
+        );
     }
 
     #[test]

@@ -319,7 +319,13 @@ fn kernel(out: &mut String, r: &TraceReport) {
 
 /// The tool's own figures, each checked against what the trace saw over the right time.
 fn claim(out: &mut String, r: &TraceReport) {
-    let Some(c) = &r.claim else { return };
+    let runs = tool_runs(r);
+    let Some(c) = &r.claim else {
+        if let Some(runs) = runs {
+            line(out, "claim", runs);
+        }
+        return;
+    };
     let records = match (c.records_in, c.records_out) {
         (Some(i), Some(o)) => format!(", {i} records in, {o} out"),
         (Some(i), None) => format!(", {i} read calls"),
@@ -338,9 +344,57 @@ fn claim(out: &mut String, r: &TraceReport) {
             c.bytes_per_second() / crate::units::MIB as f64
         ),
     );
+    if let Some(runs) = runs {
+        line(out, "", runs);
+    }
     for sentence in claim_lines(r) {
         line(out, "", printable(&sentence));
     }
+}
+
+/// How many times the known tool ran and which of its outputs were read, when it ran from
+/// a shell's script or more than once: chosen by the counts.
+pub fn tool_runs(r: &TraceReport) -> Option<String> {
+    let t = r.tool_runs.as_ref()?;
+    let by = t
+        .shell
+        .as_ref()
+        .map(|s| format!(" (from {}'s script)", printable(s)))
+        .unwrap_or_default();
+    let times = match t.runs {
+        1 => "once".to_string(),
+        n => format!("{} times", group_thousands(n)),
+    };
+    let tool = printable(&t.tool);
+    Some(match (t.runs, t.outputs_read) {
+        (0, _) => format!(
+            "{tool} is named in the script{by} but was not seen to run{}",
+            if t.outputs_read > 0 {
+                ": the output read is checked as its"
+            } else {
+                ": nothing of it is checked"
+            }
+        ),
+        (_, 0) => format!(
+            "{tool} ran {times}{by}, but no output of it was read (it went elsewhere, or it printed none): none of its figures is checked"
+        ),
+        (n, k) if n == k && n > 1 => format!(
+            "{tool} ran {times}{by}: each run's output is read and checked on its own (run 1 to run {n}, in the order they ran)"
+        ),
+        (n, k) if n == k => format!("{tool} ran {times}{by}: its output is read and checked"),
+        (n, 1) if n > 1 => format!(
+            "{tool} ran {times}{by}, and its output is read as one: its figures may be any run's; trace one run at a time to check each"
+        ),
+        (n, k) => format!(
+            "{tool} ran {times}{by}, and {} of its outputs were read: they are taken as its runs in the order they ran (run 1 to run {k}){}",
+            group_thousands(k),
+            if k < n {
+                "; the other runs are not checked"
+            } else {
+                ""
+            }
+        ),
+    })
 }
 
 /// Each claimed figure against the trace, the bytes per direction, and whether fsync and
