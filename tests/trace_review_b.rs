@@ -300,3 +300,44 @@ fn a_shell_running_dd_twice_gets_each_run_s_summary_checked_and_says_so() {
         "{text}"
     );
 }
+
+#[test]
+fn iozone_s_throughput_mode_is_read_and_checked_when_iozone_is_installed() {
+    let Some(iozone) = installed("iozone") else {
+        return;
+    };
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let (a, b) = (dir.path().join("t1"), dir.path().join("t2"));
+    let Some(doc) = trace_json(&[
+        &iozone,
+        "-i",
+        "0",
+        "-t",
+        "2",
+        "-s",
+        "1m",
+        "-r",
+        "64k",
+        "-F",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]) else {
+        return;
+    };
+    let figures = doc["claim_check"]["figures"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no claim checked: {doc:#}"));
+    let w = &figures[0];
+    assert_eq!(
+        w["figure"]["label"], "initial writers (2 processes)",
+        "{doc:#}"
+    );
+    assert_eq!(w["figure"]["bytes"], 2 << 20);
+    assert!(w["verdict"].is_string());
+    let text = report_text(&doc);
+    assert!(
+        text.contains("initial writers (2 processes) (2 MiB, 64 KiB records)"),
+        "{text}"
+    );
+    assert!(text.contains("said children see "), "{text}");
+}

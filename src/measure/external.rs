@@ -391,8 +391,11 @@ const IOZONE_WIDTHS: [usize; 15] = [16, 8, 9, 9, 9, 9, 9, 9, 9, 10, 10, 9, 9, 9,
 /// width blank). Each figure is kB/s (1024 bytes), or operations per second under `-O`
 /// ("Output is in operations per second"), over the file size of its row. The `-R` Excel
 /// report repeats the same figures and is not needed. Throughput mode (`-t`) prints no
-/// such table and is not read.
+/// such table: its `Children see throughput` lines are read instead ([`iozone_throughput`]).
 pub fn iozone(stdout: &str) -> Result<ToolClaim> {
+    if stdout.contains("Children see throughput for") && !stdout.contains("reclen") {
+        return iozone_throughput(stdout);
+    }
     let lines: Vec<&str> = stdout.lines().collect();
     let header = lines
         .iter()
@@ -485,6 +488,91 @@ pub fn iozone(stdout: &str) -> Result<ToolClaim> {
     }
     if figures.is_empty() {
         bail!("iozone's result table has no row of figures");
+    }
+    Ok(summed("iozone", figures))
+}
+
+/// iozone's throughput mode (`-t N`): per test, `Children see throughput for N initial
+/// writers = R kB/sec` (the sum of each child's own rate) and `Parent sees throughput ...`
+/// (all bytes over the parent's elapsed time). Each test is one figure: N times the file
+/// size of `Each process writes a S kByte file in R kByte records`, at the children's rate
+/// (iozone's headline; the parent's rate is kept in what it said). Under `-O` the rates are
+/// operations per second, of one record each. Writers and rewriters write; the mixed
+/// workload counts both ways and is not compared.
+pub fn iozone_throughput(stdout: &str) -> Result<ToolClaim> {
+    let number = |text: &str| -> Option<f64> {
+        text.split_whitespace()
+            .next()
+            .and_then(|w| w.parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    let each = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Each process writes a "))
+        .context("iozone's throughput mode without 'Each process writes a ... file'")?;
+    let words: Vec<&str> = each.split_whitespace().collect();
+    let file_kb = words.first().and_then(|w| w.parse::<u64>().ok());
+    let record_kb = words
+        .iter()
+        .position(|w| *w == "in")
+        .and_then(|i| words.get(i + 1))
+        .and_then(|w| w.parse::<u64>().ok());
+    let (Some(file_kb), Some(record_kb)) = (file_kb, record_kb) else {
+        bail!("iozone's '{}' gives no file or record size", each.trim());
+    };
+    let mut figures = Vec::new();
+    let lines: Vec<&str> = stdout.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("Children see throughput for") else {
+            continue;
+        };
+        let Some((what, value)) = rest.split_once('=') else {
+            bail!("iozone's line '{}' without '='", line.trim());
+        };
+        let mut what = what.split_whitespace();
+        let children: u64 = what
+            .next()
+            .and_then(|n| n.parse().ok())
+            .with_context(|| format!("iozone's process count in '{}'", line.trim()))?;
+        let test = what.collect::<Vec<_>>().join(" ");
+        let rate =
+            number(value).with_context(|| format!("iozone's figure in '{}'", line.trim()))?;
+        let ops = value.contains("ops/sec");
+        let unit = if ops { "ops/sec" } else { "kB/sec" };
+        let per_unit = if ops { record_kb * 1024 } else { 1024 } as f64;
+        let parent = lines
+            .get(i + 1)
+            .and_then(|l| l.trim().strip_prefix("Parent sees throughput for"))
+            .and_then(|l| l.split_once('='))
+            .and_then(|(_, v)| number(v));
+        let moves = if test.contains("mixed") {
+            Moves::Neither
+        } else if test.contains("writ") {
+            Moves::Write
+        } else {
+            Moves::Read
+        };
+        let bytes = file_kb.saturating_mul(1024).saturating_mul(children);
+        let said = match parent {
+            Some(p) => format!("children see {rate} {unit} (parent sees {p} {unit})"),
+            None => format!("children see {rate} {unit}"),
+        };
+        let mut figure = ClaimedFigure::at_rate(
+            &format!("{test} ({children} processes)"),
+            moves,
+            bytes,
+            Some(record_kb * 1024),
+            rate * per_unit,
+            said,
+        );
+        if moves == Moves::Neither {
+            figure.bytes = 0;
+            figure.seconds = None;
+        }
+        figures.push(figure);
+    }
+    if figures.is_empty() {
+        bail!("iozone's throughput mode printed no 'Children see throughput' line");
     }
     Ok(summed("iozone", figures))
 }
@@ -866,6 +954,37 @@ mod tests {
         let rate = w.bytes_per_second().unwrap();
         assert!((rate - said * 16384.0).abs() < 1e-6 * rate);
         assert!(iozone("iozone: no table here").is_err());
+    }
+
+    #[test]
+    fn iozone_throughput_mode_gives_a_figure_per_test_at_the_children_s_rate() {
+        // iozone 3.471 -i 0 -i 1 -i 2 -t 2 -s 16m -r 64k -F t1 t2.
+        let c = iozone(&data("iozone-throughput-2.txt")).unwrap();
+        let labels: Vec<&str> = c.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "initial writers (2 processes)",
+                "rewriters (2 processes)",
+                "readers (2 processes)",
+                "re-readers (2 processes)",
+                "random readers (2 processes)",
+                "random writers (2 processes)"
+            ]
+        );
+        let w = &c.figures[0];
+        assert_eq!(
+            (w.moves, w.bytes, w.record_size),
+            (Moves::Write, 2 * (16 << 20), Some(65536))
+        );
+        assert!((w.bytes_per_second().unwrap() - 5851381.75 * 1024.0).abs() < 1.0);
+        assert_eq!(
+            w.said,
+            "children see 5851381.75 kB/sec (parent sees 898698.55 kB/sec)"
+        );
+        assert_eq!(c.figures[2].moves, Moves::Read);
+        assert_eq!(c.figures[5].moves, Moves::Write);
+        assert!(iozone("Children see throughput for 2 initial writers = 1 kB/sec").is_err());
     }
 
     #[test]
