@@ -341,3 +341,24 @@ fn iozone_s_throughput_mode_is_read_and_checked_when_iozone_is_installed() {
     );
     assert!(text.contains("said children see "), "{text}");
 }
+
+#[test]
+fn bonnie_s_figures_it_did_not_print_say_why_and_per_char_calls_are_one_byte() {
+    // -f: no per-char tests, empty CSV fields; a block test too quick to time: +++++.
+    let csv = "1.98,2.00a,vm,1,1795499156,64M,,8192,5,,,+++++,+++,109975,23,,,+++++,+++,+++++,+++,,,,,,,,,,,,,,,,,,,4058us,9164us,,5464us,8684us,,,,,,";
+    let c = ioscope::measure::external::bonnie(csv).unwrap();
+    let putc = &c.figures[0];
+    assert_eq!(putc.label, "sequential output per char");
+    assert_eq!(putc.record_size, Some(1), "one byte per call");
+    let checked = check(&c, &[], None);
+    let text = ioscope::report::views::trace::claim_figure(&checked.figures[0]);
+    assert!(
+        text.contains("bonnie++ ran no per-char test (-f)"),
+        "{text}"
+    );
+    let block = ioscope::report::views::trace::claim_figure(&checked.figures[1]);
+    assert!(
+        block.contains("printed no figure (+++++: the test ran too quickly for it to time)"),
+        "{block}"
+    );
+}

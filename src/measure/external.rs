@@ -610,8 +610,9 @@ const BONNIE_TESTS: [(&str, Moves); 6] = [
 ];
 
 /// Bytes bonnie++ 2.00 moves in each per-char test, whatever the file size: 3,145,728
-/// one-byte write() (and read()) calls, counted under strace with `-s 256m` and `-s 1g`
-/// (bonnie++ 2.00a). Older versions (1.x) move the whole file a byte at a time.
+/// one-byte write() (and read()) calls, counted under strace with `-s 8`, `-s 64`, `-s 200`,
+/// `-s 256m` and `-s 1g` (bonnie++ 2.00a, Debian). Older versions (1.x) move the whole file
+/// a byte at a time.
 const BONNIE2_CHAR_BYTES: u64 = 3 << 20;
 
 /// The bytes a bonnie++ test moves: per-char tests of bonnie++ 2.x move
@@ -646,14 +647,18 @@ fn bonnie_figure(
     } else {
         printed_size(value)
     };
+    // The per-char tests move one byte per call, whatever the chunk size.
+    let per_char = label.ends_with("per char");
     ClaimedFigure {
         label: label.to_string(),
         moves,
         bytes: if moves == Moves::Neither { 0 } else { size },
-        record_size: chunk,
+        record_size: if per_char { Some(1) } else { chunk },
         seconds: rate.filter(|r| *r > 0.0).map(|r| size as f64 / r),
-        said: if value.is_empty() {
-            "(none)".to_string()
+        said: if value.is_empty() && per_char {
+            "none: bonnie++ ran no per-char test (-f)".to_string()
+        } else if value.is_empty() {
+            "none: bonnie++ did not run this test".to_string()
         } else if kib_default && !value.starts_with('+') {
             format!("{value} {unit}")
         } else {
@@ -1019,7 +1024,7 @@ mod tests {
         assert_eq!(labels, BONNIE_TESTS.map(|(l, _)| l));
         let putc = figure(&c, "sequential output per char");
         // bonnie++ 2.00a writes 3 MiB a byte at a time, whatever -s says.
-        assert_eq!((putc.bytes, putc.record_size), (3 << 20, Some(8192)));
+        assert_eq!((putc.bytes, putc.record_size), (3 << 20, Some(1)));
         assert_eq!(figure(&c, "sequential output block").bytes, 1 << 30);
         assert_eq!(putc.said, "1821 K/sec");
         assert!((putc.bytes_per_second().unwrap() - 1821.0 * 1024.0).abs() < 1e-6);
