@@ -358,7 +358,7 @@ fn bonnie_s_figures_it_did_not_print_say_why_and_per_char_calls_are_one_byte() {
     );
     let block = ioscope::report::views::trace::claim_figure(&checked.figures[1]);
     assert!(
-        block.contains("printed no figure (+++++: the test ran too quickly for it to time)"),
+        block.contains("printed no figure (+++++): the test ran too quickly for it to time"),
         "{block}"
     );
 }

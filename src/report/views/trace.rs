@@ -471,7 +471,7 @@ pub fn claim_figure(f: &FigureCheck) -> String {
                 fig.label, fig.said
             ),
             _ if fig.said.starts_with("+++") => format!(
-                "{head}: printed no figure ({}: the test ran too quickly for it to time): not compared",
+                "{head}: printed no figure ({}): the test ran too quickly for it to time: not compared",
                 fig.said
             ),
             _ => format!("{head}: printed no figure ({}): not compared", fig.said),
