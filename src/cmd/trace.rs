@@ -5,13 +5,13 @@
 
 use crate::measure::external::{self, ToolClaim};
 pub use crate::measure::procio::ProcIo;
+use crate::trace::Proc;
 use crate::trace::claims::{self, ClaimCheck};
 use crate::trace::clock::{ClockReport, Clocks, Vdso};
 use crate::trace::filter as sys_filter;
 use crate::trace::sys::{self, Ended, Event, Left};
 use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
 use crate::trace::tee::{self, Tee};
-use crate::trace::{Proc, tool_name};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -99,6 +99,10 @@ pub struct TraceReport {
     /// equivalents (those not counted are named in `unseen`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub calls_32bit: u64,
+    /// How many times the known tool ran and how many of its outputs were read, when it ran
+    /// more than once or from a shell's script (absent otherwise and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_runs: Option<crate::trace::tools::ToolRuns>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -190,7 +194,7 @@ fn live_children(pid: i32) -> Vec<i32> {
 /// `vdso` [`Vdso::Hide`], each program's vDSO is hidden at its exec so that its clock reads
 /// are seen (see `trace::clock`).
 pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceReport> {
-    let program = command.first().ok_or_else(|| {
+    command.first().ok_or_else(|| {
         crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
     })?;
     let overhead = overhead_ns_per_call().ok();
@@ -199,7 +203,10 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let read_vdso = crate::trace::clock::vdso_read_ns() / 1e9;
     // Interrupted while measuring that: the command is not started at all.
     crate::interrupt::check()?;
-    let tool = tool_name(program);
+    // The known tool: the command, or the one a shell's script names (`sh -c 'dd ...'`).
+    let runs_of = crate::trace::tools::of(command);
+    let tool = runs_of.tool.clone();
+    let tool_runs = std::cell::Cell::new(0u64);
     let mut unseen = Vec::new();
     // Known tools: their output goes through a forwarder that copies it back, to read
     // their own figures after. Without one (ioscope's executable gone), no claim is read.
@@ -264,6 +271,11 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                     proc_io = Some(io);
                 }
                 children = live_children(pid);
+            }
+            if let Event::Exec { tid } = event
+                && crate::trace::tools::running(tid).as_deref() == Some(tool.as_str())
+            {
+                tool_runs.set(tool_runs.get() + 1);
             }
             if let Event::Exec { tid } = event
                 && let Some(note) = crate::trace::privilege_ignored(tid)
@@ -332,6 +344,19 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         claims::against_regions(&mut check, &clock.regions);
         check
     });
+    // Said when the tool ran other than once as the command itself, or went unread.
+    let tool_runs = crate::trace::tools::ToolRuns {
+        tool: tool.clone(),
+        shell: runs_of.shell.clone(),
+        runs: tool_runs.get(),
+        outputs_read: claim.as_ref().map_or(0, |c| match c.tool.as_str() {
+            "dd" => c.figures.len() as u64,
+            _ => 1,
+        }),
+    };
+    let tool_runs = (crate::trace::tools::KNOWN.contains(&tool.as_str())
+        && (tool_runs.runs > 1 || tool_runs.shell.is_some()))
+    .then_some(tool_runs);
     let (exit_code, signal) = match finish.ended {
         Ended::Code(c) => (Some(c), None),
         Ended::Signal(s) => (None, Some(s)),
@@ -375,6 +400,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         stops: Some(stops.to_string()),
         stops_why,
         calls_32bit: finish.compat.counted,
+        tool_runs,
     })
 }
 

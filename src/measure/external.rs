@@ -109,10 +109,56 @@ impl ToolClaim {
     }
 }
 
-/// dd's summary on its stderr: `A+B records in`, `C+D records out`,
-/// `N bytes (...) copied, S s, ...` (the last of each, so `status=progress` lines before it
-/// do not count; a decimal comma is read as a point).
+/// dd's summaries on a stderr that one or more dd runs wrote (a shell running dd twice):
+/// one summary each (see [`dd_one`]), a summary ending at the `copied` line after its
+/// `records out`. With more than one, each run's figure is labelled `copy (run N)` and the
+/// claim's bytes and seconds are summed over the runs.
 pub fn dd(stderr: &str) -> Result<ToolClaim> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut records_out = false;
+    let mut at = 0;
+    for line in stderr.split_inclusive('\n') {
+        at += line.len();
+        let l = line.trim_end();
+        if l.ends_with("records out") {
+            records_out = true;
+        } else if records_out && l.contains(" copied, ") {
+            chunks.push(&stderr[start..at]);
+            start = at;
+            records_out = false;
+        }
+    }
+    if chunks.len() < 2 {
+        return dd_one(stderr);
+    }
+    let runs: Vec<ToolClaim> = chunks.iter().map(|c| dd_one(c)).collect::<Result<_>>()?;
+    let mut figures = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        for f in &run.figures {
+            let mut f = f.clone();
+            f.label = format!("{} (run {})", f.label, i + 1);
+            figures.push(f);
+        }
+    }
+    let sum = |get: fn(&ToolClaim) -> Option<u64>| -> Option<u64> {
+        runs.iter().map(get).sum::<Option<u64>>()
+    };
+    Ok(ToolClaim {
+        tool: "dd".into(),
+        bytes_read: runs.iter().map(|r| r.bytes_read).sum(),
+        bytes_written: runs.iter().map(|r| r.bytes_written).sum(),
+        seconds: runs.iter().map(|r| r.seconds).sum(),
+        records_in: sum(|r| r.records_in),
+        records_out: sum(|r| r.records_out),
+        figures,
+    })
+}
+
+/// One dd summary: `A+B records in`, `C+D records out`, `N bytes (...) copied, S s, ...`
+/// (the last of each, so `status=progress` lines before it do not count; a decimal comma
+/// is read as a point).
+pub fn dd_one(stderr: &str) -> Result<ToolClaim> {
     let records = |what: &str| -> Option<u64> {
         let line = stderr.lines().rev().find(|l| l.ends_with(what))?;
         let (full, partial) = line.split_whitespace().next()?.split_once('+')?;
@@ -345,8 +391,11 @@ const IOZONE_WIDTHS: [usize; 15] = [16, 8, 9, 9, 9, 9, 9, 9, 9, 10, 10, 9, 9, 9,
 /// width blank). Each figure is kB/s (1024 bytes), or operations per second under `-O`
 /// ("Output is in operations per second"), over the file size of its row. The `-R` Excel
 /// report repeats the same figures and is not needed. Throughput mode (`-t`) prints no
-/// such table and is not read.
+/// such table: its `Children see throughput` lines are read instead ([`iozone_throughput`]).
 pub fn iozone(stdout: &str) -> Result<ToolClaim> {
+    if stdout.contains("Children see throughput for") && !stdout.contains("reclen") {
+        return iozone_throughput(stdout);
+    }
     let lines: Vec<&str> = stdout.lines().collect();
     let header = lines
         .iter()
@@ -443,6 +492,91 @@ pub fn iozone(stdout: &str) -> Result<ToolClaim> {
     Ok(summed("iozone", figures))
 }
 
+/// iozone's throughput mode (`-t N`): per test, `Children see throughput for N initial
+/// writers = R kB/sec` (the sum of each child's own rate) and `Parent sees throughput ...`
+/// (all bytes over the parent's elapsed time). Each test is one figure: N times the file
+/// size of `Each process writes a S kByte file in R kByte records`, at the children's rate
+/// (iozone's headline; the parent's rate is kept in what it said). Under `-O` the rates are
+/// operations per second, of one record each. Writers and rewriters write; the mixed
+/// workload counts both ways and is not compared.
+pub fn iozone_throughput(stdout: &str) -> Result<ToolClaim> {
+    let number = |text: &str| -> Option<f64> {
+        text.split_whitespace()
+            .next()
+            .and_then(|w| w.parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    let each = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Each process writes a "))
+        .context("iozone's throughput mode without 'Each process writes a ... file'")?;
+    let words: Vec<&str> = each.split_whitespace().collect();
+    let file_kb = words.first().and_then(|w| w.parse::<u64>().ok());
+    let record_kb = words
+        .iter()
+        .position(|w| *w == "in")
+        .and_then(|i| words.get(i + 1))
+        .and_then(|w| w.parse::<u64>().ok());
+    let (Some(file_kb), Some(record_kb)) = (file_kb, record_kb) else {
+        bail!("iozone's '{}' gives no file or record size", each.trim());
+    };
+    let mut figures = Vec::new();
+    let lines: Vec<&str> = stdout.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("Children see throughput for") else {
+            continue;
+        };
+        let Some((what, value)) = rest.split_once('=') else {
+            bail!("iozone's line '{}' without '='", line.trim());
+        };
+        let mut what = what.split_whitespace();
+        let children: u64 = what
+            .next()
+            .and_then(|n| n.parse().ok())
+            .with_context(|| format!("iozone's process count in '{}'", line.trim()))?;
+        let test = what.collect::<Vec<_>>().join(" ");
+        let rate =
+            number(value).with_context(|| format!("iozone's figure in '{}'", line.trim()))?;
+        let ops = value.contains("ops/sec");
+        let unit = if ops { "ops/sec" } else { "kB/sec" };
+        let per_unit = if ops { record_kb * 1024 } else { 1024 } as f64;
+        let parent = lines
+            .get(i + 1)
+            .and_then(|l| l.trim().strip_prefix("Parent sees throughput for"))
+            .and_then(|l| l.split_once('='))
+            .and_then(|(_, v)| number(v));
+        let moves = if test.contains("mixed") {
+            Moves::Neither
+        } else if test.contains("writ") {
+            Moves::Write
+        } else {
+            Moves::Read
+        };
+        let bytes = file_kb.saturating_mul(1024).saturating_mul(children);
+        let said = match parent {
+            Some(p) => format!("children see {rate} {unit} (parent sees {p} {unit})"),
+            None => format!("children see {rate} {unit}"),
+        };
+        let mut figure = ClaimedFigure::at_rate(
+            &format!("{test} ({children} processes)"),
+            moves,
+            bytes,
+            Some(record_kb * 1024),
+            rate * per_unit,
+            said,
+        );
+        if moves == Moves::Neither {
+            figure.bytes = 0;
+            figure.seconds = None;
+        }
+        figures.push(figure);
+    }
+    if figures.is_empty() {
+        bail!("iozone's throughput mode printed no 'Children see throughput' line");
+    }
+    Ok(summed("iozone", figures))
+}
+
 /// A claim made of figures: bytes read and written summed over them, seconds the sum of
 /// their times (the tests ran one after another).
 fn summed(tool: &str, figures: Vec<ClaimedFigure>) -> ToolClaim {
@@ -476,8 +610,9 @@ const BONNIE_TESTS: [(&str, Moves); 6] = [
 ];
 
 /// Bytes bonnie++ 2.00 moves in each per-char test, whatever the file size: 3,145,728
-/// one-byte write() (and read()) calls, counted under strace with `-s 256m` and `-s 1g`
-/// (bonnie++ 2.00a). Older versions (1.x) move the whole file a byte at a time.
+/// one-byte write() (and read()) calls, counted under strace with `-s 8`, `-s 64`, `-s 200`,
+/// `-s 256m` and `-s 1g` (bonnie++ 2.00a, Debian). Older versions (1.x) move the whole file
+/// a byte at a time.
 const BONNIE2_CHAR_BYTES: u64 = 3 << 20;
 
 /// The bytes a bonnie++ test moves: per-char tests of bonnie++ 2.x move
@@ -512,14 +647,18 @@ fn bonnie_figure(
     } else {
         printed_size(value)
     };
+    // The per-char tests move one byte per call, whatever the chunk size.
+    let per_char = label.ends_with("per char");
     ClaimedFigure {
         label: label.to_string(),
         moves,
         bytes: if moves == Moves::Neither { 0 } else { size },
-        record_size: chunk,
+        record_size: if per_char { Some(1) } else { chunk },
         seconds: rate.filter(|r| *r > 0.0).map(|r| size as f64 / r),
-        said: if value.is_empty() {
-            "(none)".to_string()
+        said: if value.is_empty() && per_char {
+            "none: bonnie++ ran no per-char test (-f)".to_string()
+        } else if value.is_empty() {
+            "none: bonnie++ did not run this test".to_string()
         } else if kib_default && !value.starts_with('+') {
             format!("{value} {unit}")
         } else {
@@ -653,6 +792,28 @@ mod tests {
         assert_eq!((c.bytes(), c.seconds), (0, 4.1e-05));
         assert!(dd("dd: failed to open 'x': No such file or directory").is_err());
         assert!(dd("nothing here").is_err());
+    }
+
+    #[test]
+    fn two_dd_runs_on_one_stderr_give_one_figure_each_in_order() {
+        let two = "2+0 records in\n2+0 records out\n131072 bytes (131 kB, 128 KiB) copied, 0.5 s, 262 kB/s\n\
+                   1048576 bytes (1.0 MB, 1.0 MiB) copied, 1 s, 1.0 MB/s\r\n\
+                   4+0 records in\n4+0 records out\n4194304 bytes (4.2 MB, 4.0 MiB) copied, 2 s, 2.1 MB/s\n";
+        let c = dd(two).unwrap();
+        let labels: Vec<&str> = c.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["copy (run 1)", "copy (run 2)"]);
+        assert_eq!(c.figures[0].bytes, 131072);
+        assert_eq!(c.figures[1].bytes, 4194304);
+        assert_eq!(c.figures[1].seconds, Some(2.0));
+        assert_eq!((c.records_in, c.seconds), (Some(6), 2.5));
+        // One run stays as it was.
+        assert_eq!(
+            dd("1+0 records in\n1+0 records out\n1 byte copied, 1 s, 1 B/s\n")
+                .unwrap()
+                .figures[0]
+                .label,
+            "copy"
+        );
     }
 
     #[test]
@@ -801,6 +962,37 @@ mod tests {
     }
 
     #[test]
+    fn iozone_throughput_mode_gives_a_figure_per_test_at_the_children_s_rate() {
+        // iozone 3.471 -i 0 -i 1 -i 2 -t 2 -s 16m -r 64k -F t1 t2.
+        let c = iozone(&data("iozone-throughput-2.txt")).unwrap();
+        let labels: Vec<&str> = c.figures.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "initial writers (2 processes)",
+                "rewriters (2 processes)",
+                "readers (2 processes)",
+                "re-readers (2 processes)",
+                "random readers (2 processes)",
+                "random writers (2 processes)"
+            ]
+        );
+        let w = &c.figures[0];
+        assert_eq!(
+            (w.moves, w.bytes, w.record_size),
+            (Moves::Write, 2 * (16 << 20), Some(65536))
+        );
+        assert!((w.bytes_per_second().unwrap() - 5851381.75 * 1024.0).abs() < 1.0);
+        assert_eq!(
+            w.said,
+            "children see 5851381.75 kB/sec (parent sees 898698.55 kB/sec)"
+        );
+        assert_eq!(c.figures[2].moves, Moves::Read);
+        assert_eq!(c.figures[5].moves, Moves::Write);
+        assert!(iozone("Children see throughput for 2 initial writers = 1 kB/sec").is_err());
+    }
+
+    #[test]
     fn fio_normal_output_gives_its_group_lines() {
         let c = fio_any(&data("fio-write.txt")).unwrap();
         assert_eq!(c.figures.len(), 1);
@@ -832,7 +1024,7 @@ mod tests {
         assert_eq!(labels, BONNIE_TESTS.map(|(l, _)| l));
         let putc = figure(&c, "sequential output per char");
         // bonnie++ 2.00a writes 3 MiB a byte at a time, whatever -s says.
-        assert_eq!((putc.bytes, putc.record_size), (3 << 20, Some(8192)));
+        assert_eq!((putc.bytes, putc.record_size), (3 << 20, Some(1)));
         assert_eq!(figure(&c, "sequential output block").bytes, 1 << 30);
         assert_eq!(putc.said, "1821 K/sec");
         assert!((putc.bytes_per_second().unwrap() - 1821.0 * 1024.0).abs() < 1e-6);

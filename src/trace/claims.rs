@@ -612,10 +612,12 @@ pub fn against_regions(check: &mut ClaimCheck, regions: &[Region]) {
     ordered.sort_by(|a, b| a.start_seconds.total_cmp(&b.start_seconds));
     let mut next = 0;
     for fc in &mut check.figures {
+        // A copy's figure (dd's) counts the bytes copied once: those written, not the sum
+        // of both directions.
         let moved = |r: &Region| match fc.figure.moves {
             Moves::Read => Some(r.bytes_read),
-            Moves::Write => Some(r.bytes_written),
-            Moves::Both | Moves::Neither => None,
+            Moves::Write | Moves::Both => Some(r.bytes_written),
+            Moves::Neither => None,
         };
         let found = ordered.iter().enumerate().skip(next).find(|(_, r)| {
             moved(r).is_some_and(|b| b > 0 && verdict::same(b as f64, fc.figure.bytes as f64))

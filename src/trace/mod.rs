@@ -15,6 +15,7 @@ pub mod sizes;
 pub mod sys;
 pub mod tally;
 pub mod tee;
+pub mod tools;
 pub mod vdso;
 
 use std::path::Path;

@@ -696,7 +696,9 @@ pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport, has_device: bool
             ]
         })
         .collect();
-    let why = patterns_sentences(p, has_device);
+    let mut why = patterns_sentences(p, has_device);
+    // The same sentence `patterns` prints: iozone's reads are warm, these as the cache was.
+    why.extend(iozone_reads(p));
     Section {
         part: Part::Patterns,
         status: None,

@@ -64,11 +64,10 @@ fn header(out: &mut String, r: &TraceReport) {
         out,
         "ran",
         format!(
-            "{} in {} ({} without the {} inside fsync-type calls); {} task(s), {} exec(s){}",
+            "{} in {} ({}); {} task(s), {} exec(s){}",
             status,
             format_seconds(r.seconds),
-            format_seconds(r.seconds_without_sync()),
-            format_seconds(r.sync_seconds),
+            sync_words(r),
             r.tasks,
             r.execs,
             if r.complete {
@@ -78,6 +77,25 @@ fn header(out: &mut String, r: &TraceReport) {
             }
         ),
     );
+}
+
+/// The time inside fsync-type calls beside the run's wall time. It is summed over the
+/// tasks, so where it exceeds the wall time they synced at once and it cannot be taken
+/// from the wall time: it is told per task, with no figure "without" it.
+pub fn sync_words(r: &TraceReport) -> String {
+    if r.sync_seconds > r.seconds {
+        format!(
+            "{} inside fsync-type calls summed over its {} tasks, more than the wall time: they synced at the same time, so no time without them is given",
+            format_seconds(r.sync_seconds),
+            r.tasks
+        )
+    } else {
+        format!(
+            "{} without the {} inside fsync-type calls",
+            format_seconds(r.seconds_without_sync()),
+            format_seconds(r.sync_seconds)
+        )
+    }
 }
 
 /// The busiest files in full, the others summed in a line or two.
@@ -251,7 +269,7 @@ fn file(out: &mut String, f: &crate::trace::tally::FileStats) {
         out.push_str(&histogram(&f.offsets));
     }
     if f.timeline.offsets.len() >= 8 {
-        out.push_str(&timeline(&f.timeline, f.order.kind()));
+        out.push_str(&timeline(&f.timeline, f.order.label()));
     }
 }
 
@@ -313,7 +331,13 @@ fn kernel(out: &mut String, r: &TraceReport) {
 
 /// The tool's own figures, each checked against what the trace saw over the right time.
 fn claim(out: &mut String, r: &TraceReport) {
-    let Some(c) = &r.claim else { return };
+    let runs = tool_runs(r);
+    let Some(c) = &r.claim else {
+        if let Some(runs) = runs {
+            line(out, "claim", runs);
+        }
+        return;
+    };
     let records = match (c.records_in, c.records_out) {
         (Some(i), Some(o)) => format!(", {i} records in, {o} out"),
         (Some(i), None) => format!(", {i} read calls"),
@@ -332,9 +356,57 @@ fn claim(out: &mut String, r: &TraceReport) {
             c.bytes_per_second() / crate::units::MIB as f64
         ),
     );
+    if let Some(runs) = runs {
+        line(out, "", runs);
+    }
     for sentence in claim_lines(r) {
         line(out, "", printable(&sentence));
     }
+}
+
+/// How many times the known tool ran and which of its outputs were read, when it ran from
+/// a shell's script or more than once: chosen by the counts.
+pub fn tool_runs(r: &TraceReport) -> Option<String> {
+    let t = r.tool_runs.as_ref()?;
+    let by = t
+        .shell
+        .as_ref()
+        .map(|s| format!(" (from {}'s script)", printable(s)))
+        .unwrap_or_default();
+    let times = match t.runs {
+        1 => "once".to_string(),
+        n => format!("{} times", group_thousands(n)),
+    };
+    let tool = printable(&t.tool);
+    Some(match (t.runs, t.outputs_read) {
+        (0, _) => format!(
+            "{tool} is named in the script{by} but was not seen to run{}",
+            if t.outputs_read > 0 {
+                ": the output read is checked as its"
+            } else {
+                ": nothing of it is checked"
+            }
+        ),
+        (_, 0) => format!(
+            "{tool} ran {times}{by}, but no output of it was read (it went elsewhere, or it printed none): none of its figures is checked"
+        ),
+        (n, k) if n == k && n > 1 => format!(
+            "{tool} ran {times}{by}: each run's output is read and checked on its own (run 1 to run {n}, in the order they ran)"
+        ),
+        (n, k) if n == k => format!("{tool} ran {times}{by}: its output is read and checked"),
+        (n, 1) if n > 1 => format!(
+            "{tool} ran {times}{by}, and its output is read as one: its figures may be any run's; trace one run at a time to check each"
+        ),
+        (n, k) => format!(
+            "{tool} ran {times}{by}, and {} of its outputs were read: they are taken as its runs in the order they ran (run 1 to run {k}){}",
+            group_thousands(k),
+            if k < n {
+                "; the other runs are not checked"
+            } else {
+                ""
+            }
+        ),
+    })
 }
 
 /// Each claimed figure against the trace, the bytes per direction, and whether fsync and
@@ -409,6 +481,10 @@ pub fn claim_figure(f: &FigureCheck) -> String {
             Verdict::NotBytes => format!(
                 "{}: {}: counts operations, not bytes: not compared",
                 fig.label, fig.said
+            ),
+            _ if fig.said.starts_with("+++") => format!(
+                "{head}: printed no figure ({}): the test ran too quickly for it to time: not compared",
+                fig.said
             ),
             _ => format!("{head}: printed no figure ({}): not compared", fig.said),
         };
@@ -673,12 +749,12 @@ fn histogram(h: &Histogram) -> String {
 /// sequential reader draws a rising diagonal, a random one scatter.
 /// The order is the one counted over every access (`order`), or, in reports from before it
 /// was counted, read from the points kept.
-fn timeline(t: &Timeline, order: Option<crate::trace::order::Kind>) -> String {
+fn timeline(t: &Timeline, order: Option<crate::trace::order::Label>) -> String {
     const ROWS: u64 = 6;
     let max = t.offsets.iter().copied().max().unwrap_or(0).max(1);
     let rising = t.offsets.windows(2).filter(|w| w[1] > w[0]).count();
-    let order = if let Some(kind) = order {
-        kind.label()
+    let order = if let Some(label) = order {
+        label.text()
     } else if rising * 10 >= (t.offsets.len() - 1) * 9 {
         "in rising order (sequential)".to_string()
     } else if rising * 10 <= (t.offsets.len() - 1) * 6 {

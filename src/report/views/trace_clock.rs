@@ -86,8 +86,18 @@ pub fn clock_sentence(c: &ClockReport, run_seconds: f64) -> String {
         )
     };
     match c.vdso {
+        Vdso::Keep if c.total_reads() == 0 => format!(
+            "vDSO kept (--vdso keep): clock reads through it are not seen, so the regions the program timed are not found; {reads}"
+        ),
         Vdso::Keep => format!(
-            "vDSO kept (--vdso keep): clock reads through it are not seen, so the regions the program timed are not found; {reads} through the kernel"
+            "vDSO kept (--vdso keep): clock reads through it are not seen; {reads} made as system calls were seen, and {}",
+            match c.regions_found {
+                0 => "they bound no interval that moved data".to_string(),
+                n => format!(
+                    "the {} timed region(s) below come from those alone",
+                    group_thousands(n)
+                ),
+            }
         ),
         Vdso::Hide => {
             let mut s = format!("vDSO hidden (the default; --vdso keep leaves it): {reads}");
