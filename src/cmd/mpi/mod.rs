@@ -31,6 +31,7 @@ use crate::workload::Op;
 use crate::workload::data::{DataStream, fresh_seed};
 pub use crate::workload::layout::{Layout, Phases, data_seed, segment};
 use crate::workload::plan::Plan;
+use crate::workload::verify::Written;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fs::File;
@@ -235,6 +236,8 @@ struct Files {
     read: Option<File>,
     write_name: String,
     read_name: String,
+    /// Where the file it reads is (for the test hook that corrupts it).
+    read_path: std::path::PathBuf,
     device: Option<String>,
 }
 
@@ -329,6 +332,7 @@ fn open(
         read,
         write_name: files::display_name(&own),
         read_name: files::display_name(&theirs),
+        read_path: theirs.clone(),
         device: diskstats::device_of(&own),
     })
 }
@@ -506,6 +510,7 @@ impl Rank<'_> {
             bytes_per_second: sample.bytes_per_second(),
             xor_hex: hex(sample.moved.xor),
             expected_xor_hex: None,
+            in_place: None,
             sample,
         });
         let run = agree(self.comm, &self.host, run)?;
@@ -571,6 +576,18 @@ impl Rank<'_> {
             kind: InputKind::Regular,
             device: files.device.as_deref(),
         };
+        // Test hook (IOSCOPE_CORRUPT): rank 0 damages what it is about to read.
+        let hook = if self.rank == 0 {
+            super::inplace::corrupt_for_test(
+                &files.read_path,
+                &files.read_name,
+                first_byte(&self.read_plan),
+                self.read_plan.block,
+            )
+        } else {
+            Ok(())
+        };
+        agree(comm, host, hook)?;
         agree(comm, host, self.prepare_read(file, target))?;
         // On a shared file the state that matters is the one at the common start: once the
         // first rank reads, its read-ahead fetches blocks its neighbours will read (strided
@@ -612,9 +629,26 @@ impl Rank<'_> {
         collect(comm, run)
     }
 
-    /// The read's run, if its checksum is the generator's.
+    /// The read's run, if every byte it read is in place (checked after its timing, the
+    /// segment's offsets against the generator) and its checksum is the generator's.
     fn verified(&self, sample: Sample) -> Result<RankRun> {
         let (next, expected, files) = (self.next, self.expected, &self.files);
+        let file = files.read.as_ref().expect("reads open a file to read");
+        let in_place = super::inplace::verify(
+            self.harness,
+            file,
+            &files.read_name,
+            self.read_plan.extents(),
+            Written::Stream(data_seed(self.options.layout, self.seed, next)),
+            self.read_plan.block,
+        )?;
+        if let Some(line) = in_place.mismatch(&files.read_name) {
+            return Err(Failure::Check(format!(
+                "{line} (read by rank {}, written by rank {next})",
+                self.rank
+            ))
+            .into());
+        }
         let got = if fails_here(self.rank, "checksum") {
             sample.moved.xor ^ 1
         } else {
@@ -640,6 +674,7 @@ impl Rank<'_> {
             bytes_per_second: sample.bytes_per_second(),
             xor_hex: hex(got),
             expected_xor_hex: Some(hex(expected)),
+            in_place: Some(in_place),
             sample,
         })
     }
@@ -891,6 +926,7 @@ mod tests {
                 bytes_per_second: per_second(bytes, seconds),
                 xor_hex: "00000000".into(),
                 expected_xor_hex: None,
+                in_place: None,
                 sample,
             }
         };

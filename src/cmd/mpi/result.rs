@@ -44,6 +44,14 @@ pub struct RankRun {
     pub xor_hex: String,
     /// The checksum the generator gives for the segment (reads: verified equal).
     pub expected_xor_hex: Option<String>,
+    /// Reads: every byte of the segment checked in place against the generator, after the
+    /// timing (absent from results of versions that checked the XOR alone).
+    #[serde(
+        default,
+        rename = "verified_in_place",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub in_place: Option<crate::workload::verify::InPlace>,
 }
 
 /// Who finished when.
