@@ -236,8 +236,6 @@ struct Files {
     read: Option<File>,
     write_name: String,
     read_name: String,
-    /// Where the file it reads is (for the test hook that corrupts it).
-    read_path: std::path::PathBuf,
     device: Option<String>,
 }
 
@@ -332,7 +330,6 @@ fn open(
         read,
         write_name: files::display_name(&own),
         read_name: files::display_name(&theirs),
-        read_path: theirs.clone(),
         device: diskstats::device_of(&own),
     })
 }
@@ -578,8 +575,12 @@ impl Rank<'_> {
         };
         // Test hook (IOSCOPE_CORRUPT): rank 0 damages what it is about to read.
         let hook = if self.rank == 0 {
+            // Through the open descriptor: the file may have lost its name already.
             super::inplace::corrupt_for_test(
-                &files.read_path,
+                &std::path::PathBuf::from(format!(
+                    "/proc/self/fd/{}",
+                    std::os::fd::AsRawFd::as_raw_fd(file)
+                )),
                 &files.read_name,
                 first_byte(&self.read_plan),
                 self.read_plan.block,

@@ -153,7 +153,7 @@ fn ranks(out: &mut String, r: &MpiReport) {
                     crate::report::text::in_place_short(&v)
                 ),
                 (Some(_), true, Some(v)) => format!(
-                    "{}, every byte in place ({})",
+                    "{}, every byte verified in place ({})",
                     printable(&first.xor_hex),
                     format_seconds(v.seconds)
                 ),
