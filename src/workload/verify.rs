@@ -34,7 +34,8 @@ pub enum Written {
 /// What a verification in place found.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct InPlace {
-    /// Block size the blocks are counted in (blocks start at multiples of it).
+    /// Block size the blocks are counted in (blocks start at multiples of it); 0 when
+    /// checks of several block sizes were merged.
     pub block_bytes: u64,
     /// Blocks checked (a block partly read counts).
     pub blocks: u64,
@@ -62,10 +63,12 @@ impl InPlace {
             (a, b) => a.or(b),
         };
         InPlace {
-            block_bytes: if self.block_bytes == 0 {
-                other.block_bytes
-            } else {
-                self.block_bytes
+            // 0 once checks of different block sizes are merged (the blocks are of each).
+            block_bytes: match (self.block_bytes, other.block_bytes) {
+                (a, b) if a == b => a,
+                (0, b) if self.blocks == 0 => b,
+                (a, 0) if other.blocks == 0 => a,
+                _ => 0,
             },
             blocks: self.blocks + other.blocks,
             bytes: self.bytes + other.bytes,
@@ -92,8 +95,17 @@ impl InPlace {
                 .map_or_else(|| "?".to_string(), |o| o.to_string()),
             self.bad_blocks,
             self.blocks,
-            format_size(self.block_bytes)
+            self.blocks_of()
         ))
+    }
+
+    /// `1 MiB`, or `each size read` when checks of several block sizes were merged.
+    pub fn blocks_of(&self) -> String {
+        if self.block_bytes == 0 {
+            "each size read".to_string()
+        } else {
+            format_size(self.block_bytes)
+        }
     }
 }
 
@@ -464,6 +476,18 @@ mod tests {
         });
         assert_eq!(merged.first_bad_offset, Some(7));
         assert_eq!(merged.bad_blocks, 3);
+        assert_eq!(merged.block_bytes, 1 << 20);
+        let mixed = merged.merge(InPlace {
+            block_bytes: 4096,
+            ..found
+        });
+        assert_eq!(mixed.block_bytes, 0, "blocks of two sizes");
+        assert!(
+            mixed
+                .mismatch("f")
+                .unwrap()
+                .ends_with("of each size read differ")
+        );
     }
 
     proptest! {

@@ -13,7 +13,7 @@ pub fn in_place(v: &InPlace, file: &str, measured: f64) -> String {
             "every byte in place: {} in {} block(s) of {} compared with the generator's bytes at their offsets, after the timing ({}{})",
             format_size(v.bytes),
             crate::units::group_thousands(v.blocks),
-            format_size(v.block_bytes),
+            v.blocks_of(),
             format_seconds(v.seconds),
             share(v.seconds, measured)
         ),

@@ -413,7 +413,7 @@ fn write_read(r: &StudyReport) -> Option<Section> {
                 "The read back returned XOR {}, the XOR of the bytes written, and every byte compared after the timing was the byte written at its offset ({} blocks of {} in {}): every byte verified in place.",
                 read.xor_hex,
                 crate::units::group_thousands(v.blocks),
-                format_size(v.block_bytes),
+                v.blocks_of(),
                 format_seconds(v.seconds)
             ),
             (true, None) => format!(
