@@ -264,7 +264,8 @@ pub struct RunArgs {
     pub block_size: String,
     /// Number of calls; reading without it goes to the end of the file.
     pub block_count: Option<String>,
-    /// Seed for the written data (a fresh one is chosen and shown when omitted).
+    /// Seed for the written data (a fresh one is chosen and shown when omitted); with -r,
+    /// the seed FILE was written with: every byte read is then verified in place.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Overwrite FILE if it exists (-w).
@@ -707,6 +708,10 @@ pub struct SweepArgs {
     /// Free space to keep on the file system (--op write).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
+    /// Reads: the seed FILE was written with (as `run -w` and `sweep --op write` print
+    /// it); every run's bytes are then verified in place after its timing.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Engine, threads and depth.
     #[command(flatten)]
     pub engine: EngineArgs,

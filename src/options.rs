@@ -34,6 +34,9 @@ pub enum RunMode {
     Read {
         /// Block size × block count, when a count was given.
         limit: Option<u64>,
+        /// The seed ioscope wrote the file with (`--seed`): every byte read is then
+        /// verified in place against the generator.
+        seed: Option<u64>,
     },
     /// Write `bytes` bytes generated from `seed`.
     Write {
@@ -200,7 +203,10 @@ impl RunOptions {
                 seed: args.seed.unwrap_or_else(fresh_seed),
             }
         } else {
-            RunMode::Read { limit: total }
+            RunMode::Read {
+                limit: total,
+                seed: args.seed,
+            }
         };
         let choice = engine_choice(
             &args.engine,
@@ -546,6 +552,8 @@ pub struct SweepOptions {
     pub force: bool,
     /// Free space to keep.
     pub min_free: Option<u64>,
+    /// Reads: the seed the file was written with, so every run is verified in place.
+    pub seed: Option<u64>,
     /// Outputs.
     pub export: ExportOptions,
 }
@@ -610,6 +618,7 @@ impl SweepOptions {
             drop_caches: args.drop_caches,
             force: args.export.force,
             min_free: min_free(args.min_free.as_deref(), &what)?,
+            seed: args.seed,
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }

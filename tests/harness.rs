@@ -89,7 +89,7 @@ warm: Each read() costs about 1000 ns whatever its size (at most 1,000,000 calls
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "op,engine,cache,block_size,bytes,runs,bytes_per_second_median,bytes_per_second_min,bytes_per_second_max,bytes_per_second_stddev,outliers,calls_per_second,cpu_percent,resident_share_before_min,resident_share_before_max,device_read_bytes,checks_ok,state_ok"
+        "op,engine,cache,block_size,bytes,runs,bytes_per_second_median,bytes_per_second_min,bytes_per_second_max,bytes_per_second_stddev,outliers,calls_per_second,cpu_percent,resident_share_before_min,resident_share_before_max,device_read_bytes,checks_ok,state_ok,in_place,verify_seconds"
     );
     let first: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(

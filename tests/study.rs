@@ -152,10 +152,7 @@ fn the_default_directories_are_made_and_the_report_is_named_at_the_end() {
     );
     ok(&out);
     let text = String::from_utf8(out.stdout.clone()).unwrap();
-    assert!(
-        text.contains("every read returned exactly the bytes written"),
-        "{text}"
-    );
+    assert!(text.contains("every byte verified in place"), "{text}");
     assert!(
         !cwd.path().join("ioscope-study").exists(),
         "scratch directory removed"

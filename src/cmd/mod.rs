@@ -6,6 +6,7 @@ pub mod coldwarm;
 pub mod compare;
 pub mod fast;
 pub mod harness;
+pub mod inplace;
 pub mod mpi;
 #[cfg(feature = "mpi")]
 pub mod mpi_world;

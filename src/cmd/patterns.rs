@@ -10,6 +10,7 @@
 //! system calls', as iozone's rewritten buffer; reads are checked against its known XOR.
 
 use super::harness::{Harness, Sample, Setup, Target};
+use super::inplace;
 use super::warning::{self, Warning};
 use crate::engine;
 use crate::engine::mixed::{Mixed, Split};
@@ -25,6 +26,7 @@ use crate::workload::data::fresh_seed;
 pub use crate::workload::patterns::Test;
 use crate::workload::plan::{Coverage, Order, Plan};
 use crate::workload::ring::{self, Ring};
+use crate::workload::verify::{InPlace, Written};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -40,6 +42,14 @@ pub struct PatternRun {
     /// Whether the XOR of what was read equals that of the bytes written (`None` where a
     /// test does not read the whole file once).
     pub verified: Option<bool>,
+    /// Read-type runs: every byte of the range read checked in place against the data
+    /// written, after the timing (its seconds in no figure).
+    #[serde(
+        default,
+        rename = "verified_in_place",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub in_place: Option<InPlace>,
     /// Reads and writes of a mixed run.
     pub split: Option<Split>,
 }
@@ -67,6 +77,13 @@ pub struct PatternResult {
     pub coverage: Option<Coverage>,
     /// Whether every run that could be verified was (`None`: none could be).
     pub verified: Option<bool>,
+    /// The checks in place of every run, together (read-type tests).
+    #[serde(
+        default,
+        rename = "verified_in_place",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub in_place: Option<InPlace>,
     /// Whether every kernel check and cache proof held.
     pub checks_ok: bool,
     /// Every run.
@@ -134,7 +151,7 @@ impl PatternsReport {
     pub fn ok(&self) -> bool {
         self.results
             .iter()
-            .all(|r| r.checks_ok && r.verified != Some(false))
+            .all(|r| r.checks_ok && r.verified != Some(false) && r.in_place.is_none_or(|v| v.ok()))
     }
 }
 
@@ -435,6 +452,7 @@ impl Bench<'_> {
             sample,
             close_seconds: Some(close),
             verified: None,
+            in_place: None,
             split: None,
         })
     }
@@ -449,6 +467,7 @@ impl Bench<'_> {
         } else {
             self.options.cache
         };
+        inplace::corrupt_for_test(self.out.path(), self.out.name(), plan.start, plan.block)?;
         self.harness
             .prepare(target, &plan, state, self.options.drop_caches)?;
         let sample = self
@@ -456,10 +475,12 @@ impl Bench<'_> {
             .read(target, &self.setup(test), plan, false, state)?;
         let whole = Coverage::of(&plan).every_once() || plan.is_sequential();
         let verified = whole.then_some(sample.moved.xor == self.expected);
+        let in_place = Some(self.in_place(&file, &plan)?);
         Ok(PatternRun {
             sample,
             close_seconds: None,
             verified,
+            in_place,
             split: None,
         })
     }
@@ -495,12 +516,28 @@ impl Bench<'_> {
         let verified = Coverage::of(&plan)
             .every_once()
             .then_some(sample.moved.xor == self.expected);
+        // Its writes put back the bytes the file held: the whole range stays checkable.
+        let in_place = Some(self.in_place(&self.open(false)?, &plan)?);
         Ok(PatternRun {
             sample,
             close_seconds: Some(close),
             verified,
+            in_place,
             split: Some(split),
         })
+    }
+
+    /// The check in place of the range `plan` spans, after the timed run, in blocks of a
+    /// record.
+    fn in_place(&self, file: &File, plan: &Plan) -> Result<InPlace> {
+        inplace::verify(
+            self.harness,
+            file,
+            self.out.name(),
+            plan.extents(),
+            Written::Stamped(self.seed),
+            self.record,
+        )
     }
 
     fn summarize(&self, test: Test, runs: Vec<PatternRun>) -> PatternResult {
@@ -534,6 +571,7 @@ impl Bench<'_> {
             coverage: (!plan.is_sequential() && plan.order != Order::Backward)
                 .then(|| Coverage::of(&plan)),
             verified: (!verified.is_empty()).then(|| verified.iter().all(|&v| v)),
+            in_place: InPlace::merged(runs.iter().filter_map(|r| r.in_place.as_ref())),
             checks_ok: runs.iter().all(|r| r.sample.ok()),
             runs,
         }

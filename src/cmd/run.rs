@@ -3,6 +3,7 @@
 //! the checksum, rates and the kernel's own counts.
 
 use super::harness::{Harness, Sample, Target};
+use super::inplace;
 use super::warning::{self, Warning};
 use crate::engine::Moved;
 use crate::engine::flag;
@@ -16,6 +17,7 @@ use crate::options::{RunMode, RunOptions};
 use crate::units::per_second;
 use crate::workload::Op;
 use crate::workload::plan::Plan;
+use crate::workload::verify::{InPlace, Written};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +67,14 @@ pub struct RunReport {
     pub device: Option<DiskDelta>,
     /// Claims compared with the kernel's counts.
     pub checks: Vec<Check>,
+    /// Reads with `--seed`: every byte read checked in place against the generator, after
+    /// the timed read (its seconds in no other figure).
+    #[serde(
+        default,
+        rename = "verified_in_place",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub in_place: Option<InPlace>,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
 }
@@ -75,23 +85,34 @@ impl RunReport {
         self.write_seconds.map(|s| per_second(self.moved.bytes, s))
     }
 
-    /// Whether every check held.
+    /// Whether every check held and every byte verified was in place.
     pub fn ok(&self) -> bool {
-        self.checks.iter().all(|c| c.ok)
+        self.checks.iter().all(|c| c.ok) && self.in_place.is_none_or(|v| v.ok())
     }
 }
 
 /// Runs `run` as the options say.
 pub fn execute(options: &RunOptions, harness: &Harness) -> Result<RunReport> {
     match options.mode {
-        RunMode::Read { limit } => read(options, harness, limit),
+        RunMode::Read { limit, seed } => read(options, harness, limit, seed),
         RunMode::Write { bytes, seed } => write(options, harness, bytes, seed),
     }
 }
 
-fn read(options: &RunOptions, harness: &Harness, limit: Option<u64>) -> Result<RunReport> {
+fn read(
+    options: &RunOptions,
+    harness: &Harness,
+    limit: Option<u64>,
+    seed: Option<u64>,
+) -> Result<RunReport> {
     let input = files::open_input(&options.path, options.allow_device)?;
     let sized = input.kind == InputKind::Regular && input.pseudo.is_none();
+    if seed.is_some() && !sized {
+        return Err(crate::error::input(format!(
+            "read {}: --seed verifies the bytes in place by reading them again after the timing; only a regular file can be read again",
+            input.name
+        )));
+    }
     let len = match (limit, sized) {
         (Some(l), true) => l.min(input.len),
         (Some(l), false) => l,
@@ -118,14 +139,28 @@ fn read(options: &RunOptions, harness: &Harness, limit: Option<u64>) -> Result<R
     let sample = harness.read(target, &setup, plan, to_end, CacheState::AsIs)?;
     // Engines that read by offset leave the position alone; move it as read() would.
     input.finish(sample.moved.bytes)?;
-    Ok(report(
+    // The clock has stopped: every byte read is checked where it lay.
+    let in_place = match seed {
+        Some(seed) if setup.engine.caps().has(flag::MOVES_BYTES) => Some(inplace::verify(
+            harness,
+            &input.file,
+            &input.name,
+            std::iter::once((input.start, sample.moved.bytes)),
+            Written::Stream(seed),
+            options.block_size,
+        )?),
+        _ => None,
+    };
+    let mut report = report(
         options,
         input.name,
         Op::Read,
         Some(input.kind),
-        None,
+        seed,
         sample,
-    ))
+    );
+    report.in_place = in_place;
+    Ok(report)
 }
 
 fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Result<RunReport> {
@@ -191,6 +226,7 @@ fn report(
         kernel: sample.kernel,
         device: sample.device,
         checks: sample.checks,
+        in_place: None,
         warnings,
     }
 }

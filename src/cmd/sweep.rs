@@ -5,6 +5,7 @@
 //! handed to the caller after every point, so an interruption loses nothing measured.
 
 use super::harness::{Harness, Sample, Setup, Target};
+use super::inplace;
 use super::warning::{self, Warning};
 use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
@@ -16,6 +17,7 @@ use crate::options::SweepOptions;
 use crate::workload::Op;
 use crate::workload::data::fresh_seed;
 use crate::workload::plan::Plan;
+use crate::workload::verify::{InPlace, Written};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +53,14 @@ pub struct SweepPoint {
     pub checks_ok: bool,
     /// Whether no run's cache state was contradicted by what was measured.
     pub state_ok: bool,
+    /// Reads of a file of known seed: every timed run's bytes checked in place after its
+    /// timing, together.
+    #[serde(
+        default,
+        rename = "verified_in_place",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub in_place: Option<InPlace>,
     /// Every timed run.
     pub runs: Vec<Sample>,
 }
@@ -93,6 +103,9 @@ pub struct SweepReport {
     pub points: Vec<SweepPoint>,
     /// One analysis per cache state.
     pub analyses: Vec<Analysis>,
+    /// The seed of the data: given for reads (`--seed`), chosen for writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Whether every planned point was measured (false after an interruption).
     pub complete: bool,
     /// What the reader should know.
@@ -102,7 +115,9 @@ pub struct SweepReport {
 impl SweepReport {
     /// Whether every check held and every cache state was reached.
     pub fn ok(&self) -> bool {
-        self.points.iter().all(|p| p.checks_ok && p.state_ok)
+        self.points
+            .iter()
+            .all(|p| p.checks_ok && p.state_ok && p.in_place.is_none_or(|v| v.ok()))
     }
 }
 
@@ -134,6 +149,7 @@ pub fn execute(
         device: device.clone(),
         points: Vec::new(),
         analyses: Vec::new(),
+        seed: options.seed,
         complete: false,
         warnings: Vec::new(),
     };
@@ -234,9 +250,28 @@ fn read_points(
             let plan = Plan::sequential(0, run_bytes(options, src.len, bs), bs);
             let runs = repeated(options, || {
                 harness.prepare(target, &plan, state, options.drop_caches)?;
-                harness.read(target, setup, plan, false, state)
+                let sample = harness.read(target, setup, plan, false, state)?;
+                // The clock has stopped: the bytes the run read, checked where they lay.
+                let checked = match options.seed {
+                    Some(seed) if setup.engine.caps().has(flag::MOVES_BYTES) => {
+                        Some(inplace::verify(
+                            harness,
+                            &src.file,
+                            &src.name,
+                            plan.extents(),
+                            Written::Stream(seed),
+                            bs,
+                        )?)
+                    }
+                    _ => None,
+                };
+                Ok((sample, checked))
             })?;
-            push(report, point(bs, Some(state), plan.len, runs), save)?;
+            let checked = InPlace::merged(runs.iter().filter_map(|r| r.1.as_ref()));
+            let runs = runs.into_iter().map(|r| r.0).collect();
+            let mut p = point(bs, Some(state), plan.len, runs);
+            p.in_place = checked;
+            push(report, p, save)?;
         }
     }
     Ok(())
@@ -286,6 +321,7 @@ fn write_points(
         )?;
     }
     let seed = fresh_seed();
+    report.seed = Some(seed);
     for &bs in &blocks {
         let plan = Plan::sequential(0, run_bytes(options, options.size, bs), bs);
         let runs = repeated(options, || {
@@ -297,10 +333,7 @@ fn write_points(
 }
 
 /// The warm-up runs, then the timed runs, of one point: the timed ones are kept.
-fn repeated(
-    options: &SweepOptions,
-    mut run: impl FnMut() -> Result<Sample>,
-) -> Result<Vec<Sample>> {
+fn repeated<T>(options: &SweepOptions, mut run: impl FnMut() -> Result<T>) -> Result<Vec<T>> {
     let mut runs = Vec::new();
     for i in 0..options.warmup + options.repeat {
         let sample = run()?;
@@ -397,6 +430,7 @@ fn point(block_size: u64, cache: Option<CacheState>, bytes: u64, runs: Vec<Sampl
         device_read_bytes: (!device.is_empty()).then(|| median_of(device) as u64),
         checks_ok: runs.iter().all(|r| r.checks.iter().all(|c| c.ok)),
         state_ok,
+        in_place: None,
         runs,
     }
 }

@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Words in the per-seed table (64 KiB).
-const TABLE_WORDS: u64 = 8192;
+pub(crate) const TABLE_WORDS: u64 = 8192;
 
 /// An endless, seekable stream of pseudo-random bytes.
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ pub(crate) fn splitmix(seed: u64, index: u64) -> u64 {
 
 /// The key of 64 KiB block `block`.
 #[inline(always)]
-fn key(seed: u64, block: u64) -> u64 {
+pub(crate) fn key(seed: u64, block: u64) -> u64 {
     splitmix(seed ^ 0x5eed_b10c_0000_0000, block)
 }
 
@@ -48,7 +48,7 @@ thread_local! {
 }
 
 /// The table of `seed`, made once per thread for the last seed asked.
-fn table(seed: u64) -> Rc<[u64]> {
+pub(crate) fn table(seed: u64) -> Rc<[u64]> {
     TABLE.with(|t| {
         let mut t = t.borrow_mut();
         match &*t {

@@ -7,6 +7,7 @@ pub mod patterns;
 pub mod plan;
 pub mod ring;
 pub mod study;
+pub mod verify;
 
 use serde::{Deserialize, Serialize};
 

@@ -85,7 +85,7 @@ impl Part {
     /// The heading of its section.
     pub fn title(self) -> &'static str {
         match self {
-            Self::WriteRead => "Write, then read back with the checksum verified",
+            Self::WriteRead => "Write, then read back and check against the bytes written",
             Self::ReadSweep => "Read throughput against block size, cold and warm",
             Self::Cache => "Cold against warm page cache",
             Self::Syscalls => "The cost of a system call",

@@ -33,6 +33,7 @@ use crate::workload::Op;
 use crate::workload::data::{DataStream, fresh_seed};
 pub use crate::workload::layout::{Layout, Phases, data_seed, segment};
 use crate::workload::plan::Plan;
+use crate::workload::verify::Written;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fs::File;
@@ -651,6 +652,7 @@ impl Rank<'_> {
             times: Some(times),
             xor_seconds: None,
             file_bytes_at_start: at_start,
+            in_place: None,
             sample,
         });
         let run = agree(self.comm, &self.host, run)?;
@@ -749,6 +751,22 @@ impl Rank<'_> {
             kind: InputKind::Regular,
             device: files.device.as_deref(),
         };
+        // Test hook (IOSCOPE_CORRUPT): rank 0 damages what it is about to read.
+        let hook = if self.rank == 0 {
+            // Through the open descriptor: the file may have lost its name already.
+            super::inplace::corrupt_for_test(
+                &std::path::PathBuf::from(format!(
+                    "/proc/self/fd/{}",
+                    std::os::fd::AsRawFd::as_raw_fd(file)
+                )),
+                &files.read_name,
+                first_byte(&self.read_plan),
+                self.read_plan.block,
+            )
+        } else {
+            Ok(())
+        };
+        agree(comm, host, hook)?;
         agree(comm, host, self.prepare_read(file, target))?;
         // On a shared file the state that matters is the one at the common start: once the
         // first rank reads, its read-ahead fetches blocks its neighbours will read (strided
@@ -812,9 +830,26 @@ impl Rank<'_> {
         collect(comm, run, self.clock.as_ref())
     }
 
-    /// The read's run, if its checksum is the generator's.
+    /// The read's run, if every byte it read is in place (checked after its timing, the
+    /// segment's offsets against the generator) and its checksum is the generator's.
     fn verified(&self, sample: Sample) -> Result<RankRun> {
         let (next, expected, files) = (self.next, self.expected, &self.files);
+        let file = files.read.as_ref().expect("reads open a file to read");
+        let in_place = super::inplace::verify(
+            self.harness,
+            file,
+            &files.read_name,
+            self.read_plan.extents(),
+            Written::Stream(data_seed(self.options.layout, self.seed, next)),
+            self.read_plan.block,
+        )?;
+        if let Some(line) = in_place.mismatch(&files.read_name) {
+            return Err(Failure::Check(format!(
+                "{line} (read by rank {}, written by rank {next})",
+                self.rank
+            ))
+            .into());
+        }
         let got = if fails_here(self.rank, "checksum") {
             sample.moved.xor ^ 1
         } else {
@@ -843,6 +878,7 @@ impl Rank<'_> {
             times: None,
             xor_seconds: None,
             file_bytes_at_start: None,
+            in_place: Some(in_place),
             sample,
         })
     }
@@ -1139,6 +1175,7 @@ mod tests {
                 times: None,
                 xor_seconds: None,
                 file_bytes_at_start: None,
+                in_place: None,
                 sample,
             }
         };

@@ -56,6 +56,14 @@ pub struct RankRun {
     /// its files; the full size: overwritten in place).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_bytes_at_start: Option<u64>,
+    /// Reads: every byte of the segment checked in place against the generator, after the
+    /// timing (absent from results of versions that checked the XOR alone).
+    #[serde(
+        default,
+        rename = "verified_in_place",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub in_place: Option<crate::workload::verify::InPlace>,
 }
 
 /// Who finished when.

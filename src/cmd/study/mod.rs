@@ -28,6 +28,7 @@ use crate::workload::Op;
 use crate::workload::data::{fresh_seed, xor_of_prefix};
 use crate::workload::plan::{DEFAULT_STRIDE, Plan, doubling};
 pub use crate::workload::study::{Level, Part};
+use crate::workload::verify::Written;
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -377,6 +378,8 @@ impl PartRunner<'_> {
             drop_caches: false,
             force: false,
             min_free: self.options.min_free,
+            // The read sweep reads the scratch file this study wrote: verified in place.
+            seed: (op == Op::Read).then_some(self.seed),
             export: self.export(),
         };
         crate::cmd::sweep::execute(&options, self.harness, &mut ignore)
@@ -638,13 +641,26 @@ impl PartRunner<'_> {
             false,
             CacheState::AsIs,
         )?;
+        // The clock has stopped: every byte read, checked where it lay.
+        let in_place = crate::cmd::inplace::verify(
+            self.harness,
+            &reader,
+            self.scratch.name(),
+            std::iter::once((0, size)),
+            Written::Stream(self.seed),
+            bs,
+        )?;
         let verified = sample.moved.xor == whole_xor && sample.moved.bytes == size;
         // A cross-check that does not trust the write's own figure.
         let expected = xor_of_prefix(self.seed, size);
-        add(
-            report,
-            row(Op::Read, bs, sample, verified && expected == whole_xor),
+        let (mut read, warnings) = row(
+            Op::Read,
+            bs,
+            sample,
+            verified && expected == whole_xor && in_place.ok(),
         );
+        read.in_place = Some(in_place);
+        add(report, (read, warnings));
         Ok(())
     }
 }
@@ -708,6 +724,7 @@ fn row(op: Op, block_size: u64, sample: Sample, verified: bool) -> (StudyRow, Ve
         elapsed: sample.elapsed,
         cache: sample.cache,
         checks_ok: sample.checks.iter().all(|c| c.ok),
+        in_place: None,
     };
     (row, warnings)
 }

@@ -111,6 +111,14 @@ pub struct StudyRow {
     pub cache: Option<CacheProof>,
     /// Whether the kernel's counts agreed.
     pub checks_ok: bool,
+    /// The read: every byte checked in place against the generator after its timing
+    /// (absent from results of versions that compared the XOR alone).
+    #[serde(
+        default,
+        rename = "verified_in_place",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub in_place: Option<crate::workload::verify::InPlace>,
 }
 
 /// The study's result: one field per part, `None` where it did not run.
@@ -196,10 +204,12 @@ impl StudyReport {
 
     /// Whether the read back returned the bytes written: `None` when it never ran.
     pub fn read_back_verified(&self) -> Option<bool> {
-        self.write_read
-            .iter()
-            .find(|r| r.op == Op::Read)
-            .map(|r| r.verified)
+        self.read_back().map(|r| r.verified)
+    }
+
+    /// The read back of the scratch file, when it ran.
+    pub fn read_back(&self) -> Option<&StudyRow> {
+        self.write_read.iter().find(|r| r.op == Op::Read)
     }
 
     /// The step record of `part`, if it ran or was skipped.

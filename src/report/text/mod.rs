@@ -2,8 +2,10 @@
 //! per command; the shared pieces (labelled lines, tables, the kernel check line, the cache
 //! proof, warnings) live here.
 
+mod inplace;
 mod warning;
 
+pub use inplace::{in_place, in_place_short};
 pub use warning::warning;
 
 use crate::measure::cache::{CacheProof, Verdict};

@@ -195,10 +195,23 @@ fn ranks(out: &mut String, r: &MpiReport) {
             let verified = runs
                 .iter()
                 .all(|x| x.expected_xor_hex.as_ref() == Some(&x.xor_hex));
-            let checksum = match (&first.expected_xor_hex, verified) {
-                (None, _) => format!("{} written", printable(&first.xor_hex)),
-                (Some(_), true) => format!("{} verified", printable(&first.xor_hex)),
-                (Some(e), false) => {
+            let in_place = crate::workload::verify::InPlace::merged(
+                runs.iter().filter_map(|x| x.in_place.as_ref()),
+            );
+            let checksum = match (&first.expected_xor_hex, verified, in_place) {
+                (None, _, _) => format!("{} written", printable(&first.xor_hex)),
+                (Some(_), _, Some(v)) if !v.ok() => format!(
+                    "{} {}",
+                    printable(&first.xor_hex),
+                    crate::report::text::in_place_short(&v)
+                ),
+                (Some(_), true, Some(v)) => format!(
+                    "{}, every byte verified in place ({})",
+                    printable(&first.xor_hex),
+                    format_seconds(v.seconds)
+                ),
+                (Some(_), true, None) => format!("{} XOR verified", printable(&first.xor_hex)),
+                (Some(e), false, _) => {
                     format!("{} (expected {})", printable(&first.xor_hex), printable(e))
                 }
             };
@@ -221,6 +234,22 @@ fn ranks(out: &mut String, r: &MpiReport) {
     }
     right_align(&mut ranks, 4..6);
     let _ = writeln!(out, "{ranks}");
+    let reads = r
+        .results
+        .iter()
+        .flat_map(|p| &p.repeats)
+        .flat_map(|rep| &rep.ranks)
+        .filter(|x| x.in_place.is_some());
+    let measured: f64 = reads.clone().map(|x| x.sample.elapsed.seconds).sum();
+    if let Some(all) =
+        crate::workload::verify::InPlace::merged(reads.filter_map(|x| x.in_place.as_ref()))
+    {
+        let _ = writeln!(
+            out,
+            "verify: every rank's read, {}",
+            crate::report::text::in_place(&all, "the segments", measured)
+        );
+    }
 }
 
 impl Exportable for MpiReport {

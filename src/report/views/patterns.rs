@@ -14,12 +14,13 @@ use crate::report::cells::{cells, mib, opt, pct, rate, rate_cell, table};
 use crate::report::csv::Table;
 use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Heat, Series};
-use crate::report::text::{line, right_align, table_with};
+use crate::report::text::{in_place, in_place_short, line, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::units::{
     MIB, format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
 use crate::workload::plan::Coverage;
+use crate::workload::verify::InPlace;
 use std::fmt::Write;
 
 /// Renders a patterns result.
@@ -61,6 +62,7 @@ pub fn text(r: &PatternsReport) -> String {
         line(&mut out, "iozone", sentence);
     }
     fsync_line(&mut out, r);
+    in_place_line(&mut out, r);
     out
 }
 
@@ -165,12 +167,31 @@ fn cache_cell(result: &PatternResult) -> String {
 }
 
 fn check_cell(result: &PatternResult) -> &'static str {
-    match (result.checks_ok, result.verified) {
-        (false, _) => "MISMATCH",
-        (true, Some(false)) => "XOR WRONG",
-        (true, Some(true)) => "ok, XOR verified",
-        (true, None) => "ok",
+    match (result.checks_ok, result.verified, result.in_place) {
+        (false, _, _) => "MISMATCH",
+        (true, _, Some(v)) if !v.ok() => "NOT IN PLACE",
+        (true, Some(false), _) => "XOR WRONG",
+        (true, _, Some(_)) => "ok, every byte in place",
+        (true, Some(true), None) => "ok, XOR verified",
+        (true, None, None) => "ok",
     }
+}
+
+/// The checks in place over every read-type run: what they found and cost beside the
+/// time the runs measured.
+fn in_place_line(out: &mut String, r: &PatternsReport) {
+    let checked: Vec<_> = r.results.iter().filter_map(|x| x.in_place).collect();
+    let Some(all) = InPlace::merged(&checked) else {
+        return;
+    };
+    let measured: f64 = r
+        .results
+        .iter()
+        .filter(|x| x.in_place.is_some())
+        .flat_map(|x| &x.runs)
+        .map(|run| run.sample.elapsed.seconds)
+        .sum();
+    line(out, "verify", in_place(&all, &r.path, measured));
 }
 
 fn single(out: &mut String, r: &PatternsReport) {
@@ -356,7 +377,9 @@ fn fsync_line(out: &mut String, r: &PatternsReport) {
     let bad: Vec<String> = r
         .results
         .iter()
-        .filter(|x| !x.checks_ok || x.verified == Some(false))
+        .filter(|x| {
+            !x.checks_ok || x.verified == Some(false) || x.in_place.is_some_and(|v| !v.ok())
+        })
         .map(|x| {
             format!(
                 "{} with records of {}",
@@ -416,6 +439,8 @@ impl Exportable for PatternsReport {
             "records_touched",
             "records",
             "verified",
+            "in_place",
+            "verify_seconds",
             "checks_ok",
         ];
         let rows = self
@@ -440,6 +465,8 @@ impl Exportable for PatternsReport {
                     opt(r.coverage.as_ref().map(|c| c.distinct)),
                     opt(r.coverage.as_ref().map(|c| c.pieces)),
                     opt(r.verified),
+                    r.in_place.map(|v| in_place_short(&v)).unwrap_or_default(),
+                    opt(r.in_place.map(|v| v.seconds)),
                     r.checks_ok.to_string(),
                 ])
             })
@@ -687,10 +714,13 @@ pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport, has_device: bool
                     .map_or("-".into(), |s| format!("{:.1}", mib(s.median))),
                 r.fsync_seconds.map_or("-".into(), format_seconds),
                 group_thousands(r.calls_per_second as u64),
-                match r.verified {
-                    Some(true) => "yes",
-                    Some(false) => "NO",
-                    None => "-",
+                match (r.in_place, r.verified) {
+                    (Some(v), _) if !v.ok() => "NOT IN PLACE",
+                    (Some(_), Some(false)) => "XOR NO",
+                    (Some(_), _) => "in place",
+                    (None, Some(true)) => "XOR",
+                    (None, Some(false)) => "XOR NO",
+                    (None, None) => "-",
                 }
                 .to_string(),
             ]
@@ -703,10 +733,15 @@ pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport, has_device: bool
         part: Part::Patterns,
         status: None,
         how: format!(
-            "iozone's tests on a {} file with 64 KiB records, {} run(s) each; reads start {} (reread follows read, warm); every write ends with fsync, shown and included; every read is checked against the bytes written.",
+            "iozone's tests on a {} file with 64 KiB records, {} run(s) each; reads start {} (reread follows read, warm); every write ends with fsync, shown and included; {}",
             format_size(p.sizes.first().copied().unwrap_or(0)),
             p.runs,
-            p.cache.name()
+            p.cache.name(),
+            if p.results.iter().any(|r| r.in_place.is_some()) {
+                "after each read's timing, every byte of the range it read is compared with the byte written at its offset (verified in place)."
+            } else {
+                "each read that covers the file once has its XOR compared with that of the bytes written (this result predates the check in place)."
+            }
         ),
         grid: grid(
             &[

@@ -6,7 +6,9 @@ use crate::engine::Engine;
 use crate::engine::flag;
 use crate::report::cells::{one_row, opt};
 use crate::report::csv::Table;
-use crate::report::text::{bytes_both, cache_line, checks_line, cpu_line, line};
+use crate::report::text::{
+    bytes_both, cache_line, checks_line, cpu_line, in_place, in_place_short, line,
+};
 use crate::report::view::Exportable;
 use crate::units::{format_calls_per_second, format_mib_per_s, format_seconds, format_size};
 use crate::workload::Op;
@@ -114,6 +116,9 @@ pub fn text(r: &RunReport) -> String {
     }
     let counted = crate::engine::by_name(&r.engine).is_none_or(|e| e.caps().has(flag::COUNTED));
     line(&mut out, "kernel", checks_line(&r.checks, counted));
+    if let Some(v) = &r.in_place {
+        line(&mut out, "verify", in_place(v, &r.file, r.seconds));
+    }
     out
 }
 
@@ -143,6 +148,13 @@ impl Exportable for RunReport {
                     .map(|r| r.fraction())),
             ),
             ("checks_ok", self.ok().to_string()),
+            (
+                "in_place",
+                self.in_place
+                    .map(|v| in_place_short(&v))
+                    .unwrap_or_default(),
+            ),
+            ("verify_seconds", opt(self.in_place.map(|v| v.seconds))),
         ])
     }
     fn ok(&self) -> bool {

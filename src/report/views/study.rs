@@ -21,6 +21,27 @@ use crate::workload::Op;
 use anyhow::Result;
 use std::fmt::Write;
 
+/// The one line on what the read back proved: every byte in place, the XOR alone (results
+/// of versions without the check in place), or where it failed.
+fn verification(r: &StudyReport) -> String {
+    let read = r.read_back();
+    match (r.verified, read.map(|x| x.verified), read.and_then(|x| x.in_place)) {
+        (_, None, _) => "the file was not read back (interrupted): nothing verified".into(),
+        (_, Some(_), Some(v)) if !v.ok() => format!(
+            "VERIFICATION FAILED: {}",
+            v.mismatch(&r.dir).unwrap_or_default()
+        ),
+        (true, Some(true), Some(v)) => format!(
+            "every byte verified in place: each byte read back compared with the byte written at its offset, after the timing ({})",
+            format_seconds(v.seconds)
+        ),
+        (true, Some(true), None) => {
+            "every read's XOR equals the generator's (XOR only: this result predates the check in place)".into()
+        }
+        _ => "VERIFICATION FAILED: some reads did not return the bytes written".into(),
+    }
+}
+
 /// Renders `study`.
 pub fn text(r: &StudyReport) -> String {
     let mut out = String::new();
@@ -57,16 +78,7 @@ pub fn text(r: &StudyReport) -> String {
             let _ = writeln!(out, "{:<12} {first}", "");
         }
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        match (r.verified, r.read_back_verified()) {
-            (true, Some(true)) =>
-                "every read returned exactly the bytes written (XOR checked against the generator)",
-            (_, None) => "the file was not read back (interrupted): nothing verified",
-            _ => "VERIFICATION FAILED: some reads did not return the bytes written",
-        }
-    );
+    let _ = writeln!(out, "{}", verification(r));
     if let Some(kept) = &r.kept_file {
         let _ = match r.kept_bytes {
             Some(now) if now != r.file_bytes => writeln!(
@@ -262,14 +274,21 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
             ),
         });
     }
+    let in_place = r.read_back().and_then(|x| x.in_place);
     out.push(Headline {
         label: "checksum".into(),
-        value: match (r.verified, r.read_back_verified()) {
-            (true, Some(true)) => "every read verified".into(),
-            (_, None) => "not read back (interrupted)".into(),
+        value: match (r.verified, r.read_back_verified(), in_place) {
+            (_, Some(_), Some(v)) if !v.ok() => "NOT IN PLACE".into(),
+            (true, Some(true), Some(_)) => "every byte verified in place".into(),
+            (true, Some(true), None) => "XOR verified".into(),
+            (_, None, _) => "not read back (interrupted)".into(),
             _ => "MISMATCH".into(),
         },
-        spread: "XOR of every 32-bit word, compared with the bytes written".into(),
+        spread: if in_place.is_some() {
+            "each byte read compared with the byte written at its offset; XOR of every 32-bit word printed".into()
+        } else {
+            "XOR of every 32-bit word, compared with the bytes written".into()
+        },
     });
     out
 }
@@ -385,13 +404,23 @@ fn write_read(r: &StudyReport) -> Option<Section> {
         ));
     }
     if let Some(read) = r.write_read.iter().find(|w| w.op == Op::Read) {
-        why.push(if read.verified {
-            format!(
-                "The read back returned XOR {}, the XOR of the bytes written: every byte verified.",
+        why.push(match (read.verified, read.in_place) {
+            (_, Some(v)) if !v.ok() => format!(
+                "The read back did NOT return the bytes written where they were written: {}.",
+                v.mismatch(&r.dir).unwrap_or_default()
+            ),
+            (true, Some(v)) => format!(
+                "The read back returned XOR {}, the XOR of the bytes written, and every byte compared after the timing was the byte written at its offset ({} blocks of {} in {}): every byte verified in place.",
+                read.xor_hex,
+                crate::units::group_thousands(v.blocks),
+                v.blocks_of(),
+                format_seconds(v.seconds)
+            ),
+            (true, None) => format!(
+                "The read back returned XOR {}, the XOR of the bytes written (an XOR alone does not see blocks that traded places).",
                 read.xor_hex
-            )
-        } else {
-            "The read back did NOT return the bytes written: the file system or the device lost data.".to_string()
+            ),
+            (false, _) => "The read back did NOT return the bytes written: the file system or the device lost data.".to_string(),
         });
     }
     let mut bars = Vec::new();

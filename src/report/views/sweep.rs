@@ -11,11 +11,13 @@ use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, header, list, percent, rate_spread};
 use crate::report::page::{Grid, Section, grid};
 use crate::report::svg::{Chart, Series};
-use crate::report::text::{cpu_cell, right_align, table_with};
+use crate::report::text::{cpu_cell, in_place, in_place_short, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
+use crate::workload::Op;
+use crate::workload::verify::InPlace;
 use std::fmt::Write;
 
 /// Renders `sweep`.
@@ -96,9 +98,12 @@ pub fn text(r: &SweepReport) -> String {
     out
 }
 
-/// The kernel checks of a point in one word: `ok`, `MISMATCH`, or `-` where none were made.
+/// The checks of a point in one word: `NOT IN PLACE` when a byte read was not the one
+/// written; else the kernel checks: `ok`, `MISMATCH`, or `-` where none were made.
 pub fn checks_cell(p: &SweepPoint) -> &'static str {
-    if p.runs.iter().all(|run| run.checks.is_empty()) {
+    if p.in_place.is_some_and(|v| !v.ok()) {
+        "NOT IN PLACE"
+    } else if p.runs.iter().all(|run| run.checks.is_empty()) {
         "-"
     } else if p.checks_ok {
         "ok"
@@ -122,6 +127,25 @@ pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
             ));
         }
         out.push(format!("{label}: {}", sweep_explanation(r, a)));
+    }
+    if let Some(all) = InPlace::merged(r.points.iter().filter_map(|p| p.in_place.as_ref())) {
+        let measured: f64 = r
+            .points
+            .iter()
+            .filter(|p| p.in_place.is_some())
+            .flat_map(|p| &p.runs)
+            .map(|run| run.elapsed.seconds)
+            .sum();
+        out.push(format!(
+            "verify (seed {}): {}",
+            r.seed.unwrap_or(0),
+            in_place(&all, &r.file, measured)
+        ));
+    } else if let (Some(seed), Op::Write) = (r.seed, r.op) {
+        out.push(format!(
+            "seed {seed}: every run wrote the same bytes; `sweep {} --seed {seed}` reads them back verified in place",
+            r.file
+        ));
     }
     let bypassed = r
         .points
@@ -247,6 +271,8 @@ impl Exportable for SweepReport {
             "device_read_bytes",
             "checks_ok",
             "state_ok",
+            "in_place",
+            "verify_seconds",
         ];
         let op = self.op.name();
         let rows = self
@@ -272,6 +298,8 @@ impl Exportable for SweepReport {
                     opt(p.device_read_bytes),
                     p.checks_ok.to_string(),
                     p.state_ok.to_string(),
+                    p.in_place.map(|v| in_place_short(&v)).unwrap_or_default(),
+                    opt(p.in_place.map(|v| v.seconds)),
                 ])
             })
             .collect();

@@ -1,0 +1,184 @@
+//! The check in place that follows a timed read: once the read's clock has stopped, the
+//! bytes it covered are looked at again where the page cache holds them (a read-only
+//! mapping; large `pread` calls where a file cannot be mapped) and every block is compared
+//! with what the generator wrote at its offset (`workload::verify`). The
+//! check's own time is measured on the harness's clock, apart from every timed figure, so
+//! a result can say what verifying cost beside what reading took.
+
+use super::harness::Harness;
+use crate::measure::meter::Claim;
+use crate::units::MIB;
+use crate::workload::Op;
+use crate::workload::verify::{Checker, InPlace, Written};
+use anyhow::{Context, Result};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+/// Mappings start on a page.
+const PAGE: u64 = 4096;
+
+/// Largest read of the check: its buffer stays in the CPU's cache between the copy and
+/// the check (8 MiB ran at a third of the speed).
+const CHUNK: u64 = MIB;
+
+/// Reads `extents` of `file` again and checks each byte against `written`, counting
+/// blocks of `block` bytes; the time it took is in [`InPlace::seconds`].
+pub fn verify(
+    harness: &Harness,
+    file: &File,
+    name: &str,
+    extents: impl Iterator<Item = (u64, u64)>,
+    written: Written,
+    block: u64,
+) -> Result<InPlace> {
+    let extents: Vec<(u64, u64)> = extents.collect();
+    let bytes: u64 = extents.iter().map(|e| e.1).sum();
+    let chunk = if block >= CHUNK {
+        block
+    } else {
+        CHUNK / block.max(1) * block.max(1)
+    };
+    let claim = Claim {
+        op: Some(Op::Read),
+        calls: bytes.div_ceil(chunk),
+        bytes,
+        counted: false,
+    };
+    let (found, seconds) = harness.time(&claim, || {
+        check(file, name, &extents, written, block, chunk)
+    });
+    let mut found = found?;
+    found.seconds = seconds;
+    Ok(found)
+}
+
+/// The check itself, untimed: the span the extents cover is mapped (the page cache read
+/// where it lies, no copy: twice as fast as reading it again into a buffer); bytes past the
+/// file's end are missing.
+fn check(
+    file: &File,
+    name: &str,
+    extents: &[(u64, u64)],
+    written: Written,
+    block: u64,
+    chunk: u64,
+) -> Result<InPlace> {
+    let mut checker = Checker::new(written, block);
+    let size = file
+        .metadata()
+        .with_context(|| format!("verify {name}: stat"))?
+        .len();
+    let first = extents.iter().map(|e| e.0).min().unwrap_or(0);
+    let end = extents
+        .iter()
+        .map(|e| e.0 + e.1)
+        .max()
+        .unwrap_or(0)
+        .min(size);
+    let base = first / PAGE * PAGE;
+    let map = if end > base {
+        // SAFETY: a read-only shared mapping of a file ioscope wrote and reads; nothing in
+        // this process writes it meanwhile, and only bytes below its size (taken just above)
+        // are touched.
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .offset(base)
+                .len((end - base) as usize)
+                .populate()
+                .map(file)
+        };
+        // Not mappable (a special file system): read it again instead.
+        map.ok()
+    } else {
+        None
+    };
+    let mut buf = Vec::new();
+    for &(start, len) in extents {
+        let mut done = 0u64;
+        while done < len {
+            crate::interrupt::check()?;
+            let at = start + done;
+            let want = (len - done).min(chunk);
+            let n = match &map {
+                Some(map) if at < end => {
+                    let n = want.min(end - at);
+                    let from = (at - base) as usize;
+                    checker.check(at, &map[from..from + n as usize]);
+                    n
+                }
+                Some(_) => 0,
+                None => {
+                    buf.resize(want as usize, 0);
+                    let n = read_at(file, &mut buf, at)
+                        .with_context(|| format!("verify {name}: read at byte {at}"))?;
+                    checker.check(at, &buf[..n]);
+                    n as u64
+                }
+            };
+            done += n;
+            if n < want {
+                // The file ends before the bytes that were read: every block after is bad.
+                checker.missing(start + done, len - done);
+                break;
+            }
+        }
+    }
+    Ok(checker.found())
+}
+
+/// Reads until `buf` is full or the file ends; the bytes read.
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read_at(&mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Test hook: with `IOSCOPE_CORRUPT` set, damages the file at `path` once per process,
+/// before the first read that asks, around byte `start` in blocks of `block`: `swap` trades
+/// blocks 0 and 1 (their XOR stays the same), `shift` moves block 1's bytes one place on,
+/// `byte` flips one byte in the middle of block 1. Lets the tests show each caught, with
+/// its offset, by commands that write the file they read.
+pub fn corrupt_for_test(path: &std::path::Path, name: &str, start: u64, block: u64) -> Result<()> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static DONE: AtomicBool = AtomicBool::new(false);
+    let Some(kind) = std::env::var_os("IOSCOPE_CORRUPT") else {
+        return Ok(());
+    };
+    if DONE.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("open {name} to corrupt it (IOSCOPE_CORRUPT)"))?;
+    let b = block as usize;
+    let mut two = vec![0u8; 2 * b];
+    file.read_exact_at(&mut two, start)
+        .with_context(|| format!("read {name} at byte {start} to corrupt it"))?;
+    match kind.to_str() {
+        Some("swap") => {
+            let (first, second) = two.split_at_mut(b);
+            first.swap_with_slice(second);
+        }
+        Some("shift") => two[b..].rotate_right(1),
+        Some("byte") => two[b + b / 2] ^= 0x55,
+        _ => {
+            return Err(crate::error::input(format!(
+                "IOSCOPE_CORRUPT={}: expected swap, shift or byte",
+                kind.to_string_lossy()
+            )));
+        }
+    }
+    file.write_all_at(&two, start)
+        .with_context(|| format!("write {name} at byte {start} to corrupt it"))?;
+    file.sync_all()
+        .with_context(|| format!("fsync {name} after corrupting it"))
+}
