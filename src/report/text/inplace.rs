@@ -10,7 +10,7 @@ pub fn in_place(v: &InPlace, file: &str, measured: f64) -> String {
     match v.mismatch(file) {
         Some(line) => format!("NOT IN PLACE: {line}"),
         None => format!(
-            "every byte in place: {} in {} block(s) of {} compared with the generator's bytes at their offsets, after the timing ({}{})",
+            "every byte in place: {} in {} block(s) of {} read again after the timing and compared with the generator's bytes at their offsets ({}{})",
             format_size(v.bytes),
             crate::units::group_thousands(v.blocks),
             v.blocks_of(),
@@ -58,7 +58,7 @@ mod tests {
         };
         assert_eq!(
             in_place(&v, "f", 0.04),
-            "every byte in place: 4 MiB in 4 block(s) of 1 MiB compared with the generator's bytes at their offsets, after the timing (10.00 ms = 25.0% of the 40.00 ms measured)"
+            "every byte in place: 4 MiB in 4 block(s) of 1 MiB read again after the timing and compared with the generator's bytes at their offsets (10.00 ms = 25.0% of the 40.00 ms measured)"
         );
         assert_eq!(in_place_short(&v), "in place");
     }
