@@ -10,40 +10,6 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// Longer than any run here takes; a hang fails the test instead of the CI job.
-const DEADLINE: Duration = Duration::from_secs(120);
-
-/// Runs `mpirun --oversubscribe -np N ioscope mpi ARGS` (root allowed when we are root)
-/// with extra environment; `None` (and a printed reason) when mpirun is missing.
-fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<Output> {
-    if Command::new("mpirun").arg("--version").output().is_err() {
-        eprintln!("skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)");
-        return None;
-    }
-    let mut cmd = Command::new("mpirun");
-    cmd.args(["--oversubscribe", "-np", &np.to_string()]);
-    if is_root() {
-        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    }
-    cmd.arg(assert_cmd::cargo::cargo_bin("ioscope"))
-        .arg("mpi")
-        .args(args)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("start mpirun");
-    let start = Instant::now();
-    while child.try_wait().expect("wait for mpirun").is_none() {
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            panic!("mpirun -np {np} ioscope mpi {args:?} hung for {DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(child.wait_with_output().expect("collect mpirun's output"))
-}
-
 /// The JSON rank 0 printed, after checking that the job succeeded.
 fn document(out: &Output, what: &str) -> Value {
     assert!(
@@ -403,9 +369,9 @@ fn mpirun_signalled(
     let start = Instant::now();
     let mut signalled = false;
     while child.try_wait().expect("wait for mpirun").is_none() {
-        if start.elapsed() > DEADLINE {
+        if start.elapsed() > MPI_DEADLINE {
             let _ = child.kill();
-            panic!("mpirun -np {np} ioscope mpi {args:?} hung for {DEADLINE:?}");
+            panic!("mpirun -np {np} ioscope mpi {args:?} hung for {MPI_DEADLINE:?}");
         }
         if !signalled {
             let ranks = ranks_of(child.id());

@@ -261,41 +261,27 @@ fn sweep_reads_with_the_seed_verify_every_timed_run_in_place() {
 #[cfg(feature = "mpi")]
 #[test]
 fn mpi_on_two_ranks_catches_each_corruption_with_its_offset() {
-    use std::process::Command;
-    if Command::new("mpirun").arg("--version").output().is_err() {
-        eprintln!("skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)");
-        return;
-    }
     let block = 1 << 20;
     for kind in KINDS {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path().to_str().unwrap();
-        let mut cmd = Command::new("mpirun");
-        cmd.args(["--oversubscribe", "-np", "2"]);
-        if is_root() {
-            cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-        }
-        let out = cmd
-            .arg(assert_cmd::cargo::cargo_bin("ioscope"))
-            .args([
-                "mpi",
-                "both",
-                d,
-                "--size",
-                "4m",
-                "--block-size",
-                "1m",
-                "--repeat",
-                "1",
-                "--seed",
-                "3",
-                "--min-free",
-                "0",
-            ])
-            .env("IOSCOPE_CORRUPT", kind)
-            .output()
-            .expect("start mpirun");
+        let args = [
+            "both",
+            d,
+            "--size",
+            "4m",
+            "--block-size",
+            "1m",
+            "--repeat",
+            "1",
+            "--seed",
+            "3",
+            "--min-free",
+            "0",
+        ];
+        let Some(out) = mpirun(2, &args, &[("IOSCOPE_CORRUPT", kind)]) else {
+            return;
+        };
         assert_eq!(
             out.status.code(),
             Some(1),

@@ -207,3 +207,41 @@ pub fn in_small_tmpfs(size: &str, dir: &Path, program: &Path) -> Option<std::pro
     .arg(program);
     Some(cmd)
 }
+
+/// Longer than any `mpirun` run of the tests takes; a hang fails the test, not the CI job.
+pub const MPI_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs `mpirun --oversubscribe -np N ioscope mpi ARGS` (root allowed when we are root)
+/// with extra environment; `None` (and a printed reason) when mpirun is missing.
+pub fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<std::process::Output> {
+    if std::process::Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+        return None;
+    }
+    let mut cmd = std::process::Command::new("mpirun");
+    cmd.args(["--oversubscribe", "-np", &np.to_string()]);
+    if is_root() {
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    }
+    cmd.arg(assert_cmd::cargo::cargo_bin("ioscope"))
+        .arg("mpi")
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("start mpirun");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait for mpirun").is_none() {
+        if start.elapsed() > MPI_DEADLINE {
+            let _ = child.kill();
+            panic!("mpirun -np {np} ioscope mpi {args:?} hung for {MPI_DEADLINE:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Some(child.wait_with_output().expect("collect mpirun's output"))
+}
