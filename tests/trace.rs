@@ -32,22 +32,7 @@ fn refused(stderr: &str) -> bool {
 /// `ioscope trace --json -- ARGS`: the document and the exit code, or `None` (with a
 /// reason printed) where this machine does not allow tracing.
 fn trace_json(args: &[&str]) -> Option<(Value, i32)> {
-    let out = ioscope()
-        .args(["trace", "--json", "--"])
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    if refused(&err) {
-        return None;
-    }
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{err}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
-    Some((doc, out.status.code().unwrap_or(-1)))
+    trace_run(&[], args, &[]).map(|t| (t.doc, t.code))
 }
 
 /// The entry of `path` in a trace's files.
@@ -66,20 +51,7 @@ fn calls(f: &Value, call: &str) -> u64 {
 }
 
 fn compile(dir: &Path, name: &str, source: &str) -> Option<std::path::PathBuf> {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, source).unwrap();
-    let exe = dir.join(name);
-    let ok = std::process::Command::new("cc")
-        .args(["-O1", "-pthread", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipped: no C compiler (cc) to build the test program");
-        return None;
-    }
-    Some(exe)
+    build_c(dir, name, "c", source, &["-O1", "-pthread"])
 }
 
 const SEQUENCE: &str = r#"

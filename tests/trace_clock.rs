@@ -54,49 +54,14 @@ int main(void) {
 
 /// Builds `source` with `cc` and `flags`, or says why the test is skipped.
 fn compile(dir: &Path, name: &str, source: &str, flags: &[&str]) -> Option<PathBuf> {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, source).unwrap();
-    let exe = dir.join(name);
-    let ok = std::process::Command::new("cc")
-        .args(flags)
-        .arg("-O1")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!(
-            "skipped: no C compiler (cc{}) to build the test program",
-            flags.iter().map(|f| format!(" {f}")).collect::<String>()
-        );
-        return None;
-    }
-    Some(exe)
+    let flags: Vec<&str> = flags.iter().copied().chain(["-O1"]).collect();
+    build_c(dir, name, "c", source, &flags)
 }
 
 /// `ioscope trace --json EXTRA -- ARGS`: the document, the command's output (our standard
 /// error, where --json sends it) and the exit code; `None` where ptrace is refused.
 fn trace(extra: &[&str], args: &[&str]) -> Option<(Value, String, i32)> {
-    let out = ioscope()
-        .args(["trace", "--json"])
-        .args(extra)
-        .arg("--")
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here: {err}");
-        return None;
-    }
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{err}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
-    Some((doc, err, out.status.code().unwrap_or(-1)))
+    trace_run(extra, args, &[]).map(|t| (t.doc, t.stderr, t.code))
 }
 
 /// The region that wrote the 64 blocks, after checking it is the only one.

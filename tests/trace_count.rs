@@ -89,26 +89,7 @@ fn trace(args: &[&str], env: &[(&str, &str)]) -> Option<Value> {
         Some((&flag, rest)) if flag == "--seccomp" || flag == "--every-call" => (vec![flag], rest),
         _ => (Vec::new(), args),
     };
-    let out = ioscope()
-        .args(["trace", "--json"])
-        .args(flags)
-        .arg("--")
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here: {err}");
-        return None;
-    }
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{err}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
-    Some(doc)
+    trace_run(&flags, args, env).map(|t| t.doc)
 }
 
 /// The entry of `path` in a trace's files.

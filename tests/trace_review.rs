@@ -14,57 +14,13 @@ use std::path::{Path, PathBuf};
 
 /// Builds `source` (C, or assembly with `ext` "S") with `cc` and `flags`, or says why not.
 fn build(dir: &Path, name: &str, ext: &str, source: &str, flags: &[&str]) -> Option<PathBuf> {
-    let src = dir.join(format!("{name}.{ext}"));
-    std::fs::write(&src, source).unwrap();
-    let exe = dir.join(name);
-    let out = std::process::Command::new("cc")
-        .args(flags)
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .output();
-    match out {
-        Ok(o) if o.status.success() => Some(exe),
-        Ok(o) => {
-            eprintln!(
-                "skipped: cc{} cannot build the test program here: {}",
-                flags.iter().map(|f| format!(" {f}")).collect::<String>(),
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-            );
-            None
-        }
-        Err(e) => {
-            eprintln!("skipped: no C compiler (cc): {e}");
-            None
-        }
-    }
+    build_c(dir, name, ext, source, flags)
 }
 
 /// `ioscope trace --json EXTRA -- ARGS`: the document and the command's output (our
 /// standard error, where --json sends it); `None` where ptrace is refused.
 fn trace(extra: &[&str], args: &[&str]) -> Option<(Value, String)> {
-    let out = ioscope()
-        .args(["trace", "--json"])
-        .args(extra)
-        .arg("--")
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here: {err}");
-        return None;
-    }
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{err}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
-    Some((doc, err))
+    trace_run(extra, args, &[]).map(|t| (t.doc, t.stderr))
 }
 
 /// The file whose path is `path` in a trace document.

@@ -242,18 +242,9 @@ fn installed(name: &str) -> Option<String> {
 
 /// `ioscope trace --json -- ARGS`, or `None` with a reason where tracing is refused.
 fn trace_json(args: &[&str]) -> Option<serde_json::Value> {
-    let out = ioscope()
-        .args(["trace", "--json", "--"])
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("ptrace refused") {
-        eprintln!("skipped: ptrace is not allowed here: {err}");
-        return None;
-    }
-    assert!(out.status.success(), "{err}");
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    let t = trace_run(&[], args, &[])?;
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    Some(t.doc)
 }
 
 #[test]

@@ -245,3 +245,72 @@ pub fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<std::pro
     }
     Some(child.wait_with_output().expect("collect mpirun's output"))
 }
+
+/// What `ioscope trace --json FLAGS -- ARGS` gave: its document, its standard error (where
+/// `--json` sends the command's output) and its exit code.
+pub struct TraceRun {
+    pub doc: serde_json::Value,
+    pub stderr: String,
+    pub code: i32,
+}
+
+/// `ioscope trace --json FLAGS -- ARGS` with `env`; `None` (with the reason printed) where
+/// this machine does not allow tracing. Panics when stdout is not one JSON document.
+pub fn trace_run(flags: &[&str], args: &[&str], env: &[(&str, &str)]) -> Option<TraceRun> {
+    let out = ioscope()
+        .args(["trace", "--json"])
+        .args(flags)
+        .arg("--")
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if stderr.contains("ptrace refused") {
+        eprintln!("skipped: ptrace is not allowed here: {stderr}");
+        return None;
+    }
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    Some(TraceRun {
+        doc,
+        stderr,
+        code: out.status.code().unwrap_or(-1),
+    })
+}
+
+/// Builds `source` (C, or assembly with `ext` "S") with `cc` and `flags` into `dir/name`,
+/// or says why the test is skipped (no `cc`, or it cannot build this here).
+pub fn build_c(dir: &Path, name: &str, ext: &str, source: &str, flags: &[&str]) -> Option<PathBuf> {
+    let src = dir.join(format!("{name}.{ext}"));
+    std::fs::write(&src, source).unwrap();
+    let exe = dir.join(name);
+    let out = std::process::Command::new("cc")
+        .args(flags)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Some(exe),
+        Ok(o) => {
+            eprintln!(
+                "skipped: cc{} cannot build the test program here: {}",
+                flags.iter().map(|f| format!(" {f}")).collect::<String>(),
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            );
+            None
+        }
+        Err(e) => {
+            eprintln!("skipped: no C compiler (cc): {e}");
+            None
+        }
+    }
+}
