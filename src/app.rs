@@ -266,6 +266,9 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
     let world = crate::cmd::mpi_world::World::init()
         .ok_or_else(|| anyhow::anyhow!("mpi: MPI was initialised already"))?;
     let root = world.rank() == 0;
+    if args.phases == crate::cli::MpiWork::Io500 {
+        return mpi_io500(args, &world);
+    }
     // The same arguments on every rank: the same error; rank 0 alone says it.
     let options = match crate::options::MpiOptions::from_args(args) {
         Ok(o) => o,
@@ -293,6 +296,43 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
             }
             kind
         }
+        Ok(None) => Ok(ExitKind::Success),
+        Err(e) => match e.downcast_ref::<RanksFailed>() {
+            Some(failed) => {
+                for line in &failed.lines {
+                    report::error_line(line);
+                }
+                Ok(failed.kind)
+            }
+            None => Err(e),
+        },
+    }
+}
+
+/// `mpi io500`: the IO500-like preset on every rank; rank 0 alone prints.
+#[cfg(feature = "mpi")]
+fn mpi_io500(args: &crate::cli::MpiArgs, world: &crate::cmd::mpi_world::World) -> Result<ExitKind> {
+    use crate::cmd::mpi::{Comm, RanksFailed};
+    let root = world.rank() == 0;
+    let options = match crate::options::Io500Options::from_args(args) {
+        Ok(o) => o,
+        Err(e) if root => return Err(e),
+        Err(e) => return Ok(crate::error::exit_kind(&e)),
+    };
+    if root && !world.launched() {
+        report::note(
+            "note: not started by mpirun: running as a single rank (start N ranks with `mpirun -np N ioscope mpi io500 ...`)\n",
+        );
+    }
+    let progress = crate::cmd::harness::NoProgress;
+    let harness = Harness::system(&progress);
+    match cmd::mpi::io500::execute(&options, world, &harness) {
+        Ok(Some(result)) => finish(
+            &result,
+            &ExportOptions::json_only(options.json),
+            &Exports::default(),
+            &options.dir,
+        ),
         Ok(None) => Ok(ExitKind::Success),
         Err(e) => match e.downcast_ref::<RanksFailed>() {
             Some(failed) => {

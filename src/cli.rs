@@ -227,7 +227,9 @@ const MPI: &str = concat!(
     "  mpirun -np 2 ioscope mpi write /nfs/dir --keep --seed 7\n",
     "      write and keep the files; it prints their name\n",
     "  mpirun -np 2 ioscope mpi read /nfs/dir --existing .ioscope-mpi-1234 --seed 7\n",
-    "      read them back, verified, without writing first",
+    "      read them back, verified, without writing first\n",
+    "  mpirun -np 4 ioscope mpi io500 /shared/scratch --stonewall 30s\n",
+    "      an IO500-like run (not the official score): phases, stonewall counts, geometric means",
 );
 const COMPLETIONS: &str = concat!(
     "Examples:\n",
@@ -789,18 +791,21 @@ pub struct TraceArgs {
 #[derive(Debug, Args)]
 pub struct MpiArgs {
     /// Timed phases: write (fsync included), read (of files written untimed first), or
-    /// both, every repeat.
+    /// both, every repeat; or io500, an IO500-like preset (not the official score):
+    /// ior-easy, ior-hard and small files, stonewalled writes, a geometric-mean summary.
     #[arg(value_enum)]
-    pub phases: Phases,
+    pub phases: MpiWork,
     /// The directory for the files (on a shared file system, the same path on every host).
     pub dir: PathBuf,
     /// A file per rank (N-N), or one shared file with a segment per rank (N-1), its blocks
     /// interleaved (strided) or not (contiguous).
     #[arg(long, value_enum, default_value_t = Layout::FilePerRank)]
     pub layout: Layout,
-    /// Bytes each rank writes and reads (a multiple of --block-size).
-    #[arg(long, default_value = "64m", value_name = "SIZE")]
-    pub size: String,
+    /// Bytes each rank writes and reads (a multiple of --block-size) [default: 64m]; io500:
+    /// the most ior-easy (and ior-hard) bytes per rank when the stonewall does not stop it
+    /// first [default: 1g].
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
     /// Bytes per read()/write() call.
     #[arg(long, default_value = "1m", value_name = "SIZE")]
     pub block_size: String,
@@ -828,9 +833,41 @@ pub struct MpiArgs {
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
+    /// io500: seconds after which each write or create phase stops issuing new work (then
+    /// every rank completes to the largest count any rank reached).
+    #[arg(long, default_value = "5s", value_name = "DURATION")]
+    pub stonewall: String,
+    /// io500: the most small files each rank creates when the stonewall does not stop it.
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    pub files: u64,
     /// Print one JSON document instead of the table (rank 0).
     #[arg(long)]
     pub json: bool,
+}
+
+/// What `mpi` runs: timed phases of one layout, or the IO500-like preset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MpiWork {
+    /// Timed writes (fsync included).
+    Write,
+    /// Timed reads of files written (untimed) first.
+    Read,
+    /// Timed writes, then timed reads, every repeat.
+    Both,
+    /// The IO500-like preset: ior-easy, ior-hard, small files; not the official score.
+    Io500,
+}
+
+impl MpiWork {
+    /// The timed phases, or `None` for the io500 preset.
+    pub fn phases(self) -> Option<Phases> {
+        match self {
+            MpiWork::Write => Some(Phases::Write),
+            MpiWork::Read => Some(Phases::Read),
+            MpiWork::Both => Some(Phases::Both),
+            MpiWork::Io500 => None,
+        }
+    }
 }
 
 /// `ioscope report RESULT...`

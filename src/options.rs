@@ -850,22 +850,29 @@ impl MpiOptions {
     /// Checks and converts `mpi`'s arguments.
     pub fn from_args(args: &crate::cli::MpiArgs) -> Result<Self> {
         let what = format!("mpi {}", display_name(&args.dir));
-        let size = parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?;
+        let Some(phases) = args.phases.phases() else {
+            return Err(input(format!(
+                "{what}: io500 is a preset of its own (Io500Options), not timed phases"
+            )));
+        };
+        let size = parse_nonzero_size(args.size.as_deref().unwrap_or("64m"))
+            .with_context(|| format!("{what}: --size"))?;
         let block_size = block_size(&args.block_size, &what)?;
         if !size.is_multiple_of(block_size) {
             return Err(input(format!(
                 "{what}: --size ({}) is not a multiple of --block-size ({}); the strided layout interleaves whole blocks",
-                args.size, args.block_size
+                args.size.as_deref().unwrap_or("64m"),
+                args.block_size
             )));
         }
         if !(1..=1000).contains(&args.repeat) {
             return Err(input(format!("{what}: --repeat must be 1 to 1000")));
         }
         if let Some(name) = &args.existing {
-            if args.phases != Phases::Read {
+            if phases != Phases::Read {
                 return Err(input(format!(
                     "{what}: --existing reads files back: use it with `mpi read`, not `mpi {}`",
-                    args.phases.name()
+                    phases.name()
                 )));
             }
             if args.seed.is_none() {
@@ -881,7 +888,7 @@ impl MpiOptions {
         }
         Ok(Self {
             dir: args.dir.clone(),
-            phases: args.phases,
+            phases,
             layout: args.layout,
             size,
             block_size,
@@ -891,6 +898,83 @@ impl MpiOptions {
             keep: args.keep,
             reuse_files: args.reuse_files,
             existing: args.existing.clone(),
+            min_free: min_free(args.min_free.as_deref(), &what)?,
+            json: args.json,
+        })
+    }
+}
+
+/// Validated options of `mpi io500` (the same on every rank).
+#[derive(Debug, Clone)]
+pub struct Io500Options {
+    /// The directory for the files.
+    pub dir: PathBuf,
+    /// The stonewall of each write and create phase.
+    pub stonewall: Duration,
+    /// ior-easy's bytes per transfer.
+    pub transfer: u64,
+    /// ior-easy's (and ior-hard's) most bytes per rank.
+    pub easy_cap_bytes: u64,
+    /// The most small files per rank.
+    pub files: u64,
+    /// Seed of the data (`None`: rank 0 picks one).
+    pub seed: Option<u64>,
+    /// Keep the files.
+    pub keep: bool,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// JSON output.
+    pub json: bool,
+}
+
+impl Io500Options {
+    /// Checks and converts `mpi io500`'s arguments; the flags of timed phases alone
+    /// (`--layout`, `--repeat`, `--existing`, `--reuse-files`, `--cache`) are refused.
+    pub fn from_args(args: &crate::cli::MpiArgs) -> Result<Self> {
+        let what = format!("mpi io500 {}", display_name(&args.dir));
+        let size = args.size.as_deref().unwrap_or("1g");
+        let easy_cap_bytes = parse_nonzero_size(size).with_context(|| format!("{what}: --size"))?;
+        let transfer = block_size(&args.block_size, &what)?;
+        if easy_cap_bytes < transfer {
+            return Err(input(format!(
+                "{what}: --size ({size}) is less than one transfer (--block-size {})",
+                args.block_size
+            )));
+        }
+        let stonewall =
+            parse_duration(&args.stonewall).with_context(|| format!("{what}: --stonewall"))?;
+        if stonewall.is_zero() {
+            return Err(input(format!(
+                "{what}: --stonewall {}: must be more than 0",
+                args.stonewall
+            )));
+        }
+        if args.files == 0 {
+            return Err(input(format!("{what}: --files must be at least 1")));
+        }
+        let refused = [
+            (
+                args.layout != crate::workload::layout::Layout::FilePerRank,
+                "--layout",
+            ),
+            (args.repeat != 3, "--repeat"),
+            (args.existing.is_some(), "--existing"),
+            (args.reuse_files, "--reuse-files"),
+            (args.cache != crate::cli::CacheMode::Cold, "--cache"),
+        ];
+        if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+            return Err(input(format!(
+                "{what}: {flag} is for `mpi write|read|both`; io500 fixes its phases (ior-easy a file per rank, ior-hard one shared file, small files), runs each once and evicts before its reads"
+            )));
+        }
+        Ok(Self {
+            dir: args.dir.clone(),
+            stonewall,
+            transfer,
+            easy_cap_bytes,
+            files: args.files,
+            seed: args.seed,
+            keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,
             json: args.json,
         })

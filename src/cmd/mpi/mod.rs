@@ -39,6 +39,7 @@ use serde::Serialize;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+pub mod io500;
 mod ior;
 mod result;
 mod watchdog;

@@ -12,6 +12,7 @@ pub mod compare;
 pub mod fast;
 pub mod media;
 pub mod mpi;
+pub mod mpi_io500;
 pub mod patterns;
 pub mod report;
 pub mod run;
@@ -59,6 +60,7 @@ pub const RESULTS: &[Registered] = &[
     result::<cmd::transfer::TransferReport>(),
     result::<cmd::trace::TraceReport>(),
     result::<cmd::mpi::MpiReport>(),
+    result::<cmd::mpi::io500::Io500Report>(),
 ];
 
 /// The registered result whose schema is `name` (`ioscope/sweep/v2`), if any.

@@ -1,0 +1,994 @@
+//! `mpi io500`: an IO500-like preset (explicitly not the official IO500 score). Eight
+//! phases in IO500's order: ior-easy write (a file per rank, large transfers), a small-file
+//! create (a directory per rank, 3,901-byte files as mdtest-hard writes), ior-hard write (one
+//! shared file, 47,008-byte records interleaved across the ranks), then ior-easy read, stat
+//! of the small files, ior-hard read, small-file read and delete. Every read, stat and
+//! delete works on another rank's data (IOR's `-C` shift from [`Reorder`]).
+//!
+//! Each write or create phase is bounded by a stonewall with wear-out: a rank stops issuing
+//! new transfers (or files) when the stonewall time has passed since its phase started,
+//! the ranks agree (an MPI max) on the largest count any reached, and every rank completes
+//! to that count, so the later phases cover the same data on every rank. Each phase's
+//! figure is IOR's aggregate: everything moved over (latest end − earliest start) on the
+//! common clock. Reads are checked in place against the generator (ior-hard's records at
+//! their interleaved offsets), small files by their content.
+//!
+//! The bytes move through plain `pwrite`/`pread` calls here, not the engine table: the
+//! stonewall is checked between transfers, which the harness's whole-plan runs cannot do.
+
+use super::ior::{Clock, PhaseTimes, Reorder, ior_aggregate, measure_clock};
+use super::{Comm, agree, gather_all, hostname};
+use crate::cmd::harness::Harness;
+use crate::files;
+use crate::measure::cache;
+use crate::measure::wallclock;
+use crate::options::Io500Options;
+use crate::workload::data::{DataStream, fresh_seed};
+use crate::workload::layout::Layout;
+use crate::workload::layout::data_seed;
+use crate::workload::verify::{InPlace, Written};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Bytes of one ior-hard record (IO500's `-t 47008 -b 47008`).
+pub const HARD_RECORD: u64 = 47_008;
+/// Bytes written into each small file (mdtest-hard's `-w 3901`).
+pub const SMALL_FILE: u64 = 3_901;
+/// Bytes in a GiB, for the bandwidth figures (IO500 reports GiB/s).
+pub const GIB: f64 = (1u64 << 30) as f64;
+
+/// Whether a phase's figure is bandwidth or metadata operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Bytes moved: the figure is GiB/s.
+    Bandwidth,
+    /// Files created, stat'ed, read or deleted: the figure is kIOPS (thousands per second).
+    Metadata,
+}
+
+/// How a write or create phase met its stonewall.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stonewall {
+    /// The time limit, seconds.
+    pub seconds: f64,
+    /// What each rank had done when it stopped at the stonewall (or at the cap), rank order.
+    pub at_stonewall: Vec<u64>,
+    /// Whether each rank was stopped by the time (false: it reached the cap first).
+    pub stopped_by_time: Vec<bool>,
+    /// The count every rank completed to: the largest of `at_stonewall` (an MPI max).
+    pub completed_to: u64,
+    /// The most each rank would do without a stonewall (the cap).
+    pub cap: u64,
+}
+
+impl Stonewall {
+    /// Whether the time limit stopped at least one rank.
+    pub fn bound(&self) -> bool {
+        self.stopped_by_time.iter().any(|&b| b)
+    }
+}
+
+/// One rank's part of a phase.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankPhase {
+    /// The rank.
+    pub rank: usize,
+    /// The rank whose data it wrote or read.
+    pub data_of: usize,
+    /// Transfers or files it handled.
+    pub count: u64,
+    /// Bytes it moved (0 for stat and delete).
+    pub bytes: u64,
+    /// Its open, transfer and close (small files: first to last operation), on the common
+    /// clock.
+    pub times: PhaseTimes,
+}
+
+/// One phase over all ranks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Io500Phase {
+    /// `ior-easy-write`, `md-create`, ...
+    pub name: String,
+    /// Bandwidth or metadata.
+    pub kind: Kind,
+    /// Every rank's part, in rank order.
+    pub ranks: Vec<RankPhase>,
+    /// Bytes moved by all ranks.
+    pub total_bytes: u64,
+    /// Operations (transfers or files) of all ranks.
+    pub total_ops: u64,
+    /// Latest end − earliest start on the common clock (IOR's time).
+    pub seconds: f64,
+    /// Total bytes (bandwidth) or operations (metadata) per second over `seconds`.
+    pub per_second: f64,
+    /// The stonewall of a write or create phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<Stonewall>,
+    /// ior reads: every byte checked in place against the generator, all ranks merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_in_place: Option<InPlace>,
+    /// Small-file reads: files whose content was not the one written, and the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_files: Option<BadFiles>,
+    /// Why the phase is invalid; empty when valid.
+    pub invalid: Vec<String>,
+}
+
+impl Io500Phase {
+    /// The figure: GiB/s for bandwidth, kIOPS for metadata.
+    pub fn figure(&self) -> f64 {
+        match self.kind {
+            Kind::Bandwidth => self.per_second / GIB,
+            Kind::Metadata => self.per_second / 1000.0,
+        }
+    }
+
+    /// Whether the phase is valid.
+    pub fn valid(&self) -> bool {
+        self.invalid.is_empty()
+    }
+}
+
+/// Small files whose content differed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BadFiles {
+    /// Files read and compared.
+    pub checked: u64,
+    /// Files whose bytes were not those written.
+    pub bad: u64,
+    /// The first bad one, and where it differs.
+    pub first: Option<String>,
+}
+
+/// Geometric means of the phase figures, as IO500 combines them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// Geometric mean of the bandwidth phases, GiB/s.
+    pub bandwidth_gib_per_second: f64,
+    /// Geometric mean of the metadata phases, kIOPS.
+    pub metadata_kiops: f64,
+    /// sqrt(bandwidth × metadata): IO500's combination (not its official score).
+    pub combined: f64,
+}
+
+impl Score {
+    /// The geometric means of `phases`' figures.
+    pub fn of(phases: &[Io500Phase]) -> Self {
+        let mean =
+            |kind| geometric_mean(phases.iter().filter(|p| p.kind == kind).map(|p| p.figure()));
+        let bw = mean(Kind::Bandwidth);
+        let md = mean(Kind::Metadata);
+        Self {
+            bandwidth_gib_per_second: bw,
+            metadata_kiops: md,
+            combined: (bw * md).sqrt(),
+        }
+    }
+}
+
+/// The geometric mean of `values` (0 when any is 0 or there are none).
+pub fn geometric_mean(values: impl IntoIterator<Item = f64>) -> f64 {
+    let mut n = 0usize;
+    let mut logs = 0.0;
+    for v in values {
+        if v <= 0.0 || !v.is_finite() {
+            return 0.0;
+        }
+        logs += v.ln();
+        n += 1;
+    }
+    if n == 0 { 0.0 } else { (logs / n as f64).exp() }
+}
+
+/// Everything `mpi io500` measured, as rank 0 assembled it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Io500Report {
+    /// The directory the files were in.
+    pub dir: String,
+    /// Always false: this is an IO500-like preset, not the official IO500 benchmark.
+    pub official_io500_score: bool,
+    /// Ranks in the job.
+    pub ranks: usize,
+    /// Distinct hosts among them.
+    pub hosts: usize,
+    /// Whether an MPI launcher started the job.
+    pub launched_by_mpirun: bool,
+    /// The stonewall of each write and create phase, seconds.
+    pub stonewall_seconds: f64,
+    /// ior-easy's bytes per transfer.
+    pub easy_transfer_bytes: u64,
+    /// ior-easy's most bytes per rank (the cap without a stonewall).
+    pub easy_cap_bytes: u64,
+    /// ior-hard's record size.
+    pub hard_record_bytes: u64,
+    /// ior-hard's most records per rank.
+    pub hard_cap_records: u64,
+    /// Bytes in each small file.
+    pub small_file_bytes: u64,
+    /// The most small files per rank.
+    pub small_files_cap: u64,
+    /// The seed of the data.
+    pub seed: u64,
+    /// Whose data each rank read, stat'ed and deleted.
+    pub reorder: Reorder,
+    /// The common clock of the starts and ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+    /// Where each rank ran.
+    pub hosts_of_ranks: Vec<String>,
+    /// The phases, in the order they ran.
+    pub phases: Vec<Io500Phase>,
+    /// The geometric means.
+    pub score: Score,
+}
+
+impl Io500Report {
+    /// Whether every read was verified (invalid phases by time alone still pass).
+    pub fn ok(&self) -> bool {
+        self.phases.iter().all(|p| {
+            p.verified_in_place.is_none_or(|v| v.ok())
+                && p.bad_files.as_ref().is_none_or(|b| b.bad == 0)
+        })
+    }
+
+    /// Whether every phase is valid.
+    pub fn valid(&self) -> bool {
+        self.phases.iter().all(Io500Phase::valid)
+    }
+
+    /// The phase named `name`.
+    pub fn phase(&self, name: &str) -> Option<&Io500Phase> {
+        self.phases.iter().find(|p| p.name == name)
+    }
+}
+
+/// Why a phase is invalid, from its numbers: a verification that failed, a stonewall that
+/// never stopped a rank, a write phase that ran shorter than its stonewall.
+pub fn invalid_reasons(phase: &Io500Phase) -> Vec<String> {
+    let mut why = Vec::new();
+    if let Some(v) = &phase.verified_in_place
+        && !v.ok()
+    {
+        why.push(format!(
+            "a read failed verification: {} of {} block(s) differ, first bad byte {}",
+            v.bad_blocks,
+            v.blocks,
+            v.first_bad_offset
+                .map_or_else(|| "?".into(), |o| o.to_string())
+        ));
+    }
+    if let Some(b) = &phase.bad_files
+        && b.bad > 0
+    {
+        why.push(format!(
+            "{} of {} file(s) did not hold what was written{}",
+            b.bad,
+            b.checked,
+            b.first
+                .as_deref()
+                .map(|f| format!(" (first: {f})"))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(s) = &phase.stonewall {
+        if !s.bound() {
+            why.push(format!(
+                "the stonewall did not bind (every rank reached its cap of {} first)",
+                s.cap
+            ));
+        }
+        if phase.seconds < s.seconds {
+            why.push(format!(
+                "it ran {:.3} s, shorter than its stonewall ({} s)",
+                phase.seconds, s.seconds
+            ));
+        }
+    }
+    why
+}
+
+/// Test hook: `IOSCOPE_IO500_SLOW_RANK=R` makes rank R sleep 20 ms before each transfer or
+/// file until its stonewall, so it reaches fewer than the others and wears out to their
+/// count.
+fn slowed(rank: usize) -> bool {
+    std::env::var("IOSCOPE_IO500_SLOW_RANK")
+        .ok()
+        .and_then(|r| r.parse::<usize>().ok())
+        == Some(rank)
+}
+
+/// Test hook: `IOSCOPE_IO500_CORRUPT=1` makes rank 0 change one byte of the data it is
+/// about to read (ior-easy, ior-hard and one small file), so the checks can be seen to fail.
+fn corrupting(rank: usize) -> bool {
+    rank == 0 && std::env::var_os("IOSCOPE_IO500_CORRUPT").is_some_and(|v| v == "1")
+}
+
+/// This rank's job: who it is, whose data it reads, where the files are.
+struct Job<'a> {
+    options: &'a Io500Options,
+    comm: &'a dyn Comm,
+    harness: &'a Harness<'a>,
+    host: String,
+    rank: usize,
+    ranks: usize,
+    source: usize,
+    seed: u64,
+    dir: PathBuf,
+    clock: Option<Clock>,
+}
+
+/// Removes the job's directory when the job ends (rank 0; unless `--keep`).
+struct JobDir {
+    path: PathBuf,
+    remove: bool,
+}
+
+impl Drop for JobDir {
+    fn drop(&mut self) {
+        if self.remove {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// What one rank did in a stonewalled phase.
+#[derive(Debug, Clone, Copy)]
+struct WoreOut {
+    at_stonewall: u64,
+    by_time: bool,
+    completed: u64,
+}
+
+/// One rank's figures, as gathered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Gathered {
+    part: RankPhase,
+    at_stonewall: Option<u64>,
+    by_time: Option<bool>,
+    in_place: Option<InPlace>,
+    bad_files: Option<BadFiles>,
+}
+
+impl Job<'_> {
+    fn easy_seed(&self, owner: usize) -> u64 {
+        data_seed(Layout::FilePerRank, self.seed, owner)
+    }
+    fn hard_seed(&self) -> u64 {
+        self.seed ^ 0x6a09_e667_f3bc_c908
+    }
+    fn small_seed(&self, owner: usize) -> u64 {
+        data_seed(
+            Layout::FilePerRank,
+            self.seed ^ 0xbb67_ae85_84ca_a73b,
+            owner,
+        )
+    }
+    fn easy_path(&self, owner: usize) -> PathBuf {
+        self.dir.join(format!("easy-{owner}"))
+    }
+    fn hard_path(&self) -> PathBuf {
+        self.dir.join("hard")
+    }
+    fn small_dir(&self, owner: usize) -> PathBuf {
+        self.dir.join(format!("md-{owner}"))
+    }
+    fn small_path(&self, owner: usize, n: u64) -> PathBuf {
+        self.small_dir(owner).join(format!("f{n}"))
+    }
+
+    /// Runs `step(n)` for n = 0, 1, ... until the stonewall or `cap`; then the ranks agree
+    /// on the largest count and every rank completes to it.
+    fn wear_out(&self, cap: u64, mut step: impl FnMut(u64) -> Result<()>) -> Result<WoreOut> {
+        let limit = self.options.stonewall.as_secs_f64();
+        let slow = slowed(self.rank);
+        let start = wallclock::now();
+        let mut first = || -> Result<(u64, bool)> {
+            let mut n = 0;
+            while n < cap {
+                if wallclock::now() - start >= limit {
+                    return Ok((n, true));
+                }
+                if slow {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                step(n)?;
+                n += 1;
+            }
+            Ok((n, false))
+        };
+        let (at, by_time) = agree(self.comm, &self.host, first())?;
+        // Counts stay far below 2^53, where f64 holds every integer exactly.
+        let target = self.comm.max(at as f64) as u64;
+        let rest = (at..target).try_for_each(&mut step);
+        agree(self.comm, &self.host, rest)?;
+        Ok(WoreOut {
+            at_stonewall: at,
+            by_time,
+            completed: target,
+        })
+    }
+
+    /// Gathers every rank's part to rank 0 and builds the phase there.
+    fn phase(
+        &self,
+        name: &str,
+        kind: Kind,
+        mine: Gathered,
+        cap: Option<u64>,
+    ) -> Result<Option<Io500Phase>> {
+        let all: Vec<Gathered> = agree(self.comm, &self.host, gather_all(self.comm, &mine))?;
+        if all.is_empty() {
+            return Ok(None);
+        }
+        let mut ranks: Vec<RankPhase> = all.iter().map(|g| g.part.clone()).collect();
+        if let Some(clock) = &self.clock {
+            for r in &mut ranks {
+                r.times = clock.place(r.rank, r.times);
+            }
+        }
+        let total_bytes = ranks.iter().map(|r| r.bytes).sum();
+        let total_ops = ranks.iter().map(|r| r.count).sum();
+        let amount = match kind {
+            Kind::Bandwidth => total_bytes,
+            Kind::Metadata => total_ops,
+        };
+        let (seconds, per_second) =
+            ior_aggregate(amount, ranks.iter().map(|r| Some(&r.times))).unwrap_or((0.0, 0.0));
+        let stonewall = cap.map(|cap| Stonewall {
+            seconds: self.options.stonewall.as_secs_f64(),
+            at_stonewall: all.iter().map(|g| g.at_stonewall.unwrap_or(0)).collect(),
+            stopped_by_time: all.iter().map(|g| g.by_time.unwrap_or(false)).collect(),
+            completed_to: ranks.iter().map(|r| r.count).max().unwrap_or(0),
+            cap,
+        });
+        let mut phase = Io500Phase {
+            name: name.to_string(),
+            kind,
+            ranks,
+            total_bytes,
+            total_ops,
+            seconds,
+            per_second,
+            stonewall,
+            verified_in_place: InPlace::merged(all.iter().filter_map(|g| g.in_place.as_ref())),
+            bad_files: all
+                .iter()
+                .filter_map(|g| g.bad_files.clone())
+                .reduce(|a, b| BadFiles {
+                    checked: a.checked + b.checked,
+                    bad: a.bad + b.bad,
+                    first: a.first.or(b.first),
+                }),
+            invalid: Vec::new(),
+        };
+        phase.invalid = invalid_reasons(&phase);
+        Ok(Some(phase))
+    }
+
+    fn part(&self, data_of: usize, count: u64, bytes: u64, times: PhaseTimes) -> Gathered {
+        Gathered {
+            part: RankPhase {
+                rank: self.rank,
+                data_of,
+                count,
+                bytes,
+                times,
+            },
+            at_stonewall: None,
+            by_time: None,
+            in_place: None,
+            bad_files: None,
+        }
+    }
+
+    /// ior-easy write: this rank's own file, transfers until the stonewall, fsync, close.
+    fn easy_write(&self) -> Result<Option<Io500Phase>> {
+        let t = self.options.transfer;
+        let cap = self.options.easy_cap_bytes / t;
+        let path = self.easy_path(self.rank);
+        let seed = self.easy_seed(self.rank);
+        self.comm.barrier();
+        let open_start = wallclock::now();
+        let file = agree(self.comm, &self.host, create_new(&path))?;
+        let open_end = wallclock::now();
+        let mut buf = vec![0u8; t as usize];
+        let worn = self.wear_out(cap, |n| {
+            DataStream::new(seed, n * t).fill(&mut buf);
+            file.write_all_at(&buf, n * t)
+                .with_context(|| format!("write {} at {}", path.display(), n * t))
+        })?;
+        let synced = file
+            .sync_all()
+            .with_context(|| format!("fsync {}", path.display()));
+        agree(self.comm, &self.host, synced)?;
+        let transfer_end = wallclock::now();
+        drop(file);
+        let close_end = wallclock::now();
+        let times = PhaseTimes::from_readings(open_start, open_end, transfer_end, close_end);
+        let mut mine = self.part(self.rank, worn.completed, worn.completed * t, times);
+        mine.at_stonewall = Some(worn.at_stonewall);
+        mine.by_time = Some(worn.by_time);
+        self.phase("ior-easy-write", Kind::Bandwidth, mine, Some(cap))
+    }
+
+    /// ior-hard write: records of 47,008 bytes at (i × ranks + rank) × record in one file.
+    fn hard_write(&self) -> Result<Option<Io500Phase>> {
+        let r = HARD_RECORD;
+        let cap = self.options.easy_cap_bytes.div_ceil(r);
+        let path = self.hard_path();
+        if self.rank == 0 {
+            agree(self.comm, &self.host, create_new(&path).map(drop))?;
+        } else {
+            agree(self.comm, &self.host, Ok(()))?;
+        }
+        self.comm.barrier();
+        let open_start = wallclock::now();
+        let opened = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("open {} for writing", path.display()));
+        let file = agree(self.comm, &self.host, opened)?;
+        let open_end = wallclock::now();
+        let seed = self.hard_seed();
+        let mut buf = vec![0u8; r as usize];
+        let (rank, ranks) = (self.rank as u64, self.ranks as u64);
+        let worn = self.wear_out(cap, |i| {
+            let at = (i * ranks + rank) * r;
+            DataStream::new(seed, at).fill(&mut buf);
+            file.write_all_at(&buf, at)
+                .with_context(|| format!("write {} at {at}", path.display()))
+        })?;
+        let synced = file
+            .sync_all()
+            .with_context(|| format!("fsync {}", path.display()));
+        agree(self.comm, &self.host, synced)?;
+        let transfer_end = wallclock::now();
+        drop(file);
+        let close_end = wallclock::now();
+        let times = PhaseTimes::from_readings(open_start, open_end, transfer_end, close_end);
+        let mut mine = self.part(self.rank, worn.completed, worn.completed * r, times);
+        mine.at_stonewall = Some(worn.at_stonewall);
+        mine.by_time = Some(worn.by_time);
+        self.phase("ior-hard-write", Kind::Bandwidth, mine, Some(cap))
+    }
+
+    /// Reads `extents` of `path` (evicted first, every rank before any reads), then checks
+    /// them in place against `written`.
+    fn ior_read(
+        &self,
+        name: &str,
+        path: &Path,
+        extents: &[(u64, u64)],
+        written: Written,
+        block: u64,
+    ) -> Result<Option<Io500Phase>> {
+        let label = files::display_name(path);
+        let prepared = (|| -> Result<()> {
+            let file =
+                File::open(path).with_context(|| format!("open {} for reading", path.display()))?;
+            if corrupting(self.rank)
+                && let Some(&(at, _)) = extents.first()
+            {
+                corrupt_byte(path, at)?;
+            }
+            let len = file
+                .metadata()
+                .with_context(|| format!("stat {}", path.display()))?
+                .len();
+            cache::evict_extents(&file, &label, std::iter::once((0, len)))
+        })();
+        agree(self.comm, &self.host, prepared)?;
+        self.comm.barrier();
+        let open_start = wallclock::now();
+        let run = (|| -> Result<(File, f64, f64, u64)> {
+            let file =
+                File::open(path).with_context(|| format!("open {} for reading", path.display()))?;
+            let open_end = wallclock::now();
+            let mut buf = vec![0u8; block as usize];
+            let mut bytes = 0;
+            for &(at, len) in extents {
+                let n = len as usize;
+                file.read_exact_at(&mut buf[..n], at)
+                    .with_context(|| format!("read {} at {at}", path.display()))?;
+                std::hint::black_box(&buf[..n]);
+                bytes += len;
+            }
+            let transfer_end = wallclock::now();
+            Ok((file, open_end, transfer_end, bytes))
+        })();
+        let (file, open_end, transfer_end, bytes) = agree(self.comm, &self.host, run)?;
+        let check =
+            File::open(path).with_context(|| format!("open {} for reading", path.display()));
+        drop(file);
+        let close_end = wallclock::now();
+        let checked = check.and_then(|f| {
+            super::super::inplace::verify(
+                self.harness,
+                &f,
+                &label,
+                extents.iter().copied(),
+                written,
+                block,
+            )
+        });
+        let in_place = agree(self.comm, &self.host, checked)?;
+        let times = PhaseTimes::from_readings(open_start, open_end, transfer_end, close_end);
+        let mut mine = self.part(self.source, extents.len() as u64, bytes, times);
+        mine.in_place = Some(in_place);
+        self.phase(name, Kind::Bandwidth, mine, None)
+    }
+
+    /// Small files: this rank's directory, files of 3,901 bytes until the stonewall.
+    fn small_create(&self) -> Result<Option<Io500Phase>> {
+        let dir = self.small_dir(self.rank);
+        agree(
+            self.comm,
+            &self.host,
+            std::fs::create_dir(&dir).with_context(|| format!("mkdir {}", dir.display())),
+        )?;
+        let seed = self.small_seed(self.rank);
+        let mut buf = vec![0u8; SMALL_FILE as usize];
+        self.comm.barrier();
+        let start = wallclock::now();
+        let worn = self.wear_out(self.options.files, |n| {
+            let path = self.small_path(self.rank, n);
+            DataStream::new(seed, n * SMALL_FILE).fill(&mut buf);
+            let file = create_new(&path)?;
+            file.write_all_at(&buf, 0)
+                .with_context(|| format!("write {}", path.display()))
+        })?;
+        let end = wallclock::now();
+        let times = PhaseTimes::from_readings(start, start, end, end);
+        let mut mine = self.part(
+            self.rank,
+            worn.completed,
+            worn.completed * SMALL_FILE,
+            times,
+        );
+        mine.at_stonewall = Some(worn.at_stonewall);
+        mine.by_time = Some(worn.by_time);
+        self.phase("md-create", Kind::Metadata, mine, Some(self.options.files))
+    }
+
+    /// One pass over the source rank's `count` small files with `op`, timed from the first
+    /// to the last; `op` returns the bytes it moved and whether the file was as written.
+    fn small_pass(
+        &self,
+        name: &str,
+        count: u64,
+        mut op: impl FnMut(&Path, u64) -> Result<(u64, Option<String>)>,
+        checks_content: bool,
+    ) -> Result<Option<Io500Phase>> {
+        self.comm.barrier();
+        let start = wallclock::now();
+        let run = (|| -> Result<(u64, BadFiles)> {
+            let mut bytes = 0;
+            let mut bad = BadFiles {
+                checked: 0,
+                bad: 0,
+                first: None,
+            };
+            for n in 0..count {
+                let (b, wrong) = op(&self.small_path(self.source, n), n)?;
+                bytes += b;
+                bad.checked += 1;
+                if let Some(w) = wrong {
+                    bad.bad += 1;
+                    bad.first.get_or_insert(w);
+                }
+            }
+            Ok((bytes, bad))
+        })();
+        let (bytes, bad) = agree(self.comm, &self.host, run)?;
+        let end = wallclock::now();
+        let times = PhaseTimes::from_readings(start, start, end, end);
+        let mut mine = self.part(self.source, count, bytes, times);
+        if checks_content {
+            mine.bad_files = Some(bad);
+        }
+        self.phase(name, Kind::Metadata, mine, None)
+    }
+}
+
+/// Creates `path`, refusing one that exists.
+fn create_new(path: &Path) -> Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .with_context(|| format!("create {}", path.display()))
+}
+
+/// Flips the byte at `at` of `path` (the corruption test hook).
+fn corrupt_byte(path: &Path, at: u64) -> Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("open {} to corrupt it (test hook)", path.display()))?;
+    let mut b = [0u8; 1];
+    file.read_exact_at(&mut b, at)
+        .with_context(|| format!("read {} at {at}", path.display()))?;
+    b[0] ^= 0xff;
+    file.write_all_at(&b, at)
+        .with_context(|| format!("write {} at {at}", path.display()))
+}
+
+/// Runs `mpi io500` on this rank; rank 0 gets the report, the others `None`.
+pub fn execute(
+    options: &Io500Options,
+    comm: &dyn Comm,
+    harness: &Harness,
+) -> Result<Option<Io500Report>> {
+    let (rank, ranks) = (comm.rank(), comm.size());
+    let host = hostname();
+    let seed = comm.broadcast(options.seed.unwrap_or_else(fresh_seed));
+    let tag = comm.broadcast(u64::from(std::process::id()));
+    let hosts: Vec<String> = agree(comm, &host, gather_all(comm, &host))?;
+    let reorder = (rank == 0).then(|| Reorder::of_hosts(&hosts));
+    let shift = comm.broadcast(reorder.as_ref().map_or(0, |r| r.shift as u64)) as usize;
+    let clock = agree(comm, &host, measure_clock(comm, &hosts))?;
+    let dir = options.dir.join(format!(".ioscope-io500-{tag}"));
+    let made = if rank == 0 {
+        prepare_dir(options, ranks, &dir)
+    } else {
+        Ok(())
+    };
+    agree(comm, &host, made)?;
+    let _guard = JobDir {
+        path: dir.clone(),
+        remove: rank == 0 && !options.keep,
+    };
+    let job = Job {
+        options,
+        comm,
+        harness,
+        host,
+        rank,
+        ranks,
+        source: (rank + shift) % ranks.max(1),
+        seed,
+        dir,
+        clock,
+    };
+    let mut phases = Vec::new();
+    let mut push = |p: Option<Io500Phase>| phases.extend(p);
+    let easy = job.easy_write()?;
+    // Every rank completed to the same count: rank 0's figure is every rank's.
+    let easy_count = comm.broadcast(easy.as_ref().map_or(0, |p| p.ranks[0].count));
+    push(easy);
+    let create = job.small_create()?;
+    let files = comm.broadcast(create.as_ref().map_or(0, |p| p.ranks[0].count));
+    push(create);
+    let hard = job.hard_write()?;
+    let records = comm.broadcast(hard.as_ref().map_or(0, |p| p.ranks[0].count));
+    push(hard);
+
+    let t = options.transfer;
+    let easy_extents: Vec<(u64, u64)> = (0..easy_count).map(|n| (n * t, t)).collect();
+    push(job.ior_read(
+        "ior-easy-read",
+        &job.easy_path(job.source),
+        &easy_extents,
+        Written::Stream(job.easy_seed(job.source)),
+        t,
+    )?);
+    push(job.small_pass(
+        "md-stat",
+        files,
+        |path, _| {
+            let len = std::fs::metadata(path)
+                .with_context(|| format!("stat {}", path.display()))?
+                .len();
+            Ok((
+                0,
+                (len != SMALL_FILE).then(|| format!("{}: {len} bytes", path.display())),
+            ))
+        },
+        false,
+    )?);
+    let (source, lanes) = (job.source as u64, ranks as u64);
+    let hard_extents: Vec<(u64, u64)> = (0..records)
+        .map(|i| ((i * lanes + source) * HARD_RECORD, HARD_RECORD))
+        .collect();
+    push(job.ior_read(
+        "ior-hard-read",
+        &job.hard_path(),
+        &hard_extents,
+        Written::Stream(job.hard_seed()),
+        HARD_RECORD,
+    )?);
+    let small_seed = job.small_seed(job.source);
+    if corrupting(rank) && files > 0 {
+        agree(
+            comm,
+            &job.host,
+            corrupt_byte(&job.small_path(job.source, 0), 0),
+        )?;
+    } else {
+        agree(comm, &job.host, Ok(()))?;
+    }
+    let mut want = vec![0u8; SMALL_FILE as usize];
+    push(job.small_pass(
+        "md-read",
+        files,
+        |path, n| {
+            let got = std::fs::read(path).with_context(|| format!("read {}", path.display()))?;
+            DataStream::new(small_seed, n * SMALL_FILE).fill(&mut want);
+            let wrong = crate::workload::verify::first_difference(&got, &want)
+                .map(|at| format!("{}: byte {at}", files::display_name(path)))
+                .or_else(|| {
+                    (got.len() != want.len())
+                        .then(|| format!("{}: {} bytes", files::display_name(path), got.len()))
+                });
+            Ok((got.len() as u64, wrong))
+        },
+        true,
+    )?);
+    push(job.small_pass(
+        "md-delete",
+        files,
+        |path, _| {
+            std::fs::remove_file(path).with_context(|| format!("remove {}", path.display()))?;
+            Ok((0, None))
+        },
+        false,
+    )?);
+    comm.barrier();
+    if rank != 0 {
+        return Ok(None);
+    }
+    let score = Score::of(&phases);
+    Ok(Some(Io500Report {
+        dir: files::display_name(&options.dir),
+        official_io500_score: false,
+        ranks,
+        hosts: {
+            let mut h = hosts.clone();
+            h.sort_unstable();
+            h.dedup();
+            h.len()
+        },
+        launched_by_mpirun: comm.launched(),
+        stonewall_seconds: options.stonewall.as_secs_f64(),
+        easy_transfer_bytes: options.transfer,
+        easy_cap_bytes: options.easy_cap_bytes / t * t,
+        hard_record_bytes: HARD_RECORD,
+        hard_cap_records: options.easy_cap_bytes.div_ceil(HARD_RECORD),
+        small_file_bytes: SMALL_FILE,
+        small_files_cap: options.files,
+        seed,
+        reorder: reorder.expect("rank 0 picks the reordering"),
+        clock: job.clock.clone(),
+        hosts_of_ranks: hosts,
+        score,
+        phases,
+    }))
+}
+
+/// Checks the directory and the room for every phase at its cap, then makes the job's
+/// directory.
+fn prepare_dir(options: &Io500Options, ranks: usize, dir: &Path) -> Result<()> {
+    let name = files::display_name(&options.dir);
+    match std::fs::metadata(&options.dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(crate::error::input(format!(
+                "mpi io500 {name}: not a directory"
+            )));
+        }
+        Err(e) => {
+            return Err(crate::error::input(format!(
+                "mpi io500 {name}: {}",
+                files::describe(&e)
+            )));
+        }
+    }
+    let per_rank = options
+        .easy_cap_bytes
+        .saturating_mul(2)
+        .saturating_add(HARD_RECORD)
+        .saturating_add(
+            options
+                .files
+                .saturating_mul(SMALL_FILE.next_multiple_of(4096)),
+        );
+    files::ensure_room(
+        &options.dir,
+        &name,
+        per_rank.saturating_mul(ranks as u64),
+        0,
+        options.min_free,
+    )?;
+    std::fs::create_dir(dir).with_context(|| format!("mkdir {}", dir.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(kind: Kind, per_second: f64) -> Io500Phase {
+        Io500Phase {
+            name: "p".into(),
+            kind,
+            ranks: Vec::new(),
+            total_bytes: 0,
+            total_ops: 0,
+            seconds: 2.0,
+            per_second,
+            stonewall: None,
+            verified_in_place: None,
+            bad_files: None,
+            invalid: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_geometric_means_combine_bandwidth_and_metadata_as_io500_does() {
+        let phases = [
+            phase(Kind::Bandwidth, 2.0 * GIB),
+            phase(Kind::Bandwidth, 8.0 * GIB),
+            phase(Kind::Metadata, 1000.0),
+            phase(Kind::Metadata, 9000.0),
+        ];
+        let s = Score::of(&phases);
+        assert!((s.bandwidth_gib_per_second - 4.0).abs() < 1e-9);
+        assert!((s.metadata_kiops - 3.0).abs() < 1e-9);
+        assert!((s.combined - 12f64.sqrt()).abs() < 1e-9);
+        assert_eq!(geometric_mean([3.0, 0.0]), 0.0);
+        assert_eq!(geometric_mean([]), 0.0);
+    }
+
+    #[test]
+    fn a_stonewall_that_stopped_no_rank_and_a_phase_shorter_than_it_are_each_named() {
+        let mut p = phase(Kind::Bandwidth, 1.0);
+        p.seconds = 0.5;
+        p.stonewall = Some(Stonewall {
+            seconds: 1.0,
+            at_stonewall: vec![4, 4],
+            stopped_by_time: vec![false, false],
+            completed_to: 4,
+            cap: 4,
+        });
+        let why = invalid_reasons(&p);
+        assert_eq!(why.len(), 2, "{why:?}");
+        assert!(why[0].contains("did not bind"), "{why:?}");
+        assert!(why[1].contains("shorter than its stonewall"), "{why:?}");
+    }
+
+    #[test]
+    fn a_phase_that_lasted_past_a_stonewall_that_stopped_one_rank_is_valid() {
+        // The other rank reached the cap before the time: one rank stopped by time is enough.
+        let mut p = phase(Kind::Metadata, 1.0);
+        p.seconds = 1.2;
+        p.stonewall = Some(Stonewall {
+            seconds: 1.0,
+            at_stonewall: vec![7, 3],
+            stopped_by_time: vec![false, true],
+            completed_to: 7,
+            cap: 7,
+        });
+        assert!(invalid_reasons(&p).is_empty());
+    }
+
+    #[test]
+    fn a_read_that_failed_verification_is_invalid_with_its_first_bad_byte() {
+        let mut p = phase(Kind::Bandwidth, 1.0);
+        p.verified_in_place = Some(InPlace {
+            block_bytes: HARD_RECORD,
+            blocks: 10,
+            bytes: 10 * HARD_RECORD,
+            bad_blocks: 1,
+            first_bad_offset: Some(94_016),
+            seconds: 0.0,
+        });
+        let why = invalid_reasons(&p);
+        assert_eq!(why.len(), 1);
+        assert!(why[0].contains("first bad byte 94016"), "{why:?}");
+    }
+}
