@@ -4,6 +4,8 @@
 //! following from its numbers. One rank without MPI ([`Solo`]) in any build; two ranks
 //! under `mpirun` with the `mpi` feature (skipped, with the reason, without mpirun).
 
+mod common;
+
 use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::mpi::Solo;
 use ioscope::cmd::mpi::io500::{Io500Report, Kind, execute, geometric_mean};
@@ -155,48 +157,30 @@ fn a_saved_report_reads_back_with_its_phases_and_means() {
 mod under_mpirun {
     use super::*;
     use serde_json::Value;
-    use std::process::{Command, Output, Stdio};
-    use std::time::Instant;
-
-    /// Longer than any run here takes; a hang fails the test instead of the CI job.
-    const DEADLINE: Duration = Duration::from_secs(120);
-
-    fn is_root() -> bool {
-        // SAFETY: geteuid has no preconditions.
-        unsafe { libc::geteuid() == 0 }
-    }
+    use std::process::Output;
 
     /// `mpirun --oversubscribe -np 2 ioscope mpi io500 DIR ARGS --json`; `None` (and a
     /// printed reason) when mpirun is missing.
     fn mpirun(dir: &str, env: &[(&str, &str)]) -> Option<Output> {
-        if Command::new("mpirun").arg("--version").output().is_err() {
-            eprintln!(
-                "skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)"
-            );
-            return None;
-        }
-        let mut cmd = Command::new("mpirun");
-        cmd.args(["--oversubscribe", "-np", "2"]);
-        if is_root() {
-            cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-        }
-        cmd.arg(assert_cmd::cargo::cargo_bin("ioscope"))
-            .args(["mpi", "io500", dir, "--stonewall", "1s", "--size", "16m"])
-            .args(["--files", "200", "--min-free", "0", "--seed", "3", "--json"])
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("start mpirun");
-        let start = Instant::now();
-        while child.try_wait().expect("wait for mpirun").is_none() {
-            if start.elapsed() > DEADLINE {
-                let _ = child.kill();
-                panic!("mpirun -np 2 ioscope mpi io500 hung for {DEADLINE:?}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Some(child.wait_with_output().expect("collect mpirun's output"))
+        common::mpirun(
+            2,
+            &[
+                "io500",
+                dir,
+                "--stonewall",
+                "1s",
+                "--size",
+                "16m",
+                "--files",
+                "200",
+                "--min-free",
+                "0",
+                "--seed",
+                "3",
+                "--json",
+            ],
+            env,
+        )
     }
 
     fn report(out: &Output) -> (Value, Io500Report) {
