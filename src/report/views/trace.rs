@@ -491,8 +491,19 @@ pub fn stretch_sentence(f: &FigureCheck) -> Option<String> {
         ),
         _ => String::new(),
     };
+    // What it moved over its time, where the figure counts bytes.
+    let moved_there = match &f.traced {
+        Some(t) if t.covers == Covers::OpenToClose => format!(
+            ": {} {} in {} = {}",
+            format_size(t.bytes),
+            moved(t.moves),
+            format_seconds(t.seconds),
+            format_mib_per_s(t.bytes_per_second())
+        ),
+        _ => String::new(),
+    };
     Some(format!(
-        "{label}: its test is the stretch of thread {} from {:.3} s to {:.3} s ({what}){many}{clock}",
+        "{label}: its test is the stretch of thread {} from {:.3} s to {:.3} s ({what}){many}{clock}{moved_there}",
         s.tid.unwrap_or(0),
         start,
         end
