@@ -381,3 +381,23 @@ fn with_the_vdso_kept_bonnie_s_fsync_and_close_only_fit_in_its_stretch() {
     assert!(block["stretch"]["clock_after_close"].is_null(), "{block:#}");
     assert_eq!(block["fsync"]["placement"], "fits", "{block:#}");
 }
+
+#[test]
+fn with_several_runs_each_run_s_seek_figure_takes_the_first_of_its_own_seek_processes() {
+    let one = csv("", "", "", "", "");
+    let seeker = |start: f64, tid: i32| {
+        let mut s = stretch(start, start + 1.0, way(100, 8192), way(10, 8192), 100, 1);
+        s.tid = tid;
+        s
+    };
+    // Two runs of three seek processes each.
+    let s: Vec<Stretch> = [(0.0, 1), (0.0, 2), (0.0, 3), (9.0, 4), (9.0, 5), (9.0, 6)]
+        .iter()
+        .map(|&(t, tid)| seeker(t, tid))
+        .collect();
+    let c = checked(&format!("{one}\n{one}\n"), &s);
+    let second = figure(&c, "random seeks (run 2)");
+    let note = second.stretch.as_ref().unwrap();
+    assert_eq!((note.tid, note.found), (Some(4), 6));
+    assert_eq!(second.verdict, Verdict::NotBytes);
+}

@@ -731,12 +731,25 @@ pub fn test_stretches(stretches: Vec<Stretch>) -> Vec<Stretch> {
 /// keeps its check against the calls and says so.
 pub fn against_stretches(check: &mut ClaimCheck, stretches: &[Stretch]) {
     let clocks_seen = stretches.iter().any(|s| s.clock_after_close > 0);
+    // Runs of the seek test: each starts as many seek processes (one stretch each).
+    let runs = check
+        .figures
+        .iter()
+        .filter(|f| Test::of_label(&f.figure.label) == Some(Test::Seeks))
+        .count()
+        .max(1);
     for fc in &mut check.figures {
         let Some(test) = Test::of_label(&fc.figure.label) else {
             continue;
         };
         let of = stretches_of(stretches, test);
-        let Some(s) = of.get(run_of(&fc.figure.label)).map(|&i| &stretches[i]) else {
+        let run = run_of(&fc.figure.label);
+        let at = if test == Test::Seeks {
+            run * (of.len() / runs)
+        } else {
+            run
+        };
+        let Some(s) = of.get(at).map(|&i| &stretches[i]) else {
             // Not found: said where the figure has a value or was a test that ran. A figure
             // without one (a test not run) places no fsync or close: those of its direction
             // are the other tests'.

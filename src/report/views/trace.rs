@@ -482,7 +482,7 @@ pub fn stretch_sentence(f: &FigureCheck) -> Option<String> {
     };
     let many = match s.test {
         crate::trace::phases::Test::Seeks if s.found > 1 => format!(
-            " (the first of {} such stretches, one per seek process)",
+            " (one of {} such stretches, one per seek process: the first of its run's)",
             group_thousands(s.found)
         ),
         _ if s.found > 1 => format!(
