@@ -9,6 +9,7 @@ use crate::trace::Proc;
 use crate::trace::claims::{self, ClaimCheck};
 use crate::trace::clock::{ClockReport, Clocks, Vdso};
 use crate::trace::filter as sys_filter;
+use crate::trace::phases::Phases;
 use crate::trace::sys::{self, Ended, Event, Left};
 use crate::trace::tally::{CallStats, FileStats, Resolver, Tally};
 use crate::trace::tee::{self, Tee};
@@ -103,6 +104,10 @@ pub struct TraceReport {
     /// more than once or from a shell's script (absent otherwise and in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_runs: Option<crate::trace::tools::ToolRuns>,
+    /// bonnie++: each open-to-close stretch that moved data, per thread and file, in the
+    /// order they began (its tests; absent for other tools and in older reports).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stretches: Vec<crate::trace::phases::Stretch>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -251,6 +256,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let mut children = Vec::new();
     let resolve = Proc;
     let clocks = std::cell::RefCell::new(Clocks::new(started_at));
+    let phases = std::cell::RefCell::new(Phases::new(started_at));
     let finish = sys::trace(
         command,
         sys::OnSignal::PassOn,
@@ -293,6 +299,9 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                 Event::Exiting { tid } => clocks.ended(tid),
                 _ => {}
             }
+            if let Event::Exec { tid } | Event::Exiting { tid } = event {
+                phases.borrow_mut().ended(tid);
+            }
             if let Some(t) = tally.borrow_mut().as_mut() {
                 t.at(now.duration_since(started_at).as_nanos() as u64);
                 // The file a call acts on, looked up before a close forgets it.
@@ -300,8 +309,16 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                     let file = crate::trace::clock::fd_of(s.call, &s.args)
                         .and_then(|fd| t.file_of(s.tid, fd));
                     clocks.exit(s, now, file);
+                    phases
+                        .borrow_mut()
+                        .before(s, now, |fd| t.file_of(s.tid, fd).map(|f| f.0));
                 }
                 t.event(&event, &resolve);
+                if let Event::Exit(s) = &event {
+                    phases
+                        .borrow_mut()
+                        .after(s, now, |fd| t.file_of(s.tid, fd).map(|f| f.0));
+                }
             }
         },
     )?;
@@ -333,6 +350,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     if totals.contains_key("mmap") {
         unseen.push("mmap: bytes read or written through a mapping move by page faults, which ptrace does not see".to_string());
     }
+    let stretches = phases.into_inner().finish();
     // The tool's figures against the time inside the calls of their direction.
     let clock = clocks
         .into_inner()
@@ -342,6 +360,10 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let claim_check = claim.as_ref().map(|c| {
         let mut check = claims::check(c, &files, overhead);
         claims::against_regions(&mut check, &clock.regions);
+        // bonnie++ times each test from its file's open to its close.
+        if c.tool == "bonnie++" {
+            claims::against_stretches(&mut check, &stretches);
+        }
         check
     });
     // Said when the tool ran other than once as the command itself, or went unread.
@@ -401,6 +423,11 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         stops_why,
         calls_32bit: finish.compat.counted,
         tool_runs,
+        stretches: if tool == "bonnie++" {
+            claims::test_stretches(stretches)
+        } else {
+            Vec::new()
+        },
     })
 }
 

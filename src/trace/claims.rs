@@ -9,6 +9,7 @@
 use crate::measure::external::{ClaimedFigure, Moves, ToolClaim};
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::trace::clock::{Region, SYNCS};
+use crate::trace::phases::{self, Stretch, Test};
 use crate::trace::tally::FileStats;
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +48,9 @@ pub enum Covers {
     /// (from io_submit to the io_getevents that collected them): the tool's I/O went
     /// through libaio.
     AioInFlight,
+    /// The stretch of the figure's own test from the open of its file to the close
+    /// (bonnie++, which times each test from after the open to after the close).
+    OpenToClose,
 }
 
 /// What the trace saw of one direction on the files that carried it.
@@ -172,6 +176,29 @@ pub struct FigureCheck {
     pub fsync: Option<Calls>,
     /// close calls on its files.
     pub close: Option<Calls>,
+    /// bonnie++: the open-to-close stretch of the figure's own test, or that none was found
+    /// (absent for other tools and in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stretch: Option<TestStretch>,
+}
+
+/// The stretch of one of bonnie++'s tests a figure was checked against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestStretch {
+    /// The test, as told by what the stretch did.
+    pub test: Test,
+    /// Stretches that did what the test does (the seek test: one per child; 0: not found).
+    pub found: u64,
+    /// The thread of the one checked against.
+    pub tid: Option<i32>,
+    /// Seconds from the trace's start to the end of its open.
+    pub start_seconds: Option<f64>,
+    /// Seconds from the trace's start to the end of its close.
+    pub end_seconds: Option<f64>,
+    /// Whether the thread read its clock after the close (before its next open): what
+    /// shows fsync and close inside a figure timed from open to close. `None`: no clock
+    /// read was seen at all (the vDSO was kept).
+    pub clock_after_close: Option<bool>,
 }
 
 /// A direction's figures together against the trace: whether the bytes add up.
@@ -470,6 +497,7 @@ pub fn check(claim: &ToolClaim, files: &[FileStats], overhead_ns: Option<f64>) -
                 tracing_seconds: None,
                 fsync,
                 close,
+                stretch: None,
             };
             let (Some(claimed), Some(t)) = (f.bytes_per_second(), traced) else {
                 out.verdict = match (f.moves, f.seconds) {
@@ -598,6 +626,7 @@ pub fn check_against_region(figure: &ClaimedFigure, region: &RegionSeen) -> Figu
         tracing_seconds: None,
         fsync: known(region.fsync),
         close: known(region.close),
+        stretch: None,
     }
 }
 
@@ -650,5 +679,162 @@ pub fn against_regions(check: &mut ClaimCheck, regions: &[Region]) {
             ),
         };
         *fc = check_against_region(&fc.figure, &seen);
+    }
+}
+
+/// A stretch of one of bonnie++'s tests counts when it moved at least this share of the
+/// bytes of the busiest stretch of that test (its data file, not a progress line written to
+/// the terminal between tests): 1%.
+pub const STRETCH_SHARE: f64 = 0.01;
+
+/// The run a figure's label names (`rewrite (run 2)`: 1), counted from 0.
+fn run_of(label: &str) -> usize {
+    label
+        .rsplit_once(" (run ")
+        .and_then(|(_, n)| n.trim_end_matches(')').parse::<usize>().ok())
+        .map_or(0, |n| n.saturating_sub(1))
+}
+
+/// The indices of the stretches of `test` that count ([`STRETCH_SHARE`]), in the order
+/// they began.
+fn stretches_of(stretches: &[Stretch], test: Test) -> Vec<usize> {
+    let of: Vec<usize> = (0..stretches.len())
+        .filter(|&i| phases::classify(&stretches[i]) == Some(test))
+        .collect();
+    let busiest = of.iter().map(|&i| stretches[i].bytes()).max().unwrap_or(0);
+    of.into_iter()
+        .filter(|&i| stretches[i].bytes() as f64 >= STRETCH_SHARE * busiest as f64)
+        .collect()
+}
+
+/// The stretches that are one of bonnie++'s tests ([`STRETCH_SHARE`] of the busiest of
+/// their test or more), in the order they began: what a trace of bonnie++ keeps.
+pub fn test_stretches(stretches: Vec<Stretch>) -> Vec<Stretch> {
+    let kept: Vec<usize> = phases::TESTS
+        .iter()
+        .flat_map(|t| stretches_of(&stretches, *t))
+        .collect();
+    stretches
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| kept.contains(&i).then_some(s))
+        .collect()
+}
+
+/// Checks each of bonnie++'s figures against its own test's open-to-close stretch (the
+/// test told apart by what the stretch did, [`phases::classify`]; with `-x N`, run k's
+/// figure takes the k-th): its rate against the bytes of its direction over the stretch's
+/// seconds, by the one rule. A per-char figure counts the bytes its stretch's one-byte
+/// calls moved (not a size assumed for the version). fsync and close are inside a stretch;
+/// they are inside the figure where the thread read its clock after the close (bonnie++
+/// reads it after the open and again after the close). A figure whose stretch is not found
+/// keeps its check against the calls and says so.
+pub fn against_stretches(check: &mut ClaimCheck, stretches: &[Stretch]) {
+    let clocks_seen = stretches.iter().any(|s| s.clock_after_close > 0);
+    // Runs of the seek test: each starts as many seek processes (one stretch each).
+    let runs = check
+        .figures
+        .iter()
+        .filter(|f| Test::of_label(&f.figure.label) == Some(Test::Seeks))
+        .count()
+        .max(1);
+    for fc in &mut check.figures {
+        let Some(test) = Test::of_label(&fc.figure.label) else {
+            continue;
+        };
+        let of = stretches_of(stretches, test);
+        let run = run_of(&fc.figure.label);
+        let at = if test == Test::Seeks {
+            run * (of.len() / runs)
+        } else {
+            run
+        };
+        let Some(s) = of.get(at).map(|&i| &stretches[i]) else {
+            // Not found: said where the figure has a value or was a test that ran. A figure
+            // without one (a test not run) places no fsync or close: those of its direction
+            // are the other tests'.
+            if fc.figure.seconds.is_none() && fc.figure.moves != Moves::Neither {
+                fc.fsync = None;
+                fc.close = None;
+            }
+            if fc.figure.seconds.is_some() || fc.figure.moves == Moves::Neither {
+                fc.stretch = Some(TestStretch {
+                    test,
+                    found: of.len() as u64,
+                    tid: None,
+                    start_seconds: None,
+                    end_seconds: None,
+                    clock_after_close: None,
+                });
+            }
+            continue;
+        };
+        let note = TestStretch {
+            test,
+            found: of.len() as u64,
+            tid: Some(s.tid),
+            start_seconds: Some(s.start_seconds),
+            end_seconds: Some(s.end_seconds),
+            clock_after_close: clocks_seen.then_some(s.clock_after_close > 0),
+        };
+        if fc.figure.moves == Moves::Neither {
+            fc.stretch = Some(note);
+            continue;
+        }
+        let (bytes, calls) = match fc.figure.moves {
+            Moves::Read => (s.read.bytes, s.read.calls),
+            Moves::Write => (s.write.bytes, s.write.calls),
+            _ => (
+                s.read.bytes.min(s.write.bytes),
+                s.read.calls + s.write.calls,
+            ),
+        };
+        let mut figure = fc.figure.clone();
+        if matches!(test, Test::PerCharWrite | Test::PerCharRead) && bytes > 0 {
+            // The rate bonnie++ printed, over the bytes the stretch's calls moved.
+            let rate = figure.bytes_per_second();
+            adjust_claimed(&mut check.bytes, figure.moves, figure.bytes, bytes);
+            figure.bytes = bytes;
+            figure.seconds = rate.map(|r| bytes as f64 / r);
+        }
+        let inside = note.clock_after_close.unwrap_or(false);
+        let seen = RegionSeen {
+            bytes,
+            calls,
+            seconds: s.seconds(),
+            files: vec![s.path.clone()],
+            fsync: (s.syncs > 0).then_some((s.syncs, s.sync_seconds, inside)),
+            close: s.closed.then_some((1, s.close_seconds, inside)),
+        };
+        let mut checked = check_against_region(&figure, &seen);
+        if let Some(t) = checked.traced.as_mut() {
+            t.covers = Covers::OpenToClose;
+        }
+        if !inside {
+            // No clock read after the close was seen: they fit in the stretch, and only
+            // the clock reads can tell whether the figure holds them.
+            let io = s.seconds() - s.sync_seconds - s.close_seconds;
+            for c in [checked.fsync.as_mut(), checked.close.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                c.placement = Placement::Fits;
+                c.tool_seconds = figure.seconds.unwrap_or(0.0);
+                c.calls_seconds = io.max(0.0);
+            }
+        }
+        checked.stretch = Some(note);
+        *fc = checked;
+    }
+}
+
+/// A per-char figure's claimed bytes changed from `old` to `new`: its direction's bytes
+/// check follows, by the one rule.
+fn adjust_claimed(bytes: &mut [BytesCheck], moves: Moves, old: u64, new: u64) {
+    for b in bytes.iter_mut().filter(|b| b.moves == moves) {
+        b.claimed = (b.claimed + new).saturating_sub(old);
+        if b.traced > 0 {
+            b.verdict = relation(b.claimed as f64, b.traced as f64).0;
+        }
     }
 }

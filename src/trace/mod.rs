@@ -11,6 +11,7 @@ pub mod filter;
 pub mod i386;
 pub mod keeper;
 pub mod order;
+pub mod phases;
 pub mod sizes;
 pub mod sys;
 pub mod tally;

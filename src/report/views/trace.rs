@@ -416,6 +416,7 @@ fn claim_lines(r: &TraceReport) -> Vec<String> {
         return Vec::new();
     };
     let mut lines: Vec<String> = check.figures.iter().map(claim_figure).collect();
+    lines.extend(check.figures.iter().filter_map(stretch_sentence));
     lines.extend(check.bytes.iter().map(claim_bytes));
     // fsync and close once per direction when they were placed from the calls' time (the
     // same for every figure of that direction); per figure when from its timed region.
@@ -424,7 +425,7 @@ fn claim_lines(r: &TraceReport) -> Vec<String> {
         let region = f
             .traced
             .as_ref()
-            .is_some_and(|t| t.covers == Covers::TimedRegion);
+            .is_some_and(|t| matches!(t.covers, Covers::TimedRegion | Covers::OpenToClose));
         for (name, calls) in [("fsync", f.fsync), ("close", f.close)] {
             let Some(calls) = calls else { continue };
             let sentence = placement_sentence(name, &calls);
@@ -445,6 +446,68 @@ fn claim_lines(r: &TraceReport) -> Vec<String> {
     }
     lines.extend(told);
     lines
+}
+
+/// bonnie++: which stretch of the trace a figure's test was found in, or that none was.
+pub fn stretch_sentence(f: &FigureCheck) -> Option<String> {
+    let s = f.stretch.as_ref()?;
+    let label = &f.figure.label;
+    let what = match s.test {
+        crate::trace::phases::Test::PerCharWrite => "one-byte writes only",
+        crate::trace::phases::Test::BlockWrite => "block writes only",
+        crate::trace::phases::Test::Rewrite => "block reads each written back over itself",
+        crate::trace::phases::Test::PerCharRead => "one-byte reads only",
+        crate::trace::phases::Test::BlockRead => "block reads in order",
+        crate::trace::phases::Test::Seeks => "block reads after a seek each, some written back",
+    };
+    let (Some(start), Some(end)) = (s.start_seconds, s.end_seconds) else {
+        return Some(format!(
+            "{label}: its test's stretch was not found (no open-to-close stretch of a file did {what}{}): {}",
+            if s.found > 0 {
+                format!("; {} did, fewer than its runs", group_thousands(s.found))
+            } else {
+                String::new()
+            },
+            if f.figure.moves == Moves::Neither {
+                "nothing to place it by"
+            } else {
+                "it is checked against every call of its direction instead"
+            }
+        ));
+    };
+    let clock = match s.clock_after_close {
+        Some(true) => ", and the thread read its clock after the close",
+        Some(false) => ", but the thread read no clock after the close",
+        None => "",
+    };
+    let many = match s.test {
+        crate::trace::phases::Test::Seeks if s.found > 1 => format!(
+            " (one of {} such stretches, one per seek process: the first of its run's)",
+            group_thousands(s.found)
+        ),
+        _ if s.found > 1 => format!(
+            " (one of {} such stretches, taken in the order its runs ran)",
+            group_thousands(s.found)
+        ),
+        _ => String::new(),
+    };
+    // What it moved over its time, where the figure counts bytes.
+    let moved_there = match &f.traced {
+        Some(t) if t.covers == Covers::OpenToClose => format!(
+            ": {} {} in {} = {}",
+            format_size(t.bytes),
+            moved(t.moves),
+            format_seconds(t.seconds),
+            format_mib_per_s(t.bytes_per_second())
+        ),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{label}: its test is the stretch of thread {} from {:.3} s to {:.3} s ({what}){many}{clock}{moved_there}",
+        s.tid.unwrap_or(0),
+        start,
+        end
+    ))
 }
 
 /// A direction's name as a phrase: `read`, `written`, `read and written back`.
@@ -520,6 +583,12 @@ pub fn claim_figure(f: &FigureCheck) -> String {
             group_thousands(t.calls),
             t.files.len(),
             format_size(t.bytes),
+            format_seconds(t.seconds)
+        ),
+        Covers::OpenToClose => format!(
+            "over its own test's stretch from the open of its file to the close ({} in {} calls, {})",
+            format_size(t.bytes),
+            group_thousands(t.calls),
             format_seconds(t.seconds)
         ),
         Covers::TimedRegion => format!(
