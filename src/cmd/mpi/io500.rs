@@ -246,8 +246,13 @@ impl Io500Report {
     }
 }
 
-/// Why a phase is invalid, from its numbers: a verification that failed, a stonewall that
-/// never stopped a rank, a write phase that ran shorter than its stonewall.
+/// A phase shorter than this is too short to time: its rate is the clock's resolution and
+/// a scheduler's whim (md-stat of a few hundred files can take 0 s on a tiny run).
+const TOO_SHORT: f64 = 0.01;
+
+/// Why a phase is invalid, from its numbers: a phase too short to time, a verification that
+/// failed, a stonewall that never stopped a rank, a write phase that ran shorter than its
+/// stonewall.
 pub fn invalid_reasons(phase: &Io500Phase) -> Vec<String> {
     let mut why = Vec::new();
     if let Some(v) = &phase.verified_in_place
@@ -272,6 +277,13 @@ pub fn invalid_reasons(phase: &Io500Phase) -> Vec<String> {
                 .as_deref()
                 .map(|f| format!(" (first: {f})"))
                 .unwrap_or_default()
+        ));
+    }
+    if phase.seconds < TOO_SHORT {
+        why.push(format!(
+            "it lasted {}, too short for its rate to mean anything (under {})",
+            crate::units::format_seconds(phase.seconds),
+            crate::units::format_seconds(TOO_SHORT)
         ));
     }
     if let Some(s) = &phase.stonewall {
@@ -959,6 +971,15 @@ mod tests {
         assert_eq!(why.len(), 2, "{why:?}");
         assert!(why[0].contains("did not bind"), "{why:?}");
         assert!(why[1].contains("shorter than its stonewall"), "{why:?}");
+    }
+
+    #[test]
+    fn a_phase_too_short_to_time_is_invalid_whatever_its_rate() {
+        let mut p = phase(Kind::Metadata, 200.0);
+        p.seconds = 0.0;
+        let why = invalid_reasons(&p);
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].contains("too short"), "{why:?}");
     }
 
     #[test]
