@@ -65,6 +65,7 @@ fn json_command(command: &Command) -> Option<(&'static str, PathBuf)> {
         Command::Cache(a) => ("cache", a.export.json, a.file.clone()),
         Command::Syscalls(a) => ("syscalls", a.export.json, a.file.clone()),
         Command::Patterns(a) => ("patterns", a.export.json, a.path.clone()),
+        Command::Disk(a) => ("disk", a.export.json, a.path.clone()),
         Command::Study(a) => (
             "study",
             a.json,
@@ -119,6 +120,10 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         Command::Patterns(args) => {
             let o = PatternsOptions::from_args(&args)?;
             measured(&o.export, &o.path, |s| cmd::patterns::execute(&o, h, s))
+        }
+        Command::Disk(args) => {
+            let o = crate::options::DiskOptions::from_args(&args)?;
+            measured(&o.export, &o.path, |s| cmd::disk::execute(&o, h, s))
         }
         Command::Study(args) => study(&StudyOptions::from_args(&args)?, quiet),
         Command::Trace(args) => trace(&args),

@@ -58,6 +58,9 @@ pub enum Command {
     /// iozone's tests (write, rewrite, read, reread, random, backward, stride, ...), fsync shown.
     #[command(after_help = PATTERNS)]
     Patterns(PatternsArgs),
+    /// The disk panel (SEQ1M Q8T1 … RND4K Q1T1): MB/s, IOPS, latency percentiles, the device's queue.
+    #[command(after_help = DISK)]
+    Disk(DiskArgs),
     /// Run CMD under ptrace and report the file-I/O system calls it really made.
     #[command(after_help = TRACE)]
     Trace(TraceArgs),
@@ -182,6 +185,13 @@ const PATTERNS: &str = concat!(
     "      beside iozone -i 0 -i 1 -i 2 -i 4 -s 256m -r 64k, whose reads are warm\n",
     "  ioscope patterns /mnt/disk --auto --size 256m --svg heat.svg\n",
     "      every record and file size, a heat map per test",
+);
+const DISK: &str = concat!(
+    "Examples:\n",
+    "  ioscope disk .\n",
+    "      the panel on a 256 MiB scratch file here, 2 s per row, read then write\n",
+    "  ioscope disk /mnt/disk --rw randread --bs 4k --depth 32 --runtime 10s\n",
+    "      one row, as fio --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=io_uring",
 );
 const TRACE: &str = concat!(
     "Examples:\n",
@@ -510,6 +520,60 @@ pub struct PatternsArgs {
     pub drop_caches: bool,
     /// Keep the test file afterwards (with --force on an existing FILE, it takes FILE's
     /// place; in a directory with --auto, one file per size). Never kept when interrupted.
+    #[arg(long)]
+    pub keep: bool,
+    /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// What one custom `disk` row does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiskRw {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Random reads.
+    Randread,
+    /// Random writes.
+    Randwrite,
+}
+
+/// `ioscope disk DIR|FILE`
+#[derive(Debug, Args)]
+pub struct DiskArgs {
+    /// A directory to make a scratch test file in (written whole first, removed after), or
+    /// a file of yours to read (written only with --force-write, never truncated).
+    pub path: PathBuf,
+    /// Size of the scratch test file.
+    #[arg(long, default_value = "256m", value_name = "SIZE")]
+    pub size: String,
+    /// Seconds each row runs for.
+    #[arg(long, default_value = "2s", value_name = "DURATION")]
+    pub runtime: String,
+    /// One custom row instead of the panel: its direction and order.
+    #[arg(long, value_enum)]
+    pub rw: Option<DiskRw>,
+    /// Bytes per I/O of the custom row (default 1m sequential, 4k random).
+    #[arg(long, value_name = "SIZE")]
+    pub bs: Option<String>,
+    /// I/Os in flight per thread of the custom row (default 8 sequential, 32 random).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// Threads of the custom row, each with its own queue (default 1).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Let write rows overwrite blocks of the FILE given (with generated data, in place).
+    #[arg(long)]
+    pub force_write: bool,
+    /// Seed of the scratch file's content (default: a fresh one).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Keep the scratch file afterwards (never when interrupted).
     #[arg(long)]
     pub keep: bool,
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
@@ -897,6 +961,7 @@ impl Command {
             | Command::Cache(CacheArgs { export, .. })
             | Command::Syscalls(SyscallsArgs { export, .. })
             | Command::Patterns(PatternsArgs { export, .. })
+            | Command::Disk(DiskArgs { export, .. })
             | Command::Trace(TraceArgs { export, .. })
             | Command::Transfer(TransferArgs { export, .. })
             | Command::Report(ReportArgs { export, .. }) => export.quiet,

@@ -750,6 +750,134 @@ impl PatternsOptions {
     }
 }
 
+/// Validated options of `disk`.
+#[derive(Debug, Clone)]
+pub struct DiskOptions {
+    /// A directory for the scratch file, or the user's file.
+    pub path: PathBuf,
+    /// Size of the scratch file.
+    pub size: u64,
+    /// Time per row.
+    pub runtime: Duration,
+    /// The rows, in order.
+    pub rows: Vec<crate::workload::panel::RowSpec>,
+    /// Whether write rows may write to the user's file.
+    pub force_write: bool,
+    /// Seed of the scratch file's content.
+    pub seed: u64,
+    /// Keep the scratch file.
+    pub keep: bool,
+    /// Free space to keep.
+    pub min_free: Option<u64>,
+    /// Outputs.
+    pub export: ExportOptions,
+}
+
+/// The deepest queue `disk` keeps per thread (io_uring's rings are sized by it).
+pub const MAX_DISK_DEPTH: usize = 4096;
+
+/// The most threads `disk` runs one row on.
+pub const MAX_DISK_THREADS: usize = 1024;
+
+impl DiskOptions {
+    /// Checks and converts `disk`'s arguments.
+    pub fn from_args(args: &crate::cli::DiskArgs) -> Result<Self> {
+        use crate::cli::DiskRw;
+        use crate::workload::panel::{RowSpec, default_panel};
+        let what = format!("disk {}", display_name(&args.path));
+        if args.path.as_os_str() == "-" {
+            return Err(input(format!(
+                "{what}: needs a directory or a file, not standard input"
+            )));
+        }
+        let size = parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?;
+        let runtime =
+            parse_duration(&args.runtime).with_context(|| format!("{what}: --runtime"))?;
+        if runtime.is_zero() {
+            return Err(input(format!(
+                "{what}: --runtime must be above 0 (each row runs for it), not '{}'",
+                args.runtime
+            )));
+        }
+        let custom = args.bs.is_some() || args.depth.is_some() || args.threads.is_some();
+        let rows = match args.rw {
+            None if custom => {
+                return Err(input(format!(
+                    "{what}: --bs, --depth and --threads describe a custom row: give --rw read|write|randread|randwrite too"
+                )));
+            }
+            None => default_panel(),
+            Some(rw) => {
+                let (op, random) = match rw {
+                    DiskRw::Read => (Op::Read, false),
+                    DiskRw::Write => (Op::Write, false),
+                    DiskRw::Randread => (Op::Read, true),
+                    DiskRw::Randwrite => (Op::Write, true),
+                };
+                let bs_text = args
+                    .bs
+                    .clone()
+                    .unwrap_or_else(|| if random { "4k" } else { "1m" }.to_string());
+                let block = block_size(&bs_text, &what).context("--bs")?;
+                if !block.is_multiple_of(512) {
+                    return Err(input(format!(
+                        "{what}: --bs '{bs_text}' is not a multiple of 512 bytes, which O_DIRECT needs"
+                    )));
+                }
+                let depth = args.depth.unwrap_or(if random { 32 } else { 8 });
+                if !(1..=MAX_DISK_DEPTH).contains(&depth) {
+                    return Err(input(format!(
+                        "{what}: --depth must be 1 to {MAX_DISK_DEPTH}, not {depth}"
+                    )));
+                }
+                let threads = args.threads.unwrap_or(1);
+                if !(1..=MAX_DISK_THREADS).contains(&threads) {
+                    return Err(input(format!(
+                        "{what}: --threads must be 1 to {MAX_DISK_THREADS}, not {threads}"
+                    )));
+                }
+                if op == Op::Write && args.path.is_file() && !args.force_write {
+                    return Err(input(format!(
+                        "{what}: --rw {} would overwrite blocks of your file; give --force-write to allow it (it is never truncated)",
+                        match rw {
+                            DiskRw::Write => "write",
+                            _ => "randwrite",
+                        }
+                    )));
+                }
+                vec![RowSpec {
+                    op,
+                    random,
+                    block,
+                    depth,
+                    threads,
+                }]
+            }
+        };
+        if args.path.is_dir() {
+            let largest = rows.iter().map(|r| r.block).max().unwrap_or(0);
+            if size < largest {
+                return Err(input(format!(
+                    "{what}: --size ({}) is smaller than one block of {}",
+                    format_size(size),
+                    format_size(largest)
+                )));
+            }
+        }
+        Ok(Self {
+            path: args.path.clone(),
+            size,
+            runtime,
+            rows,
+            force_write: args.force_write,
+            seed: args.seed.unwrap_or_else(fresh_seed),
+            keep: args.keep,
+            min_free: min_free(args.min_free.as_deref(), &what)?,
+            export: ExportOptions::from_args(&args.export, &what)?,
+        })
+    }
+}
+
 /// Validated options of `cache`.
 #[derive(Debug, Clone)]
 pub struct CacheOptions {

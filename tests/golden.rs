@@ -30,6 +30,9 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("cache", &["text", "csv", "md", "svg"]),
     ("syscalls", &["text", "csv", "md", "svg"]),
     ("patterns", &["text", "csv", "md", "svg"]),
+    // `ioscope disk DIR --size 8m --runtime 0.1s --seed 1` (issue 25): the panel, the
+    // device's view and one queue sentence per row.
+    ("disk", &["text", "csv", "md"]),
     ("trace", &["text", "csv", "md", "svg"]),
     // A real trace of `iozone -i 0 -i 1 -s 1m -r 64k` (3.471): its table's claims checked.
     ("trace-claims", &["text", "csv", "md", "svg"]),

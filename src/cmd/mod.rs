@@ -4,6 +4,7 @@
 pub mod calibrate;
 pub mod coldwarm;
 pub mod compare;
+pub mod disk;
 pub mod fast;
 pub mod harness;
 pub mod inplace;

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod checks;
+pub mod devstats;
 pub mod diskstats;
 pub mod env;
 pub mod external;

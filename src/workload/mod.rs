@@ -3,6 +3,7 @@
 
 pub mod data;
 pub mod layout;
+pub mod panel;
 pub mod patterns;
 pub mod plan;
 pub mod ring;

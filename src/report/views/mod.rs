@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod calibrate;
 pub mod compare;
+pub mod disk;
 pub mod fast;
 pub mod media;
 pub mod mpi;
@@ -57,6 +58,7 @@ pub const RESULTS: &[Registered] = &[
     result::<cmd::coldwarm::CacheReport>(),
     result::<cmd::syscalls::SyscallsReport>(),
     result::<cmd::patterns::PatternsReport>(),
+    result::<cmd::disk::DiskReport>(),
     result::<cmd::transfer::TransferReport>(),
     result::<cmd::trace::TraceReport>(),
     result::<cmd::mpi::MpiReport>(),

@@ -1,0 +1,734 @@
+//! `disk`: the panel engineers know from CrystalDiskMark and KDiskMark (SEQ1M Q8T1, SEQ1M
+//! Q1T1, RND4K Q32T1, RND4K Q1T1, read and write), each row for a fixed time on a test file
+//! fully written first with incompressible generated data. I/O goes through io_uring with
+//! O_DIRECT, `depth` requests kept in flight per thread; where O_DIRECT or io_uring is
+//! refused the row falls back (buffered io_uring, or pread/pwrite one at a time) and says
+//! so. Every completed I/O's latency (taken before it is queued, to when its completion is
+//! reaped) goes into a log-bucketed histogram (`hdrhistogram`, 3 significant digits); the
+//! mean number in flight is Σ latency / wall time (Little's law, exact here). Beside the
+//! app's figures, the device's own view of the same stretch from `/proc/diskstats`.
+//!
+//! Data: writes put the generator's bytes for their offsets (the ones the fill wrote), so
+//! the file's content never changes and reads stay checkable; one read in
+//! [`VERIFY_EVERY`] is checked in place as it completes, after its latency was taken.
+
+use crate::cmd::harness::Harness;
+use crate::cmd::warning::Warning;
+use crate::engine::buffer::AlignedBuffer;
+use crate::error::input;
+use crate::files::{self, OutputFile};
+use crate::measure::devstats::{DeviceView, Watch};
+use crate::options::DiskOptions;
+use crate::workload::Op;
+use crate::workload::data::DataStream;
+use crate::workload::panel::{Offsets, RowSpec};
+use crate::workload::verify::{Checker, InPlace, Written};
+use anyhow::{Context, Result};
+use hdrhistogram::Histogram;
+use io_uring::{IoUring, opcode, types};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::time::{Duration, Instant};
+
+/// One completed read in this many is checked in place against the generator.
+pub const VERIFY_EVERY: u64 = 8;
+
+/// Latency percentiles of every completed I/O of a row, in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Latency {
+    /// The mean.
+    pub mean: f64,
+    /// The median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p99_9: f64,
+    /// 99.99th percentile.
+    pub p99_99: f64,
+    /// The slowest.
+    pub max: f64,
+}
+
+impl Latency {
+    /// The percentiles of `h` (nanoseconds) in microseconds.
+    pub fn of(h: &Histogram<u64>) -> Self {
+        let us = |ns: u64| ns as f64 / 1000.0;
+        Self {
+            mean: h.mean() / 1000.0,
+            p50: us(h.value_at_quantile(0.50)),
+            p90: us(h.value_at_quantile(0.90)),
+            p99: us(h.value_at_quantile(0.99)),
+            p99_9: us(h.value_at_quantile(0.999)),
+            p99_99: us(h.value_at_quantile(0.9999)),
+            max: us(h.max()),
+        }
+    }
+
+    /// The percentiles in order, named: p50 … max.
+    pub fn named(&self) -> [(&'static str, f64); 6] {
+        [
+            ("p50", self.p50),
+            ("p90", self.p90),
+            ("p99", self.p99),
+            ("p99.9", self.p99_9),
+            ("p99.99", self.p99_99),
+            ("max", self.max),
+        ]
+    }
+}
+
+/// How a row's bytes moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Path {
+    /// io_uring, O_DIRECT.
+    UringDirect,
+    /// io_uring through the page cache (O_DIRECT refused).
+    UringBuffered,
+    /// pread/pwrite with O_DIRECT, one in flight per thread (io_uring refused).
+    SyncDirect,
+    /// pread/pwrite through the page cache, one in flight per thread.
+    SyncBuffered,
+}
+
+impl Path {
+    /// Whether the I/O bypassed the page cache.
+    pub fn direct(self) -> bool {
+        matches!(self, Path::UringDirect | Path::SyncDirect)
+    }
+    /// Whether io_uring carried it.
+    pub fn uring(self) -> bool {
+        matches!(self, Path::UringDirect | Path::UringBuffered)
+    }
+}
+
+/// One measured row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiskRow {
+    /// `SEQ1M Q8T1`.
+    pub name: String,
+    /// What was asked.
+    pub spec: RowSpec,
+    /// How the bytes moved.
+    pub path: Path,
+    /// Why it is not io_uring with O_DIRECT, when it is not.
+    pub fallback: Option<String>,
+    /// Why the row was not run (a write to the user's FILE without --force-write).
+    pub skipped: Option<String>,
+    /// I/Os completed.
+    pub ios: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Wall time from the first submission to the last completion (and, for writes, the
+    /// closing fdatasync).
+    pub seconds: f64,
+    /// The closing fdatasync of a write row, inside `seconds`.
+    pub fsync_seconds: Option<f64>,
+    /// Bytes per second.
+    pub bytes_per_second: f64,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Latency of every completed I/O, microseconds.
+    pub latency_us: Latency,
+    /// Mean I/Os the app had in flight (Σ latency / wall time).
+    pub mean_in_flight: f64,
+    /// The device's own view of the row (`None`: no block device behind the file).
+    pub device: Option<DeviceView>,
+    /// Reads checked in place (a sample, see [`VERIFY_EVERY`]).
+    pub verify: Option<InPlace>,
+}
+
+/// The result of `disk`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiskReport {
+    /// The file measured.
+    pub file: String,
+    /// Whether it was a scratch file made (and written) for the run.
+    pub scratch: bool,
+    /// Its size.
+    pub file_bytes: u64,
+    /// The block device behind it, if any.
+    pub device_name: Option<String>,
+    /// The seed of its content (`None`: the user's file, not checkable).
+    pub seed: Option<u64>,
+    /// Seconds each row ran for (asked).
+    pub runtime_seconds: f64,
+    /// Seconds the fill of the scratch file took (write + fdatasync).
+    pub fill_seconds: Option<f64>,
+    /// The rows, in the order run.
+    pub rows: Vec<DiskRow>,
+    /// Whether every row ran.
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl DiskReport {
+    /// Whether every byte checked was in place.
+    pub fn ok(&self) -> bool {
+        self.rows
+            .iter()
+            .all(|r| r.verify.as_ref().is_none_or(InPlace::ok))
+    }
+}
+
+/// The test file: a scratch file kept alive (removed on drop), or the user's.
+struct Target {
+    guard: Option<OutputFile>,
+    path: std::path::PathBuf,
+    bytes: u64,
+}
+
+/// Makes the scratch file in `dir`: `size` bytes of the generator's stream for `seed`,
+/// written whole and synced, so no extent is left unwritten.
+fn fill(options: &DiskOptions, seed: u64) -> Result<(Target, f64)> {
+    let out = files::create_scratch(&options.path, "disk", options.size, options.min_free)?;
+    let name = out.name().to_string();
+    let chunk = (4 << 20).min(options.size as usize);
+    let mut buf = AlignedBuffer::new(chunk);
+    let mut stream = DataStream::new(seed, 0);
+    let started = Instant::now();
+    let mut at = 0u64;
+    while at < options.size {
+        crate::interrupt::check()?;
+        let n = (options.size - at).min(chunk as u64) as usize;
+        stream.fill(&mut buf.as_mut_slice()[..n]);
+        out.file()
+            .write_all_at(&buf.as_slice()[..n], at)
+            .with_context(|| format!("write {name} at byte {at}"))?;
+        at += n as u64;
+    }
+    out.file()
+        .sync_all()
+        .with_context(|| format!("fsync {name}"))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let path = out.path().to_path_buf();
+    Ok((
+        Target {
+            guard: Some(out),
+            path,
+            bytes: options.size,
+        },
+        seconds,
+    ))
+}
+
+/// For tests of the fallbacks on kernels that allow everything: `IOSCOPE_DISK_REFUSE`
+/// listing `direct` and/or `uring` makes `disk` act as if the kernel refused them.
+fn refused(what: &str) -> bool {
+    std::env::var("IOSCOPE_DISK_REFUSE").is_ok_and(|v| v.split(',').any(|w| w == what))
+}
+
+/// Opens the test file for a row: O_DIRECT where allowed, else buffered with the reason.
+fn open(path: &std::path::Path, write: bool) -> Result<(File, Option<String>)> {
+    let name = files::display_name(path);
+    let opts = |direct: bool| {
+        if direct && refused("direct") {
+            return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        let mut o = OpenOptions::new();
+        o.read(true).write(write);
+        if direct {
+            o.custom_flags(libc::O_DIRECT);
+        }
+        o.open(path)
+    };
+    match opts(true) {
+        Ok(f) => Ok((f, None)),
+        Err(e) => {
+            let why = format!("O_DIRECT refused ({})", files::describe(&e));
+            let f = opts(false).with_context(|| {
+                format!(
+                    "open {name} for {}",
+                    if write { "writing" } else { "reading" }
+                )
+            })?;
+            Ok((f, Some(why)))
+        }
+    }
+}
+
+/// What one thread of a row measured.
+struct Part {
+    ios: u64,
+    bytes: u64,
+    latency: Histogram<u64>,
+    busy_ns: u128,
+    verify: Option<InPlace>,
+}
+
+/// Latencies longer than this (an hour, in ns) are recorded as this.
+const LONGEST_NS: u64 = 3_600_000_000_000;
+
+/// An empty latency histogram: 1 ns to an hour at 3 significant digits (fixed bounds, so
+/// recording never allocates; `saturating_record` clamps rather than resizes).
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, LONGEST_NS, 3).expect("1 ns to 1 h at 3 digits is valid")
+}
+
+/// What a thread needs to run its share of a row.
+struct Work<'a> {
+    file: &'a File,
+    name: &'a str,
+    spec: RowSpec,
+    start: u64,
+    end: u64,
+    seed: Option<u64>,
+    draw: u64,
+    deadline: Instant,
+}
+
+impl Work<'_> {
+    fn checker(&self) -> Option<Checker> {
+        match (self.spec.op, self.seed) {
+            (Op::Read, Some(seed)) => Some(Checker::new(Written::Stream(seed), self.spec.block)),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `spec` on the test file for `runtime`.
+fn run_row(
+    target: &Target,
+    spec: RowSpec,
+    seed: Option<u64>,
+    runtime: Duration,
+    device: Option<&str>,
+) -> Result<DiskRow> {
+    let name = files::display_name(&target.path);
+    let write = spec.op == Op::Write;
+    let (file, direct_refused) = open(&target.path, write)?;
+    let uring_refused = if refused("uring") {
+        Some(std::io::Error::from_raw_os_error(libc::ENOSYS))
+    } else {
+        IoUring::new(spec.depth.max(2) as u32).err()
+    }
+    .map(|e| format!("io_uring refused ({})", files::describe(&e)));
+    let path = match (uring_refused.is_none(), direct_refused.is_none()) {
+        (true, true) => Path::UringDirect,
+        (true, false) => Path::UringBuffered,
+        (false, true) => Path::SyncDirect,
+        (false, false) => Path::SyncBuffered,
+    };
+    if !path.direct() && !write {
+        // Buffered reads would find the fill's pages: evict them (works without root).
+        // SAFETY: posix_fadvise only advises the kernel about an open descriptor.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    let fallback = match (&uring_refused, &direct_refused) {
+        (None, None) => None,
+        (u, d) => Some(
+            [d.clone(), u.clone()]
+                .into_iter()
+                .flatten()
+                .chain([match path {
+                    Path::UringBuffered => "buffered io_uring: reads may be served from the page cache".to_string(),
+                    Path::SyncDirect => "pread/pwrite with O_DIRECT, 1 in flight per thread".to_string(),
+                    _ => "buffered pread/pwrite, 1 in flight per thread: reads may be served from the page cache".to_string(),
+                }])
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    };
+    let watch = device.and_then(Watch::start);
+    let started = Instant::now();
+    let deadline = started + runtime;
+    let threads = spec.threads.max(1);
+    let parts: Vec<Result<Part>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let region = target.bytes / threads as u64;
+                let start = (region * t as u64) / spec.block * spec.block;
+                let end = if spec.random {
+                    target.bytes
+                } else {
+                    start + region.max(spec.block)
+                };
+                let work = Work {
+                    file: &file,
+                    name: &name,
+                    spec,
+                    start: if spec.random { 0 } else { start },
+                    end: end.min(target.bytes),
+                    seed,
+                    draw: seed.unwrap_or(0) ^ ((t as u64 + 1) << 32),
+                    deadline,
+                };
+                s.spawn(move || {
+                    if path.uring() {
+                        uring_part(&work)
+                    } else {
+                        sync_part(&work)
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(anyhow::anyhow!("disk {name}: a worker thread panicked"))
+                })
+            })
+            .collect()
+    });
+    let mut latency = histogram();
+    let (mut ios, mut bytes, mut busy_ns) = (0u64, 0u64, 0u128);
+    let mut verify: Option<InPlace> = None;
+    for part in parts {
+        let part = part?;
+        ios += part.ios;
+        bytes += part.bytes;
+        busy_ns += part.busy_ns;
+        latency
+            .add(&part.latency)
+            .map_err(|e| anyhow::anyhow!("disk {name}: merge latencies: {e}"))?;
+        verify = match (verify, part.verify) {
+            (Some(a), Some(b)) => Some(a.merge(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    let fsync_seconds = if write {
+        let t = Instant::now();
+        file.sync_data()
+            .with_context(|| format!("fdatasync {name} after the {} row", spec.name()))?;
+        Some(t.elapsed().as_secs_f64())
+    } else {
+        None
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let device_view = watch.as_ref().and_then(Watch::finish);
+    crate::interrupt::check()?;
+    Ok(DiskRow {
+        name: spec.name(),
+        spec,
+        path,
+        fallback,
+        skipped: None,
+        ios,
+        bytes,
+        seconds,
+        fsync_seconds,
+        bytes_per_second: bytes as f64 / seconds.max(1e-12),
+        iops: ios as f64 / seconds.max(1e-12),
+        latency_us: Latency::of(&latency),
+        mean_in_flight: busy_ns as f64 / 1e9 / seconds.max(1e-12),
+        device: device_view,
+        verify,
+    })
+}
+
+/// A slot of the ring: its buffer, its offset and when it was queued.
+struct Slot {
+    buf: AlignedBuffer,
+    offset: u64,
+    queued: Instant,
+}
+
+/// Fills `buf` with the generator's bytes for `offset` (writes keep the content).
+fn generate(seed: Option<u64>, offset: u64, buf: &mut [u8]) {
+    DataStream::new(seed.unwrap_or(0), offset).fill(buf);
+}
+
+/// One thread's share of a row through io_uring, `depth` I/Os in flight until the deadline.
+fn uring_part(w: &Work) -> Result<Part> {
+    let depth = w.spec.depth.max(1);
+    let block = w.spec.block as usize;
+    let write = w.spec.op == Op::Write;
+    // Declared before the ring: every exit path drains what is in flight before they go.
+    let mut slots: Vec<Slot> = (0..depth)
+        .map(|_| Slot {
+            buf: AlignedBuffer::new(block),
+            offset: 0,
+            queued: Instant::now(),
+        })
+        .collect();
+    let mut ring = IoUring::new(depth.max(2) as u32)
+        .with_context(|| format!("io_uring setup for {}", w.name))?;
+    let mut in_flight = 0usize;
+    let result = pump(w, &mut ring, &mut slots, &mut in_flight, write);
+    while in_flight > 0 {
+        match ring.submit_and_wait(1) {
+            Ok(_) => in_flight -= ring.completion().count(),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => {
+                // The kernel may still use the buffers: never free them.
+                std::mem::forget(slots);
+                break;
+            }
+        }
+    }
+    result
+}
+
+fn pump(
+    w: &Work,
+    ring: &mut IoUring,
+    slots: &mut [Slot],
+    in_flight: &mut usize,
+    write: bool,
+) -> Result<Part> {
+    let fd = types::Fd(w.file.as_raw_fd());
+    let mut offsets = Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw);
+    let mut part = Part {
+        ios: 0,
+        bytes: 0,
+        latency: histogram(),
+        busy_ns: 0,
+        verify: None,
+    };
+    let mut checker = w.checker();
+    let submit = |ring: &mut IoUring, slot: &mut Slot, index: usize, offset: u64| -> Result<()> {
+        slot.offset = offset;
+        if write {
+            generate(w.seed, offset, slot.buf.as_mut_slice());
+        }
+        let buf = slot.buf.as_mut_slice();
+        let entry = if write {
+            opcode::Write::new(fd, buf.as_ptr(), buf.len() as u32)
+                .offset(offset)
+                .build()
+        } else {
+            opcode::Read::new(fd, buf.as_mut_ptr(), buf.len() as u32)
+                .offset(offset)
+                .build()
+        }
+        .user_data(index as u64);
+        slot.queued = Instant::now();
+        // SAFETY: the slot's buffer is not touched again until its completion is reaped,
+        // and uring_part drains every I/O in flight before the slots are freed (or leaks
+        // them when it cannot).
+        unsafe { ring.submission().push(&entry) }
+            .map_err(|_| anyhow::anyhow!("io_uring submission queue full"))?;
+        Ok(())
+    };
+    for (index, slot) in slots.iter_mut().enumerate() {
+        submit(ring, slot, index, offsets.next_offset())?;
+        *in_flight += 1;
+    }
+    let mut stop = false;
+    while *in_flight > 0 {
+        match ring.submit_and_wait(1) {
+            Ok(_) => {}
+            Err(e) if crate::interrupt::retry_after(&e)? => continue,
+            Err(e) => return Err(e).with_context(|| format!("io_uring wait on {}", w.name)),
+        }
+        let now = Instant::now();
+        let done: Vec<(usize, i32)> = ring
+            .completion()
+            .map(|c| (c.user_data() as usize, c.result()))
+            .collect();
+        *in_flight -= done.len();
+        stop = stop || now >= w.deadline || crate::interrupt::requested();
+        for (index, res) in done {
+            let slot = &mut slots[index];
+            let verb = if write { "write" } else { "read" };
+            if res < 0 {
+                let err = std::io::Error::from_raw_os_error(-res);
+                return Err(err).with_context(|| {
+                    format!("{verb} {} at byte {} (io_uring)", w.name, slot.offset)
+                });
+            }
+            if res as usize != slot.buf.len() {
+                return Err(anyhow::anyhow!(
+                    "{verb} {} at byte {}: {res} of {} bytes moved (io_uring)",
+                    w.name,
+                    slot.offset,
+                    slot.buf.len()
+                ));
+            }
+            let ns = now.duration_since(slot.queued).as_nanos();
+            part.busy_ns += ns;
+            part.latency.saturating_record((ns as u64).max(1));
+            part.ios += 1;
+            part.bytes += res as u64;
+            if let Some(c) = checker.as_mut()
+                && part.ios % VERIFY_EVERY == 1
+            {
+                c.check(slot.offset, slot.buf.as_slice());
+            }
+            if !stop {
+                submit(ring, slot, index, offsets.next_offset())?;
+                *in_flight += 1;
+            }
+        }
+    }
+    part.verify = checker.map(|c| c.found());
+    Ok(part)
+}
+
+/// One thread's share of a row with pread/pwrite, one I/O at a time.
+fn sync_part(w: &Work) -> Result<Part> {
+    let write = w.spec.op == Op::Write;
+    let mut buf = AlignedBuffer::new(w.spec.block as usize);
+    let mut offsets = Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw);
+    let mut part = Part {
+        ios: 0,
+        bytes: 0,
+        latency: histogram(),
+        busy_ns: 0,
+        verify: None,
+    };
+    let mut checker = w.checker();
+    loop {
+        // At least one I/O, as the ring's first batch: a row never measures nothing.
+        if part.ios > 0 && (Instant::now() >= w.deadline || crate::interrupt::requested()) {
+            break;
+        }
+        let offset = offsets.next_offset();
+        if write {
+            generate(w.seed, offset, buf.as_mut_slice());
+        }
+        let queued = Instant::now();
+        let result = if write {
+            w.file.write_all_at(buf.as_slice(), offset)
+        } else {
+            w.file.read_exact_at(buf.as_mut_slice(), offset)
+        };
+        let ns = queued.elapsed().as_nanos();
+        result.with_context(|| {
+            format!(
+                "{} {} at byte {offset}",
+                if write { "write" } else { "read" },
+                w.name
+            )
+        })?;
+        part.busy_ns += ns;
+        part.latency.saturating_record((ns as u64).max(1));
+        part.ios += 1;
+        part.bytes += buf.len() as u64;
+        if let Some(c) = checker.as_mut()
+            && part.ios % VERIFY_EVERY == 1
+        {
+            c.check(offset, buf.as_slice());
+        }
+    }
+    part.verify = checker.map(|c| c.found());
+    Ok(part)
+}
+
+/// Runs the panel (or the one row asked for) and returns the report; `save` gets it after
+/// every row.
+pub fn execute(
+    options: &DiskOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&DiskReport) -> Result<()>,
+) -> Result<DiskReport> {
+    let (target, seed, fill_seconds) = if options.path.is_dir() {
+        let seed = options.seed;
+        let (t, s) = fill(options, seed)?;
+        (t, Some(seed), Some(s))
+    } else {
+        let meta = std::fs::metadata(&options.path)
+            .with_context(|| format!("disk {}: stat", files::display_name(&options.path)))?;
+        if !meta.is_file() {
+            return Err(input(format!(
+                "disk {}: not a regular file or a directory",
+                files::display_name(&options.path)
+            )));
+        }
+        let target = Target {
+            guard: None,
+            path: options.path.clone(),
+            bytes: meta.len(),
+        };
+        (target, None, None)
+    };
+    let largest = options.rows.iter().map(|r| r.block).max().unwrap_or(0);
+    if target.bytes < largest {
+        return Err(input(format!(
+            "disk {}: the file ({} bytes) is smaller than one block of {largest} bytes",
+            files::display_name(&target.path),
+            target.bytes
+        )));
+    }
+    let device_name = crate::measure::diskstats::device_of(&target.path);
+    let mut report = DiskReport {
+        file: files::display_name(&target.path),
+        scratch: target.guard.is_some(),
+        file_bytes: target.bytes,
+        device_name: device_name.clone(),
+        seed,
+        runtime_seconds: options.runtime.as_secs_f64(),
+        fill_seconds,
+        rows: Vec::new(),
+        complete: false,
+        warnings: Vec::new(),
+    };
+    let mut run_all = || -> Result<()> {
+        for &spec in &options.rows {
+            if spec.op == Op::Write && target.guard.is_none() && !options.force_write {
+                report.rows.push(skipped(
+                    spec,
+                    "writes to a file of yours need --force-write",
+                ));
+                save(&report)?;
+                continue;
+            }
+            harness
+                .progress
+                .begin(&format!("{} {}", spec.name(), spec.op.name()), None);
+            let row = run_row(&target, spec, seed, options.runtime, device_name.as_deref());
+            harness.progress.end();
+            report.rows.push(row?);
+            save(&report)?;
+        }
+        Ok(())
+    };
+    match run_all() {
+        Ok(()) => report.complete = true,
+        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
+            report.warnings.push(Warning::Partial);
+        }
+        Err(e) => return Err(e),
+    }
+    if let Some(mut guard) = target.guard {
+        guard.keep_on_drop(options.keep && report.complete);
+    }
+    Ok(report)
+}
+
+/// A row not run, and why.
+fn skipped(spec: RowSpec, why: &str) -> DiskRow {
+    DiskRow {
+        name: spec.name(),
+        spec,
+        path: Path::UringDirect,
+        fallback: None,
+        skipped: Some(why.to_string()),
+        ios: 0,
+        bytes: 0,
+        seconds: 0.0,
+        fsync_seconds: None,
+        bytes_per_second: 0.0,
+        iops: 0.0,
+        latency_us: Latency::default(),
+        mean_in_flight: 0.0,
+        device: None,
+        verify: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_merged_histograms_rise_with_the_quantile() {
+        let mut a = histogram();
+        for v in [1_000u64, 2_000, 3_000, 50_000] {
+            a.saturating_record(v);
+        }
+        let mut all = histogram();
+        all.add(&a).expect("auto-resizing");
+        let l = Latency::of(&all);
+        eprintln!("{l:?}");
+        assert!(l.p50 > 0.0 && l.p50 <= l.p90 && l.p90 <= l.p99 && l.p99 <= l.max);
+        assert!((l.max - 50.0).abs() < 0.1, "{l:?}");
+    }
+}

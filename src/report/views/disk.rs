@@ -1,0 +1,440 @@
+//! `disk`: the panel as a table (MB/s, MiB/s, IOPS, latency percentiles, the queue the app
+//! kept), the device's own view beside it (requests, size, await, aqu-sz, utilisation,
+//! merges), and per row one sentence that sets the queue asked against the app's and the
+//! device's, chosen by the numbers through [`crate::measure::verdict`].
+
+use crate::cmd::disk::{DiskReport, DiskRow, VERIFY_EVERY};
+use crate::cmd::warning::Warning;
+use crate::measure::verdict::{Figure, Relation, relate, same};
+use crate::report::cells::{opt, table};
+use crate::report::csv::Table;
+use crate::report::text::{in_place_short, line, right_align, table_with};
+use crate::report::view::Exportable;
+use crate::units::{MIB, format_seconds, format_size, group_thousands};
+
+/// Megabytes (10^6) per second, as the panels print them.
+const MB: f64 = 1e6;
+
+/// The queue a row asked for: depth × threads.
+fn asked(r: &DiskRow) -> f64 {
+    (r.spec.depth * r.spec.threads.max(1)) as f64
+}
+
+/// The sentence that reconciles the queue asked, the app's and the device's for one row.
+pub fn queue_sentence(r: &DiskRow) -> String {
+    let asked = asked(r);
+    let app = r.mean_in_flight;
+    let kept = if same(app, asked) {
+        format!("asked {asked:.0} in flight, the app kept {app:.1}")
+    } else {
+        format!(
+            "asked {asked:.0} in flight, the app kept only {app:.1}: it refilled its queue slower than I/Os completed"
+        )
+    };
+    let Some(d) = &r.device else {
+        return format!(
+            "{kept}; no block device behind the file (tmpfs, overlay or a network file system): the device's side is unknown"
+        );
+    };
+    if d.requests() == 0 {
+        return format!(
+            "{kept}; the device completed no request: the I/O never reached it (served from the page cache)"
+        );
+    }
+    let split = d.request_bytes > 0.0
+        && !same(d.request_bytes, r.spec.block as f64)
+        && d.request_bytes < r.spec.block as f64;
+    let size = format!(
+        "requests of {} on average against {} asked",
+        format_size(d.request_bytes.round() as u64),
+        format_size(r.spec.block)
+    );
+    let seen = match relate(Figure::one(d.queue), Figure::one(app)) {
+        Relation::Same => format!("the device saw {:.1} in its queue: the same", d.queue),
+        Relation::Below(_) | Relation::Unclear(_) if d.queue < app => format!(
+            "the device saw only {:.1} in its queue: the rest waited above it (block layer, scheduler) or never reached it",
+            d.queue
+        ),
+        _ if split => format!(
+            "the device saw {:.1} in its queue, more than the app had in flight: its I/Os were split ({size})",
+            d.queue
+        ),
+        _ => format!(
+            "the device saw {:.1} in its queue, more than the app had in flight: others used it meanwhile (the counters are everybody's)",
+            d.queue
+        ),
+    };
+    format!("{kept}; {seen}")
+}
+
+/// How a row moved its bytes, in a few words.
+fn how(r: &DiskRow) -> &'static str {
+    use crate::cmd::disk::Path;
+    match r.path {
+        Path::UringDirect => "io_uring, O_DIRECT",
+        Path::UringBuffered => "io_uring, buffered",
+        Path::SyncDirect => "pread/pwrite, O_DIRECT",
+        Path::SyncBuffered => "pread/pwrite, buffered",
+    }
+}
+
+fn us(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Renders `disk`.
+pub fn text(r: &DiskReport) -> String {
+    let mut out = String::new();
+    let origin = match (r.scratch, r.seed, r.fill_seconds) {
+        (true, Some(seed), Some(s)) => format!(
+            "scratch, written whole first with seed {seed} in {}",
+            format_seconds(s)
+        ),
+        _ => "your file, read as it is".to_string(),
+    };
+    line(
+        &mut out,
+        "file",
+        format!("{} ({}, {origin})", r.file, format_size(r.file_bytes)),
+    );
+    line(
+        &mut out,
+        "device",
+        r.device_name
+            .clone()
+            .unwrap_or_else(|| "none (no block device behind the file)".to_string()),
+    );
+    line(
+        &mut out,
+        "rows",
+        format!(
+            "{} each; latency of every completed I/O, queued to reaped, in µs",
+            format_seconds(r.runtime_seconds)
+        ),
+    );
+    let mut t = table_with(&[
+        "row",
+        "op",
+        "MB/s",
+        "MiB/s",
+        "IOPS",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "p99.99",
+        "max",
+        "in flight",
+        "how",
+    ]);
+    for row in &r.rows {
+        if let Some(why) = &row.skipped {
+            t.add_row(vec![
+                row.name.clone(),
+                row.spec.op.name().to_string(),
+                format!("skipped: {why}"),
+            ]);
+            continue;
+        }
+        let l = &row.latency_us;
+        t.add_row(vec![
+            row.name.clone(),
+            row.spec.op.name().to_string(),
+            format!("{:.1}", row.bytes_per_second / MB),
+            format!("{:.1}", row.bytes_per_second / MIB as f64),
+            format!("{:.0}", row.iops),
+            us(l.p50),
+            us(l.p90),
+            us(l.p99),
+            us(l.p99_9),
+            us(l.p99_99),
+            us(l.max),
+            format!("{:.1}", row.mean_in_flight),
+            how(row).to_string(),
+        ]);
+    }
+    right_align(&mut t, 2..12);
+    out.push_str(&format!("{t}\n"));
+    if r.rows.iter().any(|row| row.device.is_some()) {
+        let mut d = table_with(&[
+            "row",
+            "op",
+            "requests",
+            "req size",
+            "r_await ms",
+            "w_await ms",
+            "aqu-sz",
+            "util",
+            "merges",
+        ]);
+        for row in &r.rows {
+            let Some(v) = &row.device else { continue };
+            d.add_row(vec![
+                row.name.clone(),
+                row.spec.op.name().to_string(),
+                group_thousands(v.requests()),
+                format_size(v.request_bytes.round() as u64),
+                opt(v.read_await_ms.map(|m| format!("{m:.2}"))),
+                opt(v.write_await_ms.map(|m| format!("{m:.2}"))),
+                format!("{:.1}", v.queue),
+                format!("{:.0}%", 100.0 * v.utilisation),
+                group_thousands(v.read_merges + v.write_merges),
+            ]);
+        }
+        right_align(&mut d, 2..9);
+        out.push_str(&format!(
+            "device's view (/proc/diskstats of {}, all processes):\n{d}\n",
+            r.device_name.as_deref().unwrap_or("?")
+        ));
+    }
+    for row in r.rows.iter().filter(|row| row.skipped.is_none()) {
+        line(
+            &mut out,
+            "queue",
+            format!(
+                "{} {}: {}",
+                row.name,
+                row.spec.op.name(),
+                queue_sentence(row)
+            ),
+        );
+    }
+    for row in &r.rows {
+        if let Some(why) = &row.fallback {
+            line(
+                &mut out,
+                "fallback",
+                format!("{} {}: {why}", row.name, row.spec.op.name()),
+            );
+        }
+    }
+    line(&mut out, "verify", verify_line(r));
+    out
+}
+
+/// What the reads' checks found, over all rows.
+fn verify_line(r: &DiskReport) -> String {
+    let checked: Vec<_> = r.rows.iter().filter_map(|row| row.verify).collect();
+    let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
+        return if r.seed.is_none() {
+            "not checked: the file's content is yours, not ioscope's".to_string()
+        } else {
+            "no read row ran".to_string()
+        };
+    };
+    match all.mismatch(&r.file) {
+        Some(m) => format!("NOT IN PLACE: {m}"),
+        None => format!(
+            "{}: 1 read in {VERIFY_EVERY} compared with the generator's bytes at its offset as it completed (after its latency was taken): {} in {} block(s); writes wrote the same bytes back",
+            in_place_short(&all),
+            format_size(all.bytes),
+            group_thousands(all.blocks)
+        ),
+    }
+}
+
+impl Exportable for DiskReport {
+    const COMMAND: &'static str = "disk";
+    fn text(&self) -> String {
+        text(self)
+    }
+    /// The table, then one sentence per row and the fallbacks.
+    fn markdown(&self) -> Vec<String> {
+        use crate::report::markdown::{humanize, list, table};
+        let mut blocks = vec![table(&humanize(&self.table()), None)];
+        let sentences: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|row| row.skipped.is_none())
+            .map(|row| {
+                format!(
+                    "{} {}: {}",
+                    row.name,
+                    row.spec.op.name(),
+                    queue_sentence(row)
+                )
+            })
+            .collect();
+        if !sentences.is_empty() {
+            blocks.push(list("Queues, asked against kept and seen:", &sentences));
+        }
+        let notes: Vec<String> = self
+            .rows
+            .iter()
+            .filter_map(|row| {
+                row.fallback
+                    .as_ref()
+                    .map(|f| format!("{} {}: {f}", row.name, row.spec.op.name()))
+            })
+            .chain([format!("Verify: {}", verify_line(self))])
+            .collect();
+        blocks.push(list("Notes:", &notes));
+        blocks
+    }
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+    fn ok(&self) -> bool {
+        DiskReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "row",
+            "op",
+            "block_bytes",
+            "depth",
+            "threads",
+            "path",
+            "ios",
+            "bytes",
+            "seconds",
+            "bytes_per_second",
+            "iops",
+            "p50_us",
+            "p90_us",
+            "p99_us",
+            "p99_9_us",
+            "p99_99_us",
+            "max_us",
+            "mean_in_flight",
+            "device_requests",
+            "device_request_bytes",
+            "device_read_await_ms",
+            "device_write_await_ms",
+            "device_queue",
+            "device_utilisation",
+            "device_merges",
+            "in_place",
+            "skipped",
+        ];
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                let l = &r.latency_us;
+                let d = r.device.as_ref();
+                vec![
+                    r.name.clone(),
+                    r.spec.op.name().to_string(),
+                    r.spec.block.to_string(),
+                    r.spec.depth.to_string(),
+                    r.spec.threads.to_string(),
+                    serde_json::to_value(r.path)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    r.ios.to_string(),
+                    r.bytes.to_string(),
+                    r.seconds.to_string(),
+                    r.bytes_per_second.to_string(),
+                    r.iops.to_string(),
+                    l.p50.to_string(),
+                    l.p90.to_string(),
+                    l.p99.to_string(),
+                    l.p99_9.to_string(),
+                    l.p99_99.to_string(),
+                    l.max.to_string(),
+                    r.mean_in_flight.to_string(),
+                    opt(d.map(|d| d.requests())),
+                    opt(d.map(|d| d.request_bytes)),
+                    opt(d.and_then(|d| d.read_await_ms)),
+                    opt(d.and_then(|d| d.write_await_ms)),
+                    opt(d.map(|d| d.queue)),
+                    opt(d.map(|d| d.utilisation)),
+                    opt(d.map(|d| d.read_merges + d.write_merges)),
+                    opt(r.verify.map(|v| v.ok())),
+                    opt(r.skipped.clone()),
+                ]
+            })
+            .collect();
+        table(&header, rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::disk::{Latency, Path};
+    use crate::measure::devstats::DeviceView;
+    use crate::workload::Op;
+    use crate::workload::panel::RowSpec;
+
+    fn row(depth: usize, app: f64, device: Option<DeviceView>) -> DiskRow {
+        DiskRow {
+            name: "RND4K Q32T1".into(),
+            spec: RowSpec {
+                op: Op::Read,
+                random: true,
+                block: 4096,
+                depth,
+                threads: 1,
+            },
+            path: Path::UringDirect,
+            fallback: None,
+            skipped: None,
+            ios: 1000,
+            bytes: 4096 * 1000,
+            seconds: 1.0,
+            fsync_seconds: None,
+            bytes_per_second: 4096e3,
+            iops: 1000.0,
+            latency_us: Latency::default(),
+            mean_in_flight: app,
+            device,
+            verify: None,
+        }
+    }
+
+    fn dev(queue: f64, requests: u64, request_bytes: f64) -> DeviceView {
+        DeviceView {
+            reads: requests,
+            request_bytes,
+            queue,
+            ..DeviceView::default()
+        }
+    }
+
+    #[test]
+    fn a_device_queue_below_the_apps_says_the_rest_waited_above_it() {
+        let s = queue_sentence(&row(32, 31.6, Some(dev(7.8, 1000, 4096.0))));
+        assert!(
+            s.starts_with("asked 32 in flight, the app kept 31.6;"),
+            "{s}"
+        );
+        assert!(s.contains("the device saw only 7.8"), "{s}");
+    }
+
+    #[test]
+    fn an_app_that_kept_fewer_than_asked_says_so_before_the_device() {
+        let s = queue_sentence(&row(32, 12.0, Some(dev(12.5, 1000, 4096.0))));
+        assert!(s.contains("the app kept only 12.0"), "{s}");
+        assert!(
+            s.contains("the device saw 12.5 in its queue: the same"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn a_device_queue_above_the_apps_with_smaller_requests_is_told_as_splitting() {
+        let s = queue_sentence(&row(8, 8.0, Some(dev(30.0, 4000, 1024.0))));
+        assert!(s.contains("were split"), "{s}");
+        let s = queue_sentence(&row(8, 8.0, Some(dev(30.0, 1000, 4096.0))));
+        assert!(s.contains("others used it"), "{s}");
+    }
+
+    #[test]
+    fn no_device_or_no_request_is_said_instead_of_a_queue() {
+        assert!(queue_sentence(&row(1, 1.0, None)).contains("no block device"));
+        assert!(queue_sentence(&row(1, 1.0, Some(dev(0.0, 0, 0.0)))).contains("never reached it"));
+    }
+}
