@@ -7,6 +7,7 @@ pub mod checks;
 pub mod diskstats;
 pub mod env;
 pub mod external;
+pub mod latency;
 pub mod meter;
 pub mod model;
 pub mod procio;
