@@ -27,7 +27,8 @@ pub struct Cli {
     #[arg(long, global = true, hide = true, value_name = "METER", value_parser = ["fixed", "system"])]
     pub meter: Option<String>,
     /// Do not time each call: results leave out their latency percentiles (recording costs
-    /// two clock reads per call, about 1% on a warm 4 KiB read; see bench/RESULTS.md).
+    /// two reads of the time-stamp counter per call, 1–3% of a warm 4 KiB read; see
+    /// bench/RESULTS.md).
     #[arg(long, global = true)]
     pub no_latency: bool,
 }

@@ -166,7 +166,10 @@ fn a_sweep_point_holds_the_calls_of_all_its_runs_and_csv_has_the_columns() {
     assert_eq!(points.len(), 2);
     for p in points {
         let runs = p["runs"].as_array().expect("runs");
-        let calls: u64 = runs.iter().map(|r| r["calls"].as_u64().expect("calls")).sum();
+        let calls: u64 = runs
+            .iter()
+            .map(|r| r["calls"].as_u64().expect("calls"))
+            .sum();
         check_latency(&p["latency_ns"], calls);
         for r in runs {
             check_latency(&r["latency_ns"], r["calls"].as_u64().expect("calls"));

@@ -1,7 +1,8 @@
 //! Latency of every timed call: each read/write/pread/pwrite an engine makes inside a timed
-//! region goes, in nanoseconds, into a log-bucketed histogram (`hdrhistogram`, 3
-//! significant digits: any recorded value is off by at most 0.1%), and a result carries its
-//! percentiles under numeric keys (`p99_9`, not fio's `"99.900000"`).
+//! region goes into a log-bucketed histogram (`hdrhistogram`, 3 significant digits), in
+//! time-stamp counter ticks where that counter is steady, converted to nanoseconds against
+//! the monotonic clock when the region ends (a value is then off by at most 0.2%); a result
+//! carries its percentiles under numeric keys (`p99_9`, not fio's `"99.900000"`).
 //!
 //! Recording is per thread and needs no lock on the hot path: the harness turns it on for
 //! its thread ([`Calls::enter`]), the engine threads started through
@@ -90,10 +91,26 @@ pub fn merged<'a>(runs: impl IntoIterator<Item = &'a Histogram<u64>>) -> Option<
     all
 }
 
+/// `h` with every value multiplied by `factor` (ticks to nanoseconds): each bucket's
+/// count moves to its scaled value, so the error stays within twice the histogram's
+/// (0.2% at 3 digits).
+fn rescaled(h: &Histogram<u64>, factor: f64) -> Histogram<u64> {
+    let mut out = histogram();
+    for v in h.iter_recorded() {
+        // The middle of the bucket, so scaling adds at most the new bucket's half-width.
+        let middle = h.median_equivalent(v.value_iterated_to());
+        let scaled = (middle as f64 * factor).round() as u64;
+        out.saturating_record_n(scaled.max(1), v.count_at_value());
+    }
+    out
+}
+
 /// Where the threads of one timed region put their call times.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Calls {
     merged: Mutex<Option<Histogram<u64>>>,
+    /// The clock of the calls and the monotonic clock when the region began.
+    began: (u64, Instant),
 }
 
 thread_local! {
@@ -112,7 +129,10 @@ pub struct Recording {
 impl Calls {
     /// A new, empty place for the calls of one region.
     pub fn new() -> Arc<Self> {
-        Arc::new(Self::default())
+        Arc::new(Self {
+            merged: Mutex::new(None),
+            began: (ticks(), Instant::now()),
+        })
     }
 
     /// Starts timing this thread's calls into `self` (nothing new when it already does).
@@ -126,10 +146,18 @@ impl Calls {
         Recording { owner: !already }
     }
 
-    /// Every call recorded so far (by threads that have left); `None` when none was.
+    /// Every call recorded so far (by threads that have left), in nanoseconds; `None` when
+    /// none was.
     pub fn take(&self) -> Option<Histogram<u64>> {
+        let (ticks_now, now) = (ticks(), Instant::now());
         let mut slot = self.merged.lock().unwrap_or_else(|p| p.into_inner());
-        slot.take().filter(|h| !h.is_empty())
+        let h = slot.take().filter(|h| !h.is_empty())?;
+        let spent_ticks = ticks_now.saturating_sub(self.began.0);
+        let spent_ns = now.duration_since(self.began.1).as_nanos() as f64;
+        if !steady_tsc() || spent_ticks == 0 {
+            return Some(h);
+        }
+        Some(rescaled(&h, spent_ns / spent_ticks as f64))
     }
 
     fn add(&self, h: &Histogram<u64>) {
@@ -170,15 +198,48 @@ pub fn timed<R>(call: impl FnOnce() -> R) -> R {
     if !ON.get() {
         return call();
     }
-    let started = Instant::now();
+    let started = ticks();
     let out = call();
-    let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let spent = ticks().saturating_sub(started);
     LOCAL.with_borrow_mut(|h| {
         if let Some(h) = h {
-            h.saturating_record(nanos.max(1));
+            h.saturating_record(spent.max(1));
         }
     });
     out
+}
+
+/// Whether the time-stamp counter ticks at one rate on every core, whatever the power
+/// state (`constant_tsc` and `nonstop_tsc`): then it is the clock of each call.
+fn steady_tsc() -> bool {
+    static STEADY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *STEADY.get_or_init(|| {
+        cfg!(target_arch = "x86_64")
+            && std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
+                info.lines()
+                    .find(|l| l.starts_with("flags"))
+                    .is_some_and(|flags| {
+                        let has = |f: &str| flags.split_whitespace().any(|w| w == f);
+                        has("constant_tsc") && has("nonstop_tsc")
+                    })
+            })
+    })
+}
+
+/// The clock of each call: the time-stamp counter where it is steady (one instruction,
+/// about a third of the monotonic clock's cost on a VM: see bench/RESULTS.md), else
+/// nanoseconds of the monotonic clock. [`Calls`] converts ticks to nanoseconds against the
+/// monotonic clock over the whole region.
+#[inline]
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if steady_tsc() {
+        // SAFETY: RDTSC reads a counter; it has no memory effects and exists on every
+        // x86_64 processor.
+        return unsafe { std::arch::x86_64::_rdtsc() };
+    }
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    u64::try_from(EPOCH.get_or_init(Instant::now).elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -265,6 +326,18 @@ mod tests {
             assert!(keys.contains(&key), "{key} in {keys:?}");
             assert!(json[key].is_u64(), "{key} is a number");
         }
+    }
+
+    #[test]
+    fn rescaling_keeps_every_count_and_scales_each_value() {
+        let mut h = histogram();
+        h.record_n(3_000, 10).expect("in range");
+        h.record(9_000_000).expect("in range");
+        let r = rescaled(&h, 0.5);
+        assert_eq!(r.len(), 11);
+        assert!(r.value_at_quantile(0.5).abs_diff(1_500) <= 2);
+        // Within 0.2%: the old bucket's and the new one's resolution.
+        assert!(r.max().abs_diff(4_500_000) <= 9_000, "{}", r.max());
     }
 
     #[test]
