@@ -82,7 +82,7 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
     report::set_quiet(quiet);
     let bar = if quiet { Bar::hidden() } else { Bar::new() };
     let harness = Harness {
-        meter: crate::options::meter(cli.meter.as_deref()),
+        meter: crate::options::meter(cli.meter.as_deref(), cli.no_latency),
         progress: &bar,
     };
     let h = &harness;

@@ -26,6 +26,11 @@ pub struct Cli {
     /// every run with a deterministic meter, so a command's output is exact.
     #[arg(long, global = true, hide = true, value_name = "METER", value_parser = ["fixed", "system"])]
     pub meter: Option<String>,
+    /// Do not time each call: results leave out their latency percentiles (recording costs
+    /// two reads of the time-stamp counter per call, 1–3% of a warm 4 KiB read; see
+    /// bench/RESULTS.md).
+    #[arg(long, global = true)]
+    pub no_latency: bool,
 }
 
 /// The subcommands.
@@ -983,6 +988,7 @@ impl Cli {
             return Self {
                 command: Command::SyscallLoop { calls },
                 meter: None,
+                no_latency: false,
             };
         }
         if let [_, command, to, channel] = args.as_slice()
@@ -993,6 +999,7 @@ impl Cli {
             return Self {
                 command: Command::Tee { to, channel },
                 meter: None,
+                no_latency: false,
             };
         }
         if let Some(cli) = Self::fast_alone(&args) {
@@ -1029,6 +1036,7 @@ impl Cli {
                 force: false,
             }),
             meter: None,
+            no_latency: false,
         })
     }
 }

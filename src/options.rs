@@ -48,10 +48,12 @@ pub enum RunMode {
 }
 
 /// The meter every timed run reads: the system's clocks and counters, or, with the hidden
-/// `--meter fixed` (tests), [`meter::FIXED`], so a whole command's output is exact.
-pub fn meter(choice: Option<&str>) -> &'static dyn Meter {
+/// `--meter fixed` (tests), [`meter::FIXED`], so a whole command's output is exact; with
+/// `--no-latency`, the system's without the time of each call.
+pub fn meter(choice: Option<&str>, no_latency: bool) -> &'static dyn Meter {
     match choice {
         Some("fixed") => &meter::FIXED,
+        _ if no_latency => &meter::SystemMeterNoLatency,
         _ => &SystemMeter,
     }
 }

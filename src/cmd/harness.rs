@@ -11,6 +11,7 @@ use crate::files::{InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState, Residency};
 use crate::measure::checks::{self, Check};
 use crate::measure::diskstats::DiskDelta;
+use crate::measure::latency::{self, Latency};
 use crate::measure::meter::{Claim, Meter, Region, SystemMeter};
 use crate::measure::procio::ProcIo;
 use crate::measure::timer::Elapsed;
@@ -59,6 +60,18 @@ pub struct Sample {
     /// Claims compared with the kernel's counts (empty when the engine's calls are not the
     /// kind /proc/self/io counts).
     pub checks: Vec<Check>,
+    /// The time of each data call, in nanoseconds: present when every call the engine made
+    /// was timed (engines that make one call per block, with the real meter and without
+    /// `--no-latency`).
+    #[serde(
+        default,
+        rename = "latency_ns",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub latency: Option<Latency>,
+    /// The histogram behind `latency`, so repeats can be summed (not saved).
+    #[serde(skip)]
+    pub call_times: Option<hdrhistogram::Histogram<u64>>,
 }
 
 impl Sample {
@@ -187,8 +200,9 @@ impl<'a> Harness<'a> {
             .flatten();
         let watch = Watch(self.progress);
         let job = job(target, setup, Op::Read, plan, to_end, 0, &watch);
-        let (moved, claim, region) = self.run(setup, &job, target.device)?;
+        let (moved, claim, region, recording) = self.run(setup, &job, target.device)?;
         let measured = region.stop(&claim);
+        let (latency, call_times) = recording.finish(moved.calls);
         self.progress.end();
         let caps = setup.engine.caps();
         let cache = (target.kind == InputKind::Regular).then(|| {
@@ -214,6 +228,8 @@ impl<'a> Harness<'a> {
             kernel: measured.kernel,
             device: measured.device,
             checks: kernel_checks(&claim, measured.kernel),
+            latency,
+            call_times,
         })
     }
 
@@ -255,7 +271,7 @@ impl<'a> Harness<'a> {
         }
         let watch = Watch(self.progress);
         let job = job(target, setup, Op::Write, plan, false, seed, &watch);
-        let (moved, claim, mut region) = self.run(setup, &job, target.device)?;
+        let (moved, claim, mut region, recording) = self.run(setup, &job, target.device)?;
         region.lap(&claim);
         // A FIFO or character device (given with --force) has nothing to sync: fsync
         // fails there with EINVAL after every byte was written.
@@ -266,6 +282,7 @@ impl<'a> Harness<'a> {
             Ok(())
         };
         let measured = region.stop(&claim);
+        let (latency, call_times) = recording.finish(moved.calls);
         self.progress.end();
         synced?;
         let fsync_seconds = measured
@@ -280,6 +297,8 @@ impl<'a> Harness<'a> {
             kernel: measured.kernel,
             device: measured.device,
             checks: kernel_checks(&claim, measured.kernel),
+            latency,
+            call_times,
         })
     }
 }
@@ -315,19 +334,23 @@ impl Harness<'_> {
     }
 
     /// Runs the engine inside a timed region with the progress shown; returns what moved,
-    /// the claim the kernel's counts are compared with, and the region, still running.
+    /// the claim the kernel's counts are compared with, the region, still running, and the
+    /// calls' times (summed once the region has stopped, so the summing is not timed).
     fn run(
         &self,
         setup: &Setup,
         job: &Job,
         device: Option<&str>,
-    ) -> Result<(Moved, Claim, Box<dyn Region>)> {
+    ) -> Result<(Moved, Claim, Box<dyn Region>, CallTimes)> {
         position(job)?;
         let total = (job.plan.len > 0).then_some(job.plan.len);
         self.progress
             .begin(&label(job.op, job.name, &job.plan), total);
         crate::engine::buffer::stock(setup.engine.buffers(job), job.plan.block as usize);
         setup.engine.before(job)?;
+        // The histogram is made before the clock starts; the engine's threads inherit it.
+        let calls = self.meter.times_calls().then(latency::Calls::new);
+        let guard = calls.as_ref().map(|c| c.enter());
         let region = self.meter.start(device);
         let moved = setup.engine.run(job).inspect_err(|_| self.progress.end())?;
         let claim = Claim {
@@ -336,7 +359,27 @@ impl Harness<'_> {
             bytes: moved.bytes,
             counted: setup.engine.caps().has(flag::COUNTED),
         };
-        Ok((moved, claim, region))
+        Ok((moved, claim, region, CallTimes { calls, guard }))
+    }
+}
+
+/// The calls of one timed region being recorded.
+struct CallTimes {
+    calls: Option<std::sync::Arc<latency::Calls>>,
+    guard: Option<latency::Recording>,
+}
+
+impl CallTimes {
+    /// Stops recording; the summary and histogram when every one of the `calls` the engine
+    /// made was timed (an engine that maps the file or batches requests times fewer, or none:
+    /// its "calls" are not one block each, and no latency is given).
+    fn finish(self, calls: u64) -> (Option<Latency>, Option<hdrhistogram::Histogram<u64>>) {
+        drop(self.guard);
+        let h = self.calls.and_then(|c| c.take());
+        match h {
+            Some(h) if h.len() == calls => (Latency::of(&h), Some(h)),
+            _ => (None, None),
+        }
     }
 }
 

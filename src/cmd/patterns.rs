@@ -18,6 +18,7 @@ use crate::engine::prepared::Prepared;
 use crate::error::{Failure, input};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState};
+use crate::measure::latency::Latency;
 use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::options::PatternsOptions;
@@ -86,6 +87,14 @@ pub struct PatternResult {
     pub in_place: Option<InPlace>,
     /// Whether every kernel check and cache proof held.
     pub checks_ok: bool,
+    /// The time of each data call over all runs together, in nanoseconds (when every run
+    /// timed its calls; a mixed test's reads and writes together).
+    #[serde(
+        default,
+        rename = "latency_ns",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub latency: Option<Latency>,
     /// Every run.
     pub runs: Vec<PatternRun>,
 }
@@ -573,6 +582,10 @@ impl Bench<'_> {
             verified: (!verified.is_empty()).then(|| verified.iter().all(|&v| v)),
             in_place: InPlace::merged(runs.iter().filter_map(|r| r.in_place.as_ref())),
             checks_ok: runs.iter().all(|r| r.sample.ok()),
+            latency: {
+                let samples: Vec<Sample> = runs.iter().map(|r| r.sample.clone()).collect();
+                super::sweep::runs_latency(&samples)
+            },
             runs,
         }
     }

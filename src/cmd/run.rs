@@ -11,6 +11,7 @@ use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::{CacheProof, CacheState};
 use crate::measure::checks::Check;
 use crate::measure::diskstats::{self, DiskDelta};
+use crate::measure::latency::Latency;
 use crate::measure::procio::ProcIo;
 use crate::measure::timer::Elapsed;
 use crate::options::{RunMode, RunOptions};
@@ -75,6 +76,14 @@ pub struct RunReport {
         skip_serializing_if = "Option::is_none"
     )]
     pub in_place: Option<InPlace>,
+    /// The time of each data call, in nanoseconds (engines that make one call per block,
+    /// without `--no-latency`).
+    #[serde(
+        default,
+        rename = "latency_ns",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub latency: Option<Latency>,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
 }
@@ -227,6 +236,7 @@ fn report(
         device: sample.device,
         checks: sample.checks,
         in_place: None,
+        latency: sample.latency,
         warnings,
     }
 }

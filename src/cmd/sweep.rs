@@ -11,6 +11,7 @@ use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
+use crate::measure::latency::{self, Latency};
 use crate::measure::model::{self, CostModel};
 use crate::measure::stats::{self, Summary};
 use crate::options::SweepOptions;
@@ -61,6 +62,14 @@ pub struct SweepPoint {
         skip_serializing_if = "Option::is_none"
     )]
     pub in_place: Option<InPlace>,
+    /// The time of each data call over all timed runs together, in nanoseconds (when every
+    /// run timed its calls).
+    #[serde(
+        default,
+        rename = "latency_ns",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub latency: Option<Latency>,
     /// Every timed run.
     pub runs: Vec<Sample>,
 }
@@ -431,8 +440,15 @@ fn point(block_size: u64, cache: Option<CacheState>, bytes: u64, runs: Vec<Sampl
         checks_ok: runs.iter().all(|r| r.checks.iter().all(|c| c.ok)),
         state_ok,
         in_place: None,
+        latency: runs_latency(&runs),
         runs,
     }
+}
+
+/// The latency of every call of every run together; `None` unless each run timed its calls.
+pub fn runs_latency(runs: &[Sample]) -> Option<Latency> {
+    let each: Option<Vec<_>> = runs.iter().map(|r| r.call_times.as_ref()).collect();
+    latency::merged(each?).and_then(|h| Latency::of(&h))
 }
 
 fn analyse(cache: Option<CacheState>, points: &[&SweepPoint]) -> Analysis {

@@ -69,7 +69,9 @@ pub fn pread_direct(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Res
     let (mut done, mut calls) = (0, 0);
     while done < buf.len() {
         calls += 1;
-        match file.read_at(&mut buf[done..], offset + done as u64) {
+        match crate::measure::latency::timed(|| {
+            file.read_at(&mut buf[done..], offset + done as u64)
+        }) {
             Ok(0) => break,
             Ok(n) => {
                 done += n;

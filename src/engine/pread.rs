@@ -6,6 +6,7 @@ use super::parallel::for_each_piece;
 use super::{Caps, Defaults, Engine, Job, Moved, Op, Spec, Threads};
 use crate::checksum::xor_at;
 use crate::engine::buffer::{self, AlignedBuffer};
+use crate::measure::latency::timed;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
@@ -21,7 +22,7 @@ pub fn pread_full(file: &File, name: &str, buf: &mut [u8], offset: u64) -> Resul
     let mut calls = 0;
     while done < buf.len() {
         calls += 1;
-        match file.read_at(&mut buf[done..], offset + done as u64) {
+        match timed(|| file.read_at(&mut buf[done..], offset + done as u64)) {
             Ok(0) => break,
             Ok(n) => done += n,
             Err(e) if crate::interrupt::retry_after(&e)? => {}
@@ -39,7 +40,7 @@ pub fn pwrite_full(file: &File, name: &str, buf: &[u8], offset: u64) -> Result<u
     let (mut done, mut calls) = (0, 0);
     while done < buf.len() {
         calls += 1;
-        match file.write_at(&buf[done..], offset + done as u64) {
+        match timed(|| file.write_at(&buf[done..], offset + done as u64)) {
             Ok(0) => bail!(
                 "write {name} at byte {}: the file accepted no bytes",
                 offset + done as u64

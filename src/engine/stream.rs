@@ -8,6 +8,7 @@ use super::{Cadence, Caps, Defaults, Engine, Job, Moved, Op, Spec, Threads};
 use crate::checksum::{Xor32, xor_at};
 use crate::engine::buffer::{self, AlignedBuffer};
 use crate::files::InputKind;
+use crate::measure::latency::timed;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result, bail};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -83,7 +84,7 @@ fn read_in_order(job: &Job, buf: &mut [u8]) -> Result<Moved> {
         // would otherwise block before the signal could interrupt it.
         crate::interrupt::check()?;
         calls += 1;
-        let n = match reader.read(&mut buf[..want]) {
+        let n = match timed(|| reader.read(&mut buf[..want])) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if crate::interrupt::retry_after(&e)? => continue,
@@ -149,7 +150,7 @@ pub(super) fn write_all(job: &Job, block: &[u8], at: u64) -> Result<u64> {
         // As for reads: a Ctrl-C between calls, before a write blocks on a full pipe.
         crate::interrupt::check()?;
         calls += 1;
-        match writer.write(&block[done..]) {
+        match timed(|| writer.write(&block[done..])) {
             Ok(0) => bail!(
                 "write {} at byte {}: the file accepted no bytes",
                 job.name,
@@ -213,7 +214,7 @@ fn read_full(job: &Job, buf: &mut [u8], at: u64) -> Result<(usize, u64)> {
     let (mut done, mut calls) = (0, 0);
     while done < buf.len() {
         calls += 1;
-        match reader.read(&mut buf[done..]) {
+        match timed(|| reader.read(&mut buf[done..])) {
             Ok(0) => break,
             Ok(n) => done += n,
             Err(e) if crate::interrupt::retry_after(&e)? => {}

@@ -76,6 +76,11 @@ pub trait Meter: Sync {
         work();
         started.elapsed().as_secs_f64()
     }
+    /// Whether each call inside a timed region is timed into a latency histogram (the real
+    /// clock only: a modelled meter has no call times to give).
+    fn times_calls(&self) -> bool {
+        false
+    }
 }
 
 /// The real clocks and counters: the monotonic clock, getrusage, /proc/self/io,
@@ -102,11 +107,29 @@ impl Meter for SystemMeter {
         })
     }
 
+    fn times_calls(&self) -> bool {
+        true
+    }
+
     fn residency(&self, file: &File, name: &str, start: u64, len: u64) -> Option<Residency> {
         // mincore works on whole pages: from the page that holds `start`.
         let page = cache::page_size();
         let from = start / page * page;
         cache::residency_at(file, name, from, start + len - from).ok()
+    }
+}
+
+/// The real clocks and counters without the time of each call (`--no-latency`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemMeterNoLatency;
+
+impl Meter for SystemMeterNoLatency {
+    fn start(&self, device: Option<&str>) -> Box<dyn Region> {
+        SystemMeter.start(device)
+    }
+
+    fn residency(&self, file: &File, name: &str, start: u64, len: u64) -> Option<Residency> {
+        SystemMeter.residency(file, name, start, len)
     }
 }
 

@@ -8,6 +8,7 @@ pub mod devstats;
 pub mod diskstats;
 pub mod env;
 pub mod external;
+pub mod latency;
 pub mod meter;
 pub mod model;
 pub mod procio;

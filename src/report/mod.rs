@@ -5,6 +5,7 @@ pub mod cells;
 pub mod csv;
 pub mod html;
 pub mod json;
+pub mod latency;
 pub mod manual;
 pub mod markdown;
 pub mod outputs;

@@ -12,6 +12,7 @@ use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::report::cells::{cells, mib, opt, pct, rate, rate_cell, table};
 use crate::report::csv::Table;
+use crate::report::latency;
 use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Heat, Series};
 use crate::report::text::{in_place, in_place_short, line, right_align, table_with};
@@ -255,6 +256,20 @@ fn single(out: &mut String, r: &PatternsReport) {
         if let Some(c) = &res.coverage {
             coverage(out, res.test, c);
         }
+        if let Some(l) = &res.latency {
+            let call = if res.runs.iter().any(|run| run.split.is_some()) {
+                "read and write"
+            } else if res.test.writes() {
+                "write"
+            } else {
+                "read"
+            };
+            line(
+                out,
+                "latency",
+                format!("{}: {}", res.test.name(), latency::line(l, call)),
+            );
+        }
         if let Some(split) = res.runs.last().and_then(|run| run.split) {
             let total = (split.reads + split.writes).max(1);
             let _ = writeln!(
@@ -471,7 +486,15 @@ impl Exportable for PatternsReport {
                 ])
             })
             .collect();
-        table(&header, rows)
+        let mut t = table(&header, rows);
+        // Latency columns only where a result has one, so older results keep their table.
+        if self.results.iter().any(|r| r.latency.is_some()) {
+            t.header.extend(latency::COLUMNS.map(String::from));
+            for (row, r) in t.rows.iter_mut().zip(&self.results) {
+                row.extend(latency::cells(r.latency.as_ref()));
+            }
+        }
+        t
     }
     /// One result per test: grouped bars, with fsync and (writes) without. Auto mode: a
     /// heat map per test, file size by record size.

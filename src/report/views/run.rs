@@ -6,6 +6,7 @@ use crate::engine::Engine;
 use crate::engine::flag;
 use crate::report::cells::{one_row, opt};
 use crate::report::csv::Table;
+use crate::report::latency;
 use crate::report::text::{
     bytes_both, cache_line, checks_line, cpu_line, in_place, in_place_short, line,
 };
@@ -93,6 +94,15 @@ pub fn text(r: &RunReport) -> String {
             );
         }
     }
+    match (&r.latency, crate::engine::by_name(&r.engine)) {
+        (Some(l), _) => line(&mut out, "latency", latency::line(l, &call)),
+        (None, Some(e)) => {
+            if let Some(why) = latency::absent_reason(e.name(), e.caps()) {
+                line(&mut out, "latency", format!("- ({why})"));
+            }
+        }
+        (None, None) => {}
+    }
     line(&mut out, "cpu", cpu_line(&r.elapsed, 1));
     if let Some(proof) = &r.cache {
         line(&mut out, "cache", cache_line(proof));
@@ -128,7 +138,7 @@ impl Exportable for RunReport {
         text(self)
     }
     fn table(&self) -> Table {
-        one_row(&[
+        let mut t = one_row(&[
             ("file", self.file.clone()),
             ("op", self.op.name().to_string()),
             ("engine", self.engine.clone()),
@@ -155,7 +165,13 @@ impl Exportable for RunReport {
                     .unwrap_or_default(),
             ),
             ("verify_seconds", opt(self.in_place.map(|v| v.seconds))),
-        ])
+        ]);
+        // Latency columns only where there is one, so older results keep their table.
+        if let Some(l) = &self.latency {
+            t.header.extend(latency::COLUMNS.map(String::from));
+            t.rows[0].extend(latency::cells(Some(l)));
+        }
+        t
     }
     fn ok(&self) -> bool {
         RunReport::ok(self)

@@ -8,6 +8,7 @@ use crate::measure::cache::Verdict;
 use crate::measure::env::Environment;
 use crate::report::cells::{capitalise, cells, mib, opt, pct, rate_cell};
 use crate::report::csv::Table;
+use crate::report::latency;
 use crate::report::markdown::{self, flagged, header, list, percent, rate_spread};
 use crate::report::page::{Grid, Section, grid};
 use crate::report::svg::{Chart, Series};
@@ -92,6 +93,17 @@ pub fn text(r: &SweepReport) -> String {
     }
     right_align(&mut table, 2..7);
     let _ = writeln!(out, "{table}");
+    for p in r.points.iter() {
+        if let Some(l) = &p.latency {
+            let _ = writeln!(
+                out,
+                "latency {} {}: {}",
+                p.cache.map_or(op, |c| c.name()),
+                format_block_size(p.block_size),
+                latency::line(l, &format!("{op}()"))
+            );
+        }
+    }
     for note in sweep_notes(r) {
         let _ = writeln!(out, "{note}");
     }
@@ -303,10 +315,18 @@ impl Exportable for SweepReport {
                 ])
             })
             .collect();
-        Table {
+        let mut t = Table {
             header: header.iter().map(|h| h.to_string()).collect(),
             rows,
+        };
+        // Latency columns only where a point has one, so older results keep their table.
+        if self.points.iter().any(|p| p.latency.is_some()) {
+            t.header.extend(latency::COLUMNS.map(String::from));
+            for (row, p) in t.rows.iter_mut().zip(&self.points) {
+                row.extend(latency::cells(p.latency.as_ref()));
+            }
         }
+        t
     }
     fn chart(&self) -> Option<Chart> {
         let op = self.op.name();
@@ -376,7 +396,7 @@ pub fn markdown(r: &SweepReport) -> Vec<String> {
             ]
         })
         .collect();
-    let t = Table {
+    let mut t = Table {
         header: header(&[
             "cache",
             "block size",
@@ -391,6 +411,12 @@ pub fn markdown(r: &SweepReport) -> Vec<String> {
         ]),
         rows,
     };
+    if r.points.iter().any(|p| p.latency.is_some()) {
+        t.header.push("latency p50 / p99 / p99.9 / max".to_string());
+        for (row, p) in t.rows.iter_mut().zip(&r.points) {
+            row.push(p.latency.as_ref().map_or("-".to_string(), latency::cell));
+        }
+    }
     vec![
         markdown::table(&t, Some(&caption)),
         list("Notes:", &sweep_notes(r)),
