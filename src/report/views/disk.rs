@@ -244,8 +244,8 @@ impl Exportable for DiskReport {
     }
     /// The table, then one sentence per row and the fallbacks.
     fn markdown(&self) -> Vec<String> {
-        use crate::report::markdown::{humanize, list, table};
-        let mut blocks = vec![table(&humanize(&self.table()), None)];
+        use crate::report::markdown::{list, table};
+        let mut blocks = vec![table(&markdown_rows(self), None)];
         let sentences: Vec<String> = self
             .rows
             .iter()
@@ -359,6 +359,79 @@ impl Exportable for DiskReport {
             .collect();
         table(&header, rows)
     }
+}
+
+/// The panel for a reader, as Markdown shows it: the figures that matter, rounded, in
+/// their units (the CSV keeps every field at full precision).
+fn markdown_rows(report: &DiskReport) -> Table {
+    let header = [
+        "row",
+        "op",
+        "path",
+        "MiB/s",
+        "IOPS",
+        "p50 µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs",
+        "in flight (asked)",
+        "device queue",
+        "device busy",
+        "checked",
+    ];
+    let rows = report
+        .rows
+        .iter()
+        .map(|r| {
+            let l = &r.latency_us;
+            let d = r.device.as_ref();
+            let path = serde_json::to_value(r.path)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            match &r.skipped {
+                Some(why) => vec![
+                    r.name.clone(),
+                    r.spec.op.name().to_string(),
+                    format!("skipped: {why}"),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ],
+                None => vec![
+                    r.name.clone(),
+                    r.spec.op.name().to_string(),
+                    path,
+                    format!("{:.1}", r.bytes_per_second / MIB as f64),
+                    group_thousands(r.iops.round() as u64),
+                    format!("{:.1}", l.p50),
+                    format!("{:.1}", l.p99),
+                    format!("{:.1}", l.p99_9),
+                    format!("{:.1}", l.max),
+                    format!(
+                        "{:.1} ({})",
+                        r.mean_in_flight,
+                        r.spec.depth * r.spec.threads
+                    ),
+                    d.map_or_else(|| "-".to_string(), |d| format!("{:.1}", d.queue)),
+                    d.map_or_else(
+                        || "-".to_string(),
+                        |d| format!("{:.0}%", 100.0 * d.utilisation),
+                    ),
+                    r.verify
+                        .map_or_else(|| "-".to_string(), |v| in_place_short(&v)),
+                ],
+            }
+        })
+        .collect();
+    table(&header, rows)
 }
 
 #[cfg(test)]
