@@ -452,17 +452,7 @@ fn uring_part(w: &Work) -> Result<Part> {
         .with_context(|| format!("io_uring setup for {}", w.name))?;
     let mut in_flight = 0usize;
     let result = pump(w, &mut ring, &mut slots, &mut in_flight, write);
-    while in_flight > 0 {
-        match ring.submit_and_wait(1) {
-            Ok(_) => in_flight -= ring.completion().count(),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => {
-                // The kernel may still use the buffers: never free them.
-                std::mem::forget(slots);
-                break;
-            }
-        }
-    }
+    crate::engine::uring::drain(&mut ring, in_flight, slots);
     result
 }
 

@@ -132,21 +132,27 @@ fn worker(
     );
     if result.is_err() {
         claims.stop();
-        while in_flight > 0 {
-            match ring.submit_and_wait(1) {
-                Ok(_) => in_flight -= ring.completion().count(),
-                // Draining must go on after a Ctrl-C too: the buffers cannot be freed while
-                // reads into them are in flight (a second Ctrl-C exits at once).
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    // The kernel may still write into the buffers: never free them.
-                    std::mem::forget(slots);
-                    break;
-                }
+        drain(&mut ring, in_flight, slots);
+    }
+    result
+}
+
+/// Waits for the `in_flight` requests of `ring` to complete before `buffers` (what they
+/// read into or write from) may be freed; where the ring cannot be drained, the buffers
+/// are leaked, never freed under the kernel. Draining goes on after a Ctrl-C too (a second
+/// one exits at once).
+pub(crate) fn drain<B>(ring: &mut IoUring, mut in_flight: usize, buffers: B) {
+    while in_flight > 0 {
+        match ring.submit_and_wait(1) {
+            Ok(_) => in_flight = in_flight.saturating_sub(ring.completion().count()),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => {
+                std::mem::forget(buffers);
+                return;
             }
         }
     }
-    result
+    drop(buffers);
 }
 
 /// Keeps up to `slots.len()` reads in flight until the claims run out; XORs each block as

@@ -1039,17 +1039,24 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
             stopped.insert(pid);
         }
         if !left.iter().any(|l| l.pid == pid) {
-            let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
-            let name = name.strip_suffix(b"\n").unwrap_or(&name);
-            left.push(Left {
-                pid,
-                name: crate::text::lossless(std::ffi::OsStr::from_bytes(name)),
-                stopped: stopped.contains(&pid),
-            });
+            left.push(Left::of(pid, stopped.contains(&pid)));
         }
     }
     left.sort_by_key(|l| l.pid);
     left
+}
+
+impl Left {
+    /// Process `pid` as a process left running, named by its /proc comm.
+    fn of(pid: i32, stopped: bool) -> Self {
+        let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let name = name.strip_suffix(b"\n").unwrap_or(&name);
+        Self {
+            pid,
+            name: crate::text::lossless(std::ffi::OsStr::from_bytes(name)),
+            stopped,
+        }
+    }
 }
 
 /// The processes of `tasks` still running (not yet ended), kept traced: what a keeper
@@ -1085,13 +1092,7 @@ fn still_running(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
             l.stopped |= stopped || task.stopped;
             continue;
         }
-        let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
-        let name = name.strip_suffix(b"\n").unwrap_or(&name);
-        left.push(Left {
-            pid,
-            name: crate::text::lossless(std::ffi::OsStr::from_bytes(name)),
-            stopped: stopped || task.stopped,
-        });
+        left.push(Left::of(pid, stopped || task.stopped));
     }
     left.sort_by_key(|l| l.pid);
     left
