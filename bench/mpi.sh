@@ -91,26 +91,43 @@ ioscope_run() { # np layout -> "write: ior recomputed slowest" and "read: ..." l
     echo "$(ioscope_figures "$work/w.json") $(ioscope_figures "$work/r.json")"
 }
 
-printf '%s per rank, 1 MiB transfers, %s repeats, fsync in writes, caches dropped; MiB/s (medians)\n' "$SIZE" "$REPEAT"
-printf '%-3s %-18s | %8s %8s %6s %9s %6s %8s | %8s %8s %6s %9s %6s %8s\n' \
-    np layout "IOR w" "ios w" ratio "recomp w" dev "slow w" "IOR r" "ios r" ratio "recomp r" dev "slow r"
+printf '%s per rank, 1 MiB transfers, %s repeats (IOR first in odd repeats, ioscope first in even), fsync in writes, caches dropped; MiB/s (medians)\n' "$SIZE" "$REPEAT"
+printf '%-3s %-18s | %8s %8s %6s %6s %13s %6s %8s | %8s %8s %6s %6s %13s %8s\n' \
+    np layout "IOR w" "ios w" ratio paired "IOR w range" dev "slow w" "IOR r" "ios r" ratio paired "IOR r range" "slow r"
 for np in 2 4; do
     for layout in file-per-rank shared-contiguous shared-strided; do
         iw=() ir=() sw=() sr=() rw=() rr=() lw=() lr=() dev=0
-        for _ in $(seq "$REPEAT"); do
+        for k in $(seq "$REPEAT"); do
+            # Alternate which tool goes first: the disk and the host's cache drift within
+            # a minute, and a fixed order would hand that drift to one tool.
+            if [ $((k % 2)) = 0 ]; then
+                read -r a b c d e f <<<"$(ioscope_run "$np" "$layout")"
+            fi
             drop
             iw+=("$(ior_run "$np" "$layout" -w -e)")
             drop
             ir+=("$(ior_run "$np" "$layout" -r -C)")
             rm -f "$work"/ior.dat*
-            read -r a b c d e f <<<"$(ioscope_run "$np" "$layout")"
+            if [ $((k % 2)) = 1 ]; then
+                read -r a b c d e f <<<"$(ioscope_run "$np" "$layout")"
+            fi
             sw+=("$a") rw+=("$b") lw+=("$c") sr+=("$d") rr+=("$e") lr+=("$f")
             dev=$(python3 -c "import sys; v=[float(x) for x in sys.argv[2:]]; print(max(float(sys.argv[1]), abs(v[0]/v[1]-1), abs(v[2]/v[3]-1)))" "$dev" "$a" "$b" "$d" "$e")
         done
-        mw=$(median "${iw[@]}") mr=$(median "${ir[@]}") ow=$(median "${sw[@]}") or=$(median "${sr[@]}")
-        awk -v np="$np" -v l="$layout" -v iw="$mw" -v ow="$ow" -v rw="$(median "${rw[@]}")" -v lw="$(median "${lw[@]}")" \
-            -v ir="$mr" -v or="$or" -v rr="$(median "${rr[@]}")" -v lr="$(median "${lr[@]}")" -v dev="$dev" \
-            'BEGIN { printf "%-3s %-18s | %8.1f %8.1f %5.2fx %9.1f %5.2f%% %8.1f | %8.1f %8.1f %5.2fx %9.1f %5.2f%% %8.1f\n",
-                np, l, iw, ow, ow / iw, rw, 100 * dev, lw, ir, or, or / ir, rr, 100 * dev, lr }'
+        # ratio: of the medians; paired: the median of each repeat's own ratio (the two
+        # tools run in the same minute); range: IOR's own repeats, min-max (the noise floor).
+        python3 - "$np" "$layout" "$dev" "${iw[*]}" "${sw[*]}" "${rw[*]}" "${lw[*]}" "${ir[*]}" "${sr[*]}" "${rr[*]}" "${lr[*]}" <<'PY'
+import statistics as st, sys
+np_, layout, dev = sys.argv[1], sys.argv[2], float(sys.argv[3])
+iw, sw, rw, lw, ir, sr, rr, lr = ([float(x) for x in a.split()] for a in sys.argv[4:12])
+def part(ior, ios, slow):
+    m, o = st.median(ior), st.median(ios)
+    paired = st.median([b / a for a, b in zip(ior, ios)])
+    rng = f"{min(ior):.0f}-{max(ior):.0f}"
+    return m, o, o / m, paired, rng, st.median(slow)
+w, r = part(iw, sw, lw), part(ir, sr, lr)
+print(f"{np_:<3} {layout:<18} | {w[0]:8.1f} {w[1]:8.1f} {w[2]:5.2f}x {w[3]:5.2f}x {w[4]:>13} {100 * dev:5.2f}% {w[5]:8.1f} | "
+      f"{r[0]:8.1f} {r[1]:8.1f} {r[2]:5.2f}x {r[3]:5.2f}x {r[4]:>13} {r[5]:8.1f}")
+PY
     done
 done
