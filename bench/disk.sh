@@ -3,8 +3,9 @@
 # rows (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1; read and write), each tool with
 # io_uring, O_DIRECT, the same block size, depth, one thread and runtime, alternating (fio
 # first in odd rounds, ioscope first in even ones). Prints per row both tools' IOPS and MB/s,
-# the ratio, and the latency p50/p99 (fio: clat, submission to completion; ioscope: queued
-# to reaped). The test file is written whole first (urandom: incompressible, no unwritten
+# the ratio, and the latency p50/p99 with one definition for both: from submission to
+# completion (fio: `lat`, its slat + clat, --lat_percentiles=1; ioscope: from just before the
+# io_uring_enter that submits an I/O to its completion reaped). The test file is written whole first (urandom: incompressible, no unwritten
 # extent) and removed at the end.
 # Usage: bench/disk.sh [SIZE_MIB] [RUNTIME_S] [ROUNDS]; default 256 2 1.
 set -euo pipefail
@@ -30,8 +31,8 @@ run_fio() { # rw bs depth -> "iops bw_bytes p50_us p99_us"
     case $1 in *write) dir=write ;; esac
     fio --name=disk --filename="$f" --rw="$1" --bs="$2" --iodepth="$3" --numjobs=1 \
         --ioengine=io_uring --direct=1 --time_based --runtime="$RUNTIME" --size="${SIZE}m" \
-        --randrepeat=0 --norandommap --output-format=json 2>/dev/null |
-        jq -r ".jobs[0].$dir | \"\(.iops) \(.bw_bytes) \(.clat_ns.percentile[\"50.000000\"] / 1000) \(.clat_ns.percentile[\"99.000000\"] / 1000)\""
+        --randrepeat=0 --norandommap --lat_percentiles=1 --output-format=json 2>/dev/null |
+        jq -r ".jobs[0].$dir | \"\(.iops) \(.bw_bytes) \(.lat_ns.percentile[\"50.000000\"] / 1000) \(.lat_ns.percentile[\"99.000000\"] / 1000)\""
 }
 run_ioscope() {
     "$io" disk "$f" --rw "$1" --bs "$2" --depth "$3" --runtime "${RUNTIME}s" --force-write --json -q |

@@ -24,6 +24,23 @@ pub fn available() -> Result<(), String> {
         .map_err(|e| format!("io_uring is not available here: {e}"))
 }
 
+/// A ring of `entries` for one thread that submits and reaps its own requests, set up as
+/// fio sets its own (engines/io_uring.c): completions are run when the thread asks for
+/// them rather than by interrupting it (`COOP_TASKRUN`, `DEFER_TASKRUN`), the kernel
+/// skips the locking a shared ring needs (`SINGLE_ISSUER`), and the completion queue is as
+/// deep as the submission queue. Kernels before 6.1 refuse the flags: a plain ring then.
+/// Every wait must ask for completions (`submit_and_wait`): with `DEFER_TASKRUN` none
+/// appears otherwise.
+pub fn ring(entries: u32) -> std::io::Result<IoUring> {
+    IoUring::builder()
+        .setup_coop_taskrun()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_cqsize(entries)
+        .build(entries)
+        .or_else(|_| IoUring::new(entries))
+}
+
 struct Slot {
     buf: Pooled,
     offset: u64,

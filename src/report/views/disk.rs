@@ -112,7 +112,7 @@ pub fn text(r: &DiskReport) -> String {
         &mut out,
         "rows",
         format!(
-            "{} each; latency of every completed I/O, queued to reaped, in µs",
+            "{} each; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
             format_seconds(r.runtime_seconds)
         ),
     );
