@@ -209,6 +209,12 @@ pub fn timed<R>(call: impl FnOnce() -> R) -> R {
     out
 }
 
+/// Settles what the first recording would otherwise settle inside its timed region: which
+/// clock times the calls (read from /proc/cpuinfo once).
+pub fn prime() {
+    steady_tsc();
+}
+
 /// Whether the time-stamp counter ticks at one rate on every core, whatever the power
 /// state (`constant_tsc` and `nonstop_tsc`): then it is the clock of each call.
 fn steady_tsc() -> bool {

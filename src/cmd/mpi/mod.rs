@@ -617,6 +617,19 @@ impl Rank<'_> {
         // Every rank has emptied (or not) and none writes before the barrier: the size now
         // is what each write starts from.
         let at_start = files.write_file().metadata().map(|m| m.len()).ok();
+        let seed = data_seed(options.layout, self.seed, self.rank);
+        self.harness.prime(
+            Target {
+                file: files.write_file(),
+                name: &files.write_name,
+                kind: InputKind::Regular,
+                device: files.device.as_deref(),
+            },
+            &self.setup,
+            Op::Write,
+            self.write_plan,
+            seed,
+        );
         self.comm.barrier();
         let timed_run = || -> Result<(Sample, PhaseTimes)> {
             let open_start = wallclock::now();
@@ -628,13 +641,9 @@ impl Rank<'_> {
                 kind: InputKind::Regular,
                 device: files.device.as_deref(),
             };
-            let sample = self.harness.write_to(
-                target,
-                &self.setup,
-                self.write_plan,
-                data_seed(options.layout, self.seed, self.rank),
-                false,
-            )?;
+            let sample =
+                self.harness
+                    .write_to(target, &self.setup, self.write_plan, seed, false)?;
             let transfer_end = wallclock::now();
             drop(file);
             let close_end = wallclock::now();
@@ -775,6 +784,8 @@ impl Rank<'_> {
         // counts the others' run, not the start. Every rank measures its range after all
         // have evicted and before any reads.
         let shared = self.options.layout.shared() && self.ranks > 1;
+        self.harness
+            .prime(target, &self.setup, Op::Read, self.read_plan, self.seed);
         comm.barrier();
         let at_start = if shared {
             Some(agree(comm, host, self.residency_at_start(file))?)
