@@ -287,6 +287,19 @@ fn without_mpirun_it_runs_as_one_rank_and_says_so_and_report_renders_it() {
     assert!(text.contains("mpi both in"), "{text}");
     assert!(text.contains("verified"), "{text}");
     assert!(text.contains("not started by mpirun"), "{text}");
+    // Every rank's calls carry their latency distribution, and the rank table shows it.
+    for phase in v["results"].as_array().expect("results") {
+        let l = &phase["repeats"][0]["ranks"][0]["sample"]["latency_ns"];
+        assert_eq!(l["count"].as_u64(), Some(1), "one 1 MiB call: {l}");
+        assert!(l["p50"].as_u64().unwrap_or(0) > 0, "{l}");
+    }
+    assert!(text.contains("calls p50 / p99 / p99.9 / max"), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("│ read")).collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.contains(" µs /") || l.contains(" ms /")),
+        "{rows:?}"
+    );
 }
 
 /// Whom a test signals, and when.

@@ -174,6 +174,7 @@ fn ranks(out: &mut String, r: &MpiReport) {
         "MiB/s (median)",
         "fsync (median)",
         "resident before",
+        "calls p50 / p99 / p99.9 / max (last repeat)",
         "checksum",
     ]);
     for phase in &r.results {
@@ -228,6 +229,11 @@ fn ranks(out: &mut String, r: &MpiReport) {
                 } else {
                     resident.join(" / ")
                 },
+                // The last repeat's calls (each repeat keeps its own distribution).
+                runs.iter()
+                    .rev()
+                    .find_map(|x| x.sample.latency.as_ref())
+                    .map_or("-".into(), crate::report::latency::cell),
                 checksum,
             ]);
         }
