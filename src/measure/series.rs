@@ -9,10 +9,10 @@
 //! a few additions; every [`CHECK_EVERY`] calls, or when the calls since the last look
 //! took a 64th of an interval, the thread reads the clock, and the first thread to see a
 //! boundary pass takes it: reads `/proc/meminfo` and `/proc/diskstats` and moves the
-//! interval number on. There is no sampler thread on purpose: a second thread in the
-//! process makes every read()/write() take the file's position lock and reference
-//! (`fdget_pos`), which cost 60-80 ns a call on this VM, four times the recording itself
-//! (bench/RESULTS.md). A boundary is therefore taken when a call completes after it: a
+//! interval number on. There is no sampler thread on purpose: with one, a warm 4 KiB read
+//! cost 60-80 ns more a call on this VM, four times the recording itself (bench/RESULTS.md;
+//! most likely because a second thread in the process makes every read()/write() take the
+//! file's reference and position lock in `fdget_pos`). A boundary is therefore taken when a call completes after it: a
 //! call that blocks for longer than an interval makes one longer interval, with its own
 //! `seconds`. A thread that sees the number moved adds its interval to the shared one under
 //! a lock (once per interval, not per call). Intervals every thread has passed are reduced
