@@ -19,6 +19,7 @@ use crate::report::json::Provenance;
 use crate::report::outputs::{Exports, finish, save};
 use crate::report::progress::Bar;
 use crate::report::view::Exportable;
+use crate::report::views::over_time::{self, SeriesFiles};
 use crate::report::{self, json};
 use crate::text::printable;
 use anyhow::Result;
@@ -90,7 +91,14 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         Command::Run(args) => {
             let o = RunOptions::from_args(&args)?;
             let export = ExportOptions::json_only(o.json);
-            measured(&export, &o.path, |_| cmd::run::execute(&o, h))
+            let series = SeriesFiles::reserve(o.series.as_ref(), &[&o.path], "run")?;
+            measured(&export, &o.path, |_| {
+                let r = cmd::run::execute(&o, h)?;
+                if let Some(files) = &series {
+                    files.write(&over_time::run_panels(&r))?;
+                }
+                Ok(r)
+            })
         }
         Command::Calibrate(args) => {
             let o = CalibrateOptions::from_args(&args)?;
@@ -123,7 +131,16 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         }
         Command::Disk(args) => {
             let o = crate::options::DiskOptions::from_args(&args)?;
-            measured(&o.export, &o.path, |s| cmd::disk::execute(&o, h, s))
+            let series = SeriesFiles::reserve(o.series.as_ref(), &[&o.path], "disk")?;
+            measured(&o.export, &o.path, |s| {
+                cmd::disk::execute(&o, h, &mut |r| {
+                    s(r)?;
+                    match &series {
+                        Some(files) => files.write(&over_time::disk_panels(r)),
+                        None => Ok(()),
+                    }
+                })
+            })
         }
         Command::Study(args) => study(&StudyOptions::from_args(&args)?, quiet),
         Command::Trace(args) => trace(&args),

@@ -297,9 +297,32 @@ pub struct RunArgs {
     /// Engine, threads and depth.
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// The run over time.
+    #[command(flatten)]
+    pub series: SeriesArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A run over time: per-interval figures as JSON Lines and an SVG (`run`, `disk`).
+#[derive(Debug, Clone, Args)]
+pub struct SeriesArgs {
+    /// Write per-interval MiB/s, IOPS, p99 and max latency, Dirty/Writeback and the device's
+    /// bytes to FILE as JSON Lines, and state the steady state (an existing FILE needs --force).
+    #[arg(long, value_name = "FILE")]
+    pub series: Option<PathBuf>,
+    /// The series' chart (MiB/s and p99 over time, the steady stretch shaded); default FILE.svg.
+    #[arg(long, value_name = "FILE", requires = "series")]
+    pub series_svg: Option<PathBuf>,
+    /// Length of one interval of the series.
+    #[arg(
+        long,
+        default_value = "1s",
+        value_name = "DURATION",
+        requires = "series"
+    )]
+    pub series_interval: String,
 }
 
 /// Which engine moves the bytes, and how many threads and requests in flight it uses.
@@ -584,6 +607,9 @@ pub struct DiskArgs {
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
+    /// Each row over time (one series file, a `row` key on each line).
+    #[command(flatten)]
+    pub series: SeriesArgs,
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,

@@ -146,8 +146,55 @@ pub struct RunOptions {
     pub min_free: Option<u64>,
     /// The engine that moves the bytes, with its threads and depth.
     pub setup: Setup,
+    /// The run over time, when asked for.
+    pub series: Option<SeriesOptions>,
     /// JSON output.
     pub json: bool,
+}
+
+/// Validated `--series` options.
+#[derive(Debug, Clone)]
+pub struct SeriesOptions {
+    /// The JSON Lines file.
+    pub path: PathBuf,
+    /// The chart.
+    pub svg: PathBuf,
+    /// One interval.
+    pub interval: Duration,
+    /// Replace existing files.
+    pub force: bool,
+}
+
+impl SeriesOptions {
+    /// `--series`, `--series-svg` and `--series-interval` (`None` without `--series`).
+    pub fn from_args(
+        args: &crate::cli::SeriesArgs,
+        force: bool,
+        what: &str,
+    ) -> Result<Option<Self>> {
+        let Some(path) = &args.series else {
+            return Ok(None);
+        };
+        let interval = parse_duration(&args.series_interval)
+            .with_context(|| format!("{what}: --series-interval"))?;
+        if interval < Duration::from_millis(10) {
+            return Err(input(format!(
+                "{what}: --series-interval must be at least 10ms, not '{}'",
+                args.series_interval
+            )));
+        }
+        let svg = args.series_svg.clone().unwrap_or_else(|| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(".svg");
+            PathBuf::from(name)
+        });
+        Ok(Some(Self {
+            path: path.clone(),
+            svg,
+            interval,
+            force,
+        }))
+    }
 }
 
 /// Parses and bounds a block size.
@@ -215,6 +262,15 @@ impl RunOptions {
             &what,
             if args.write { Op::Write } else { Op::Read },
         )?;
+        let series = SeriesOptions::from_args(&args.series, args.force, &what)?;
+        if series.is_some()
+            && let Some(why) =
+                crate::report::latency::absent_reason(choice.engine.name(), choice.engine.caps())
+        {
+            return Err(input(format!(
+                "{what}: --series times each call into its interval, and {why}; use an engine that makes one call per block (stream, pread, direct)"
+            )));
+        }
         Ok(Self {
             setup: choice,
             path: args.file.clone(),
@@ -224,6 +280,7 @@ impl RunOptions {
             force: args.force,
             allow_device: args.allow_device,
             min_free: min_free(args.min_free.as_deref(), &what)?,
+            series,
             json: args.json,
         })
     }
@@ -771,6 +828,8 @@ pub struct DiskOptions {
     pub keep: bool,
     /// Free space to keep.
     pub min_free: Option<u64>,
+    /// Each row over time, when asked for.
+    pub series: Option<SeriesOptions>,
     /// Outputs.
     pub export: ExportOptions,
 }
@@ -875,6 +934,7 @@ impl DiskOptions {
             seed: args.seed.unwrap_or_else(fresh_seed),
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,
+            series: SeriesOptions::from_args(&args.series, args.export.force, &what)?,
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }

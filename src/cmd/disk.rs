@@ -8,6 +8,9 @@
 //! mean number in flight is Σ latency / wall time (Little's law, exact here). Beside the
 //! app's figures, the device's own view of the same stretch from `/proc/diskstats`.
 //!
+//! With `--series`, each row is also recorded over time ([`crate::measure::series`]): every
+//! completion is counted in its interval beside its latency.
+//!
 //! Data: writes put the generator's bytes for their offsets (the ones the fill wrote), so
 //! the file's content never changes and reads stay checkable; one read in
 //! [`VERIFY_EVERY`] is checked in place as it completes, after its latency was taken.
@@ -18,7 +21,9 @@ use crate::engine::buffer::AlignedBuffer;
 use crate::error::input;
 use crate::files::{self, OutputFile};
 use crate::measure::devstats::{DeviceView, Watch};
-use crate::options::DiskOptions;
+use crate::measure::series::{Clock, OverTime, Series};
+use crate::measure::writeback::DirtyLimits;
+use crate::options::{DiskOptions, SeriesOptions};
 use crate::workload::Op;
 use crate::workload::data::DataStream;
 use crate::workload::panel::{Offsets, RowSpec};
@@ -141,6 +146,9 @@ pub struct DiskRow {
     pub device: Option<DeviceView>,
     /// Reads checked in place (a sample, see [`VERIFY_EVERY`]).
     pub verify: Option<InPlace>,
+    /// The row over time (`--series`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_time: Option<OverTime>,
 }
 
 /// The result of `disk`.
@@ -299,6 +307,7 @@ fn run_row(
     seed: Option<u64>,
     runtime: Duration,
     device: Option<&str>,
+    series: Option<&SeriesOptions>,
 ) -> Result<DiskRow> {
     let name = files::display_name(&target.path);
     let write = spec.op == Op::Write;
@@ -335,6 +344,8 @@ fn run_row(
                 .join("; "),
         ),
     };
+    let limits = series.filter(|_| write).and_then(|_| DirtyLimits::read());
+    let recording = series.map(|s| Series::start(s.interval, Clock::Nanos, device));
     let watch = device.and_then(Watch::start);
     let started = Instant::now();
     let deadline = started + runtime;
@@ -359,7 +370,11 @@ fn run_row(
                     draw: seed.unwrap_or(0) ^ ((t as u64 + 1) << 32),
                     deadline,
                 };
+                let rec = recording
+                    .as_ref()
+                    .map(|r| std::sync::Arc::clone(r.recorder()));
                 s.spawn(move || {
+                    let _series = rec.as_ref().map(|r| r.enter());
                     if path.uring() {
                         uring_part(&work)
                     } else {
@@ -403,6 +418,9 @@ fn run_row(
     };
     let seconds = started.elapsed().as_secs_f64();
     let device_view = watch.as_ref().and_then(Watch::finish);
+    let over_time = recording
+        .zip(series)
+        .map(|(r, s)| OverTime::of(r.finish(), s.interval, write, limits));
     crate::interrupt::check()?;
     Ok(DiskRow {
         name: spec.name(),
@@ -420,6 +438,7 @@ fn run_row(
         mean_in_flight: busy_ns as f64 / 1e9 / seconds.max(1e-12),
         device: device_view,
         verify,
+        over_time,
     })
 }
 
@@ -545,6 +564,7 @@ fn pump(
             let ns = now.duration_since(slot.submitted).as_nanos();
             part.busy_ns += ns;
             part.latency.saturating_record((ns as u64).max(1));
+            crate::measure::series::note(ns as u64, res as u64);
             part.ios += 1;
             part.bytes += res as u64;
             if let Some(c) = checker.as_mut()
@@ -615,6 +635,7 @@ fn sync_part(w: &Work) -> Result<Part> {
         })?;
         part.busy_ns += ns;
         part.latency.saturating_record((ns as u64).max(1));
+        crate::measure::series::note(ns as u64, buf.len() as u64);
         part.ios += 1;
         part.bytes += buf.len() as u64;
         if let Some(c) = checker.as_mut()
@@ -688,7 +709,14 @@ pub fn execute(
             harness
                 .progress
                 .begin(&format!("{} {}", spec.name(), spec.op.name()), None);
-            let row = run_row(&target, spec, seed, options.runtime, device_name.as_deref());
+            let row = run_row(
+                &target,
+                spec,
+                seed,
+                options.runtime,
+                device_name.as_deref(),
+                options.series.as_ref(),
+            );
             harness.progress.end();
             report.rows.push(row?);
             save(&report)?;
@@ -726,6 +754,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         mean_in_flight: 0.0,
         device: None,
         verify: None,
+        over_time: None,
     }
 }
 

@@ -13,7 +13,9 @@ use crate::measure::checks::Check;
 use crate::measure::diskstats::{self, DiskDelta};
 use crate::measure::latency::Latency;
 use crate::measure::procio::ProcIo;
+use crate::measure::series::{Clock, OverTime, Series};
 use crate::measure::timer::Elapsed;
+use crate::measure::writeback::DirtyLimits;
 use crate::options::{RunMode, RunOptions};
 use crate::units::per_second;
 use crate::workload::Op;
@@ -84,8 +86,36 @@ pub struct RunReport {
         skip_serializing_if = "Option::is_none"
     )]
     pub latency: Option<Latency>,
+    /// The run over time (`--series`): per-interval figures, the steady state and, for a
+    /// write, the write-back check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_time: Option<OverTime>,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+}
+
+/// Runs `work` with a series recorded on this thread (and the engine threads it starts)
+/// when `--series` was given; `write` adds the write-back check.
+fn over_time<T>(
+    options: &RunOptions,
+    device: Option<&str>,
+    write: bool,
+    work: impl FnOnce() -> Result<T>,
+) -> Result<(T, Option<OverTime>)> {
+    let Some(asked) = &options.series else {
+        return work().map(|t| (t, None));
+    };
+    let limits = if write { DirtyLimits::read() } else { None };
+    let series = Series::start(asked.interval, Clock::Ticks, device);
+    let entered = series.recorder().enter();
+    let result = work();
+    drop(entered);
+    let intervals = series.finish();
+    let t = result?;
+    Ok((
+        t,
+        Some(OverTime::of(intervals, asked.interval, write, limits)),
+    ))
 }
 
 impl RunReport {
@@ -145,7 +175,9 @@ fn read(
         Some(l) => sized && l > input.len,
     };
     harness.check(target, &setup, Op::Read, plan)?;
-    let sample = harness.read(target, &setup, plan, to_end, CacheState::AsIs)?;
+    let (sample, series) = over_time(options, device.as_deref(), false, || {
+        harness.read(target, &setup, plan, to_end, CacheState::AsIs)
+    })?;
     // Engines that read by offset leave the position alone; move it as read() would.
     input.finish(sample.moved.bytes)?;
     // The clock has stopped: every byte read is checked where it lay.
@@ -169,6 +201,7 @@ fn read(
         sample,
     );
     report.in_place = in_place;
+    report.over_time = series;
     Ok(report)
 }
 
@@ -192,10 +225,14 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
         device: device.as_deref(),
     };
     harness.check(target, &setup, Op::Write, plan)?;
-    let sample = harness.write(&output, device.as_deref(), &setup, plan, seed, false)?;
+    let (sample, series) = over_time(options, device.as_deref(), true, || {
+        harness.write(&output, device.as_deref(), &setup, plan, seed, false)
+    })?;
     let name = output.name().to_string();
     output.finish()?;
-    Ok(report(options, name, Op::Write, None, Some(seed), sample))
+    let mut report = report(options, name, Op::Write, None, Some(seed), sample);
+    report.over_time = series;
+    Ok(report)
 }
 
 fn report(
@@ -237,6 +274,7 @@ fn report(
         checks: sample.checks,
         in_place: None,
         latency: sample.latency,
+        over_time: None,
         warnings,
     }
 }

@@ -62,10 +62,12 @@ where
         let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
         slot.get_or_insert(e);
     };
-    // Threads started here time their calls where the starting thread does.
+    // Threads started here time their calls (and their series) where the starting thread does.
     let calls = crate::measure::latency::current();
+    let series = crate::measure::series::current();
     let worker = || -> (u32, u64) {
         let _recording = calls.as_ref().map(|c| c.enter());
+        let _series = series.as_ref().map(|s| s.enter());
         body(claims).unwrap_or_else(|e| {
             fail(e);
             (0, 0)

@@ -114,7 +114,10 @@ pub struct Calls {
 }
 
 thread_local! {
+    /// Whether [`timed`] times calls: this thread records latencies or a series.
     static ON: Cell<bool> = const { Cell::new(false) };
+    /// Whether this thread records a series ([`super::series`]).
+    static SERIES: Cell<bool> = const { Cell::new(false) };
     static LOCAL: RefCell<Option<Histogram<u64>>> = const { RefCell::new(None) };
     static SINK: RefCell<Option<Arc<Calls>>> = const { RefCell::new(None) };
 }
@@ -176,7 +179,7 @@ impl Drop for Recording {
         if !self.owner {
             return;
         }
-        ON.set(false);
+        ON.set(SERIES.get());
         let local = LOCAL.with_borrow_mut(Option::take);
         let sink = SINK.with_borrow_mut(Option::take);
         if let (Some(h), Some(sink)) = (local, sink) {
@@ -192,20 +195,47 @@ pub fn current() -> Option<Arc<Calls>> {
     SINK.with_borrow(|s| s.clone())
 }
 
-/// Runs one system call, timing it when this thread records.
+/// Turns this thread's series on or off ([`super::series::Recorder::enter`]): its calls
+/// are then timed into the series as well.
+pub(crate) fn series_on(on: bool) {
+    SERIES.set(on);
+    ON.set(on || LOCAL.with_borrow(Option::is_some));
+}
+
+/// What a timed call moved, for the series: the bytes of a read or write that succeeded.
+pub trait CallBytes {
+    /// Bytes moved (0 when none, or when the result is no count of bytes).
+    fn call_bytes(&self) -> u64 {
+        0
+    }
+}
+
+impl CallBytes for std::io::Result<usize> {
+    fn call_bytes(&self) -> u64 {
+        self.as_ref().map_or(0, |&n| n as u64)
+    }
+}
+
+impl CallBytes for () {}
+impl CallBytes for i32 {}
+
+/// Runs one system call, timing it when this thread records (latencies, a series or both).
 #[inline]
-pub fn timed<R>(call: impl FnOnce() -> R) -> R {
+pub fn timed<R: CallBytes>(call: impl FnOnce() -> R) -> R {
     if !ON.get() {
         return call();
     }
     let started = ticks();
     let out = call();
-    let spent = ticks().saturating_sub(started);
+    let spent = ticks().saturating_sub(started).max(1);
     LOCAL.with_borrow_mut(|h| {
         if let Some(h) = h {
-            h.saturating_record(spent.max(1));
+            h.saturating_record(spent);
         }
     });
+    if SERIES.get() {
+        super::series::note(spent, out.call_bytes());
+    }
     out
 }
 
@@ -237,7 +267,7 @@ fn steady_tsc() -> bool {
 /// nanoseconds of the monotonic clock. [`Calls`] converts ticks to nanoseconds against the
 /// monotonic clock over the whole region.
 #[inline]
-fn ticks() -> u64 {
+pub fn ticks() -> u64 {
     #[cfg(target_arch = "x86_64")]
     if steady_tsc() {
         // SAFETY: RDTSC reads a counter; it has no memory effects and exists on every

@@ -204,6 +204,16 @@ pub fn text(r: &DiskReport) -> String {
         );
     }
     for row in &r.rows {
+        let Some(o) = &row.over_time else { continue };
+        for (key, value) in super::over_time::text_lines(o) {
+            line(
+                &mut out,
+                key,
+                format!("{} {}: {value}", row.name, row.spec.op.name()),
+            );
+        }
+    }
+    for row in &r.rows {
         if let Some(why) = &row.fallback {
             line(
                 &mut out,
@@ -261,6 +271,19 @@ impl Exportable for DiskReport {
             .collect();
         if !sentences.is_empty() {
             blocks.push(list("Queues, asked against kept and seen:", &sentences));
+        }
+        let over: Vec<String> = self
+            .rows
+            .iter()
+            .filter_map(|row| {
+                let o = row.over_time.as_ref()?;
+                let prefix = format!("{} {}: ", row.name, row.spec.op.name());
+                Some(super::over_time::markdown_items(o, &prefix))
+            })
+            .flatten()
+            .collect();
+        if !over.is_empty() {
+            blocks.push(list("Over time:", &over));
         }
         let notes: Vec<String> = self
             .rows
@@ -465,6 +488,7 @@ mod tests {
             mean_in_flight: app,
             device,
             verify: None,
+            over_time: None,
         }
     }
 

@@ -14,6 +14,7 @@ pub mod fast;
 pub mod media;
 pub mod mpi;
 pub mod mpi_io500;
+pub mod over_time;
 pub mod patterns;
 pub mod report;
 pub mod run;

@@ -126,6 +126,11 @@ pub fn text(r: &RunReport) -> String {
     }
     let counted = crate::engine::by_name(&r.engine).is_none_or(|e| e.caps().has(flag::COUNTED));
     line(&mut out, "kernel", checks_line(&r.checks, counted));
+    if let Some(o) = &r.over_time {
+        for (key, value) in super::over_time::text_lines(o) {
+            line(&mut out, key, value);
+        }
+    }
     if let Some(v) = &r.in_place {
         line(&mut out, "verify", in_place(v, &r.file, r.seconds));
     }
@@ -172,6 +177,15 @@ impl Exportable for RunReport {
             t.rows[0].extend(latency::cells(Some(l)));
         }
         t
+    }
+    /// The table, then the run over time when one was recorded.
+    fn markdown(&self) -> Vec<String> {
+        use crate::report::markdown::{humanize, list, table};
+        let mut blocks = vec![table(&humanize(&self.table()), None)];
+        if let Some(o) = &self.over_time {
+            blocks.push(list("Over time:", &super::over_time::markdown_items(o, "")));
+        }
+        blocks
     }
     fn ok(&self) -> bool {
         RunReport::ok(self)
