@@ -66,7 +66,11 @@ fn json_command(command: &Command) -> Option<(&'static str, PathBuf)> {
         Command::Cache(a) => ("cache", a.export.json, a.file.clone()),
         Command::Syscalls(a) => ("syscalls", a.export.json, a.file.clone()),
         Command::Patterns(a) => ("patterns", a.export.json, a.path.clone()),
-        Command::Disk(a) => ("disk", a.export.json, a.path.clone()),
+        Command::Disk(a) => (
+            crate::options::disk::schema_command(a),
+            a.export.json,
+            a.path.clone().unwrap_or_else(|| PathBuf::from(".")),
+        ),
         Command::Study(a) => (
             "study",
             a.json,
@@ -129,18 +133,32 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             let o = PatternsOptions::from_args(&args)?;
             measured(&o.export, &o.path, |s| cmd::patterns::execute(&o, h, s))
         }
+        Command::Disk(args) if args.more.list => printed(&report::views::disk_presets::list(
+            crate::workload::panel::cores(),
+        )),
         Command::Disk(args) => {
+            use crate::options::disk::DiskMode;
             let o = crate::options::DiskOptions::from_args(&args)?;
-            let series = SeriesFiles::reserve(o.series.as_ref(), &[&o.path], "disk")?;
-            measured(&o.export, &o.path, |s| {
-                cmd::disk::execute(&o, h, &mut |r| {
-                    s(r)?;
-                    match &series {
-                        Some(files) => files.write(&over_time::disk_panels(r)),
-                        None => Ok(()),
-                    }
-                })
-            })
+            match &o.mode {
+                DiskMode::Panel => {
+                    let series = SeriesFiles::reserve(o.series.as_ref(), &[&o.path], "disk")?;
+                    measured(&o.export, &o.path, |s| {
+                        cmd::disk::execute(&o, h, &mut |r| {
+                            s(r)?;
+                            match &series {
+                                Some(files) => files.write(&over_time::disk_panels(r)),
+                                None => Ok(()),
+                            }
+                        })
+                    })
+                }
+                DiskMode::Curve(c) => measured(&o.export, &o.path, |s| {
+                    cmd::disk_curve::execute(&o, c, h, s)
+                }),
+                DiskMode::Fsync(f) => {
+                    measured(&o.export, &o.path, |_| cmd::disk_fsync::execute(&o, f, h))
+                }
+            }
         }
         Command::Study(args) => study(&StudyOptions::from_args(&args)?, quiet),
         Command::Trace(args) => trace(&args),

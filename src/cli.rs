@@ -196,7 +196,11 @@ const DISK: &str = concat!(
     "  ioscope disk .\n",
     "      the panel on a 256 MiB scratch file here, 2 s per row, read then write\n",
     "  ioscope disk /mnt/disk --rw randread --bs 4k --depth 32 --runtime 10s\n",
-    "      one row, as fio --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=io_uring",
+    "      one row, as fio --rw=randread --bs=4k --iodepth=32 --direct=1 --ioengine=io_uring\n",
+    "  ioscope disk . --depth-curve --latency-target 2ms --svg qd.svg\n",
+    "      IOPS and p99 at depths 1 to 128, the knee, the deepest queue under 2 ms\n",
+    "  ioscope disk . --preset fsync --runtime 10s\n",
+    "      fdatasync latency of a write-ahead log against etcd's 10 ms p99",
 );
 const TRACE: &str = concat!(
     "Examples:\n",
@@ -576,7 +580,8 @@ pub enum DiskRw {
 pub struct DiskArgs {
     /// A directory to make a scratch test file in (written whole first, removed after), or
     /// a file of yours to read (written only with --force-write, never truncated).
-    pub path: PathBuf,
+    #[arg(required_unless_present = "list")]
+    pub path: Option<PathBuf>,
     /// Size of the scratch test file.
     #[arg(long, default_value = "256m", value_name = "SIZE")]
     pub size: String,
@@ -610,9 +615,52 @@ pub struct DiskArgs {
     /// Each row over time (one series file, a `row` key on each line).
     #[command(flatten)]
     pub series: SeriesArgs,
+    /// Profiles, presets, the queue-depth curve and the fsync preset.
+    #[command(flatten)]
+    pub more: DiskMoreArgs,
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+}
+
+/// KDiskMark's profiles (`disk --profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiskProfile {
+    /// SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1 (and RND4K Q32T<cores/2> from 4 cores).
+    Default,
+    /// SEQ1M Q8T1, RND4K Q32T16 (threads capped at the cores).
+    Peak,
+    /// SEQ1M Q1T1, RND4K Q1T1.
+    RealWorld,
+}
+
+/// `disk`'s profiles, presets, queue-depth curve and fsync preset.
+#[derive(Debug, Args)]
+pub struct DiskMoreArgs {
+    /// Which rows: KDiskMark's profile (the same as --preset NAME).
+    #[arg(long, value_enum, conflicts_with_all = ["preset", "rw"])]
+    pub profile: Option<DiskProfile>,
+    /// A named preset (see --list): default, peak, real-world, nvme, fsync.
+    #[arg(long, value_name = "NAME", conflicts_with = "rw")]
+    pub preset: Option<String>,
+    /// Print the presets and their rows, and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// IOPS and latency against queue depth (1 to 128 in powers of two, or --depths), the
+    /// knee marked: random 4 KiB reads unless --rw/--bs say otherwise.
+    #[arg(long, conflicts_with_all = ["profile", "preset", "depth"])]
+    pub depth_curve: bool,
+    /// The depths of the curve, comma-separated (implies --depth-curve): 1,2,4,8.
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["profile", "preset", "depth"])]
+    pub depths: Option<String>,
+    /// Find the deepest queue whose latency percentile stays under TIME (fio's
+    /// latency_target): bisect over the depths, one short run each. `2ms`, `500us:p99.9`.
+    #[arg(long, value_name = "TIME[:PCT]", conflicts_with_all = ["profile", "preset", "depth"])]
+    pub latency_target: Option<String>,
+    /// The fsync preset's verdict: fdatasync's percentile against TIME (default 10ms:p99,
+    /// etcd's figure).
+    #[arg(long, value_name = "TIME[:PCT]")]
+    pub fsync_target: Option<String>,
 }
 
 /// `ioscope send ADDR FILE...`

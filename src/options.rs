@@ -24,6 +24,8 @@ use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub mod disk;
+
 /// The largest block size accepted: one buffer of it is allocated.
 pub const MAX_BLOCK_SIZE: u64 = GIB;
 
@@ -820,6 +822,10 @@ pub struct DiskOptions {
     pub runtime: Duration,
     /// The rows, in order.
     pub rows: Vec<crate::workload::panel::RowSpec>,
+    /// What the preset's rows became on this machine (capped threads, rows left out).
+    pub notes: Vec<crate::workload::panel::PanelNote>,
+    /// The panel, the queue-depth curve or the fsync preset.
+    pub mode: disk::DiskMode,
     /// Whether write rows may write to the user's file.
     pub force_write: bool,
     /// Seed of the scratch file's content.
@@ -844,9 +850,12 @@ impl DiskOptions {
     /// Checks and converts `disk`'s arguments.
     pub fn from_args(args: &crate::cli::DiskArgs) -> Result<Self> {
         use crate::cli::DiskRw;
-        use crate::workload::panel::{RowSpec, default_panel};
-        let what = format!("disk {}", display_name(&args.path));
-        if args.path.as_os_str() == "-" {
+        use crate::workload::panel::RowSpec;
+        let Some(path) = args.path.clone() else {
+            return Err(input("disk: give a directory or a file to measure"));
+        };
+        let what = format!("disk {}", display_name(&path));
+        if path.as_os_str() == "-" {
             return Err(input(format!(
                 "{what}: needs a directory or a file, not standard input"
             )));
@@ -861,13 +870,17 @@ impl DiskOptions {
             )));
         }
         let custom = args.bs.is_some() || args.depth.is_some() || args.threads.is_some();
-        let rows = match args.rw {
-            None if custom => {
+        let more = &args.more;
+        let curve = more.depth_curve || more.depths.is_some() || more.latency_target.is_some();
+        let preset = more.preset.is_some() || more.profile.is_some();
+        let rw = args.rw.or(curve.then_some(DiskRw::Randread));
+        let row = match rw {
+            None if custom && !preset => {
                 return Err(input(format!(
                     "{what}: --bs, --depth and --threads describe a custom row: give --rw read|write|randread|randwrite too"
                 )));
             }
-            None => default_panel(),
+            None => None,
             Some(rw) => {
                 let (op, random) = match rw {
                     DiskRw::Read => (Op::Read, false),
@@ -897,7 +910,7 @@ impl DiskOptions {
                         "{what}: --threads must be 1 to {MAX_DISK_THREADS}, not {threads}"
                     )));
                 }
-                if op == Op::Write && args.path.is_file() && !args.force_write {
+                if op == Op::Write && path.is_file() && !args.force_write {
                     return Err(input(format!(
                         "{what}: --rw {} would overwrite blocks of your file; give --force-write to allow it (it is never truncated)",
                         match rw {
@@ -906,16 +919,17 @@ impl DiskOptions {
                         }
                     )));
                 }
-                vec![RowSpec {
+                Some(RowSpec {
                     op,
                     random,
                     block,
                     depth,
                     threads,
-                }]
+                })
             }
         };
-        if args.path.is_dir() {
+        let (mode, rows, notes) = disk::mode(args, row, &what)?;
+        if path.is_dir() {
             let largest = rows.iter().map(|r| r.block).max().unwrap_or(0);
             if size < largest {
                 return Err(input(format!(
@@ -925,16 +939,24 @@ impl DiskOptions {
                 )));
             }
         }
+        let series = SeriesOptions::from_args(&args.series, args.export.force, &what)?;
+        if series.is_some() && !matches!(mode, disk::DiskMode::Panel) {
+            return Err(input(format!(
+                "{what}: --series follows the panel's rows over time; the depth curve and the fsync preset have none"
+            )));
+        }
         Ok(Self {
-            path: args.path.clone(),
+            path,
             size,
             runtime,
             rows,
+            notes,
+            mode,
             force_write: args.force_write,
             seed: args.seed.unwrap_or_else(fresh_seed),
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,
-            series: SeriesOptions::from_args(&args.series, args.export.force, &what)?,
+            series,
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }

@@ -33,6 +33,12 @@ const FIXTURES: &[(&str, &[&str])] = &[
     // `ioscope disk DIR --size 8m --runtime 0.1s --seed 1` (issue 25): the panel, the
     // device's view and one queue sentence per row.
     ("disk", &["text", "csv", "md"]),
+    // `ioscope disk dir --depths 1,4,16,64 --latency-target 2ms --size 8m --runtime 0.1s
+    // --seed 1` (issue 25): the curve, its knee, the search's steps read off it.
+    ("disk-curve", &["text", "csv", "md", "svg"]),
+    // `ioscope disk dir --preset fsync --size 1m --runtime 0.2s`: write and fdatasync
+    // latency apart, the verdict against etcd's 10 ms p99 (missed on this shared disk).
+    ("disk-fsync", &["text", "csv", "md"]),
     ("trace", &["text", "csv", "md", "svg"]),
     // A real trace of `iozone -i 0 -i 1 -s 1m -r 64k` (3.471): its table's claims checked.
     ("trace-claims", &["text", "csv", "md", "svg"]),

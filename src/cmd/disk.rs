@@ -170,6 +170,10 @@ pub struct DiskReport {
     pub fill_seconds: Option<f64>,
     /// The rows, in the order run.
     pub rows: Vec<DiskRow>,
+    /// What the preset's rows became on this machine (threads capped at the cores, a row
+    /// left out for want of cores).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<crate::workload::panel::PanelNote>,
     /// Whether every row ran.
     pub complete: bool,
     /// What the reader should know.
@@ -186,10 +190,13 @@ impl DiskReport {
 }
 
 /// The test file: a scratch file kept alive (removed on drop), or the user's.
-struct Target {
-    guard: Option<OutputFile>,
-    path: std::path::PathBuf,
-    bytes: u64,
+pub(crate) struct Target {
+    /// The scratch file (`None`: the user's file).
+    pub(crate) guard: Option<OutputFile>,
+    /// Where it is.
+    pub(crate) path: std::path::PathBuf,
+    /// Its size.
+    pub(crate) bytes: u64,
 }
 
 /// Makes the scratch file in `dir`: `size` bytes of the generator's stream for `seed`,
@@ -301,7 +308,7 @@ impl Work<'_> {
 }
 
 /// Runs `spec` on the test file for `runtime`.
-fn run_row(
+pub(crate) fn run_row(
     target: &Target,
     spec: RowSpec,
     seed: Option<u64>,
@@ -648,13 +655,9 @@ fn sync_part(w: &Work) -> Result<Part> {
     Ok(part)
 }
 
-/// Runs the panel (or the one row asked for) and returns the report; `save` gets it after
-/// every row.
-pub fn execute(
-    options: &DiskOptions,
-    harness: &Harness,
-    save: &mut dyn FnMut(&DiskReport) -> Result<()>,
-) -> Result<DiskReport> {
+/// The test file of a run: the scratch file in the directory given, written whole (its
+/// seed and the seconds the fill took), or the user's file as it is.
+pub(crate) fn prepare(options: &DiskOptions) -> Result<(Target, Option<u64>, Option<f64>)> {
     let (target, seed, fill_seconds) = if options.path.is_dir() {
         let seed = options.seed;
         let (t, s) = fill(options, seed)?;
@@ -683,6 +686,17 @@ pub fn execute(
             target.bytes
         )));
     }
+    Ok((target, seed, fill_seconds))
+}
+
+/// Runs the panel (or the one row asked for) and returns the report; `save` gets it after
+/// every row.
+pub fn execute(
+    options: &DiskOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&DiskReport) -> Result<()>,
+) -> Result<DiskReport> {
+    let (target, seed, fill_seconds) = prepare(options)?;
     let device_name = crate::measure::diskstats::device_of(&target.path);
     let mut report = DiskReport {
         file: files::display_name(&target.path),
@@ -693,6 +707,7 @@ pub fn execute(
         runtime_seconds: options.runtime.as_secs_f64(),
         fill_seconds,
         rows: Vec::new(),
+        notes: options.notes.clone(),
         complete: false,
         warnings: Vec::new(),
     };

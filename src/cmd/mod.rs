@@ -5,6 +5,8 @@ pub mod calibrate;
 pub mod coldwarm;
 pub mod compare;
 pub mod disk;
+pub mod disk_curve;
+pub mod disk_fsync;
 pub mod fast;
 pub mod harness;
 pub mod inplace;

@@ -26,6 +26,10 @@ pub struct Chart {
     pub log2_x: bool,
     /// The lines.
     pub series: Vec<Series>,
+    /// Lines against a second y axis on the right (another unit: p99 beside IOPS).
+    pub secondary: Vec<Series>,
+    /// The right axis' label, with unit (when there are `secondary` lines).
+    pub y2_label: String,
     /// Draw points only, no lines between them (a scatter: offsets over time).
     pub points_only: bool,
     /// Bars instead: one group per category, one bar per series (the series' points give
@@ -88,13 +92,22 @@ pub fn render(chart: &Chart) -> Result<String> {
             (x0, x1) = (x0 - 1.0, x1 + 1.0);
         }
         let y1 = ys.fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let y2 = chart
+            .secondary
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .fold(0.0f64, f64::max)
+            .max(1e-9)
+            * 1.1;
         let mut ctx = ChartBuilder::on(&root)
             .caption(&chart.title, ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(80)
+            .right_y_label_area_size(if chart.secondary.is_empty() { 0 } else { 80 })
             .build_cartesian_2d(x0..x1, 0.0..y1)
-            .map_err(|e| anyhow!("svg: {e}"))?;
+            .map_err(|e| anyhow!("svg: {e}"))?
+            .set_secondary_coord(x0..x1, 0.0..y2);
         let log2 = chart.log2_x;
         let x_fmt = move |v: &f64| {
             if log2 {
@@ -130,6 +143,27 @@ pub fn render(chart: &Chart) -> Result<String> {
                 });
             ctx.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
                 .map_err(|e| anyhow!("svg: {e}"))?;
+        }
+        if !chart.secondary.is_empty() {
+            ctx.configure_secondary_axes()
+                .y_desc(&chart.y2_label)
+                .draw()
+                .map_err(svg_err)?;
+        }
+        for (i, s) in chart.secondary.iter().enumerate() {
+            let color = COLORS[(chart.series.len() + i) % COLORS.len()];
+            let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (fx(x), y)).collect();
+            ctx.draw_secondary_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(svg_err)?
+                .label(s.name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            ctx.draw_secondary_series(
+                pts.into_iter()
+                    .map(|p| TriangleMarker::new(p, 4, color.filled())),
+            )
+            .map_err(svg_err)?;
         }
         ctx.configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
@@ -338,6 +372,23 @@ mod tests {
             assert!(svg.contains(text), "{text} missing");
         }
         assert!(svg.matches("<polyline").count() >= 2, "one line per series");
+    }
+
+    #[test]
+    fn lines_on_a_second_axis_carry_their_own_label_and_legend() {
+        let chart = Chart {
+            secondary: vec![Series {
+                name: "p99".into(),
+                points: vec![(1.0, 20.0), (4096.0, 900.0)],
+            }],
+            y2_label: "p99 latency (µs)".into(),
+            ..fixture()
+        };
+        let svg = render(&chart).unwrap();
+        for text in ["p99 latency (µs)", "p99", "warm"] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+        assert!(svg.matches("<polyline").count() >= 3, "one line per series");
     }
 
     #[test]

@@ -2,6 +2,11 @@
 //! Q1T1, RND4K Q32T1, RND4K Q1T1, each read then written), or one row the user describes,
 //! and the offsets a row visits: sequential (wrapping at the end of its region) or random
 //! (whole blocks, aligned to the block size, drawn with repeats).
+//!
+//! The named presets (`--profile`, `--preset`, `disk --list`) are one table, [`PRESETS`]:
+//! KDiskMark's profiles (default, peak, real-world), CrystalDiskMark's NVMe set, and the
+//! write-ahead-log pattern of etcd's disk check (`fsync`). A row that asks for more threads
+//! than the machine has cores runs with one per core, and says so ([`PanelNote`]).
 
 use super::Op;
 use crate::units::{KIB, MIB};
@@ -46,27 +51,213 @@ pub fn short_size(bytes: u64) -> String {
     }
 }
 
-/// The default panel: each of the four rows read, then written.
+/// The default panel's four single-threaded rows, each read, then written (the default
+/// preset on one core).
 pub fn default_panel() -> Vec<RowSpec> {
-    let shapes = [
-        (false, MIB, 8),
-        (false, MIB, 1),
-        (true, 4 * KIB, 32),
-        (true, 4 * KIB, 1),
-    ];
+    match PRESETS[0].kind {
+        PresetKind::Panel(shapes) => rows_of(shapes, 1).0,
+        PresetKind::Fsync { .. } => Vec::new(),
+    }
+}
+
+/// How many threads a preset's row asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// This many, capped at the machine's cores (said when capped).
+    Upto(usize),
+    /// Half the cores, and the row only where the machine has at least `min_cores`
+    /// (said when left out).
+    HalfCores {
+        /// The fewest cores for which the row is run.
+        min_cores: usize,
+    },
+}
+
+/// One row shape of a preset, run read then written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Random offsets (else sequential).
+    pub random: bool,
+    /// Bytes per I/O.
+    pub block: u64,
+    /// I/Os in flight per thread.
+    pub depth: usize,
+    /// Threads.
+    pub threads: Threads,
+}
+
+/// What a preset runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresetKind {
+    /// Panel rows, each read then written.
+    Panel(&'static [Shape]),
+    /// Small sequential writes each followed by fdatasync, buffered, one at a time (a
+    /// database's write-ahead log).
+    Fsync {
+        /// Bytes per write.
+        block: u64,
+    },
+}
+
+/// A named preset of `ioscope disk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preset {
+    /// Its name (`--preset NAME`; the three profiles are also `--profile NAME`).
+    pub name: &'static str,
+    /// Where it comes from and what it shows, in a few words.
+    pub about: &'static str,
+    /// What it runs.
+    pub kind: PresetKind,
+}
+
+const fn shape(random: bool, block: u64, depth: usize, threads: Threads) -> Shape {
+    Shape {
+        random,
+        block,
+        depth,
+        threads,
+    }
+}
+
+/// Bytes per write of the `fsync` preset: etcd's check (`fio --rw=write --bs=2300
+/// --fdatasync=1`), about one WAL entry.
+pub const WAL_WRITE_BYTES: u64 = 2300;
+
+/// Every named preset, in the order `disk --list` prints them; the first is the default.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "default",
+        about: "KDiskMark's and CrystalDiskMark's default profile, and RND4K at half the cores where there are at least 4",
+        kind: PresetKind::Panel(&[
+            shape(false, MIB, 8, Threads::Upto(1)),
+            shape(false, MIB, 1, Threads::Upto(1)),
+            shape(true, 4 * KIB, 32, Threads::Upto(1)),
+            shape(true, 4 * KIB, 1, Threads::Upto(1)),
+            shape(true, 4 * KIB, 32, Threads::HalfCores { min_cores: 4 }),
+        ]),
+    },
+    Preset {
+        name: "peak",
+        about: "KDiskMark's peak performance profile: deep queues, 16 threads (at most one per core)",
+        kind: PresetKind::Panel(&[
+            shape(false, MIB, 8, Threads::Upto(1)),
+            shape(true, 4 * KIB, 32, Threads::Upto(16)),
+        ]),
+    },
+    Preset {
+        name: "real-world",
+        about: "KDiskMark's real world performance profile: one I/O at a time, as most programs do",
+        kind: PresetKind::Panel(&[
+            shape(false, MIB, 1, Threads::Upto(1)),
+            shape(true, 4 * KIB, 1, Threads::Upto(1)),
+        ]),
+    },
+    Preset {
+        name: "nvme",
+        about: "CrystalDiskMark's NVMe SSD set: SEQ128K Q32T1 and RND4K Q32T16 besides the single-queue rows",
+        kind: PresetKind::Panel(&[
+            shape(false, MIB, 8, Threads::Upto(1)),
+            shape(false, 128 * KIB, 32, Threads::Upto(1)),
+            shape(true, 4 * KIB, 32, Threads::Upto(16)),
+            shape(true, 4 * KIB, 1, Threads::Upto(1)),
+        ]),
+    },
+    Preset {
+        name: "fsync",
+        about: "a write-ahead log, as etcd's disk check: 2,300-byte sequential writes, each followed by fdatasync, buffered, 1 at a time",
+        kind: PresetKind::Fsync {
+            block: WAL_WRITE_BYTES,
+        },
+    },
+];
+
+/// The preset named `name`, if any.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name == name)
+}
+
+/// What a preset's rows became on this machine, as data (the words are the report's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PanelNote {
+    /// A row asked for more threads than there are cores: run with one per core.
+    Capped {
+        /// The row as the preset names it (`RND4K Q32T16`).
+        asked: String,
+        /// The row as run (`RND4K Q32T2`).
+        ran: String,
+        /// The machine's cores.
+        cores: usize,
+    },
+    /// A row left out: the machine has too few cores for it.
+    LeftOut {
+        /// The row as it would have been named (`RND4K Q32T<cores/2>`).
+        row: String,
+        /// The machine's cores.
+        cores: usize,
+        /// The fewest cores it needs.
+        needs: usize,
+    },
+}
+
+/// The rows of preset `shapes` on a machine of `cores` cores (each read, then written), and
+/// what was capped or left out.
+pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>) {
+    let cores = cores.max(1);
     let mut rows = Vec::new();
-    for (random, block, depth) in shapes {
+    let mut notes = Vec::new();
+    for s in shapes {
+        let threads = match s.threads {
+            Threads::Upto(n) if n > cores => {
+                let named = |threads| {
+                    RowSpec {
+                        op: Op::Read,
+                        random: s.random,
+                        block: s.block,
+                        depth: s.depth,
+                        threads,
+                    }
+                    .name()
+                };
+                notes.push(PanelNote::Capped {
+                    asked: named(n),
+                    ran: named(cores),
+                    cores,
+                });
+                cores
+            }
+            Threads::Upto(n) => n,
+            Threads::HalfCores { min_cores } if cores < min_cores => {
+                notes.push(PanelNote::LeftOut {
+                    row: format!(
+                        "{}{} Q{}T<cores/2>",
+                        if s.random { "RND" } else { "SEQ" },
+                        short_size(s.block),
+                        s.depth
+                    ),
+                    cores,
+                    needs: min_cores,
+                });
+                continue;
+            }
+            Threads::HalfCores { .. } => cores / 2,
+        };
         for op in [Op::Read, Op::Write] {
             rows.push(RowSpec {
                 op,
-                random,
-                block,
-                depth,
-                threads: 1,
+                random: s.random,
+                block: s.block,
+                depth: s.depth,
+                threads,
             });
         }
     }
-    rows
+    (rows, notes)
+}
+
+/// The cores this process may run on (its affinity and cgroup limits), at least 1.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// The offsets one thread of a row visits in `[start, end)` (whole blocks only).
@@ -131,6 +322,97 @@ mod tests {
                 "RND4K Q1T1 write"
             ]
         );
+    }
+
+    fn names(rows: &[RowSpec]) -> Vec<String> {
+        rows.iter()
+            .map(|r| format!("{} {}", r.name(), r.op.name()))
+            .collect()
+    }
+
+    fn panel(name: &str) -> &'static [Shape] {
+        match preset(name).map(|p| p.kind) {
+            Some(PresetKind::Panel(shapes)) => shapes,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_default_profile_adds_a_half_the_cores_row_only_from_four_cores() {
+        let (two, notes) = rows_of(panel("default"), 2);
+        assert_eq!(names(&two), names(&default_panel()));
+        assert_eq!(
+            notes,
+            [PanelNote::LeftOut {
+                row: "RND4K Q32T<cores/2>".into(),
+                cores: 2,
+                needs: 4
+            }]
+        );
+        let (eight, notes) = rows_of(panel("default"), 8);
+        assert!(notes.is_empty());
+        assert_eq!(eight.len(), 10);
+        assert_eq!(eight[8].name(), "RND4K Q32T4");
+        let (four, _) = rows_of(panel("default"), 4);
+        assert_eq!(four[9].name(), "RND4K Q32T2");
+    }
+
+    #[test]
+    fn peak_caps_its_sixteen_threads_at_the_cores_and_says_so() {
+        let (rows, notes) = rows_of(panel("peak"), 2);
+        assert_eq!(
+            names(&rows),
+            [
+                "SEQ1M Q8T1 read",
+                "SEQ1M Q8T1 write",
+                "RND4K Q32T2 read",
+                "RND4K Q32T2 write"
+            ]
+        );
+        assert_eq!(
+            notes,
+            [PanelNote::Capped {
+                asked: "RND4K Q32T16".into(),
+                ran: "RND4K Q32T2".into(),
+                cores: 2
+            }]
+        );
+        let (rows, notes) = rows_of(panel("peak"), 32);
+        assert_eq!(rows[2].name(), "RND4K Q32T16");
+        assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn real_world_is_one_io_at_a_time() {
+        let (rows, notes) = rows_of(panel("real-world"), 1);
+        assert_eq!(
+            names(&rows),
+            [
+                "SEQ1M Q1T1 read",
+                "SEQ1M Q1T1 write",
+                "RND4K Q1T1 read",
+                "RND4K Q1T1 write"
+            ]
+        );
+        assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn preset_names_are_unique_and_the_first_is_the_default() {
+        assert_eq!(PRESETS[0].name, "default");
+        for (i, p) in PRESETS.iter().enumerate() {
+            assert!(
+                PRESETS[i + 1..].iter().all(|o| o.name != p.name),
+                "{}",
+                p.name
+            );
+            assert_eq!(preset(p.name), Some(p));
+        }
+        assert_eq!(
+            preset("fsync").map(|p| p.kind),
+            Some(PresetKind::Fsync { block: 2300 })
+        );
+        assert!(preset("turbo").is_none());
     }
 
     #[test]

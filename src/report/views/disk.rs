@@ -116,6 +116,9 @@ pub fn text(r: &DiskReport) -> String {
             format_seconds(r.runtime_seconds)
         ),
     );
+    for n in &r.notes {
+        line(&mut out, "note", super::disk_presets::note(n));
+    }
     let mut t = table_with(&[
         "row",
         "op",
@@ -293,6 +296,7 @@ impl Exportable for DiskReport {
                     .as_ref()
                     .map(|f| format!("{} {}: {f}", row.name, row.spec.op.name()))
             })
+            .chain(self.notes.iter().map(super::disk_presets::note))
             .chain([format!("Verify: {}", verify_line(self))])
             .collect();
         blocks.push(list("Notes:", &notes));

@@ -10,6 +10,9 @@ pub mod cache;
 pub mod calibrate;
 pub mod compare;
 pub mod disk;
+pub mod disk_curve;
+pub mod disk_fsync;
+pub mod disk_presets;
 pub mod fast;
 pub mod media;
 pub mod mpi;
@@ -60,6 +63,8 @@ pub const RESULTS: &[Registered] = &[
     result::<cmd::syscalls::SyscallsReport>(),
     result::<cmd::patterns::PatternsReport>(),
     result::<cmd::disk::DiskReport>(),
+    result::<cmd::disk_curve::CurveReport>(),
+    result::<cmd::disk_fsync::FsyncReport>(),
     result::<cmd::transfer::TransferReport>(),
     result::<cmd::trace::TraceReport>(),
     result::<cmd::mpi::MpiReport>(),

@@ -1,0 +1,417 @@
+//! `disk --depth-curve` and `disk --latency-target`: one row (random 4 KiB reads unless
+//! `--rw`/`--bs` say otherwise) run at several queue depths on the panel's test file, each
+//! for `--runtime`, through the panel's own row runner (io_uring, O_DIRECT, its fallbacks,
+//! its latency histogram and the device's view). The curve's knee is found by
+//! [`crate::measure::knee::knee`]. The search for the deepest queue whose latency
+//! percentile stays under a target bisects over the depths as fio's `latency_target` does
+//! its ramp: each step one short run, every step kept as evidence; a depth the curve
+//! already measured is not run again.
+
+use crate::cmd::disk::{DiskRow, Latency, Target, prepare, run_row};
+use crate::cmd::harness::Harness;
+use crate::cmd::warning::Warning;
+use crate::files;
+use crate::measure::knee::{Point, knee};
+use crate::measure::percentile::{Percentile, Target as LatencyTarget};
+use crate::options::DiskOptions;
+use crate::options::disk::CurveOptions;
+use crate::workload::panel::RowSpec;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+/// One step of the search: the depth tried and what its percentile was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// The depth tried.
+    pub depth: usize,
+    /// The percentile the target watches, at that depth, microseconds.
+    pub value_us: f64,
+    /// Whether it was at or under the target.
+    pub under: bool,
+    /// Whether the curve had measured this depth already (no run of its own).
+    pub from_curve: bool,
+    /// The run (its IOPS, every percentile, the queue kept and seen).
+    pub row: DiskRow,
+}
+
+/// The search for the deepest queue under a latency target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Search {
+    /// The target.
+    pub target: LatencyTarget,
+    /// The depths it could choose among, ascending.
+    pub depths: Vec<usize>,
+    /// The steps, in the order tried.
+    pub steps: Vec<Step>,
+    /// The deepest depth found under the target (`None`: not even the shallowest).
+    pub depth: Option<usize>,
+    /// Its IOPS.
+    pub iops: Option<f64>,
+    /// Its percentile, microseconds.
+    pub value_us: Option<f64>,
+}
+
+impl Search {
+    /// The step that found the answer.
+    pub fn found(&self) -> Option<&Step> {
+        let depth = self.depth?;
+        self.steps.iter().find(|s| s.depth == depth && s.under)
+    }
+
+    /// Depths of `curve` deeper than the answer whose percentile was under the target as
+    /// well: the latency did not rise steadily with depth, and the bisection (which
+    /// assumes it does) stopped short of them.
+    pub fn missed(&self, curve: &[DiskRow]) -> Vec<usize> {
+        let deepest = self.depth.unwrap_or(0);
+        curve
+            .iter()
+            .filter(|r| {
+                r.spec.depth > deepest
+                    && pick(&r.latency_us, self.target.percentile) <= self.target.limit_us
+            })
+            .map(|r| r.spec.depth)
+            .collect()
+    }
+}
+
+/// The value of percentile `p` in `l`, microseconds.
+pub fn pick(l: &Latency, p: Percentile) -> f64 {
+    match p {
+        Percentile::P50 => l.p50,
+        Percentile::P90 => l.p90,
+        Percentile::P99 => l.p99,
+        Percentile::P99_9 => l.p99_9,
+        Percentile::P99_99 => l.p99_99,
+        Percentile::Max => l.max,
+    }
+}
+
+/// Bisects `depths` (ascending) for the deepest whose percentile stays at or under the
+/// target, assuming the latency rises with depth: each step `measure`s one depth; the
+/// result keeps every step. `measured` gives a depth's run when it is known already.
+pub fn search(
+    depths: &[usize],
+    target: LatencyTarget,
+    measured: &dyn Fn(usize) -> Option<DiskRow>,
+    measure: &mut dyn FnMut(usize) -> Result<DiskRow>,
+    steps: &mut Vec<Step>,
+) -> Result<Option<usize>> {
+    let (mut lo, mut hi) = (0usize, depths.len());
+    let mut best = None;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let depth = depths[mid];
+        let (row, from_curve) = match measured(depth) {
+            Some(row) => (row, true),
+            None => (measure(depth)?, false),
+        };
+        let value_us = pick(&row.latency_us, target.percentile);
+        let under = value_us <= target.limit_us;
+        steps.push(Step {
+            depth,
+            value_us,
+            under,
+            from_curve,
+            row,
+        });
+        if under {
+            best = Some(depth);
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(best)
+}
+
+/// The result of `disk --depth-curve` / `--latency-target`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurveReport {
+    /// The file measured.
+    pub file: String,
+    /// Whether it was a scratch file made (and written) for the run.
+    pub scratch: bool,
+    /// Its size.
+    pub file_bytes: u64,
+    /// The block device behind it, if any.
+    pub device_name: Option<String>,
+    /// The seed of its content (`None`: the user's file).
+    pub seed: Option<u64>,
+    /// Seconds each depth ran for (asked).
+    pub runtime_seconds: f64,
+    /// Seconds the fill of the scratch file took.
+    pub fill_seconds: Option<f64>,
+    /// The row whose depth varies (its depth: the first asked).
+    pub spec: RowSpec,
+    /// The curve: one run per depth, ascending (empty when only the search ran).
+    pub points: Vec<DiskRow>,
+    /// The depth of the curve's knee ([`crate::measure::knee::knee`]), if it has one.
+    pub knee_depth: Option<usize>,
+    /// The search for the deepest queue under the latency target, when asked.
+    pub search: Option<Search>,
+    /// Whether everything asked ran.
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl CurveReport {
+    /// The curve's points as the knee sees them.
+    pub fn knee_points(&self) -> Vec<Point> {
+        curve_points(&self.points)
+    }
+
+    /// Whether every byte checked was in place.
+    pub fn ok(&self) -> bool {
+        self.points
+            .iter()
+            .chain(
+                self.search
+                    .iter()
+                    .flat_map(|s| s.steps.iter().map(|s| &s.row)),
+            )
+            .all(|r| {
+                r.verify
+                    .as_ref()
+                    .is_none_or(crate::workload::verify::InPlace::ok)
+            })
+    }
+}
+
+/// Runs' depth, IOPS and p99, for [`knee`].
+pub fn curve_points(rows: &[DiskRow]) -> Vec<Point> {
+    rows.iter()
+        .map(|r| Point {
+            depth: r.spec.depth,
+            iops: r.iops,
+            p99: r.latency_us.p99,
+        })
+        .collect()
+}
+
+/// The depth of the knee of `rows` (depths ascending).
+pub fn knee_of(rows: &[DiskRow]) -> Option<usize> {
+    knee(&curve_points(rows)).map(|k| rows[k].spec.depth)
+}
+
+/// Runs the curve and/or the search; `save` gets the report after every run.
+pub fn execute(
+    options: &DiskOptions,
+    curve: &CurveOptions,
+    harness: &Harness,
+    save: &mut dyn FnMut(&CurveReport) -> Result<()>,
+) -> Result<CurveReport> {
+    let (target, seed, fill_seconds) = prepare(options)?;
+    let device_name = crate::measure::diskstats::device_of(&target.path);
+    let mut report = CurveReport {
+        file: files::display_name(&target.path),
+        scratch: target.guard.is_some(),
+        file_bytes: target.bytes,
+        device_name: device_name.clone(),
+        seed,
+        runtime_seconds: options.runtime.as_secs_f64(),
+        fill_seconds,
+        spec: curve.spec,
+        points: Vec::new(),
+        knee_depth: None,
+        search: None,
+        complete: false,
+        warnings: Vec::new(),
+    };
+    let run = |t: &Target, depth: usize, label: &str| -> Result<DiskRow> {
+        let spec = RowSpec {
+            depth,
+            ..curve.spec
+        };
+        harness
+            .progress
+            .begin(&format!("{} {} {label}", spec.name(), spec.op.name()), None);
+        let row = run_row(t, spec, seed, options.runtime, device_name.as_deref(), None);
+        harness.progress.end();
+        row
+    };
+    let mut run_all = || -> Result<()> {
+        if curve.sweep {
+            for &depth in &curve.depths {
+                let row = run(&target, depth, "(curve)")?;
+                report.points.push(row);
+                report.knee_depth = knee_of(&report.points);
+                save(&report)?;
+            }
+        }
+        if let Some(goal) = curve.target {
+            report.search = Some(Search {
+                target: goal,
+                depths: curve.depths.clone(),
+                steps: Vec::new(),
+                depth: None,
+                iops: None,
+                value_us: None,
+            });
+            let points = report.points.clone();
+            let known = |depth: usize| points.iter().find(|r| r.spec.depth == depth).cloned();
+            let mut steps = Vec::new();
+            let found = search(
+                &curve.depths,
+                goal,
+                &known,
+                &mut |depth| run(&target, depth, "(search)"),
+                &mut steps,
+            );
+            let s = report.search.as_mut().expect("set just above");
+            s.steps = steps;
+            let found = found?;
+            s.depth = found;
+            let answer = s.found().map(|st| (st.row.iops, st.value_us));
+            s.iops = answer.map(|a| a.0);
+            s.value_us = answer.map(|a| a.1);
+            save(&report)?;
+        }
+        Ok(())
+    };
+    match run_all() {
+        Ok(()) => report.complete = true,
+        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
+            report.warnings.push(Warning::Partial);
+        }
+        Err(e) => return Err(e),
+    }
+    if let Some(mut guard) = target.guard {
+        guard.keep_on_drop(options.keep && report.complete);
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::disk::Path;
+    use crate::workload::Op;
+    use std::cell::RefCell;
+
+    /// A run at `depth` whose p99 and IOPS come from the made-up device `f`.
+    fn fake(depth: usize, f: &dyn Fn(usize) -> (f64, f64)) -> DiskRow {
+        let (iops, p99) = f(depth);
+        DiskRow {
+            name: format!("RND4K Q{depth}T1"),
+            spec: RowSpec {
+                op: Op::Read,
+                random: true,
+                block: 4096,
+                depth,
+                threads: 1,
+            },
+            path: Path::UringDirect,
+            fallback: None,
+            skipped: None,
+            ios: iops as u64,
+            bytes: iops as u64 * 4096,
+            seconds: 1.0,
+            fsync_seconds: None,
+            bytes_per_second: iops * 4096.0,
+            iops,
+            latency_us: Latency {
+                p50: p99 / 2.0,
+                p99,
+                max: p99 * 2.0,
+                ..Latency::default()
+            },
+            mean_in_flight: depth as f64,
+            device: None,
+            verify: None,
+        }
+    }
+
+    const P99_2MS: LatencyTarget = LatencyTarget {
+        limit_us: 2000.0,
+        percentile: Percentile::P99,
+    };
+
+    /// Runs the search on device `f` over 1..128, counting the runs it asked for.
+    fn searched(f: &dyn Fn(usize) -> (f64, f64)) -> (Option<usize>, Vec<Step>, Vec<usize>) {
+        let ran = RefCell::new(Vec::new());
+        let mut steps = Vec::new();
+        let found = search(
+            &crate::options::disk::DEFAULT_DEPTHS,
+            P99_2MS,
+            &|_| None,
+            &mut |d| {
+                ran.borrow_mut().push(d);
+                Ok(fake(d, f))
+            },
+            &mut steps,
+        )
+        .unwrap();
+        (found, steps, ran.into_inner())
+    }
+
+    #[test]
+    fn the_search_finds_the_deepest_depth_under_the_target_in_few_steps() {
+        // p99 = 100 µs × depth: 16 → 1.6 ms is under 2 ms, 32 → 3.2 ms is over.
+        let (found, steps, ran) = searched(&|d| (1000.0 * d as f64, 100.0 * d as f64));
+        assert_eq!(found, Some(16));
+        assert_eq!(ran, [16, 64, 32]);
+        assert_eq!(
+            steps.iter().map(|s| s.under).collect::<Vec<_>>(),
+            [true, false, false]
+        );
+    }
+
+    #[test]
+    fn a_target_even_depth_one_misses_is_found_by_no_depth() {
+        let (found, steps, ran) = searched(&|_| (1000.0, 5000.0));
+        assert_eq!(found, None);
+        assert_eq!(ran.last(), Some(&1), "depth 1 was tried: {ran:?}");
+        assert!(steps.iter().all(|s| !s.under));
+    }
+
+    #[test]
+    fn a_target_every_depth_meets_gives_the_deepest() {
+        let (found, _, ran) = searched(&|_| (1000.0, 10.0));
+        assert_eq!(found, Some(128));
+        assert_eq!(ran, [16, 64, 128]);
+    }
+
+    #[test]
+    fn depths_the_curve_measured_are_not_run_again() {
+        let f = |d: usize| (1000.0 * d as f64, 100.0 * d as f64);
+        let mut steps = Vec::new();
+        let mut ran = Vec::new();
+        let found = search(
+            &crate::options::disk::DEFAULT_DEPTHS,
+            P99_2MS,
+            &|d| (d <= 16).then(|| fake(d, &f)),
+            &mut |d| {
+                ran.push(d);
+                Ok(fake(d, &f))
+            },
+            &mut steps,
+        )
+        .unwrap();
+        assert_eq!(found, Some(16));
+        assert_eq!(ran, [64, 32]);
+        assert!(steps[0].from_curve && !steps[1].from_curve);
+    }
+
+    #[test]
+    fn depths_under_the_target_beyond_the_answer_are_named_as_missed() {
+        // Over only at 16: the bisection stops at 8, though 32 to 128 are under again.
+        let f = |d: usize| (1000.0, if d == 16 { 3000.0 } else { 100.0 });
+        let (found, steps, _) = searched(&f);
+        assert_eq!(found, Some(8));
+        let s = Search {
+            target: P99_2MS,
+            depths: crate::options::disk::DEFAULT_DEPTHS.to_vec(),
+            steps,
+            depth: found,
+            iops: None,
+            value_us: None,
+        };
+        let curve: Vec<DiskRow> = crate::options::disk::DEFAULT_DEPTHS
+            .iter()
+            .map(|&d| fake(d, &f))
+            .collect();
+        assert_eq!(s.missed(&curve), [32, 64, 128]);
+        assert!(s.missed(&[]).is_empty(), "no curve, nothing to contradict");
+    }
+}

@@ -1,0 +1,205 @@
+//! `disk --preset fsync`: a database's write-ahead log, as etcd's disk check runs it with
+//! fio (`--rw=write --bs=2300 --fdatasync=1`): small sequential writes, buffered, one at a
+//! time, each followed by `fdatasync`, for `--runtime`, in a scratch file preallocated with
+//! `fallocate` (as fio lays its file out, and etcd its WAL segments), wrapping to its start
+//! at its end. The write's latency and the fdatasync's go into separate histograms; the
+//! verdict sets fdatasync's percentile against the target (etcd: p99 under 10 ms) by the
+//! one rule of [`crate::measure::verdict`].
+
+use crate::cmd::disk::Latency;
+use crate::cmd::harness::Harness;
+use crate::cmd::warning::Warning;
+use crate::files;
+use crate::measure::devstats::{DeviceView, Watch};
+use crate::measure::percentile::Target;
+use crate::measure::verdict::same;
+use crate::options::DiskOptions;
+use crate::options::disk::FsyncOptions;
+use crate::workload::data::DataStream;
+use anyhow::{Context, Result};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+use std::time::Instant;
+
+/// fdatasync's percentile against the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Under the target by more than the rule's 10%.
+    Under,
+    /// Within 10% of the target, either side: too close to call.
+    AtTarget,
+    /// Over it by more than 10%.
+    Over,
+    /// No block device behind the file (tmpfs, overlay, network): fdatasync had no disk to
+    /// wait for, so its figure says nothing about one.
+    NoDevice,
+}
+
+/// The verdict on fdatasync's `value_us` against `target_us`, on a file with or without a
+/// block device under it.
+pub fn judge(value_us: f64, target_us: f64, device: bool) -> Verdict {
+    if !device {
+        Verdict::NoDevice
+    } else if same(value_us, target_us) {
+        Verdict::AtTarget
+    } else if value_us < target_us {
+        Verdict::Under
+    } else {
+        Verdict::Over
+    }
+}
+
+/// The result of `disk --preset fsync`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FsyncReport {
+    /// The scratch file.
+    pub file: String,
+    /// Its size (the writes wrap to its start there).
+    pub file_bytes: u64,
+    /// Whether fallocate preallocated it (else the writes extend it).
+    pub preallocated: bool,
+    /// The block device behind it, if any.
+    pub device_name: Option<String>,
+    /// Seconds asked.
+    pub runtime_seconds: f64,
+    /// Bytes per write.
+    pub block_bytes: u64,
+    /// Writes made, each followed by one fdatasync.
+    pub writes: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Wall time of the whole loop.
+    pub seconds: f64,
+    /// Latency of each write (into the page cache), microseconds.
+    pub write_latency_us: Latency,
+    /// Latency of each fdatasync, microseconds.
+    pub fdatasync_latency_us: Latency,
+    /// Write + fdatasync pairs per second.
+    pub syncs_per_second: f64,
+    /// Times the writes wrapped to the start of the file.
+    pub wraps: u64,
+    /// The target of the verdict.
+    pub target: Target,
+    /// fdatasync's watched percentile against the target.
+    pub verdict: Verdict,
+    /// The device's own view of the run.
+    pub device: Option<DeviceView>,
+    /// Whether the run went to its end.
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+}
+
+impl FsyncReport {
+    /// fdatasync's percentile that the target watches, microseconds.
+    pub fn watched_us(&self) -> f64 {
+        crate::cmd::disk_curve::pick(&self.fdatasync_latency_us, self.target.percentile)
+    }
+}
+
+/// Latencies longer than an hour are recorded as an hour.
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("1 ns to 1 h at 3 digits is valid")
+}
+
+/// Runs the write-ahead-log pattern for the runtime in a scratch file in the directory.
+pub fn execute(
+    options: &DiskOptions,
+    fsync: &FsyncOptions,
+    harness: &Harness,
+) -> Result<FsyncReport> {
+    let out = files::create_scratch(&options.path, "fsync", options.size, options.min_free)?;
+    let name = out.name().to_string();
+    let file = out.file();
+    // SAFETY: fallocate only changes the blocks of a descriptor we hold open.
+    let preallocated =
+        unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, options.size as libc::off_t) } == 0;
+    let device_name = crate::measure::diskstats::device_of(out.path());
+    let block = fsync.block as usize;
+    let mut buf = vec![0u8; block];
+    let mut writes_h = histogram();
+    let mut syncs_h = histogram();
+    let (mut writes, mut wraps, mut offset) = (0u64, 0u64, 0u64);
+    let mut interrupted = false;
+    harness.progress.begin("fsync", None);
+    let watch = device_name.as_deref().and_then(Watch::start);
+    let started = Instant::now();
+    let deadline = started + options.runtime;
+    loop {
+        // At least one write and fdatasync: a run never measures nothing.
+        if writes > 0 && Instant::now() >= deadline {
+            break;
+        }
+        if crate::interrupt::requested() {
+            interrupted = true;
+            break;
+        }
+        if offset + block as u64 > options.size {
+            offset = 0;
+            wraps += 1;
+        }
+        DataStream::new(options.seed, offset).fill(&mut buf);
+        let t0 = Instant::now();
+        file.write_all_at(&buf, offset)
+            .with_context(|| format!("write {name} at byte {offset}"))?;
+        let t1 = Instant::now();
+        file.sync_data()
+            .with_context(|| format!("fdatasync {name} after the write at byte {offset}"))?;
+        let t2 = Instant::now();
+        writes_h.saturating_record((t1.duration_since(t0).as_nanos() as u64).max(1));
+        syncs_h.saturating_record((t2.duration_since(t1).as_nanos() as u64).max(1));
+        writes += 1;
+        offset += block as u64;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let device = watch.as_ref().and_then(Watch::finish);
+    harness.progress.end();
+    let fdatasync_latency_us = Latency::of(&syncs_h);
+    let watched = crate::cmd::disk_curve::pick(&fdatasync_latency_us, fsync.target.percentile);
+    let mut out = out;
+    out.keep_on_drop(options.keep && !interrupted);
+    Ok(FsyncReport {
+        file: name,
+        file_bytes: options.size,
+        preallocated,
+        device_name: device_name.clone(),
+        runtime_seconds: options.runtime.as_secs_f64(),
+        block_bytes: fsync.block,
+        writes,
+        bytes: writes * fsync.block,
+        seconds,
+        write_latency_us: Latency::of(&writes_h),
+        fdatasync_latency_us,
+        syncs_per_second: writes as f64 / seconds.max(1e-12),
+        wraps,
+        target: fsync.target,
+        verdict: judge(watched, fsync.target.limit_us, device_name.is_some()),
+        device,
+        complete: !interrupted,
+        warnings: if interrupted {
+            vec![Warning::Partial]
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_follows_the_numbers_not_the_usual_story() {
+        // A fast disk: 2 ms against 10 ms.
+        assert_eq!(judge(2_000.0, 10_000.0, true), Verdict::Under);
+        // 10.5 ms and 9.5 ms are both within 10% of 10 ms: neither pass nor fail is told.
+        assert_eq!(judge(10_500.0, 10_000.0, true), Verdict::AtTarget);
+        assert_eq!(judge(9_500.0, 10_000.0, true), Verdict::AtTarget);
+        assert_eq!(judge(25_000.0, 10_000.0, true), Verdict::Over);
+        // A fast figure on tmpfs is no pass: no disk was waited for.
+        assert_eq!(judge(3.0, 10_000.0, false), Verdict::NoDevice);
+    }
+}

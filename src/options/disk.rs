@@ -1,0 +1,243 @@
+//! `disk`'s choices beyond one panel: the preset or profile (their rows on this machine),
+//! the queue-depth curve (its depths, its latency target) and the fsync preset (its target).
+
+use crate::cli::{DiskArgs, DiskProfile};
+use crate::error::input;
+use crate::measure::percentile::{Percentile, Target};
+use crate::units::parse_duration;
+use crate::workload::panel::{self, PanelNote, PresetKind, RowSpec};
+use anyhow::Result;
+
+/// The curve's depths when none are given: 1 to 128 in powers of two.
+pub const DEFAULT_DEPTHS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+
+/// The fsync preset's target when none is given: fdatasync's p99 under 10 ms, the figure
+/// etcd's documentation gives for a disk fast enough for its write-ahead log.
+pub const FSYNC_TARGET: Target = Target {
+    limit_us: 10_000.0,
+    percentile: Percentile::P99,
+};
+
+/// What `disk` runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiskMode {
+    /// The rows of [`super::DiskOptions::rows`], each for the runtime.
+    Panel,
+    /// One row at several depths (and/or the search for the deepest under a target).
+    Curve(CurveOptions),
+    /// Small writes each followed by fdatasync.
+    Fsync(FsyncOptions),
+}
+
+/// The queue-depth curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveOptions {
+    /// The row whose depth varies (its own depth is the first of `depths`).
+    pub spec: RowSpec,
+    /// The depths, ascending, without repeats.
+    pub depths: Vec<usize>,
+    /// Whether every depth is run (`--depth-curve`, `--depths`); else only the search.
+    pub sweep: bool,
+    /// The latency target to search the deepest queue for.
+    pub target: Option<Target>,
+}
+
+/// The fsync preset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FsyncOptions {
+    /// Bytes per write.
+    pub block: u64,
+    /// fdatasync's percentile and the time it must stay under.
+    pub target: Target,
+}
+
+/// The command whose schema a `disk` run's document has: `disk`, `disk-curve` or
+/// `disk-fsync` (from the arguments alone, for a document interrupted before its result).
+pub fn schema_command(args: &DiskArgs) -> &'static str {
+    let more = &args.more;
+    if more.depth_curve || more.depths.is_some() || more.latency_target.is_some() {
+        "disk-curve"
+    } else if more.preset.as_deref() == Some("fsync") {
+        "disk-fsync"
+    } else {
+        "disk"
+    }
+}
+
+/// Parses `--depths`: comma-separated depths from 1 to `max`, sorted, repeats dropped.
+pub fn depths(text: &str, max: usize, what: &str) -> Result<Vec<usize>> {
+    let mut out = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        match item.parse::<usize>() {
+            Ok(d) if (1..=max).contains(&d) => out.push(d),
+            _ => {
+                return Err(input(format!(
+                    "{what}: --depths '{text}': '{item}' is not a depth from 1 to {max} (a list such as 1,2,4,8)"
+                )));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Parses a latency target: `2ms`, `500us:p99.9`, `10ms:99` (the percentile defaults to p99).
+pub fn target(text: &str, flag: &str, what: &str) -> Result<Target> {
+    let bad = |why: &str| {
+        input(format!(
+            "{what}: {flag} '{text}': {why} (a time and an optional percentile: 2ms, 500us:p99.9, 10ms:p99)"
+        ))
+    };
+    let (time, pct) = match text.split_once(':') {
+        Some((t, p)) => (t, Some(p)),
+        None => (text, None),
+    };
+    let duration = parse_duration(time).map_err(|_| bad("not a time"))?;
+    if duration.is_zero() {
+        return Err(bad("the time must be above 0"));
+    }
+    let percentile = match pct {
+        None => Percentile::P99,
+        Some(p) => Percentile::parse(p)
+            .ok_or_else(|| bad("the percentile is one of p50, p90, p99, p99.9, p99.99, max"))?,
+    };
+    Ok(Target {
+        limit_us: duration.as_secs_f64() * 1e6,
+        percentile,
+    })
+}
+
+/// The preset asked for (by `--profile` or `--preset`), if any.
+fn preset_asked(args: &DiskArgs, what: &str) -> Result<Option<&'static panel::Preset>> {
+    let name = match (&args.more.profile, &args.more.preset) {
+        (Some(DiskProfile::Default), _) => "default",
+        (Some(DiskProfile::Peak), _) => "peak",
+        (Some(DiskProfile::RealWorld), _) => "real-world",
+        (None, Some(name)) => name.as_str(),
+        (None, None) => return Ok(None),
+    };
+    panel::preset(name).map(Some).ok_or_else(|| {
+        let names: Vec<&str> = panel::PRESETS.iter().map(|p| p.name).collect();
+        input(format!(
+            "{what}: no preset '{name}' (the presets: {}; `ioscope disk --list` shows their rows)",
+            names.join(", ")
+        ))
+    })
+}
+
+/// What `disk` runs, its rows and what they became on this machine, from the arguments and
+/// the custom row (`custom`: from --rw/--bs/--depth/--threads, `None` without --rw).
+pub fn mode(
+    args: &DiskArgs,
+    custom: Option<RowSpec>,
+    what: &str,
+) -> Result<(DiskMode, Vec<RowSpec>, Vec<PanelNote>)> {
+    let more = &args.more;
+    let curve = more.depth_curve || more.depths.is_some() || more.latency_target.is_some();
+    let preset = preset_asked(args, what)?;
+    let fsync = matches!(preset.map(|p| p.kind), Some(PresetKind::Fsync { .. }));
+    if more.fsync_target.is_some() && !fsync {
+        return Err(input(format!(
+            "{what}: --fsync-target is the verdict of --preset fsync: give that too"
+        )));
+    }
+    if let Some(p) = preset
+        && (args.bs.is_some() || args.depth.is_some() || args.threads.is_some())
+    {
+        return Err(input(format!(
+            "{what}: --preset {} sets its own rows: --bs, --depth and --threads describe a custom row (with --rw, without --preset)",
+            p.name
+        )));
+    }
+    match preset.map(|p| p.kind) {
+        Some(PresetKind::Fsync { block }) => {
+            let path = args.path.as_deref().unwrap_or(std::path::Path::new("."));
+            if !path.is_dir() {
+                return Err(input(format!(
+                    "{what}: --preset fsync writes a scratch file of its own: give a directory"
+                )));
+            }
+            let target = match &more.fsync_target {
+                Some(t) => target(t, "--fsync-target", what)?,
+                None => FSYNC_TARGET,
+            };
+            Ok((
+                DiskMode::Fsync(FsyncOptions { block, target }),
+                Vec::new(),
+                Vec::new(),
+            ))
+        }
+        Some(PresetKind::Panel(shapes)) => {
+            let (rows, notes) = panel::rows_of(shapes, panel::cores());
+            Ok((DiskMode::Panel, rows, notes))
+        }
+        None if curve => {
+            let Some(spec) = custom else {
+                return Err(input(format!("{what}: the curve needs a row: --rw")));
+            };
+            let depths = match &more.depths {
+                Some(text) => depths(text, super::MAX_DISK_DEPTH, what)?,
+                None => DEFAULT_DEPTHS.to_vec(),
+            };
+            let target = more
+                .latency_target
+                .as_deref()
+                .map(|t| target(t, "--latency-target", what))
+                .transpose()?;
+            let spec = RowSpec {
+                depth: depths[0],
+                ..spec
+            };
+            Ok((
+                DiskMode::Curve(CurveOptions {
+                    spec,
+                    depths,
+                    sweep: more.depth_curve || more.depths.is_some(),
+                    target,
+                }),
+                vec![spec],
+                Vec::new(),
+            ))
+        }
+        None => match custom {
+            Some(row) => Ok((DiskMode::Panel, vec![row], Vec::new())),
+            None => match panel::PRESETS[0].kind {
+                PresetKind::Panel(shapes) => {
+                    let (rows, notes) = panel::rows_of(shapes, panel::cores());
+                    Ok((DiskMode::Panel, rows, notes))
+                }
+                PresetKind::Fsync { .. } => Ok((DiskMode::Panel, Vec::new(), Vec::new())),
+            },
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depths_are_sorted_without_repeats_and_zero_is_refused() {
+        assert_eq!(depths("8, 1,2,8", 4096, "disk d").unwrap(), [1, 2, 8]);
+        for bad in ["0", "1,,2", "x", "5000", "-1"] {
+            let e = depths(bad, 4096, "disk d").unwrap_err().to_string();
+            assert!(e.contains("--depths"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn targets_take_a_time_and_an_optional_percentile() {
+        let t = target("2ms", "--latency-target", "disk d").unwrap();
+        assert_eq!((t.limit_us, t.percentile), (2000.0, Percentile::P99));
+        let t = target("500us:p99.9", "--latency-target", "disk d").unwrap();
+        assert_eq!((t.limit_us, t.percentile), (500.0, Percentile::P99_9));
+        for bad in ["abc", "0ms", "2ms:p98", "2ms:", ":p99"] {
+            let e = target(bad, "--latency-target", "disk d")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("--latency-target"), "{bad}: {e}");
+        }
+    }
+}

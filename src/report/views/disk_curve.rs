@@ -1,0 +1,818 @@
+//! `disk --depth-curve` / `--latency-target`: IOPS and latency per queue depth as a table
+//! and a chart (IOPS and p99 against depth, log₂ x axis, the knee marked), the sentence on
+//! the knee (found, at depth 1, followed by a fall, none while IOPS still grows, none at
+//! all) and on the latency target's search (its answer, the deepest tried, none, depths the
+//! bisection missed), each chosen by the numbers through [`crate::measure::knee`] and
+//! [`crate::measure::verdict`].
+
+use crate::cmd::disk::DiskRow;
+use crate::cmd::disk_curve::{CurveReport, Search, pick};
+use crate::cmd::warning::Warning;
+use crate::measure::knee::growth_per_doubling;
+use crate::measure::verdict::{FALLEN, SAME_WITHIN};
+use crate::report::cells::{opt, table};
+use crate::report::csv::Table;
+use crate::report::svg::{Chart, Series};
+use crate::report::text::{line, right_align, table_with};
+use crate::report::view::Exportable;
+use crate::report::views::disk::queue_sentence;
+use crate::units::{MIB, format_seconds, format_size, group_thousands};
+
+/// Microseconds, rounded as the tables show them.
+fn us(v: f64) -> String {
+    if v >= 100.0 {
+        group_thousands(v.round() as u64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// A latency in the unit that reads best: `850 µs`, `2.4 ms`, `1.5 s`.
+pub fn time(us_value: f64) -> String {
+    if us_value >= 1e6 {
+        format!("{:.1} s", us_value / 1e6)
+    } else if us_value >= 1000.0 {
+        format!("{:.1} ms", us_value / 1000.0)
+    } else {
+        format!("{} µs", us(us_value))
+    }
+}
+
+fn iops(v: f64) -> String {
+    group_thousands(v.round() as u64)
+}
+
+/// What was run, in a few words: `RND4K random read, 1 thread`.
+fn what(r: &CurveReport) -> String {
+    let s = &r.spec;
+    format!(
+        "{} {} {}, {} thread{}",
+        crate::workload::panel::short_size(s.block),
+        if s.random { "random" } else { "sequential" },
+        s.op.name(),
+        s.threads,
+        if s.threads == 1 { "" } else { "s" }
+    )
+}
+
+/// The sentence on the curve's knee, chosen by the numbers.
+pub fn knee_sentence(r: &CurveReport) -> String {
+    let points = r.knee_points();
+    let (Some(first), Some(last)) = (points.first(), points.last()) else {
+        return "no depth measured".to_string();
+    };
+    if points.len() < 2 {
+        return format!(
+            "one depth measured ({}): no curve to find a knee on",
+            first.depth
+        );
+    }
+    if r.points.iter().all(|p| !p.path.uring()) {
+        return "no knee: io_uring was refused, so pread/pwrite kept 1 I/O in flight per thread whatever the depth asked (see fallback)".to_string();
+    }
+    let Some(depth) = r.knee_depth else {
+        let prev = points[points.len() - 2];
+        return match growth_per_doubling(prev, *last) {
+            Some(g) if g >= SAME_WITHIN => format!(
+                "no knee up to depth {}: IOPS still grows {:.0}% per doubling at the deepest step ({} → {}, {} → {} IOPS): the device may take a deeper queue",
+                last.depth,
+                100.0 * (g - 1.0),
+                prev.depth,
+                last.depth,
+                iops(prev.iops),
+                iops(last.iops)
+            ),
+            _ => format!(
+                "no knee: no depth after which IOPS grows less than {:.0}% per doubling while p99 rises beyond that (p99 {} at depth {}, {} at depth {})",
+                100.0 * (SAME_WITHIN - 1.0),
+                time(first.p99),
+                first.depth,
+                time(last.p99),
+                last.depth
+            ),
+        };
+    };
+    let Some(k) = points.iter().position(|p| p.depth == depth) else {
+        return format!("knee at depth {depth}");
+    };
+    let at = points[k];
+    let later = &points[k + 1..];
+    let peak = later
+        .iter()
+        .copied()
+        .max_by(|a, b| a.iops.total_cmp(&b.iops))
+        .filter(|p| p.iops > at.iops);
+    let deeper = match peak {
+        Some(p) => format!(
+            "IOPS grows less than {:.0}% per doubling (at most {} at depth {})",
+            100.0 * (SAME_WITHIN - 1.0),
+            iops(p.iops),
+            p.depth
+        ),
+        None => "IOPS grows no more".to_string(),
+    };
+    let low = later
+        .iter()
+        .copied()
+        .min_by(|a, b| a.iops.total_cmp(&b.iops));
+    let head = if k == 0 {
+        format!(
+            "knee at depth 1 ({} IOPS, p99 {}): a queue adds latency and no throughput here",
+            iops(at.iops),
+            time(at.p99)
+        )
+    } else {
+        format!(
+            "knee at depth {} ({} IOPS, p99 {}): deeper, {deeper} while p99 rises to {} at depth {}",
+            at.depth,
+            iops(at.iops),
+            time(at.p99),
+            time(last.p99),
+            last.depth
+        )
+    };
+    match low {
+        Some(low) if low.iops < FALLEN * at.iops => format!(
+            "{head}; IOPS falls to {} at depth {} (below {:.0}% of the knee's): a deeper queue costs throughput",
+            iops(low.iops),
+            low.depth,
+            100.0 * FALLEN
+        ),
+        _ => head,
+    }
+}
+
+/// The sentence on the latency target's search, chosen by the numbers.
+pub fn search_sentence(r: &CurveReport, s: &Search) -> String {
+    let pct = s.target.percentile.name();
+    let goal = format!("{pct} ≤ {}", time(s.target.limit_us));
+    let tried: Vec<String> = s
+        .steps
+        .iter()
+        .map(|st| {
+            format!(
+                "{} {} ({})",
+                st.depth,
+                if st.under { "under" } else { "over" },
+                time(st.value_us)
+            )
+        })
+        .collect();
+    let evidence = format!(
+        "{} step{}, {}: {}",
+        s.steps.len(),
+        if s.steps.len() == 1 { "" } else { "s" },
+        if s.steps.iter().all(|st| st.from_curve) {
+            "read off the curve".to_string()
+        } else {
+            format!("{} each", format_seconds(r.runtime_seconds))
+        },
+        tried.join(", ")
+    );
+    let answer = match (s.depth, s.found()) {
+        (Some(depth), Some(step)) => {
+            let deepest = s.depths.last().is_some_and(|&d| d == depth);
+            format!(
+                "{goal}: depth {depth} ({} IOPS, {pct} {}){}",
+                iops(step.row.iops),
+                time(step.value_us),
+                if deepest {
+                    ", the deepest tried: a deeper queue may meet it too (--depths)"
+                } else {
+                    ""
+                }
+            )
+        }
+        _ => match s
+            .steps
+            .iter()
+            .find(|st| s.depths.first() == Some(&st.depth))
+        {
+            Some(st) => format!(
+                "{goal}: no depth meets it, not even {} ({pct} {})",
+                st.depth,
+                time(st.value_us)
+            ),
+            None => format!("{goal}: no depth found (interrupted)"),
+        },
+    };
+    let missed = s.missed(&r.points);
+    let caveat = if missed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; the curve has depth {} under it as well: the latency does not rise steadily with depth here, and the bisection assumes it does",
+            missed
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!("{answer}; {evidence}{caveat}")
+}
+
+/// The point at depth `depth` of the curve.
+fn point_at(r: &CurveReport, depth: usize) -> Option<&DiskRow> {
+    r.points.iter().find(|p| p.spec.depth == depth)
+}
+
+/// Renders the curve.
+pub fn text(r: &CurveReport) -> String {
+    let mut out = String::new();
+    let origin = match (r.scratch, r.seed, r.fill_seconds) {
+        (true, Some(seed), Some(s)) => format!(
+            "scratch, written whole first with seed {seed} in {}",
+            format_seconds(s)
+        ),
+        _ => "your file".to_string(),
+    };
+    line(
+        &mut out,
+        "file",
+        format!("{} ({}, {origin})", r.file, format_size(r.file_bytes)),
+    );
+    line(
+        &mut out,
+        "device",
+        r.device_name
+            .clone()
+            .unwrap_or_else(|| "none (no block device behind the file)".to_string()),
+    );
+    line(
+        &mut out,
+        "curve",
+        format!(
+            "{}, {} per depth; latency of every completed I/O, queued to reaped, in µs",
+            what(r),
+            format_seconds(r.runtime_seconds)
+        ),
+    );
+    if !r.points.is_empty() {
+        let mut t = table_with(&[
+            "depth",
+            "IOPS",
+            "MiB/s",
+            "p50",
+            "p99",
+            "p99.9",
+            "max",
+            "in flight",
+            "aqu-sz",
+            "",
+        ]);
+        for p in &r.points {
+            let l = &p.latency_us;
+            t.add_row(vec![
+                p.spec.depth.to_string(),
+                iops(p.iops),
+                format!("{:.1}", p.bytes_per_second / MIB as f64),
+                us(l.p50),
+                us(l.p99),
+                us(l.p99_9),
+                us(l.max),
+                format!("{:.1}", p.mean_in_flight),
+                p.device
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |d| format!("{:.1}", d.queue)),
+                if r.knee_depth == Some(p.spec.depth) {
+                    "← knee".to_string()
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+        right_align(&mut t, 0..9);
+        out.push_str(&format!("{t}\n"));
+        line(&mut out, "knee", knee_sentence(r));
+        if let Some(deepest) = r.points.last() {
+            line(
+                &mut out,
+                "queue",
+                format!("depth {}: {}", deepest.spec.depth, queue_sentence(deepest)),
+            );
+        }
+    }
+    if let Some(s) = &r.search {
+        line(&mut out, "target", search_sentence(r, s));
+    }
+    for note in fallbacks(r) {
+        line(&mut out, "fallback", note);
+    }
+    line(&mut out, "verify", verify_line(r));
+    out
+}
+
+/// Every distinct fallback of the runs, with the depths it concerned.
+fn fallbacks(r: &CurveReport) -> Vec<String> {
+    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    for row in runs(r) {
+        if let Some(why) = &row.fallback {
+            match out.iter_mut().find(|(w, _)| w == why) {
+                Some((_, depths)) if !depths.contains(&row.spec.depth) => {
+                    depths.push(row.spec.depth)
+                }
+                Some(_) => {}
+                None => out.push((why.clone(), vec![row.spec.depth])),
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(why, mut depths)| {
+            depths.sort_unstable();
+            let list: Vec<String> = depths.iter().map(|d| d.to_string()).collect();
+            format!("depth {}: {why}", list.join(", "))
+        })
+        .collect()
+}
+
+/// Every run: the curve's, then the search's own.
+fn runs(r: &CurveReport) -> impl Iterator<Item = &DiskRow> {
+    r.points.iter().chain(
+        r.search
+            .iter()
+            .flat_map(|s| s.steps.iter().filter(|st| !st.from_curve).map(|st| &st.row)),
+    )
+}
+
+/// What the reads' checks found, over every run.
+fn verify_line(r: &CurveReport) -> String {
+    let checked: Vec<_> = runs(r).filter_map(|row| row.verify).collect();
+    let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
+        return if r.seed.is_none() {
+            "not checked: the file's content is yours, not ioscope's".to_string()
+        } else {
+            "no read ran".to_string()
+        };
+    };
+    match all.mismatch(&r.file) {
+        Some(m) => format!("NOT IN PLACE: {m}"),
+        None => format!(
+            "{}: 1 read in {} compared with the generator's bytes at its offset: {} in {} block(s)",
+            crate::report::text::in_place_short(&all),
+            crate::cmd::disk::VERIFY_EVERY,
+            format_size(all.bytes),
+            group_thousands(all.blocks)
+        ),
+    }
+}
+
+impl Exportable for CurveReport {
+    const COMMAND: &'static str = "disk-curve";
+    const HAS_CHART: bool = true;
+    fn text(&self) -> String {
+        text(self)
+    }
+    /// The table, then the knee, the search and the notes.
+    fn markdown(&self) -> Vec<String> {
+        use crate::report::markdown::{list, table as md_table};
+        let mut blocks = Vec::new();
+        if !self.points.is_empty() {
+            blocks.push(md_table(&markdown_rows(self), None));
+        }
+        let mut findings = Vec::new();
+        if !self.points.is_empty() {
+            findings.push(format!("Knee: {}", knee_sentence(self)));
+        }
+        if let Some(s) = &self.search {
+            findings.push(format!("Target: {}", search_sentence(self, s)));
+        }
+        if !findings.is_empty() {
+            blocks.push(list("Findings:", &findings));
+        }
+        let notes: Vec<String> = fallbacks(self)
+            .into_iter()
+            .map(|f| format!("Fallback: {f}"))
+            .chain([format!("Verify: {}", verify_line(self))])
+            .collect();
+        blocks.push(list("Notes:", &notes));
+        blocks
+    }
+    fn is_empty(&self) -> bool {
+        self.points.is_empty() && self.search.as_ref().is_none_or(|s| s.steps.is_empty())
+    }
+    fn ok(&self) -> bool {
+        CurveReport::ok(self)
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    fn table(&self) -> Table {
+        let header = [
+            "run",
+            "depth",
+            "path",
+            "ios",
+            "seconds",
+            "bytes_per_second",
+            "iops",
+            "p50_us",
+            "p90_us",
+            "p99_us",
+            "p99_9_us",
+            "p99_99_us",
+            "max_us",
+            "mean_in_flight",
+            "device_queue",
+            "device_utilisation",
+            "knee",
+            "under_target",
+        ];
+        let row = |kind: String, r: &DiskRow, under: Option<bool>| {
+            let l = &r.latency_us;
+            let d = r.device.as_ref();
+            vec![
+                kind,
+                r.spec.depth.to_string(),
+                serde_json::to_value(r.path)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                r.ios.to_string(),
+                r.seconds.to_string(),
+                r.bytes_per_second.to_string(),
+                r.iops.to_string(),
+                l.p50.to_string(),
+                l.p90.to_string(),
+                l.p99.to_string(),
+                l.p99_9.to_string(),
+                l.p99_99.to_string(),
+                l.max.to_string(),
+                r.mean_in_flight.to_string(),
+                opt(d.map(|d| d.queue)),
+                opt(d.map(|d| d.utilisation)),
+                (self.knee_depth == Some(r.spec.depth)).to_string(),
+                opt(under),
+            ]
+        };
+        let mut rows: Vec<Vec<String>> = self
+            .points
+            .iter()
+            .map(|p| {
+                let under = self
+                    .search
+                    .as_ref()
+                    .map(|s| pick(&p.latency_us, s.target.percentile) <= s.target.limit_us);
+                row("curve".to_string(), p, under)
+            })
+            .collect();
+        if let Some(s) = &self.search {
+            for (i, st) in s.steps.iter().enumerate() {
+                rows.push(row(
+                    format!("search step {}", i + 1),
+                    &st.row,
+                    Some(st.under),
+                ));
+            }
+        }
+        table(&header, rows)
+    }
+    fn chart(&self) -> Option<Chart> {
+        let runs: Vec<&DiskRow> = if self.points.is_empty() {
+            let mut steps: Vec<&DiskRow> = self
+                .search
+                .iter()
+                .flat_map(|s| s.steps.iter().map(|st| &st.row))
+                .collect();
+            steps.sort_by_key(|r| r.spec.depth);
+            steps
+        } else {
+            self.points.iter().collect()
+        };
+        if runs.is_empty() {
+            return None;
+        }
+        let mut series = vec![Series {
+            name: "IOPS".into(),
+            points: runs.iter().map(|r| (r.spec.depth as f64, r.iops)).collect(),
+        }];
+        if let Some(k) = self.knee_depth.and_then(|d| point_at(self, d)) {
+            let top = runs.iter().map(|r| r.iops).fold(0.0f64, f64::max);
+            series.push(Series {
+                name: format!("knee (depth {})", k.spec.depth),
+                points: vec![(k.spec.depth as f64, 0.0), (k.spec.depth as f64, top)],
+            });
+        }
+        let mut secondary = vec![Series {
+            name: "p99 (µs, right axis)".into(),
+            points: runs
+                .iter()
+                .map(|r| (r.spec.depth as f64, r.latency_us.p99))
+                .collect(),
+        }];
+        if let Some(s) = &self.search {
+            let (x0, x1) = (
+                runs.first().map_or(1.0, |r| r.spec.depth as f64),
+                runs.last().map_or(1.0, |r| r.spec.depth as f64),
+            );
+            secondary.push(Series {
+                name: format!(
+                    "target: {} {} (right axis)",
+                    s.target.percentile.name(),
+                    time(s.target.limit_us)
+                ),
+                points: vec![(x0, s.target.limit_us), (x1, s.target.limit_us)],
+            });
+        }
+        Some(Chart {
+            title: format!(
+                "IOPS and p99 against queue depth ({}): {}",
+                what(self),
+                self.file
+            ),
+            x_label: "queue depth (I/Os in flight per thread, log2)".into(),
+            y_label: "IOPS".into(),
+            log2_x: true,
+            series,
+            secondary,
+            y2_label: "latency (µs)".into(),
+            ..Chart::default()
+        })
+    }
+}
+
+/// The curve for a reader: the figures that matter, rounded, in their units.
+fn markdown_rows(r: &CurveReport) -> Table {
+    let header = [
+        "depth",
+        "IOPS",
+        "MiB/s",
+        "p50 µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs",
+        "in flight",
+        "device queue",
+        "knee",
+    ];
+    let rows = r
+        .points
+        .iter()
+        .map(|p| {
+            let l = &p.latency_us;
+            vec![
+                p.spec.depth.to_string(),
+                iops(p.iops),
+                format!("{:.1}", p.bytes_per_second / MIB as f64),
+                format!("{:.1}", l.p50),
+                format!("{:.1}", l.p99),
+                format!("{:.1}", l.p99_9),
+                format!("{:.1}", l.max),
+                format!("{:.1}", p.mean_in_flight),
+                p.device
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |d| format!("{:.1}", d.queue)),
+                if r.knee_depth == Some(p.spec.depth) {
+                    "knee".to_string()
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    table(&header, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::disk::{Latency, Path};
+    use crate::cmd::disk_curve::{Step, knee_of};
+    use crate::measure::percentile::{Percentile, Target};
+    use crate::workload::Op;
+    use crate::workload::panel::RowSpec;
+
+    fn row(depth: usize, iops: f64, p99: f64, path: Path) -> DiskRow {
+        DiskRow {
+            name: format!("RND4K Q{depth}T1"),
+            spec: RowSpec {
+                op: Op::Read,
+                random: true,
+                block: 4096,
+                depth,
+                threads: 1,
+            },
+            path,
+            fallback: None,
+            skipped: None,
+            ios: iops as u64,
+            bytes: iops as u64 * 4096,
+            seconds: 1.0,
+            fsync_seconds: None,
+            bytes_per_second: iops * 4096.0,
+            iops,
+            latency_us: Latency {
+                p50: p99 / 2.0,
+                p99,
+                p99_9: p99 * 1.5,
+                max: p99 * 2.0,
+                ..Latency::default()
+            },
+            mean_in_flight: depth as f64,
+            device: None,
+            verify: None,
+        }
+    }
+
+    fn report(iops: &[f64], p99: &[f64], path: Path) -> CurveReport {
+        let points: Vec<DiskRow> = iops
+            .iter()
+            .zip(p99)
+            .enumerate()
+            .map(|(i, (&x, &p))| row(1 << i, x, p, path))
+            .collect();
+        CurveReport {
+            file: "f".into(),
+            scratch: true,
+            file_bytes: 1 << 20,
+            device_name: Some("vda".into()),
+            seed: Some(1),
+            runtime_seconds: 0.2,
+            fill_seconds: Some(0.01),
+            spec: points[0].spec,
+            knee_depth: knee_of(&points),
+            points,
+            search: None,
+            complete: true,
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_knee_is_told_with_its_depth_and_what_deeper_queues_cost() {
+        let r = report(
+            &[10e3, 20e3, 40e3, 75e3, 80e3, 82e3],
+            &[100.0, 100.0, 110.0, 120.0, 400.0, 1600.0],
+            Path::UringDirect,
+        );
+        let s = knee_sentence(&r);
+        assert!(
+            s.starts_with("knee at depth 8 (75,000 IOPS, p99 120 µs)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("IOPS grows less than 10% per doubling (at most 82,000 at depth 32)"),
+            "{s}"
+        );
+        assert!(s.contains("while p99 rises to 1.6 ms at depth 32"), "{s}");
+        assert!(!s.contains("falls"), "{s}");
+        assert!(text(&r).contains("← knee"));
+    }
+
+    #[test]
+    fn a_curve_that_falls_after_its_knee_says_the_deeper_queue_costs_throughput() {
+        let r = report(
+            &[10e3, 20e3, 40e3, 30e3, 25e3],
+            &[100.0, 110.0, 130.0, 300.0, 700.0],
+            Path::UringDirect,
+        );
+        let s = knee_sentence(&r);
+        assert!(s.starts_with("knee at depth 4"), "{s}");
+        assert!(s.contains("IOPS falls to 25,000 at depth 16"), "{s}");
+        assert!(s.contains("deeper, IOPS grows no more while"), "{s}");
+    }
+
+    #[test]
+    fn a_knee_at_depth_one_says_a_queue_adds_only_latency() {
+        let r = report(&[50e3, 45e3, 48e3], &[20.0, 45.0, 100.0], Path::UringDirect);
+        let s = knee_sentence(&r);
+        assert!(s.contains("a queue adds latency and no throughput"), "{s}");
+        assert!(!s.contains("falls"), "45k is within 85% of 50k: {s}");
+    }
+
+    #[test]
+    fn a_curve_still_growing_has_no_knee_and_says_how_fast_it_grows() {
+        let r = report(
+            &[10e3, 20e3, 40e3, 80e3],
+            &[100.0, 100.0, 105.0, 110.0],
+            Path::UringDirect,
+        );
+        let s = knee_sentence(&r);
+        assert!(
+            s.starts_with("no knee up to depth 8: IOPS still grows 100% per doubling"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn a_flat_curve_without_rising_latency_has_no_knee_and_no_growth_claimed() {
+        let r = report(&[50e3; 4], &[40.0, 41.0, 39.0, 40.0], Path::UringDirect);
+        let s = knee_sentence(&r);
+        assert!(s.starts_with("no knee: no depth after which"), "{s}");
+        assert!(!s.contains("still grows"), "{s}");
+    }
+
+    #[test]
+    fn pread_fallback_says_depth_had_no_effect_instead_of_a_knee() {
+        // The numbers of a perfect knee, but no queue was kept: the path decides.
+        let r = report(
+            &[10e3, 20e3, 40e3, 41e3, 40e3],
+            &[10.0, 10.0, 10.0, 50.0, 90.0],
+            Path::SyncDirect,
+        );
+        assert!(knee_sentence(&r).contains("io_uring was refused"));
+    }
+
+    fn search(steps: &[(usize, f64, bool)], depth: Option<usize>) -> Search {
+        Search {
+            target: Target {
+                limit_us: 2000.0,
+                percentile: Percentile::P99,
+            },
+            depths: vec![1, 2, 4, 8, 16, 32],
+            steps: steps
+                .iter()
+                .map(|&(d, v, under)| Step {
+                    depth: d,
+                    value_us: v,
+                    under,
+                    from_curve: false,
+                    row: row(d, 1000.0 * d as f64, v, Path::UringDirect),
+                })
+                .collect(),
+            depth,
+            iops: None,
+            value_us: None,
+        }
+    }
+
+    #[test]
+    fn the_search_says_its_answer_with_the_evidence_of_each_step() {
+        let r = report(&[1e3, 2e3], &[10.0, 20.0], Path::UringDirect);
+        let s = search(&[(8, 1500.0, true), (16, 2500.0, false)], Some(8));
+        let t = search_sentence(
+            &CurveReport {
+                points: Vec::new(),
+                ..r.clone()
+            },
+            &s,
+        );
+        assert!(
+            t.starts_with("p99 ≤ 2.0 ms: depth 8 (8,000 IOPS, p99 1.5 ms)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("2 steps, 200.00 ms each: 8 under (1.5 ms), 16 over (2.5 ms)"),
+            "{t}"
+        );
+        assert!(!t.contains("deepest tried"), "{t}");
+    }
+
+    #[test]
+    fn a_target_missed_at_depth_one_and_one_met_at_the_deepest_are_told_apart() {
+        let r = report(&[1e3, 2e3], &[10.0, 20.0], Path::UringDirect);
+        let none = search(&[(4, 3000.0, false), (1, 2500.0, false)], None);
+        let t = search_sentence(
+            &CurveReport {
+                points: Vec::new(),
+                ..r.clone()
+            },
+            &none,
+        );
+        assert!(
+            t.contains("no depth meets it, not even 1 (p99 2.5 ms)"),
+            "{t}"
+        );
+        let all = search(&[(4, 100.0, true), (32, 900.0, true)], Some(32));
+        let t = search_sentence(
+            &CurveReport {
+                points: Vec::new(),
+                ..r.clone()
+            },
+            &all,
+        );
+        assert!(t.contains("the deepest tried"), "{t}");
+    }
+
+    #[test]
+    fn curve_points_under_the_target_beyond_the_answer_make_it_uncertain() {
+        let r = report(
+            &[1e3, 2e3, 4e3, 8e3],
+            &[100.0, 3000.0, 100.0, 100.0],
+            Path::UringDirect,
+        );
+        let s = search(&[(2, 3000.0, false), (1, 100.0, true)], Some(1));
+        let t = search_sentence(&r, &s);
+        assert!(
+            t.contains("the curve has depth 4, 8 under it as well"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn the_chart_draws_iops_p99_on_its_own_axis_and_the_knee() {
+        let r = report(
+            &[10e3, 20e3, 40e3, 75e3, 80e3, 82e3],
+            &[100.0, 100.0, 110.0, 120.0, 400.0, 1600.0],
+            Path::UringDirect,
+        );
+        let c = r.chart().expect("a chart");
+        assert!(c.log2_x);
+        assert_eq!(c.series[0].points.len(), 6);
+        assert_eq!(c.series[1].name, "knee (depth 8)");
+        assert_eq!(c.secondary[0].points[5], (32.0, 1600.0));
+    }
+}
