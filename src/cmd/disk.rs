@@ -166,6 +166,9 @@ pub struct DiskReport {
     pub complete: bool,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// What could make these figures wrong (see `report::caveats`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<crate::measure::caveat::Caveat>,
 }
 
 impl DiskReport {
@@ -649,6 +652,7 @@ pub fn execute(
         rows: Vec::new(),
         complete: false,
         warnings: Vec::new(),
+        caveats: Vec::new(),
     };
     let mut run_all = || -> Result<()> {
         for &spec in &options.rows {
@@ -676,6 +680,11 @@ pub fn execute(
             report.warnings.push(Warning::Partial);
         }
         Err(e) => return Err(e),
+    }
+    // The clock has stopped: the file's extents and compression (a preallocated or
+    // sparse file reads as zeros without the device, O_DIRECT or not).
+    if let Ok(file) = std::fs::File::open(&target.path) {
+        report.caveats = super::caveats::of_read(&file, &target.path, 0, report.file_bytes, None);
     }
     if let Some(mut guard) = target.guard {
         guard.keep_on_drop(options.keep && report.complete);

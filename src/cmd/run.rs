@@ -9,6 +9,7 @@ use crate::engine::Moved;
 use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::{CacheProof, CacheState};
+use crate::measure::caveat::Caveat;
 use crate::measure::checks::Check;
 use crate::measure::diskstats::{self, DiskDelta};
 use crate::measure::latency::Latency;
@@ -86,6 +87,10 @@ pub struct RunReport {
     pub latency: Option<Latency>,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// What could make this figure wrong: the file's extents and compression (reads of a
+    /// regular file), the device's write cache (writes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<Caveat>,
 }
 
 impl RunReport {
@@ -160,6 +165,18 @@ fn read(
         )?),
         _ => None,
     };
+    // The clock has stopped: what could make the figure wrong (this reads a few blocks).
+    let caveats = if sized && setup.engine.caps().has(flag::MOVES_BYTES) {
+        super::caveats::of_read(
+            &input.file,
+            &options.path,
+            input.start,
+            sample.moved.bytes,
+            Some(&sample),
+        )
+    } else {
+        Vec::new()
+    };
     let mut report = report(
         options,
         input.name,
@@ -169,6 +186,7 @@ fn read(
         sample,
     );
     report.in_place = in_place;
+    report.caveats = caveats;
     Ok(report)
 }
 
@@ -194,8 +212,15 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
     harness.check(target, &setup, Op::Write, plan)?;
     let sample = harness.write(&output, device.as_deref(), &setup, plan, seed, false)?;
     let name = output.name().to_string();
+    let caveats = if setup.engine.caps().has(flag::MOVES_BYTES) {
+        super::caveats::of_write(output.file(), output.path(), bytes, sample.fsync_seconds)
+    } else {
+        Vec::new()
+    };
     output.finish()?;
-    Ok(report(options, name, Op::Write, None, Some(seed), sample))
+    let mut report = report(options, name, Op::Write, None, Some(seed), sample);
+    report.caveats = caveats;
+    Ok(report)
 }
 
 fn report(
@@ -238,5 +263,6 @@ fn report(
         in_place: None,
         latency: sample.latency,
         warnings,
+        caveats: Vec::new(),
     }
 }

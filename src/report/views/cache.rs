@@ -38,7 +38,15 @@ pub fn text(r: &CacheReport) -> String {
     ]);
     for row in &r.rows {
         let runs = row.runs();
-        let rate = |i: usize| format!("{:.1}", mib(runs[i].1.bytes_per_second()));
+        let rate = |i: usize| {
+            let s = runs[i].1;
+            let zeros = s.cache.is_some_and(|c| c.not_the_device());
+            format!(
+                "{:.1}{}",
+                mib(s.bytes_per_second()),
+                if zeros { " (not the device)" } else { "" }
+            )
+        };
         let res: Vec<String> = runs
             .iter()
             .map(|(_, s)| {
@@ -75,6 +83,7 @@ pub fn text(r: &CacheReport) -> String {
     for sentence in explain(r) {
         let _ = writeln!(out, "{sentence}");
     }
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -222,6 +231,9 @@ impl Exportable for CacheReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
     fn table(&self) -> Table {
         let mut header = vec!["block_size".to_string(), "bytes".to_string()];

@@ -129,6 +129,7 @@ pub fn text(r: &RunReport) -> String {
     if let Some(v) = &r.in_place {
         line(&mut out, "verify", in_place(v, &r.file, r.seconds));
     }
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -178,5 +179,8 @@ impl Exportable for RunReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
 }

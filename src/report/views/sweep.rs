@@ -107,6 +107,7 @@ pub fn text(r: &SweepReport) -> String {
     for note in sweep_notes(r) {
         let _ = writeln!(out, "{note}");
     }
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -262,6 +263,9 @@ impl Exportable for SweepReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
     fn table(&self) -> Table {
         let header = [
