@@ -212,7 +212,11 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
     harness.check(target, &setup, Op::Write, plan)?;
     let sample = harness.write(&output, device.as_deref(), &setup, plan, seed, false)?;
     let name = output.name().to_string();
-    let caveats = if setup.engine.caps().has(flag::MOVES_BYTES) {
+    // Beside a figure that includes an fsync (a FIFO or a device written has none).
+    let caveats = if setup.engine.caps().has(flag::MOVES_BYTES)
+        && sample.fsync_seconds.is_some()
+        && output.kind() == InputKind::Regular
+    {
         super::caveats::of_write(output.file(), output.path(), bytes, sample.fsync_seconds)
     } else {
         Vec::new()

@@ -100,6 +100,22 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
         return why;
     };
     let block = format_size(row.block_size);
+    // Cold reads of zeros the file system makes up (unwritten extents, holes) compare
+    // memory with memory: no sentence about the medium holds then.
+    let zeros: Vec<&str> = row
+        .runs()
+        .iter()
+        .filter(|(_, s)| s.cache.is_some_and(|c| c.not_the_device()))
+        .map(|(name, _)| *name)
+        .collect();
+    if !zeros.is_empty() {
+        why.push(format!(
+            "In calls of {block} the {} read{} not the device's: the bytes the device did not read are unwritten extents or holes, which the file system returns as zeros, so these figures say nothing of the medium.",
+            zeros.join(" and "),
+            if zeros.len() == 1 { " is" } else { "s are" }
+        ));
+        return why;
+    }
     let (cold, warm, again) = (
         row.cold.bytes_per_second(),
         row.warm.bytes_per_second(),
