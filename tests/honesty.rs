@@ -366,3 +366,48 @@ fn zeros_on_a_compressing_btrfs_are_explained_by_its_compression() {
         assert!(stdout.contains("compression explains it"), "{stdout}");
     }
 }
+
+#[test]
+fn a_cold_sweep_of_a_preallocated_file_fails_unless_allowed_and_says_why() {
+    let Some(dir) = disk_dir() else { return };
+    let Some(path) = fallocated(dir.path(), "prealloc", 8 * MIB) else {
+        return;
+    };
+    let sweep = |extra: &[&str]| {
+        ioscope()
+            .arg("sweep")
+            .arg(&path)
+            .args(["--cache", "cold", "--block-sizes", "1m", "--repeat", "2"])
+            .args(extra)
+            .output()
+            .expect("run ioscope")
+    };
+    let refused = sweep(&[]);
+    let doc = common::json_of(&[
+        "sweep",
+        path.to_str().expect("UTF-8 path"),
+        "--cache",
+        "cold",
+        "--block-sizes",
+        "1m",
+        "--allow-unwritten",
+    ]);
+    if doc["points"][0]["runs"][0]["cache"]["device_read_bytes"].is_null() {
+        eprintln!("skipped: /proc/self/io does not count device bytes here");
+        return;
+    }
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "not the device: a failed check"
+    );
+    assert!(!String::from_utf8_lossy(&refused.stderr).contains(BLAME));
+    let allowed = sweep(&["--allow-unwritten"]);
+    assert_eq!(allowed.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&allowed.stdout);
+    assert!(
+        stdout.contains("(not the device) cold runs read zeros"),
+        "{stdout}"
+    );
+    assert_eq!(caveat(&doc, "extents")["verdict"], "not_the_device");
+}
