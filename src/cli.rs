@@ -850,6 +850,11 @@ pub struct SweepArgs {
     /// Cold runs drop the whole page cache (root only) instead of evicting FILE.
     #[arg(long)]
     pub drop_caches: bool,
+    /// Keep cold figures of a file that is partly unwritten extents or holes (zeros the
+    /// file system makes up without the device): they are labelled "not the device", and
+    /// the exit code no longer fails for them.
+    #[arg(long)]
+    pub allow_unwritten: bool,
     /// Free space to keep on the file system (--op write).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
@@ -876,6 +881,11 @@ pub struct CacheArgs {
     /// Cold runs drop the whole page cache (root only) instead of evicting FILE.
     #[arg(long)]
     pub drop_caches: bool,
+    /// Keep cold figures of a file that is partly unwritten extents or holes (zeros the
+    /// file system makes up without the device): they are labelled "not the device", and
+    /// the exit code no longer fails for them.
+    #[arg(long)]
+    pub allow_unwritten: bool,
     /// Engine, threads and depth.
     #[command(flatten)]
     pub engine: EngineArgs,

@@ -609,6 +609,8 @@ pub struct SweepOptions {
     pub size: u64,
     /// Global cache drop for cold runs.
     pub drop_caches: bool,
+    /// Cold figures over unwritten extents or holes do not fail the exit code.
+    pub allow_unwritten: bool,
     /// Overwrite FILE (--op write).
     pub force: bool,
     /// Free space to keep.
@@ -677,6 +679,7 @@ impl SweepOptions {
             },
             size: parse_nonzero_size(&args.size).with_context(|| format!("{what}: --size"))?,
             drop_caches: args.drop_caches,
+            allow_unwritten: args.allow_unwritten,
             force: args.export.force,
             min_free: min_free(args.min_free.as_deref(), &what)?,
             seed: args.seed,
@@ -973,6 +976,8 @@ pub struct CacheOptions {
     pub setup: Setup,
     /// Global cache drop for cold runs.
     pub drop_caches: bool,
+    /// Cold figures over unwritten extents or holes do not fail the exit code.
+    pub allow_unwritten: bool,
     /// Outputs.
     pub export: ExportOptions,
 }
@@ -992,6 +997,7 @@ impl CacheOptions {
             block_sizes: block_size_list(&args.block_size, &what)?,
             setup: choice,
             drop_caches: args.drop_caches,
+            allow_unwritten: args.allow_unwritten,
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }

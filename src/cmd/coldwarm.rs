@@ -7,6 +7,7 @@ use super::harness::{Harness, Sample, Target};
 use super::warning::{self, Warning};
 use crate::files::{self};
 use crate::measure::cache::CacheState;
+use crate::measure::caveat::Caveat;
 use crate::measure::diskstats;
 use crate::options::CacheOptions;
 use crate::workload::Op;
@@ -59,6 +60,13 @@ pub struct CacheReport {
     pub complete: bool,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// Whether cold figures over unwritten extents or holes were allowed
+    /// (`--allow-unwritten`): labelled, and no longer a failed check.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_unwritten: bool,
+    /// What could make these figures wrong: the file's extents and compression.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<Caveat>,
 }
 
 fn complete_by_default() -> bool {
@@ -66,11 +74,14 @@ fn complete_by_default() -> bool {
 }
 
 impl CacheReport {
-    /// Whether every check held and every cache state was reached.
+    /// Whether every check held and every cache state was reached (or missed only over
+    /// unwritten extents or holes, when allowed).
     pub fn ok(&self) -> bool {
-        self.rows
-            .iter()
-            .all(|r| r.runs().iter().all(|(_, s)| s.ok()))
+        self.rows.iter().all(|r| {
+            r.runs()
+                .iter()
+                .all(|(_, s)| super::caveats::sample_ok(s, self.allow_unwritten))
+        })
     }
 }
 
@@ -98,6 +109,8 @@ pub fn execute(
         rows: Vec::new(),
         complete: false,
         warnings: Vec::new(),
+        allow_unwritten: options.allow_unwritten,
+        caveats: Vec::new(),
     };
     let checked = options.block_sizes.iter().try_for_each(|&bs| {
         harness.check(target, &setup, Op::Read, Plan::sequential(0, src.len, bs))
@@ -133,6 +146,16 @@ pub fn execute(
         save(&report)?;
     }
     report.complete = true;
+    // The clock has stopped: what could make the cold figures wrong.
+    if setup.engine.caps().has(crate::engine::flag::MOVES_BYTES) {
+        report.caveats = super::caveats::of_read(
+            &src.file,
+            &options.path,
+            0,
+            src.len,
+            report.rows.first().map(|r| &r.cold),
+        );
+    }
     Ok(report)
 }
 

@@ -178,6 +178,9 @@ pub struct DiskReport {
     pub complete: bool,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// What could make these figures wrong (see `report::caveats`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<crate::measure::caveat::Caveat>,
 }
 
 impl DiskReport {
@@ -710,6 +713,7 @@ pub fn execute(
         notes: options.notes.clone(),
         complete: false,
         warnings: Vec::new(),
+        caveats: Vec::new(),
     };
     let mut run_all = || -> Result<()> {
         for &spec in &options.rows {
@@ -744,6 +748,11 @@ pub fn execute(
             report.warnings.push(Warning::Partial);
         }
         Err(e) => return Err(e),
+    }
+    // The clock has stopped: the file's extents and compression (a preallocated or
+    // sparse file reads as zeros without the device, O_DIRECT or not).
+    if let Ok(file) = std::fs::File::open(&target.path) {
+        report.caveats = super::caveats::of_read(&file, &target.path, 0, report.file_bytes, None);
     }
     if let Some(mut guard) = target.guard {
         guard.keep_on_drop(options.keep && report.complete);

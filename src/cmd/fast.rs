@@ -56,6 +56,11 @@ pub struct FastReport {
     /// per-chunk tests of a `per_chunk` engine are inside the run, in `tests`.
     #[serde(default)]
     pub choice_seconds: f64,
+    /// What could make the rate wrong (the file's extents and compression): measured after
+    /// the run, and only when details are asked for (`--verbose`, `--json`, `--markdown`),
+    /// so the plain checksum costs nothing more.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<crate::measure::caveat::Caveat>,
 }
 
 fn cores() -> usize {
@@ -290,6 +295,12 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
     let moved = setup.engine.run(&job)?;
     let elapsed = clock.stop();
     input.finish(moved.bytes)?;
+    let details = options.verbose || options.export.json || options.export.markdown.is_some();
+    let caveats = if details && plan_is_sized(&input) {
+        super::caveats::of_read(&input.file, &options.path, input.start, moved.bytes, None)
+    } else {
+        Vec::new()
+    };
     Ok(FastReport {
         file: input.name.clone(),
         input_kind: input.kind,
@@ -309,5 +320,6 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
         elapsed,
         residency_before: residency,
         choice_seconds,
+        caveats,
     })
 }

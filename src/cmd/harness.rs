@@ -206,7 +206,7 @@ impl<'a> Harness<'a> {
         self.progress.end();
         let caps = setup.engine.caps();
         let cache = (target.kind == InputKind::Regular).then(|| {
-            cache::prove(
+            let mut proof = cache::prove(
                 state,
                 residency_before,
                 // An engine that moves no bytes (`null`) makes the device read nothing,
@@ -218,7 +218,17 @@ impl<'a> Harness<'a> {
                 moved.bytes,
                 // An engine that bypasses the cache reads from the device in every state.
                 caps.has(flag::DIRECT) && !caps.has(flag::ZERO_COPY),
-            )
+            );
+            // A cold read that the device did not serve may have read zeros the file
+            // system makes up (unwritten extents, holes): the extent map tells. (An engine
+            // that moves no bytes has no device bytes to explain.)
+            if state == CacheState::Cold && caps.has(flag::MOVES_BYTES) {
+                proof.unbacked_bytes =
+                    crate::measure::extents::map(target.file, plan.start, plan.len)
+                        .ok()
+                        .map(|m| m.unbacked_bytes());
+            }
+            proof
         });
         Ok(Sample {
             moved,

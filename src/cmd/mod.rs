@@ -2,6 +2,7 @@
 //! harness, and returns a typed result. Nothing here prints.
 
 pub mod calibrate;
+pub mod caveats;
 pub mod coldwarm;
 pub mod compare;
 pub mod disk;

@@ -153,6 +153,9 @@ pub struct PatternsReport {
     pub complete: bool,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// What could make these figures wrong (see `report::caveats`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<crate::measure::caveat::Caveat>,
 }
 
 impl PatternsReport {
@@ -185,6 +188,7 @@ pub fn execute(
         results: Vec::new(),
         complete: false,
         warnings: Vec::new(),
+        caveats: Vec::new(),
     };
     // The writers carry their data (and the mixed one its ratio); the engine table's
     // engines are all static.
@@ -282,6 +286,18 @@ pub fn execute(
         )
     }));
     report.warnings.extend(scattered);
+    // The write cache beside the first write-type test's fsync, and the file system's
+    // compression (the data is ioscope's own: incompressible).
+    if let Some(w) = report.results.iter().find(|r| r.fsync_seconds.is_some()) {
+        let dir = if options.path.is_dir() {
+            options.path.clone()
+        } else {
+            files::parent_dir(&options.path)
+        };
+        if let Ok(f) = std::fs::File::open(&dir) {
+            report.caveats = super::caveats::of_write(&f, &dir, w.file_bytes, w.fsync_seconds);
+        }
+    }
     save(&report)?;
     Ok(report)
 }

@@ -9,6 +9,7 @@ use crate::engine::Moved;
 use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::{CacheProof, CacheState};
+use crate::measure::caveat::Caveat;
 use crate::measure::checks::Check;
 use crate::measure::diskstats::{self, DiskDelta};
 use crate::measure::latency::Latency;
@@ -92,6 +93,10 @@ pub struct RunReport {
     pub over_time: Option<OverTime>,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// What could make this figure wrong: the file's extents and compression (reads of a
+    /// regular file), the device's write cache (writes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<Caveat>,
 }
 
 /// Runs `work` with a series recorded on this thread (and the engine threads it starts)
@@ -192,6 +197,18 @@ fn read(
         )?),
         _ => None,
     };
+    // The clock has stopped: what could make the figure wrong (this reads a few blocks).
+    let caveats = if sized && setup.engine.caps().has(flag::MOVES_BYTES) {
+        super::caveats::of_read(
+            &input.file,
+            &options.path,
+            input.start,
+            sample.moved.bytes,
+            Some(&sample),
+        )
+    } else {
+        Vec::new()
+    };
     let mut report = report(
         options,
         input.name,
@@ -202,6 +219,7 @@ fn read(
     );
     report.in_place = in_place;
     report.over_time = series;
+    report.caveats = caveats;
     Ok(report)
 }
 
@@ -229,9 +247,19 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
         harness.write(&output, device.as_deref(), &setup, plan, seed, false)
     })?;
     let name = output.name().to_string();
+    // Beside a figure that includes an fsync (a FIFO or a device written has none).
+    let caveats = if setup.engine.caps().has(flag::MOVES_BYTES)
+        && sample.fsync_seconds.is_some()
+        && output.kind() == InputKind::Regular
+    {
+        super::caveats::of_write(output.file(), output.path(), bytes, sample.fsync_seconds)
+    } else {
+        Vec::new()
+    };
     output.finish()?;
     let mut report = report(options, name, Op::Write, None, Some(seed), sample);
     report.over_time = series;
+    report.caveats = caveats;
     Ok(report)
 }
 
@@ -276,5 +304,6 @@ fn report(
         latency: sample.latency,
         over_time: None,
         warnings,
+        caveats: Vec::new(),
     }
 }

@@ -10,6 +10,7 @@ use super::warning::{self, Warning};
 use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::measure::cache::CacheState;
+use crate::measure::caveat::Caveat;
 use crate::measure::diskstats;
 use crate::measure::latency::{self, Latency};
 use crate::measure::model::{self, CostModel};
@@ -119,14 +120,27 @@ pub struct SweepReport {
     pub complete: bool,
     /// What the reader should know.
     pub warnings: Vec<Warning>,
+    /// Whether cold figures over unwritten extents or holes were allowed
+    /// (`--allow-unwritten`): labelled, and no longer a failed check.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_unwritten: bool,
+    /// What could make these figures wrong: the file's extents and compression (reads),
+    /// the device's write cache (writes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<Caveat>,
 }
 
 impl SweepReport {
-    /// Whether every check held and every cache state was reached.
+    /// Whether every check held and every cache state was reached (or missed only over
+    /// unwritten extents or holes, when allowed).
     pub fn ok(&self) -> bool {
-        self.points
-            .iter()
-            .all(|p| p.checks_ok && p.state_ok && p.in_place.is_none_or(|v| v.ok()))
+        self.points.iter().all(|p| {
+            p.checks_ok
+                && (p.state_ok
+                    || (self.allow_unwritten
+                        && p.runs.iter().all(|r| super::caveats::sample_ok(r, true))))
+                && p.in_place.is_none_or(|v| v.ok())
+        })
     }
 }
 
@@ -161,6 +175,8 @@ pub fn execute(
         seed: options.seed,
         complete: false,
         warnings: Vec::new(),
+        allow_unwritten: options.allow_unwritten,
+        caveats: Vec::new(),
     };
     let measured = match options.op {
         Op::Read => read_points(
@@ -283,6 +299,18 @@ fn read_points(
             push(report, p, save)?;
         }
     }
+    // The clock has stopped: what could make the figures wrong, judged on a cold run.
+    if setup.engine.caps().has(flag::MOVES_BYTES) {
+        let judged = report
+            .points
+            .iter()
+            .find(|p| p.cache == Some(CacheState::Cold))
+            .or(report.points.first())
+            .and_then(|p| p.runs.first())
+            .cloned();
+        report.caveats =
+            super::caveats::of_read(&src.file, &options.path, 0, src.len, judged.as_ref());
+    }
     Ok(())
 }
 
@@ -337,6 +365,16 @@ fn write_points(
             harness.write(&out, device, setup, plan, seed, true)
         })?;
         push(report, point(bs, None, plan.len, runs), save)?;
+    }
+    // The fsync of the largest run (the last point), its median beside the write cache.
+    let last = report
+        .points
+        .last()
+        .filter(|_| setup.engine.caps().has(flag::MOVES_BYTES));
+    if let Some(last) = last {
+        let fsyncs: Vec<f64> = last.runs.iter().filter_map(|r| r.fsync_seconds).collect();
+        let fsync = (!fsyncs.is_empty()).then(|| median_of(fsyncs));
+        report.caveats = super::caveats::of_write(out.file(), out.path(), last.bytes, fsync);
     }
     out.finish()
 }

@@ -132,12 +132,40 @@ pub struct CacheProof {
     pub bytes: u64,
     /// The verdict.
     pub verdict: Verdict,
+    /// Bytes of the range read that lie in unwritten extents or holes, which the file
+    /// system reads as zeros without the device ([`super::extents`]); measured for cold
+    /// runs, `None` where the extent map could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unbacked_bytes: Option<u64>,
 }
 
 impl CacheProof {
     /// True unless the measurements contradict the state asked for.
     pub fn ok(&self) -> bool {
         self.verdict != Verdict::Contradicted
+    }
+
+    /// A cold run whose device read too little because the bytes it missed are unwritten
+    /// extents or holes: zeros made up by the file system, never on the device. The pages
+    /// were evicted (the residency agrees), and the device read at least
+    /// [`COLD_DEVICE_SHARE`] of the bytes that are backed.
+    pub fn not_the_device(&self) -> bool {
+        let (Some(unbacked), Some(device)) = (self.unbacked_bytes, self.device_read_bytes) else {
+            return false;
+        };
+        self.asked == CacheState::Cold
+            && self.verdict == Verdict::Contradicted
+            && unbacked > 0
+            && self
+                .residency_before
+                .is_none_or(|r| r.observed() == Observed::Cold)
+            && (device + unbacked) as f64 >= self.bytes as f64 * COLD_DEVICE_SHARE
+    }
+
+    /// Whether a cold run's device read fell short with every byte of the file written (an
+    /// extent map says so): only then is the file system (or memory pressure) to blame.
+    pub fn written_and_unread(&self) -> bool {
+        self.asked == CacheState::Cold && self.unbacked_bytes == Some(0)
     }
 }
 
@@ -173,6 +201,7 @@ pub fn prove(
         device_read_bytes,
         bytes,
         verdict,
+        unbacked_bytes: None,
     }
 }
 
@@ -434,6 +463,24 @@ mod tests {
             Verdict::NotAsked
         );
         assert!(prove(CacheState::AsIs, None, None, 0, false).ok());
+        let mut unwritten = prove(CacheState::Cold, r(0), Some(0), mib, false);
+        assert!(
+            !unwritten.not_the_device(),
+            "no extent map: nothing to name"
+        );
+        unwritten.unbacked_bytes = Some(mib);
+        assert!(
+            unwritten.not_the_device(),
+            "every byte unwritten, none read"
+        );
+        unwritten.unbacked_bytes = Some(mib / 2);
+        assert!(
+            !unwritten.not_the_device(),
+            "half unwritten does not explain a device that read nothing"
+        );
+        let mut written = prove(CacheState::Cold, r(0), Some(0), mib, false);
+        written.unbacked_bytes = Some(0);
+        assert!(written.written_and_unread() && !written.not_the_device());
         let direct = prove(CacheState::Warm, r(1000), Some(mib), mib, true);
         assert_eq!(direct.verdict, Verdict::Bypassed);
         assert!(direct.ok(), "a device rate, said so; not a failed check");

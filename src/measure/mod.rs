@@ -3,10 +3,13 @@
 //! which engine or subcommand is running.
 
 pub mod cache;
+pub mod caveat;
 pub mod checks;
+pub mod compression;
 pub mod devstats;
 pub mod diskstats;
 pub mod env;
+pub mod extents;
 pub mod external;
 pub mod knee;
 pub mod latency;
@@ -21,3 +24,4 @@ pub mod timer;
 pub mod verdict;
 pub mod wallclock;
 pub mod writeback;
+pub mod writecache;

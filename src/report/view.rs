@@ -49,6 +49,10 @@ pub trait Exportable: Serialize + DeserializeOwned {
     fn warnings(&self) -> &[Warning] {
         &[]
     }
+    /// What could make the figures wrong (extents, compression, write cache).
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &[]
+    }
 }
 
 /// A result as a Markdown document: its blocks, then what was left unmeasured and its
@@ -62,6 +66,7 @@ pub fn markdown_document<T: Exportable>(result: &T, provenance: &Provenance) -> 
             escape("Partial: the run was interrupted; these are the points measured before it.")
         ));
     }
+    blocks.extend(super::caveats::markdown(result.caveats()));
     let warnings: Vec<String> = result.warnings().iter().map(super::text::warning).collect();
     if !warnings.is_empty() {
         blocks.push(list("Warnings:", &warnings));

@@ -225,6 +225,7 @@ pub fn execute(
         complete: false,
         warnings: Vec::new(),
         measured_on: None,
+        caveats: Vec::new(),
     };
     let context = PartRunner {
         options,
@@ -266,9 +267,35 @@ pub fn execute(
     if options.keep {
         report.kept_bytes = std::fs::metadata(scratch.path()).ok().map(|m| m.len());
     }
+    report.caveats = caveats(&report, scratch.path(), size);
     report.seconds = started.elapsed().as_secs_f64();
     save(&report)?;
     Ok(report)
+}
+
+/// What could make the study's figures wrong, measured once every part is done: the
+/// scratch file's extents and compression (judged on the cache part's first cold read),
+/// and the write cache beside the write's fsync.
+fn caveats(report: &StudyReport, path: &Path, size: u64) -> Vec<crate::measure::caveat::Caveat> {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let fsync = report
+        .write_read
+        .iter()
+        .find(|r| r.op == Op::Write)
+        .and_then(|r| r.fsync_seconds);
+    let mut out: Vec<_> = crate::cmd::caveats::of_write(&file, path, size, fsync)
+        .into_iter()
+        .filter(|c| c.name() == "write_cache")
+        .collect();
+    let judged = report
+        .cache
+        .as_ref()
+        .and_then(|c| c.rows.first())
+        .map(|r| &r.cold);
+    out.extend(crate::cmd::caveats::of_read(&file, path, 0, size, judged));
+    out
 }
 
 /// A part's result, unless it was interrupted before it measured anything (`nothing`): then
@@ -376,6 +403,8 @@ impl PartRunner<'_> {
             max_calls: Some(b.max_calls),
             size,
             drop_caches: false,
+            // The study's own file, written by ioscope: no unwritten extent to allow.
+            allow_unwritten: false,
             force: false,
             min_free: self.options.min_free,
             // The read sweep reads the scratch file this study wrote: verified in place.
@@ -486,6 +515,7 @@ impl PartRunner<'_> {
             block_sizes: vec![4 * KIB, MIB],
             setup: Setup::single(&engine::stream::Stream),
             drop_caches: false,
+            allow_unwritten: false,
             export: self.export(),
         };
         let r = crate::cmd::coldwarm::execute(&options, self.harness, &mut ignore)?;

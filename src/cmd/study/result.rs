@@ -176,6 +176,10 @@ pub struct StudyReport {
     /// the explanations name that machine's caches, not those of the one re-rendering it.
     #[serde(default, rename = "environment", skip_serializing)]
     pub measured_on: Option<crate::measure::env::Environment>,
+    /// What could make the study's figures wrong: the scratch file's extents and
+    /// compression, the device's write cache beside the write's fsync.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<crate::measure::caveat::Caveat>,
 }
 
 impl StudyReport {
@@ -185,6 +189,23 @@ impl StudyReport {
         self.measured_on
             .clone()
             .unwrap_or_else(|| crate::measure::env::Environment::collect(Path::new(&self.dir)))
+    }
+
+    /// The study's caveats, then those of its parts that are not ok (each once): the list
+    /// its summary shows.
+    pub fn all_caveats(&self) -> Vec<crate::measure::caveat::Caveat> {
+        let mut all = self.caveats.clone();
+        let parts = [
+            self.read_sweep.as_ref().map(|r| &r.caveats),
+            self.cache.as_ref().map(|r| &r.caveats),
+            self.write_sweep.as_ref().map(|r| &r.caveats),
+        ];
+        for c in parts.into_iter().flatten().flatten() {
+            if c.verdict != crate::measure::caveat::Verdict::Ok && !all.contains(c) {
+                all.push(c.clone());
+            }
+        }
+        all
     }
 
     /// Whether every read was verified and every part's checks held.

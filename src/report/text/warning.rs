@@ -26,9 +26,9 @@ pub fn warning(w: &Warning) -> String {
                 |d| format!("the device read {} of {}", format_size(d), format_size(proof.bytes)),
             );
             let fix = match proof.asked {
-                CacheState::Cold => "this file system keeps pages after eviction (tmpfs, some overlays) or memory pressure refilled them; measure cold on a disk-backed file system, or with --drop-caches as root",
-                CacheState::Warm => "the file does not fit in the page cache, or other work evicted it; use a smaller file or a machine with more free memory",
-                CacheState::AsIs => "",
+                CacheState::Cold => cold_cause(proof),
+                CacheState::Warm => "the file does not fit in the page cache, or other work evicted it; use a smaller file or a machine with more free memory".to_string(),
+                CacheState::AsIs => String::new(),
             };
             format!(
                 "{}the run was asked to start {} but {res} and {dev}: {fix}",
@@ -91,6 +91,33 @@ pub fn warning(w: &Warning) -> String {
         Warning::Grew { file } => format!(
             "send {}: it grew while it was sent; the receiver has the bytes it held when sending began, as announced",
             crate::text::printable(file)
+        ),
+    }
+}
+
+/// Why a cold run's device read fell short, chosen by the extent map: unwritten extents or
+/// holes when they explain it; the file system (or memory pressure) only when every byte of
+/// the file is written; both stories, conditionally, when the map could not be read.
+fn cold_cause(proof: &crate::measure::cache::CacheProof) -> String {
+    const FS: &str = "this file system keeps pages after eviction (tmpfs, some overlays) or memory pressure refilled them; measure cold on a disk-backed file system, or with --drop-caches as root";
+    match proof.unbacked_bytes {
+        Some(unbacked) if unbacked > 0 => {
+            let share = 100.0 * unbacked as f64 / proof.bytes.max(1) as f64;
+            let rest = if proof.not_the_device() {
+                "this is not a device measurement"
+            } else {
+                "they explain only part of what the device did not read: the written part stayed cached (memory pressure, or a file system that keeps pages)"
+            };
+            format!(
+                "{share:.0}% of the bytes read ({}) are unwritten extents or holes, which the file system reads as zeros without the device; {rest}. Write the file's data first (e.g. `ioscope run FILE -w 1m COUNT --force`, or copy real data into it), or pass --allow-unwritten to keep such a figure",
+                format_size(unbacked)
+            )
+        }
+        Some(_) => {
+            format!("every byte of the file is written, yet the device did not read it: {FS}")
+        }
+        None => format!(
+            "the file's extent map could not be read, so unwritten extents or holes (zeros made up without the device) are not ruled out; if its data is written, {FS}"
         ),
     }
 }

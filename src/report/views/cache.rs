@@ -38,7 +38,15 @@ pub fn text(r: &CacheReport) -> String {
     ]);
     for row in &r.rows {
         let runs = row.runs();
-        let rate = |i: usize| format!("{:.1}", mib(runs[i].1.bytes_per_second()));
+        let rate = |i: usize| {
+            let s = runs[i].1;
+            let zeros = s.cache.is_some_and(|c| c.not_the_device());
+            format!(
+                "{:.1}{}",
+                mib(s.bytes_per_second()),
+                if zeros { " (not the device)" } else { "" }
+            )
+        };
         let res: Vec<String> = runs
             .iter()
             .map(|(_, s)| {
@@ -75,6 +83,7 @@ pub fn text(r: &CacheReport) -> String {
     for sentence in explain(r) {
         let _ = writeln!(out, "{sentence}");
     }
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -91,6 +100,22 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
         return why;
     };
     let block = format_size(row.block_size);
+    // Cold reads of zeros the file system makes up (unwritten extents, holes) compare
+    // memory with memory: no sentence about the medium holds then.
+    let zeros: Vec<&str> = row
+        .runs()
+        .iter()
+        .filter(|(_, s)| s.cache.is_some_and(|c| c.not_the_device()))
+        .map(|(name, _)| *name)
+        .collect();
+    if !zeros.is_empty() {
+        why.push(format!(
+            "In calls of {block} the {} read{} not the device's: the bytes the device did not read are unwritten extents or holes, which the file system returns as zeros, so these figures say nothing of the medium.",
+            zeros.join(" and "),
+            if zeros.len() == 1 { " is" } else { "s are" }
+        ));
+        return why;
+    }
     let (cold, warm, again) = (
         row.cold.bytes_per_second(),
         row.warm.bytes_per_second(),
@@ -222,6 +247,9 @@ impl Exportable for CacheReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
     fn table(&self) -> Table {
         let mut header = vec!["block_size".to_string(), "bytes".to_string()];

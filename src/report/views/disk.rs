@@ -226,6 +226,7 @@ pub fn text(r: &DiskReport) -> String {
         }
     }
     line(&mut out, "verify", verify_line(r));
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -313,6 +314,9 @@ impl Exportable for DiskReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
     fn table(&self) -> Table {
         let header = [

@@ -108,6 +108,7 @@ pub fn fast_details(r: &FastReport) -> String {
             format!("{} resident before the run", res.percent()),
         );
     }
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -143,6 +144,9 @@ impl Exportable for FastReport {
     }
     fn ok(&self) -> bool {
         true
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
 }
 

@@ -64,6 +64,7 @@ pub fn text(r: &PatternsReport) -> String {
     }
     fsync_line(&mut out, r);
     in_place_line(&mut out, r);
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -435,6 +436,9 @@ impl Exportable for PatternsReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
     fn table(&self) -> Table {
         let header = [

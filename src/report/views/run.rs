@@ -134,6 +134,7 @@ pub fn text(r: &RunReport) -> String {
     if let Some(v) = &r.in_place {
         line(&mut out, "verify", in_place(v, &r.file, r.seconds));
     }
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -192,5 +193,8 @@ impl Exportable for RunReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
 }

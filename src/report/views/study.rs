@@ -79,6 +79,7 @@ pub fn text(r: &StudyReport) -> String {
         }
     }
     let _ = writeln!(out, "{}", verification(r));
+    out.push_str(&crate::report::caveats::text(&r.all_caveats()));
     if let Some(kept) = &r.kept_file {
         let _ = match r.kept_bytes {
             Some(now) if now != r.file_bytes => writeln!(
@@ -507,6 +508,7 @@ pub fn page(r: &StudyReport, env: &Environment, command_line: &str) -> Result<St
         format_seconds(r.estimated_seconds)
     );
     headline_table(&mut out, &headlines(r));
+    out.push_str(&crate::report::caveats::html(&r.all_caveats()));
     let all = sections(r, env);
     out.push_str("<nav><p>");
     let links: Vec<String> = all
@@ -556,6 +558,7 @@ pub fn markdown_blocks(
             .collect(),
     };
     blocks.push(table(&grid(&summary), Some("Summary")));
+    blocks.extend(crate::report::caveats::markdown(&r.all_caveats()));
     for s in sections(r, env) {
         let mut block = format!("## {}\n\n", escape(s.part.title()));
         if let Some(status) = &s.status {

@@ -107,6 +107,7 @@ pub fn text(r: &SweepReport) -> String {
     for note in sweep_notes(r) {
         let _ = writeln!(out, "{note}");
     }
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -170,7 +171,17 @@ pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
             r.engine
         ));
     }
-    if r.points.iter().any(|p| !p.state_ok) {
+    let zeros = r
+        .points
+        .iter()
+        .flat_map(|p| &p.runs)
+        .any(|run| run.cache.is_some_and(|c| c.not_the_device()));
+    if zeros {
+        out.push(
+            "(not the device) cold runs read zeros the file system makes up (unwritten extents or holes): the cold rows and the cold model measure memory, not the medium"
+                .to_string(),
+        );
+    } else if r.points.iter().any(|p| !p.state_ok) {
         out.push(
             "(!) a run did not start in its cache state: see 'resident before' and the warnings"
                 .to_string(),
@@ -262,6 +273,9 @@ impl Exportable for SweepReport {
     }
     fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+    fn caveats(&self) -> &[crate::measure::caveat::Caveat] {
+        &self.caveats
     }
     fn table(&self) -> Table {
         let header = [
