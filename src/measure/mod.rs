@@ -9,6 +9,7 @@ pub mod diskstats;
 pub mod env;
 pub mod external;
 pub mod latency;
+pub mod medium;
 pub mod meter;
 pub mod model;
 pub mod procio;

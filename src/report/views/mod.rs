@@ -12,6 +12,7 @@ pub mod compare;
 pub mod disk;
 pub mod fast;
 pub mod media;
+pub mod media_figures;
 pub mod mpi;
 pub mod mpi_io500;
 pub mod patterns;
