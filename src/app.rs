@@ -416,6 +416,10 @@ fn study(options: &StudyOptions, quiet: bool) -> Result<ExitKind> {
 /// `report`: one saved result rendered again, or studies on one HTML page.
 fn report_command(args: &ReportArgs) -> Result<ExitKind> {
     let export = ExportOptions::from_args(&args.export, "report")?;
-    let request = cmd::report::execute(&args.results, args.output.as_deref(), export)?;
+    let names = cmd::report::Names {
+        label: args.label.clone(),
+        labels: args.labels.clone(),
+    };
+    let request = cmd::report::execute(&args.results, args.output.as_deref(), export, &names)?;
     report::views::report::render(request)
 }

@@ -234,8 +234,9 @@ const REPORT: &str = concat!(
     "Examples:\n",
     "  ioscope report sweep.json --markdown sweep.md --svg sweep.svg\n",
     "      a saved `sweep --json` again, as Markdown tables and a chart\n",
-    "  ioscope report usb-report shm-report -o compare.html\n",
-    "      two studies side by side: curves overlaid, a column per medium",
+    "  ioscope report usb-report shm-report nfs-report -o compare.html --labels usb,shm,nfs\n",
+    "      studies side by side: one table per measure with a column per medium and\n",
+    "      ratios, curves overlaid; compare.json and compare.csv written beside it",
 );
 const MPI: &str = concat!(
     "Examples:\n",
@@ -435,6 +436,10 @@ pub struct StudyArgs {
     /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
     #[arg(long, value_name = "SIZE")]
     pub min_free: Option<String>,
+    /// Name the medium (e.g. "usb stick"), as `report` names it beside other studies
+    /// (default: the file system and device, e.g. "ext4 on vda", "tmpfs").
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
     /// Print the study as one JSON document on stdout (study.json is written either way).
     #[arg(long)]
     pub json: bool,
@@ -1030,9 +1035,18 @@ pub struct ReportArgs {
     /// more studies are put side by side in one HTML page.
     #[arg(required = true, num_args = 1..)]
     pub results: Vec<PathBuf>,
-    /// The HTML page to write (a study: its report; several studies: the comparison).
+    /// The HTML page to write (a study: its report; several studies: the comparison, with
+    /// its figures in FILE's name .json and .csv beside it).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Rename a study on the page: KEY=NAME, KEY its position (1, 2…) or the argument as
+    /// given (repeatable; default: its `study --label`, else "ext4 on vda", "tmpfs"…).
+    #[arg(long, value_name = "KEY=NAME", conflicts_with = "labels")]
+    pub label: Vec<String>,
+    /// Name every study on the page, in order, comma-separated (an empty item keeps that
+    /// study's own name).
+    #[arg(long, value_name = "N1,N2,...")]
+    pub labels: Option<String>,
     /// Outputs (`--json` prints the document again).
     #[command(flatten)]
     pub export: ExportArgs,

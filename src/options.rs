@@ -379,8 +379,32 @@ pub struct StudyOptions {
     pub keep: bool,
     /// Free space to keep.
     pub min_free: Option<u64>,
+    /// The medium's name (`--label`); `None`: derived from the file system and device.
+    pub label: Option<String>,
     /// Outputs.
     pub export: ExportOptions,
+}
+
+/// The longest name a medium may be given: it heads a table column and a chart legend.
+pub const LABEL_CHARS: usize = 48;
+
+/// Checks a medium's name (`study --label`, `report --label`): not blank, at most
+/// [`LABEL_CHARS`] characters; kept as given (printed with control characters escaped).
+pub fn medium_label(text: &str, what: &str) -> Result<String> {
+    let label = text.trim();
+    if label.is_empty() {
+        return Err(input(format!(
+            "{what}: a label cannot be empty; give a name such as \"usb stick\" or leave it out for the default (\"ext4 on vda\")"
+        )));
+    }
+    let chars = label.chars().count();
+    if chars > LABEL_CHARS {
+        return Err(input(format!(
+            "{what}: '{}' is {chars} characters; a label heads a table column and a legend: at most {LABEL_CHARS}",
+            crate::text::printable(label)
+        )));
+    }
+    Ok(label.to_string())
 }
 
 /// Parses a comma-separated list of block sizes.
@@ -436,6 +460,11 @@ impl StudyOptions {
                 .transpose()?,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), what)?,
+            label: args
+                .label
+                .as_deref()
+                .map(|l| medium_label(l, "study: --label"))
+                .transpose()?,
             export: ExportOptions {
                 json: args.json,
                 force: args.force,

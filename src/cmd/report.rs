@@ -60,8 +60,26 @@ pub struct LoadedStudy {
     /// The earlier study whose document this one repeats byte for byte (a copy of one
     /// study): it is compared with itself, and the reader is told.
     pub copy_of: Option<usize>,
+    /// The medium's name on the page: `report --label`, else its own (`study --label`, or
+    /// derived from its file system and device), made distinct; control characters escaped.
+    pub label: String,
     /// A hash of its text (two files with the same hash are copies of one study).
     hash: u64,
+}
+
+/// What `report --label KEY=NAME` and `--labels N1,N2,...` asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Names {
+    /// `--label KEY=NAME`, each as given.
+    pub label: Vec<String>,
+    /// `--labels`: one item per study, in order.
+    pub labels: Option<String>,
+}
+
+impl Names {
+    fn given(&self) -> bool {
+        !self.label.is_empty() || self.labels.is_some()
+    }
 }
 
 /// `report RESULTS`: one saved result rendered again (`export` its formats), or, with
@@ -70,10 +88,16 @@ pub fn execute(
     results: &[PathBuf],
     output: Option<&Path>,
     export: ExportOptions,
+    names: &Names,
 ) -> Result<Request> {
+    if names.given() && results.len() < 2 {
+        return Err(input(
+            "report: --label and --labels name studies put side by side; give two or more",
+        ));
+    }
     match (results, output) {
         ([one], None) => again(one, export),
-        _ => page(results, output, export),
+        _ => page(results, output, export, names),
     }
 }
 
@@ -95,7 +119,12 @@ fn again(path: &Path, export: ExportOptions) -> Result<Request> {
 }
 
 /// Studies for one HTML page: each read once, the same file named twice refused.
-fn page(results: &[PathBuf], output: Option<&Path>, export: ExportOptions) -> Result<Request> {
+fn page(
+    results: &[PathBuf],
+    output: Option<&Path>,
+    export: ExportOptions,
+    names: &Names,
+) -> Result<Request> {
     // The HTML page is all this form writes: an option it would silently drop is refused.
     let dropped: Vec<&str> = [
         (export.json, "--json"),
@@ -137,11 +166,91 @@ fn page(results: &[PathBuf], output: Option<&Path>, export: ExportOptions) -> Re
         study.copy_of = studies.iter().position(|l| l.hash == study.hash);
         studies.push(study);
     }
+    name(&mut studies, results, names)?;
     Ok(Request::Page(Page {
         studies,
         output: output.map_or_else(|| PathBuf::from("compare.html"), Path::to_path_buf),
         force: export.force,
     }))
+}
+
+/// Names each study: `--labels` in order, or `--label KEY=NAME` by position or argument,
+/// else its own label; explicit names must differ, derived ones are numbered apart.
+fn name(studies: &mut [LoadedStudy], results: &[PathBuf], names: &Names) -> Result<()> {
+    let n = studies.len();
+    let mut given: Vec<Option<String>> = vec![None; n];
+    if let Some(list) = &names.labels {
+        let items: Vec<&str> = list.split(',').collect();
+        if items.len() != n {
+            return Err(input(format!(
+                "report: --labels has {} name(s) for {n} studies; give one per study, in order (an empty one keeps that study's own)",
+                items.len()
+            )));
+        }
+        for (slot, item) in given.iter_mut().zip(items) {
+            if !item.trim().is_empty() {
+                *slot = Some(crate::options::medium_label(item, "report: --labels")?);
+            }
+        }
+    }
+    for pair in &names.label {
+        let Some((key, name)) = pair.split_once('=') else {
+            return Err(input(format!(
+                "report: --label '{}': write KEY=NAME, KEY the study's position (1 to {n}) or its argument as given",
+                printable(pair)
+            )));
+        };
+        let trimmed = |p: &str| p.trim_end_matches('/').to_string();
+        let index = match key.trim().parse::<usize>() {
+            Ok(i) if (1..=n).contains(&i) => Some(i - 1),
+            _ => results
+                .iter()
+                .position(|r| trimmed(&crate::text::lossless(r.as_os_str())) == trimmed(key)),
+        };
+        let Some(i) = index else {
+            return Err(input(format!(
+                "report: --label '{}': no study is at position or argument '{}' (positions 1 to {n}, or one of: {})",
+                printable(pair),
+                printable(key),
+                studies
+                    .iter()
+                    .map(|s| s.shown.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        };
+        if given[i].is_some() {
+            return Err(input(format!(
+                "report: --label names {} twice; name each study once",
+                studies[i].shown
+            )));
+        }
+        given[i] = Some(crate::options::medium_label(name, "report: --label")?);
+    }
+    let explicit: Vec<&String> = given.iter().flatten().collect();
+    if let Some(twice) = explicit
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| explicit[..i].contains(l).then_some(l))
+    {
+        return Err(input(format!(
+            "report: two studies are both named '{}'; give each its own name",
+            printable(twice)
+        )));
+    }
+    let mut labels: Vec<String> = studies
+        .iter()
+        .zip(given)
+        .map(|(s, g)| match g {
+            Some(g) => printable(&g),
+            None => s.report.medium(&s.environment),
+        })
+        .collect();
+    crate::measure::medium::distinct(&mut labels);
+    for (s, l) in studies.iter_mut().zip(labels) {
+        s.label = l;
+    }
+    Ok(())
 }
 
 /// The file a study argument names: `DIR/study.json`, or the document itself.
@@ -188,6 +297,7 @@ fn load_study(path: &Path) -> Result<LoadedStudy> {
         file,
         shown: printable_path(path),
         copy_of: None,
+        label: String::new(),
         hash,
     })
 }

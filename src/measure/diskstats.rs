@@ -24,16 +24,18 @@ pub struct DiskProbe {
 
 /// The kernel name of the block device (or partition) holding `path`, if it has one; tmpfs,
 /// overlay and network file systems have none.
+/// A btrfs mount has an anonymous st_dev of its own: its device is its mount's source.
 pub fn device_of(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     let dev = meta.dev();
-    let link = std::fs::canonicalize(format!(
-        "/sys/dev/block/{}:{}",
-        libc::major(dev),
-        libc::minor(dev)
-    ))
-    .ok()?;
-    Some(link.file_name()?.to_string_lossy().into_owned())
+    let name = |major: u32, minor: u32| {
+        let link = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+        Some(link.file_name()?.to_string_lossy().into_owned())
+    };
+    name(libc::major(dev), libc::minor(dev)).or_else(|| {
+        let (major, minor) = super::env::mounted_block_device(path)?;
+        name(major, minor)
+    })
 }
 
 /// Parses `/proc/diskstats` text for `name`: (sectors read, sectors written).

@@ -200,6 +200,14 @@ impl Storage {
             storage.mount_point = Some(mount.point);
             storage.mount_source = Some(mount.source);
         }
+        // A mount whose st_dev is anonymous (btrfs gives each an 0:N of its own) is still on
+        // the block device its source names.
+        let (major, minor) = match &storage.mount_source {
+            Some(src) if queue_dir(major, minor).is_none() => {
+                block_device_number(Path::new(src)).unwrap_or((major, minor))
+            }
+            _ => (major, minor),
+        };
         if let Some(queue) = queue_dir(major, minor) {
             storage.device = queue
                 .parent()
@@ -214,6 +222,28 @@ impl Storage {
     }
 }
 
+/// The device number of `path` when it is a block device file (`/dev/loop1`).
+fn block_device_number(path: &Path) -> Option<(u32, u32)> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata(path).ok()?;
+    meta.file_type()
+        .is_block_device()
+        .then(|| (libc::major(meta.rdev()), libc::minor(meta.rdev())))
+}
+
+/// The block device under `path` by the source of its mount, for file systems whose st_dev
+/// is not a block device's (btrfs): its device number, if the source is a block device file.
+pub fn mounted_block_device(path: &Path) -> Option<(u32, u32)> {
+    let target = existing(path);
+    let dev = std::fs::metadata(&target).ok()?.dev();
+    let canonical = std::fs::canonicalize(&target).unwrap_or(target);
+    let mount = find_mount(
+        &format!("{}:{}", libc::major(dev), libc::minor(dev)),
+        &canonical,
+    )?;
+    block_device_number(Path::new(&mount.source))
+}
+
 struct Mount {
     point: String,
     fstype: String,
@@ -221,11 +251,20 @@ struct Mount {
 }
 
 /// The mount with device `majmin` whose mount point is the longest prefix of `path`.
+/// An anonymous device (major 0: btrfs gives each subvolume its own, which mountinfo does
+/// not list) falls back to the mount whose point is the longest prefix of `path`.
 fn find_mount(majmin: &str, path: &Path) -> Option<Mount> {
     let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    parse_mountinfo(&text, majmin, path)
+    parse_mountinfo(&text, majmin, path).or_else(|| {
+        majmin
+            .starts_with("0:")
+            .then(|| parse_mountinfo(&text, "", path))
+            .flatten()
+    })
 }
 
+/// The mount with device `majmin` (any device when empty) whose point is the longest prefix
+/// of `path`.
 fn parse_mountinfo(text: &str, majmin: &str, path: &Path) -> Option<Mount> {
     text.lines()
         .filter_map(|line| {
@@ -235,7 +274,8 @@ fn parse_mountinfo(text: &str, majmin: &str, path: &Path) -> Option<Mount> {
             let fstype = tail.next()?.to_string();
             let source = tail.next()?.to_string();
             let point = fields.get(4)?.replace("\\040", " ");
-            (fields.get(2)? == &majmin && path.starts_with(&point)).then_some(Mount {
+            let device_matches = majmin.is_empty() || fields.get(2)? == &majmin;
+            (device_matches && path.starts_with(&point)).then_some(Mount {
                 point,
                 fstype,
                 source,
@@ -276,6 +316,13 @@ mod tests {
         let m = parse_mountinfo(text, "0:40", Path::new("/tmp/f")).expect("mount");
         assert_eq!(m.fstype, "tmpfs");
         assert!(parse_mountinfo(text, "9:9", Path::new("/x")).is_none());
+        // btrfs: a file's st_dev (0:41, its subvolume's) is not the mount's (0:39).
+        let text = format!("{text}44 27 0:39 / /mnt/b rw - btrfs /dev/loop1 rw\n");
+        let m = parse_mountinfo(&text, "", Path::new("/mnt/b/dir")).expect("by path");
+        assert_eq!(
+            (m.fstype.as_str(), m.source.as_str()),
+            ("btrfs", "/dev/loop1")
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod extents;
 pub mod external;
 pub mod knee;
 pub mod latency;
+pub mod medium;
 pub mod meter;
 pub mod model;
 pub mod percentile;

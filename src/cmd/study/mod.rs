@@ -200,8 +200,12 @@ pub fn execute(
     let mut scratch = files::create_scratch(&dir, "study", size, options.min_free)?;
     scratch.keep_on_drop(options.keep);
     let device = diskstats::device_of(&dir);
+    let label = Some(options.label.clone().unwrap_or_else(|| {
+        crate::measure::medium::default_label(&crate::measure::env::Storage::of(&dir))
+    }));
     let mut report = StudyReport {
         dir: dir.display().to_string(),
+        label,
         level: options.level,
         budget: budget.clone(),
         estimated_seconds,

@@ -126,6 +126,10 @@ pub struct StudyRow {
 pub struct StudyReport {
     /// The directory studied.
     pub dir: String,
+    /// The medium's name (`study --label`, else derived from the file system and device:
+    /// "ext4 on vda", "tmpfs"); absent from studies of versions before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// The level.
     pub level: Level,
     /// What the parts measure at that level.
@@ -231,6 +235,12 @@ impl StudyReport {
     /// The read back of the scratch file, when it ran.
     pub fn read_back(&self) -> Option<&StudyRow> {
         self.write_read.iter().find(|r| r.op == Op::Read)
+    }
+
+    /// The medium's name, control characters escaped: the one stored, else the one its
+    /// storage in `env` gives (studies saved before labels).
+    pub fn medium(&self, env: &crate::measure::env::Environment) -> String {
+        crate::measure::medium::label(self.label.as_deref(), &env.storage)
     }
 
     /// The step record of `part`, if it ran or was skipped.

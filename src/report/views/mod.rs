@@ -15,6 +15,7 @@ pub mod disk_fsync;
 pub mod disk_presets;
 pub mod fast;
 pub mod media;
+pub mod media_figures;
 pub mod mpi;
 pub mod mpi_io500;
 pub mod over_time;

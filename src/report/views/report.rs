@@ -2,7 +2,7 @@
 //! its schema is, and studies written to one HTML page (one study's report, or several side
 //! by side), the page reserved like every output file.
 
-use super::media::{Medium, label};
+use super::media::Medium;
 use crate::cmd::report::{Page, Request, Saved};
 use crate::error::{ExitKind, input};
 use crate::report::outputs::{Exports, Outputs, finish};
@@ -63,7 +63,9 @@ pub fn again<T: Exportable>(saved: Saved) -> Result<ExitKind> {
 }
 
 /// The HTML page of one study, or of several side by side, written to a new file (an
-/// existing one only with `--force`) that is none of the studies read.
+/// existing one only with `--force`) that is none of the studies read. Several studies also
+/// get their merged figures beside the page, as JSON and CSV named after it
+/// (`compare.html`: `compare.json`, `compare.csv`), reserved with it.
 fn write_page(page: &Page) -> Result<ExitKind> {
     for study in &page.studies {
         if let Some(first) = study.copy_of {
@@ -77,29 +79,69 @@ fn write_page(page: &Page) -> Result<ExitKind> {
         .studies
         .iter()
         .map(|l| Medium {
-            label: label(&l.report, &l.environment),
+            label: l.label.clone(),
             report: &l.report,
             env: &l.environment,
+            source: printable_path(&l.file),
         })
         .collect();
-    let html = if let [one] = media.as_slice() {
-        let line = std::env::args_os()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join(" ");
-        super::study::page(one.report, one.env, &line)?
-    } else {
-        super::media::page(&media)?
-    };
+    // As printed on the page: an argument's control characters (a --label's) as escapes.
+    let line = std::env::args_os()
+        .map(|a| crate::text::printable(&crate::text::lossless(&a)))
+        .collect::<Vec<_>>()
+        .join(" ");
     let read: Vec<&std::path::Path> = page.studies.iter().map(|s| s.file.as_path()).collect();
+    if let [one] = media.as_slice() {
+        let html = super::study::page(one.report, one.env, &line)?;
+        let out = Outputs::reserve_apart(
+            &[("-o", &page.output)],
+            page.force,
+            &read,
+            "one of the studies being read",
+            "report",
+        )?;
+        out.write("-o", html.as_bytes())?;
+        note(&format!("report: {}\n", printable_path(&page.output)));
+        return Ok(ExitKind::Success);
+    }
+    let (json_path, csv_path) = (
+        page.output.with_extension("json"),
+        page.output.with_extension("csv"),
+    );
+    let name = |p: &std::path::Path| {
+        p.file_name().map_or_else(
+            || printable_path(p),
+            |n| printable_path(std::path::Path::new(n)),
+        )
+    };
     let out = Outputs::reserve_apart(
-        &[("-o", &page.output)],
+        &[
+            ("-o", &page.output),
+            ("-o (its JSON beside it)", &json_path),
+            ("-o (its CSV beside it)", &csv_path),
+        ],
         page.force,
         &read,
         "one of the studies being read",
         "report",
     )?;
+    let html = super::media::page(&media, Some((&name(&json_path), &name(&csv_path))), &line)?;
+    let measures = super::media_figures::measures(&media);
+    let mut sentences = super::media::differences(&media);
+    for m in &measures {
+        let labels: Vec<String> = media.iter().map(|x| x.label.clone()).collect();
+        sentences.extend(super::media::sentences(m, &labels));
+    }
+    let json = super::media::json(&media, &measures, &sentences);
+    let csv = crate::report::csv::render(&super::media::csv(&media, &measures))?;
+    out.write("-o (its JSON beside it)", json.as_bytes())?;
+    out.write("-o (its CSV beside it)", &csv)?;
     out.write("-o", html.as_bytes())?;
-    note(&format!("report: {}\n", printable_path(&page.output)));
+    note(&format!(
+        "report: {} (figures in {} and {})\n",
+        printable_path(&page.output),
+        printable_path(&json_path),
+        printable_path(&csv_path)
+    ));
     Ok(ExitKind::Success)
 }

@@ -1,0 +1,600 @@
+//! The figures of several studies merged, one *measure* at a time: a row per block size
+//! (or reader, operation, test, method pair) and a cell per medium, each cell the median
+//! with the range of its runs, compared with the same row of the measure's reference medium
+//! (the first that has it) by the one rule of [`crate::measure::verdict`]. The media page
+//! renders these as tables, overlaid curves and grouped bars; the same figures go beside it
+//! as JSON and CSV.
+
+use crate::cmd::study::{Part, StudyReport};
+use crate::measure::cache::CacheState;
+use crate::measure::env::Environment;
+use crate::measure::stats::Summary;
+use crate::measure::verdict::{Figure, Relation, relate};
+use crate::report::cells::mib;
+use crate::units::{format_block_size, group_thousands};
+use crate::workload::Op;
+
+/// One study among several, with its label.
+pub struct Medium<'a> {
+    /// Its name in columns and legends ("ext4 on vda", or the user's), printable.
+    pub label: String,
+    /// The study.
+    pub report: &'a StudyReport,
+    /// The environment it was measured in.
+    pub env: &'a Environment,
+    /// The document it was read from, as printed.
+    pub source: String,
+}
+
+/// What a measure's figures are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Bytes per second (shown in MiB/s); higher is faster.
+    Rate,
+    /// Nanoseconds per call; higher is costlier.
+    Nanos,
+}
+
+impl Unit {
+    /// The raw unit, as JSON keys and CSV cells name it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Unit::Rate => "bytes_per_second",
+            Unit::Nanos => "ns_per_call",
+        }
+    }
+
+    /// The unit as a reader sees it.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Unit::Rate => "MiB/s",
+            Unit::Nanos => "ns per call",
+        }
+    }
+
+    /// A raw value in this unit's human form, thousands separated: `1,234`, `87.2`, `3.14`.
+    pub fn show(self, raw: f64) -> String {
+        let v = match self {
+            Unit::Rate => mib(raw),
+            Unit::Nanos => raw,
+        };
+        if v >= 1000.0 {
+            group_thousands(v.round() as u64)
+        } else if v >= 100.0 {
+            format!("{v:.0}")
+        } else if v >= 10.0 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.2}")
+        }
+    }
+
+    /// A raw value with its unit: `1,234.5 MiB/s`.
+    pub fn with_unit(self, raw: f64) -> String {
+        format!("{} {}", self.show(raw), self.heading())
+    }
+}
+
+/// How a measure is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Lines over block sizes (log₂ x), one per medium.
+    Curve,
+    /// Grouped bars, a group per row and a bar per medium.
+    Bars,
+}
+
+/// Which row a measure's first sentence compares across media.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lead {
+    /// Each medium's best row (the fastest block size, the fastest reader).
+    Best,
+    /// The row with this key, and what it is in a sentence ("a 1-byte read()").
+    Row(String, &'static str),
+    /// None: only where the media differ most is said.
+    Nothing,
+}
+
+/// One row: a block size (or reader, test…) and a figure per medium.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// What the row is, as shown (`4k`, `ioscope fast`, `read 1 B`).
+    pub key: String,
+    /// The block size in bytes, for rows over block sizes.
+    pub block_size: Option<u64>,
+    /// A figure per medium, in the media's order (`None`: not measured there).
+    pub cells: Vec<Option<Figure>>,
+}
+
+/// One measure of one part, merged over the media.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    /// The part it belongs to.
+    pub part: Part,
+    /// Its identifier in files and anchors (`read_cold`).
+    pub id: String,
+    /// Its name for the reader (`read, cold`).
+    pub title: String,
+    /// The heading of the row keys (`block`, `reader`).
+    pub key_heading: String,
+    /// What the figures are.
+    pub unit: Unit,
+    /// How it is drawn.
+    pub shape: Shape,
+    /// Which row the first sentence compares.
+    pub lead: Lead,
+    /// The rows.
+    pub rows: Vec<Row>,
+}
+
+impl Measure {
+    /// The medium the ratios are to: the first with a figure in this measure.
+    pub fn reference(&self) -> Option<usize> {
+        let n = self.rows.first().map_or(0, |r| r.cells.len());
+        (0..n).find(|&m| self.rows.iter().any(|r| r.cells[m].is_some()))
+    }
+
+    /// Whether medium `m` has any figure here.
+    pub fn has(&self, m: usize) -> bool {
+        self.rows
+            .iter()
+            .any(|r| r.cells.get(m).is_some_and(Option::is_some))
+    }
+}
+
+/// A cell's figure against the reference's in the same row: the ratio of medians and what
+/// the one rule makes of it.
+pub fn against(cell: Figure, reference: Figure) -> (f64, Relation) {
+    (
+        crate::measure::verdict::ratio(cell.median, reference.median),
+        relate(cell, reference),
+    )
+}
+
+/// The relation in one word, as tables, JSON and CSV give it.
+pub fn relation_word(r: Relation) -> &'static str {
+    match r {
+        Relation::Same => "same",
+        Relation::Above(_) => "higher",
+        Relation::Below(_) => "lower",
+        Relation::Unclear(_) => "overlap",
+    }
+}
+
+fn figure(s: &Summary) -> Figure {
+    Figure::from(s)
+}
+
+/// Rows from each medium's (key, block size, figure) list: keys in the order first met
+/// (sorted by block size where every row has one).
+fn merge(per: Vec<Rows>) -> Vec<Row> {
+    let n = per.len();
+    let mut rows: Vec<Row> = Vec::new();
+    for (m, list) in per.into_iter().enumerate() {
+        for (key, block_size, fig) in list {
+            let i = match rows.iter().position(|r| r.key == key) {
+                Some(i) => i,
+                None => {
+                    rows.push(Row {
+                        key,
+                        block_size,
+                        cells: vec![None; n],
+                    });
+                    rows.len() - 1
+                }
+            };
+            rows[i].cells[m] = Some(fig);
+        }
+    }
+    if rows.iter().all(|r| r.block_size.is_some()) {
+        rows.sort_by_key(|r| r.block_size);
+    }
+    rows
+}
+
+/// Builds a measure from each medium's rows; `None` when no medium has any.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    part: Part,
+    id: &str,
+    title: &str,
+    key_heading: &str,
+    unit: Unit,
+    shape: Shape,
+    lead: Lead,
+    per: Vec<Rows>,
+) -> Option<Measure> {
+    let rows = merge(per);
+    (!rows.is_empty()).then(|| Measure {
+        part,
+        id: id.to_string(),
+        title: title.to_string(),
+        key_heading: key_heading.to_string(),
+        unit,
+        shape,
+        lead,
+        rows,
+    })
+}
+
+/// The sweep's points in one cache state (`None`: writes), by block size.
+fn sweep_rows(s: Option<&crate::cmd::sweep::SweepReport>, state: Option<CacheState>) -> Rows {
+    s.map(|s| {
+        s.points
+            .iter()
+            .filter(|p| p.cache == state)
+            .map(|p| {
+                (
+                    format_block_size(p.block_size),
+                    Some(p.block_size),
+                    figure(&p.rate),
+                )
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// A medium's rows of one measure: key, block size, figure.
+type Rows = Vec<(String, Option<u64>, Figure)>;
+
+/// Every measure of every part, in the parts' order.
+pub fn measures(media: &[Medium]) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| -> Vec<Rows> {
+        media.iter().map(|m| f(m.report)).collect()
+    };
+    let mut out = Vec::new();
+    out.extend(measure(
+        Part::WriteRead,
+        "write_read",
+        "the scratch file written, then read back",
+        "step",
+        Unit::Rate,
+        Shape::Bars,
+        Lead::Row(WRITE_FSYNC.into(), "the write with its fsync"),
+        each(&|r| {
+            let mut v = Vec::new();
+            for w in &r.write_read {
+                match (w.op, w.fsync_seconds) {
+                    (Op::Write, Some(f)) => {
+                        v.push((WRITE_FSYNC.into(), None, Figure::one(w.bytes_per_second)));
+                        let before = w.moved.bytes as f64 / (w.seconds - f).max(1e-9);
+                        v.push(("write() before the fsync".into(), None, Figure::one(before)));
+                    }
+                    (Op::Write, None) => {
+                        v.push(("write".into(), None, Figure::one(w.bytes_per_second)))
+                    }
+                    (_, _) => v.push(("read back".into(), None, Figure::one(w.bytes_per_second))),
+                }
+            }
+            v
+        }),
+    ));
+    for state in [CacheState::Cold, CacheState::Warm] {
+        out.extend(measure(
+            Part::ReadSweep,
+            &format!("read_{}", state.name()),
+            &format!("read, {}", state.name()),
+            "block",
+            Unit::Rate,
+            Shape::Curve,
+            Lead::Best,
+            each(&|r| sweep_rows(r.read_sweep.as_ref(), Some(state))),
+        ));
+    }
+    out.extend(measure(
+        Part::Cache,
+        "cache",
+        "cold, warm, cold again",
+        "block, cache",
+        Unit::Rate,
+        Shape::Bars,
+        Lead::Row("1m, cold".into(), "the cold read in calls of 1 MiB"),
+        each(&|r| {
+            r.cache
+                .iter()
+                .flat_map(|c| &c.rows)
+                .flat_map(|row| {
+                    row.runs().map(|(state, s)| {
+                        (
+                            format!("{}, {state}", format_block_size(row.block_size)),
+                            None,
+                            Figure::one(s.bytes_per_second()),
+                        )
+                    })
+                })
+                .collect()
+        }),
+    ));
+    out.extend(measure(
+        Part::Syscalls,
+        "syscalls",
+        "the cost of a call",
+        "operation",
+        Unit::Nanos,
+        Shape::Bars,
+        Lead::Row("read 1 B".into(), "a 1-byte read()"),
+        each(&|r| {
+            r.syscalls
+                .iter()
+                .flat_map(|s| {
+                    crate::cmd::syscalls::OPS.iter().filter_map(move |op| {
+                        Some((op.to_string(), None, figure(&s.ns_summary(op)?)))
+                    })
+                })
+                .collect()
+        }),
+    ));
+    for state in [CacheState::Cold, CacheState::Warm] {
+        out.extend(measure(
+            Part::Compare,
+            &format!("readers_{}", state.name()),
+            &format!("readers, {}", state.name()),
+            "reader",
+            Unit::Rate,
+            Shape::Bars,
+            Lead::Best,
+            each(&|r| {
+                r.compare
+                    .iter()
+                    .flat_map(|c| &c.rows)
+                    .filter(|row| row.cache == state)
+                    .map(|row| {
+                        let fig = row
+                            .rates()
+                            .map_or(Figure::one(row.median_bytes_per_second), |s| figure(&s));
+                        (row.contender.clone(), None, fig)
+                    })
+                    .collect()
+            }),
+        ));
+    }
+    out.extend(measure(
+        Part::WriteSweep,
+        "write",
+        "write, fsync included",
+        "block",
+        Unit::Rate,
+        Shape::Curve,
+        Lead::Best,
+        each(&|r| sweep_rows(r.write_sweep.as_ref(), None)),
+    ));
+    out.extend(measure(
+        Part::Patterns,
+        "patterns",
+        "the iozone tests",
+        "test",
+        Unit::Rate,
+        Shape::Bars,
+        Lead::Nothing,
+        each(&|r| {
+            let Some(p) = &r.patterns else {
+                return Vec::new();
+            };
+            let records = p.records.len() > 1;
+            p.results
+                .iter()
+                .map(|x| {
+                    let key = if records {
+                        format!("{} {}", x.test.name(), format_block_size(x.record))
+                    } else {
+                        x.test.name().to_string()
+                    };
+                    (key, None, figure(&x.bytes_per_second))
+                })
+                .collect()
+        }),
+    ));
+    // One measure per workload (small files, one large file): their rates differ by orders
+    // of magnitude, so a row of one beside a row of the other would say nothing.
+    let mut workloads: Vec<String> = Vec::new();
+    for m in media {
+        for w in m.report.transfer.iter().flat_map(|t| &t.workloads) {
+            if !workloads.contains(&w.name) {
+                workloads.push(w.name.clone());
+            }
+        }
+    }
+    for (i, name) in workloads.iter().enumerate() {
+        out.extend(measure(
+            Part::Transfer,
+            &format!("transfer_{}", i + 1),
+            &format!("transfer: {name}"),
+            "sender → receiver",
+            Unit::Rate,
+            Shape::Bars,
+            Lead::Best,
+            each(&|r| {
+                r.transfer
+                    .iter()
+                    .flat_map(|t| &t.workloads)
+                    .filter(|w| &w.name == name)
+                    .flat_map(|w| &w.cells)
+                    .map(|c| {
+                        (
+                            format!("{} → {}", c.sender.name(), c.receiver.name()),
+                            None,
+                            Figure::one(c.bytes_per_second),
+                        )
+                    })
+                    .collect()
+            }),
+        ));
+    }
+    out.extend(measure(
+        Part::Calibrate,
+        "calibrate",
+        "the calibrated read",
+        "read",
+        Unit::Rate,
+        Shape::Bars,
+        Lead::Nothing,
+        each(&|r| {
+            r.calibrate
+                .iter()
+                .map(|c| {
+                    (
+                        format!(
+                            "{} ({})",
+                            crate::units::format_size(c.bytes),
+                            c.cache.name()
+                        ),
+                        None,
+                        Figure::one(c.bytes_per_second),
+                    )
+                })
+                .collect()
+        }),
+    ));
+    // The calibrated sizes differ per medium: one row for all, named by what it is.
+    for m in out.iter_mut().filter(|m| m.part == Part::Calibrate) {
+        let mut cells = vec![None; media.len()];
+        for r in &m.rows {
+            for (i, c) in r.cells.iter().enumerate() {
+                if c.is_some() {
+                    cells[i] = *c;
+                }
+            }
+        }
+        m.rows = vec![Row {
+            key: "the read of the size found".into(),
+            block_size: None,
+            cells,
+        }];
+    }
+    out
+}
+
+/// The row key of the write with its fsync.
+pub const WRITE_FSYNC: &str = "write() + fsync";
+
+/// The figures as JSON (`ioscope/media/v1`): the media, then each measure's rows with a
+/// cell per medium (median, min, max in the measure's raw unit, runs, the ratio to the
+/// reference medium and the rule's word for it), then the sentences of the page.
+pub fn json(media: &[Medium], measures: &[Measure], sentences: &[String]) -> String {
+    use serde_json::{Map, Value, json};
+    let media_json: Vec<Value> = media
+        .iter()
+        .map(|m| {
+            json!({
+                "label": m.label,
+                "study": m.source,
+                "dir": m.report.dir,
+                "level": m.report.level.name(),
+                "complete": m.report.complete,
+                "environment": m.env,
+            })
+        })
+        .collect();
+    let measures_json: Vec<Value> = measures
+        .iter()
+        .map(|ms| {
+            let reference = ms.reference();
+            let unit = ms.unit.key();
+            let rows: Vec<Value> = ms
+                .rows
+                .iter()
+                .map(|r| {
+                    let base = reference.and_then(|i| r.cells[i]);
+                    let cells: Vec<Value> = r
+                        .cells
+                        .iter()
+                        .zip(media)
+                        .map(|(c, m)| {
+                            let Some(c) = c else { return Value::Null };
+                            let mut o = Map::new();
+                            o.insert("medium".into(), json!(m.label));
+                            o.insert(format!("median_{unit}"), json!(c.median));
+                            o.insert(format!("min_{unit}"), json!(c.min));
+                            o.insert(format!("max_{unit}"), json!(c.max));
+                            o.insert("runs".into(), json!(c.n));
+                            if let Some(b) = base {
+                                let (ratio, rel) = against(*c, b);
+                                o.insert("ratio_to_reference".into(), json!(ratio));
+                                o.insert("relation".into(), json!(relation_word(rel)));
+                            }
+                            Value::Object(o)
+                        })
+                        .collect();
+                    let mut o = Map::new();
+                    o.insert("key".into(), json!(r.key));
+                    if let Some(b) = r.block_size {
+                        o.insert("block_size_bytes".into(), json!(b));
+                    }
+                    o.insert("cells".into(), Value::Array(cells));
+                    Value::Object(o)
+                })
+                .collect();
+            json!({
+                "part": ms.part.name(),
+                "measure": ms.id,
+                "title": ms.title,
+                "unit": unit,
+                "reference": reference.map(|i| media[i].label.clone()),
+                "rows": rows,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "schema": "ioscope/media/v1",
+        "version": env!("CARGO_PKG_VERSION"),
+        "command_line": std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>(),
+        "media": media_json,
+        "measures": measures_json,
+        "sentences": sentences,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).expect("plain JSON values serialise");
+    text.push('\n');
+    text
+}
+
+/// The figures as one CSV table: a line per measure, row and medium, raw numbers.
+pub fn csv(media: &[Medium], measures: &[Measure]) -> crate::report::csv::Table {
+    let mut rows = Vec::new();
+    for ms in measures {
+        let reference = ms.reference();
+        for r in &ms.rows {
+            let base = reference.and_then(|i| r.cells[i]);
+            for (c, m) in r.cells.iter().zip(media) {
+                let Some(c) = c else { continue };
+                let (ratio, rel) = base.map_or((String::new(), String::new()), |b| {
+                    let (ratio, rel) = against(*c, b);
+                    (ratio.to_string(), relation_word(rel).to_string())
+                });
+                rows.push(vec![
+                    ms.part.name().to_string(),
+                    ms.id.clone(),
+                    r.key.clone(),
+                    r.block_size.map_or(String::new(), |b| b.to_string()),
+                    m.label.clone(),
+                    ms.unit.key().to_string(),
+                    c.median.to_string(),
+                    c.min.to_string(),
+                    c.max.to_string(),
+                    c.n.to_string(),
+                    ratio,
+                    rel,
+                ]);
+            }
+        }
+    }
+    crate::report::cells::table(
+        &[
+            "part",
+            "measure",
+            "key",
+            "block_size_bytes",
+            "medium",
+            "unit",
+            "median",
+            "min",
+            "max",
+            "runs",
+            "ratio_to_reference",
+            "relation",
+        ],
+        rows,
+    )
+}
