@@ -248,7 +248,7 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
     })?;
     let name = output.name().to_string();
     // Beside a figure that includes an fsync (a FIFO or a device written has none).
-    let caveats = if setup.engine.caps().has(flag::MOVES_BYTES)
+    let mut caveats = if setup.engine.caps().has(flag::MOVES_BYTES)
         && sample.fsync_seconds.is_some()
         && output.kind() == InputKind::Regular
     {
@@ -256,6 +256,15 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
     } else {
         Vec::new()
     };
+    // The write-back check (`--series`) joins them: one block says what could make it wrong.
+    if let Some(o) = &series {
+        caveats.extend(
+            o.checks
+                .iter()
+                .cloned()
+                .map(crate::measure::caveat::write_back),
+        );
+    }
     output.finish()?;
     let mut report = report(options, name, Op::Write, None, Some(seed), sample);
     report.over_time = series;

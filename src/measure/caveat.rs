@@ -62,6 +62,9 @@ pub enum Evidence {
     Compression(CompressionEvidence),
     /// The device's write cache beside an fsync-including figure.
     WriteCache(WriteCacheEvidence),
+    /// A long write's fall from its steady state and what the page cache was doing then
+    /// (`--series`: [`super::writeback`]).
+    WriteBackCliff(super::writeback::Finding),
 }
 
 /// The evidence of the compression check.
@@ -135,7 +138,33 @@ impl Caveat {
             Evidence::Extents(_) => "extents",
             Evidence::Compression(_) => "compression",
             Evidence::WriteCache(_) => "write_cache",
+            Evidence::WriteBackCliff(_) => "write_back_cliff",
         }
+    }
+}
+
+/// The write-back check as a caveat: ok when the write never fell from its steady state;
+/// warn when it fell and the numbers name why (the dirty limit or throttle: the figure
+/// before the fall was the page cache's, after it the device's; or the device itself
+/// slowed); unknown when there was no steady state to leave or no cause was seen.
+pub fn write_back(finding: super::writeback::Finding) -> Caveat {
+    use super::writeback::CliffVerdict as C;
+    let (verdict, reason) = match finding.verdict {
+        C::NoCliff => (Verdict::Ok, None),
+        C::DirtyLimit | C::DirtyThrottle | C::DeviceSlowed => (Verdict::Warn, None),
+        C::NoSteadyState => (
+            Verdict::Unknown,
+            Some("the write had no steady state to leave".to_string()),
+        ),
+        C::CauseNotSeen => (
+            Verdict::Unknown,
+            Some("the fall's cause was not in the numbers".to_string()),
+        ),
+    };
+    Caveat {
+        verdict,
+        reason,
+        evidence: Evidence::WriteBackCliff(finding),
     }
 }
 

@@ -206,6 +206,8 @@ pub fn sentence(c: &Caveat) -> String {
         Evidence::Extents(m) => extents_sentence(m, c.verdict, reason),
         Evidence::Compression(e) => compression_sentence(e, c.verdict, reason),
         Evidence::WriteCache(e) => write_cache_sentence(e, c.verdict, reason),
+        // The write-back check chose its sentence from the series when it ran.
+        Evidence::WriteBackCliff(f) => f.evidence.clone(),
     }
 }
 

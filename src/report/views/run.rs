@@ -127,8 +127,11 @@ pub fn text(r: &RunReport) -> String {
     let counted = crate::engine::by_name(&r.engine).is_none_or(|e| e.caps().has(flag::COUNTED));
     line(&mut out, "kernel", checks_line(&r.checks, counted));
     if let Some(o) = &r.over_time {
+        // The write-back check is one of the run's caveats, shown in their block.
         for (key, value) in super::over_time::text_lines(o) {
-            line(&mut out, key, value);
+            if key != "writeback" {
+                line(&mut out, key, value);
+            }
         }
     }
     if let Some(v) = &r.in_place {
@@ -184,7 +187,11 @@ impl Exportable for RunReport {
         use crate::report::markdown::{humanize, list, table};
         let mut blocks = vec![table(&humanize(&self.table()), None)];
         if let Some(o) = &self.over_time {
-            blocks.push(list("Over time:", &super::over_time::markdown_items(o, "")));
+            let items: Vec<String> = super::over_time::markdown_items(o, "")
+                .into_iter()
+                .filter(|i| !i.starts_with("Write-back"))
+                .collect();
+            blocks.push(list("Over time:", &items));
         }
         blocks
     }
