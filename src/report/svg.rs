@@ -330,14 +330,18 @@ struct ValueAxis {
 }
 
 /// The value axis for `values` (spreads included), with at most `max_ticks` ticks; `bars`
-/// leaves room above the tallest bar for its label.
-fn value_axis(values: &[f64], max_ticks: usize, bars: bool) -> ValueAxis {
+/// leaves room above the tallest bar for its label; `allow_log`: whether it may be
+/// logarithmic.
+fn value_axis(values: &[f64], max_ticks: usize, bars: bool, allow_log: bool) -> ValueAxis {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let positive: Vec<f64> = finite.iter().copied().filter(|v| *v > 0.0).collect();
     let hi = finite.iter().copied().fold(0.0f64, f64::max);
     let lo_pos = positive.iter().copied().fold(f64::MAX, f64::min);
     // Only where every value can be shown: a zero (an offset, an empty bar) has no logarithm.
-    let log = positive.len() >= 2 && positive.len() == finite.len() && hi / lo_pos > LOG_SPAN;
+    let log = allow_log
+        && positive.len() >= 2
+        && positive.len() == finite.len()
+        && hi / lo_pos > LOG_SPAN;
     if log {
         let scale = Scale { log: true };
         let (a, b) = (lo_pos.log10(), hi.log10());
@@ -601,6 +605,8 @@ fn render_xy(chart: &Chart, canvas: Canvas) -> Result<String> {
         &ys,
         ((plot_h as f64 - 3.0 * font) / (font * 2.4)) as usize,
         false,
+        // Positions (a scatter of offsets over time) stay linear; magnitudes may go log.
+        !chart.points_only,
     );
     let y_labels: Vec<String> = y_axis
         .ticks
@@ -785,6 +791,7 @@ fn render_bars(chart: &Chart, canvas: Canvas) -> Result<String> {
     let axis = value_axis(
         &values,
         (value_len / (font * if sideways { 5.5 } else { 2.4 })) as usize,
+        true,
         true,
     );
     let scale = axis.scale;
