@@ -403,9 +403,8 @@ pub struct CalibrateArgs {
 pub struct StudyArgs {
     /// Directory to study (default: a new ./ioscope-study, removed afterwards if empty).
     pub dir: Option<PathBuf>,
-    /// How much to measure: quick (~10–20 s on a 2-vCPU VM), standard (~1–2 min), thorough
-    /// (the classic report's 50 runs per point; it says how long up front).
-    #[arg(long, value_enum, default_value_t = Level::Standard)]
+    /// How much to measure (the help states each level's time: `workload::estimate`).
+    #[arg(long, value_enum, default_value_t = Level::Standard, help = crate::workload::estimate::level_help())]
     pub level: Level,
     /// Where the report goes (study.json, report.html, CSV and SVG files); default: a new
     /// ./ioscope-report-DATE-TIME.

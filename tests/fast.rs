@@ -71,7 +71,7 @@ fn stdout_is_the_checksum_alone_and_verbose_details_go_to_stderr() {
     );
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("method") && err.contains("GiB/s") && err.contains("resident"),
+        err.contains("method") && err.contains("MiB/s") && err.contains("resident"),
         "{err}"
     );
 }

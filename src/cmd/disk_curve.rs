@@ -293,6 +293,7 @@ mod tests {
     fn fake(depth: usize, f: &dyn Fn(usize) -> (f64, f64)) -> DiskRow {
         let (iops, p99) = f(depth);
         DiskRow {
+            over_time: None,
             name: format!("RND4K Q{depth}T1"),
             spec: RowSpec {
                 op: Op::Read,

@@ -11,25 +11,50 @@ use std::fmt::Write;
 
 const STYLE: &str = "
 :root { color-scheme: light; }
-body { font: 15px/1.5 system-ui, -apple-system, 'Segoe UI', sans-serif; color: #1b1f24;
+body { font: 16px/1.5 system-ui, -apple-system, 'Segoe UI', sans-serif; color: #1b1f24;
        max-width: 64rem; margin: 2rem auto; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin-bottom: .2rem; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.25rem; margin-top: 2.2rem; border-bottom: 1px solid #d0d7de; padding-bottom: .2rem; }
 p.env, p.how { color: #424a53; }
+p, li, footer { overflow-wrap: anywhere; }
 .banner { background: #fff8c5; border: 1px solid #d4a72c; padding: .5rem .8rem; border-radius: 6px; }
 .banner.bad { background: #ffebe9; border-color: #cf222e; }
 table { border-collapse: collapse; margin: .8rem 0; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #d0d7de; padding: .25rem .55rem; text-align: right; vertical-align: top; }
 th { background: #f6f8fa; font-weight: 600; }
 td:first-child, th:first-child { text-align: left; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
 figure.chart { margin: 1rem 0; }
-figure.chart svg { width: 100%; height: auto; max-width: 900px; display: block; }
+figure.chart svg { width: 100%; height: auto; display: block; }
+figure.chart svg.wide { max-width: 960px; }
+figure.chart svg.narrow { display: none; max-width: 520px; }
+figure.chart svg.print { display: none; }
 ul.why li, ul.warn li { margin: .3rem 0; }
 ul.warn { color: #9a6700; }
 footer { margin-top: 3rem; color: #57606a; font-size: .85rem; }
-@media print { body { margin: 0; max-width: none; } h2 { break-after: avoid; }
-               figure.chart, table { break-inside: avoid; } }
+@media (max-width: 880px) {
+  figure.chart svg.wide { display: none; }
+  figure.chart svg.narrow { display: block; }
+}
+@media (max-width: 600px) {
+  body { margin: 1rem auto; }
+  table { font-size: 14px; }
+  th, td { padding: .2rem .35rem; }
+}
+@page { size: A4; margin: 12mm; }
+@page wide { size: A4 landscape; margin: 12mm; }
+@media print {
+  body { margin: 0; max-width: none; padding: 0; font-size: 10pt; }
+  h2 { break-after: avoid; }
+  figure.chart, tr { break-inside: avoid; }
+  .scroll { overflow: visible; }
+  table { font-size: 8pt; width: 100%; }
+  th, td { padding: 1px 3px; overflow-wrap: anywhere; }
+  section.wide { page: wide; }
+  figure.chart svg.wide, figure.chart svg.narrow { display: none; }
+  figure.chart svg.print { display: block; max-width: 100%; }
+  nav { display: none; }
+}
 ";
 
 /// Escapes text for HTML.
@@ -77,17 +102,39 @@ pub(crate) fn table(out: &mut String, grid: &Grid) {
     out.push_str("</tbody></table></div>\n");
 }
 
-/// An inline chart: the plotters SVG without its XML prologue, scaled by CSS.
+/// An inline chart, drawn three times — [`svg::WIDE`] for a screen, [`svg::NARROW`] for a
+/// phone, [`svg::PRINT`] for paper — so its text is at least 14 px at the page's width; the
+/// stylesheet shows one.
 pub(crate) fn figure(out: &mut String, chart: &Chart, id: &str) -> Result<()> {
-    let svg = svg::render(chart)?;
-    let start = svg.find("<svg").unwrap_or(0);
     let _ = write!(
         out,
-        "<figure class=\"chart\" id=\"chart-{id}\" aria-label=\"{}\">\n{}\n</figure>\n",
+        "<figure class=\"chart\" id=\"chart-{id}\" aria-label=\"{}\">\n{}\n{}\n{}\n</figure>\n",
         escape(&chart.title),
-        &svg[start..],
+        svg_element(&svg::render_at(chart, svg::WIDE)?, "wide"),
+        svg_element(&svg::render_at(chart, svg::NARROW)?, "narrow"),
+        svg_element(&svg::render_at(chart, svg::PRINT)?, "print"),
     );
     Ok(())
+}
+
+/// The plotters SVG without its XML prologue, with a class for the stylesheet.
+fn svg_element(svg: &str, class: &str) -> String {
+    let start = svg.find("<svg").unwrap_or(0);
+    svg[start..].replacen("<svg ", &format!("<svg class=\"{class}\" role=\"img\" "), 1)
+}
+
+/// A table is printed on a landscape page when it has more columns than this (A4 portrait
+/// holds about nine at 8 pt).
+pub const PORTRAIT_COLUMNS: usize = 9;
+
+/// The medium a study measured, in a few words: `ext4 on vda`, `tmpfs (no block device)`.
+pub fn medium_name(env: &Environment) -> String {
+    let s = &env.storage;
+    let fs = s.filesystem.as_deref().unwrap_or("unknown file system");
+    match &s.device {
+        Some(d) => format!("{fs} on {d}"),
+        None => format!("{fs} (no block device)"),
+    }
 }
 
 /// The environment in one sentence.
@@ -150,7 +197,12 @@ pub(crate) fn headline_table(out: &mut String, lines: &[Headline]) {
 pub(crate) fn section(out: &mut String, s: &Section) -> Result<()> {
     let _ = writeln!(
         out,
-        "<section class=\"part\" id=\"{}\">\n<h2>{}</h2>",
+        "<section class=\"part{}\" id=\"{}\">\n<h2>{}</h2>",
+        if s.grid.header.len() > PORTRAIT_COLUMNS {
+            " wide"
+        } else {
+            ""
+        },
         s.part.name(),
         escape(s.part.title())
     );

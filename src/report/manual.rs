@@ -15,11 +15,14 @@ pub fn completions(shell: clap_complete::Shell) -> String {
 }
 
 /// The manual page of ioscope (section 1, its subcommands listed), or of one subcommand
-/// (`ioscope-sweep(1)`).
+/// (`ioscope-sweep(1)`): clap_mangen's NAME, SYNOPSIS, OPTIONS and SUBCOMMANDS, with a
+/// DESCRIPTION that says more than the NAME line (left out where there is nothing more),
+/// the `--help` examples under EXAMPLES, and EXIT STATUS and ENVIRONMENT sections.
 pub fn man(subcommand: Option<&str>) -> Result<String> {
     let mut command = Cli::command();
     // Built, so subcommands carry their full names and the propagated version.
     command.build();
+    let top = subcommand.is_none();
     let page = match subcommand {
         None => command,
         Some(name) => command
@@ -32,9 +35,156 @@ pub fn man(subcommand: Option<&str>) -> Result<String> {
                 ))
             })?,
     };
+    let man = clap_mangen::Man::new(page.clone());
     let mut out = Vec::new();
-    clap_mangen::Man::new(page).render(&mut out)?;
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    man.render_synopsis_section(&mut out)?;
+    let mut roff = String::new();
+    let about = page.get_about().map(|a| a.to_string()).unwrap_or_default();
+    let description = if top {
+        Some(DESCRIPTION.to_string())
+    } else {
+        page.get_long_about()
+            .map(|a| a.to_string())
+            .filter(|long| long.trim() != about.trim())
+    };
+    if let Some(text) = description {
+        roff.push_str(".SH DESCRIPTION\n");
+        for paragraph in text.split("\n\n") {
+            roff.push_str(&format!(".PP\n{}\n", escape(&paragraph.replace('\n', " "))));
+        }
+    }
+    out.extend_from_slice(roff.as_bytes());
+    if page.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(&mut out)?;
+    }
+    if page.get_subcommands().any(|c| !c.is_hide_set()) {
+        man.render_subcommands_section(&mut out)?;
+    }
+    let mut tail = String::new();
+    if let Some(help) = page.get_after_long_help().or_else(|| page.get_after_help()) {
+        tail.push_str(&examples(&help.to_string()));
+    }
+    tail.push_str(EXIT_STATUS);
+    tail.push_str(&environment());
+    out.extend_from_slice(tail.as_bytes());
+    if page.get_version().is_some() {
+        man.render_version_section(&mut out)?;
+    }
     Ok(ascii_roff(&String::from_utf8_lossy(&out)))
+}
+
+/// The main page's DESCRIPTION (the NAME line is the one-line summary).
+const DESCRIPTION: &str = "ioscope reads and writes files with a chosen block size and prints the XOR checksum of every byte, so each result proves it moved the right data. Beside every figure it shows what the kernel counted (/proc/self/io, /proc/diskstats) and how much of the file was in the page cache (mincore), and it says in sentences chosen by the numbers what a curve shows.
+
+ioscope study runs the whole classic project on one directory \u{2014} write and read verified, throughput against block size cold and warm, the page cache, system-call cost, the fastest reader against dd, cat and fio, iozone's patterns, files over a socket \u{2014} and writes one report directory (report.html, report.md, study.json, a CSV file per table and an SVG file per chart). ioscope report puts several studies side by side.
+
+Throughput is printed in MiB/s (2^20 bytes per second); sizes take 4k, 1m, 2g and the like, every suffix a power of 1024. Every measuring command takes --json for one JSON document on stdout.";
+
+/// The EXIT STATUS section: the same codes on every page.
+const EXIT_STATUS: &str = ".SH \"EXIT STATUS\"
+.TP
+.B 0
+Success.
+.TP
+.B 1
+The work ran but a check failed (a checksum or verification mismatch, a kernel counter that disagrees, a failed study part).
+.TP
+.B 2
+A usage or input error (a bad flag or size, a missing file, a file that would be overwritten without \\-\\-force).
+.TP
+.B 130
+Interrupted (Ctrl\\-C); what was measured before it is printed and saved, marked partial.
+";
+
+/// Environment variables ioscope reads while it runs, with what each does: the ones for
+/// everyone, then the tests' hooks.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "COLUMNS",
+        "The width text is fitted to when the output is not a terminal (a terminal's own width comes first; with neither, lines are not wrapped).",
+    ),
+    (
+        "NO_COLOR",
+        "When set, nothing prints an escape sequence (neither does output that is not a terminal).",
+    ),
+    (
+        "XDG_RUNTIME_DIR",
+        "Where transfer puts its Unix socket when the scratch directory's path is too long for one (else /tmp).",
+    ),
+    (
+        "IOSCOPE_TRACE_EVERY_CALL",
+        "Set to 1: trace stops at every system call instead of filtering with seccomp (as --every-call).",
+    ),
+    (
+        "IOSCOPE_CORRUPT",
+        "For the tests: swap, shift or byte damages the file a verified read is about to read, once, so the check can be seen to fail.",
+    ),
+    (
+        "IOSCOPE_DISK_REFUSE",
+        "For the tests: direct and/or uring (comma-separated) make disk act as if the kernel refused them.",
+    ),
+    (
+        "IOSCOPE_MPI_FAIL_RANK",
+        "For the tests: the rank that fails on purpose in mpi, at IOSCOPE_MPI_FAIL_STEP (checksum, the default, or dir).",
+    ),
+    (
+        "IOSCOPE_MPI_FAIL_STEP",
+        "For the tests: the step at which IOSCOPE_MPI_FAIL_RANK fails.",
+    ),
+    (
+        "IOSCOPE_MPI_HOSTS_APART",
+        "For the tests: set to 1, mpi treats the ranks of one machine as if they ran on several hosts.",
+    ),
+    (
+        "IOSCOPE_IO500_SLOW_RANK",
+        "For the tests: the rank that mpi io500 slows down (20 ms before each transfer until its stonewall).",
+    ),
+    (
+        "IOSCOPE_IO500_CORRUPT",
+        "For the tests: set to 1, rank 0 of mpi io500 changes one byte of the data it is about to read.",
+    ),
+];
+
+fn environment() -> String {
+    let mut out = String::from(".SH ENVIRONMENT\n");
+    for (name, what) in ENVIRONMENT {
+        out.push_str(&format!(".TP\n.B {name}\n{}\n", escape(what)));
+    }
+    out
+}
+
+/// The `--help` examples (`Examples:`, then a command line indented by two and its
+/// explanation by six) as an EXAMPLES section.
+fn examples(help: &str) -> String {
+    let mut out = String::new();
+    for line in help.lines() {
+        let text = line.trim();
+        if text.is_empty() || text == "Examples:" {
+            continue;
+        }
+        if out.is_empty() {
+            out.push_str(".SH EXAMPLES\n");
+        }
+        if line.starts_with("      ") {
+            out.push_str(&format!("{}\n", escape(text)));
+        } else {
+            out.push_str(&format!(".TP\n\\fB{}\\fR\n", escape(text)));
+        }
+    }
+    out
+}
+
+/// Text made safe for roff: backslashes and hyphens escaped, no line starting with a
+/// control character.
+fn escape(text: &str) -> String {
+    let text = text.replace('\\', "\\e").replace('-', "\\-");
+    if text.starts_with(['.', '\'']) {
+        format!("\\&{text}")
+    } else {
+        text
+    }
 }
 
 /// Roff with every character beyond ASCII written as a `\[uXXXX]` escape: groff reads
@@ -55,6 +205,37 @@ fn ascii_roff(roff: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn examples_are_an_examples_section_with_each_command_in_bold() {
+        let roff = examples("Examples:\n  ioscope study --level quick\n      a quick study\n");
+        assert_eq!(
+            roff,
+            ".SH EXAMPLES\n.TP\n\\fBioscope study \\-\\-level quick\\fR\na quick study\n"
+        );
+    }
+
+    #[test]
+    fn every_page_has_examples_exit_status_and_environment_and_no_extra() {
+        for page in [None, Some("study"), Some("mpi")] {
+            let roff = man(page).unwrap();
+            for section in [".SH EXAMPLES", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT"] {
+                assert!(roff.contains(section), "{page:?}: {section}");
+            }
+            assert!(!roff.contains("EXTRA"), "{page:?}");
+        }
+    }
+
+    #[test]
+    fn the_main_description_says_more_than_the_name_line() {
+        let roff = man(None).unwrap();
+        let name = roff.split(".SH NAME").nth(1).unwrap();
+        let name = name.split(".SH").next().unwrap();
+        let description = roff.split(".SH DESCRIPTION").nth(1).unwrap();
+        let description = description.split(".SH").next().unwrap();
+        assert!(description.len() > 4 * name.len());
+        assert!(description.contains("report.md"));
+    }
 
     #[test]
     fn characters_beyond_ascii_become_groff_escapes() {

@@ -14,6 +14,7 @@ pub mod page;
 pub mod progress;
 pub mod results;
 pub mod svg;
+pub mod terminal;
 pub mod text;
 pub mod view;
 pub mod views;
@@ -78,11 +79,13 @@ pub fn warn(message: &str) {
     if QUIET.load(Ordering::Relaxed) {
         return;
     }
-    let _ = writeln!(std::io::stderr(), "warning: {message}");
+    let line = terminal::fit(&format!("warning: {message}\n"), terminal::Stream::Stderr);
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// Writes informational text (e.g. `--verbose` details) to stderr.
 pub fn note(text: &str) {
+    let text = terminal::fit(text, terminal::Stream::Stderr);
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 

@@ -261,7 +261,7 @@ pub fn finish<T: Exportable>(
     let rendered = if options.json {
         super::json::document(T::COMMAND, result, out.provenance(path))
     } else {
-        result.text()
+        super::terminal::fit(&result.text(), super::terminal::Stream::Stdout)
     };
     super::emit(&rendered)?;
     if !options.json {

@@ -57,13 +57,13 @@ impl Bar {
         match total {
             Some(total) => ProgressBar::new(total).with_style(
                 ProgressStyle::with_template(
-                    "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+                    "{wide_msg} [{bar:20}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
                 )
                 .expect("the template is valid")
                 .progress_chars("=> "),
             ),
             None => ProgressBar::new_spinner().with_style(
-                ProgressStyle::with_template("{msg} {spinner} {binary_bytes} {binary_bytes_per_sec}")
+                ProgressStyle::with_template("{wide_msg} {spinner} {binary_bytes} {binary_bytes_per_sec}")
                     .expect("the template is valid"),
             ),
         }
@@ -170,13 +170,13 @@ impl StudyState {
         bar.set_length((total * 1000.0) as u64);
         bar.set_position(((self.done_estimate + here) * 1000.0) as u64);
         bar.set_message(format!(
-            "study [{}/{}] {}{}{} · eta {}",
+            "study [{}/{}] {}{}{} · eta {:#}",
             self.index + 1,
             self.count,
             self.part,
             if self.detail.is_empty() { "" } else { ": " },
             self.detail,
-            crate::units::format_seconds(self.eta().round())
+            indicatif::HumanDuration(Duration::from_secs_f64(self.eta().round().max(0.0)))
         ));
     }
 }
@@ -201,7 +201,7 @@ impl StudyBar {
     fn with(silent: bool) -> Self {
         let bar = (!silent && std::io::stderr().is_terminal()).then(|| {
             ProgressBar::new(1).with_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {percent}%")
+                ProgressStyle::with_template("{wide_msg} [{bar:20}] {percent:>3}%")
                     .expect("the template is valid")
                     .progress_chars("=> "),
             )
@@ -255,7 +255,10 @@ impl crate::cmd::study::StudyObserver for StudyBar {
         );
         let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         match &s.bar {
-            Some(bar) => bar.println(line.trim_end()),
+            Some(bar) => bar.println(
+                crate::report::terminal::fit(&line, crate::report::terminal::Stream::Stderr)
+                    .trim_end(),
+            ),
             None => crate::report::note(&line),
         }
     }

@@ -2,6 +2,7 @@
 //! and what bytes to write.
 
 pub mod data;
+pub mod estimate;
 pub mod layout;
 pub mod panel;
 pub mod patterns;

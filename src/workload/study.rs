@@ -6,12 +6,12 @@
 use serde::{Deserialize, Serialize};
 
 /// How much the study measures, and so how long it takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
-    /// About 30 s: every part once, few points.
+    /// Every part once, few points (its time and the value list: `workload::estimate`).
     Quick,
-    /// About 3 minutes: the classic block sizes, repeated.
+    /// The classic block sizes, repeated.
     Standard,
     /// The classic report's rigour: 50 runs per point, 5–15 s calibration; long.
     Thorough,

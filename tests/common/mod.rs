@@ -5,9 +5,12 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-/// The ioscope binary under test.
+/// The ioscope binary under test, with no `$COLUMNS` from the shell that ran the tests
+/// (text is then never wrapped; a test that wants a width sets it).
 pub fn ioscope() -> Command {
-    Command::cargo_bin("ioscope").expect("the binary is built")
+    let mut cmd = Command::cargo_bin("ioscope").expect("the binary is built");
+    cmd.env_remove("COLUMNS");
+    cmd
 }
 
 /// The checksum by its definition: byte `i` goes to bits `8 * (i % 4)`.

@@ -94,40 +94,9 @@ impl Level {
             },
         }
     }
-
-    /// Rough seconds each part takes at this level on the 2-vCPU development VM with a
-    /// virtio disk (measured; a faster or slower medium scales them, and the progress bar
-    /// corrects its estimate as parts finish).
-    pub fn estimate(self, part: Part) -> f64 {
-        let (quick, standard, thorough) = match part {
-            Part::WriteRead => (0.5, 1.0, 4.0),
-            Part::ReadSweep => (1.5, 10.0, 900.0),
-            Part::Cache => (0.5, 1.0, 4.0),
-            Part::Syscalls => (1.0, 3.0, 40.0),
-            Part::Compare => (2.5, 12.0, 40.0),
-            Part::WriteSweep => (1.5, 13.0, 600.0),
-            Part::Patterns => (1.0, 5.0, 60.0),
-            Part::Transfer => (1.5, 8.0, 120.0),
-            Part::Calibrate => (4.0, 11.0, 90.0),
-        };
-        match self {
-            Self::Quick => quick,
-            Self::Standard => standard,
-            Self::Thorough => thorough,
-        }
-    }
 }
 
-/// A rough duration: `about 25 s`, `about 3 min`.
-pub fn about(seconds: f64) -> String {
-    if seconds < 90.0 {
-        format!("about {:.0} s", (seconds / 5.0).ceil() * 5.0)
-    } else if seconds < 5400.0 {
-        format!("about {:.0} min", (seconds / 60.0).ceil())
-    } else {
-        format!("about {:.1} h", seconds / 3600.0)
-    }
-}
+pub use crate::workload::estimate::about;
 
 /// Told when the study and each part start, for a progress display.
 pub trait StudyObserver {

@@ -115,6 +115,7 @@ pub(crate) fn table_with(header: &[&str]) -> Table {
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
     table.set_header(header.to_vec());
+    super::terminal::arrange(&mut table);
     table
 }
 

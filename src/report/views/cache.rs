@@ -276,6 +276,8 @@ impl Exportable for CacheReport {
             .collect();
         Table { header, rows }
     }
+    /// Grouped bars: a group per block size (a category, not a curve: there are two or
+    /// three), a bar per run in the order they ran.
     fn chart(&self) -> Option<Chart> {
         let series = [("cold", 0), ("warm", 1), ("cold again", 2)]
             .into_iter()
@@ -284,18 +286,23 @@ impl Exportable for CacheReport {
                 points: self
                     .rows
                     .iter()
-                    .map(|r| {
+                    .enumerate()
+                    .map(|(k, r)| {
                         let s = [&r.cold, &r.warm, &r.cold_again][i];
-                        (r.block_size as f64, mib(s.bytes_per_second()))
+                        (k as f64, mib(s.bytes_per_second()))
                     })
                     .collect(),
             })
             .collect();
         Some(Chart {
             title: format!("cold, warm, cold again: {}", self.file),
-            x_label: "block size (bytes, log2 scale)".into(),
+            x_label: "block size".into(),
             y_label: "read throughput (MiB/s)".into(),
-            log2_x: true,
+            categories: self
+                .rows
+                .iter()
+                .map(|r| format!("{} calls", crate::units::format_block_size(r.block_size)))
+                .collect(),
             series,
             ..Chart::default()
         })

@@ -130,6 +130,7 @@ pub(crate) fn chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
         x_label: "bytes read (log2 scale)".into(),
         y_label: "read time (s)".into(),
         log2_x: true,
+        scatter: vec!["probe".into()],
         series: vec![
             Series {
                 name: "probe".into(),

@@ -289,7 +289,29 @@ pub(crate) fn chart(c: &CompareReport) -> Chart {
         .into_iter()
         .filter(|s| c.rows.iter().any(|r| r.cache == *s))
         .collect();
+    let spreads = states
+        .iter()
+        .map(|st| crate::report::svg::Spread {
+            series: st.name().to_string(),
+            points: names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| {
+                    let r = c
+                        .rows
+                        .iter()
+                        .find(|r| r.cache == *st && &r.contender == n)?;
+                    (r.runs.len() > 1).then(|| {
+                        let rates = r.runs.iter().map(|x| mib(x.bytes_per_second));
+                        let lo = rates.clone().fold(f64::MAX, f64::min);
+                        (i as f64, lo, rates.fold(0.0, f64::max))
+                    })
+                })
+                .collect(),
+        })
+        .collect();
     Chart {
+        spreads,
         title: format!("readers side by side: {}", c.file),
         x_label: "reader".into(),
         y_label: "read throughput (MiB/s, median)".into(),

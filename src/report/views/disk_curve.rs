@@ -587,6 +587,7 @@ mod tests {
 
     fn row(depth: usize, iops: f64, p99: f64, path: Path) -> DiskRow {
         DiskRow {
+            over_time: None,
             name: format!("RND4K Q{depth}T1"),
             spec: RowSpec {
                 op: Op::Read,

@@ -49,10 +49,9 @@ pub fn fast_details(r: &FastReport) -> String {
         &mut out,
         "read",
         format!(
-            "{} in {} = {:.2} GiB/s ({})",
+            "{} in {} = {}",
             bytes_both(r.moved.bytes),
             format_seconds(r.seconds),
-            r.bytes_per_second / crate::units::GIB as f64,
             format_mib_per_s(r.bytes_per_second)
         ),
     );

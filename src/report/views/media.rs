@@ -910,7 +910,7 @@ mod tests {
         };
         let s = lead_sentence(&ms, &labels()[..2]).unwrap();
         assert!(
-            s.starts_with("The cost of a call, read 1 B: against ext4 on vda (300 ns per call)"),
+            s.starts_with("A 1-byte read(): against ext4 on vda (300 ns per call)"),
             "{s}"
         );
         assert!(s.contains("tmpfs is at 0.50× (150 ns per call"), "{s}");

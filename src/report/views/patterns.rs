@@ -574,12 +574,29 @@ impl Exportable for PatternsReport {
         }];
         if !without.is_empty() {
             series.push(Series {
-                name: "without fsync (what iozone reports by default)".into(),
+                name: "without fsync (iozone's default)".into(),
                 points: without,
             });
         }
+        let spreads = vec![crate::report::svg::Spread {
+            series: "headline (writes: fsync included)".into(),
+            points: self
+                .results
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.bytes_per_second.n > 1)
+                .map(|(i, r)| {
+                    (
+                        i as f64,
+                        mib(r.bytes_per_second.min),
+                        mib(r.bytes_per_second.max),
+                    )
+                })
+                .collect(),
+        }];
         let first = self.results.first();
         Some(Chart {
+            spreads,
             title: format!(
                 "iozone's tests on {} ({} file, records of {})",
                 self.path,

@@ -296,6 +296,7 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
 
 /// Every section, in the order the parts ran (parts never reached are left out).
 pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
+    let medium = html::medium_name(env);
     r.steps
         .iter()
         .map(|step| {
@@ -334,6 +335,9 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
                 warnings: Vec::new(),
             });
             section.status = status;
+            if let Some(chart) = &mut section.chart {
+                chart.title = name_the_medium(&chart.title, &medium);
+            }
             // "Interrupted" is the page's banner and the section's status already.
             section.warnings = part_warnings(r, step.part)
                 .iter()
@@ -343,6 +347,24 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
             section
         })
         .collect()
+}
+
+/// A chart title with the study's scratch files (`dir/.ioscope-study-16633`) named by the
+/// medium they are on (`ext4 on vda`): the reader compares media, not scratch names.
+pub fn name_the_medium(title: &str, medium: &str) -> String {
+    let mut out = String::new();
+    let mut rest = title;
+    while let Some(at) = rest.find(".ioscope-") {
+        let start = rest[..at].rfind([' ', '(']).map_or(0, |i| i + 1);
+        let end = rest[at..]
+            .find([' ', ')', ','])
+            .map_or(rest.len(), |i| at + i);
+        out.push_str(&rest[..start]);
+        out.push_str(medium);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The warnings a part's own result carries.
@@ -481,10 +503,12 @@ fn write_read(r: &StudyReport) -> Option<Section> {
 /// The page of one study.
 pub fn page(r: &StudyReport, env: &Environment, command_line: &str) -> Result<String> {
     let mut out = String::new();
-    head(&mut out, &format!("ioscope study of {}", r.dir));
+    let medium = html::medium_name(env);
+    head(&mut out, &format!("ioscope study of {medium} ({})", r.dir));
     let _ = writeln!(
         out,
-        "<h1>ioscope study of {}</h1>\n<p class=\"env\">{}</p>",
+        "<h1>ioscope study of {} <small>({})</small></h1>\n<p class=\"env\">{}</p>",
+        escape(&medium),
         escape(&r.dir),
         escape(&environment_sentence(env))
     );
@@ -590,8 +614,37 @@ pub fn markdown_blocks(
 /// paste into a course report or commit beside the code.
 pub fn report_markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> String {
     crate::report::markdown::document(
-        &format!("ioscope study of {} ({} level)", r.dir, r.level.name()),
+        &format!(
+            "ioscope study of {} ({}, {} level)",
+            html::medium_name(&provenance.environment),
+            r.dir,
+            r.level.name()
+        ),
         provenance,
         &markdown_blocks(r, &provenance.environment, true),
     )
+}
+
+#[cfg(test)]
+mod medium_tests {
+    use super::name_the_medium;
+
+    #[test]
+    fn scratch_file_names_in_chart_titles_become_the_medium() {
+        assert_eq!(
+            name_the_medium(
+                "read throughput against block size: ioscope-study/.ioscope-study-16633",
+                "ext4 on vda"
+            ),
+            "read throughput against block size: ext4 on vda"
+        );
+        assert_eq!(
+            name_the_medium(
+                "iozone's tests on /tmp/x/.ioscope-patterns-12 (16 MiB file, records of 64 KiB)",
+                "tmpfs (no block device)"
+            ),
+            "iozone's tests on tmpfs (no block device) (16 MiB file, records of 64 KiB)"
+        );
+        assert_eq!(name_the_medium("transfer: pairs", "x"), "transfer: pairs");
+    }
 }

@@ -359,12 +359,28 @@ impl Exportable for SweepReport {
                     .collect(),
             })
             .collect();
+        let spreads = self
+            .analyses
+            .iter()
+            .map(|a| crate::report::svg::Spread {
+                series: a
+                    .cache
+                    .map_or(op.to_string(), |c| format!("{op}, {}", c.name())),
+                points: self
+                    .points
+                    .iter()
+                    .filter(|p| p.cache == a.cache && p.rate.n > 1)
+                    .map(|p| (p.block_size as f64, mib(p.rate.min), mib(p.rate.max)))
+                    .collect(),
+            })
+            .collect();
         Some(Chart {
             title: format!("{op} throughput against block size: {}", self.file),
             x_label: "block size (bytes, log2 scale)".into(),
             y_label: "throughput (MiB/s, median)".into(),
             log2_x: true,
             series,
+            spreads,
             ..Chart::default()
         })
     }

@@ -185,25 +185,41 @@ impl Exportable for SyscallsReport {
             rows,
         }
     }
+    /// A bar per operation (a category: the sizes are only how many calls each
+    /// measurement made), its median over the sizes, min–max as an error bar.
     fn chart(&self) -> Option<Chart> {
-        let series = OPS
+        let ops: Vec<(&str, crate::measure::stats::Summary)> = OPS
             .iter()
-            .map(|op| Series {
-                name: op.to_string(),
-                points: self
-                    .rows
-                    .iter()
-                    .filter(|r| r.op == *op)
-                    .map(|r| (r.size as f64, r.ns_per_call))
-                    .collect(),
-            })
+            .filter_map(|op| self.ns_summary(op).map(|s| (*op, s)))
             .collect();
+        let sizes = ops.iter().map(|(_, s)| s.n).max().unwrap_or(0);
+        let name = if sizes > 1 {
+            format!("median of {sizes} sizes")
+        } else {
+            "one measurement".to_string()
+        };
         Some(Chart {
             title: format!("cost of a system call: {}", self.file),
-            x_label: "calls per measurement (= bytes read, log2 scale)".into(),
+            x_label: "operation".into(),
             y_label: "time per call (ns)".into(),
-            log2_x: true,
-            series,
+            categories: ops.iter().map(|(op, _)| op.to_string()).collect(),
+            series: vec![Series {
+                name: name.clone(),
+                points: ops
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, s))| (i as f64, s.median))
+                    .collect(),
+            }],
+            spreads: vec![crate::report::svg::Spread {
+                series: name,
+                points: ops
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, s))| s.n > 1)
+                    .map(|(i, (_, s))| (i as f64, s.min, s.max))
+                    .collect(),
+            }],
             ..Chart::default()
         })
     }

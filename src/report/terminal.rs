@@ -1,0 +1,188 @@
+//! The terminal the text goes to: how wide it is, and text made to fit it.
+//!
+//! The width is the terminal's own where the stream is one, else `$COLUMNS`, else none: a
+//! pipe or a file gets whole lines. That is what clap's help does (ripgrep's and hyperfine's
+//! `--help`: the terminal, then `$COLUMNS`), and ripgrep's results (never wrapped for a
+//! pipe), so `ioscope … | less -S` and saved output keep one row per line, while
+//! `COLUMNS=80 ioscope … > file` asks for 80. Tables are arranged to the width by
+//! comfy-table (its dynamic arrangement wraps the widest cells); every other line longer than
+//! the width is wrapped by `textwrap` with a hanging indent: under the value of a
+//! `label   value` line, two columns in from the line's own indent otherwise.
+
+use std::io::IsTerminal;
+use std::sync::OnceLock;
+
+/// Which stream the text is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Results.
+    Stdout,
+    /// Progress, warnings and notes.
+    Stderr,
+}
+
+/// No table or line is fitted to fewer columns than this (a narrower setting is taken as
+/// this one).
+pub const MIN_WIDTH: usize = 40;
+
+/// The width to fit `stream`'s text to, if any (see the module's note).
+pub fn width(stream: Stream) -> Option<usize> {
+    static OUT: OnceLock<Option<usize>> = OnceLock::new();
+    static ERR: OnceLock<Option<usize>> = OnceLock::new();
+    let cell = match stream {
+        Stream::Stdout => &OUT,
+        Stream::Stderr => &ERR,
+    };
+    *cell.get_or_init(|| {
+        let own = match stream {
+            Stream::Stdout => {
+                let out = std::io::stdout();
+                out.is_terminal()
+                    .then(|| terminal_size::terminal_size_of(&out))
+                    .flatten()
+            }
+            Stream::Stderr => {
+                let err = std::io::stderr();
+                err.is_terminal()
+                    .then(|| terminal_size::terminal_size_of(&err))
+                    .flatten()
+            }
+        };
+        own.map(|(w, _)| usize::from(w.0))
+            .or_else(|| columns(std::env::var("COLUMNS").ok().as_deref()))
+            .map(|w| w.max(MIN_WIDTH))
+    })
+}
+
+/// `$COLUMNS` as a width: a positive whole number, or nothing.
+pub fn columns(value: Option<&str>) -> Option<usize> {
+    value?.trim().parse::<usize>().ok().filter(|&w| w > 0)
+}
+
+/// Whether `line` is a row of a drawn table (comfy-table has fitted it already).
+fn is_table_row(line: &str) -> bool {
+    line.trim_start()
+        .starts_with(['│', '┌', '└', '├', '╞', '╭', '╰', '|', '+'])
+}
+
+/// The column a wrapped `line` continues at: under the value of a `label   value` line (a
+/// label then two or more spaces, within the first 16 columns), else two in from the line's
+/// own indent; never more than half the width.
+fn hanging_indent(line: &str, width: usize) -> usize {
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[lead..];
+    let value = rest
+        .char_indices()
+        .take(16)
+        .find(|&(i, c)| c == ' ' && rest[i..].starts_with("  "))
+        .and_then(|(i, _)| {
+            let after = rest[i..].len() - rest[i..].trim_start_matches(' ').len();
+            let col = lead + i + after;
+            (i > 0 && col < line.len()).then_some(col)
+        });
+    let indent = value.unwrap_or(lead + 2);
+    if indent > width / 2 {
+        2.min(width / 2)
+    } else {
+        indent
+    }
+}
+
+/// `text` fitted to `width` columns: every line longer than it, but a table's, wrapped at
+/// spaces with a hanging indent. A word longer than the width (a path) stays whole.
+pub fn fit_to(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if textwrap::core::display_width(body) <= width || is_table_row(body) {
+            out.push_str(line);
+            continue;
+        }
+        let lead = body.len() - body.trim_start_matches(' ').len();
+        let hang = " ".repeat(hanging_indent(body, width));
+        let first = " ".repeat(lead);
+        let options = textwrap::Options::new(width)
+            .initial_indent(&first)
+            .subsequent_indent(&hang)
+            .break_words(false);
+        let wrapped = textwrap::wrap(body[lead..].trim_end(), options);
+        for (i, l) in wrapped.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(l);
+        }
+        out.push_str(end);
+    }
+    out
+}
+
+/// `text` fitted to `stream`'s width, or as it is where there is none.
+pub fn fit(text: &str, stream: Stream) -> String {
+    match width(stream) {
+        Some(w) => fit_to(text, w),
+        None => text.to_string(),
+    }
+}
+
+/// A table arranged to the width of stdout (comfy-table wraps its widest cells), or left
+/// at its natural width where there is none.
+pub fn arrange(table: &mut comfy_table::Table) {
+    if let Some(w) = width(Stream::Stdout) {
+        table
+            .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+            .set_width(u16::try_from(w).unwrap_or(u16::MAX));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_is_a_positive_whole_number_or_nothing() {
+        assert_eq!(columns(Some("80")), Some(80));
+        assert_eq!(columns(Some(" 132 ")), Some(132));
+        assert_eq!(columns(Some("0")), None);
+        assert_eq!(columns(Some("wide")), None);
+        assert_eq!(columns(None), None);
+    }
+
+    #[test]
+    fn a_labelled_line_continues_under_its_value() {
+        let text = "write-read   The write's time includes its fsync (23.84 ms of 294.28 ms): before it the bytes had only reached the page cache.\n";
+        let fitted = fit_to(text, 40);
+        let lines: Vec<&str> = fitted.lines().collect();
+        assert!(lines.len() > 2, "{fitted}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{fitted}");
+        assert!(lines[0].starts_with("write-read   The"));
+        for l in &lines[1..] {
+            assert!(
+                l.starts_with("             ") && !l.starts_with("              "),
+                "{l:?}"
+            );
+        }
+        assert!(fitted.ends_with('\n'));
+    }
+
+    #[test]
+    fn an_explanation_hangs_two_columns_in_and_tables_and_short_lines_are_kept() {
+        let text = "warm: Each read() costs about 765 ns whatever its size and bytes move at about 5497 MiB/s\nshort\n│ a ┆ very long table row that is wider than forty columns │\n";
+        let fitted = fit_to(text, 40);
+        let lines: Vec<&str> = fitted.lines().collect();
+        assert!(lines[0].starts_with("warm: Each"));
+        assert!(lines[1].starts_with("  ") && !lines[1].starts_with("   "));
+        assert!(fitted.contains("\nshort\n"));
+        assert!(fitted.contains("│ a ┆ very long table row that is wider than forty columns │"));
+    }
+
+    #[test]
+    fn a_word_longer_than_the_width_stays_whole() {
+        let path = "/a/very/long/path/that/no/terminal/of/forty/columns/holds/report.html";
+        let fitted = fit_to(&format!("report: {path}\n"), 40);
+        assert!(fitted.contains(path));
+    }
+}

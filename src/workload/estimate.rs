@@ -1,0 +1,138 @@
+//! The one source of the study's time estimates: seconds per part at each level, measured on
+//! the 2-vCPU development VM (`bench/study.sh`), and the words every place that states one
+//! uses — the README (a test reads it), `study --help`, the `--level` value list and the
+//! line a study starts with. The progress bar corrects the estimate as parts finish.
+
+use super::study::{Level, Part};
+use clap::builder::PossibleValue;
+
+impl Level {
+    /// Seconds `part` takes at this level on the 2-vCPU development VM with a virtio disk
+    /// (the median of measured runs; a faster or slower medium scales them).
+    pub fn estimate(self, part: Part) -> f64 {
+        // Quick and standard: the medians of three runs each (bench/study_estimate.sh,
+        // 2026-11-24, load ~10 on the 2 vCPUs), rounded so the whole is within 1.5x of every
+        // run (quick 15.0-25.9 s, standard 124.8-177.8 s). Thorough: not re-measured.
+        let (quick, standard, thorough) = match part {
+            Part::WriteRead => (0.5, 1.0, 4.0),
+            Part::ReadSweep => (3.0, 64.0, 900.0),
+            Part::Cache => (0.5, 2.0, 4.0),
+            Part::Syscalls => (1.5, 9.0, 40.0),
+            Part::Compare => (3.5, 26.0, 40.0),
+            Part::WriteSweep => (1.0, 18.0, 600.0),
+            Part::Patterns => (0.5, 6.0, 60.0),
+            Part::Transfer => (2.5, 13.0, 120.0),
+            Part::Calibrate => (5.0, 14.0, 90.0),
+        };
+        match self {
+            Self::Quick => quick,
+            Self::Standard => standard,
+            Self::Thorough => thorough,
+        }
+    }
+
+    /// Seconds the whole study takes at this level (every part).
+    pub fn seconds(self) -> f64 {
+        Part::ALL.iter().map(|&p| self.estimate(p)).sum()
+    }
+
+    /// The whole study at this level in the words every place uses: `about 1 min`.
+    pub fn about(self) -> String {
+        about(self.seconds())
+    }
+
+    /// What the level measures, after its time (the `--level` value list).
+    pub fn what(self) -> &'static str {
+        match self {
+            Self::Quick => "every part once, few points",
+            Self::Standard => "the classic block sizes (128 B to 16 MiB), 3 runs per point",
+            Self::Thorough => {
+                "the classic report's 50 runs per point, 1 B to 64 MiB, a 5–15 s calibration"
+            }
+        }
+    }
+}
+
+/// Every level, quickest first.
+pub const LEVELS: [Level; 3] = [Level::Quick, Level::Standard, Level::Thorough];
+
+/// A rough duration: `about 25 s`, `about 3 min`, `about 1.5 h`.
+pub fn about(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("about {:.0} s", (seconds / 5.0).ceil().max(1.0) * 5.0)
+    } else if seconds < 5400.0 {
+        format!("about {:.0} min", (seconds / 60.0).round())
+    } else {
+        format!("about {:.1} h", seconds / 3600.0)
+    }
+}
+
+/// The help of `study --level`.
+pub fn level_help() -> String {
+    format!(
+        "How much to measure: quick ({}), standard ({}), thorough ({}), as measured on a 2-vCPU VM; a slower medium takes longer",
+        Level::Quick.about(),
+        Level::Standard.about(),
+        Level::Thorough.about()
+    )
+}
+
+/// How the README states a level's time: `` `quick` (about 1 min``.
+pub fn readme_phrase(level: Level) -> String {
+    format!("`{}` ({}", level.name(), level.about())
+}
+
+impl clap::ValueEnum for Level {
+    fn value_variants<'a>() -> &'a [Self] {
+        &LEVELS
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(format!("{}: {}", self.about(), self.what())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimates_are_within_one_and_a_half_times_of_the_runs_measured() {
+        // bench/study_estimate.sh, 2026-11-24: process wall times of three runs per level.
+        for (level, runs) in [
+            (Level::Quick, [19.6, 15.0, 25.9]),
+            (Level::Standard, [173.6, 124.8, 177.8]),
+        ] {
+            let e = level.seconds();
+            for r in runs {
+                assert!(
+                    e / r <= 1.5 && r / e <= 1.5,
+                    "{level:?}: {e} s against {r} s"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn durations_are_rounded_to_words() {
+        assert_eq!(about(14.0), "about 15 s");
+        assert_eq!(about(61.0), "about 65 s");
+        assert_eq!(about(150.0), "about 3 min");
+        assert_eq!(about(1858.0), "about 31 min");
+        assert_eq!(about(7200.0), "about 2.0 h");
+    }
+
+    #[test]
+    fn the_help_and_the_value_list_state_the_levels_own_estimates() {
+        let help = level_help();
+        for level in LEVELS {
+            assert!(help.contains(&level.about()), "{help}");
+            let value = clap::ValueEnum::to_possible_value(&level).unwrap();
+            assert!(
+                value
+                    .get_help()
+                    .is_some_and(|h| h.to_string().starts_with(&level.about()))
+            );
+        }
+    }
+}
