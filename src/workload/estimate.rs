@@ -10,19 +10,22 @@ impl Level {
     /// Seconds `part` takes at this level on the 2-vCPU development VM with a virtio disk
     /// (the median of measured runs; a faster or slower medium scales them).
     pub fn estimate(self, part: Part) -> f64 {
-        // Quick and standard: the medians of three runs each (bench/study_estimate.sh,
-        // 2026-11-24, load ~10 on the 2 vCPUs), rounded so the whole is within 1.5x of every
-        // run (quick 15.0-25.9 s, standard 124.8-177.8 s). Thorough: not re-measured.
+        // Quick and standard: the medians of two runs each on the idle VM (load 0.1,
+        // bench/study_estimate.sh, 2026-11-24: quick 5.4 and 6.5 s, standard 29.5 and 29.8 s)
+        // times 1.2, so the whole is within 1.5x of a quiet run. On the same VM busy with
+        // five compiling sessions (load ~10) the same studies took 15-26 s and 125-178 s:
+        // the progress bar's ETA follows the parts as they finish. Thorough: not
+        // re-measured.
         let (quick, standard, thorough) = match part {
-            Part::WriteRead => (0.5, 1.0, 4.0),
-            Part::ReadSweep => (3.0, 64.0, 900.0),
-            Part::Cache => (0.5, 2.0, 4.0),
-            Part::Syscalls => (1.5, 9.0, 40.0),
-            Part::Compare => (3.5, 26.0, 40.0),
-            Part::WriteSweep => (1.0, 18.0, 600.0),
-            Part::Patterns => (0.5, 6.0, 60.0),
-            Part::Transfer => (2.5, 13.0, 120.0),
-            Part::Calibrate => (5.0, 14.0, 90.0),
+            Part::WriteRead => (0.1, 0.3, 4.0),
+            Part::ReadSweep => (1.0, 10.3, 900.0),
+            Part::Cache => (0.1, 0.6, 4.0),
+            Part::Syscalls => (0.4, 1.3, 40.0),
+            Part::Compare => (1.8, 9.3, 40.0),
+            Part::WriteSweep => (0.4, 4.6, 600.0),
+            Part::Patterns => (0.2, 1.9, 60.0),
+            Part::Transfer => (0.3, 2.4, 120.0),
+            Part::Calibrate => (2.8, 4.7, 90.0),
         };
         match self {
             Self::Quick => quick,
