@@ -221,8 +221,10 @@ impl<'a> Harness<'a> {
             );
             // A cold read that the device did not serve may have read zeros the file
             // system makes up (unwritten extents, holes): the extent map tells. (An engine
-            // that moves no bytes has no device bytes to explain.)
-            if state == CacheState::Cold && caps.has(flag::MOVES_BYTES) {
+            // that moves no bytes has no device bytes to explain.) Only then: a caller
+            // timing around this read (`mpi`, open to close) must not pay for the map.
+            let short = proof.device_read_bytes.is_none_or(|d| d < moved.bytes);
+            if state == CacheState::Cold && caps.has(flag::MOVES_BYTES) && short {
                 proof.unbacked_bytes =
                     crate::measure::extents::map(target.file, plan.start, plan.len)
                         .ok()
