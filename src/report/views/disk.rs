@@ -86,27 +86,53 @@ fn us(v: f64) -> String {
     }
 }
 
-/// Renders `disk`.
-pub fn text(r: &DiskReport) -> String {
-    let mut out = String::new();
-    let origin = match (r.scratch, r.seed, r.fill_seconds) {
+/// Where a disk result's test file came from: the scratch file written whole with its seed,
+/// or `yours` (the user's file).
+pub(crate) fn origin(scratch: bool, seed: Option<u64>, fill: Option<f64>, yours: &str) -> String {
+    match (scratch, seed, fill) {
         (true, Some(seed), Some(s)) => format!(
             "scratch, written whole first with seed {seed} in {}",
             format_seconds(s)
         ),
-        _ => "your file, read as it is".to_string(),
-    };
+        _ => yours.to_string(),
+    }
+}
+
+/// The `file` and `device` lines every disk result (panel, depth curve) opens with.
+pub(crate) fn file_lines(
+    out: &mut String,
+    file: &str,
+    bytes: u64,
+    origin: &str,
+    device: Option<&str>,
+) {
     line(
-        &mut out,
+        out,
         "file",
-        format!("{} ({}, {origin})", r.file, format_size(r.file_bytes)),
+        format!("{file} ({}, {origin})", format_size(bytes)),
     );
     line(
-        &mut out,
+        out,
         "device",
-        r.device_name
-            .clone()
-            .unwrap_or_else(|| "none (no block device behind the file)".to_string()),
+        device.unwrap_or("none (no block device behind the file)"),
+    );
+}
+
+/// Renders `disk`.
+pub fn text(r: &DiskReport) -> String {
+    let mut out = String::new();
+    let origin = origin(
+        r.scratch,
+        r.seed,
+        r.fill_seconds,
+        "your file, read as it is",
+    );
+    file_lines(
+        &mut out,
+        &r.file,
+        r.file_bytes,
+        &origin,
+        r.device_name.as_deref(),
     );
     line(
         &mut out,

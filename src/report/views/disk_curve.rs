@@ -220,30 +220,19 @@ fn point_at(r: &CurveReport, depth: usize) -> Option<&DiskRow> {
 /// Renders the curve.
 pub fn text(r: &CurveReport) -> String {
     let mut out = String::new();
-    let origin = match (r.scratch, r.seed, r.fill_seconds) {
-        (true, Some(seed), Some(s)) => format!(
-            "scratch, written whole first with seed {seed} in {}",
-            format_seconds(s)
-        ),
-        _ => "your file".to_string(),
-    };
-    line(
+    let origin = super::disk::origin(r.scratch, r.seed, r.fill_seconds, "your file");
+    super::disk::file_lines(
         &mut out,
-        "file",
-        format!("{} ({}, {origin})", r.file, format_size(r.file_bytes)),
-    );
-    line(
-        &mut out,
-        "device",
-        r.device_name
-            .clone()
-            .unwrap_or_else(|| "none (no block device behind the file)".to_string()),
+        &r.file,
+        r.file_bytes,
+        &origin,
+        r.device_name.as_deref(),
     );
     line(
         &mut out,
         "curve",
         format!(
-            "{}, {} per depth; latency of every completed I/O, queued to reaped, in µs",
+            "{}, {} per depth; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
             what(r),
             format_seconds(r.runtime_seconds)
         ),
