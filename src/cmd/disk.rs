@@ -102,6 +102,14 @@ pub enum Path {
 }
 
 impl Path {
+    /// The name it is saved under (`uring_direct`), for CSV cells.
+    pub fn saved_name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+
     /// Whether the I/O bypassed the page cache.
     pub fn direct(self) -> bool {
         matches!(self, Path::UringDirect | Path::SyncDirect)
@@ -525,22 +533,20 @@ fn pump(
             .map_err(|_| anyhow::anyhow!("io_uring submission queue full"))?;
         Ok(())
     };
-    // Slots queued since the last io_uring_enter: their clock starts when it submits them
-    // (as fio's lat does; its clat starts once that call has returned).
-    let mut queued: Vec<usize> = Vec::with_capacity(slots.len());
     for (index, slot) in slots.iter_mut().enumerate() {
         submit(ring, slot, index, offsets.next_offset())?;
-        queued.push(index);
         *in_flight += 1;
+    }
+    // The first wait submits the whole queue: each I/O's clock starts there (as fio's lat
+    // does; its clat starts once that call has returned). Refills are submitted one by one.
+    let entering = Instant::now();
+    for slot in slots.iter_mut() {
+        slot.submitted = entering;
     }
     let mut stop = false;
     // Reaped completions, gathered before their slots are refilled; made once, not per wait.
     let mut done: Vec<(usize, i32)> = Vec::with_capacity(slots.len());
     while *in_flight > 0 {
-        let entering = Instant::now();
-        for index in queued.drain(..) {
-            slots[index].submitted = entering;
-        }
         match ring.submit_and_wait(1) {
             Ok(_) => {}
             Err(e) if crate::interrupt::retry_after(&e)? => continue,
@@ -584,7 +590,6 @@ fn pump(
             }
             if !stop {
                 submit(ring, slot, index, offsets.next_offset())?;
-                queued.push(index);
                 *in_flight += 1;
                 // Submitted at once, not with the next wait: the device's queue stays full
                 // instead of draining while a batch of completions is handled (fio submits
@@ -592,7 +597,6 @@ fn pump(
                 // 71k, 72k IOPS when a batch went in with the next wait, 90k, 88k, 87k so
                 // (fio 89k, 90k, 87k), for one io_uring_enter per I/O instead of ~1 per 11.
                 slots[index].submitted = Instant::now();
-                queued.clear();
                 match ring.submit() {
                     Ok(_) => {}
                     Err(e) if crate::interrupt::retry_after(&e)? => {}

@@ -386,10 +386,7 @@ impl Exportable for DiskReport {
                     r.spec.block.to_string(),
                     r.spec.depth.to_string(),
                     r.spec.threads.to_string(),
-                    serde_json::to_value(r.path)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default(),
+                    r.path.saved_name(),
                     r.ios.to_string(),
                     r.bytes.to_string(),
                     r.seconds.to_string(),
@@ -442,10 +439,7 @@ fn markdown_rows(report: &DiskReport) -> Table {
         .map(|r| {
             let l = &r.latency_us;
             let d = r.device.as_ref();
-            let path = serde_json::to_value(r.path)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
+            let path = r.path.saved_name();
             match &r.skipped {
                 Some(why) => vec![
                     r.name.clone(),

@@ -416,10 +416,7 @@ impl Exportable for CurveReport {
             vec![
                 kind,
                 r.spec.depth.to_string(),
-                serde_json::to_value(r.path)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                r.path.saved_name(),
                 r.ios.to_string(),
                 r.seconds.to_string(),
                 r.bytes_per_second.to_string(),
