@@ -231,8 +231,19 @@ fn bad_presets_and_their_options_are_one_line_errors() {
     let d = dir.path().to_str().unwrap();
     let file = common::file_with(dir.path(), "mine", &common::pattern(1 << 20));
     let f = file.to_str().unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let series = dir.path().join("s.jsonl");
+    let series = series.to_str().unwrap();
+    let cases: [(&[&str], &str); 7] = [
         (&[d, "--preset", "turbo"], "no preset 'turbo'"),
+        // The series follows the panel's rows; the curve and the fsync preset have none.
+        (
+            &[d, "--depth-curve", "--series", series],
+            "--series follows the panel's rows",
+        ),
+        (
+            &[d, "--preset", "fsync", "--series", series],
+            "--series follows the panel's rows",
+        ),
         (&[d, "--preset", "peak", "--bs", "8k"], "sets its own rows"),
         (&[d, "--fsync-target", "10ms"], "--preset fsync"),
         (
@@ -248,4 +259,8 @@ fn bad_presets_and_their_options_are_one_line_errors() {
         assert!(err.contains(expected), "{args:?}: {err}");
     }
     assert!(scratch_files(dir.path()).is_empty());
+    assert!(
+        !Path::new(series).exists(),
+        "no series file left by a refused run"
+    );
 }
