@@ -862,6 +862,9 @@ pub struct DiskOptions {
     pub force_write: bool,
     /// Seed of the scratch file's content.
     pub seed: u64,
+    /// The file given is the study's own scratch file, written whole from `seed`: its reads
+    /// are checked and its writes put the bytes it already holds.
+    pub own_file: bool,
     /// Keep the scratch file.
     pub keep: bool,
     /// Free space to keep.
@@ -986,6 +989,7 @@ impl DiskOptions {
             mode,
             force_write: args.force_write,
             seed: args.seed.unwrap_or_else(fresh_seed),
+            own_file: false,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,
             series,

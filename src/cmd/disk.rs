@@ -683,7 +683,7 @@ pub(crate) fn prepare(options: &DiskOptions) -> Result<(Target, Option<u64>, Opt
             path: options.path.clone(),
             bytes: meta.len(),
         };
-        (target, None, None)
+        (target, options.own_file.then_some(options.seed), None)
     };
     let largest = options.rows.iter().map(|r| r.block).max().unwrap_or(0);
     if target.bytes < largest {

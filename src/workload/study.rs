@@ -46,6 +46,8 @@ pub enum Part {
     WriteSweep,
     /// iozone's tests.
     Patterns,
+    /// The disk panel: sequential and random I/O at queue depths, IOPS and latency.
+    Disk,
     /// Files over a socket, every method pair.
     Transfer,
     /// The file size for a read in the calibration window.
@@ -55,7 +57,7 @@ pub enum Part {
 impl Part {
     /// Every part, in the order the study runs them (calibrate grows the scratch file, so it
     /// comes last).
-    pub const ALL: [Part; 9] = [
+    pub const ALL: [Part; 10] = [
         Part::WriteRead,
         Part::ReadSweep,
         Part::Cache,
@@ -63,6 +65,7 @@ impl Part {
         Part::Compare,
         Part::WriteSweep,
         Part::Patterns,
+        Part::Disk,
         Part::Transfer,
         Part::Calibrate,
     ];
@@ -77,6 +80,7 @@ impl Part {
             Self::Compare => "compare",
             Self::WriteSweep => "write-sweep",
             Self::Patterns => "patterns",
+            Self::Disk => "disk",
             Self::Transfer => "transfer",
             Self::Calibrate => "calibrate",
         }
@@ -92,6 +96,7 @@ impl Part {
             Self::Compare => "The fastest reader against dd, cat and fio",
             Self::WriteSweep => "Write throughput against block size (fsync included)",
             Self::Patterns => "Access patterns (iozone's tests)",
+            Self::Disk => "What the disk delivers: IOPS and latency at a queue depth",
             Self::Transfer => "Files over a socket: read/write, mmap and zero-copy",
             Self::Calibrate => "A file size for a reasonable read time",
         }

@@ -20,7 +20,7 @@ use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::measure::env::meminfo_bytes;
 use crate::options::{
-    CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, PatternsOptions, StudyOptions,
+    CacheOptions, CalibrateOptions, CompareOptions, DiskOptions, ExportOptions, PatternsOptions, StudyOptions,
     SweepOptions, SyscallsOptions, TransferOptions,
 };
 use crate::units::{KIB, MIB, format_size};
@@ -61,6 +61,7 @@ impl Level {
                 patterns_runs: 1,
                 transfer_large: 16 * MIB,
                 transfer_repeat: 1,
+                disk_runtime: 0.25,
             },
             Self::Standard => Budget {
                 file_cap: 256 * MIB,
@@ -76,6 +77,7 @@ impl Level {
                 patterns_runs: 3,
                 transfer_large: 64 * MIB,
                 transfer_repeat: 3,
+                disk_runtime: 1.0,
             },
             Self::Thorough => Budget {
                 file_cap: 1024 * MIB,
@@ -91,6 +93,7 @@ impl Level {
                 patterns_runs: 5,
                 transfer_large: 256 * MIB,
                 transfer_repeat: 10,
+                disk_runtime: 5.0,
             },
         }
     }
@@ -192,6 +195,7 @@ pub fn execute(
         patterns: None,
         transfer: None,
         calibrate: None,
+        disk: None,
         verified: true,
         kept_file: options.keep.then(|| scratch.path().display().to_string()),
         kept_bytes: None,
@@ -449,6 +453,10 @@ impl PartRunner<'_> {
                 let r = self.transfer()?;
                 Ok(partial(&mut report.transfer, r, |r| r.complete))
             }
+            Part::Disk => {
+                let r = self.disk()?;
+                Ok(partial(&mut report.disk, r, |r| r.complete))
+            }
             Part::Calibrate => self.calibrate(report),
         }
     }
@@ -558,6 +566,29 @@ impl PartRunner<'_> {
         };
         let r = crate::cmd::patterns::execute(&options, self.harness, &mut ignore)?;
         something(r.results.is_empty() && !r.complete, r)
+    }
+
+    /// The disk panel (SEQ1M Q8T1 … RND4K Q1T1, read and write) on the scratch file, each
+    /// row for the level's runtime: its writes put the bytes the file already holds, so the
+    /// later parts still read what write-read wrote.
+    fn disk(&self) -> Result<crate::cmd::disk::DiskReport> {
+        let options = DiskOptions {
+            path: self.scratch.path().to_path_buf(),
+            size: self.size,
+            runtime: Duration::from_secs_f64(self.budget.disk_runtime),
+            rows: crate::workload::panel::default_panel(),
+            notes: Vec::new(),
+            mode: crate::options::disk::DiskMode::Panel,
+            force_write: true,
+            seed: self.seed,
+            own_file: true,
+            keep: false,
+            min_free: self.options.min_free,
+            series: None,
+            export: self.export(),
+        };
+        let r = crate::cmd::disk::execute(&options, self.harness, &mut ignore)?;
+        something(r.rows.is_empty() && !r.complete, r)
     }
 
     /// The transfer matrix on the classic workloads, over loopback TCP.

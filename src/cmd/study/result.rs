@@ -47,6 +47,9 @@ pub struct Budget {
     pub transfer_large: u64,
     /// Transfers per method pair.
     pub transfer_repeat: usize,
+    /// Seconds each row of the disk panel runs for (0 in studies that predate it).
+    #[serde(default)]
+    pub disk_runtime: f64,
 }
 
 /// How a part ended.
@@ -164,6 +167,9 @@ pub struct StudyReport {
     pub transfer: Option<TransferReport>,
     /// The file size for the calibration window.
     pub calibrate: Option<CalibrateReport>,
+    /// The disk panel, run on the scratch file (absent from studies that predate it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<crate::cmd::disk::DiskReport>,
     /// Whether every read returned the bytes written.
     pub verified: bool,
     /// Whether the scratch file was kept (`--keep`), and where.

@@ -257,7 +257,7 @@ pub fn text(r: &DiskReport) -> String {
 }
 
 /// What the reads' checks found, over all rows.
-fn verify_line(r: &DiskReport) -> String {
+pub(crate) fn verify_line(r: &DiskReport) -> String {
     let checked: Vec<_> = r.rows.iter().filter_map(|row| row.verify).collect();
     let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
         return if r.seed.is_none() {

@@ -13,6 +13,7 @@ pub mod disk;
 pub mod disk_curve;
 pub mod disk_fsync;
 pub mod disk_presets;
+pub mod disk_study;
 pub mod fast;
 pub mod media;
 pub mod media_figures;

@@ -263,6 +263,9 @@ pub fn headlines(r: &StudyReport) -> Vec<Headline> {
             }
         }
     }
+    if let Some(d) = &r.disk {
+        out.extend(super::disk_study::headlines(d));
+    }
     if let Some(c) = &r.calibrate {
         let ten = c.bytes_per_second * 10.0;
         out.push(Headline {
@@ -322,6 +325,7 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
                     .patterns
                     .as_ref()
                     .map(|p| super::patterns::section(p, env.storage.device.is_some())),
+                Part::Disk => r.disk.as_ref().map(super::disk_study::section),
                 Part::Transfer => r.transfer.as_ref().map(super::transfer::section),
                 Part::Calibrate => r.calibrate.as_ref().map(super::calibrate::section),
             }
@@ -380,6 +384,7 @@ fn part_warnings(r: &StudyReport, part: Part) -> &[crate::cmd::warning::Warning]
         Part::Syscalls => of(&r.syscalls),
         Part::Compare => of(&r.compare),
         Part::Patterns => of(&r.patterns),
+        Part::Disk => of(&r.disk),
         Part::Transfer => of(&r.transfer),
         Part::Calibrate => r.calibrate.as_ref().map_or(&[], |c| &c.warnings),
     }
