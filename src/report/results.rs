@@ -229,6 +229,7 @@ impl ResultDir {
         part_csv!(r.syscalls, "syscalls");
         part_csv!(r.compare, "compare");
         part_csv!(r.patterns, "patterns");
+        part_csv!(r.disk, "disk");
         part_csv!(r.transfer, "transfer");
         part_csv!(r.calibrate, "calibrate");
         for s in sections(r, env) {

@@ -8,6 +8,7 @@ use super::disk::{queue_sentence, verify_line};
 use crate::cmd::disk::{DiskReport, DiskRow, Path};
 use crate::cmd::study::Part;
 use crate::measure::verdict::{Figure, Relation, relate};
+use crate::measure::writecache::WriteCache;
 use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::units::{format_seconds, format_size, group_thousands};
@@ -23,17 +24,29 @@ fn find<'a>(r: &'a DiskReport, name: &str, op: Op) -> Option<&'a DiskRow> {
         .find(|x| x.name == name && x.spec.op == op && x.skipped.is_none() && x.ios > 0)
 }
 
-/// Microseconds as a reader sees them: `87.2 µs`, `1.24 ms`.
+/// Microseconds as a reader sees them, three figures: `8.74 µs`, `87.2 µs`, `383 µs`,
+/// `1.24 ms`, `12.4 ms`.
 fn time_us(us: f64) -> String {
-    format_seconds(us / 1e6)
+    let (v, unit) = if us >= 1000.0 {
+        (us / 1000.0, "ms")
+    } else {
+        (us, "µs")
+    };
+    if v >= 100.0 {
+        format!("{v:.0} {unit}")
+    } else if v >= 10.0 {
+        format!("{v:.1} {unit}")
+    } else {
+        format!("{v:.2} {unit}")
+    }
 }
 
 fn iops(v: f64) -> String {
     group_thousands(v.round() as u64)
 }
 
-/// The section.
-pub(crate) fn section(r: &DiskReport) -> Section {
+/// The section; `cache`: the device's write cache as the study read it.
+pub(crate) fn section(r: &DiskReport, cache: Option<&WriteCache>) -> Section {
     let rows = r
         .rows
         .iter()
@@ -82,22 +95,28 @@ pub(crate) fn section(r: &DiskReport) -> Section {
             rows,
         ),
         chart: chart(r),
-        why: sentences(r),
+        why: sentences(r, cache),
         warnings: Vec::new(),
     }
 }
 
 /// What was measured and how, from the report itself.
 fn how(r: &DiskReport) -> String {
-    let direct = r.rows.iter().filter(|x| x.skipped.is_none()).all(|x| x.path == Path::UringDirect);
+    let direct = r
+        .rows
+        .iter()
+        .filter(|x| x.skipped.is_none())
+        .all(|x| x.path == Path::UringDirect);
     format!(
         "The panel CrystalDiskMark and KDiskMark show (SEQ1M: sequential 1 MiB; RND4K: random 4 KiB; Q: I/Os kept in flight; T: threads), run on the {} scratch file, each row for {}{}; a write puts back the bytes the file already holds, so the parts after it still read what was written. Latency is every I/O's, from the call that submits it to its completion reaped (fio's lat); MB/s are 10^6 bytes per second, as the panels print them.",
         format_size(r.file_bytes),
         format_seconds(r.runtime_seconds),
-        if direct {
-            " through io_uring with O_DIRECT (the page cache bypassed)"
-        } else {
-            ""
+        match (direct, r.device_name.is_some()) {
+            (true, true) => " through io_uring with O_DIRECT (the page cache bypassed)",
+            (true, false) => {
+                " through io_uring with O_DIRECT, which with no block device under the file still reads and writes memory"
+            }
+            (false, _) => "",
         },
     )
 }
@@ -142,18 +161,24 @@ fn chart(r: &DiskReport) -> Option<Chart> {
 }
 
 /// The sentences, each chosen by the numbers.
-pub(crate) fn sentences(r: &DiskReport) -> Vec<String> {
+pub(crate) fn sentences(r: &DiskReport, cache: Option<&WriteCache>) -> Vec<String> {
     let mut why = Vec::new();
     for op in [Op::Read, Op::Write] {
         if let (Some(deep), Some(one)) = (find(r, "RND4K Q32T1", op), find(r, "RND4K Q1T1", op)) {
             why.push(depth_sentence(deep, one));
         }
     }
+    if let (Some(deep), Some(one)) = (
+        find(r, "SEQ1M Q8T1", Op::Read),
+        find(r, "SEQ1M Q1T1", Op::Read),
+    ) {
+        why.push(sequential_sentence(deep, one));
+    }
     if let (Some(read), Some(write)) = (
         find(r, "RND4K Q1T1", Op::Read),
         find(r, "RND4K Q1T1", Op::Write),
     ) {
-        why.push(read_write_sentence(read, write));
+        why.push(read_write_sentence(read, write, cache));
     }
     if let Some(deep) = find(r, "RND4K Q32T1", Op::Read) {
         let q = queue_sentence(deep);
@@ -179,6 +204,14 @@ pub(crate) fn sentences(r: &DiskReport) -> Vec<String> {
     why
 }
 
+/// Said in place of a device's behaviour where no block device is under the file.
+const NO_DEVICE: &str = "no block device is under the file, so every I/O was served from memory by the kernel's own path (tmpfs, or a network or overlay file system's cache)";
+
+/// Whether a row ran with no block device under its file: its figures are memory's.
+fn memory(row: &DiskRow) -> bool {
+    row.device.is_none()
+}
+
 /// What a queue of 32 random 4 KiB I/Os gives over a queue of one, in IOPS and in latency.
 pub(crate) fn depth_sentence(deep: &DiskRow, one: &DiskRow) -> String {
     let what = format!("Random 4 KiB {}s", deep.spec.op.name());
@@ -193,13 +226,20 @@ pub(crate) fn depth_sentence(deep: &DiskRow, one: &DiskRow) -> String {
         time_us(one.latency_us.p50)
     );
     match relate(Figure::one(deep.iops), Figure::one(one.iops)) {
+        Relation::Same if memory(deep) => format!(
+            "{what}: {figures} — the same: {NO_DEVICE}, and its path served one I/O at a time; {latency}."
+        ),
         Relation::Same => format!(
             "{what}: {figures} — the same: a deeper queue bought nothing here, so the device (or the path above it) serves one request at a time; {latency}, the wait in the queue."
+        ),
+        Relation::Above(x) | Relation::Unclear(x) if x > 1.0 && memory(deep) => format!(
+            "{what}: {figures} ({x:.1}x): {NO_DEVICE}, so what the deeper queue overlaps is that path's own work per I/O, not a device's parallelism; {latency}."
         ),
         Relation::Above(x) | Relation::Unclear(x) if x > 1.0 => {
             let share = 100.0 / x;
             format!(
-                "{what}: {figures} ({x:.1}x): the device serves many requests at once, so a program that waits for each I/O before the next (one in flight, as read() does) gets {share:.0}% of what it can deliver; {latency}."
+                "{what}: {figures} ({x:.1}x): the device serves many requests at once, so a program that waits for each I/O before the next (one in flight, as {}() does) gets {share:.0}% of what it can deliver; {latency}.",
+                deep.spec.op.name()
             )
         }
         Relation::Above(x) | Relation::Below(x) | Relation::Unclear(x) => format!(
@@ -208,23 +248,76 @@ pub(crate) fn depth_sentence(deep: &DiskRow, one: &DiskRow) -> String {
     }
 }
 
-/// Reads against writes, one at a time: which completes sooner, by the one rule.
-pub(crate) fn read_write_sentence(read: &DiskRow, write: &DiskRow) -> String {
-    let (r, w) = (read.latency_us.p50, write.latency_us.p50);
+/// What eight 1 MiB reads in flight give over one: a device that streams one large request
+/// at full speed gains nothing.
+pub(crate) fn sequential_sentence(deep: &DiskRow, one: &DiskRow) -> String {
     let figures = format!(
+        "Sequential 1 MiB reads: {:.0} MB/s with 8 in flight against {:.0} MB/s with one",
+        deep.bytes_per_second / MB,
+        one.bytes_per_second / MB
+    );
+    match relate(
+        Figure::one(deep.bytes_per_second),
+        Figure::one(one.bytes_per_second),
+    ) {
+        Relation::Same if memory(deep) => format!(
+            "{figures} — the same: {NO_DEVICE}, and one request at a time already ran it at its rate."
+        ),
+        Relation::Same => format!(
+            "{figures} — the same: one large request at a time already keeps the device (or the path to it) at its rate, so a plain sequential read() of large blocks loses nothing here."
+        ),
+        Relation::Above(x) | Relation::Unclear(x) if x > 1.0 && memory(deep) => format!(
+            "{figures} ({x:.1}x): {NO_DEVICE}, so the deeper queue overlaps that path's copies, not a device's transfers."
+        ),
+        Relation::Above(x) | Relation::Unclear(x) if x > 1.0 => format!(
+            "{figures} ({x:.1}x): one request at a time leaves the device idle between them, so a sequential reader needs several in flight (read-ahead, or a deeper queue) to reach its rate."
+        ),
+        Relation::Above(x) | Relation::Below(x) | Relation::Unclear(x) => format!(
+            "{figures} ({x:.2}x): the deeper queue was slower here — the requests contend instead of overlapping."
+        ),
+    }
+}
+
+/// Reads against writes, one at a time: which completes sooner, by the one rule, and for
+/// writes that complete sooner what the device says of its write cache (`cache`: sysfs, as
+/// the study's write-cache check read it; `None` where it was not read).
+pub(crate) fn read_write_sentence(
+    read: &DiskRow,
+    write: &DiskRow,
+    cache: Option<&WriteCache>,
+) -> String {
+    let (r, w) = (read.latency_us.p50, write.latency_us.p50);
+    let figures = capitalise(&format!(
         "one at a time, a random 4 KiB read took {} at the median and a write {}",
         time_us(r),
         time_us(w)
-    );
+    ));
     match relate(Figure::one(w), Figure::one(r)) {
-        Relation::Same => format!("{}: the same.", capitalise(&figures)),
-        Relation::Below(_) | Relation::Unclear(_) if w < r => format!(
-            "{}: writes complete sooner — the device acknowledges a write once it holds it (in its cache), while a read waits for the data; whether that cache survives a power loss is below.",
-            capitalise(&figures)
+        Relation::Same => format!("{figures}: the same."),
+        Relation::Below(x) | Relation::Unclear(x) if x < 1.0 && memory(write) => format!(
+            "{figures}: writes complete in {:.0}% of a read's time — {NO_DEVICE}, so no write cache is involved: the difference is in that path.",
+            100.0 * x
         ),
+        Relation::Below(x) | Relation::Unclear(x) if x < 1.0 => {
+            let why = match cache.and_then(WriteCache::write_back) {
+                Some(true) => format!(
+                    "{} reports a volatile write cache (write back): it acknowledges a write once the write is in that cache, while a read waits for the medium",
+                    cache.and_then(|c| c.device.as_deref()).unwrap_or("the device")
+                ),
+                Some(false) => format!(
+                    "{} reports no write cache (write through), so a layer below what Linux sees (a virtual disk's host, a controller) acknowledges writes before they reach the medium",
+                    cache.and_then(|c| c.device.as_deref()).unwrap_or("the device")
+                ),
+                None => "something below the file system acknowledges a write before a read of the medium could finish (a write cache; the device's mode was not read)".to_string(),
+            };
+            format!(
+                "{figures}: writes complete in {:.0}% of a read's time — {why}.",
+                100.0 * x
+            )
+        }
         _ => format!(
-            "{}: writes take longer — the device acknowledges each only once written (no write cache, or one that is full).",
-            capitalise(&figures)
+            "{figures}: writes take {:.1}x a read's time here.",
+            w / r.max(1e-9)
         ),
     }
 }
@@ -242,11 +335,7 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
             out.push(Headline {
                 label: format!("disk, sequential 1 MiB {}, 8 in flight", op.name()),
                 value: format!("{:.0} MB/s", x.bytes_per_second / MB),
-                spread: format!(
-                    "{} IOPS; p99 {}",
-                    iops(x.iops),
-                    time_us(x.latency_us.p99)
-                ),
+                spread: format!("{} IOPS; p99 {}", iops(x.iops), time_us(x.latency_us.p99)),
             });
         }
     }
@@ -277,4 +366,247 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::disk::Latency;
+    use crate::workload::panel::RowSpec;
+
+    /// A random 4 KiB row at `depth` with `iops` and a median latency of `p50` µs.
+    fn row(op: Op, depth: usize, iops: f64, p50: f64) -> DiskRow {
+        DiskRow {
+            name: format!("RND4K Q{depth}T1"),
+            spec: RowSpec {
+                op,
+                random: true,
+                block: 4096,
+                depth,
+                threads: 1,
+            },
+            path: Path::UringDirect,
+            fallback: None,
+            skipped: None,
+            ios: iops as u64,
+            bytes: iops as u64 * 4096,
+            seconds: 1.0,
+            fsync_seconds: None,
+            bytes_per_second: iops * 4096.0,
+            iops,
+            latency_us: Latency {
+                p50,
+                p99: 2.0 * p50,
+                ..Latency::default()
+            },
+            mean_in_flight: depth as f64,
+            device: Some(crate::measure::devstats::DeviceView::default()),
+            verify: None,
+            over_time: None,
+        }
+    }
+
+    fn cache(mode: &str) -> WriteCache {
+        WriteCache {
+            device: Some("vdz".into()),
+            mode: Some(mode.into()),
+            ..WriteCache::default()
+        }
+    }
+
+    #[test]
+    fn a_deeper_queue_that_multiplies_iops_is_said_to_be_served_in_parallel() {
+        let s = depth_sentence(
+            &row(Op::Read, 32, 90_000.0, 350.0),
+            &row(Op::Read, 1, 20_000.0, 48.0),
+        );
+        assert!(
+            s.contains("(4.5x)") && s.contains("serves many requests at once"),
+            "{s}"
+        );
+        assert!(s.contains("22%"), "{s}");
+    }
+
+    #[test]
+    fn a_deeper_queue_that_buys_nothing_is_said_to_be_served_one_at_a_time() {
+        // A disk (or a throttled virtual one) that does one request at a time.
+        let s = depth_sentence(
+            &row(Op::Read, 32, 205.0, 150_000.0),
+            &row(Op::Read, 1, 200.0, 5000.0),
+        );
+        assert!(
+            s.contains("the same") && s.contains("one request at a time"),
+            "{s}"
+        );
+        assert!(!s.contains("many requests"), "{s}");
+    }
+
+    #[test]
+    fn a_deeper_queue_that_loses_iops_is_said_to_contend() {
+        let s = depth_sentence(
+            &row(Op::Write, 32, 500.0, 64_000.0),
+            &row(Op::Write, 1, 900.0, 1100.0),
+        );
+        assert!(
+            s.starts_with("Random 4 KiB writes") && s.contains("slower"),
+            "{s}"
+        );
+        assert!(
+            !s.contains("many requests") && !s.contains("the same"),
+            "{s}"
+        );
+    }
+
+    fn seq(depth: usize, mb: f64) -> DiskRow {
+        let mut r = row(Op::Read, depth, mb, 1000.0);
+        r.name = format!("SEQ1M Q{depth}T1");
+        r.spec.block = 1 << 20;
+        r.bytes_per_second = mb * MB;
+        r
+    }
+
+    #[test]
+    fn sequential_reads_say_whether_a_queue_was_needed_to_reach_the_rate() {
+        let needed = sequential_sentence(&seq(8, 2000.0), &seq(1, 900.0));
+        assert!(
+            needed.contains("(2.2x)") && needed.contains("needs several in flight"),
+            "{needed}"
+        );
+        let same = sequential_sentence(&seq(8, 950.0), &seq(1, 900.0));
+        assert!(
+            same.contains("the same") && same.contains("loses nothing"),
+            "{same}"
+        );
+        let worse = sequential_sentence(&seq(8, 500.0), &seq(1, 900.0));
+        assert!(
+            worse.contains("(0.56x)") && worse.contains("slower"),
+            "{worse}"
+        );
+    }
+
+    #[test]
+    fn with_no_device_under_the_file_no_sentence_credits_a_device() {
+        let no = |mut r: DiskRow| {
+            r.device = None;
+            r
+        };
+        let deep = depth_sentence(
+            &no(row(Op::Read, 32, 690_000.0, 44.6)),
+            &no(row(Op::Read, 1, 23_000.0, 47.8)),
+        );
+        let flat = depth_sentence(
+            &no(row(Op::Read, 32, 23_500.0, 1300.0)),
+            &no(row(Op::Read, 1, 23_000.0, 47.8)),
+        );
+        let seq_more = sequential_sentence(&no(seq(8, 4369.0)), &no(seq(1, 3664.0)));
+        let seq_same = sequential_sentence(&no(seq(8, 3700.0)), &no(seq(1, 3664.0)));
+        let rw = read_write_sentence(
+            &no(row(Op::Read, 1, 21_000.0, 47.8)),
+            &no(row(Op::Write, 1, 28_000.0, 35.9)),
+            None,
+        );
+        for s in [&deep, &flat, &seq_more, &seq_same, &rw] {
+            assert!(s.contains("no block device is under the file"), "{s}");
+            for claim in [
+                "the device serves",
+                "device idle",
+                "write cache (",
+                "acknowledges",
+            ] {
+                assert!(!s.contains(claim), "{claim}: {s}");
+            }
+        }
+        assert!(
+            deep.contains("(30.0x)") && deep.contains("not a device's parallelism"),
+            "{deep}"
+        );
+        assert!(
+            rw.contains("75%") && rw.contains("no write cache is involved"),
+            "{rw}"
+        );
+    }
+
+    #[test]
+    fn times_keep_three_figures() {
+        assert_eq!(time_us(8.744), "8.74 µs");
+        assert_eq!(time_us(87.23), "87.2 µs");
+        assert_eq!(time_us(382.72), "383 µs");
+        assert_eq!(time_us(1240.0), "1.24 ms");
+        assert_eq!(time_us(12_400.0), "12.4 ms");
+    }
+
+    #[test]
+    fn writes_faster_than_reads_are_explained_by_what_the_device_says_of_its_cache() {
+        let read = row(Op::Read, 1, 20_000.0, 50.0);
+        let write = row(Op::Write, 1, 40_000.0, 25.0);
+        let back = read_write_sentence(&read, &write, Some(&cache("write back")));
+        assert!(
+            back.contains("50%") && back.contains("vdz reports a volatile write cache"),
+            "{back}"
+        );
+        let through = read_write_sentence(&read, &write, Some(&cache("write through")));
+        assert!(
+            through.contains("no write cache (write through)") && through.contains("a layer below"),
+            "{through}"
+        );
+        let unknown = read_write_sentence(&read, &write, None);
+        assert!(unknown.contains("was not read"), "{unknown}");
+    }
+
+    #[test]
+    fn writes_slower_or_alike_claim_no_cache() {
+        let read = row(Op::Read, 1, 20_000.0, 50.0);
+        let slow = read_write_sentence(
+            &read,
+            &row(Op::Write, 1, 5_000.0, 200.0),
+            Some(&cache("write back")),
+        );
+        assert!(
+            slow.contains("writes take 4.0x") && !slow.contains("cache"),
+            "{slow}"
+        );
+        let same = read_write_sentence(
+            &read,
+            &row(Op::Write, 1, 19_000.0, 52.0),
+            Some(&cache("write back")),
+        );
+        assert!(
+            same.ends_with("the same.") && !same.contains("cache"),
+            "{same}"
+        );
+    }
+
+    #[test]
+    fn the_summary_names_each_panel_row_it_finds_and_skips_the_missing() {
+        let r = DiskReport {
+            file: "f".into(),
+            scratch: false,
+            file_bytes: 1 << 26,
+            device_name: None,
+            seed: Some(1),
+            runtime_seconds: 1.0,
+            fill_seconds: None,
+            rows: vec![
+                row(Op::Read, 32, 90_000.0, 350.0),
+                row(Op::Read, 1, 20_000.0, 48.0),
+            ],
+            notes: Vec::new(),
+            complete: true,
+            warnings: Vec::new(),
+            caveats: Vec::new(),
+        };
+        let h = headlines(&r);
+        let labels: Vec<&str> = h.iter().map(|x| x.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "disk, random 4 KiB read, 32 in flight",
+                "disk, one random 4 KiB read"
+            ]
+        );
+        assert_eq!(h[0].value, "90,000 IOPS");
+        let why = sentences(&r, None);
+        assert!(why[0].contains("4.5x"), "{why:?}");
+        assert!(section(&r, None).chart.is_some());
+    }
 }

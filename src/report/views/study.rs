@@ -325,7 +325,10 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
                     .patterns
                     .as_ref()
                     .map(|p| super::patterns::section(p, env.storage.device.is_some())),
-                Part::Disk => r.disk.as_ref().map(super::disk_study::section),
+                Part::Disk => r
+                    .disk
+                    .as_ref()
+                    .map(|d| super::disk_study::section(d, write_cache(r))),
                 Part::Transfer => r.transfer.as_ref().map(super::transfer::section),
                 Part::Calibrate => r.calibrate.as_ref().map(super::calibrate::section),
             }
@@ -369,6 +372,14 @@ pub fn name_the_medium(title: &str, medium: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The device's write cache as the study's check read it, when it did.
+fn write_cache(r: &StudyReport) -> Option<&crate::measure::writecache::WriteCache> {
+    r.caveats.iter().find_map(|c| match &c.evidence {
+        crate::measure::caveat::Evidence::WriteCache(e) => Some(&e.cache),
+        _ => None,
+    })
 }
 
 /// The warnings a part's own result carries.
