@@ -32,7 +32,7 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("patterns", &["text", "csv", "md", "svg"]),
     // `ioscope disk DIR --size 8m --runtime 0.1s --seed 1` (issue 25): the panel, the
     // device's view and one queue sentence per row.
-    ("disk", &["text", "csv", "md"]),
+    ("disk", &["text", "csv", "md", "svg"]),
     // `ioscope disk dir --depths 1,4,16,64 --latency-target 2ms --size 8m --runtime 0.1s
     // --seed 1` (issue 25): the curve, its knee, the search's steps read off it.
     ("disk-curve", &["text", "csv", "md", "svg"]),

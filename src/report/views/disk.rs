@@ -98,6 +98,16 @@ pub(crate) fn origin(scratch: bool, seed: Option<u64>, fill: Option<f64>, yours:
     }
 }
 
+/// What a disk chart's title names: the user's file, or for a scratch file (whose name is
+/// gone once the run ends) the device it was on.
+pub(crate) fn chart_subject(scratch: bool, file: &str, device: Option<&str>) -> String {
+    match (scratch, device) {
+        (false, _) => file.to_string(),
+        (true, Some(d)) => format!("a scratch file on {d}"),
+        (true, None) => "a scratch file with no block device under it".to_string(),
+    }
+}
+
 /// The `file` and `device` lines every disk result (panel, depth curve) opens with.
 pub(crate) fn file_lines(
     out: &mut String,
@@ -279,10 +289,14 @@ pub(crate) fn verify_line(r: &DiskReport) -> String {
 
 impl Exportable for DiskReport {
     const COMMAND: &'static str = "disk";
+    const HAS_CHART: bool = true;
     fn text(&self) -> String {
         text(self)
     }
     /// The table, then one sentence per row and the fallbacks.
+    fn chart(&self) -> Option<crate::report::svg::Chart> {
+        super::disk_study::chart(self)
+    }
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table};
         let mut blocks = vec![table(&markdown_rows(self), None)];

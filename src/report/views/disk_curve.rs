@@ -507,7 +507,7 @@ impl Exportable for CurveReport {
             title: format!(
                 "IOPS and p99 against queue depth ({}): {}",
                 what(self),
-                self.file
+                super::disk::chart_subject(self.scratch, &self.file, self.device_name.as_deref())
             ),
             x_label: "queue depth (I/Os in flight per thread, log2)".into(),
             y_label: "IOPS".into(),

@@ -121,8 +121,8 @@ fn how(r: &DiskReport) -> String {
     )
 }
 
-/// Bars of MB/s, a group per row, read beside write.
-fn chart(r: &DiskReport) -> Option<Chart> {
+/// Bars of MB/s, a group per row, read beside write (the study's chart and `disk --svg`'s).
+pub(crate) fn chart(r: &DiskReport) -> Option<Chart> {
     let mut names: Vec<String> = Vec::new();
     for row in r.rows.iter().filter(|x| x.skipped.is_none()) {
         if !names.contains(&row.name) {
@@ -149,7 +149,7 @@ fn chart(r: &DiskReport) -> Option<Chart> {
     Some(Chart {
         title: format!(
             "The disk panel on {} ({} per row)",
-            r.file,
+            super::disk::chart_subject(r.scratch, &r.file, r.device_name.as_deref()),
             format_seconds(r.runtime_seconds)
         ),
         x_label: "row".into(),
