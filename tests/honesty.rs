@@ -281,7 +281,11 @@ fn the_file_system_is_blamed_only_when_every_byte_is_written() {
     let words = |unbacked: Option<u64>| {
         let mut proof = prove(CacheState::Cold, r, Some(0), MIB, false);
         proof.unbacked_bytes = unbacked;
-        ioscope::report::text::warning(&Warning::CacheState { at: None, proof })
+        ioscope::report::text::warning(&Warning::CacheState {
+            at: None,
+            proof,
+            allowed: false,
+        })
     };
     assert!(words(Some(0)).contains(BLAME));
     let unwritten = words(Some(MIB));
@@ -404,6 +408,21 @@ fn a_cold_sweep_of_a_preallocated_file_fails_unless_allowed_and_says_why() {
     assert!(!String::from_utf8_lossy(&refused.stderr).contains(BLAME));
     let allowed = sweep(&["--allow-unwritten"]);
     assert_eq!(allowed.status.code(), Some(0));
+    // Refused, the warning names the flag; given it, it says the figure was kept as asked.
+    let told = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    if told(&refused).contains("unwritten extents or holes") {
+        assert!(
+            told(&refused).contains("or pass --allow-unwritten"),
+            "{}",
+            told(&refused)
+        );
+        assert!(
+            told(&allowed).contains("Kept, as --allow-unwritten asked")
+                && !told(&allowed).contains("or pass --allow-unwritten"),
+            "{}",
+            told(&allowed)
+        );
+    }
     let stdout = String::from_utf8_lossy(&allowed.stdout);
     assert!(
         stdout.contains("(not the device) cold runs read zeros"),

@@ -215,7 +215,11 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
     let memory_bytes = meminfo_bytes("MemTotal").unwrap_or(0);
     let mut warnings = warnings(options, &last, memory_bytes);
     if let Some(proof) = last.cache.filter(|p| !p.ok()) {
-        warnings.push(Warning::CacheState { at: None, proof });
+        warnings.push(Warning::CacheState {
+            at: None,
+            proof,
+            allowed: false,
+        });
     }
     if !setup.engine.caps().has(flag::COUNTED) {
         warnings.push(Warning::NotCounted {

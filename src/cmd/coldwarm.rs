@@ -140,7 +140,9 @@ pub fn execute(
         };
         for (name, sample) in row.runs() {
             let at = format!("{name} at {}", crate::units::format_block_size(bs));
-            report.warnings.extend(warning::of_sample(sample, Some(at)));
+            let mut found = warning::of_sample(sample, Some(at));
+            warning::allowing_unwritten(&mut found, report.allow_unwritten);
+            report.warnings.extend(found);
         }
         report.rows.push(row);
         save(&report)?;

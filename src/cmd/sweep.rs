@@ -422,6 +422,7 @@ fn finish(report: &mut SweepReport) {
                 .flat_map(move |r| warning::of_sample(r, Some(at.clone())))
         })
         .collect();
+    warning::allowing_unwritten(&mut report.warnings, report.allow_unwritten);
     let scattered = warning::scattered(report.points.iter().map(|p| {
         (
             format!(

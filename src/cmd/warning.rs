@@ -22,6 +22,9 @@ pub enum Warning {
         at: Option<String>,
         /// The proof that failed.
         proof: CacheProof,
+        /// The user kept figures over unwritten extents or holes (`--allow-unwritten`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        allowed: bool,
     },
     /// The engine's calls are not the kind /proc/self/io counts, so they are not checked.
     NotCounted {
@@ -121,7 +124,21 @@ pub fn of_sample(sample: &super::harness::Sample, at: Option<String>) -> Vec<War
         })
         .collect();
     if let Some(proof) = sample.cache.filter(|p| !p.ok()) {
-        out.push(Warning::CacheState { at, proof });
+        out.push(Warning::CacheState {
+            at,
+            proof,
+            allowed: false,
+        });
     }
     out
+}
+
+/// Marks the cache-state warnings as kept by `--allow-unwritten` (`allow`): their text then
+/// says the figure was kept as asked instead of suggesting the flag.
+pub fn allowing_unwritten(warnings: &mut [Warning], allow: bool) {
+    for w in warnings {
+        if let Warning::CacheState { allowed, .. } = w {
+            *allowed = allow;
+        }
+    }
 }

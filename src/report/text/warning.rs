@@ -16,7 +16,11 @@ pub fn warning(w: &Warning) -> String {
             check.source,
             check.kernel
         ),
-        Warning::CacheState { at: where_, proof } => {
+        Warning::CacheState {
+            at: where_,
+            proof,
+            allowed,
+        } => {
             let res = proof.residency_before.map_or(
                 "its residency could not be read".to_string(),
                 |r| format!("{} of the file was resident", r.percent()),
@@ -26,7 +30,7 @@ pub fn warning(w: &Warning) -> String {
                 |d| format!("the device read {} of {}", format_size(d), format_size(proof.bytes)),
             );
             let fix = match proof.asked {
-                CacheState::Cold => cold_cause(proof),
+                CacheState::Cold => cold_cause(proof, *allowed),
                 CacheState::Warm => "the file does not fit in the page cache, or other work evicted it; use a smaller file or a machine with more free memory".to_string(),
                 CacheState::AsIs => String::new(),
             };
@@ -98,7 +102,7 @@ pub fn warning(w: &Warning) -> String {
 /// Why a cold run's device read fell short, chosen by the extent map: unwritten extents or
 /// holes when they explain it; the file system (or memory pressure) only when every byte of
 /// the file is written; both stories, conditionally, when the map could not be read.
-fn cold_cause(proof: &crate::measure::cache::CacheProof) -> String {
+fn cold_cause(proof: &crate::measure::cache::CacheProof, allowed: bool) -> String {
     const FS: &str = "this file system keeps pages after eviction (tmpfs, some overlays) or memory pressure refilled them; measure cold on a disk-backed file system, or with --drop-caches as root";
     match proof.unbacked_bytes {
         Some(unbacked) if unbacked > 0 => {
@@ -108,8 +112,13 @@ fn cold_cause(proof: &crate::measure::cache::CacheProof) -> String {
             } else {
                 "they explain only part of what the device did not read: the written part stayed cached (memory pressure, or a file system that keeps pages)"
             };
+            let fix = if allowed {
+                "Kept, as --allow-unwritten asked, and labelled so"
+            } else {
+                "Write the file's data first (e.g. `ioscope run FILE -w 1m COUNT --force`, or copy real data into it), or pass --allow-unwritten to keep such a figure"
+            };
             format!(
-                "{share:.0}% of the bytes read ({}) are unwritten extents or holes, which the file system reads as zeros without the device; {rest}. Write the file's data first (e.g. `ioscope run FILE -w 1m COUNT --force`, or copy real data into it), or pass --allow-unwritten to keep such a figure",
+                "{share:.0}% of the bytes read ({}) are unwritten extents or holes, which the file system reads as zeros without the device; {rest}. {fix}",
                 format_size(unbacked)
             )
         }
