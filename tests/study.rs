@@ -517,6 +517,20 @@ fn report_pages_go_only_to_new_regular_files_that_are_not_inputs() {
     let out = in_dir(cwd.path(), &["report", a_str, a_str]);
     assert_eq!(out.status.code(), Some(2));
     assert!(one_line_stderr(&out).contains("twice"));
+    // A page made elsewhere names the study it came from, not files beside it.
+    let elsewhere = res.path().join("elsewhere.html");
+    ok(&in_dir(
+        cwd.path(),
+        &["report", a_str, "-o", elsewhere.to_str().unwrap()],
+    ));
+    let page = std::fs::read_to_string(&elsewhere).unwrap();
+    assert!(
+        page.contains("(the study this page was made from)") && !page.contains("beside this page"),
+        "{}",
+        &page[page.find("<footer").unwrap_or(0)..]
+    );
+    let own_page = std::fs::read_to_string(a.join("report.html")).unwrap();
+    assert!(own_page.contains("the CSV files beside this page"));
 }
 
 #[test]

@@ -241,10 +241,20 @@ pub(crate) fn explanations(out: &mut String, s: &Section) {
     }
 }
 
-pub(crate) fn footer(out: &mut String, command_line: &str) {
+/// The page's end: which ioscope made it, with what command, and where the raw figures
+/// are (`raw`: the study document it was made from, when the page is not in the study's
+/// own directory; `None`: beside it).
+pub(crate) fn footer(out: &mut String, command_line: &str, raw: Option<&str>) {
+    let raw = match raw {
+        None => "raw figures in study.json and the CSV files beside this page".to_string(),
+        Some(doc) => format!(
+            "raw figures in {} (the study this page was made from)",
+            escape(doc)
+        ),
+    };
     let _ = writeln!(
         out,
-        "<footer>Made by ioscope {} ({}); raw figures in study.json and the CSV files beside this page.</footer>\n</body>\n</html>",
+        "<footer>Made by ioscope {} ({}); {raw}.</footer>\n</body>\n</html>",
         env!("CARGO_PKG_VERSION"),
         escape(command_line)
     );

@@ -242,7 +242,7 @@ impl ResultDir {
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join(" ");
-        let page = super::views::study::page(r, env, &command_line)?;
+        let page = super::views::study::page(r, env, &command_line, None)?;
         self.put("report.html", page.as_bytes())?;
         self.put(
             "report.md",

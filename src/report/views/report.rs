@@ -92,7 +92,7 @@ fn write_page(page: &Page) -> Result<ExitKind> {
         .join(" ");
     let read: Vec<&std::path::Path> = page.studies.iter().map(|s| s.file.as_path()).collect();
     if let [one] = media.as_slice() {
-        let html = super::study::page(one.report, one.env, &line)?;
+        let html = super::study::page(one.report, one.env, &line, Some(&one.source))?;
         let out = Outputs::reserve_apart(
             &[("-o", &page.output)],
             page.force,

@@ -517,7 +517,13 @@ fn write_read(r: &StudyReport) -> Option<Section> {
 }
 
 /// The page of one study.
-pub fn page(r: &StudyReport, env: &Environment, command_line: &str) -> Result<String> {
+/// `raw`: where the raw figures are when not beside the page (the study document read).
+pub fn page(
+    r: &StudyReport,
+    env: &Environment,
+    command_line: &str,
+    raw: Option<&str>,
+) -> Result<String> {
     let mut out = String::new();
     let medium = html::medium_name(env);
     head(&mut out, &format!("ioscope study of {medium} ({})", r.dir));
@@ -566,7 +572,7 @@ pub fn page(r: &StudyReport, env: &Environment, command_line: &str) -> Result<St
     for s in &all {
         html::section(&mut out, s)?;
     }
-    footer(&mut out, command_line);
+    footer(&mut out, command_line, raw);
     Ok(out)
 }
 
