@@ -209,9 +209,12 @@ impl StudyReport {
             self.read_sweep.as_ref().map(|r| &r.caveats),
             self.cache.as_ref().map(|r| &r.caveats),
             self.write_sweep.as_ref().map(|r| &r.caveats),
+            self.disk.as_ref().map(|r| &r.caveats),
         ];
         for c in parts.into_iter().flatten().flatten() {
-            if c.verdict != crate::measure::caveat::Verdict::Ok && !all.contains(c) {
+            if c.verdict != crate::measure::caveat::Verdict::Ok
+                && !all.iter().any(|a| same_finding(a, c))
+            {
                 all.push(c.clone());
             }
         }
@@ -252,5 +255,46 @@ impl StudyReport {
     /// The step record of `part`, if it ran or was skipped.
     pub fn step(&self, part: Part) -> Option<&Step> {
         self.steps.iter().find(|s| s.part == part)
+    }
+}
+
+/// Whether two caveats say the same thing: equal, or the same device's write cache with the
+/// same verdict (judged beside two fsyncs of different sizes, it is one finding).
+fn same_finding(a: &crate::measure::caveat::Caveat, b: &crate::measure::caveat::Caveat) -> bool {
+    use crate::measure::caveat::Evidence;
+    match (&a.evidence, &b.evidence) {
+        (Evidence::WriteCache(x), Evidence::WriteCache(y)) => {
+            a.verdict == b.verdict && x.cache == y.cache
+        }
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::caveat::{WriteCacheEvidence, write_cache};
+    use crate::measure::writecache::WriteCache;
+
+    fn beside_fsync(device: &str, seconds: f64, bytes: u64) -> crate::measure::caveat::Caveat {
+        write_cache(WriteCacheEvidence {
+            cache: WriteCache {
+                device: Some(device.into()),
+                mode: Some("write back".into()),
+                fua: Some(false),
+                rotational: Some(false),
+            },
+            fsync_seconds: Some(seconds),
+            bytes: Some(bytes),
+        })
+    }
+
+    #[test]
+    fn one_devices_write_cache_beside_two_fsyncs_is_one_finding_and_two_devices_are_two() {
+        let big = beside_fsync("vda", 0.12, 256 << 20);
+        let small = beside_fsync("vda", 0.026, 64 << 20);
+        assert_ne!(big, small, "the evidence differs");
+        assert!(same_finding(&big, &small));
+        assert!(!same_finding(&big, &beside_fsync("vdb", 0.12, 256 << 20)));
     }
 }
