@@ -8,9 +8,11 @@ use crate::cmd::warning::Warning;
 use crate::measure::verdict::{Figure, Relation, relate, same};
 use crate::report::cells::{opt, table};
 use crate::report::csv::Table;
+use crate::report::svg::{Chart, Series};
 use crate::report::text::{in_place_short, line, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
+use crate::workload::Op;
 
 /// Megabytes (10^6) per second, as the panels print them.
 const MB: f64 = 1e6;
@@ -106,6 +108,52 @@ pub(crate) fn chart_subject(scratch: bool, file: &str, device: Option<&str>) -> 
         (true, Some(d)) => format!("a scratch file on {d}"),
         (true, None) => "a scratch file with no block device under it".to_string(),
     }
+}
+
+/// Bars of MB/s, a group per row, read beside write (the study's chart and `disk --svg`'s).
+pub(crate) fn chart(r: &DiskReport) -> Option<Chart> {
+    let mut names: Vec<String> = Vec::new();
+    for row in r.rows.iter().filter(|x| x.skipped.is_none()) {
+        if !names.contains(&row.name) {
+            names.push(row.name.clone());
+        }
+    }
+    let series: Vec<Series> = [Op::Read, Op::Write]
+        .into_iter()
+        .filter_map(|op| {
+            let points: Vec<(f64, f64)> = names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| {
+                    r.rows
+                        .iter()
+                        .find(|x| {
+                            &x.name == n && x.spec.op == op && x.skipped.is_none() && x.ios > 0
+                        })
+                        .map(|x| (i as f64, x.bytes_per_second / MB))
+                })
+                .collect();
+            (!points.is_empty()).then(|| Series {
+                name: op.name().to_string(),
+                points,
+            })
+        })
+        .collect();
+    if series.is_empty() {
+        return None;
+    }
+    Some(Chart {
+        title: format!(
+            "The disk panel on {} ({} per row)",
+            chart_subject(r.scratch, &r.file, r.device_name.as_deref()),
+            format_seconds(r.runtime_seconds)
+        ),
+        x_label: "row".into(),
+        y_label: "MB/s".into(),
+        categories: names,
+        series,
+        ..Chart::default()
+    })
 }
 
 /// The `file` and `device` lines every disk result (panel, depth curve) opens with.
@@ -295,7 +343,7 @@ impl Exportable for DiskReport {
     }
     /// The table, then one sentence per row and the fallbacks.
     fn chart(&self) -> Option<crate::report::svg::Chart> {
-        super::disk_study::chart(self)
+        chart(self)
     }
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table};

@@ -10,7 +10,6 @@ use crate::cmd::study::Part;
 use crate::measure::verdict::{Figure, Relation, relate};
 use crate::measure::writecache::WriteCache;
 use crate::report::page::{Headline, Section, grid};
-use crate::report::svg::{Chart, Series};
 use crate::units::{format_seconds, format_size, group_thousands};
 use crate::workload::Op;
 
@@ -94,7 +93,7 @@ pub(crate) fn section(r: &DiskReport, cache: Option<&WriteCache>) -> Section {
             ],
             rows,
         ),
-        chart: chart(r),
+        chart: super::disk::chart(r),
         why: sentences(r, cache),
         warnings: Vec::new(),
     }
@@ -119,45 +118,6 @@ fn how(r: &DiskReport) -> String {
             (false, _) => "",
         },
     )
-}
-
-/// Bars of MB/s, a group per row, read beside write (the study's chart and `disk --svg`'s).
-pub(crate) fn chart(r: &DiskReport) -> Option<Chart> {
-    let mut names: Vec<String> = Vec::new();
-    for row in r.rows.iter().filter(|x| x.skipped.is_none()) {
-        if !names.contains(&row.name) {
-            names.push(row.name.clone());
-        }
-    }
-    let series: Vec<Series> = [Op::Read, Op::Write]
-        .into_iter()
-        .filter_map(|op| {
-            let points: Vec<(f64, f64)> = names
-                .iter()
-                .enumerate()
-                .filter_map(|(i, n)| find(r, n, op).map(|x| (i as f64, x.bytes_per_second / MB)))
-                .collect();
-            (!points.is_empty()).then(|| Series {
-                name: op.name().to_string(),
-                points,
-            })
-        })
-        .collect();
-    if series.is_empty() {
-        return None;
-    }
-    Some(Chart {
-        title: format!(
-            "The disk panel on {} ({} per row)",
-            super::disk::chart_subject(r.scratch, &r.file, r.device_name.as_deref()),
-            format_seconds(r.runtime_seconds)
-        ),
-        x_label: "row".into(),
-        y_label: "MB/s".into(),
-        categories: names,
-        series,
-        ..Chart::default()
-    })
 }
 
 /// The sentences, each chosen by the numbers.
