@@ -20,8 +20,8 @@ use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::measure::env::meminfo_bytes;
 use crate::options::{
-    CacheOptions, CalibrateOptions, CompareOptions, DiskOptions, ExportOptions, PatternsOptions, StudyOptions,
-    SweepOptions, SyscallsOptions, TransferOptions,
+    CacheOptions, CalibrateOptions, CompareOptions, DiskOptions, ExportOptions, PatternsOptions,
+    StudyOptions, SweepOptions, SyscallsOptions, TransferOptions,
 };
 use crate::units::{KIB, MIB, format_size};
 use crate::workload::Op;

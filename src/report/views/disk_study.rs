@@ -89,7 +89,11 @@ pub(crate) fn section(r: &DiskReport) -> Section {
 
 /// What was measured and how, from the report itself.
 fn how(r: &DiskReport) -> String {
-    let direct = r.rows.iter().filter(|x| x.skipped.is_none()).all(|x| x.path == Path::UringDirect);
+    let direct = r
+        .rows
+        .iter()
+        .filter(|x| x.skipped.is_none())
+        .all(|x| x.path == Path::UringDirect);
     format!(
         "The panel CrystalDiskMark and KDiskMark show (SEQ1M: sequential 1 MiB; RND4K: random 4 KiB; Q: I/Os kept in flight; T: threads), run on the {} scratch file, each row for {}{}; a write puts back the bytes the file already holds, so the parts after it still read what was written. Latency is every I/O's, from the call that submits it to its completion reaped (fio's lat); MB/s are 10^6 bytes per second, as the panels print them.",
         format_size(r.file_bytes),
@@ -242,11 +246,7 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
             out.push(Headline {
                 label: format!("disk, sequential 1 MiB {}, 8 in flight", op.name()),
                 value: format!("{:.0} MB/s", x.bytes_per_second / MB),
-                spread: format!(
-                    "{} IOPS; p99 {}",
-                    iops(x.iops),
-                    time_us(x.latency_us.p99)
-                ),
+                spread: format!("{} IOPS; p99 {}", iops(x.iops), time_us(x.latency_us.p99)),
             });
         }
     }
