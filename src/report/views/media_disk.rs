@@ -160,37 +160,49 @@ pub fn sentences(media: &[Medium]) -> Vec<String> {
         let Some((_, first)) = buffered.first() else {
             continue;
         };
+        // The reason, without the path the sentence names anyway: `O_DIRECT refused (…)`.
         let why = first
             .fallback
-            .clone()
-            .unwrap_or_else(|| "O_DIRECT not used".to_string());
-        // The other media whose same rows went to their device directly.
-        let direct: Vec<String> = with
-            .iter()
-            .filter(|(j, _)| j != i)
-            .filter(|(_, other)| {
-                other
-                    .iter()
-                    .any(|(k, x)| x.path.direct() && buffered.iter().any(|(b, _)| b == k))
-            })
-            .map(|(j, _)| label(*j))
-            .collect();
+            .as_deref()
+            .and_then(|f| f.split("; ").next())
+            .map_or(String::new(), |w| format!("{w}, so "));
+        // The other media whose same rows bypassed the page cache: to a device, or on memory.
+        let (mut to_device, mut on_memory) = (Vec::new(), Vec::new());
+        for (j, other) in with.iter().filter(|(j, _)| j != i) {
+            if other
+                .iter()
+                .any(|(k, x)| x.path.direct() && buffered.iter().any(|(b, _)| b == k))
+            {
+                if device(media[*j].report) {
+                    to_device.push(label(*j));
+                } else {
+                    on_memory.push(label(*j));
+                }
+            }
+        }
         let head = format!(
-            "{}: {} went through the page cache ({why})",
+            "{}: {why}{} went through the page cache",
             label(*i),
             which(&buffered, rows.len())
         );
-        out.push(if !direct.is_empty() {
+        out.push(if !to_device.is_empty() {
             format!(
                 "{head}, while {}'s went to the device directly (O_DIRECT): beside each other these rows compare the page cache with a device, not two devices — a buffered read may be served from memory, and a buffered write lands in memory until the row's closing fdatasync.",
-                and_list(&direct)
+                and_list(&to_device)
+            )
+        } else if !on_memory.is_empty() {
+            format!(
+                "{head}, while {}'s bypassed it (O_DIRECT) on a file system with no block device: beside each other both are memory, one through the page cache and one around it, not two devices.",
+                and_list(&on_memory)
             )
         } else if with.len() > 1 {
             format!(
-                "{head}, and no other medium's same rows went to a device directly either: beside each other they compare page caches, not devices."
+                "{head}, and no other medium's same rows bypassed the page cache either: beside each other they compare page caches, not devices."
             )
-        } else {
+        } else if device(media[*i].report) {
             format!("{head}: its figures are the page cache's as much as the device's.")
+        } else {
+            format!("{head}, with no block device under it: its figures are memory's.")
         });
     }
     let devices: Vec<usize> = with
@@ -225,7 +237,11 @@ pub fn sentences(media: &[Medium]) -> Vec<String> {
                 "{}: {} asked for a queue but ran one call at a time per thread ({}): their IOPS and latency are those of a queue of one, not of the depth in their name.",
                 label(*i),
                 which(&shallow, rows.len()),
-                first.fallback.as_deref().unwrap_or("io_uring not used")
+                first
+                    .fallback
+                    .as_deref()
+                    .and_then(|f| f.split("; ").find(|w| w.starts_with("io_uring")))
+                    .unwrap_or("io_uring not used")
             ));
         }
     }
@@ -499,7 +515,9 @@ mod tests {
             "{why:?}: no O_DIRECT, so no memory-with-O_DIRECT line"
         );
         assert!(
-            why[0].starts_with("tmpfs: every row went through the page cache (O_DIRECT refused"),
+            why[0].starts_with(
+                "tmpfs: O_DIRECT refused (invalid argument), so every row went through the page cache, while"
+            ),
             "{why:?}"
         );
         assert!(
@@ -551,7 +569,7 @@ mod tests {
         let media = [medium("ext4 on vda", &a, &e), medium("xfs on vdb", &b, &e)];
         let why = sentences(&media).join(" ");
         assert!(
-            why.contains("xfs on vdb: 2 of its 8 rows (SEQ1M Q8T1 read, SEQ1M Q8T1 write) went through the page cache"),
+            why.contains("xfs on vdb: O_DIRECT refused (invalid argument), so 2 of its 8 rows (SEQ1M Q8T1 read, SEQ1M Q8T1 write) went through the page cache"),
             "{why}"
         );
         assert!(why.contains("while ext4 on vda's went to the device directly"));
@@ -570,6 +588,37 @@ mod tests {
     }
 
     #[test]
+    fn a_buffered_medium_beside_memory_with_o_direct_is_said_to_be_memory_against_memory() {
+        let (a, b) = (
+            with(memory(panel(1.0))),
+            with(memory(buffered(panel(1.0), None))),
+        );
+        let e = env(None);
+        let media = [medium("tmpfs", &a, &e), medium("ramfs", &b, &e)];
+        let why = sentences(&media);
+        assert_eq!(why.len(), 2, "{why:?}");
+        assert!(
+            why[0].contains("while tmpfs's bypassed it (O_DIRECT) on a file system with no block device: beside each other both are memory"),
+            "{why:?}"
+        );
+        assert!(!why[0].contains("to the device directly"), "{why:?}");
+        assert!(
+            why[1].starts_with("tmpfs has no block device under it")
+                && why[1].ends_with("so they measure memory and the CPU, not a device."),
+            "{why:?}"
+        );
+        // Alone: the page cache's figures, of a device or of memory.
+        let one = [medium("ramfs", &b, &e)];
+        assert!(
+            sentences(&one)[0]
+                .ends_with("with no block device under it: its figures are memory's.")
+        );
+        let c = with(buffered(panel(1.0), None));
+        let one = [medium("ext4", &c, &e)];
+        assert!(sentences(&one)[0].ends_with("the page cache's as much as the device's."));
+    }
+
+    #[test]
     fn rows_run_one_call_at_a_time_are_said_not_to_have_had_their_queue() {
         let mut d = panel(1.0);
         for x in &mut d.rows {
@@ -582,7 +631,7 @@ mod tests {
         let why = sentences(&media);
         assert_eq!(why.len(), 1, "{why:?}: direct, so no page-cache line");
         assert!(
-            why[0].starts_with("old kernel: 4 of its 8 rows (SEQ1M Q8T1 read, SEQ1M Q8T1 write, RND4K Q32T1 read, RND4K Q32T1 write) asked for a queue but ran one call at a time per thread (io_uring refused"),
+            why[0].starts_with("old kernel: 4 of its 8 rows (SEQ1M Q8T1 read, SEQ1M Q8T1 write, RND4K Q32T1 read, RND4K Q32T1 write) asked for a queue but ran one call at a time per thread (io_uring refused (function not implemented)): their IOPS"),
             "{why:?}"
         );
         assert_eq!(
