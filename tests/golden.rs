@@ -316,6 +316,35 @@ fn two_studies_side_by_side_render_exactly_as_kept() {
     );
 }
 
+#[test]
+fn three_disk_panels_side_by_side_render_exactly_as_kept_with_their_figures() {
+    // Real quick studies of the disk part alone (`study --level quick --only disk`, issue
+    // 25 item 7) on ext4 on vda, on tmpfs (O_DIRECT accepted: memory), and on tmpfs with
+    // IOSCOPE_DISK_REFUSE=direct (every row buffered; labelled "tmpfs buffered"); their
+    // directories renamed /mnt/disk and /dev/shm/study.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("compare.html");
+    let media = root().join("tests/fixtures/media-disk");
+    let out = ioscope()
+        .arg("report")
+        .args(["ext4", "tmpfs", "tmpfs-buffered"].map(|n| media.join(format!("{n}.json"))))
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", seen(&out));
+    let mut differences = Vec::new();
+    for (file, kept) in [
+        ("compare.html", "studies-disk-side-by-side.html"),
+        ("compare.json", "studies-disk-side-by-side.json"),
+        ("compare.csv", "studies-disk-side-by-side.csv"),
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        differences.extend(check(kept, &normalize(&text, dir.path())));
+    }
+    assert_none_differ(differences);
+}
+
 /// A whole command on the hidden fixed meter: its arguments (`{dir}` is a fresh directory
 /// holding `f`, 1 MiB of known bytes) and the formats it is kept in (`csv` where it has
 /// `--csv`; `json` with what names this machine and this build blanked).

@@ -272,7 +272,7 @@ fn four_studies_are_one_page_with_a_merged_table_per_measure_and_a_column_per_me
     assert!(["same", "higher", "lower", "overlap"].contains(&cell["relation"].as_str().unwrap()));
     let csv = std::fs::read_to_string(dir.path().join("compare.csv")).unwrap();
     assert!(csv.starts_with(
-        "part,measure,key,block_size_bytes,medium,unit,median,min,max,runs,ratio_to_reference,relation\n"
+        "part,measure,key,block_size_bytes,medium,unit,median,min,max,runs,ratio_to_reference,relation,path\n"
     ));
     assert!(csv.contains(",btrfs on nvme0n1p2,bytes_per_second,"));
 }

@@ -5,6 +5,7 @@
 //! its series is always the medium's position), sentences on what differs chosen by the
 //! one rule ([`crate::measure::verdict`]), and each medium's own tables folded away below.
 
+use super::media_disk::path_note;
 use super::media_figures::{
     Lead, Measure, Shape, Unit, WRITE_FSYNC, against, measures, relation_word,
 };
@@ -13,7 +14,7 @@ use super::study::{headlines, sections};
 use crate::cmd::study::{Outcome, Part};
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{Figure, Relation, SAME_WITHIN, relate, same, spread};
-use crate::report::cells::{capitalise, mib};
+use crate::report::cells::capitalise;
 use crate::report::html::{self, escape, figure, head};
 use crate::report::page::Headline;
 use crate::report::svg::{Chart, Series};
@@ -25,6 +26,7 @@ use std::fmt::Write;
 const STYLE: &str = "<style>
 table.merged td small { display: block; color: #57606a; font-size: .8em; line-height: 1.25; }
 table.merged td small.higher, table.merged td small.lower { color: #1b1f24; font-weight: 600; }
+table.merged td small.fallback { color: #9a6700; font-weight: 600; }
 table.merged caption { caption-side: top; text-align: left; color: #57606a; font-size: .85em; padding-bottom: .2rem; }
 ul.media li { margin: .25rem 0; }
 details.each { margin: .8rem 0; }
@@ -142,6 +144,10 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
                 }
                 Some(Outcome::Skipped { reason }) => format!("skipped: {reason}"),
                 Some(Outcome::Failed { error }) => format!("failed: {error}"),
+                None if part == Part::Disk && m.report.budget.disk_runtime == 0.0 => {
+                    "not measured: the study was made by a version of ioscope without the disk part"
+                        .to_string()
+                }
                 None => "not part of this study".to_string(),
             };
             let _ = writeln!(
@@ -167,6 +173,7 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
             merged_table(&mut out, ms, &labels);
             list(&mut out, &sentences(ms, &labels));
         }
+        list(&mut out, &part_sentences(media, part));
         // Each medium's own table and sentences: there when wanted, folded away otherwise.
         let own: Vec<(usize, &crate::report::page::Section)> = per_sections
             .iter()
@@ -314,6 +321,9 @@ fn merged_table(out: &mut String, ms: &Measure, labels: &[String]) {
                     format!("{ratio:.2}× {}", relation_word(rel)),
                 ));
             }
+            if let Some(note) = row.paths.get(m).copied().flatten().and_then(path_note) {
+                small.push(("fallback", note.to_string()));
+            }
             cell(out, &ms.unit.show(c.median), &small);
         }
         out.push_str("</tr>\n");
@@ -321,12 +331,9 @@ fn merged_table(out: &mut String, ms: &Measure, labels: &[String]) {
     out.push_str("</tbody></table></div>\n");
 }
 
-/// The figure shown in a chart: MiB/s or ns.
+/// The figure shown in a chart, in the unit the reader sees (MiB/s, MB/s, ns, IOPS, µs).
 fn plotted(unit: Unit, f: &Figure) -> f64 {
-    match unit {
-        Unit::Rate => mib(f.median),
-        Unit::Nanos => f.median,
-    }
+    unit.human(f.median)
 }
 
 /// The series of medium `m`, named by it; empty (a legend entry, no marks) where it has no
@@ -365,6 +372,7 @@ fn chart(ms: &Measure, labels: &[String]) -> Chart {
                     )
                 })
                 .collect(),
+            by_order: true,
             ..Chart::default()
         },
         Shape::Bars => Chart {
@@ -386,6 +394,7 @@ fn chart(ms: &Measure, labels: &[String]) -> Chart {
                     )
                 })
                 .collect(),
+            by_order: true,
             ..Chart::default()
         },
     }
@@ -416,6 +425,7 @@ fn probes(media: &[Medium]) -> Option<Chart> {
                     )
                 })
                 .collect(),
+            by_order: true,
             ..Chart::default()
         })
 }
@@ -454,9 +464,10 @@ fn leads(ms: &Measure) -> Vec<Option<(Figure, Option<String>)>> {
                 .iter()
                 .filter_map(|r| r.cells[m].map(|f| (f, Some(r.key.clone()))))
                 .reduce(|a, b| {
-                    let better = match ms.unit {
-                        Unit::Rate => b.0.median > a.0.median,
-                        Unit::Nanos => b.0.median < a.0.median,
+                    let better = if ms.unit.higher_is_better() {
+                        b.0.median > a.0.median
+                    } else {
+                        b.0.median < a.0.median
                     };
                     if better { b } else { a }
                 }),
@@ -618,6 +629,15 @@ pub fn widest_sentence(ms: &Measure, labels: &[String]) -> Option<String> {
     })
 }
 
+/// The sentences a part adds below its measures' own, on what the media's figures rest on
+/// (the disk panel: which rows went through the page cache, which medium is memory).
+pub fn part_sentences(media: &[Medium], part: Part) -> Vec<String> {
+    match part {
+        Part::Disk => super::media_disk::sentences(media),
+        _ => Vec::new(),
+    }
+}
+
 /// Sentences on what differs between the media and why, above the parts: what a medium
 /// without a block device cannot show, the fsync'd write, and the warm reads.
 pub fn differences(media: &[Medium]) -> Vec<String> {
@@ -754,6 +774,7 @@ mod tests {
                     key: crate::units::format_block_size(bs),
                     block_size: Some(bs),
                     cells,
+                    paths: Vec::new(),
                 })
                 .collect(),
         }
@@ -900,11 +921,13 @@ mod tests {
                     key: "getpid".into(),
                     block_size: None,
                     cells: vec![fig(50.0, 49.0, 51.0), fig(51.0, 50.0, 52.0)],
+                    paths: Vec::new(),
                 },
                 Row {
                     key: "read 1 B".into(),
                     block_size: None,
                     cells: vec![fig(300.0, 290.0, 310.0), fig(150.0, 140.0, 160.0)],
+                    paths: Vec::new(),
                 },
             ],
         };

@@ -5,6 +5,7 @@
 //! renders these as tables, overlaid curves and grouped bars; the same figures go beside it
 //! as JSON and CSV.
 
+use crate::cmd::disk::Path as DiskPath;
 use crate::cmd::study::{Part, StudyReport};
 use crate::measure::cache::CacheState;
 use crate::measure::env::Environment;
@@ -33,14 +34,40 @@ pub enum Unit {
     Rate,
     /// Nanoseconds per call; higher is costlier.
     Nanos,
+    /// Bytes per second shown in MB/s (10^6 bytes), as the disk panels print them; higher
+    /// is faster.
+    RateMb,
+    /// I/Os completed per second; higher is faster.
+    Iops,
+    /// Microseconds per I/O (a latency); higher is slower.
+    Micros,
 }
 
 impl Unit {
     /// The raw unit, as JSON keys and CSV cells name it.
     pub fn key(self) -> &'static str {
         match self {
-            Unit::Rate => "bytes_per_second",
+            Unit::Rate | Unit::RateMb => "bytes_per_second",
             Unit::Nanos => "ns_per_call",
+            Unit::Iops => "iops",
+            Unit::Micros => "latency_us",
+        }
+    }
+
+    /// Whether a higher figure is the better one (a rate), else the lower (a cost, a wait).
+    pub fn higher_is_better(self) -> bool {
+        match self {
+            Unit::Rate | Unit::RateMb | Unit::Iops => true,
+            Unit::Nanos | Unit::Micros => false,
+        }
+    }
+
+    /// A raw value in the unit the reader sees (MiB/s, MB/s; the others as they are).
+    pub fn human(self, raw: f64) -> f64 {
+        match self {
+            Unit::Rate => mib(raw),
+            Unit::RateMb => raw / 1e6,
+            Unit::Nanos | Unit::Iops | Unit::Micros => raw,
         }
     }
 
@@ -49,15 +76,15 @@ impl Unit {
         match self {
             Unit::Rate => "MiB/s",
             Unit::Nanos => "ns per call",
+            Unit::RateMb => "MB/s",
+            Unit::Iops => "IOPS",
+            Unit::Micros => "µs",
         }
     }
 
     /// A raw value in this unit's human form, thousands separated: `1,234`, `87.2`, `3.14`.
     pub fn show(self, raw: f64) -> String {
-        let v = match self {
-            Unit::Rate => mib(raw),
-            Unit::Nanos => raw,
-        };
+        let v = self.human(raw);
         if v >= 1000.0 {
             group_thousands(v.round() as u64)
         } else if v >= 100.0 {
@@ -104,6 +131,9 @@ pub struct Row {
     pub block_size: Option<u64>,
     /// A figure per medium, in the media's order (`None`: not measured there).
     pub cells: Vec<Option<Figure>>,
+    /// How each medium's bytes moved, for the disk panel's rows (O_DIRECT or the page
+    /// cache, io_uring or one call at a time); empty for every other measure.
+    pub paths: Vec<Option<DiskPath>>,
 }
 
 /// One measure of one part, merged over the media.
@@ -179,6 +209,7 @@ fn merge(per: Vec<Rows>) -> Vec<Row> {
                         key,
                         block_size,
                         cells: vec![None; n],
+                        paths: Vec::new(),
                     });
                     rows.len() - 1
                 }
@@ -194,7 +225,7 @@ fn merge(per: Vec<Rows>) -> Vec<Row> {
 
 /// Builds a measure from each medium's rows; `None` when no medium has any.
 #[allow(clippy::too_many_arguments)]
-fn measure(
+pub(super) fn measure(
     part: Part,
     id: &str,
     title: &str,
@@ -236,7 +267,7 @@ fn sweep_rows(s: Option<&crate::cmd::sweep::SweepReport>, state: Option<CacheSta
 }
 
 /// A medium's rows of one measure: key, block size, figure.
-type Rows = Vec<(String, Option<u64>, Figure)>;
+pub(super) type Rows = Vec<(String, Option<u64>, Figure)>;
 
 /// Every measure of every part, in the parts' order.
 pub fn measures(media: &[Medium]) -> Vec<Measure> {
@@ -385,6 +416,7 @@ pub fn measures(media: &[Medium]) -> Vec<Measure> {
                 .collect()
         }),
     ));
+    out.extend(super::media_disk::measures(media));
     // One measure per workload (small files, one large file): their rates differ by orders
     // of magnitude, so a row of one beside a row of the other would say nothing.
     let mut workloads: Vec<String> = Vec::new();
@@ -460,6 +492,7 @@ pub fn measures(media: &[Medium]) -> Vec<Measure> {
             key: "the read of the size found".into(),
             block_size: None,
             cells,
+            paths: Vec::new(),
         }];
     }
     out
@@ -470,7 +503,8 @@ pub const WRITE_FSYNC: &str = "write() + fsync";
 
 /// The figures as JSON (`ioscope/media/v1`): the media, then each measure's rows with a
 /// cell per medium (median, min, max in the measure's raw unit, runs, the ratio to the
-/// reference medium and the rule's word for it), then the sentences of the page.
+/// reference medium and the rule's word for it; for the disk panel's rows, the `path` the
+/// bytes took), then the sentences of the page.
 pub fn json(media: &[Medium], measures: &[Measure], sentences: &[String]) -> String {
     use serde_json::{Map, Value, json};
     let media_json: Vec<Value> = media
@@ -500,10 +534,14 @@ pub fn json(media: &[Medium], measures: &[Measure], sentences: &[String]) -> Str
                         .cells
                         .iter()
                         .zip(media)
-                        .map(|(c, m)| {
+                        .enumerate()
+                        .map(|(i, (c, m))| {
                             let Some(c) = c else { return Value::Null };
                             let mut o = Map::new();
                             o.insert("medium".into(), json!(m.label));
+                            if let Some(Some(p)) = r.paths.get(i) {
+                                o.insert("path".into(), json!(p));
+                            }
                             o.insert(format!("median_{unit}"), json!(c.median));
                             o.insert(format!("min_{unit}"), json!(c.min));
                             o.insert(format!("max_{unit}"), json!(c.max));
@@ -550,14 +588,15 @@ pub fn json(media: &[Medium], measures: &[Measure], sentences: &[String]) -> Str
     text
 }
 
-/// The figures as one CSV table: a line per measure, row and medium, raw numbers.
+/// The figures as one CSV table: a line per measure, row and medium, raw numbers (`path`:
+/// how a disk panel row's bytes moved, `uring_direct` …; empty for the other measures).
 pub fn csv(media: &[Medium], measures: &[Measure]) -> crate::report::csv::Table {
     let mut rows = Vec::new();
     for ms in measures {
         let reference = ms.reference();
         for r in &ms.rows {
             let base = reference.and_then(|i| r.cells[i]);
-            for (c, m) in r.cells.iter().zip(media) {
+            for (i, (c, m)) in r.cells.iter().zip(media).enumerate() {
                 let Some(c) = c else { continue };
                 let (ratio, rel) = base.map_or((String::new(), String::new()), |b| {
                     let (ratio, rel) = against(*c, b);
@@ -576,6 +615,11 @@ pub fn csv(media: &[Medium], measures: &[Measure]) -> crate::report::csv::Table 
                     c.n.to_string(),
                     ratio,
                     rel,
+                    r.paths
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .map_or(String::new(), DiskPath::saved_name),
                 ]);
             }
         }
@@ -594,6 +638,7 @@ pub fn csv(media: &[Medium], measures: &[Measure]) -> crate::report::csv::Table 
             "runs",
             "ratio_to_reference",
             "relation",
+            "path",
         ],
         rows,
     )

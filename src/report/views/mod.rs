@@ -16,6 +16,7 @@ pub mod disk_presets;
 pub mod disk_study;
 pub mod fast;
 pub mod media;
+pub mod media_disk;
 pub mod media_figures;
 pub mod mpi;
 pub mod mpi_io500;

@@ -128,9 +128,12 @@ fn write_page(page: &Page) -> Result<ExitKind> {
     let html = super::media::page(&media, Some((&name(&json_path), &name(&csv_path))), &line)?;
     let measures = super::media_figures::measures(&media);
     let mut sentences = super::media::differences(&media);
-    for m in &measures {
-        let labels: Vec<String> = media.iter().map(|x| x.label.clone()).collect();
-        sentences.extend(super::media::sentences(m, &labels));
+    let labels: Vec<String> = media.iter().map(|x| x.label.clone()).collect();
+    for part in crate::cmd::study::Part::ALL {
+        for m in measures.iter().filter(|m| m.part == part) {
+            sentences.extend(super::media::sentences(m, &labels));
+        }
+        sentences.extend(super::media::part_sentences(&media, part));
     }
     let json = super::media::json(&media, &measures, &sentences);
     let csv = crate::report::csv::render(&super::media::csv(&media, &measures))?;
