@@ -5,10 +5,8 @@
 //! its series is always the medium's position), sentences on what differs chosen by the
 //! one rule ([`crate::measure::verdict`]), and each medium's own tables folded away below.
 
-use super::media_disk::path_note;
-use super::media_figures::{
-    Lead, Measure, Shape, Unit, WRITE_FSYNC, against, measures, relation_word,
-};
+use super::media_disk::{all_measures as measures, path_note};
+use super::media_figures::{Lead, Measure, Shape, Unit, WRITE_FSYNC, against, relation_word};
 pub use super::media_figures::{Medium, csv, json};
 use super::study::{headlines, sections};
 use crate::cmd::study::{Outcome, Part};

@@ -105,6 +105,11 @@ pub fn measures(media: &[Medium]) -> Vec<Measure> {
     out
 }
 
+/// Every measure of the media page, the disk panel's in their place (after patterns).
+pub fn all_measures(media: &[Medium]) -> Vec<Measure> {
+    super::media_figures::measures_with(media, measures(media))
+}
+
 /// What a cell must say beside its figure when its row did not go to the device through
 /// io_uring with O_DIRECT: the page cache, or one call at a time.
 pub fn path_note(p: Path) -> Option<&'static str> {
@@ -256,7 +261,7 @@ fn device(r: &StudyReport) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::media::{page, sentences as measure_sentences};
-    use super::super::media_figures::{csv, json, measures as all_measures};
+    use super::super::media_figures::{csv, json};
     use super::*;
     use crate::cmd::disk::DiskReport;
     use crate::cmd::study::{Outcome, Step};

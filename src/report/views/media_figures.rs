@@ -269,8 +269,9 @@ fn sweep_rows(s: Option<&crate::cmd::sweep::SweepReport>, state: Option<CacheSta
 /// A medium's rows of one measure: key, block size, figure.
 pub(super) type Rows = Vec<(String, Option<u64>, Figure)>;
 
-/// Every measure of every part, in the parts' order.
-pub fn measures(media: &[Medium]) -> Vec<Measure> {
+/// Every measure of every part, in the parts' order, with the disk panel's (`disk`, built by
+/// `media_disk::all_measures`, the one caller) in its place.
+pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
     let each = |f: &dyn Fn(&StudyReport) -> Rows| -> Vec<Rows> {
         media.iter().map(|m| f(m.report)).collect()
     };
@@ -416,7 +417,8 @@ pub fn measures(media: &[Medium]) -> Vec<Measure> {
                 .collect()
         }),
     ));
-    out.extend(super::media_disk::measures(media));
+    // The disk panel's, built in `media_disk` (which builds on this module's types).
+    out.extend(disk);
     // One measure per workload (small files, one large file): their rates differ by orders
     // of magnitude, so a row of one beside a row of the other would say nothing.
     let mut workloads: Vec<String> = Vec::new();

@@ -126,7 +126,7 @@ fn write_page(page: &Page) -> Result<ExitKind> {
         "report",
     )?;
     let html = super::media::page(&media, Some((&name(&json_path), &name(&csv_path))), &line)?;
-    let measures = super::media_figures::measures(&media);
+    let measures = super::media_disk::all_measures(&media);
     let mut sentences = super::media::differences(&media);
     let labels: Vec<String> = media.iter().map(|x| x.label.clone()).collect();
     for part in crate::cmd::study::Part::ALL {
