@@ -109,7 +109,11 @@ pub(crate) fn file_lines(
     line(
         out,
         "file",
-        format!("{file} ({}, {origin})", format_size(bytes)),
+        format!(
+            "{} ({}, {origin})",
+            crate::text::printable(file),
+            format_size(bytes)
+        ),
     );
     line(
         out,
@@ -266,7 +270,7 @@ pub(crate) fn verify_line(r: &DiskReport) -> String {
             "no read row ran".to_string()
         };
     };
-    match all.mismatch(&r.file) {
+    match all.mismatch(&crate::text::printable(&r.file)) {
         Some(m) => format!("NOT IN PLACE: {m}"),
         None => format!(
             "{}: 1 read in {VERIFY_EVERY} compared with the generator's bytes at its offset as it completed (after its latency was taken): {} in {} block(s); writes wrote the same bytes back",

@@ -334,7 +334,7 @@ fn verify_line(r: &CurveReport) -> String {
             "no read ran".to_string()
         };
     };
-    match all.mismatch(&r.file) {
+    match all.mismatch(&crate::text::printable(&r.file)) {
         Some(m) => format!("NOT IN PLACE: {m}"),
         None => format!(
             "{}: 1 read in {} compared with the generator's bytes at its offset: {} in {} block(s)",
@@ -507,7 +507,7 @@ impl Exportable for CurveReport {
             title: format!(
                 "IOPS and p99 against queue depth ({}): {}",
                 what(self),
-                self.file
+                crate::text::printable(&self.file)
             ),
             x_label: "queue depth (I/Os in flight per thread, log2)".into(),
             y_label: "IOPS".into(),
