@@ -464,6 +464,45 @@ fn a_file_truncated_during_the_run_ends_with_one_line_saying_so() {
 }
 
 #[test]
+fn a_thread_that_fails_stops_its_siblings_instead_of_leaving_them_to_the_runtime() {
+    // Cut to half: the second thread's region is gone, the first one's is whole. The first
+    // thread ran on to the deadline before its sibling's error was said; with a runtime of
+    // 300 s, `finish` (60 s) would give up on it.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let path = dir.path().join("halves");
+    std::fs::write(&path, common::pattern(16 << 20)).unwrap();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .arg("disk")
+        .arg(&path)
+        .args([
+            "--runtime",
+            "300s",
+            "--rw",
+            "read",
+            "--bs",
+            "1m",
+            "--depth",
+            "2",
+        ])
+        .args(["--threads", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let out = finish(child);
+    let err = one_line_stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("shorter than when the run began"), "{err}");
+}
+
+#[test]
 fn an_unreadable_file_is_an_input_error_naming_the_file() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let path = common::file_with(dir.path(), "secret", &common::pattern(1 << 20));
