@@ -694,3 +694,90 @@ fn a_reader_that_closes_the_pipe_early_is_not_an_error_and_leaves_nothing() {
     );
     assert!(leftovers(dir.path()).is_empty());
 }
+
+#[test]
+fn blocks_smaller_than_a_4k_device_needs_for_o_direct_are_refused_with_its_alignment() {
+    // On a 4096-byte-sector device every 512-byte O_DIRECT I/O failed with "Invalid
+    // argument (os error 22)", exit 1, nothing said about why.
+    if !is_root() {
+        eprintln!("skipped: making a loop device with 4096-byte sectors needs root");
+        return;
+    }
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let image = dir.path().join("image");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let Ok(out) = Command::new("losetup")
+        .args(["--find", "--show", "--sector-size", "4096"])
+        .arg(&image)
+        .output()
+    else {
+        eprintln!("skipped: no losetup here");
+        return;
+    };
+    let device = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || device.is_empty() {
+        eprintln!("skipped: losetup could not make a 4096-byte-sector loop device");
+        return;
+    }
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let ready = Command::new("mkfs.ext4")
+        .args(["-q", "-b", "4096", &device])
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new("mount")
+            .arg(&device)
+            .arg(&mnt)
+            .status()
+            .is_ok_and(|s| s.success());
+    let result = ready.then(|| {
+        let m = mnt.to_str().unwrap();
+        let args = [
+            "disk",
+            m,
+            "--size",
+            "8m",
+            "--runtime",
+            "0.02s",
+            "--min-free",
+            "0",
+        ];
+        let small = ioscope()
+            .args(args)
+            .args(["--rw", "randread", "--bs", "512"])
+            .output()
+            .unwrap();
+        let whole = ioscope()
+            .args(args)
+            .args(["--rw", "randread", "--bs", "4k"])
+            .output()
+            .unwrap();
+        (small, whole, leftovers(&mnt))
+    });
+    let _ = Command::new("umount").arg(&mnt).status();
+    let _ = Command::new("losetup").args(["-d", &device]).status();
+    let Some((small, whole, left)) = result else {
+        eprintln!("skipped: could not make or mount a file system on {device}");
+        return;
+    };
+    assert_eq!(
+        small.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&small.stderr)
+    );
+    let err = one_line_stderr(&small);
+    assert!(
+        err.contains("multiple of 4096") && err.contains("--bs"),
+        "{err}"
+    );
+    assert!(
+        whole.status.success(),
+        "{}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -288,6 +288,26 @@ fn open(path: &std::path::Path, write: bool) -> Result<(File, Option<String>)> {
     }
 }
 
+/// The offset and size alignment O_DIRECT needs on `file` (its device's logical block,
+/// `statx` STATX_DIOALIGN, Linux 6.1+), where the kernel says.
+fn direct_alignment(file: &File) -> Option<u64> {
+    // SAFETY: statx only writes the zeroed struct we pass; the empty path with AT_EMPTY_PATH
+    // names the open descriptor itself.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; the path is a static NUL-terminated empty string.
+    let rc = unsafe {
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
+    (rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 1)
+        .then_some(u64::from(stx.stx_dio_offset_align))
+}
+
 /// What one thread of a row measured.
 struct Part {
     ios: u64,
@@ -358,6 +378,17 @@ pub(crate) fn run_row(
         crate::engine::uring::ring(spec.depth.max(2) as u32).err()
     }
     .map(|e| format!("io_uring refused ({})", files::describe(&e)));
+    if direct_refused.is_none()
+        && let Some(align) = direct_alignment(&file)
+        && !spec.block.is_multiple_of(align)
+    {
+        // The kernel would fail every I/O with EINVAL (a 4Kn device, 512-byte blocks).
+        return Err(input(format!(
+            "disk {name}: the {} row's blocks of {} bytes are not a multiple of {align} bytes, the O_DIRECT alignment of this file's device; give --bs a multiple of {align}",
+            spec.name(),
+            spec.block
+        )));
+    }
     let path = match (uring_refused.is_none(), direct_refused.is_none()) {
         (true, true) => Path::UringDirect,
         (true, false) => Path::UringBuffered,
