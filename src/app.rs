@@ -141,7 +141,12 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             let o = crate::options::DiskOptions::from_args(&args)?;
             match &o.mode {
                 DiskMode::Panel => {
-                    let series = SeriesFiles::reserve(o.series.as_ref(), &[&o.path], "disk")?;
+                    let series = SeriesFiles::reserve_beside(
+                        o.series.as_ref(),
+                        &o.export,
+                        &[&o.path],
+                        "disk",
+                    )?;
                     measured(&o.export, &o.path, |s| {
                         cmd::disk::execute(&o, h, &mut |r| {
                             s(r)?;

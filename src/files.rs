@@ -1049,6 +1049,17 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
     Ok(output)
 }
 
+/// The most bytes this process may write to one file (`RLIMIT_FSIZE`), if limited.
+pub fn file_size_limit() -> Option<u64> {
+    // SAFETY: getrlimit only writes the struct we pass.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } != 0 {
+        return None;
+    }
+    (limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
 /// Creates a scratch file `.ioscope-TAG-PID` in `dir` (removed on drop unless kept).
 pub fn create_scratch(
     dir: &Path,
@@ -1057,6 +1068,18 @@ pub fn create_scratch(
     min_free: Option<u64>,
 ) -> Result<OutputFile> {
     let path = dir.join(format!(".ioscope-{tag}-{}", std::process::id()));
+    if let Some(limit) = file_size_limit()
+        && bytes > limit
+    {
+        // The kernel would end the process with SIGXFSZ at the first byte past it (in the
+        // space claim's ftruncate even), leaving the scratch file and its claim behind.
+        return Err(input(format!(
+            "write {}: {} is more than this process may write to one file ({}, ulimit -f)",
+            display_name(&path),
+            format_size(bytes),
+            format_size(limit)
+        )));
+    }
     create_output(
         &path,
         bytes,

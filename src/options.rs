@@ -881,6 +881,10 @@ pub const MAX_DISK_DEPTH: usize = 4096;
 /// The most threads `disk` runs one row on.
 pub const MAX_DISK_THREADS: usize = 1024;
 
+/// The longest `--runtime` of `disk`, in seconds: 365 days. Longer is refused, not run
+/// (a deadline beyond what the clock can hold would end the process with a panic).
+pub const MAX_DISK_RUNTIME_SECONDS: u64 = 365 * 24 * 3600;
+
 impl DiskOptions {
     /// Checks and converts `disk`'s arguments.
     pub fn from_args(args: &crate::cli::DiskArgs) -> Result<Self> {
@@ -902,6 +906,13 @@ impl DiskOptions {
             return Err(input(format!(
                 "{what}: --runtime must be above 0 (each row runs for it), not '{}'",
                 args.runtime
+            )));
+        }
+        if runtime > Duration::from_secs(MAX_DISK_RUNTIME_SECONDS) {
+            return Err(input(format!(
+                "{what}: --runtime '{}' is longer than the limit of {}h (365 days) per row",
+                args.runtime,
+                MAX_DISK_RUNTIME_SECONDS / 3600
             )));
         }
         let custom = args.bs.is_some() || args.depth.is_some() || args.threads.is_some();
@@ -964,6 +975,16 @@ impl DiskOptions {
             }
         };
         let (mode, rows, notes) = disk::mode(args, row, &what)?;
+        disk::buffers_fit(&mode, &rows, &what)?;
+        if let disk::DiskMode::Fsync(f) = &mode
+            && size < f.block
+        {
+            return Err(input(format!(
+                "{what}: --size ({}) is smaller than one write of the fsync preset ({})",
+                format_size(size),
+                format_size(f.block)
+            )));
+        }
         if path.is_dir() {
             let largest = rows.iter().map(|r| r.block).max().unwrap_or(0);
             if size < largest {

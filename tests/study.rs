@@ -786,3 +786,48 @@ fn the_disk_part_runs_the_panel_on_the_scratch_file_and_leaves_its_bytes_as_writ
     );
     assert!(out.join("disk.csv").is_file() && out.join("disk.svg").is_file());
 }
+
+/// A directory named with an escape sequence and a newline is shown escaped everywhere the
+/// study prints it: the terminal text, report.md and report.html.
+#[test]
+fn a_study_of_a_directory_with_control_characters_in_its_name_prints_them_escaped() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path().join("evil\u{1b}[31mred\nline");
+    std::fs::create_dir(&dir).unwrap();
+    let res = tempfile::tempdir().unwrap();
+    let out = res.path().join("r");
+    let cwd = tempfile::tempdir().unwrap();
+    let o = in_dir(
+        cwd.path(),
+        &[
+            "study",
+            dir.to_str().unwrap(),
+            "--only",
+            "write-read",
+            "--size",
+            "1m",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    for (name, shown) in [
+        ("stdout", text),
+        (
+            "report.md",
+            std::fs::read_to_string(out.join("report.md")).unwrap(),
+        ),
+        (
+            "report.html",
+            std::fs::read_to_string(out.join("report.html")).unwrap(),
+        ),
+    ] {
+        assert!(!shown.contains('\u{1b}'), "{name} prints a raw escape");
+        assert!(!shown.contains("red\nline"), "{name} prints a raw newline");
+        assert!(
+            shown.contains("evil\\u{1b}[31mred\\nline"),
+            "{name}: {shown:.400}"
+        );
+    }
+}

@@ -14,6 +14,11 @@
 //! Data: writes put the generator's bytes for their offsets (the ones the fill wrote), so
 //! the file's content never changes and reads stay checkable; one read in
 //! [`VERIFY_EVERY`] is checked in place as it completes, after its latency was taken.
+//!
+//! Failures end a row in one line, never an abort that would leave the scratch file: a
+//! worker that fails stops its siblings at once, a thread or buffer that cannot be had is
+//! an error, a row that cannot fit under `ulimit -v` is refused before it starts, and a
+//! short I/O says when the file shrank under the run.
 
 use crate::cmd::harness::Harness;
 use crate::cmd::warning::Warning;
@@ -35,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// One completed read in this many is checked in place against the generator.
@@ -216,7 +222,9 @@ fn fill(options: &DiskOptions, seed: u64) -> Result<(Target, f64)> {
     let out = files::create_scratch(&options.path, "disk", options.size, options.min_free)?;
     let name = out.name().to_string();
     let chunk = (4 << 20).min(options.size as usize);
-    let mut buf = AlignedBuffer::new(chunk);
+    let mut buf = AlignedBuffer::try_new(chunk).ok_or_else(|| {
+        anyhow::anyhow!("write {name}: allocate a buffer of {chunk} bytes: out of memory")
+    })?;
     let mut stream = DataStream::new(seed, 0);
     let started = Instant::now();
     let mut at = 0u64;
@@ -268,15 +276,36 @@ fn open(path: &std::path::Path, write: bool) -> Result<(File, Option<String>)> {
         Ok(f) => Ok((f, None)),
         Err(e) => {
             let why = format!("O_DIRECT refused ({})", files::describe(&e));
-            let f = opts(false).with_context(|| {
-                format!(
-                    "open {name} for {}",
-                    if write { "writing" } else { "reading" }
-                )
+            let f = opts(false).map_err(|e| {
+                input(format!(
+                    "open {name} for {}: {}",
+                    if write { "writing" } else { "reading" },
+                    files::describe(&e)
+                ))
             })?;
             Ok((f, Some(why)))
         }
     }
+}
+
+/// The offset and size alignment O_DIRECT needs on `file` (its device's logical block,
+/// `statx` STATX_DIOALIGN, Linux 6.1+), where the kernel says.
+fn direct_alignment(file: &File) -> Option<u64> {
+    // SAFETY: statx only writes the zeroed struct we pass; the empty path with AT_EMPTY_PATH
+    // names the open descriptor itself.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; the path is a static NUL-terminated empty string.
+    let rc = unsafe {
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
+    (rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 1)
+        .then_some(u64::from(stx.stx_dio_offset_align))
 }
 
 /// What one thread of a row measured.
@@ -287,6 +316,11 @@ struct Part {
     busy_ns: u128,
     verify: Option<InPlace>,
 }
+
+/// The stack of a row's worker thread: its buffers and histograms are on the heap, so a
+/// quarter of Rust's default 2 MiB is plenty, and 1,024 threads under a limit on the
+/// address space (`ulimit -v`) need 512 MiB of it rather than 2 GiB.
+const WORKER_STACK: usize = 512 << 10;
 
 /// Latencies longer than this (an hour, in ns) are recorded as this.
 const LONGEST_NS: u64 = 3_600_000_000_000;
@@ -307,9 +341,17 @@ struct Work<'a> {
     seed: Option<u64>,
     draw: u64,
     deadline: Instant,
+    /// Raised when a sibling thread failed (or could not start): the others stop at once
+    /// instead of running on to the deadline.
+    halt: &'a AtomicBool,
 }
 
 impl Work<'_> {
+    /// Whether this thread's share is over: the deadline passed, Ctrl-C, or a sibling failed.
+    fn over(&self, now: Instant) -> bool {
+        now >= self.deadline || crate::interrupt::requested() || self.halt.load(Ordering::Relaxed)
+    }
+
     fn checker(&self) -> Option<Checker> {
         match (self.spec.op, self.seed) {
             (Op::Read, Some(seed)) => Some(Checker::new(Written::Stream(seed), self.spec.block)),
@@ -336,6 +378,17 @@ pub(crate) fn run_row(
         crate::engine::uring::ring(spec.depth.max(2) as u32).err()
     }
     .map(|e| format!("io_uring refused ({})", files::describe(&e)));
+    if direct_refused.is_none()
+        && let Some(align) = direct_alignment(&file)
+        && !spec.block.is_multiple_of(align)
+    {
+        // The kernel would fail every I/O with EINVAL (a 4Kn device, 512-byte blocks).
+        return Err(input(format!(
+            "disk {name}: the {} row's blocks of {} bytes are not a multiple of {align} bytes, the O_DIRECT alignment of this file's device; give --bs a multiple of {align}",
+            spec.name(),
+            spec.block
+        )));
+    }
     let path = match (uring_refused.is_none(), direct_refused.is_none()) {
         (true, true) => Path::UringDirect,
         (true, false) => Path::UringBuffered,
@@ -366,11 +419,18 @@ pub(crate) fn run_row(
     let recording = series.map(|s| Series::start(s.interval, Clock::Nanos, device));
     let watch = device.and_then(Watch::start);
     let started = Instant::now();
-    let deadline = started + runtime;
+    // Bounded by the options (MAX_DISK_RUNTIME_SECONDS); a far deadline rather than a panic
+    // anyway, for callers that build the options themselves.
+    let deadline = started
+        .checked_add(runtime)
+        .unwrap_or(started + Duration::from_secs(crate::options::MAX_DISK_RUNTIME_SECONDS));
     let threads = spec.threads.max(1);
+    fits_address_space(&name, spec, path)?;
+    let halt = AtomicBool::new(false);
     let parts: Vec<Result<Part>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
+        let mut handles = Vec::with_capacity(threads);
+        for t in 0..threads {
+            let spawned = {
                 let region = target.bytes / threads as u64;
                 let start = (region * t as u64) / spec.block * spec.block;
                 let end = if spec.random {
@@ -387,25 +447,50 @@ pub(crate) fn run_row(
                     seed,
                     draw: seed.unwrap_or(0) ^ ((t as u64 + 1) << 32),
                     deadline,
+                    halt: &halt,
                 };
                 let rec = recording
                     .as_ref()
                     .map(|r| std::sync::Arc::clone(r.recorder()));
-                s.spawn(move || {
-                    let _series = rec.as_ref().map(|r| r.enter());
-                    if path.uring() {
-                        uring_part(&work)
-                    } else {
-                        sync_part(&work)
-                    }
-                })
-            })
-            .collect();
+                let halt = &halt;
+                std::thread::Builder::new()
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(s, move || {
+                        let _series = rec.as_ref().map(|r| r.enter());
+                        let part = if path.uring() {
+                            uring_part(&work)
+                        } else {
+                            sync_part(&work)
+                        };
+                        if part.is_err() {
+                            halt.store(true, Ordering::Relaxed);
+                        }
+                        part
+                    })
+            };
+            match spawned {
+                Ok(h) => handles.push(Ok(h)),
+                Err(e) => {
+                    // Out of threads (`ulimit -u`) or of memory for a stack (`ulimit -v`):
+                    // the ones started stop, and the row fails with the reason.
+                    halt.store(true, Ordering::Relaxed);
+                    handles.push(Err(anyhow::anyhow!(
+                        "disk {name}: start thread {} of {threads} for the {} row: {}; lower --threads",
+                        t + 1,
+                        spec.name(),
+                        files::describe(&e)
+                    )));
+                    break;
+                }
+            }
+        }
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(anyhow::anyhow!("disk {name}: a worker thread panicked"))
+                h.and_then(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(anyhow::anyhow!("disk {name}: a worker thread panicked"))
+                    })
                 })
             })
             .collect()
@@ -472,21 +557,74 @@ fn generate(seed: Option<u64>, offset: u64, buf: &mut [u8]) {
     DataStream::new(seed.unwrap_or(0), offset).fill(buf);
 }
 
+/// Refuses a row whose threads would not fit under a limit on the address space
+/// (`ulimit -v`): past it an allocation fails, and a failed allocation aborts the process,
+/// leaving the scratch file behind. Counted generously: per thread its stack, its buffers and
+/// 1 MiB for its histograms, and 64 MiB for each malloc arena glibc may reserve for the
+/// threads (at most 8 per core).
+fn fits_address_space(name: &str, spec: RowSpec, path: Path) -> Result<()> {
+    // SAFETY: getrlimit only writes the struct we pass.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return Ok(());
+    }
+    let used = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("VmSize:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kib| kib * 1024);
+    let room = limit.rlim_cur.saturating_sub(used);
+    let threads = spec.threads.max(1) as u64;
+    let depth = if path.uring() { spec.depth.max(1) } else { 1 } as u64;
+    let per_thread = (WORKER_STACK as u64)
+        .saturating_add(depth.saturating_mul(spec.block + 4096))
+        .saturating_add(1 << 20);
+    let arenas = threads.min(8 * crate::workload::panel::cores() as u64) * (64 << 20);
+    let need = threads.saturating_mul(per_thread).saturating_add(arenas);
+    if need > room {
+        return Err(input(format!(
+            "disk {name}: the {} row's {threads} thread(s) need about {} of address space (stacks, buffers, histograms), more than the {} this process may still map (ulimit -v); lower --threads, --depth or --bs, or raise the limit",
+            spec.name(),
+            crate::units::format_size(need),
+            crate::units::format_size(room)
+        )));
+    }
+    Ok(())
+}
+
 /// One thread's share of a row through io_uring, `depth` I/Os in flight until the deadline.
 fn uring_part(w: &Work) -> Result<Part> {
     let depth = w.spec.depth.max(1);
-    let block = w.spec.block as usize;
     let write = w.spec.op == Op::Write;
     // Declared before the ring: every exit path drains what is in flight before they go.
-    let mut slots: Vec<Slot> = (0..depth)
-        .map(|_| Slot {
-            buf: AlignedBuffer::new(block),
+    let mut slots: Vec<Slot> = Vec::with_capacity(depth);
+    for _ in 0..depth {
+        slots.push(Slot {
+            buf: buffer(w, depth)?,
             offset: 0,
             submitted: Instant::now(),
-        })
-        .collect();
-    let mut ring = crate::engine::uring::ring(depth.max(2) as u32)
-        .with_context(|| format!("io_uring setup for {}", w.name))?;
+        });
+    }
+    let mut ring = crate::engine::uring::ring(depth.max(2) as u32).map_err(|e| {
+        anyhow::anyhow!(
+            "io_uring setup for {} ({} row, {} threads): {}{}",
+            w.name,
+            w.spec.name(),
+            w.spec.threads,
+            files::describe(&e),
+            if e.raw_os_error() == Some(libc::EMFILE) {
+                "; each thread needs one descriptor for its ring: lower --threads or raise the limit (ulimit -n)"
+            } else {
+                ""
+            }
+        )
+    })?;
     let mut in_flight = 0usize;
     let result = pump(w, &mut ring, &mut slots, &mut in_flight, write);
     crate::engine::uring::drain(&mut ring, in_flight, slots);
@@ -559,7 +697,7 @@ fn pump(
                 .map(|c| (c.user_data() as usize, c.result())),
         );
         *in_flight -= done.len();
-        stop = stop || now >= w.deadline || crate::interrupt::requested();
+        stop = stop || w.over(now);
         for &(index, res) in &done {
             let slot = &mut slots[index];
             let verb = if write { "write" } else { "read" };
@@ -571,10 +709,11 @@ fn pump(
             }
             if res as usize != slot.buf.len() {
                 return Err(anyhow::anyhow!(
-                    "{verb} {} at byte {}: {res} of {} bytes moved (io_uring)",
+                    "{verb} {} at byte {}: {res} of {} bytes moved (io_uring){}",
                     w.name,
                     slot.offset,
-                    slot.buf.len()
+                    slot.buf.len(),
+                    shrunk(w)
                 ));
             }
             let ns = now.duration_since(slot.submitted).as_nanos();
@@ -611,10 +750,35 @@ fn pump(
     Ok(part)
 }
 
+/// A buffer of the row's block size for `w`, or an error naming what did not fit (a limit on
+/// the address space): never an abort that would leave the scratch file behind.
+fn buffer(w: &Work, count: usize) -> Result<AlignedBuffer> {
+    AlignedBuffer::try_new(w.spec.block as usize).ok_or_else(|| {
+        anyhow::anyhow!(
+            "disk {}: allocate {count} buffers of {} for the {} row: out of memory (ulimit -v?); lower --depth, --threads or --bs",
+            w.name,
+            crate::units::format_size(w.spec.block),
+            w.spec.name()
+        )
+    })
+}
+
+/// `: the file is now N bytes, shorter than when the run began` when another program
+/// truncated it during the run (an I/O past its end moves nothing), else nothing.
+fn shrunk(w: &Work) -> String {
+    match w.file.metadata() {
+        Ok(m) if m.len() < w.end => format!(
+            ": the file is now {} bytes, shorter than when the run began (truncated by another program?)",
+            m.len()
+        ),
+        _ => String::new(),
+    }
+}
+
 /// One thread's share of a row with pread/pwrite, one I/O at a time.
 fn sync_part(w: &Work) -> Result<Part> {
     let write = w.spec.op == Op::Write;
-    let mut buf = AlignedBuffer::new(w.spec.block as usize);
+    let mut buf = buffer(w, 1)?;
     let mut offsets = Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw);
     let mut part = Part {
         ios: 0,
@@ -626,7 +790,7 @@ fn sync_part(w: &Work) -> Result<Part> {
     let mut checker = w.checker();
     loop {
         // At least one I/O, as the ring's first batch: a row never measures nothing.
-        if part.ios > 0 && (Instant::now() >= w.deadline || crate::interrupt::requested()) {
+        if part.ios > 0 && w.over(Instant::now()) {
             break;
         }
         let offset = offsets.next_offset();
@@ -640,13 +804,18 @@ fn sync_part(w: &Work) -> Result<Part> {
             w.file.read_exact_at(buf.as_mut_slice(), offset)
         };
         let ns = queued.elapsed().as_nanos();
-        result.with_context(|| {
-            format!(
-                "{} {} at byte {offset}",
+        if let Err(e) = result {
+            if crate::interrupt::retry_after(&e)? {
+                continue;
+            }
+            return Err(anyhow::anyhow!(
+                "{} {} at byte {offset}: {}{}",
                 if write { "write" } else { "read" },
-                w.name
-            )
-        })?;
+                w.name,
+                files::describe(&e),
+                shrunk(w)
+            ));
+        }
         part.busy_ns += ns;
         part.latency.saturating_record((ns as u64).max(1));
         crate::measure::series::note(ns as u64, buf.len() as u64);
@@ -670,11 +839,27 @@ pub(crate) fn prepare(options: &DiskOptions) -> Result<(Target, Option<u64>, Opt
         let (t, s) = fill(options, seed)?;
         (t, Some(seed), Some(s))
     } else {
-        let meta = std::fs::metadata(&options.path)
-            .with_context(|| format!("disk {}: stat", files::display_name(&options.path)))?;
+        let meta = std::fs::metadata(&options.path).map_err(|e| {
+            input(format!(
+                "disk {}: {}",
+                files::display_name(&options.path),
+                files::describe(&e)
+            ))
+        })?;
         if !meta.is_file() {
             return Err(input(format!(
                 "disk {}: not a regular file or a directory",
+                files::display_name(&options.path)
+            )));
+        }
+        // A file of /proc or /sys says 4096 bytes and is a kernel setting: its reads are not
+        // storage, and --force-write would write generated bytes into the setting.
+        if let Some(fs) = File::open(&options.path)
+            .ok()
+            .and_then(|f| files::pseudo_fs(&f))
+        {
+            return Err(input(format!(
+                "disk {}: a file of {fs}, the kernel's interface, not storage; give a file or a directory on a disk",
                 files::display_name(&options.path)
             )));
         }

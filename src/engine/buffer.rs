@@ -56,6 +56,28 @@ impl AlignedBuffer {
         buf
     }
 
+    /// [`AlignedBuffer::new`], or `None` where the memory cannot be had (a limit on the
+    /// address space, `ulimit -v`): for a caller that must fail with a message rather than
+    /// abort the process, leaving its scratch files behind.
+    pub fn try_new(len: usize) -> Option<Self> {
+        let mapped = if len >= HUGE { Self::mapped(len) } else { None };
+        let storage = match mapped {
+            Some(storage) => storage,
+            None => {
+                let mut bytes = Vec::new();
+                bytes.try_reserve_exact(len.checked_add(ALIGN)?).ok()?;
+                bytes.resize(len + ALIGN, 0);
+                let offset = bytes.as_ptr().align_offset(ALIGN);
+                Storage::Heap { bytes, offset }
+            }
+        };
+        let mut buf = Self { storage, len };
+        for page in buf.as_mut_slice().chunks_mut(ALIGN) {
+            page[0] = 0x5a;
+        }
+        Some(buf)
+    }
+
     /// Allocates `len` zeroed bytes at a page boundary without touching them: for large
     /// sizes the pages are faulted in later, by whoever writes them first. For O_DIRECT
     /// buffers that is the kernel, while earlier requests are already in flight; touching
@@ -219,6 +241,16 @@ impl Drop for Pooled {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn try_new_gives_an_aligned_buffer_or_none_where_the_memory_cannot_be_had() {
+        let b = AlignedBuffer::try_new(10_000).expect("10 kB can be had");
+        assert_eq!(b.as_slice().as_ptr() as usize % ALIGN, 0);
+        assert_eq!(b.len(), 10_000);
+        let big = AlignedBuffer::try_new(HUGE + 1).expect("2 MiB can be had");
+        assert_eq!(big.as_slice().as_ptr() as usize % HUGE, 0);
+        assert!(AlignedBuffer::try_new(usize::MAX / 2).is_none());
+    }
 
     #[test]
     fn buffers_start_on_a_page_boundary_and_large_ones_on_a_huge_page() {

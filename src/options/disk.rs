@@ -64,6 +64,43 @@ pub fn schema_command(args: &DiskArgs) -> &'static str {
     }
 }
 
+/// Refuses rows whose buffers (`--bs` × `--depth` × `--threads`, each buffer touched before
+/// the row starts) would take more than half of this machine's memory: the run would push
+/// the machine into swap or the OOM killer instead of measuring the disk.
+pub fn buffers_fit(mode: &DiskMode, rows: &[RowSpec], what: &str) -> Result<()> {
+    let Some(memory) = crate::measure::env::meminfo_bytes("MemTotal") else {
+        return Ok(());
+    };
+    buffers_fit_in(mode, rows, memory, what)
+}
+
+/// [`buffers_fit`] on a machine with `memory` bytes.
+pub fn buffers_fit_in(mode: &DiskMode, rows: &[RowSpec], memory: u64, what: &str) -> Result<()> {
+    let deepest = match mode {
+        DiskMode::Curve(c) => c.depths.iter().copied().max().unwrap_or(1),
+        _ => 0,
+    };
+    for row in rows {
+        let depth = row.depth.max(deepest) as u64;
+        let need = row
+            .block
+            .saturating_mul(depth)
+            .saturating_mul(row.threads as u64);
+        if need > memory / 2 {
+            return Err(input(format!(
+                "{what}: {} {} needs {} of buffers ({} × depth {depth} × {} thread(s)), more than half of this machine's memory ({}); lower --bs, --depth or --threads",
+                row.name(),
+                row.op.name(),
+                crate::units::format_size(need),
+                crate::units::format_size(row.block),
+                row.threads,
+                crate::units::format_size(memory)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Parses `--depths`: comma-separated depths from 1 to `max`, sorted, repeats dropped.
 pub fn depths(text: &str, max: usize, what: &str) -> Result<Vec<usize>> {
     let mut out = Vec::new();
@@ -225,6 +262,36 @@ mod tests {
             let e = depths(bad, 4096, "disk d").unwrap_err().to_string();
             assert!(e.contains("--depths"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn buffers_beyond_half_the_memory_are_refused_with_the_numbers() {
+        let row = RowSpec {
+            op: crate::workload::Op::Read,
+            random: true,
+            block: 1 << 20,
+            depth: 64,
+            threads: 4,
+        };
+        // 1 MiB × 64 × 4 = 256 MiB: fits in 1 GiB, not in 256 MiB.
+        assert!(buffers_fit_in(&DiskMode::Panel, &[row], 1 << 30, "disk d").is_ok());
+        let e = buffers_fit_in(&DiskMode::Panel, &[row], 256 << 20, "disk d")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("256 MiB of buffers") && e.contains("--depth"),
+            "{e}"
+        );
+        // The curve's deepest depth counts, not its first.
+        let curve = DiskMode::Curve(CurveOptions {
+            spec: RowSpec { depth: 1, ..row },
+            depths: vec![1, 1024],
+            sweep: true,
+            target: None,
+        });
+        let one = RowSpec { depth: 1, ..row };
+        assert!(buffers_fit_in(&curve, &[one], 1 << 30, "disk d").is_err());
+        assert!(buffers_fit_in(&DiskMode::Panel, &[one], 1 << 30, "disk d").is_ok());
     }
 
     #[test]

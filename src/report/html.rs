@@ -148,8 +148,10 @@ pub fn environment_sentence(env: &Environment) -> String {
         .join(", ");
     format!(
         "{} on {}: {} ({} CPUs{}), {} of RAM, Linux {}; {} is on {}{}{}.",
-        env.path,
-        s.mount_point.as_deref().unwrap_or("?"),
+        crate::text::printable(&env.path),
+        s.mount_point
+            .as_deref()
+            .map_or("?".into(), crate::text::printable),
         if env.cpu_model.is_empty() {
             "an unknown CPU"
         } else {
@@ -163,7 +165,7 @@ pub fn environment_sentence(env: &Environment) -> String {
         },
         format_size(env.memory_bytes),
         env.kernel,
-        env.path,
+        crate::text::printable(&env.path),
         s.filesystem.as_deref().unwrap_or("an unknown file system"),
         match &s.device {
             Some(d) => format!(

@@ -98,17 +98,8 @@ impl Outputs {
         called: &str,
         what: &str,
     ) -> Result<Self> {
+        Self::distinct(wanted, what)?;
         let ids: Vec<_> = wanted.iter().map(|(_, p)| identity(p)).collect();
-        for (i, a) in ids.iter().enumerate() {
-            if let Some(j) = (i + 1..ids.len()).find(|&j| a.is_some() && ids[j] == *a) {
-                return Err(input(format!(
-                    "{what}: {} and {} name the same file {}; give each its own path",
-                    wanted[i].0,
-                    wanted[j].0,
-                    wanted[i].1.display()
-                )));
-            }
-        }
         for ((flag, path), id) in wanted.iter().zip(&ids) {
             let hit = inputs
                 .iter()
@@ -129,6 +120,23 @@ impl Outputs {
                 .push(Output::reserve(flag, path, force, what)?);
         }
         Ok(outputs)
+    }
+
+    /// Refuses two of `wanted` (flag and path) that name one file: for outputs reserved
+    /// apart (`--series` beside `--csv`), which would otherwise overwrite each other.
+    pub fn distinct(wanted: &[(&'static str, &Path)], what: &str) -> Result<()> {
+        let ids: Vec<_> = wanted.iter().map(|(_, p)| identity(p)).collect();
+        for (i, a) in ids.iter().enumerate() {
+            if let Some(j) = (i + 1..ids.len()).find(|&j| a.is_some() && ids[j] == *a) {
+                return Err(input(format!(
+                    "{what}: {} and {} name the same file {}; give each its own path",
+                    wanted[i].0,
+                    wanted[j].0,
+                    wanted[i].1.display()
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn get(&self, flag: &str) -> Option<&Output> {

@@ -239,7 +239,7 @@ impl ResultDir {
             }
         }
         let command_line = std::env::args_os()
-            .map(|a| a.to_string_lossy().into_owned())
+            .map(|a| crate::text::printable(&crate::text::lossless(&a)))
             .collect::<Vec<_>>()
             .join(" ");
         let page = super::views::study::page(r, env, &command_line, None)?;

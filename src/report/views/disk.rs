@@ -104,7 +104,7 @@ pub(crate) fn origin(scratch: bool, seed: Option<u64>, fill: Option<f64>, yours:
 /// gone once the run ends) the device it was on.
 pub(crate) fn chart_subject(scratch: bool, file: &str, device: Option<&str>) -> String {
     match (scratch, device) {
-        (false, _) => file.to_string(),
+        (false, _) => crate::text::printable(file),
         (true, Some(d)) => format!("a scratch file on {d}"),
         (true, None) => "a scratch file with no block device under it".to_string(),
     }
@@ -167,7 +167,11 @@ pub(crate) fn file_lines(
     line(
         out,
         "file",
-        format!("{file} ({}, {origin})", format_size(bytes)),
+        format!(
+            "{} ({}, {origin})",
+            crate::text::printable(file),
+            format_size(bytes)
+        ),
     );
     line(
         out,
@@ -324,7 +328,7 @@ pub(crate) fn verify_line(r: &DiskReport) -> String {
             "no read row ran".to_string()
         };
     };
-    match all.mismatch(&r.file) {
+    match all.mismatch(&crate::text::printable(&r.file)) {
         Some(m) => format!("NOT IN PLACE: {m}"),
         None => format!(
             "{}: 1 read in {VERIFY_EVERY} compared with the generator's bytes at its offset as it completed (after its latency was taken): {} in {} block(s); writes wrote the same bytes back",

@@ -334,7 +334,7 @@ fn verify_line(r: &CurveReport) -> String {
             "no read ran".to_string()
         };
     };
-    match all.mismatch(&r.file) {
+    match all.mismatch(&crate::text::printable(&r.file)) {
         Some(m) => format!("NOT IN PLACE: {m}"),
         None => format!(
             "{}: 1 read in {} compared with the generator's bytes at its offset: {} in {} block(s)",

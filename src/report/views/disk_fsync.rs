@@ -81,7 +81,7 @@ pub fn text(r: &FsyncReport) -> String {
         "file",
         format!(
             "{} ({}, scratch, {})",
-            r.file,
+            crate::text::printable(&r.file),
             format_size(r.file_bytes),
             if r.preallocated {
                 "preallocated with fallocate"

@@ -68,7 +68,7 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
             out,
             "<li><b>{}</b>: {} — {}{}, mounted at {}{}; {} level, {} scratch file{}{}</li>",
             escape(&m.label),
-            escape(&m.report.dir),
+            escape(&crate::text::printable(&m.report.dir)),
             escape(s.filesystem.as_deref().unwrap_or("an unknown file system")),
             match &s.device {
                 Some(d) => format!(

@@ -296,6 +296,32 @@ impl SeriesFiles {
         Ok(Some(Self { outputs }))
     }
 
+    /// [`SeriesFiles::reserve`] for a command that also writes `export`'s files: a series
+    /// path that is one of them (`--series x --csv x`) is refused before anything is made,
+    /// instead of the two overwriting each other during the run.
+    pub fn reserve_beside(
+        options: Option<&SeriesOptions>,
+        export: &crate::options::ExportOptions,
+        measured: &[&Path],
+        what: &str,
+    ) -> Result<Option<Self>> {
+        if let Some(o) = options {
+            let mut all: Vec<(&'static str, &Path)> =
+                vec![("--series", &o.path), ("--series-svg", &o.svg)];
+            for (flag, path) in [
+                ("--csv", &export.csv),
+                ("--svg", &export.svg),
+                ("--markdown", &export.markdown),
+            ] {
+                if let Some(p) = path {
+                    all.push((flag, p));
+                }
+            }
+            Outputs::distinct(&all, what)?;
+        }
+        Self::reserve(options, measured, what)
+    }
+
     /// Writes the series of `panels` (a name and extra JSON keys for each, e.g. the row),
     /// as JSON Lines and as an SVG.
     pub fn write(&self, panels: &[Panel<'_>]) -> Result<()> {

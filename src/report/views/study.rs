@@ -29,7 +29,7 @@ fn verification(r: &StudyReport) -> String {
         (_, None, _) => "the file was not read back (interrupted): nothing verified".into(),
         (_, Some(_), Some(v)) if !v.ok() => format!(
             "VERIFICATION FAILED: {}",
-            v.mismatch(&r.dir).unwrap_or_default()
+            v.mismatch(&crate::text::printable(&r.dir)).unwrap_or_default()
         ),
         (true, Some(true), Some(v)) => format!(
             "every byte verified in place: each byte read back compared with the byte written at its offset, after the timing ({})",
@@ -48,7 +48,7 @@ pub fn text(r: &StudyReport) -> String {
     let _ = writeln!(
         out,
         "study of {} ({} level): scratch file of {}, {} in all{}",
-        r.dir,
+        crate::text::printable(&r.dir),
         r.level.name(),
         format_size(r.file_bytes),
         format_seconds(r.seconds),
@@ -429,7 +429,7 @@ fn write_read(r: &StudyReport) -> Option<Section> {
         why.push(format!(
             "The fsync took {}: no block device is under {}, so it had nothing to write; the write's rate is the page cache's.",
             format_seconds(f),
-            r.dir
+            crate::text::printable(&r.dir)
         ));
     } else if let Some(w) = r.write_read.iter().find(|w| w.op == Op::Write)
         && let Some(f) = w.fsync_seconds
@@ -446,7 +446,7 @@ fn write_read(r: &StudyReport) -> Option<Section> {
         why.push(match (read.verified, read.in_place) {
             (_, Some(v)) if !v.ok() => format!(
                 "The read back did NOT return the bytes written where they were written: {}.",
-                v.mismatch(&r.dir).unwrap_or_default()
+                v.mismatch(&crate::text::printable(&r.dir)).unwrap_or_default()
             ),
             (true, Some(v)) => format!(
                 "The read back returned XOR {}, the XOR of the bytes written, and every byte compared after the timing was the byte written at its offset ({} blocks of {} in {}): every byte verified in place.",
@@ -526,12 +526,18 @@ pub fn page(
 ) -> Result<String> {
     let mut out = String::new();
     let medium = html::medium_name(env);
-    head(&mut out, &format!("ioscope study of {medium} ({})", r.dir));
+    head(
+        &mut out,
+        &format!(
+            "ioscope study of {medium} ({})",
+            crate::text::printable(&r.dir)
+        ),
+    );
     let _ = writeln!(
         out,
         "<h1>ioscope study of {} <small>({})</small></h1>\n<p class=\"env\">{}</p>",
         escape(&medium),
-        escape(&r.dir),
+        escape(&crate::text::printable(&r.dir)),
         escape(&environment_sentence(env))
     );
     if !r.complete {
@@ -639,7 +645,7 @@ pub fn report_markdown(r: &StudyReport, provenance: &crate::report::json::Proven
         &format!(
             "ioscope study of {} ({}, {} level)",
             html::medium_name(&provenance.environment),
-            r.dir,
+            crate::text::printable(&r.dir),
             r.level.name()
         ),
         provenance,
