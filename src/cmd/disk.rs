@@ -26,6 +26,7 @@ use crate::engine::buffer::AlignedBuffer;
 use crate::error::input;
 use crate::files::{self, OutputFile};
 use crate::measure::devstats::{DeviceView, Watch};
+use crate::measure::latency::histogram;
 use crate::measure::series::{Clock, OverTime, Series};
 use crate::measure::writeback::DirtyLimits;
 use crate::options::{DiskOptions, SeriesOptions};
@@ -321,15 +322,6 @@ struct Part {
 /// quarter of Rust's default 2 MiB is plenty, and 1,024 threads under a limit on the
 /// address space (`ulimit -v`) need 512 MiB of it rather than 2 GiB.
 const WORKER_STACK: usize = 512 << 10;
-
-/// Latencies longer than this (an hour, in ns) are recorded as this.
-const LONGEST_NS: u64 = 3_600_000_000_000;
-
-/// An empty latency histogram: 1 ns to an hour at 3 significant digits (fixed bounds, so
-/// recording never allocates; `saturating_record` clamps rather than resizes).
-fn histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, LONGEST_NS, 3).expect("1 ns to 1 h at 3 digits is valid")
-}
 
 /// What a thread needs to run its share of a row.
 struct Work<'a> {
@@ -968,6 +960,46 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         device: None,
         verify: None,
         over_time: None,
+    }
+}
+
+/// Made-up rows for the views' and the curve's tests.
+#[cfg(test)]
+impl DiskRow {
+    /// A measured random 4 KiB row of `op` at `depth` on one thread, one second long:
+    /// `iops`, a median of `p50` µs and a p99 of `p99` µs (p99.9 1.5x and max 2x the p99),
+    /// the app keeping `depth` in flight, no device behind it.
+    pub(crate) fn made_up(op: Op, depth: usize, iops: f64, p50: f64, p99: f64) -> Self {
+        DiskRow {
+            name: format!("RND4K Q{depth}T1"),
+            spec: RowSpec {
+                op,
+                random: true,
+                block: 4096,
+                depth,
+                threads: 1,
+            },
+            path: Path::UringDirect,
+            fallback: None,
+            skipped: None,
+            ios: iops as u64,
+            bytes: iops as u64 * 4096,
+            seconds: 1.0,
+            fsync_seconds: None,
+            bytes_per_second: iops * 4096.0,
+            iops,
+            latency_us: Latency {
+                p50,
+                p99,
+                p99_9: p99 * 1.5,
+                max: p99 * 2.0,
+                ..Latency::default()
+            },
+            mean_in_flight: depth as f64,
+            device: None,
+            verify: None,
+            over_time: None,
+        }
     }
 }
 

@@ -285,42 +285,13 @@ pub fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::disk::Path;
     use crate::workload::Op;
     use std::cell::RefCell;
 
     /// A run at `depth` whose p99 and IOPS come from the made-up device `f`.
     fn fake(depth: usize, f: &dyn Fn(usize) -> (f64, f64)) -> DiskRow {
         let (iops, p99) = f(depth);
-        DiskRow {
-            over_time: None,
-            name: format!("RND4K Q{depth}T1"),
-            spec: RowSpec {
-                op: Op::Read,
-                random: true,
-                block: 4096,
-                depth,
-                threads: 1,
-            },
-            path: Path::UringDirect,
-            fallback: None,
-            skipped: None,
-            ios: iops as u64,
-            bytes: iops as u64 * 4096,
-            seconds: 1.0,
-            fsync_seconds: None,
-            bytes_per_second: iops * 4096.0,
-            iops,
-            latency_us: Latency {
-                p50: p99 / 2.0,
-                p99,
-                max: p99 * 2.0,
-                ..Latency::default()
-            },
-            mean_in_flight: depth as f64,
-            device: None,
-            verify: None,
-        }
+        DiskRow::made_up(Op::Read, depth, iops, p99 / 2.0, p99)
     }
 
     const P99_2MS: LatencyTarget = LatencyTarget {

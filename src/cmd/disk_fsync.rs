@@ -11,13 +11,13 @@ use crate::cmd::harness::Harness;
 use crate::cmd::warning::Warning;
 use crate::files;
 use crate::measure::devstats::{DeviceView, Watch};
+use crate::measure::latency::histogram;
 use crate::measure::percentile::Target;
 use crate::measure::verdict::same;
 use crate::options::DiskOptions;
 use crate::options::disk::FsyncOptions;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result};
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
@@ -98,11 +98,6 @@ impl FsyncReport {
     pub fn watched_us(&self) -> f64 {
         crate::cmd::disk_curve::pick(&self.fdatasync_latency_us, self.target.percentile)
     }
-}
-
-/// Latencies longer than an hour are recorded as an hour.
-fn histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("1 ns to 1 h at 3 digits is valid")
 }
 
 /// Runs the write-ahead-log pattern for the runtime in a scratch file in the directory.

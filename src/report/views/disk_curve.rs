@@ -565,42 +565,15 @@ fn markdown_rows(r: &CurveReport) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::disk::{Latency, Path};
+    use crate::cmd::disk::Path;
     use crate::cmd::disk_curve::{Step, knee_of};
     use crate::measure::percentile::{Percentile, Target};
     use crate::workload::Op;
-    use crate::workload::panel::RowSpec;
 
     fn row(depth: usize, iops: f64, p99: f64, path: Path) -> DiskRow {
         DiskRow {
-            over_time: None,
-            name: format!("RND4K Q{depth}T1"),
-            spec: RowSpec {
-                op: Op::Read,
-                random: true,
-                block: 4096,
-                depth,
-                threads: 1,
-            },
             path,
-            fallback: None,
-            skipped: None,
-            ios: iops as u64,
-            bytes: iops as u64 * 4096,
-            seconds: 1.0,
-            fsync_seconds: None,
-            bytes_per_second: iops * 4096.0,
-            iops,
-            latency_us: Latency {
-                p50: p99 / 2.0,
-                p99,
-                p99_9: p99 * 1.5,
-                max: p99 * 2.0,
-                ..Latency::default()
-            },
-            mean_in_flight: depth as f64,
-            device: None,
-            verify: None,
+            ..DiskRow::made_up(Op::Read, depth, iops, p99 / 2.0, p99)
         }
     }
 

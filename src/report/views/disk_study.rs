@@ -331,38 +331,12 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::disk::Latency;
-    use crate::workload::panel::RowSpec;
 
     /// A random 4 KiB row at `depth` with `iops` and a median latency of `p50` µs.
     fn row(op: Op, depth: usize, iops: f64, p50: f64) -> DiskRow {
         DiskRow {
-            name: format!("RND4K Q{depth}T1"),
-            spec: RowSpec {
-                op,
-                random: true,
-                block: 4096,
-                depth,
-                threads: 1,
-            },
-            path: Path::UringDirect,
-            fallback: None,
-            skipped: None,
-            ios: iops as u64,
-            bytes: iops as u64 * 4096,
-            seconds: 1.0,
-            fsync_seconds: None,
-            bytes_per_second: iops * 4096.0,
-            iops,
-            latency_us: Latency {
-                p50,
-                p99: 2.0 * p50,
-                ..Latency::default()
-            },
-            mean_in_flight: depth as f64,
             device: Some(crate::measure::devstats::DeviceView::default()),
-            verify: None,
-            over_time: None,
+            ..DiskRow::made_up(op, depth, iops, p50, 2.0 * p50)
         }
     }
 
