@@ -54,6 +54,7 @@ fn spawn(args: &[&str]) -> std::process::Child {
 
 /// Waits for `child` (killing it after a minute) and returns its output.
 fn finish(mut child: std::process::Child) -> std::process::Output {
+    let drained = common::Drained::of(&mut child);
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > Duration::from_secs(60) {
@@ -62,7 +63,7 @@ fn finish(mut child: std::process::Child) -> std::process::Output {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    child.wait_with_output().unwrap()
+    drained.output(child.wait().unwrap())
 }
 
 /// Sends `signal` to `child`.

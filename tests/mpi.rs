@@ -379,6 +379,7 @@ fn mpirun_signalled(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start mpirun");
+    let drained = Drained::of(&mut child);
     let start = Instant::now();
     let mut signalled = false;
     while child.try_wait().expect("wait for mpirun").is_none() {
@@ -418,7 +419,7 @@ fn mpirun_signalled(
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = child.wait_with_output().expect("collect mpirun's output");
+    let out = drained.output(child.wait().expect("wait for mpirun"));
     assert!(
         signalled,
         "the job ended before its moment came: {}",
@@ -566,4 +567,32 @@ fn a_directory_named_with_control_characters_is_printed_escaped() {
         .collect();
     assert_eq!(errors.len(), 1, "{stderr}");
     assert!(!stderr.contains(['\u{1b}', '\u{7}']), "{stderr}");
+}
+
+/// A job whose document is larger than a pipe holds (64 KiB: 4 ranks, 5 repeats is ~125
+/// KiB) is read whole: the test's runner drains mpirun's output while it waits (before, a
+/// document near 64 KiB blocked mpirun on the full pipe and read as a hang in CI).
+#[test]
+fn a_document_larger_than_a_pipe_holds_is_read_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("UTF-8 temp dir");
+    let args = [
+        "both",
+        d,
+        "--size",
+        "1m",
+        "--block-size",
+        "256k",
+        "--repeat",
+        "5",
+        "--min-free",
+        "0",
+        "--json",
+    ];
+    let Some(out) = mpirun(4, &args, &[]) else {
+        return;
+    };
+    assert!(out.stdout.len() > 64 << 10, "{} bytes", out.stdout.len());
+    let v = document(&out, "-np 4, 5 repeats");
+    assert_eq!(v["ranks"], 4);
 }

@@ -238,15 +238,57 @@ pub fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<std::pro
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let mut child = cmd.spawn().expect("start mpirun");
+    let drained = Drained::of(&mut child);
     let start = std::time::Instant::now();
-    while child.try_wait().expect("wait for mpirun").is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for mpirun") {
+            break status;
+        }
         if start.elapsed() > MPI_DEADLINE {
             let _ = child.kill();
             panic!("mpirun -np {np} ioscope mpi {args:?} hung for {MPI_DEADLINE:?}");
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    Some(drained.output(status))
+}
+
+/// A child's piped stdout and stderr, read to their end by two threads while it runs: a
+/// child that writes more than a pipe holds (64 KiB; 4 mpi ranks' JSON is ~56 KiB) would
+/// otherwise block on the full pipe while the test waits for it to exit, and read as a hang.
+pub struct Drained {
+    out: std::thread::JoinHandle<Vec<u8>>,
+    err: std::thread::JoinHandle<Vec<u8>>,
+}
+
+impl Drained {
+    /// Starts draining `child`'s piped outputs (an output not piped reads as empty).
+    pub fn of(child: &mut std::process::Child) -> Self {
+        fn read(
+            r: Option<impl std::io::Read + Send + 'static>,
+        ) -> std::thread::JoinHandle<Vec<u8>> {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(mut r) = r {
+                    let _ = r.read_to_end(&mut buf);
+                }
+                buf
+            })
+        }
+        Self {
+            out: read(child.stdout.take()),
+            err: read(child.stderr.take()),
+        }
     }
-    Some(child.wait_with_output().expect("collect mpirun's output"))
+
+    /// The output, once the child has ended with `status`.
+    pub fn output(self, status: std::process::ExitStatus) -> std::process::Output {
+        std::process::Output {
+            status,
+            stdout: self.out.join().expect("read the child's stdout"),
+            stderr: self.err.join().expect("read the child's stderr"),
+        }
+    }
 }
 
 /// What `ioscope trace --json FLAGS -- ARGS` gave: its document, its standard error (where
