@@ -95,7 +95,7 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         Command::Run(args) => {
             let o = RunOptions::from_args(&args)?;
             let export = ExportOptions::json_only(o.json);
-            let series = SeriesFiles::reserve(o.series.as_ref(), &[&o.path], "run")?;
+            let series = SeriesFiles::reserve(o.series.as_ref(), &export, &[&o.path], "run")?;
             measured(&export, &o.path, |_| {
                 let r = cmd::run::execute(&o, h)?;
                 if let Some(files) = &series {
@@ -141,12 +141,8 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             let o = crate::options::DiskOptions::from_args(&args)?;
             match &o.mode {
                 DiskMode::Panel => {
-                    let series = SeriesFiles::reserve_beside(
-                        o.series.as_ref(),
-                        &o.export,
-                        &[&o.path],
-                        "disk",
-                    )?;
+                    let series =
+                        SeriesFiles::reserve(o.series.as_ref(), &o.export, &[&o.path], "disk")?;
                     measured(&o.export, &o.path, |s| {
                         cmd::disk::execute(&o, h, &mut |r| {
                             s(r)?;

@@ -198,7 +198,21 @@ pub struct DiskReport {
     pub caveats: Vec<crate::measure::caveat::Caveat>,
 }
 
+impl DiskRow {
+    /// Whether the row ran and completed I/O: a figure, not a skipped or empty row.
+    pub fn measured(&self) -> bool {
+        self.skipped.is_none() && self.ios > 0
+    }
+}
+
 impl DiskReport {
+    /// The measured row named `name` (`RND4K Q32T1`) doing `op`, if the panel has one.
+    pub fn row(&self, name: &str, op: Op) -> Option<&DiskRow> {
+        self.rows
+            .iter()
+            .find(|x| x.name == name && x.spec.op == op && x.measured())
+    }
+
     /// Whether every byte checked was in place.
     pub fn ok(&self) -> bool {
         self.rows

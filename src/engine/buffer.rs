@@ -48,12 +48,16 @@ unsafe impl Sync for Storage {}
 impl AlignedBuffer {
     /// Allocates `len` bytes at a page boundary and touches every page.
     pub fn new(len: usize) -> Self {
-        let mut buf = Self::untouched(len);
-        // Writing a non-zero byte in every page faults it in now, outside any timing.
-        for page in buf.as_mut_slice().chunks_mut(ALIGN) {
+        Self::untouched(len).touched()
+    }
+
+    /// The buffer with every page faulted in now, outside any timing (a non-zero byte
+    /// written in each).
+    fn touched(mut self) -> Self {
+        for page in self.as_mut_slice().chunks_mut(ALIGN) {
             page[0] = 0x5a;
         }
-        buf
+        self
     }
 
     /// [`AlignedBuffer::new`], or `None` where the memory cannot be had (a limit on the
@@ -71,11 +75,7 @@ impl AlignedBuffer {
                 Storage::Heap { bytes, offset }
             }
         };
-        let mut buf = Self { storage, len };
-        for page in buf.as_mut_slice().chunks_mut(ALIGN) {
-            page[0] = 0x5a;
-        }
-        Some(buf)
+        Some(Self { storage, len }.touched())
     }
 
     /// Allocates `len` zeroed bytes at a page boundary without touching them: for large

@@ -15,7 +15,7 @@ use crate::units::{MIB, format_seconds, format_size, group_thousands};
 use crate::workload::Op;
 
 /// Megabytes (10^6) per second, as the panels print them.
-const MB: f64 = 1e6;
+pub(crate) const MB: f64 = 1e6;
 
 /// The queue a row asked for: depth × threads.
 fn asked(r: &DiskRow) -> f64 {
@@ -124,14 +124,7 @@ pub(crate) fn chart(r: &DiskReport) -> Option<Chart> {
             let points: Vec<(f64, f64)> = names
                 .iter()
                 .enumerate()
-                .filter_map(|(i, n)| {
-                    r.rows
-                        .iter()
-                        .find(|x| {
-                            &x.name == n && x.spec.op == op && x.skipped.is_none() && x.ios > 0
-                        })
-                        .map(|x| (i as f64, x.bytes_per_second / MB))
-                })
+                .filter_map(|(i, n)| r.row(n, op).map(|x| (i as f64, x.bytes_per_second / MB)))
                 .collect();
             (!points.is_empty()).then(|| Series {
                 name: op.name().to_string(),

@@ -4,7 +4,7 @@
 //! [`crate::measure::verdict`]: what a queue of 32 buys over a queue of 1, what it costs in
 //! latency, reads against writes, and where the queue asked went.
 
-use super::disk::{queue_sentence, verify_line};
+use super::disk::{MB, queue_sentence, verify_line};
 use crate::cmd::disk::{DiskReport, DiskRow, Path};
 use crate::cmd::study::Part;
 use crate::measure::verdict::{Figure, Relation, relate};
@@ -12,16 +12,6 @@ use crate::measure::writecache::WriteCache;
 use crate::report::page::{Headline, Section, grid};
 use crate::units::{format_seconds, format_size, group_thousands};
 use crate::workload::Op;
-
-/// Megabytes (10^6) per second, as the panels print them.
-const MB: f64 = 1e6;
-
-/// A measured row of `op` whose name is `name` (`RND4K Q32T1`).
-fn find<'a>(r: &'a DiskReport, name: &str, op: Op) -> Option<&'a DiskRow> {
-    r.rows
-        .iter()
-        .find(|x| x.name == name && x.spec.op == op && x.skipped.is_none() && x.ios > 0)
-}
 
 /// Microseconds as a reader sees them, three figures: `8.74 µs`, `87.2 µs`, `383 µs`,
 /// `1.24 ms`, `12.4 ms`.
@@ -124,23 +114,21 @@ fn how(r: &DiskReport) -> String {
 pub(crate) fn sentences(r: &DiskReport, cache: Option<&WriteCache>) -> Vec<String> {
     let mut why = Vec::new();
     for op in [Op::Read, Op::Write] {
-        if let (Some(deep), Some(one)) = (find(r, "RND4K Q32T1", op), find(r, "RND4K Q1T1", op)) {
+        if let (Some(deep), Some(one)) = (r.row("RND4K Q32T1", op), r.row("RND4K Q1T1", op)) {
             why.push(depth_sentence(deep, one));
         }
     }
-    if let (Some(deep), Some(one)) = (
-        find(r, "SEQ1M Q8T1", Op::Read),
-        find(r, "SEQ1M Q1T1", Op::Read),
-    ) {
+    if let (Some(deep), Some(one)) = (r.row("SEQ1M Q8T1", Op::Read), r.row("SEQ1M Q1T1", Op::Read))
+    {
         why.push(sequential_sentence(deep, one));
     }
     if let (Some(read), Some(write)) = (
-        find(r, "RND4K Q1T1", Op::Read),
-        find(r, "RND4K Q1T1", Op::Write),
+        r.row("RND4K Q1T1", Op::Read),
+        r.row("RND4K Q1T1", Op::Write),
     ) {
         why.push(read_write_sentence(read, write, cache));
     }
-    if let Some(deep) = find(r, "RND4K Q32T1", Op::Read) {
+    if let Some(deep) = r.row("RND4K Q32T1", Op::Read) {
         let q = queue_sentence(deep);
         why.push(format!("RND4K Q32T1 read: {q}."));
     }
@@ -247,7 +235,7 @@ pub(crate) fn read_write_sentence(
     cache: Option<&WriteCache>,
 ) -> String {
     let (r, w) = (read.latency_us.p50, write.latency_us.p50);
-    let figures = capitalise(&format!(
+    let figures = crate::report::cells::capitalise(&format!(
         "one at a time, a random 4 KiB read took {} at the median and a write {}",
         time_us(r),
         time_us(w)
@@ -282,16 +270,12 @@ pub(crate) fn read_write_sentence(
     }
 }
 
-fn capitalise(s: &str) -> String {
-    crate::report::cells::capitalise(s)
-}
-
 /// The study summary's lines for the panel: sequential MB/s, random IOPS at depth 32 and
 /// the latency of one random read at a time.
 pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
     let mut out = Vec::new();
     for op in [Op::Read, Op::Write] {
-        if let Some(x) = find(r, "SEQ1M Q8T1", op) {
+        if let Some(x) = r.row("SEQ1M Q8T1", op) {
             out.push(Headline {
                 label: format!("disk, sequential 1 MiB {}, 8 in flight", op.name()),
                 value: format!("{:.0} MB/s", x.bytes_per_second / MB),
@@ -300,7 +284,7 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
         }
     }
     for op in [Op::Read, Op::Write] {
-        if let Some(x) = find(r, "RND4K Q32T1", op) {
+        if let Some(x) = r.row("RND4K Q32T1", op) {
             out.push(Headline {
                 label: format!("disk, random 4 KiB {}, 32 in flight", op.name()),
                 value: format!("{} IOPS", iops(x.iops)),
@@ -313,7 +297,7 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
             });
         }
     }
-    if let Some(x) = find(r, "RND4K Q1T1", Op::Read) {
+    if let Some(x) = r.row("RND4K Q1T1", Op::Read) {
         out.push(Headline {
             label: "disk, one random 4 KiB read".into(),
             value: format!("{} at the median", time_us(x.latency_us.p50)),

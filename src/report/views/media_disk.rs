@@ -21,7 +21,7 @@ fn measured(r: &StudyReport) -> Vec<(String, &DiskRow)> {
     r.disk
         .iter()
         .flat_map(|d| &d.rows)
-        .filter(|x| x.skipped.is_none() && x.ios > 0)
+        .filter(|x| x.measured())
         .map(|x| (key(x), x))
         .collect()
 }

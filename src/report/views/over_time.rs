@@ -280,46 +280,30 @@ pub struct SeriesFiles {
 
 impl SeriesFiles {
     /// Reserves the series file and its SVG, when asked for; `measured` are the files the
-    /// command reads or writes, which neither may be.
+    /// command reads or writes, which neither may be, and `export` its other outputs, which
+    /// neither may be either (`--series x --csv x` is refused before anything is made,
+    /// instead of the two overwriting each other during the run).
     pub fn reserve(
-        options: Option<&SeriesOptions>,
-        measured: &[&Path],
-        what: &str,
-    ) -> Result<Option<Self>> {
-        let Some(o) = options else { return Ok(None) };
-        let outputs = Outputs::reserve(
-            &[("--series", &o.path), ("--series-svg", &o.svg)],
-            o.force,
-            measured,
-            what,
-        )?;
-        Ok(Some(Self { outputs }))
-    }
-
-    /// [`SeriesFiles::reserve`] for a command that also writes `export`'s files: a series
-    /// path that is one of them (`--series x --csv x`) is refused before anything is made,
-    /// instead of the two overwriting each other during the run.
-    pub fn reserve_beside(
         options: Option<&SeriesOptions>,
         export: &crate::options::ExportOptions,
         measured: &[&Path],
         what: &str,
     ) -> Result<Option<Self>> {
-        if let Some(o) = options {
-            let mut all: Vec<(&'static str, &Path)> =
-                vec![("--series", &o.path), ("--series-svg", &o.svg)];
-            for (flag, path) in [
-                ("--csv", &export.csv),
-                ("--svg", &export.svg),
-                ("--markdown", &export.markdown),
-            ] {
-                if let Some(p) = path {
-                    all.push((flag, p));
-                }
+        let Some(o) = options else { return Ok(None) };
+        let mut all: Vec<(&'static str, &Path)> =
+            vec![("--series", &o.path), ("--series-svg", &o.svg)];
+        for (flag, path) in [
+            ("--csv", &export.csv),
+            ("--svg", &export.svg),
+            ("--markdown", &export.markdown),
+        ] {
+            if let Some(p) = path {
+                all.push((flag, p));
             }
-            Outputs::distinct(&all, what)?;
         }
-        Self::reserve(options, measured, what)
+        Outputs::distinct(&all, what)?;
+        let outputs = Outputs::reserve(&all[..2], o.force, measured, what)?;
+        Ok(Some(Self { outputs }))
     }
 
     /// Writes the series of `panels` (a name and extra JSON keys for each, e.g. the row),
