@@ -865,6 +865,9 @@ pub struct DiskOptions {
     /// The file given is the study's own scratch file, written whole from `seed`: its reads
     /// are checked and its writes put the bytes it already holds.
     pub own_file: bool,
+    /// The file, already open (the study's scratch file): measured through this descriptor,
+    /// never reopened by `path`.
+    pub open: Option<std::sync::Arc<std::fs::File>>,
     /// Keep the scratch file.
     pub keep: bool,
     /// Free space to keep.
@@ -1011,6 +1014,7 @@ impl DiskOptions {
             force_write: args.force_write,
             seed: args.seed.unwrap_or_else(fresh_seed),
             own_file: false,
+            open: None,
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,
             series,

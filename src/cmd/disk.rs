@@ -164,6 +164,9 @@ pub struct DiskRow {
     /// The row over time (`--series`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over_time: Option<OverTime>,
+    /// The cores the machine had when the row ran (its threads beyond them took turns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<usize>,
 }
 
 /// The result of `disk`.
@@ -173,6 +176,9 @@ pub struct DiskReport {
     pub file: String,
     /// Whether it was a scratch file made (and written) for the run.
     pub scratch: bool,
+    /// Whether that scratch file was kept (`--keep`): it is the user's now, at `file`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kept: bool,
     /// Its size.
     pub file_bytes: u64,
     /// The block device behind it, if any.
@@ -221,7 +227,9 @@ impl DiskReport {
     }
 }
 
-/// The test file: a scratch file kept alive (removed on drop), or the user's.
+/// The test file: a scratch file kept alive (removed on drop), or the user's. It is opened
+/// once, and every row reopens that descriptor (`/proc/self/fd/N`), never the path: a file,
+/// link or device put at the path during the run is never written.
 pub(crate) struct Target {
     /// The scratch file (`None`: the user's file).
     pub(crate) guard: Option<OutputFile>,
@@ -229,6 +237,76 @@ pub(crate) struct Target {
     pub(crate) path: std::path::PathBuf,
     /// Its size.
     pub(crate) bytes: u64,
+    /// The descriptor of its first open, held for the whole run.
+    pub(crate) file: File,
+    /// Its device and inode at that open: every later open must find the same.
+    pub(crate) id: files::FileId,
+    /// Whether the scratch file is kept (`--keep`).
+    kept: bool,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        // A scratch file moved away from its name cannot be removed by it (its guard
+        // removes only what its name still names): its blocks are given back instead.
+        if self.guard.is_some() && !self.kept && !self.named() {
+            let _ = self.file.set_len(0);
+        }
+    }
+}
+
+impl Target {
+    /// The test file held by `file`, opened first at `path`.
+    fn new(guard: Option<OutputFile>, path: std::path::PathBuf, file: File) -> Result<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = file
+            .metadata()
+            .with_context(|| format!("fstat {}", files::display_name(&path)))?;
+        Ok(Self {
+            guard,
+            path,
+            bytes: meta.len(),
+            id: (meta.dev(), meta.ino()),
+            file,
+            kept: false,
+        })
+    }
+
+    /// Keeps the scratch file when `keep` (`--keep` on a complete run); whether it is kept.
+    pub(crate) fn keep(&mut self, keep: bool) -> bool {
+        match self.guard.as_mut() {
+            Some(guard) => {
+                guard.keep_on_drop(keep);
+                self.kept = keep;
+                keep
+            }
+            None => false,
+        }
+    }
+
+    /// Whether its name still names it (lstat: a link put there does not).
+    fn named(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.id)
+    }
+
+    /// A path naming the open file itself (`/proc/self/fd/N`), whatever is at its name now;
+    /// the name where /proc is not mounted.
+    pub(crate) fn fd_path(&self) -> std::path::PathBuf {
+        let p = std::path::PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()));
+        if p.exists() { p } else { self.path.clone() }
+    }
+
+    /// Refuses `file` unless it is the file first opened (same device and inode).
+    fn same(&self, file: &File) -> Result<()> {
+        match files::file_id(file) {
+            Some(id) if id == self.id => Ok(()),
+            _ => Err(anyhow::anyhow!(
+                "disk {}: the file was replaced during the run (another file, link or device is at its name now); refusing to measure or write it",
+                files::display_name(&self.path)
+            )),
+        }
+    }
 }
 
 /// Makes the scratch file in `dir`: `size` bytes of the generator's stream for `seed`,
@@ -257,14 +335,11 @@ fn fill(options: &DiskOptions, seed: u64) -> Result<(Target, f64)> {
         .with_context(|| format!("fsync {name}"))?;
     let seconds = started.elapsed().as_secs_f64();
     let path = out.path().to_path_buf();
-    Ok((
-        Target {
-            guard: Some(out),
-            path,
-            bytes: options.size,
-        },
-        seconds,
-    ))
+    let file = out
+        .file()
+        .try_clone()
+        .with_context(|| format!("dup the descriptor of {name}"))?;
+    Ok((Target::new(Some(out), path, file)?, seconds))
 }
 
 /// For tests of the fallbacks on kernels that allow everything: `IOSCOPE_DISK_REFUSE`
@@ -273,18 +348,50 @@ fn refused(what: &str) -> bool {
     std::env::var("IOSCOPE_DISK_REFUSE").is_ok_and(|v| v.split(',').any(|w| w == what))
 }
 
-/// Opens the test file for a row: O_DIRECT where allowed, else buffered with the reason.
-fn open(path: &std::path::Path, write: bool) -> Result<(File, Option<String>)> {
-    let name = files::display_name(path);
+/// Opens for reading the file `file` holds open (`/proc/self/fd/N`: never by a name, which
+/// another program may have pointed elsewhere), and checks it is the same file.
+pub(crate) fn reopen_for_reading(file: &File) -> std::io::Result<File> {
+    let again = File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    if files::file_id(&again).is_none() || files::file_id(&again) != files::file_id(file) {
+        return Err(std::io::Error::from_raw_os_error(libc::ESTALE));
+    }
+    Ok(again)
+}
+
+/// Opens the test file for a row, through the descriptor of its first open (never its name:
+/// see [`Target`]), and checks it is still that file: O_DIRECT where allowed, else buffered
+/// with the reason.
+fn open(target: &Target, write: bool) -> Result<(File, Option<String>)> {
+    if !target.named() {
+        return Err(anyhow::anyhow!(
+            "disk {}: the file at this name was replaced during the run (moved, or another file or a link put there); stopped: nothing is written through the name",
+            files::display_name(&target.path)
+        ));
+    }
+    let (file, why) = open_path(&target.fd_path(), &target.path, write)?;
+    target.same(&file)?;
+    Ok((file, why))
+}
+
+/// Opens `path` (`/proc/self/fd/N`, or the name where /proc is not mounted: then without
+/// following a link) for a row; `shown` names it in messages.
+fn open_path(
+    path: &std::path::Path,
+    shown: &std::path::Path,
+    write: bool,
+) -> Result<(File, Option<String>)> {
+    let name = files::display_name(shown);
     let opts = |direct: bool| {
         if direct && refused("direct") {
             return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
         }
         let mut o = OpenOptions::new();
         o.read(true).write(write);
+        let mut flags = if path == shown { libc::O_NOFOLLOW } else { 0 };
         if direct {
-            o.custom_flags(libc::O_DIRECT);
+            flags |= libc::O_DIRECT;
         }
+        o.custom_flags(flags);
         o.open(path)
     };
     match opts(true) {
@@ -377,7 +484,7 @@ pub(crate) fn run_row(
 ) -> Result<DiskRow> {
     let name = files::display_name(&target.path);
     let write = spec.op == Op::Write;
-    let (file, direct_refused) = open(&target.path, write)?;
+    let (file, direct_refused) = open(target, write)?;
     let uring_refused = if refused("uring") {
         Some(std::io::Error::from_raw_os_error(libc::ENOSYS))
     } else {
@@ -433,6 +540,11 @@ pub(crate) fn run_row(
     let threads = spec.threads.max(1);
     fits_address_space(&name, spec, path)?;
     let halt = AtomicBool::new(false);
+    // The smallest size the file had while the row ran: a write past the end of a file
+    // another program truncated grows it back, silently (a read says it: a short I/O).
+    let size_before = file.metadata().map_or(target.bytes, |m| m.len());
+    let mut smallest = size_before;
+    let waiter = std::thread::current();
     let parts: Vec<Result<Part>> = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
         for t in 0..threads {
@@ -459,6 +571,7 @@ pub(crate) fn run_row(
                     .as_ref()
                     .map(|r| std::sync::Arc::clone(r.recorder()));
                 let halt = &halt;
+                let waiter = waiter.clone();
                 std::thread::Builder::new()
                     .stack_size(WORKER_STACK)
                     .spawn_scoped(s, move || {
@@ -471,6 +584,7 @@ pub(crate) fn run_row(
                         if part.is_err() {
                             halt.store(true, Ordering::Relaxed);
                         }
+                        waiter.unpark();
                         part
                     })
             };
@@ -489,6 +603,18 @@ pub(crate) fn run_row(
                     break;
                 }
             }
+        }
+        // While a write row runs, its file's size is watched (each millisecond, and as
+        // each worker ends: the wake-up costs the row no time).
+        while write
+            && handles
+                .iter()
+                .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+        {
+            if let Ok(m) = file.metadata() {
+                smallest = smallest.min(m.len());
+            }
+            std::thread::park_timeout(Duration::from_millis(1));
         }
         handles
             .into_iter()
@@ -516,6 +642,18 @@ pub(crate) fn run_row(
             (Some(a), Some(b)) => Some(a.merge(b)),
             (a, b) => a.or(b),
         };
+    }
+    if write {
+        if let Ok(m) = file.metadata() {
+            smallest = smallest.min(m.len());
+        }
+        if smallest < target.bytes {
+            return Err(anyhow::anyhow!(
+                "write {name}: the file was cut to {smallest} bytes during the {} write row (truncated by another program?) and the row's writes grew it back to {} bytes: its figures are not those of overwriting the file",
+                spec.name(),
+                file.metadata().map_or(0, |m| m.len())
+            ));
+        }
     }
     let fsync_seconds = if write {
         let t = Instant::now();
@@ -548,6 +686,7 @@ pub(crate) fn run_row(
         device: device_view,
         verify,
         over_time,
+        cores: Some(crate::workload::panel::cores()),
     })
 }
 
@@ -585,13 +724,22 @@ fn fits_address_space(name: &str, spec: RowSpec, path: Path) -> Result<()> {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         })
         .map_or(0, |kib| kib * 1024);
+    // The arenas glibc already reserved are left out of what is used and counted in what
+    // is needed (the row's threads reuse them): whether an earlier thread could reserve one
+    // depends on the limit itself, and counting it in both made the check refuse a limit
+    // and accept a smaller one.
+    let existing = std::fs::read_to_string("/proc/self/maps").map_or(0, |t| arenas_in(&t));
+    let used = used.saturating_sub(existing.saturating_mul(ARENA));
     let room = limit.rlim_cur.saturating_sub(used);
     let threads = spec.threads.max(1) as u64;
     let depth = if path.uring() { spec.depth.max(1) } else { 1 } as u64;
     let per_thread = (WORKER_STACK as u64)
         .saturating_add(depth.saturating_mul(spec.block + 4096))
         .saturating_add(1 << 20);
-    let arenas = threads.min(8 * crate::workload::panel::cores() as u64) * (64 << 20);
+    let arenas = threads
+        .min(8 * crate::workload::panel::cores() as u64)
+        .max(existing)
+        .saturating_mul(ARENA);
     let need = threads.saturating_mul(per_thread).saturating_add(arenas);
     if need > room {
         return Err(input(format!(
@@ -602,6 +750,47 @@ fn fits_address_space(name: &str, spec: RowSpec, path: Path) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// The address space one glibc malloc arena of a thread reserves (`HEAP_MAX_SIZE`, 64 MiB
+/// on 64-bit).
+const ARENA: u64 = 64 << 20;
+
+/// The glibc arenas in `maps` (`/proc/self/maps`): anonymous mappings that start on a
+/// 64 MiB boundary and, with the anonymous mappings right after them, span exactly 64 MiB.
+fn arenas_in(maps: &str) -> u64 {
+    let anon: Vec<(u64, u64)> = maps
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (a, b) = f.next()?.split_once('-')?;
+            // Address, perms, offset, dev, inode: a path after them is not anonymous.
+            if f.nth(4).is_some() {
+                return None;
+            }
+            Some((
+                u64::from_str_radix(a, 16).ok()?,
+                u64::from_str_radix(b, 16).ok()?,
+            ))
+        })
+        .collect();
+    let mut count = 0;
+    for (i, &(start, _)) in anon.iter().enumerate() {
+        if !start.is_multiple_of(ARENA) {
+            continue;
+        }
+        let mut end = start;
+        for &(a, b) in &anon[i..] {
+            if a != end || b > start + ARENA {
+                break;
+            }
+            end = b;
+        }
+        if end == start + ARENA {
+            count += 1;
+        }
+    }
+    count
 }
 
 /// One thread's share of a row through io_uring, `depth` I/Os in flight until the deadline.
@@ -838,42 +1027,67 @@ fn sync_part(w: &Work) -> Result<Part> {
 }
 
 /// The test file of a run: the scratch file in the directory given, written whole (its
-/// seed and the seconds the fill took), or the user's file as it is.
+/// seed and the seconds the fill took), or the user's file as it is, opened once here (see
+/// [`Target`]).
 pub(crate) fn prepare(options: &DiskOptions) -> Result<(Target, Option<u64>, Option<f64>)> {
-    let (target, seed, fill_seconds) = if options.path.is_dir() {
+    let writes = options.rows.iter().any(|r| r.op == Op::Write);
+    let (target, seed, fill_seconds) = if let Some(own) = &options.open {
+        // The study's scratch file, open since it was made: never reopened by its name.
+        let file = own.try_clone().with_context(|| {
+            format!(
+                "dup the descriptor of {}",
+                files::display_name(&options.path)
+            )
+        })?;
+        let target = Target::new(None, options.path.clone(), file)?;
+        (target, options.own_file.then_some(options.seed), None)
+    } else if options.path.is_dir() {
         let seed = options.seed;
         let (t, s) = fill(options, seed)?;
         (t, Some(seed), Some(s))
     } else {
-        let meta = std::fs::metadata(&options.path).map_err(|e| {
-            input(format!(
-                "disk {}: {}",
-                files::display_name(&options.path),
-                files::describe(&e)
-            ))
-        })?;
+        let name = files::display_name(&options.path);
+        let force_write = options.force_write && writes;
+        if force_write {
+            // As `run -w`: no write through a link, whatever it leads to.
+            files::refuse_symlink(&options.path, &format!("disk {name} --force-write"))?;
+        }
+        // O_NOFOLLOW with --force-write: a link put there since the check fails the open;
+        // O_NONBLOCK: a FIFO put there does not block it (it is refused below).
+        let mut flags = libc::O_NONBLOCK;
+        if force_write {
+            flags |= libc::O_NOFOLLOW;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(flags)
+            .open(&options.path)
+            .map_err(|e| {
+                if e.raw_os_error() == Some(libc::ELOOP) {
+                    files::symlink_refusal(&options.path, &format!("disk {name} --force-write"))
+                } else {
+                    input(format!("disk {name}: {}", files::describe(&e)))
+                }
+            })?;
+        let meta = file
+            .metadata()
+            .map_err(|e| input(format!("disk {name}: {}", files::describe(&e))))?;
         if !meta.is_file() {
             return Err(input(format!(
-                "disk {}: not a regular file or a directory",
-                files::display_name(&options.path)
+                "disk {name}: not a regular file or a directory"
             )));
         }
         // A file of /proc or /sys says 4096 bytes and is a kernel setting: its reads are not
         // storage, and --force-write would write generated bytes into the setting.
-        if let Some(fs) = File::open(&options.path)
-            .ok()
-            .and_then(|f| files::pseudo_fs(&f))
-        {
+        if let Some(fs) = files::pseudo_fs(&file) {
             return Err(input(format!(
-                "disk {}: a file of {fs}, the kernel's interface, not storage; give a file or a directory on a disk",
-                files::display_name(&options.path)
+                "disk {name}: a file of {fs}, the kernel's interface, not storage; give a file or a directory on a disk"
             )));
         }
-        let target = Target {
-            guard: None,
-            path: options.path.clone(),
-            bytes: meta.len(),
-        };
+        let target = Target::new(None, options.path.clone(), file)?;
+        if force_write {
+            holes_fit(&target, options.min_free)?;
+        }
         (target, options.own_file.then_some(options.seed), None)
     };
     let largest = options.rows.iter().map(|r| r.block).max().unwrap_or(0);
@@ -887,6 +1101,42 @@ pub(crate) fn prepare(options: &DiskOptions) -> Result<(Target, Option<u64>, Opt
     Ok((target, seed, fill_seconds))
 }
 
+/// Bytes of `file` (of `len` bytes) that have no block yet: holes the write rows will fill.
+/// Preallocated (unwritten) extents have their blocks already: st_blocks counts them.
+fn unallocated(meta: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.len().saturating_sub(meta.blocks().saturating_mul(512))
+}
+
+/// Refuses `--force-write` on a file whose holes, filled by the write rows, would leave less
+/// than the margin free (a sparse file on a small file system filled it up).
+fn holes_fit(target: &Target, min_free: Option<u64>) -> Result<()> {
+    let Ok(meta) = target.file.metadata() else {
+        return Ok(());
+    };
+    let holes = unallocated(&meta);
+    if holes == 0 {
+        return Ok(());
+    }
+    let space = files::space(&target.fd_path())?;
+    let need = files::Footprint {
+        files: 0,
+        data: holes,
+        bytes: holes.div_ceil(space.block).saturating_mul(space.block),
+    };
+    files::ensure_room_for(
+        space,
+        &format!(
+            "{} (its {} of holes, which the write rows fill)",
+            files::display_name(&target.path),
+            crate::units::format_size(holes)
+        ),
+        need,
+        0,
+        min_free,
+    )
+}
+
 /// Runs the panel (or the one row asked for) and returns the report; `save` gets it after
 /// every row.
 pub fn execute(
@@ -895,10 +1145,18 @@ pub fn execute(
     save: &mut dyn FnMut(&DiskReport) -> Result<()>,
 ) -> Result<DiskReport> {
     let (target, seed, fill_seconds) = prepare(options)?;
-    let device_name = crate::measure::diskstats::device_of(&target.path);
+    let device_name = crate::measure::diskstats::device_of(&target.fd_path());
+    // The file's extents and compression as the rows find it, before the first: the write
+    // rows fill its holes (a preallocated or sparse file reads as zeros without the
+    // device, O_DIRECT or not). Through the descriptor: the file measured, whatever is at
+    // its name.
+    let caveats = super::caveats::of_read(&target.file, &target.fd_path(), 0, target.bytes, None);
+    let holes = crate::measure::extents::map(&target.file, 0, target.bytes)
+        .map_or(0, |m| m.unbacked_bytes());
     let mut report = DiskReport {
         file: files::display_name(&target.path),
         scratch: target.guard.is_some(),
+        kept: false,
         file_bytes: target.bytes,
         device_name: device_name.clone(),
         seed,
@@ -908,7 +1166,7 @@ pub fn execute(
         notes: options.notes.clone(),
         complete: false,
         warnings: Vec::new(),
-        caveats: Vec::new(),
+        caveats,
     };
     let mut run_all = || -> Result<()> {
         for &spec in &options.rows {
@@ -944,14 +1202,26 @@ pub fn execute(
         }
         Err(e) => return Err(e),
     }
-    // The clock has stopped: the file's extents and compression (a preallocated or
-    // sparse file reads as zeros without the device, O_DIRECT or not).
-    if let Ok(file) = std::fs::File::open(&target.path) {
-        report.caveats = super::caveats::of_read(&file, &target.path, 0, report.file_bytes, None);
+    if holes > 0 {
+        // The read rows before the first write measured holes (or unwritten extents):
+        // zeros the file system made up, not the device's reads.
+        let rows: Vec<String> = report
+            .rows
+            .iter()
+            .take_while(|r| r.spec.op == Op::Read || !r.measured())
+            .filter(|r| r.spec.op == Op::Read && r.measured())
+            .map(|r| format!("{} read", r.name))
+            .collect();
+        if !rows.is_empty() {
+            report.warnings.push(Warning::Holes {
+                bytes: holes,
+                of: report.file_bytes,
+                rows,
+            });
+        }
     }
-    if let Some(mut guard) = target.guard {
-        guard.keep_on_drop(options.keep && report.complete);
-    }
+    let mut target = target;
+    report.kept = target.keep(options.keep && report.complete);
     Ok(report)
 }
 
@@ -974,6 +1244,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         device: None,
         verify: None,
         over_time: None,
+        cores: None,
     }
 }
 
@@ -1013,6 +1284,7 @@ impl DiskRow {
             device: None,
             verify: None,
             over_time: None,
+            cores: None,
         }
     }
 }

@@ -202,7 +202,7 @@ pub fn execute(
     save: &mut dyn FnMut(&CurveReport) -> Result<()>,
 ) -> Result<CurveReport> {
     let (target, seed, fill_seconds) = prepare(options)?;
-    let device_name = crate::measure::diskstats::device_of(&target.path);
+    let device_name = crate::measure::diskstats::device_of(&target.fd_path());
     let mut report = CurveReport {
         file: files::display_name(&target.path),
         scratch: target.guard.is_some(),
@@ -276,9 +276,8 @@ pub fn execute(
         }
         Err(e) => return Err(e),
     }
-    if let Some(mut guard) = target.guard {
-        guard.keep_on_drop(options.keep && report.complete);
-    }
+    let mut target = target;
+    target.keep(options.keep && report.complete);
     Ok(report)
 }
 

@@ -87,6 +87,16 @@ pub enum Warning {
         /// The file, by the name it was sent under.
         file: String,
     },
+    /// `disk`'s read rows ran over holes or unwritten extents before any write row filled
+    /// them: the file system made up zeros, the device read nothing.
+    Holes {
+        /// Bytes of holes and unwritten extents before the first row.
+        bytes: u64,
+        /// The file's size.
+        of: u64,
+        /// The read rows that measured them (`SEQ1M Q8T1 read`).
+        rows: Vec<String>,
+    },
 }
 
 /// One [`Warning::Scattered`] for the measurements whose repeats scatter beyond the rule:

@@ -239,7 +239,18 @@ pub fn mode(
             ))
         }
         None => match custom {
-            Some(row) => Ok((DiskMode::Panel, vec![row], Vec::new())),
+            Some(row) => {
+                let cores = panel::cores();
+                let notes = (row.threads > cores)
+                    .then(|| PanelNote::Oversubscribed {
+                        row: row.name(),
+                        threads: row.threads,
+                        cores,
+                    })
+                    .into_iter()
+                    .collect();
+                Ok((DiskMode::Panel, vec![row], notes))
+            }
             None => match panel::PRESETS[0].kind {
                 PresetKind::Panel(shapes) => {
                     let (rows, notes) = panel::rows_of(shapes, panel::cores());

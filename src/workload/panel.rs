@@ -189,6 +189,16 @@ pub enum PanelNote {
         /// The machine's cores.
         cores: usize,
     },
+    /// A row of yours asked for more threads than there are cores: run as asked, the
+    /// threads taking turns on the cores.
+    Oversubscribed {
+        /// The row (`RND4K Q32T1000`).
+        row: String,
+        /// Its threads.
+        threads: usize,
+        /// The machine's cores.
+        cores: usize,
+    },
     /// A row left out: the machine has too few cores for it.
     LeftOut {
         /// The row as it would have been named (`RND4K Q32T<cores/2>`).

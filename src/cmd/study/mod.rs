@@ -30,7 +30,6 @@ use crate::workload::plan::{DEFAULT_STRIDE, Plan, doubling};
 pub use crate::workload::study::{Level, Part};
 use crate::workload::verify::Written;
 use anyhow::{Context, Result};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -244,7 +243,7 @@ pub fn execute(
     if options.keep {
         report.kept_bytes = std::fs::metadata(scratch.path()).ok().map(|m| m.len());
     }
-    report.caveats = caveats(&report, scratch.path(), size);
+    report.caveats = caveats(&report, &scratch, size);
     report.seconds = started.elapsed().as_secs_f64();
     save(&report)?;
     Ok(report)
@@ -253,10 +252,20 @@ pub fn execute(
 /// What could make the study's figures wrong, measured once every part is done: the
 /// scratch file's extents and compression (judged on the cache part's first cold read),
 /// and the write cache beside the write's fsync.
-fn caveats(report: &StudyReport, path: &Path, size: u64) -> Vec<crate::measure::caveat::Caveat> {
-    let Ok(file) = std::fs::File::open(path) else {
+fn caveats(
+    report: &StudyReport,
+    scratch: &OutputFile,
+    size: u64,
+) -> Vec<crate::measure::caveat::Caveat> {
+    // Through the descriptor: the file measured, whatever is at its name now.
+    let Ok(file) = crate::cmd::disk::reopen_for_reading(scratch.file()) else {
         return Vec::new();
     };
+    let path = std::path::PathBuf::from(format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&file)
+    ));
+    let path = path.as_path();
     let fsync = report
         .write_read
         .iter()
@@ -582,6 +591,10 @@ impl PartRunner<'_> {
             force_write: true,
             seed: self.seed,
             own_file: true,
+            open: Some(std::sync::Arc::new(
+                crate::cmd::disk::reopen_for_reading(self.scratch.file())
+                    .with_context(|| format!("open {} for the disk panel", self.scratch.name()))?,
+            )),
             keep: false,
             min_free: self.options.min_free,
             series: None,
@@ -659,7 +672,7 @@ impl PartRunner<'_> {
         )?;
         add(report, row(Op::Write, WRITE_BLOCK, written, true));
         let whole_xor = report.write_read[0].moved.xor;
-        let reader = File::open(self.scratch.path())
+        let reader = crate::cmd::disk::reopen_for_reading(self.scratch.file())
             .with_context(|| format!("open {} for reading", self.scratch.name()))?;
         let target = Target {
             file: &reader,

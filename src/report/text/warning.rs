@@ -96,6 +96,12 @@ pub fn warning(w: &Warning) -> String {
             "send {}: it grew while it was sent; the receiver has the bytes it held when sending began, as announced",
             crate::text::printable(file)
         ),
+        Warning::Holes { bytes, of, rows } => format!(
+            "{} of the file's {} were holes or unwritten extents when the rows began: {} read zeros the file system made up, not the device's data (write the file whole first)",
+            crate::units::format_size(*bytes),
+            crate::units::format_size(*of),
+            rows.join(", ")
+        ),
     }
 }
 

@@ -26,8 +26,13 @@ fn asked(r: &DiskRow) -> f64 {
 pub fn queue_sentence(r: &DiskRow) -> String {
     let asked = asked(r);
     let app = r.mean_in_flight;
+    let threads = r.spec.threads.max(1);
     let kept = if same(app, asked) {
         format!("asked {asked:.0} in flight, the app kept {app:.1}")
+    } else if let Some(cores) = r.cores.filter(|&c| threads > c) {
+        format!(
+            "asked {asked:.0} in flight, the app kept only {app:.1}: its {threads} threads took turns on the {cores} core(s), each waiting for a CPU between its I/Os"
+        )
     } else {
         format!(
             "asked {asked:.0} in flight, the app kept only {app:.1}: it refilled its queue slower than I/Os completed"
@@ -138,7 +143,7 @@ pub(crate) fn chart(r: &DiskReport) -> Option<Chart> {
     Some(Chart {
         title: format!(
             "The disk panel on {} ({} per row)",
-            chart_subject(r.scratch, &r.file, r.device_name.as_deref()),
+            chart_subject(r.scratch && !r.kept, &r.file, r.device_name.as_deref()),
             format_seconds(r.runtime_seconds)
         ),
         x_label: "row".into(),
@@ -176,12 +181,20 @@ pub(crate) fn file_lines(
 /// Renders `disk`.
 pub fn text(r: &DiskReport) -> String {
     let mut out = String::new();
-    let origin = origin(
-        r.scratch,
-        r.seed,
-        r.fill_seconds,
-        "your file, read as it is",
-    );
+    let wrote = r
+        .rows
+        .iter()
+        .any(|x| x.spec.op == Op::Write && x.measured());
+    let yours = if wrote {
+        "your file: its blocks overwritten by the write rows (--force-write)"
+    } else {
+        "your file, read as it is"
+    };
+    let mut origin = origin(r.scratch, r.seed, r.fill_seconds, yours);
+    if r.kept {
+        // Not scratch any more: the user's, where the file line says.
+        origin = origin.replacen("scratch, ", "kept (--keep): ", 1);
+    }
     file_lines(
         &mut out,
         &r.file,

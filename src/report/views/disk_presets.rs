@@ -11,6 +11,13 @@ pub fn note(n: &PanelNote) -> String {
         PanelNote::Capped { asked, ran, cores } => format!(
             "{asked} asks for more threads than the {cores} core(s) here: run as {ran}, one thread per core"
         ),
+        PanelNote::Oversubscribed {
+            row,
+            threads,
+            cores,
+        } => format!(
+            "{row} runs {threads} threads on {cores} core(s), as asked: they take turns on the cores, so its latency and the queue the app kept include waits for a CPU (one thread per core measures the disk)"
+        ),
         PanelNote::LeftOut { row, cores, needs } => format!(
             "{row} left out: {cores} core(s) here, and half of them is at most one thread, which the single-thread row already measures (it runs from {needs} cores)"
         ),
