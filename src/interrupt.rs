@@ -1,6 +1,7 @@
 //! Ctrl-C, SIGTERM, SIGHUP (a closed terminal or dropped SSH session) and SIGQUIT (Ctrl-\),
 //! and every other signal whose default would end ioscope without a word: SIGUSR1, SIGUSR2,
-//! SIGALRM, SIGVTALRM, SIGPROF, SIGPWR and SIGXCPU (`ulimit -t`) — see [`SIGNALS`]. The first
+//! SIGALRM, SIGVTALRM, SIGPROF, SIGPWR, SIGXCPU (`ulimit -t`), SIGIO, SIGSTKFLT and the
+//! real-time signals — see [`SIGNALS`] and [`all`]. The first
 //! four exit 130 after the clean-up, the others 128 + their number ([`exit_code`]).
 //! SIGXFSZ (`ulimit -f`) is caught and does nothing: a write past the limit fails with EFBIG
 //! and ends in an error naming the file, instead of killing ioscope among its unfinished files.
@@ -26,7 +27,8 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicU64, AtomicUsize,
 
 /// The signals that stop ioscope after its clean-up; the first four exit 130 (an
 /// interruption), the others 128 + their number, as a process killed by them would.
-pub const SIGNALS: [i32; 11] = [
+/// (The real-time signals, numbered at run time, are in [`all`].)
+pub const SIGNALS: [i32; 13] = [
     libc::SIGINT,
     libc::SIGTERM,
     libc::SIGHUP,
@@ -38,13 +40,33 @@ pub const SIGNALS: [i32; 11] = [
     libc::SIGPROF,
     libc::SIGPWR,
     libc::SIGXCPU,
+    libc::SIGIO,
+    libc::SIGSTKFLT,
 ];
+
+/// [`SIGNALS`] and the real-time signals (SIGRTMIN to SIGRTMAX, whose default ends the
+/// process too): every signal ioscope cleans up after.
+pub fn all() -> impl Iterator<Item = i32> {
+    SIGNALS
+        .into_iter()
+        .chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
+}
+
+/// A signal's bit in [`IGNORED_AT_START`] (signals are numbered from 1 to 64).
+fn bit(signal: i32) -> u64 {
+    1u64 << ((signal - 1) & 63)
+}
 
 /// The exit code after `signal` (or no signal: a request from the code): 130 for an
 /// interruption (SIGINT, SIGTERM, SIGHUP, SIGQUIT), 128 + the number for the others.
 pub fn exit_code_for(signal: Option<i32>) -> u8 {
     match signal {
-        Some(s) if SIGNALS[4..].contains(&s) => 128 + s as u8,
+        Some(s)
+            if s > 0
+                && ![libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT].contains(&s) =>
+        {
+            (128 + s).min(255) as u8
+        }
         _ => 130,
     }
 }
@@ -60,6 +82,11 @@ pub fn described() -> String {
         Some(libc::SIGPROF) => "SIGPROF",
         Some(libc::SIGPWR) => "SIGPWR (power failure)",
         Some(libc::SIGXCPU) => "SIGXCPU (CPU time limit, ulimit -t)",
+        Some(libc::SIGIO) => "SIGIO",
+        Some(libc::SIGSTKFLT) => "SIGSTKFLT",
+        Some(s) if s >= libc::SIGRTMIN() && s <= libc::SIGRTMAX() => {
+            return format!("interrupted by SIGRTMIN+{}", s - libc::SIGRTMIN());
+        }
         _ => return "interrupted".into(),
     };
     format!("interrupted by {name}")
@@ -85,7 +112,7 @@ static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static HOLD_EXIT: AtomicBool = AtomicBool::new(false);
 /// Set by a second signal while [`HOLD_EXIT`] is.
 static AGAIN: AtomicBool = AtomicBool::new(false);
-/// Bit `1 << signal` for each of our signals that was ignored when ioscope started.
+/// Bit `1 << (signal - 1)` for each of our signals that was ignored when ioscope started.
 static IGNORED_AT_START: AtomicU64 = AtomicU64::new(0);
 
 /// Paths the exit-at-once path removes: this many at a time, each this long at most
@@ -295,7 +322,7 @@ impl Drop for Registration {
     }
 }
 
-/// Installs the handler for [`SIGNALS`], and SIGXFSZ's that does nothing, once per process;
+/// Installs the handler for [`all`] our signals, and SIGXFSZ's that does nothing, once per process;
 /// later calls do nothing.
 pub fn install() {
     if INSTALLED.swap(true, Ordering::SeqCst) {
@@ -308,7 +335,7 @@ pub fn install() {
         action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         action.sa_flags = 0;
         libc::sigemptyset(&mut action.sa_mask);
-        for signal in SIGNALS.into_iter().chain([libc::SIGXFSZ]) {
+        for signal in all().chain([libc::SIGXFSZ]) {
             // A signal ignored by whoever started us is remembered, so that a program
             // ioscope starts (trace's command) inherits the ignoring, where our handler
             // would be reset to the default (terminate) at its exec. SIGHUP and the others
@@ -320,7 +347,7 @@ pub fn install() {
             if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
                 && old.sa_sigaction == libc::SIG_IGN
             {
-                IGNORED_AT_START.fetch_or(1 << signal, Ordering::SeqCst);
+                IGNORED_AT_START.fetch_or(bit(signal), Ordering::SeqCst);
                 if ![libc::SIGINT, libc::SIGTERM, libc::SIGQUIT].contains(&signal) {
                     continue;
                 }
@@ -344,8 +371,8 @@ pub fn install() {
 /// runs behaves as it would have run without ioscope. Async-signal-safe (sigaction only).
 pub fn ignore_in_child_what_was_ignored() {
     let mask = IGNORED_AT_START.load(Ordering::SeqCst);
-    for signal in SIGNALS.into_iter().chain([libc::SIGXFSZ]) {
-        if mask & (1 << signal) != 0 {
+    for signal in all().chain([libc::SIGXFSZ]) {
+        if mask & bit(signal) != 0 {
             // SAFETY: signal(2) with SIG_IGN is async-signal-safe and changes only this
             // (child) process's disposition.
             unsafe { libc::signal(signal, libc::SIG_IGN) };
@@ -361,7 +388,7 @@ pub fn keep_away() {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for signal in SIGNALS {
+        for signal in all() {
             libc::sigaddset(&mut set, signal);
         }
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
@@ -491,6 +518,8 @@ mod tests {
         assert_eq!(exit_code_for(Some(libc::SIGUSR1)), 138);
         assert_eq!(exit_code_for(Some(libc::SIGXCPU)), 152);
         assert_eq!(exit_code_for(Some(libc::SIGPWR)), 158);
+        assert_eq!(exit_code_for(Some(libc::SIGRTMAX())), 192);
+        assert!(all().count() > SIGNALS.len(), "the real-time signals too");
     }
 
     #[test]
