@@ -21,14 +21,13 @@ use crate::report::progress::Bar;
 use crate::report::view::Exportable;
 use crate::report::views::over_time::{self, SeriesFiles};
 use crate::report::{self, json};
-use crate::text::printable;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitKind> {
-    // Four sigaction calls: cheap enough even for `fast` on a small file (main installs the
-    // handler before parsing; this is for callers that skip main).
+    // A dozen sigaction calls: cheap enough even for `fast` on a small file (main installs
+    // the handler before parsing; this is for callers that skip main).
     crate::interrupt::install();
     let json = json_command(&cli.command);
     match dispatch(cli) {
@@ -40,10 +39,14 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             let (command, path) = json.expect("matched as Some");
             // Interrupted before it had a result of its own (while opening its file, say):
             // the head every document has (schema, version, command line, environment).
-            let unmeasured = serde_json::json!({
+            let mut unmeasured = serde_json::json!({
                 "complete": false,
                 "warnings": [crate::cmd::warning::Warning::Partial],
             });
+            // A run with `--series` keeps the intervals it measured.
+            if let Some(so_far) = e.downcast_ref::<cmd::run::SeriesSoFar>() {
+                unmeasured["over_time"] = serde_json::to_value(&so_far.over_time)?;
+            }
             report::emit(&json::document(
                 command,
                 &unmeasured,
@@ -96,13 +99,20 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             let o = RunOptions::from_args(&args)?;
             let export = ExportOptions::json_only(o.json);
             let series = SeriesFiles::reserve(o.series.as_ref(), &export, &[&o.path], "run")?;
-            measured(&export, &o.path, |_| {
+            let result = measured(&export, &o.path, |_| {
                 let r = cmd::run::execute(&o, h)?;
                 if let Some(files) = &series {
                     files.write(&over_time::run_panels(&r))?;
                 }
                 Ok(r)
-            })
+            });
+            // Interrupted: the intervals measured so far are kept, as `disk` keeps its rows.
+            if let (Err(e), Some(files)) = (&result, &series)
+                && let Some(so_far) = e.downcast_ref::<cmd::run::SeriesSoFar>()
+            {
+                files.write(&[(so_far.label.clone(), Vec::new(), &so_far.over_time)])?;
+            }
+            result
         }
         Command::Calibrate(args) => {
             let o = CalibrateOptions::from_args(&args)?;
@@ -268,8 +278,8 @@ fn receive(args: &ReceiveArgs) -> Result<ExitKind> {
             Err(e) if crate::error::exit_kind(&e) == ExitKind::Interrupted => return Err(e),
             Err(e) => {
                 failed = true;
-                // The error may carry a name the sender chose.
-                report::warn(&format!("error: {}", printable(&format!("{e:#}"))));
+                // One `error:` line, escaped (it may carry a name the sender chose).
+                report::error(&e);
             }
         }
         Ok(())
@@ -410,7 +420,10 @@ fn study(options: &StudyOptions, quiet: bool) -> Result<ExitKind> {
     };
     let dir = Path::new(&result.dir).to_path_buf();
     let kind = finish(&result, &options.export, &Exports::default(), &dir)?;
-    report::note(&format!("report: {}\n", out.html().display()));
+    report::note(&format!(
+        "report: {}\n",
+        crate::text::printable_path(&out.html())
+    ));
     Ok(kind)
 }
 

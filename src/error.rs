@@ -12,7 +12,8 @@ pub enum ExitKind {
     Failed,
     /// The command line or an input was wrong; nothing was done.
     Usage,
-    /// Interrupted by Ctrl-C or SIGTERM; scratch files were removed.
+    /// Interrupted by a signal (Ctrl-C, SIGTERM, SIGUSR1, …); scratch files were removed.
+    /// 130, or 128 + the signal's number for those past SIGINT/SIGTERM/SIGHUP/SIGQUIT.
     Interrupted,
     /// The status of a command ioscope ran for the user (`trace`): its own.
     Child(u8),
@@ -25,7 +26,7 @@ impl ExitKind {
             Self::Success => 0,
             Self::Failed => 1,
             Self::Usage => 2,
-            Self::Interrupted => 130,
+            Self::Interrupted => crate::interrupt::exit_code(),
             Self::Child(code) => code,
         }
     }

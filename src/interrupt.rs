@@ -1,5 +1,12 @@
-//! Ctrl-C, SIGTERM, SIGHUP (a closed terminal or dropped SSH session) and SIGQUIT (Ctrl-\).
-//! Our own `sigaction` handler, installed *without* `SA_RESTART`, only
+//! Ctrl-C, SIGTERM, SIGHUP (a closed terminal or dropped SSH session) and SIGQUIT (Ctrl-\),
+//! and every other signal whose default would end ioscope without a word: SIGUSR1, SIGUSR2,
+//! SIGALRM, SIGVTALRM, SIGPROF, SIGPWR, SIGXCPU (`ulimit -t`), SIGIO, SIGSTKFLT and the
+//! real-time signals — see [`SIGNALS`] and [`all`]. The first
+//! four exit 130 after the clean-up, the others 128 + their number ([`exit_code`]).
+//! SIGXFSZ (`ulimit -f`) is caught and does nothing: a write past the limit fails with EFBIG
+//! and ends in an error naming the file, instead of killing ioscope among its unfinished files.
+//! A caught signal (unlike an ignored one) is back to its default in any program ioscope
+//! starts, at its exec. Our own `sigaction` handler, installed *without* `SA_RESTART`, only
 //! stores an atomic flag (async-signal-safe). A read, write or open blocked on a pipe, a
 //! FIFO or a terminal then fails with EINTR instead of being restarted; every retry loop
 //! calls [`check`] before retrying and long loops poll it, so the command unwinds with
@@ -18,6 +25,78 @@ use std::cell::UnsafeCell;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
+/// The signals that stop ioscope after its clean-up; the first four exit 130 (an
+/// interruption), the others 128 + their number, as a process killed by them would.
+/// (The real-time signals, numbered at run time, are in [`all`].)
+pub const SIGNALS: [i32; 13] = [
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGPWR,
+    libc::SIGXCPU,
+    libc::SIGIO,
+    libc::SIGSTKFLT,
+];
+
+/// [`SIGNALS`] and the real-time signals (SIGRTMIN to SIGRTMAX, whose default ends the
+/// process too): every signal ioscope cleans up after.
+pub fn all() -> impl Iterator<Item = i32> {
+    SIGNALS
+        .into_iter()
+        .chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
+}
+
+/// A signal's bit in [`IGNORED_AT_START`] (signals are numbered from 1 to 64).
+fn bit(signal: i32) -> u64 {
+    1u64 << ((signal - 1) & 63)
+}
+
+/// The exit code after `signal` (or no signal: a request from the code): 130 for an
+/// interruption (SIGINT, SIGTERM, SIGHUP, SIGQUIT), 128 + the number for the others.
+pub fn exit_code_for(signal: Option<i32>) -> u8 {
+    match signal {
+        Some(s)
+            if s > 0
+                && ![libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT].contains(&s) =>
+        {
+            (128 + s).min(255) as u8
+        }
+        _ => 130,
+    }
+}
+
+/// How the closing warning names the interruption: "interrupted" for the first four of
+/// [`SIGNALS`], "interrupted by SIGXCPU (CPU time limit)" and the like for the others.
+pub fn described() -> String {
+    let name = match last_signal() {
+        Some(libc::SIGUSR1) => "SIGUSR1",
+        Some(libc::SIGUSR2) => "SIGUSR2",
+        Some(libc::SIGALRM) => "SIGALRM",
+        Some(libc::SIGVTALRM) => "SIGVTALRM",
+        Some(libc::SIGPROF) => "SIGPROF",
+        Some(libc::SIGPWR) => "SIGPWR (power failure)",
+        Some(libc::SIGXCPU) => "SIGXCPU (CPU time limit, ulimit -t)",
+        Some(libc::SIGIO) => "SIGIO",
+        Some(libc::SIGSTKFLT) => "SIGSTKFLT",
+        Some(s) if s >= libc::SIGRTMIN() && s <= libc::SIGRTMAX() => {
+            return format!("interrupted by SIGRTMIN+{}", s - libc::SIGRTMIN());
+        }
+        _ => return "interrupted".into(),
+    };
+    format!("interrupted by {name}")
+}
+
+/// The exit code of this interruption: see [`exit_code_for`].
+pub fn exit_code() -> u8 {
+    exit_code_for(last_signal())
+}
+
 /// How much later than the first a signal must come to be a second request: one second.
 /// Signals closer together are one request (sent twice by `timeout`, or to the process and
 /// then its group); a person pressing Ctrl-C again waits longer than that.
@@ -33,7 +112,7 @@ static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static HOLD_EXIT: AtomicBool = AtomicBool::new(false);
 /// Set by a second signal while [`HOLD_EXIT`] is.
 static AGAIN: AtomicBool = AtomicBool::new(false);
-/// Bit `1 << signal` for each of our signals that was ignored when ioscope started.
+/// Bit `1 << (signal - 1)` for each of our signals that was ignored when ioscope started.
 static IGNORED_AT_START: AtomicU64 = AtomicU64::new(0);
 
 /// Paths the exit-at-once path removes: this many at a time, each this long at most
@@ -108,9 +187,16 @@ extern "C" fn on_signal(signal: libc::c_int) {
     // SAFETY: write and _exit are async-signal-safe; MSG is static.
     unsafe {
         libc::write(2, MSG.as_ptr().cast(), MSG.len());
-        libc::_exit(130);
+        libc::_exit(i32::from(exit_code_for(Some(
+            LAST_SIGNAL.load(Ordering::SeqCst),
+        ))));
     }
 }
+
+/// SIGXFSZ's handler: nothing to do. The write that passed the limit fails with EFBIG,
+/// which the code reports; caught rather than ignored so that a program ioscope starts
+/// gets the default back at its exec.
+extern "C" fn on_file_size_limit(_: libc::c_int) {}
 
 /// Unlinks every registered path that still names the file registered (async-signal-safe:
 /// atomics, lstat and unlink only; a file put in place between the two calls is the one
@@ -236,8 +322,7 @@ impl Drop for Registration {
     }
 }
 
-/// Installs the handler for SIGINT, SIGTERM, SIGHUP and SIGQUIT once per process (four
-/// `sigaction` calls);
+/// Installs the handler for [`all`] our signals, and SIGXFSZ's that does nothing, once per process;
 /// later calls do nothing.
 pub fn install() {
     if INSTALLED.swap(true, Ordering::SeqCst) {
@@ -250,21 +335,31 @@ pub fn install() {
         action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         action.sa_flags = 0;
         libc::sigemptyset(&mut action.sa_mask);
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+        for signal in all().chain([libc::SIGXFSZ]) {
             // A signal ignored by whoever started us is remembered, so that a program
             // ioscope starts (trace's command) inherits the ignoring, where our handler
-            // would be reset to the default (terminate) at its exec. SIGHUP stays ignored
-            // for ioscope too (`nohup`'s purpose); SIGINT and SIGQUIT, which a shell
-            // ignores for every `cmd &` of a script, still stop ioscope when sent to it by
-            // name (`kill -INT`), as a script expects.
+            // would be reset to the default (terminate) at its exec. SIGHUP and the others
+            // past the first four stay ignored for ioscope too (`nohup`'s purpose, or a
+            // caller's own wish); SIGINT, SIGQUIT, which a shell ignores for every `cmd &`
+            // of a script, and SIGTERM still stop ioscope when sent to it by name
+            // (`kill -INT`), as a script expects.
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
                 && old.sa_sigaction == libc::SIG_IGN
             {
-                IGNORED_AT_START.fetch_or(1 << signal, Ordering::SeqCst);
-                if signal == libc::SIGHUP {
+                IGNORED_AT_START.fetch_or(bit(signal), Ordering::SeqCst);
+                if ![libc::SIGINT, libc::SIGTERM, libc::SIGQUIT].contains(&signal) {
                     continue;
                 }
+            }
+            if signal == libc::SIGXFSZ {
+                let mut quiet = action;
+                quiet.sa_sigaction =
+                    on_file_size_limit as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                // The write that raised it has already failed (EFBIG); nothing to interrupt.
+                quiet.sa_flags = libc::SA_RESTART;
+                libc::sigaction(signal, &quiet, std::ptr::null_mut());
+                continue;
             }
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
@@ -276,8 +371,8 @@ pub fn install() {
 /// runs behaves as it would have run without ioscope. Async-signal-safe (sigaction only).
 pub fn ignore_in_child_what_was_ignored() {
     let mask = IGNORED_AT_START.load(Ordering::SeqCst);
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
-        if mask & (1 << signal) != 0 {
+    for signal in all().chain([libc::SIGXFSZ]) {
+        if mask & bit(signal) != 0 {
             // SAFETY: signal(2) with SIG_IGN is async-signal-safe and changes only this
             // (child) process's disposition.
             unsafe { libc::signal(signal, libc::SIG_IGN) };
@@ -293,7 +388,7 @@ pub fn keep_away() {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+        for signal in all() {
             libc::sigaddset(&mut set, signal);
         }
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
@@ -412,6 +507,19 @@ mod tests {
             "a link stays"
         );
         assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
+    }
+
+    #[test]
+    fn an_interruption_exits_130_and_the_other_signals_128_plus_their_number() {
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            assert_eq!(exit_code_for(Some(s)), 130);
+        }
+        assert_eq!(exit_code_for(None), 130);
+        assert_eq!(exit_code_for(Some(libc::SIGUSR1)), 138);
+        assert_eq!(exit_code_for(Some(libc::SIGXCPU)), 152);
+        assert_eq!(exit_code_for(Some(libc::SIGPWR)), 158);
+        assert_eq!(exit_code_for(Some(libc::SIGRTMAX())), 192);
+        assert!(all().count() > SIGNALS.len(), "the real-time signals too");
     }
 
     #[test]

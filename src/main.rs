@@ -29,9 +29,10 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
             if kind != ioscope::error::ExitKind::Interrupted {
                 ioscope::report::error(&err);
             } else {
-                ioscope::report::warn(
-                    "interrupted: unfinished files removed, existing files left as they were",
-                );
+                ioscope::report::warn(&format!(
+                    "{}: unfinished files removed, existing files left as they were",
+                    ioscope::interrupt::described()
+                ));
             }
             kind.code()
         }

@@ -189,3 +189,110 @@ fn the_disk_panel_writes_one_series_with_a_row_key_on_every_line() {
     let ios: u64 = lines.iter().map(|l| l["ios"].as_u64().unwrap()).sum();
     assert_eq!(ios, row["ios"].as_u64().unwrap());
 }
+
+/// Starts `args` (ioscope's) with stdout piped, waits until `ready` holds, sends `signal`
+/// and returns the output (the waits are safety limits, not timings).
+fn interrupted_when(args: &[&str], ready: impl Fn() -> bool, signal: i32) -> std::process::Output {
+    use std::time::{Duration, Instant};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !ready() {
+        assert!(child.try_wait().unwrap().is_none(), "{args:?} ended early");
+        assert!(started.elapsed() < Duration::from_secs(60), "never ready");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A few intervals of 20 ms.
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: signalling our own child, not reaped yet.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !out.status.success(),
+        "{args:?} finished before the signal: pick a longer run"
+    );
+    out
+}
+
+/// The series file and the JSON document of an interrupted run keep what was measured.
+fn assert_series_kept(out: &std::process::Output, series: &Path, code: i32) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["complete"], false);
+    let intervals = doc["over_time"]["intervals"]
+        .as_array()
+        .unwrap_or_else(|| panic!("intervals in the document: {doc}"));
+    assert!(!intervals.is_empty());
+    let lines = lines_of(series);
+    assert_shape(&lines);
+    assert_eq!(
+        lines.len(),
+        intervals.len(),
+        "the file and the document agree"
+    );
+}
+
+#[test]
+fn a_run_with_a_series_interrupted_by_ctrl_c_keeps_its_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = file_with(dir.path(), "f", &pattern(16 << 20));
+    let series = dir.path().join("s.jsonl");
+    // One-byte reads of 16 MiB: long enough to be interrupted part-way.
+    let out = interrupted_when(
+        &[
+            "run",
+            "-r",
+            file.to_str().unwrap(),
+            "1",
+            "--series",
+            series.to_str().unwrap(),
+            "--series-interval",
+            "20ms",
+            "--json",
+        ],
+        || true,
+        libc::SIGINT,
+    );
+    assert_series_kept(&out, &series, 130);
+    assert_eq!(std::fs::read(&file).unwrap(), pattern(16 << 20));
+}
+
+#[test]
+fn a_write_with_a_series_ended_by_sigusr2_keeps_its_intervals_and_removes_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w");
+    let series = dir.path().join("w.jsonl");
+    let written = file.clone();
+    let out = interrupted_when(
+        &[
+            "run",
+            "-w",
+            file.to_str().unwrap(),
+            "4k",
+            "1048576",
+            "--series",
+            series.to_str().unwrap(),
+            "--series-interval",
+            "20ms",
+            "--min-free",
+            "1m",
+            "--json",
+        ],
+        move || std::fs::metadata(&written).is_ok_and(|m| m.len() > 0),
+        libc::SIGUSR2,
+    );
+    assert_series_kept(&out, &series, 128 + libc::SIGUSR2);
+    assert!(!file.exists(), "the unfinished output is removed");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".ioscope"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -1,5 +1,7 @@
 //! Ctrl-C and SIGTERM stop a command blocked in open(), read() or write() on a FIFO or a
-//! pipe: exit 130, the one "interrupted" line, and nothing of the user's removed.
+//! pipe: exit 130, the one "interrupted" line, and nothing of the user's removed. Every
+//! other signal that would end ioscope (SIGUSR1, SIGXCPU, a real-time one…) cleans up the
+//! same way and exits 128 + its number; past `ulimit -f` a write fails in one error line.
 
 mod common;
 use common::*;
@@ -554,4 +556,327 @@ fn sigint_sent_by_name_stops_ioscope_even_when_its_shell_ignored_it_as_for_a_bac
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(status.code(), Some(130));
+}
+
+/// The entries under `dir` (recursively) whose names say they are ioscope's scratch,
+/// reserve, claim or temporary files.
+fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() && !path.is_symlink() {
+            found.extend(leftovers(&path));
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with(".ioscope") || name.contains(".ioscope-new") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// Starts ioscope with `args` in `dir` (its own process group), after `limits` applied in
+/// the child (resource, soft limit) — the hard limit stays as it is.
+fn spawn_limited(args: &[&str], dir: &Path, limits: &[(libc::__rlimit_resource_t, u64)]) -> Child {
+    use std::os::unix::process::CommandExt;
+    let limits = limits.to_vec();
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // SAFETY: getrlimit/setrlimit are async-signal-safe and change only the child.
+    unsafe {
+        cmd.pre_exec(move || {
+            for &(resource, soft) in &limits {
+                let mut limit: libc::rlimit = std::mem::zeroed();
+                libc::getrlimit(resource, &mut limit);
+                limit.rlim_cur = soft.min(limit.rlim_max);
+                if libc::setrlimit(resource, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn().expect("start ioscope")
+}
+
+/// Waits until `ready(dir)` holds while `child` runs (a safety limit, not a timing).
+fn wait_for(child: &mut Child, dir: &Path, what: &str, ready: impl Fn(&Path) -> bool) {
+    let started = Instant::now();
+    while !ready(dir) {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+            panic!("ioscope ended ({status}) before {what}: {err}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "never {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The file `name` in `dir` has bytes in it: the write is under way.
+fn writing(name: &'static str) -> impl Fn(&Path) -> bool {
+    move |dir: &Path| std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() > 0)
+}
+
+/// Exit 128 + `signal`, the one line naming the signal, and nothing of ioscope's left.
+fn assert_cleaned_up_after(out: &Output, signal: i32, name: &str, dir: &Path) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + signal), "{name}: {err}");
+    assert!(
+        err.contains(&format!("interrupted by {name}")) && err.contains("unfinished files removed")
+            || err.contains("interrupted again; exiting at once"),
+        "{name}: {err}"
+    );
+    assert!(
+        leftovers(dir).is_empty(),
+        "{name}: left {:?}",
+        leftovers(dir)
+    );
+}
+
+#[test]
+fn usr1_usr2_alrm_vtalrm_prof_pwr_io_and_rt_during_a_write_remove_every_unfinished_file() {
+    let signals = [
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGVTALRM, "SIGVTALRM"),
+        (libc::SIGPROF, "SIGPROF"),
+        (libc::SIGPWR, "SIGPWR"),
+        (libc::SIGIO, "SIGIO"),
+        (libc::SIGRTMIN() + 3, "SIGRTMIN+3"),
+    ];
+    for (i, (signal, name)) in signals.into_iter().enumerate() {
+        // Two commands per signal, in turn: a run writing a large file, a write sweep.
+        let dir = tempfile::tempdir().unwrap();
+        let args: &[&str] = if i % 2 == 0 {
+            &["run", "-w", "F", "1m", "1024", "--min-free", "1m"]
+        } else {
+            &[
+                "sweep",
+                "F",
+                "--op",
+                "write",
+                "--size",
+                "256m",
+                "--block-sizes",
+                "4k,1m",
+                "--repeat",
+                "100",
+                "--min-free",
+                "1m",
+                "--csv",
+                "C",
+            ]
+        };
+        let mut child = spawn_limited(args, dir.path(), &[]);
+        wait_for(&mut child, dir.path(), "it wrote", writing("F"));
+        let out = signal_and_wait(child, signal);
+        assert_cleaned_up_after(&out, signal, name, dir.path());
+        assert!(!dir.path().join("F").exists(), "{name}: no partial output");
+        assert!(!dir.path().join("C").exists(), "{name}: no partial CSV");
+    }
+}
+
+#[test]
+fn a_signal_during_the_study_removes_its_scratch_and_exits_128_plus_its_number() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("D")).unwrap();
+    let mut child = spawn_limited(
+        &[
+            "study",
+            "D",
+            "--level",
+            "quick",
+            "--only",
+            "write-read",
+            "-o",
+            "R",
+        ],
+        dir.path(),
+        &[],
+    );
+    wait_for(&mut child, dir.path(), "its scratch file appeared", |d| {
+        !leftovers(&d.join("D")).is_empty()
+    });
+    let out = signal_and_wait(child, libc::SIGUSR1);
+    assert_cleaned_up_after(&out, libc::SIGUSR1, "SIGUSR1", dir.path());
+}
+
+/// `ulimit -t` with a soft limit under the hard one: SIGXCPU at the soft limit, then again
+/// every second; the first one ends the command with its clean-up.
+fn xcpu_during(args: &[&str], dir: &Path) -> Output {
+    let child = spawn_limited(args, dir, &[(libc::RLIMIT_CPU, 1)]);
+    wait_or_kill(child, args[0])
+}
+
+#[test]
+fn sigxcpu_at_the_cpu_time_limit_during_a_write_removes_the_unfinished_output() {
+    let dir = tempfile::tempdir().unwrap();
+    // One-byte writes: CPU time in every call, and a file of 200 MB at most.
+    let out = xcpu_during(
+        &["run", "-w", "F", "1", "200000000", "--min-free", "1m"],
+        dir.path(),
+    );
+    assert_cleaned_up_after(&out, libc::SIGXCPU, "SIGXCPU", dir.path());
+    assert!(!dir.path().join("F").exists(), "no partial output");
+}
+
+#[test]
+fn sigxcpu_during_a_read_only_sweep_exits_152_and_leaves_its_outputs_unwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    file_with(dir.path(), "F", &pattern(4 << 20));
+    let out = xcpu_during(
+        &[
+            "sweep",
+            "F",
+            "--block-sizes",
+            "1",
+            "--max-calls",
+            "1g",
+            "--csv",
+            "C",
+            "--markdown",
+            "M",
+        ],
+        dir.path(),
+    );
+    assert_cleaned_up_after(&out, libc::SIGXCPU, "SIGXCPU", dir.path());
+    assert!(!dir.path().join("C").exists() && !dir.path().join("M").exists());
+    assert_eq!(
+        std::fs::read(dir.path().join("F")).unwrap(),
+        pattern(4 << 20)
+    );
+}
+
+/// Runs ioscope with `args` in `dir` under `ulimit -f` of `bytes`.
+fn under_file_size_limit(args: &[&str], dir: &Path, bytes: u64) -> Output {
+    let child = spawn_limited(args, dir, &[(libc::RLIMIT_FSIZE, bytes)]);
+    wait_or_kill(child, args[0])
+}
+
+/// One line naming `file` and the limit's error, a non-zero exit (not a signal's), nothing
+/// of ioscope's left.
+fn assert_file_too_large(out: &Output, file: &str, dir: &Path) {
+    let line = one_line_stderr(out);
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(1) | Some(2)),
+        "{file}: exit {:?} (killed by SIGXFSZ?): {line}",
+        out.status
+    );
+    assert!(line.starts_with("error: ") && line.contains(file), "{line}");
+    assert!(line.contains("File too large"), "{line}");
+    assert!(
+        leftovers(dir).is_empty(),
+        "{file}: left {:?}",
+        leftovers(dir)
+    );
+}
+
+#[test]
+fn past_ulimit_f_a_run_a_write_sweep_and_a_transfer_end_in_one_line_and_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = under_file_size_limit(&["run", "-w", "F", "1m", "100"], dir.path(), 1 << 20);
+    assert_file_too_large(&out, "F", dir.path());
+    assert!(!dir.path().join("F").exists());
+    let out = under_file_size_limit(
+        &["sweep", "F", "--op", "write", "--size", "8m", "--csv", "C"],
+        dir.path(),
+        1 << 20,
+    );
+    assert_file_too_large(&out, "F", dir.path());
+    assert!(!dir.path().join("F").exists() && !dir.path().join("C").exists());
+    std::fs::create_dir(dir.path().join("T")).unwrap();
+    let out = under_file_size_limit(
+        &["transfer", "--to", "T", "--large", "4m"],
+        dir.path(),
+        100 << 10,
+    );
+    assert_file_too_large(&out, "large", dir.path());
+    assert_eq!(std::fs::read_dir(dir.path().join("T")).unwrap().count(), 0);
+}
+
+#[test]
+fn past_ulimit_f_a_report_and_a_forced_disk_write_end_in_one_line_and_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/study-sentences.json");
+    let out = under_file_size_limit(
+        &["report", study.to_str().unwrap(), "-o", "R.html"],
+        dir.path(),
+        20 << 10,
+    );
+    assert_file_too_large(&out, "R.html", dir.path());
+    assert!(!dir.path().join("R.html").exists());
+    // The user's file, larger than the limit: the write rows fail at the limit.
+    file_with(dir.path(), "U", &pattern(8 << 20));
+    let out = under_file_size_limit(
+        &["disk", "U", "--force-write", "--size", "8m"],
+        dir.path(),
+        1 << 20,
+    );
+    assert_file_too_large(&out, "U", dir.path());
+}
+
+#[test]
+fn past_ulimit_f_a_csv_of_a_read_only_sweep_ends_in_one_line_and_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    file_with(dir.path(), "F", &pattern(1 << 20));
+    let out = under_file_size_limit(
+        &["sweep", "F", "--block-sizes", "4k,64k,1m", "--csv", "C"],
+        dir.path(),
+        40,
+    );
+    assert_file_too_large(&out, "C", dir.path());
+    assert!(!dir.path().join("C").exists());
+    assert_eq!(
+        std::fs::read(dir.path().join("F")).unwrap(),
+        pattern(1 << 20)
+    );
+}
+
+/// The SigIgn and SigCgt masks a program run by `trace` reports for itself.
+fn traced_masks(ignore_xfsz: bool) -> (u64, u64) {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+    cmd.args(["trace", "-q", "--", "sh", "-c", "cat /proc/self/status"]);
+    if ignore_xfsz {
+        // SAFETY: signal() is async-signal-safe; the closure runs in the child before exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                libc::signal(libc::SIGUSR1, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    }
+    let out = cmd.output().expect("run ioscope trace");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mask = |field: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(field))
+            .map(|m| u64::from_str_radix(m.trim(), 16).expect("a hex mask"))
+            .unwrap_or_else(|| panic!("no {field} line in {text}"))
+    };
+    (mask("SigIgn:"), mask("SigCgt:"))
+}
+
+#[test]
+fn a_program_ioscope_starts_gets_the_default_sigxfsz_and_sigusr1_unless_the_caller_ignored_them() {
+    let bit = |signal: i32| 1u64 << (signal - 1);
+    let (ignored, caught) = traced_masks(false);
+    for signal in [libc::SIGXFSZ, libc::SIGUSR1, libc::SIGXCPU] {
+        assert_eq!(ignored & bit(signal), 0, "signal {signal} not ignored");
+        assert_eq!(caught & bit(signal), 0, "signal {signal} not caught");
+    }
+    let (ignored, _) = traced_masks(true);
+    assert_ne!(ignored & bit(libc::SIGXFSZ), 0, "SIGXFSZ still ignored");
+    assert_ne!(ignored & bit(libc::SIGUSR1), 0, "SIGUSR1 still ignored");
 }

@@ -831,3 +831,112 @@ fn a_study_of_a_directory_with_control_characters_in_its_name_prints_them_escape
         );
     }
 }
+
+/// The closing `report: PATH` line and a `--keep` scratch file's line name paths the user
+/// gave with an escape sequence and a newline in them: both are printed escaped.
+#[test]
+fn the_report_line_and_the_kept_scratch_file_print_their_paths_escaped() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path().join("d\u{1b}[2J\nforged");
+    std::fs::create_dir(&dir).unwrap();
+    let out = base.path().join("r\u{1b}]0;title\u{7}\nforged");
+    let o = in_dir(
+        base.path(),
+        &[
+            "study",
+            dir.to_str().unwrap(),
+            "--only",
+            "write-read",
+            "--size",
+            "1m",
+            "--keep",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    ok(&o);
+    for (name, shown) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+        let shown = String::from_utf8_lossy(shown);
+        assert!(
+            !shown.contains('\u{1b}'),
+            "{name} prints a raw escape: {shown}"
+        );
+        assert!(!shown.contains('\u{7}'), "{name} prints a raw BEL: {shown}");
+        assert!(
+            !shown.lines().any(|l| l.starts_with("forged")),
+            "{name} prints a raw newline: {shown}"
+        );
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("report: ") && err.contains("r\\u{1b}]0;title\\u{7}\\nforged"),
+        "{err}"
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("scratch file kept at") && text.contains("d\\u{1b}[2J\\nforged"),
+        "{text}"
+    );
+}
+
+/// Runs `args` (ioscope's) on a terminal with `NO_COLOR=1` through `script`, returning
+/// what the terminal received; `None` (skipped) where `script` is missing.
+fn on_a_terminal_with_no_color(cwd: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let line = std::iter::once(bin.to_str().unwrap())
+        .chain(args.iter().copied())
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => Some(out.stdout),
+        Ok(out) if String::from_utf8_lossy(&out.stderr).contains("openpty") => {
+            println!("skipped: no pseudo-terminal here");
+            None
+        }
+        Ok(out) => panic!("{args:?} on a terminal: {out:?}"),
+        Err(e) => {
+            println!("skipped: no `script` to give ioscope a terminal ({e})");
+            None
+        }
+    }
+}
+
+/// NO_COLOR on a terminal: the study's progress is plain lines, a run's bar is not drawn,
+/// and no escape sequence reaches the terminal (README's promise).
+#[test]
+fn with_no_color_on_a_terminal_the_progress_prints_no_escape_sequence() {
+    let base = tempfile::tempdir().unwrap();
+    std::fs::create_dir(base.path().join("D")).unwrap();
+    let Some(shown) = on_a_terminal_with_no_color(
+        base.path(),
+        &[
+            "study",
+            "D",
+            "--level",
+            "quick",
+            "--only",
+            "write-read",
+            "-o",
+            "R",
+        ],
+    ) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&shown);
+    assert!(!text.contains('\u{1b}'), "an escape sequence: {text:?}");
+    assert!(text.contains("study [1/1] write-read"), "{text}");
+    // A run that lasts more than the second after which a bar would show.
+    file_with(base.path(), "F", &pattern(4 << 20));
+    let Some(shown) = on_a_terminal_with_no_color(base.path(), &["run", "-r", "F", "1"]) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&shown);
+    assert!(!text.contains('\u{1b}'), "an escape sequence: {text:?}");
+}

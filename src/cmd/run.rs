@@ -99,12 +99,36 @@ pub struct RunReport {
     pub caveats: Vec<Caveat>,
 }
 
+/// What a run with `--series` had measured when it was interrupted: carried on the
+/// interruption's error, so that the series file and the JSON document keep the intervals
+/// (as `disk` keeps the rows it finished) instead of losing them.
+#[derive(Debug)]
+pub struct SeriesSoFar {
+    /// The panel's name, as a finished run's (`write FILE`).
+    pub label: String,
+    /// The intervals measured before the interruption.
+    pub over_time: OverTime,
+}
+
+impl std::fmt::Display for SeriesSoFar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: interrupted after {} interval(s) of its series",
+            self.label,
+            self.over_time.intervals.len()
+        )
+    }
+}
+
 /// Runs `work` with a series recorded on this thread (and the engine threads it starts)
-/// when `--series` was given; `write` adds the write-back check.
+/// when `--series` was given; `write` adds the write-back check. Interrupted, the intervals
+/// measured so far go with the error ([`SeriesSoFar`], `label` its name).
 fn over_time<T>(
     options: &RunOptions,
     device: Option<&str>,
     write: bool,
+    label: impl FnOnce() -> String,
     work: impl FnOnce() -> Result<T>,
 ) -> Result<(T, Option<OverTime>)> {
     let Some(asked) = &options.series else {
@@ -116,11 +140,20 @@ fn over_time<T>(
     let result = work();
     drop(entered);
     let intervals = series.finish();
-    let t = result?;
-    Ok((
-        t,
-        Some(OverTime::of(intervals, asked.interval, write, limits)),
-    ))
+    let over_time = OverTime::of(intervals, asked.interval, write, limits);
+    match result {
+        Ok(t) => Ok((t, Some(over_time))),
+        Err(e)
+            if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted
+                && !over_time.intervals.is_empty() =>
+        {
+            Err(e.context(SeriesSoFar {
+                label: label(),
+                over_time,
+            }))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 impl RunReport {
@@ -180,7 +213,8 @@ fn read(
         Some(l) => sized && l > input.len,
     };
     harness.check(target, &setup, Op::Read, plan)?;
-    let (sample, series) = over_time(options, device.as_deref(), false, || {
+    let label = || format!("{} {}", Op::Read.name(), input.name);
+    let (sample, series) = over_time(options, device.as_deref(), false, label, || {
         harness.read(target, &setup, plan, to_end, CacheState::AsIs)
     })?;
     // Engines that read by offset leave the position alone; move it as read() would.
@@ -243,7 +277,8 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
         device: device.as_deref(),
     };
     harness.check(target, &setup, Op::Write, plan)?;
-    let (sample, series) = over_time(options, device.as_deref(), true, || {
+    let label = || format!("{} {}", Op::Write.name(), output.name());
+    let (sample, series) = over_time(options, device.as_deref(), true, label, || {
         harness.write(&output, device.as_deref(), &setup, plan, seed, false)
     })?;
     let name = output.name().to_string();

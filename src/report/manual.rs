@@ -95,7 +95,10 @@ The work ran but a check failed (a checksum or verification mismatch, a kernel c
 A usage or input error (a bad flag or size, a missing file, a file that would be overwritten without \\-\\-force).
 .TP
 .B 130
-Interrupted (Ctrl\\-C); what was measured before it is printed and saved, marked partial.
+Interrupted (Ctrl\\-C, SIGTERM, SIGHUP, SIGQUIT); what was measured before it is printed and saved, marked partial.
+.TP
+.B 128+N
+Ended by signal N after the same clean\\-up: SIGUSR1 (138), SIGUSR2 (140), SIGALRM (142), SIGXCPU at a \\fBulimit \\-t\\fR (152), SIGVTALRM (154), SIGPROF (155), SIGPWR (158).
 ";
 
 /// Environment variables ioscope reads while it runs, with what each does: the ones for

@@ -1,5 +1,6 @@
 //! The progress bar: on stderr, only when stderr is a terminal, and only once a piece of
-//! work has lasted about a second (short work stays silent). Implements the harness's
+//! work has lasted about a second (short work stays silent). With `NO_COLOR` set, no bar
+//! (a bar is drawn with escape sequences): the study says each part in a plain line instead. Implements the harness's
 //! progress sink; safe to advance from several engine threads.
 
 use crate::cmd::harness::ProgressSink;
@@ -10,6 +11,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const DELAY: Duration = Duration::from_secs(1);
+
+/// Whether `NO_COLOR` (https://no-color.org: set and not empty) asks for no escape
+/// sequence on the terminal.
+pub fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Whether a bar may be drawn on stderr: a terminal, and no `NO_COLOR`.
+fn bar_allowed() -> bool {
+    std::io::stderr().is_terminal() && !no_color()
+}
 
 struct Work {
     label: String,
@@ -50,7 +62,7 @@ impl Bar {
     }
 
     fn enabled(&self) -> bool {
-        *self.enabled.get_or_init(|| std::io::stderr().is_terminal())
+        *self.enabled.get_or_init(bar_allowed)
     }
 
     fn style(total: Option<u64>) -> ProgressBar {
@@ -129,6 +141,8 @@ impl Drop for Bar {
 pub struct StudyBar {
     /// `--quiet`: no bar and no opening line.
     silent: bool,
+    /// A terminal with `NO_COLOR`: a plain line per part instead of the bar.
+    plain: bool,
     shared: std::sync::Arc<Mutex<StudyState>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     ticker: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -199,7 +213,8 @@ impl StudyBar {
     }
 
     fn with(silent: bool) -> Self {
-        let bar = (!silent && std::io::stderr().is_terminal()).then(|| {
+        let plain = !silent && std::io::stderr().is_terminal() && no_color();
+        let bar = (!silent && bar_allowed()).then(|| {
             ProgressBar::new(1).with_style(
                 ProgressStyle::with_template("{wide_msg} [{bar:20}] {percent:>3}%")
                     .expect("the template is valid")
@@ -236,6 +251,7 @@ impl StudyBar {
         };
         Self {
             silent,
+            plain,
             shared,
             stop,
             ticker: Mutex::new(ticker),
@@ -284,6 +300,14 @@ impl crate::cmd::study::StudyObserver for StudyBar {
         s.estimate = estimate;
         s.remaining = remaining;
         s.draw();
+        if self.plain {
+            crate::report::note(&format!(
+                "study [{}/{}] {}\n",
+                index + 1,
+                count,
+                part.name()
+            ));
+        }
     }
 }
 

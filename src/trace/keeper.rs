@@ -25,7 +25,7 @@ static NEEDED: AtomicI32 = AtomicI32::new(0);
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
 /// The signals passed on and ignored by the keeper.
-const SIGNALS: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+const SIGNALS: [i32; crate::interrupt::SIGNALS.len()] = crate::interrupt::SIGNALS;
 
 /// Splits into the waiting process and the tracer, before any thread is started (the
 /// caller's promise). Returns in the tracer only; the waiting process exits from here

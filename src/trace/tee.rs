@@ -229,7 +229,7 @@ fn read_copy(fd: RawFd, deadline: &OnceLock<Instant>) -> Vec<u8> {
 pub fn forward(to: RawFd, channel: RawFd) {
     // SAFETY: setting dispositions in this single-threaded helper process.
     unsafe {
-        for signal in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP] {
+        for signal in crate::interrupt::SIGNALS {
             libc::signal(signal, libc::SIG_IGN);
         }
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);

@@ -81,6 +81,7 @@ pub fn text(r: &StudyReport) -> String {
     let _ = writeln!(out, "{}", verification(r));
     out.push_str(&crate::report::caveats::text(&r.all_caveats()));
     if let Some(kept) = &r.kept_file {
+        let kept = crate::text::printable(kept);
         let _ = match r.kept_bytes {
             Some(now) if now != r.file_bytes => writeln!(
                 out,
