@@ -54,7 +54,7 @@ fn bounds(key: &str) -> Option<Bounds> {
     if key.contains("offset") || key.contains("epoch") || key.contains("seed") {
         return None;
     }
-    if key.contains("bytes_per_second") {
+    if key.contains("bytes_per_second") || key == "rate" {
         return b(
             0.0,
             1e15,
