@@ -401,7 +401,7 @@ pub fn medium_label(text: &str, what: &str) -> Result<String> {
     if chars > LABEL_CHARS {
         return Err(input(format!(
             "{what}: '{}' is {chars} characters; a label heads a table column and a legend: at most {LABEL_CHARS}",
-            crate::text::printable(label)
+            crate::text::shortened(label, LABEL_CHARS)
         )));
     }
     Ok(label.to_string())

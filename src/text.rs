@@ -46,6 +46,17 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
+/// `text` made printable (see [`printable`]) and, past `chars` characters, cut short with
+/// an ellipsis and its length: what a message echoes of a text that may be any size.
+pub fn shortened(text: &str, chars: usize) -> String {
+    let count = text.chars().count();
+    if count <= chars {
+        return printable(text);
+    }
+    let head: String = text.chars().take(chars).collect();
+    format!("{}… ({count} characters)", printable(&head))
+}
+
 /// A name from the system as text without losing it: valid UTF-8 kept exactly as it is,
 /// and each byte that is not UTF-8 written as `\xNN` (instead of being replaced, so two
 /// names that differ in such bytes stay apart). Not yet printable: see [`printable`].

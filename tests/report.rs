@@ -299,7 +299,8 @@ fn deep_nesting_is_an_input_error_and_a_huge_string_renders() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{out:?}");
     }
-    // A path of 16 MiB in a saved result: rendered, once.
+    // A path of 16 MiB in a saved result: longer than anything ioscope writes, refused in
+    // one short line naming the field.
     let target = dir.path().join("p");
     let out = ioscope()
         .args([
@@ -317,8 +318,10 @@ fn deep_nesting_is_an_input_error_and_a_huge_string_renders() {
     doc["path"] = "x".repeat(16 << 20).into();
     let saved = dir.path().join("long.json");
     std::fs::write(&saved, doc.to_string()).unwrap();
-    let text = stdout(&ioscope().arg("report").arg(&saved).output().unwrap());
-    assert!(text.len() > 16 << 20);
+    let out = ioscope().arg("report").arg(&saved).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = one_line_stderr(&out);
+    assert!(line.contains("field 'path'") && line.len() < 400, "{line}");
 }
 
 #[test]
@@ -513,4 +516,195 @@ fn a_forced_page_replaces_the_old_one_whole_and_leaves_nothing_beside_it() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["page.html"], "no temporary file left");
+}
+
+/// `text` (a JSON document) with the value of the first `"key": value` after `after` (a
+/// text the document holds) replaced by `with`.
+fn with_value(text: &str, after: &str, key: &str, with: &str) -> String {
+    let from = text
+        .find(after)
+        .unwrap_or_else(|| panic!("{after} not in the document"));
+    let pattern = format!("\"{key}\": ");
+    let at = from
+        + text[from..]
+            .find(&pattern)
+            .unwrap_or_else(|| panic!("{key} not after {after}"))
+        + pattern.len();
+    let end = at + text[at..].find([',', '\n', '}']).unwrap();
+    format!("{}{with}{}", &text[..at], &text[end..])
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Values no measurement gives (the largest and smallest doubles, subnormals, negatives).
+const ABSURD: [&str; 6] = ["1e307", "1.7e308", "2.3e-308", "5e-324", "-1", "1e300"];
+
+#[test]
+fn an_absurd_disk_figure_in_a_study_is_refused_in_one_line_and_nothing_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("a.json");
+    std::fs::write(&good, fixture("media-disk/tmpfs.json")).unwrap();
+    let ext4 = fixture("media-disk/ext4.json");
+    for (key, field) in [
+        ("iops", "iops"),
+        ("bytes_per_second", "bytes_per_second"),
+        ("p99", "latency_us.p99"),
+    ] {
+        for value in ABSURD {
+            let bad = dir.path().join("b.json");
+            std::fs::write(&bad, with_value(&ext4, "\"disk\"", key, value)).unwrap();
+            let page = dir.path().join("x.html");
+            let out = in_dir(dir.path(), &["report", "a.json", "b.json", "-o", "x.html"]);
+            assert_eq!(out.status.code(), Some(2), "{key} {value}: {out:?}");
+            let line = one_line_stderr(&out);
+            assert!(line.contains("b.json"), "{line}");
+            assert!(line.contains(field), "{key} {value}: {line}");
+            assert!(!page.exists());
+            assert_eq!(names_in(dir.path()), ["a.json", "b.json"], "{key} {value}");
+        }
+    }
+}
+
+#[test]
+fn an_absurd_figure_in_any_saved_result_is_refused_before_a_chart_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("disk.json", "\"rows\"", "iops", "iops"),
+        (
+            "disk.json",
+            "\"rows\"",
+            "bytes_per_second",
+            "bytes_per_second",
+        ),
+        ("disk.json", "\"latency_us\"", "p99", "latency_us.p99"),
+        ("sweep.json", "\"rate\"", "median", "rate.median"),
+        (
+            "mpi.json",
+            "\"schema\"",
+            "bytes_per_second",
+            "bytes_per_second",
+        ),
+    ];
+    for (file, after, key, field) in cases {
+        for value in ABSURD {
+            let saved = dir.path().join("saved.json");
+            std::fs::write(&saved, with_value(&fixture(file), after, key, value)).unwrap();
+            let out = in_dir(dir.path(), &["report", "saved.json", "--svg", "f.svg"]);
+            assert_eq!(out.status.code(), Some(2), "{file} {key} {value}: {out:?}");
+            let line = one_line_stderr(&out);
+            assert!(
+                line.contains("saved.json") && line.contains(field),
+                "{line}"
+            );
+            assert_eq!(names_in(dir.path()), ["saved.json"], "{file} {key} {value}");
+        }
+    }
+}
+
+#[test]
+fn a_negative_count_or_a_huge_device_name_is_refused_in_a_short_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("t.json");
+    std::fs::write(
+        &saved,
+        with_value(&fixture("trace.json"), "\"close\"", "calls", "-3"),
+    )
+    .unwrap();
+    let out = in_dir(dir.path(), &["report", "t.json"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(one_line_stderr(&out).contains("calls"), "{out:?}");
+    let device = format!("\"{}\"", "d".repeat(1 << 20));
+    std::fs::write(dir.path().join("a.json"), fixture("media-disk/tmpfs.json")).unwrap();
+    for (file, args) in [
+        (
+            "media-disk/ext4.json",
+            &["report", "a.json", "b.json", "-o", "x.html"][..],
+        ),
+        ("disk.json", &["report", "b.json", "--svg", "x.html"][..]),
+    ] {
+        let bad = dir.path().join("b.json");
+        std::fs::write(
+            &bad,
+            with_value(&fixture(file), "\"storage\"", "device", &device),
+        )
+        .unwrap();
+        let shown = "b.json";
+        let out = in_dir(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let line = one_line_stderr(&out);
+        assert!(line.contains(shown) && line.contains("device"), "{line}");
+        assert!(line.len() < 400, "a short line: {} bytes", line.len());
+        assert!(!dir.path().join("x.html").exists());
+    }
+}
+
+#[test]
+fn a_long_label_in_a_study_is_drawn_cut_short_and_the_page_stays_small() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.json"), fixture("media-disk/tmpfs.json")).unwrap();
+    let label = format!("\"{}\"", "L".repeat(100_000));
+    let ext4 = with_value(
+        &fixture("media-disk/ext4.json"),
+        "\"schema\"",
+        "label",
+        &label,
+    );
+    std::fs::write(dir.path().join("b.json"), &ext4).unwrap();
+    let out = in_dir(dir.path(), &["report", "a.json", "b.json", "-o", "x.html"]);
+    assert!(out.status.success(), "{out:?}");
+    let page = std::fs::read_to_string(dir.path().join("x.html")).unwrap();
+    assert!(page.contains(&format!("{}…", "L".repeat(20))));
+    assert!(!page.contains(&"L".repeat(200)));
+    assert!(page.len() < 4 << 20, "{} bytes", page.len());
+}
+
+#[test]
+fn a_too_long_label_given_is_echoed_short_in_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.json"), fixture("media-disk/tmpfs.json")).unwrap();
+    std::fs::write(dir.path().join("b.json"), fixture("media-disk/ext4.json")).unwrap();
+    let label = format!("1={}", "x".repeat(100_000));
+    let out = in_dir(
+        dir.path(),
+        &[
+            "report", "a.json", "b.json", "--label", &label, "-o", "x.html",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = one_line_stderr(&out);
+    assert!(
+        line.contains("100000 characters") && line.len() < 400,
+        "{line}"
+    );
+    assert_eq!(names_in(dir.path()), ["a.json", "b.json"]);
+}
+
+#[test]
+fn legal_extreme_figures_draw_a_bounded_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = fixture("disk.json");
+    let disk = with_value(&disk, "\"rows\"", "bytes_per_second", "1e15");
+    let disk = with_value(&disk, "\"rows\"", "iops", "1e12");
+    std::fs::write(dir.path().join("d.json"), disk).unwrap();
+    let out = in_dir(dir.path(), &["report", "d.json", "--svg", "f.svg"]);
+    assert!(out.status.success(), "{out:?}");
+    let svg = std::fs::read_to_string(dir.path().join("f.svg")).unwrap();
+    assert!(svg.len() < 1 << 20, "{} bytes", svg.len());
 }

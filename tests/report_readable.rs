@@ -403,3 +403,34 @@ fn the_man_page_lists_every_ioscope_variable_the_code_reads() {
         assert!(environment.contains(name), "{name}");
     }
 }
+
+#[test]
+fn tables_narrower_than_forty_columns_are_lists_and_never_split_a_number() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (name, columns) in [("disk.json", "5"), ("sweep.json", "5"), ("disk.json", "39")] {
+        let out = ioscope()
+            .env("COLUMNS", columns)
+            .arg("report")
+            .arg(fixtures.join(name))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !text.contains('┆'),
+            "{name} at {columns}: a table drawn\n{text}"
+        );
+        assert!(
+            text.contains("MB/s: ") || text.contains("MiB/s: "),
+            "{name}\n{text}"
+        );
+        // Not one digit per line: no line is a lone fragment of a number.
+        for line in text.lines() {
+            let t = line.trim();
+            assert!(
+                t.is_empty() || t.len() > 2 || !t.chars().all(|c| c.is_ascii_digit() || c == ','),
+                "{name} at {columns}: {line:?}\n{text}"
+            );
+        }
+    }
+}

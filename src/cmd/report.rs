@@ -328,6 +328,9 @@ fn read_saved(path: &Path, name: &str) -> Result<(String, String)> {
         )));
     }
     let schema = json::schema_of(&text).map_err(not_json)?;
+    // Data from a stranger: figures a measurement cannot give, and strings longer than any
+    // ioscope writes, are refused before anything is drawn of them.
+    crate::report::figures::check(&text).map_err(|e| input(format!("{what}: {e}")))?;
     Ok((text, schema))
 }
 

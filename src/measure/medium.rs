@@ -45,10 +45,25 @@ pub fn default_label(storage: &Storage) -> String {
 /// The label a study goes by: the one it was given (or stored) when there is one, else the
 /// name [`default_label`] derives from its storage; control characters escaped.
 pub fn label(given: Option<&str>, storage: &Storage) -> String {
-    match given.map(str::trim).filter(|l| !l.is_empty()) {
+    let label = match given.map(str::trim).filter(|l| !l.is_empty()) {
         Some(l) => printable(l),
         None => default_label(storage),
+    };
+    shown(label)
+}
+
+/// The most characters of a label drawn: twice what `--label` takes, so a derived one (a
+/// long device path) stays whole while a document's label of any size heads a column.
+pub const SHOWN_CHARS: usize = 2 * crate::options::LABEL_CHARS;
+
+/// `label` cut to [`SHOWN_CHARS`] characters, an ellipsis ending one that was longer.
+fn shown(label: String) -> String {
+    if label.chars().count() <= SHOWN_CHARS {
+        return label;
     }
+    let mut cut: String = label.chars().take(SHOWN_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// Makes `labels` distinct: the second and later of a repeated label get ` (2)`, ` (3)`…

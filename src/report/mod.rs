@@ -4,6 +4,7 @@
 pub mod caveats;
 pub mod cells;
 pub mod csv;
+pub mod figures;
 pub mod html;
 pub mod json;
 pub mod latency;

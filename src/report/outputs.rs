@@ -360,7 +360,10 @@ impl Output {
 
     /// Writes `bytes` to a temporary name beside the file, syncs it and renames it over.
     fn write(&self, bytes: &[u8]) -> Result<()> {
+        // Rendering may have taken a while: a request to stop is answered before writing.
+        crate::interrupt::check()?;
         let name = self.path.display();
+        self.ensure_room(bytes.len() as u64)?;
         if stamp(&self.path) != self.seen.get() {
             // Ours no more: keep the other writer's content, and stop tracking the path.
             self.written.set(true);
@@ -395,6 +398,29 @@ impl Output {
         self.written.set(true);
         self.seen.set(stamp(&self.path));
         Ok(())
+    }
+}
+
+/// Outputs this small are written without looking at the free space: a result's text, a
+/// chart or a page of real figures (a few hundred KiB at most) cannot matter to the margin.
+const SMALL_OUTPUT: u64 = 1 << 20;
+
+impl Output {
+    /// Refuses, with the numbers, an output that would leave less than the free-space margin
+    /// (10% of the file system or 1 GiB: [`crate::files::default_margin`]); what it replaces
+    /// is counted as freed.
+    fn ensure_room(&self, bytes: u64) -> Result<()> {
+        if bytes < SMALL_OUTPUT {
+            return Ok(());
+        }
+        let replaced = std::fs::symlink_metadata(&self.path).map_or(0, |m| m.len());
+        crate::files::ensure_room(
+            &parent_dir(&self.path),
+            &format!("{} {}", self.flag, self.path.display()),
+            bytes,
+            replaced,
+            None,
+        )
     }
 }
 

@@ -203,6 +203,10 @@ pub fn tick_label(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return "0".into();
     }
+    // Beyond what a real figure reaches (a document read back may hold anything): short.
+    if !(1e-9..1e18).contains(&v.abs()) {
+        return format!("{v:.2e}");
+    }
     // Four significant digits, so 999.9999 (from a log axis) is 1,000.
     let p = 10f64.powi(3 - v.abs().log10().floor() as i32);
     let r = (v * p).round() / p;
@@ -220,44 +224,90 @@ pub fn tick_label(v: f64) -> String {
     s.to_string()
 }
 
+/// The most ticks any axis asks for: `max` is clamped to it, so an absurd request (or an
+/// absurd range) never builds more than this many.
+const MOST_TICKS: usize = 64;
+
+/// `lo..=hi` made drawable: both finite and in order (`None` when neither is finite).
+fn finite_range(lo: f64, hi: f64) -> Option<(f64, f64)> {
+    let (lo, hi) = match (lo.is_finite(), hi.is_finite()) {
+        (true, true) => (lo, hi),
+        (true, false) => (lo, if hi < 0.0 { lo } else { f64::MAX }),
+        (false, true) => (if lo > 0.0 { hi } else { f64::MIN }, hi),
+        (false, false) => return None,
+    };
+    Some(if lo <= hi { (lo, hi) } else { (hi, lo) })
+}
+
 /// Round ticks over `lo..=hi` on a linear axis, at most `max`: steps of 1, 2 or 5 × 10^k.
+/// Bounded whatever the range (infinite, NaN, reversed or a few ulps wide): at most `max`.
 pub fn linear_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    let span = (hi - lo).max(1e-12);
-    let raw = span / max.max(2).saturating_sub(1) as f64;
+    let max = max.clamp(2, MOST_TICKS);
+    let Some((lo, hi)) = finite_range(lo, hi) else {
+        return Vec::new();
+    };
+    // Halved so the span of two values near ±f64::MAX stays finite.
+    let span = (hi / 2.0 - lo / 2.0) * 2.0;
+    let span = if span.is_finite() {
+        span.max(1e-12)
+    } else {
+        f64::MAX
+    };
+    let raw = span / (max - 1) as f64;
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
         .find(|s| *s >= raw * (1.0 - 1e-9))
         .unwrap_or(10.0 * mag);
+    if !(step.is_finite() && step > 0.0) {
+        return vec![lo, hi];
+    }
     let first = (lo / step).ceil();
-    (0..1000)
+    let ticks: Vec<f64> = (0..=max)
         .map(|k| (first + k as f64) * step)
-        .take_while(|t| *t <= hi + step * 1e-9)
-        .collect()
+        .take_while(|t| t.is_finite() && *t <= hi + step * 1e-9)
+        .collect();
+    thin(ticks, max)
 }
 
 /// Round ticks over `lo..=hi` (both positive) on a log axis, at most `max`: 1-2-5 in each
 /// decade where they fit, else 1 and 3, else powers of ten (every other one if need be).
+/// Bounded whatever the range (zero, subnormal, infinite, NaN or reversed): at most `max`.
 pub fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    let (d0, d1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
-    let inside = |t: &f64| *t >= lo * (1.0 - 1e-9) && *t <= hi * (1.0 + 1e-9);
+    let max = max.clamp(2, MOST_TICKS);
+    let Some((lo, hi)) = finite_range(lo, hi) else {
+        return Vec::new();
+    };
+    // Only positive values have a logarithm; the decades stay within f64's normal range.
+    let (lo, hi) = (lo.max(f64::MIN_POSITIVE), hi.max(f64::MIN_POSITIVE));
+    let (d0, d1) = (
+        (lo.log10().floor() as i32).max(-307),
+        (hi.log10().ceil() as i32).min(308),
+    );
+    let inside = |t: &f64| t.is_finite() && *t >= lo * (1.0 - 1e-9) && *t <= hi * (1.0 + 1e-9);
+    let decades = (d1 - d0 + 1).max(1) as usize;
     for mults in [&[1.0, 2.0, 5.0][..], &[1.0, 3.0][..], &[1.0][..]] {
+        if decades * mults.len() > 3 * max + 6 {
+            continue;
+        }
         let v: Vec<f64> = (d0..=d1)
             .flat_map(|d| mults.iter().map(move |m| m * 10f64.powi(d)))
             .filter(inside)
             .collect();
-        if v.len() <= max.max(2) {
+        if v.len() <= max {
             return v;
         }
     }
-    for every in 2..=12 {
+    // Every k-th power of ten: the smallest k that fits, found by counting, not by trying.
+    let first_every = decades.div_ceil(max).max(2);
+    for every in first_every..first_every + 3 {
         let v: Vec<f64> = (d0..=d1)
-            .filter(|d| d.rem_euclid(every) == 0)
+            .filter(|d| d.rem_euclid(every as i32) == 0)
             .map(|d| 10f64.powi(d))
             .filter(inside)
             .collect();
-        if v.len() <= max.max(2) {
+        if v.len() <= max {
             return v;
         }
     }
@@ -538,6 +588,8 @@ pub fn render(chart: &Chart) -> Result<String> {
 
 /// Renders `chart` as an SVG document at `canvas`'s size.
 pub fn render_at(chart: &Chart, canvas: Canvas) -> Result<String> {
+    // A page draws many charts: a request to stop is answered between them.
+    crate::interrupt::check()?;
     if !chart.heat.is_empty() {
         return render_heat(chart, canvas);
     }
@@ -665,6 +717,7 @@ fn render_xy(chart: &Chart, canvas: Canvas) -> Result<String> {
         t.dedup();
         if t.len() < 2 {
             t = ((x0.ceil() as i64)..=(x1.floor() as i64))
+                .take(MOST_TICKS)
                 .map(|v| v as f64)
                 .collect();
         }
@@ -1276,6 +1329,57 @@ mod tests {
             vec![100.0, 200.0, 500.0, 1000.0, 2000.0]
         );
         assert_eq!(log_ticks(1.0, 1e6, 4), vec![1.0, 100.0, 10_000.0, 1e6]);
+    }
+
+    /// Ends of an axis a document read back may lead to: zero, subnormal, the extremes of
+    /// f64, infinities and NaN, in either order.
+    const ABSURD: [f64; 14] = [
+        0.0,
+        5e-324,
+        2.3e-308,
+        f64::MIN_POSITIVE,
+        1e-30,
+        1.0,
+        1e300,
+        1e307,
+        1.7e308,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -1e308,
+    ];
+
+    #[test]
+    fn ticks_are_bounded_for_absurd_ranges() {
+        for lo in ABSURD {
+            for hi in ABSURD {
+                for max in [0, 1, 2, 5, 12, 1000, usize::MAX] {
+                    let want = max.clamp(2, MOST_TICKS);
+                    let lin = linear_ticks(lo, hi, max);
+                    assert!(lin.len() <= want, "linear {lo} {hi} {max}: {}", lin.len());
+                    let log = log_ticks(lo, hi, max);
+                    assert!(log.len() <= want, "log {lo} {hi} {max}: {}", log.len());
+                    for t in lin.iter().chain(&log) {
+                        assert!(t.is_finite(), "{lo} {hi} {max}: tick {t}");
+                        assert!(tick_label(*t).len() < 40, "{t}");
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ticks_are_bounded_whatever_the_range(
+            lo in proptest::num::f64::ANY,
+            hi in proptest::num::f64::ANY,
+            max in 0usize..10_000,
+        ) {
+            let want = max.clamp(2, MOST_TICKS);
+            proptest::prop_assert!(linear_ticks(lo, hi, max).len() <= want);
+            proptest::prop_assert!(log_ticks(lo, hi, max).len() <= want);
+        }
     }
 
     #[test]

@@ -21,12 +21,19 @@ pub enum Stream {
     Stderr,
 }
 
-/// No table or line is fitted to fewer columns than this (a narrower setting is taken as
-/// this one).
+/// No table or line is fitted to fewer columns than this: a narrower setting is taken as
+/// this one for lines, and tables are written as lists (`name: value` lines), which a
+/// column of one digit per line would not be.
 pub const MIN_WIDTH: usize = 40;
 
-/// The width to fit `stream`'s text to, if any (see the module's note).
+/// The width to fit `stream`'s text to, if any (see the module's note), never less than
+/// [`MIN_WIDTH`].
 pub fn width(stream: Stream) -> Option<usize> {
+    given_width(stream).map(|w| w.max(MIN_WIDTH))
+}
+
+/// The width of `stream` as the terminal or `$COLUMNS` gives it, however narrow.
+fn given_width(stream: Stream) -> Option<usize> {
     static OUT: OnceLock<Option<usize>> = OnceLock::new();
     static ERR: OnceLock<Option<usize>> = OnceLock::new();
     let cell = match stream {
@@ -50,7 +57,6 @@ pub fn width(stream: Stream) -> Option<usize> {
         };
         own.map(|(w, _)| usize::from(w.0))
             .or_else(|| columns(std::env::var("COLUMNS").ok().as_deref()))
-            .map(|w| w.max(MIN_WIDTH))
     })
 }
 
@@ -120,18 +126,89 @@ pub fn fit_to(text: &str, width: usize) -> String {
     out
 }
 
-/// `text` fitted to `stream`'s width, or as it is where there is none.
+/// `text` fitted to `stream`'s width, or as it is where there is none; narrower than
+/// [`MIN_WIDTH`], its tables are written as lists.
 pub fn fit(text: &str, stream: Stream) -> String {
-    match width(stream) {
+    match given_width(stream) {
+        Some(w) if w < MIN_WIDTH => fit_to(&tables_as_lists(text), MIN_WIDTH),
         Some(w) => fit_to(text, w),
         None => text.to_string(),
     }
 }
 
+/// The cells of a drawn table's row (`│ a ┆ b │`), trimmed.
+fn cells(line: &str) -> Vec<String> {
+    let inner = line
+        .trim()
+        .trim_start_matches(['│', '|'])
+        .trim_end_matches(['│', '|']);
+    inner
+        .split(['┆', '│', '|'])
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// `text` with every drawn table written as a list: for each row, its first cell under the
+/// first heading (`row: 1`), then each other non-empty cell under its heading, indented
+/// (`  MB/s: 1,234`). Lines that are not a table's are kept as they are.
+pub fn tables_as_lists(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut i = 0;
+    while i < lines.len() {
+        if !is_table_row(lines[i].trim_end_matches('\n')) {
+            out.push_str(lines[i]);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < lines.len() && is_table_row(lines[i].trim_end_matches('\n')) {
+            i += 1;
+        }
+        let block: Vec<&str> = lines[start..i].iter().map(|l| l.trim()).collect();
+        let content = |l: &&str| l.starts_with(['│', '|']);
+        let (header, rows): (Vec<String>, Vec<Vec<String>>) =
+            match block.iter().position(|l| l.starts_with('╞')) {
+                Some(sep) => {
+                    let mut header: Vec<String> = Vec::new();
+                    for l in block[..sep].iter().filter(content) {
+                        for (k, c) in cells(l).into_iter().enumerate() {
+                            match header.get_mut(k) {
+                                Some(h) if !c.is_empty() => {
+                                    h.push(' ');
+                                    h.push_str(&c);
+                                }
+                                Some(_) => {}
+                                None => header.push(c),
+                            }
+                        }
+                    }
+                    let rows = block[sep..].iter().filter(content).map(cells).collect();
+                    (header, rows)
+                }
+                None => (
+                    Vec::new(),
+                    block.iter().filter(content).map(cells).collect(),
+                ),
+            };
+        for row in rows {
+            for (k, cell) in row.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+                let indent = if k == 0 { "" } else { "  " };
+                match header.get(k).filter(|h| !h.is_empty()) {
+                    Some(h) => out.push_str(&format!("{indent}{h}: {cell}\n")),
+                    None => out.push_str(&format!("{indent}{cell}\n")),
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A table arranged to the width of stdout (comfy-table wraps its widest cells), or left
-/// at its natural width where there is none.
+/// at its natural width where there is none, or where it is narrower than [`MIN_WIDTH`]
+/// (the table is then written as a list: see [`fit`]).
 pub fn arrange(table: &mut comfy_table::Table) {
-    if let Some(w) = width(Stream::Stdout) {
+    if let Some(w) = given_width(Stream::Stdout).filter(|w| *w >= MIN_WIDTH) {
         table
             .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
             .set_width(u16::try_from(w).unwrap_or(u16::MAX));
@@ -177,6 +254,20 @@ mod tests {
         assert!(lines[1].starts_with("  ") && !lines[1].starts_with("   "));
         assert!(fitted.contains("\nshort\n"));
         assert!(fitted.contains("│ a ┆ very long table row that is wider than forty columns │"));
+    }
+
+    #[test]
+    fn a_table_too_narrow_for_its_numbers_becomes_a_list() {
+        let mut t = comfy_table::Table::new();
+        t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+        t.set_header(vec!["row", "MB/s", "p99"]);
+        t.add_row(vec!["1 read", "1,234.5", "12"]);
+        t.add_row(vec!["2 write", "987", ""]);
+        let text = format!("before\n{t}\nafter\n");
+        assert_eq!(
+            tables_as_lists(&text),
+            "before\nrow: 1 read\n  MB/s: 1,234.5\n  p99: 12\nrow: 2 write\n  MB/s: 987\nafter\n"
+        );
     }
 
     #[test]
