@@ -309,22 +309,39 @@ fn mpi(_args: &crate::cli::MpiArgs) -> Result<ExitKind> {
     Err(crate::error::input(MPI_BUILD_HINT))
 }
 
-/// `mpi`: every rank runs the command; rank 0 alone prints. A step that failed on any rank
-/// stops every rank with the same exit code, rank 0 printing one line per failed rank.
+/// `mpi`: every rank runs the command; rank 0 alone prints. Before any work the ranks
+/// check that they were given the same command and options (one line and exit 2 on every
+/// rank when not). A step that failed on any rank stops every rank with the same exit
+/// code, rank 0 printing one line per failed rank.
 #[cfg(feature = "mpi")]
 fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
+    use crate::cmd::mpi::must_match::{MustMatch, Offer, settle};
     use crate::cmd::mpi::{Comm, RanksFailed};
     let world = crate::cmd::mpi_world::World::init()
         .ok_or_else(|| anyhow::anyhow!("mpi: MPI was initialised already"))?;
     let root = world.rank() == 0;
-    if args.phases == crate::cli::MpiWork::Io500 {
-        return mpi_io500(args, &world);
+    enum Parsed {
+        Ior(crate::options::MpiOptions),
+        Io500(crate::options::Io500Options),
     }
-    // The same arguments on every rank: the same error; rank 0 alone says it.
-    let options = match crate::options::MpiOptions::from_args(args) {
-        Ok(o) => o,
-        Err(e) if root => return Err(e),
-        Err(e) => return Ok(crate::error::exit_kind(&e)),
+    let parsed = if args.phases == crate::cli::MpiWork::Io500 {
+        crate::options::Io500Options::from_args(args).map(Parsed::Io500)
+    } else {
+        crate::options::MpiOptions::from_args(args).map(Parsed::Ior)
+    };
+    let offer = match &parsed {
+        Ok(Parsed::Ior(o)) => Offer::Terms(MustMatch::of_ior(o)),
+        Ok(Parsed::Io500(o)) => Offer::Terms(MustMatch::of_io500(o)),
+        Err(e) => Offer::Refused(format!("{e:#}")),
+    };
+    // The first collective of every rank, whatever it was given: no rank can wait in
+    // another one for a rank that was told something else.
+    if let Err(e) = settle(&world, &offer) {
+        return ranks_failed(e);
+    }
+    let options = match parsed.expect("every rank's options were accepted") {
+        Parsed::Io500(options) => return mpi_io500(&options, &world),
+        Parsed::Ior(options) => options,
     };
     if root && !world.launched() {
         report::note(
@@ -349,27 +366,34 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
         }
         Ok(None) => Ok(ExitKind::Success),
         Err(e) => match e.downcast_ref::<RanksFailed>() {
-            Some(failed) => {
-                for line in &failed.lines {
-                    report::error_line(line);
-                }
-                Ok(failed.kind)
-            }
+            Some(_) => ranks_failed(e),
             None => Err(e),
         },
     }
 }
 
+/// A collective failure: rank 0 prints its lines; every rank exits with its kind.
+#[cfg(feature = "mpi")]
+fn ranks_failed(e: anyhow::Error) -> Result<ExitKind> {
+    match e.downcast_ref::<crate::cmd::mpi::RanksFailed>() {
+        Some(failed) => {
+            for line in &failed.lines {
+                report::error_line(line);
+            }
+            Ok(failed.kind)
+        }
+        None => Err(e),
+    }
+}
+
 /// `mpi io500`: the IO500-like preset on every rank; rank 0 alone prints.
 #[cfg(feature = "mpi")]
-fn mpi_io500(args: &crate::cli::MpiArgs, world: &crate::cmd::mpi_world::World) -> Result<ExitKind> {
-    use crate::cmd::mpi::{Comm, RanksFailed};
+fn mpi_io500(
+    options: &crate::options::Io500Options,
+    world: &crate::cmd::mpi_world::World,
+) -> Result<ExitKind> {
+    use crate::cmd::mpi::Comm;
     let root = world.rank() == 0;
-    let options = match crate::options::Io500Options::from_args(args) {
-        Ok(o) => o,
-        Err(e) if root => return Err(e),
-        Err(e) => return Ok(crate::error::exit_kind(&e)),
-    };
     if root && !world.launched() {
         report::note(
             "note: not started by mpirun: running as a single rank (start N ranks with `mpirun -np N ioscope mpi io500 ...`)\n",
@@ -377,7 +401,7 @@ fn mpi_io500(args: &crate::cli::MpiArgs, world: &crate::cmd::mpi_world::World) -
     }
     let progress = crate::cmd::harness::NoProgress;
     let harness = Harness::system(&progress);
-    match cmd::mpi::io500::execute(&options, world, &harness) {
+    match cmd::mpi::io500::execute(options, world, &harness) {
         Ok(Some(result)) => finish(
             &result,
             &ExportOptions::json_only(options.json),
@@ -385,15 +409,7 @@ fn mpi_io500(args: &crate::cli::MpiArgs, world: &crate::cmd::mpi_world::World) -
             &options.dir,
         ),
         Ok(None) => Ok(ExitKind::Success),
-        Err(e) => match e.downcast_ref::<RanksFailed>() {
-            Some(failed) => {
-                for line in &failed.lines {
-                    report::error_line(line);
-                }
-                Ok(failed.kind)
-            }
-            None => Err(e),
-        },
+        Err(e) => ranks_failed(e),
     }
 }
 

@@ -314,6 +314,17 @@ enum Victim {
     Mpirun { after: u64 },
     /// Every rank at once (as a batch system's cancel does), once each has written `after`.
     EveryRank { after: u64 },
+    /// The rank of this number, once `ready(dir)` holds (a phase's files are there).
+    RankOnce {
+        rank: usize,
+        dir: std::path::PathBuf,
+        ready: fn(&Path) -> bool,
+    },
+    /// mpirun itself, once `ready(dir)` holds.
+    MpirunOnce {
+        dir: std::path::PathBuf,
+        ready: fn(&Path) -> bool,
+    },
 }
 
 /// The ranks mpirun started, by rank: its children whose environment names their rank.
@@ -408,6 +419,18 @@ fn mpirun_signalled(
                 Victim::Mpirun { after } if written(after) => vec![child.id()],
                 Victim::EveryRank { after } if written(after) => {
                     ranks.iter().map(|&(_, pid)| pid).collect()
+                }
+                Victim::RankOnce {
+                    rank,
+                    ref dir,
+                    ready,
+                } if ranks.len() == np && ready(dir) => ranks
+                    .iter()
+                    .filter(|&&(r, _)| r == rank)
+                    .map(|&(_, pid)| pid)
+                    .collect(),
+                Victim::MpirunOnce { ref dir, ready } if ranks.len() == np && ready(dir) => {
+                    vec![child.id()]
                 }
                 _ => Vec::new(),
             };
@@ -595,4 +618,314 @@ fn a_document_larger_than_a_pipe_holds_is_read_whole() {
     assert!(out.stdout.len() > 64 << 10, "{} bytes", out.stdout.len());
     let v = document(&out, "-np 4, 5 repeats");
     assert_eq!(v["ranks"], 4);
+}
+
+/// Longer than a job of mismatched ranks takes to refuse (about a second): past it, the
+/// ranks hang (as they did before they compared their options).
+const REFUSAL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// `mpirun --oversubscribe -np N1 ioscope mpi ARGS1 : -np N2 ioscope mpi ARGS2 ...` (MPMD:
+/// each group of ranks given its own arguments); `None` (and a printed reason) without
+/// mpirun. Panics when the job outlives [`REFUSAL_DEADLINE`].
+fn mpmd(apps: &[(usize, Vec<String>)]) -> Option<Output> {
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        eprintln!("skipped: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+        return None;
+    }
+    let mut cmd = Command::new("mpirun");
+    cmd.arg("--oversubscribe");
+    if is_root() {
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    }
+    for (i, (np, args)) in apps.iter().enumerate() {
+        if i > 0 {
+            cmd.arg(":");
+        }
+        cmd.args(["-np", &np.to_string()])
+            .arg(assert_cmd::cargo::cargo_bin("ioscope"))
+            .arg("mpi")
+            .args(args);
+    }
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start mpirun");
+    let drained = Drained::of(&mut child);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for mpirun") {
+            break status;
+        }
+        if start.elapsed() > REFUSAL_DEADLINE {
+            let _ = child.kill();
+            panic!("mpirun with {apps:?} hung for {REFUSAL_DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Some(drained.output(status))
+}
+
+fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+/// Runs ranks given different arguments (rank 0's group first) and checks that every rank
+/// stops with 2 at once, rank 0 printing one line that holds `expected`, nothing written.
+fn refused(apps: &[(usize, &str)], expected: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("UTF-8 temp dir");
+    let apps: Vec<(usize, Vec<String>)> = apps
+        .iter()
+        .map(|&(np, args)| (np, words(&args.replace("DIR", d))))
+        .collect();
+    let Some(out) = mpmd(&apps) else {
+        return;
+    };
+    let (stderr, errors) = error_lines(&out);
+    assert_eq!(out.status.code(), Some(2), "{apps:?}: {stderr}");
+    assert_eq!(errors.len(), 1, "{apps:?}: one line: {stderr}");
+    assert!(errors[0].contains(expected), "{apps:?}: {stderr}");
+    for misleading in ["did it shrink", "RankInfo", "decode"] {
+        assert!(!stderr.contains(misleading), "{apps:?}: {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "{apps:?}: no result");
+    assert!(
+        leftovers(dir.path()).is_empty(),
+        "{apps:?}: {:?}",
+        leftovers(dir.path())
+    );
+}
+
+const SMALL: &str = "--size 1m --min-free 0";
+
+#[test]
+fn ranks_given_another_repeat_command_or_keep_stop_at_once_with_one_line() {
+    // Each of these hung every rank before the ranks compared their options.
+    refused(
+        &[
+            (1, &format!("write DIR {SMALL} --repeat 2")),
+            (1, &format!("write DIR {SMALL} --repeat 3")),
+        ],
+        "--repeat: 2 on rank 0, 3 on rank 1",
+    );
+    refused(
+        &[
+            (1, &format!("write DIR {SMALL}")),
+            (1, &format!("read DIR {SMALL}")),
+        ],
+        "the command: mpi write on rank 0, mpi read on rank 1",
+    );
+    refused(
+        &[
+            (2, &format!("both DIR {SMALL}")),
+            (1, &format!("both DIR {SMALL} --keep")),
+        ],
+        "--keep: not given on ranks 0-1, given on rank 2",
+    );
+}
+
+#[test]
+fn ranks_given_other_values_do_not_run_rank_0s_silently() {
+    // These ran and reported rank 0's values before.
+    refused(
+        &[
+            (1, &format!("both DIR {SMALL} --block-size 256k")),
+            (1, &format!("both DIR {SMALL} --block-size 4k")),
+        ],
+        "--block-size: 256 KiB on rank 0, 4 KiB on rank 1",
+    );
+    refused(
+        &[
+            (1, &format!("both DIR {SMALL} --cache cold")),
+            (1, &format!("both DIR {SMALL} --cache warm")),
+        ],
+        "--cache: cold on rank 0, warm on rank 1",
+    );
+    refused(
+        &[
+            (1, &format!("both DIR {SMALL} --seed 1")),
+            (1, &format!("both DIR {SMALL} --seed 2")),
+        ],
+        "--seed: 1 on rank 0, 2 on rank 1",
+    );
+    let io500 = "io500 DIR --size 1m --min-free 0";
+    refused(
+        &[
+            (1, &format!("{io500} --files 10")),
+            (1, &format!("{io500} --files 20")),
+        ],
+        "--files: 10 on rank 0, 20 on rank 1",
+    );
+    refused(
+        &[
+            (1, &format!("{io500} --stonewall 1s")),
+            (1, &format!("{io500} --stonewall 2s")),
+        ],
+        "--stonewall: 1 s on rank 0, 2 s on rank 1",
+    );
+}
+
+#[test]
+fn ranks_given_another_layout_size_dir_or_preset_are_refused_the_same_way() {
+    // Beyond the list: other options, another preset, another DIR for one shared file, and
+    // a rank whose own arguments are wrong.
+    refused(
+        &[
+            (1, &format!("both DIR {SMALL}")),
+            (1, &format!("both DIR {SMALL} --layout shared-strided")),
+        ],
+        "--layout: file-per-rank on rank 0, shared-strided on rank 1",
+    );
+    refused(
+        &[
+            (1, &format!("write DIR {SMALL}")),
+            (2, "write DIR --size 2m --min-free 0"),
+        ],
+        "--size: 1 MiB on rank 0, 2 MiB on ranks 1-2",
+    );
+    refused(
+        &[
+            (1, &format!("write DIR {SMALL}")),
+            (1, "io500 DIR --size 1m --min-free 0"),
+        ],
+        "the command: mpi write on rank 0, mpi io500 on rank 1",
+    );
+    refused(
+        &[
+            (1, &format!("both DIR {SMALL} --layout shared-contiguous")),
+            (
+                1,
+                &format!("both DIR/other {SMALL} --layout shared-contiguous"),
+            ),
+        ],
+        "/other on rank 1",
+    );
+    refused(
+        &[
+            (1, &format!("write DIR {SMALL}")),
+            (1, &format!("write DIR {SMALL} --repeat 0")),
+        ],
+        "rank 1: mpi ",
+    );
+}
+
+/// The entries of the io500 job's directory in `dir` named `name` (`easy-1`, `md-0`): its
+/// size for a file, its entries for a directory; 0 while there is none.
+fn io500_entry(dir: &Path, name: &str) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    for e in entries.flatten() {
+        if e.file_name()
+            .to_string_lossy()
+            .starts_with(".ioscope-io500-")
+        {
+            let path = e.path().join(name);
+            if let Ok(m) = std::fs::metadata(&path) {
+                return if m.is_dir() {
+                    std::fs::read_dir(&path).map_or(0, |d| d.count() as u64)
+                } else {
+                    m.len()
+                };
+            }
+        }
+    }
+    0
+}
+
+/// ior-easy's write is under way: rank 1's file holds 32 MiB.
+fn easy_writing(dir: &Path) -> bool {
+    io500_entry(dir, "easy-1") >= 32 << 20
+}
+
+/// The small files are being created: rank 0's directory holds 200 of them.
+fn small_files_made(dir: &Path) -> bool {
+    io500_entry(dir, "md-0") >= 200
+}
+
+/// `mpi io500` long enough to be signalled at any phase: a 30 s stonewall, 4 GiB per rank
+/// (ior-easy) and a million small files as caps.
+fn long_io500(d: &str, easy_cap: &str) -> Vec<String> {
+    words(&format!(
+        "io500 {d} --stonewall 30s --size {easy_cap} --files 1000000 --min-free 0"
+    ))
+}
+
+#[test]
+fn io500_leaves_no_scratch_when_a_rank_is_killed_in_any_phase() {
+    // (the moment, ior-easy's cap per rank): a small cap reaches the small files at once.
+    let cases: [(&str, fn(&Path) -> bool, &str); 2] = [
+        ("during ior-easy's write", easy_writing, "4g"),
+        ("during the small files' creation", small_files_made, "1m"),
+    ];
+    for (moment, ready, cap) in cases {
+        for rank in [1, 0] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let d = dir.path().to_str().expect("UTF-8 temp dir");
+            let args = long_io500(d, cap);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let victim = Victim::RankOnce {
+                rank,
+                dir: dir.path().to_path_buf(),
+                ready,
+            };
+            let Some(out) = mpirun_signalled(2, &args, &[], &victim, libc::SIGKILL) else {
+                return;
+            };
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !out.status.success(),
+                "rank {rank} killed {moment}: {stderr}"
+            );
+            assert!(
+                leftovers(dir.path()).is_empty(),
+                "rank {rank} killed {moment}: left {:?}; {stderr}",
+                leftovers(dir.path())
+            );
+        }
+    }
+}
+
+#[test]
+fn io500_interrupted_through_mpirun_says_so_and_leaves_no_scratch() {
+    let cases: [(i32, &str, fn(&Path) -> bool, &str); 3] = [
+        (
+            libc::SIGINT,
+            "during the small files' creation",
+            small_files_made,
+            "1m",
+        ),
+        (libc::SIGTERM, "during ior-easy's write", easy_writing, "4g"),
+        (
+            libc::SIGTERM,
+            "during the small files' creation",
+            small_files_made,
+            "1m",
+        ),
+    ];
+    for (signal, moment, ready, cap) in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path().to_str().expect("UTF-8 temp dir");
+        let args = long_io500(d, cap);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let victim = Victim::MpirunOnce {
+            dir: dir.path().to_path_buf(),
+            ready,
+        };
+        let Some(out) = mpirun_signalled(2, &args, &[], &victim, signal) else {
+            return;
+        };
+        let (stderr, errors) = error_lines(&out);
+        let what = format!("signal {signal} to mpirun {moment}");
+        assert!(!out.status.success(), "{what}: {stderr}");
+        assert!(
+            errors.iter().any(|l| l.contains("interrupted")),
+            "{what}: a line says so: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{what}: no result");
+        assert!(
+            leftovers(dir.path()).is_empty(),
+            "{what}: left {:?}; {stderr}",
+            leftovers(dir.path())
+        );
+    }
 }

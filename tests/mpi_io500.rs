@@ -247,4 +247,71 @@ mod under_mpirun {
         assert!(md.invalid[0].contains("f0: byte 0"), "{:?}", md.invalid);
         assert!(!r.ok());
     }
+
+    /// `mpirun -np 2 ioscope mpi io500 DIR ARGS` on a tmpfs of 64 MiB and 200 inodes
+    /// mounted on DIR (in a mount namespace of its own); `None` (and a printed reason) where
+    /// mpirun is missing or no tmpfs can be mounted.
+    fn on_200_inodes(args: &str) -> Option<Output> {
+        if std::process::Command::new("mpirun")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: mpirun is not installed");
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut cmd = common::in_small_tmpfs("64m,nr_inodes=200", dir.path(), Path::new("mpirun"))?;
+        // Root inside the namespace, whoever runs the test.
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args(["--oversubscribe", "-np", "2"])
+            .arg(assert_cmd::cargo::cargo_bin("ioscope"))
+            .args(["mpi", "io500"])
+            .arg(dir.path())
+            .args(args.split_whitespace());
+        Some(cmd.output().expect("run mpirun"))
+    }
+
+    #[test]
+    fn small_files_that_would_exhaust_the_inodes_are_refused_up_front_with_the_numbers() {
+        // 2,000 small files (and 7 more entries) on 200 inodes.
+        let Some(out) = on_200_inodes("--size 1m --files 1000 --min-free 0") else {
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(errors[0].contains("not enough free inodes"), "{stderr}");
+        assert!(errors[0].contains("2006 files and directories"), "{stderr}");
+        assert!(
+            errors[0].contains("of 200 can still be created"),
+            "{stderr}"
+        );
+    }
+
+    #[test]
+    fn the_inodes_keep_a_margin_as_blocks_do_and_a_job_that_fits_runs() {
+        // 186 entries fit in 199 free inodes, but not with 20 (10%) kept free.
+        let Some(out) = on_200_inodes("--size 1m --files 90 --stonewall 1s") else {
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("not enough free inodes"), "{stderr}");
+        assert!(stderr.contains("20 must stay free"), "{stderr}");
+        // Without the margin, 46 entries: the job runs to its end.
+        let Some(out) = on_200_inodes("--size 1m --files 20 --stonewall 1s --min-free 0") else {
+            return;
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

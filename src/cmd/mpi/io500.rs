@@ -17,6 +17,7 @@
 //! stonewall is checked between transfers, which the harness's whole-plan runs cannot do.
 
 use super::ior::{Clock, PhaseTimes, Reorder, ior_aggregate, measure_clock};
+use super::watchdog::{Watchdog, register_tree};
 use super::{Comm, agree, gather_all, hostname};
 use crate::cmd::harness::Harness;
 use crate::files;
@@ -407,6 +408,7 @@ impl Job<'_> {
                 if slow {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
+                crate::interrupt::check()?;
                 step(n)?;
                 n += 1;
             }
@@ -415,7 +417,10 @@ impl Job<'_> {
         let (at, by_time) = agree(self.comm, &self.host, first())?;
         // Counts stay far below 2^53, where f64 holds every integer exactly.
         let target = self.comm.max(at as f64) as u64;
-        let rest = (at..target).try_for_each(&mut step);
+        let rest = (at..target).try_for_each(|n| {
+            crate::interrupt::check()?;
+            step(n)
+        });
         agree(self.comm, &self.host, rest)?;
         Ok(WoreOut {
             at_stonewall: at,
@@ -603,6 +608,7 @@ impl Job<'_> {
             let mut buf = vec![0u8; block as usize];
             let mut bytes = 0;
             for &(at, len) in extents {
+                crate::interrupt::check()?;
                 let n = len as usize;
                 file.read_exact_at(&mut buf[..n], at)
                     .with_context(|| format!("read {} at {at}", path.display()))?;
@@ -685,6 +691,7 @@ impl Job<'_> {
                 first: None,
             };
             for n in 0..count {
+                crate::interrupt::check()?;
                 let (b, wrong) = op(&self.small_path(self.source, n), n)?;
                 bytes += b;
                 bad.checked += 1;
@@ -746,12 +753,19 @@ pub fn execute(
     let shift = comm.broadcast(reorder.as_ref().map_or(0, |r| r.shift as u64)) as usize;
     let clock = agree(comm, &host, measure_clock(comm, &hosts))?;
     let dir = options.dir.join(format!(".ioscope-io500-{tag}"));
+    // Declared before the directory's guard, so dropped after it has removed the tree. A
+    // rank stopped inside MPI (a peer killed, mpirun's SIGTERM) removes the tree itself:
+    // its files are opened by name by other ranks, so none can lose its name early.
+    let _watchdog = (ranks > 1).then(|| Watchdog::start(rank, &host));
     let made = if rank == 0 {
         prepare_dir(options, ranks, &dir)
     } else {
         Ok(())
     };
     agree(comm, &host, made)?;
+    if !options.keep {
+        register_tree(&dir);
+    }
     let _guard = JobDir {
         path: dir.clone(),
         remove: rank == 0 && !options.keep,
@@ -901,28 +915,110 @@ fn prepare_dir(options: &Io500Options, ranks: usize, dir: &Path) -> Result<()> {
             )));
         }
     }
-    let per_rank = options
-        .easy_cap_bytes
-        .saturating_mul(2)
-        .saturating_add(HARD_RECORD)
-        .saturating_add(
-            options
-                .files
-                .saturating_mul(SMALL_FILE.next_multiple_of(4096)),
-        );
-    files::ensure_room(
-        &options.dir,
-        &name,
-        per_rank.saturating_mul(ranks as u64),
-        0,
-        options.min_free,
-    )?;
+    // Every phase at its cap: the blocks, and an inode for each file and directory.
+    let space = files::space(&options.dir)?;
+    let need = footprint(options, ranks, space.block);
+    ensure_inodes(options, &name, ranks, need.files)?;
+    files::ensure_room_for(space, &name, need, 0, options.min_free)?;
     std::fs::create_dir(dir).with_context(|| format!("mkdir {}", dir.display()))
+}
+
+/// What the job takes at its caps on a file system of `block`-byte blocks: every rank's
+/// ior-easy file and small files, the shared ior-hard file, and the directories (the job's
+/// and one per rank), each file's blocks and metadata counted.
+pub fn footprint(options: &Io500Options, ranks: usize, block: u64) -> files::Footprint {
+    let ranks = ranks as u64;
+    let times = |one: files::Footprint, n: u64| files::Footprint {
+        files: one.files.saturating_mul(n),
+        data: one.data.saturating_mul(n),
+        bytes: one.bytes.saturating_mul(n),
+    };
+    let easy = options.easy_cap_bytes / options.transfer * options.transfer;
+    let hard = options
+        .easy_cap_bytes
+        .div_ceil(HARD_RECORD)
+        .saturating_mul(HARD_RECORD)
+        .saturating_mul(ranks);
+    let parts = [
+        times(files::Footprint::of_file(easy, block), ranks),
+        files::Footprint::of_file(hard, block),
+        times(
+            files::Footprint::of_file(SMALL_FILE, block),
+            options.files.saturating_mul(ranks),
+        ),
+        times(files::Footprint::of_file(0, block), ranks + 1),
+    ];
+    parts
+        .into_iter()
+        .fold(files::Footprint::default(), |sum, p| files::Footprint {
+            files: sum.files.saturating_add(p.files),
+            data: sum.data.saturating_add(p.data),
+            bytes: sum.bytes.saturating_add(p.bytes),
+        })
+}
+
+/// The inodes of the file system holding `dir`: all of them, and those an unprivileged
+/// writer may still take; `None` where it does not count them (btrfs reports 0 of 0).
+fn inodes(dir: &Path) -> Result<Option<(u64, u64)>> {
+    let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .with_context(|| format!("statvfs {}: path contains a NUL byte", dir.display()))?;
+    // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the duration of the call.
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error())
+            .with_context(|| format!("statvfs {}", dir.display()));
+    }
+    // The fields are u64 on 64-bit Linux but narrower elsewhere: the casts stay.
+    #[allow(clippy::unnecessary_cast)]
+    let (total, available) = (st.f_files as u64, st.f_favail as u64);
+    Ok((total > 0).then_some((total, available)))
+}
+
+/// Refuses, with the numbers, a job whose files and directories at their caps would leave
+/// fewer inodes free than the margin: 10% of the file system's (none with `--min-free 0`),
+/// as blocks keep theirs. Many small files run out of inodes long before out of space.
+fn ensure_inodes(options: &Io500Options, name: &str, ranks: usize, need: u64) -> Result<()> {
+    let Some((total, available)) = inodes(&options.dir)? else {
+        return Ok(());
+    };
+    let margin = if options.min_free == Some(0) {
+        0
+    } else {
+        total / 10
+    };
+    if need.saturating_add(margin) > available {
+        return Err(crate::error::input(format!(
+            "mpi io500 {name}: not enough free inodes: {ranks} rank(s) create up to {need} files and directories (--files {} each, and their ior files), {available} of {total} can still be created, and {margin} must stay free (10% of them; none with --min-free 0): lower --files or use another file system",
+            options.files
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_footprint_counts_an_inode_for_every_file_and_directory_at_the_caps() {
+        let options = Io500Options {
+            dir: PathBuf::from("."),
+            stonewall: std::time::Duration::from_secs(1),
+            transfer: 1 << 20,
+            easy_cap_bytes: 16 << 20,
+            files: 1000,
+            seed: None,
+            keep: false,
+            min_free: None,
+            json: false,
+        };
+        let f = footprint(&options, 4, 4096);
+        // 4 easy files, 1 hard file, 4,000 small files, 5 directories.
+        assert_eq!(f.files, 4 + 1 + 4000 + 5);
+        // Each small file takes two blocks (data and metadata), not 3,901 bytes.
+        assert!(f.bytes >= 4000 * 2 * 4096 + 4 * (16 << 20), "{f:?}");
+    }
 
     fn phase(kind: Kind, per_second: f64) -> Io500Phase {
         Io500Phase {

@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 pub mod io500;
 mod ior;
+pub mod must_match;
 mod result;
 mod watchdog;
 pub use ior::{

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 /// once [`super::execute`] has returned (its guards have run).
 pub(super) struct Scratch {
     pub(super) paths: Vec<PathBuf>,
+    /// Directories of this job (`mpi io500`'s) removed whole: their files are opened by
+    /// name by other ranks, so they keep their names until the job ends.
+    trees: Vec<PathBuf>,
     done: bool,
     rank: usize,
     host: String,
@@ -19,6 +22,7 @@ pub(super) struct Scratch {
 
 static SCRATCH: std::sync::Mutex<Scratch> = std::sync::Mutex::new(Scratch {
     paths: Vec::new(),
+    trees: Vec::new(),
     done: true,
     rank: 0,
     host: String::new(),
@@ -43,6 +47,30 @@ pub(super) fn register(path: &Path) {
     }
 }
 
+/// Adds a directory of this job that this rank must remove, whole, if it is stopped inside
+/// MPI (every rank registers it: whichever survives removes it).
+pub(super) fn register_tree(path: &Path) {
+    let mut s = scratch();
+    if !s.done {
+        s.trees.push(path.to_path_buf());
+    }
+}
+
+/// Removes `dir` and everything in it, again while other ranks still add to it or remove
+/// from it (each pass then fails on what moved under it); whether it is gone.
+fn remove_tree(dir: &Path) -> bool {
+    for _ in 0..5 {
+        if std::fs::remove_dir_all(dir).is_ok() {
+            return true;
+        }
+        if std::fs::symlink_metadata(dir).is_err() {
+            // Gone: another rank removed it first.
+            return false;
+        }
+    }
+    false
+}
+
 /// Removes the registered files, says why on stderr, and ends the process with `code` at
 /// once: the main thread may be inside an MPI call that never returns, so nothing unwinds.
 /// Holding the lock, so [`super::execute`] cannot return (and print) meanwhile.
@@ -52,10 +80,13 @@ fn abandon(mut s: std::sync::MutexGuard<'_, Scratch>, code: i32, why: &str) -> !
         .drain(..)
         .filter(|p| std::fs::remove_file(p).is_ok())
         .count();
-    let files = match removed {
-        0 => String::new(),
-        1 => "; its scratch file removed".to_string(),
-        n => format!("; {n} scratch files removed"),
+    let trees = s.trees.drain(..).filter(|d| remove_tree(d)).count();
+    let files = match (removed, trees) {
+        (0, 0) => String::new(),
+        (1, 0) => "; its scratch file removed".to_string(),
+        (n, 0) => format!("; {n} scratch files removed"),
+        (_, 1) => "; the job's scratch directory removed".to_string(),
+        (_, n) => format!("; {n} scratch directories removed"),
     };
     crate::report::error_line(&crate::text::printable(&format!(
         "rank {} on host {}: {why}{files}",
@@ -89,6 +120,7 @@ impl Watchdog {
             let mut s = scratch();
             *s = Scratch {
                 paths: Vec::new(),
+                trees: Vec::new(),
                 done: false,
                 rank,
                 host: host.to_string(),
@@ -128,5 +160,6 @@ impl Drop for Watchdog {
         let mut s = scratch();
         s.done = true;
         s.paths.clear();
+        s.trees.clear();
     }
 }
