@@ -12,6 +12,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
+mod owner;
+use owner::Owner;
+
 /// What kind of thing an input is; it decides which ways of reading apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -593,12 +596,13 @@ pub fn remove_if_same(path: &Path, id: Option<FileId>) {
     }
 }
 
-/// What every output's free-space claim is named: `.ioscope-reserve-PID-N`, beside it.
+/// What every output's free-space claim is named: `.ioscope-reserve-PID-N.START`, beside it
+/// (`START` the process's start time, see [`Owner`]).
 const CLAIM_PREFIX: &str = ".ioscope-reserve-";
 
 /// A claim on free space for one output, so that two writers at once cannot both pass the
 /// free-space check and then both fill the disk. It is a file beside the output,
-/// `.ioscope-reserve-PID-N`, whose size is the bytes claimed:
+/// `.ioscope-reserve-PID-N.START`, whose size is the bytes claimed:
 /// 1. created and given those bytes with fallocate(2) (blocks taken for real, so every
 ///    writer, ioscope or not, sees them gone; a full disk refuses here, cleanly);
 /// 2. the margin is checked again, with the claims of other ioscope writers on the file
@@ -619,19 +623,54 @@ struct Claim {
     _registration: crate::interrupt::Registration,
     /// Its entry in the registry of its file system (dropped with it).
     _entry: Option<RegistryEntry>,
+    /// Its device and inode, under which [`OWN_CLAIMS`] knows its output.
+    id: Option<FileId>,
 }
 
 impl Drop for Claim {
     fn drop(&mut self) {
-        remove_if_same(&self.path, file_id(&self.file));
+        if let Some(id) = self.id {
+            own_claims().retain(|(claim, _)| *claim != id);
+        }
+        remove_if_same(&self.path, self.id);
     }
 }
 
-/// Whether process `pid` is gone (its claims are left over from a writer that was killed).
-fn process_gone(pid: libc::pid_t) -> bool {
-    // SAFETY: signal 0 only asks whether the process exists.
-    let failed = unsafe { libc::kill(pid, 0) } != 0;
-    failed && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+/// This process's live claims (the claim file's device and inode) with their outputs (a
+/// duplicate descriptor): a claim of its own is counted for what its output has not
+/// written yet, never as another writer's (a study's scratch file, written in full, does
+/// not count against the study's next file).
+static OWN_CLAIMS: std::sync::Mutex<Vec<(FileId, File)>> = std::sync::Mutex::new(Vec::new());
+
+fn own_claims() -> std::sync::MutexGuard<'static, Vec<(FileId, File)>> {
+    OWN_CLAIMS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What this process's claim `id` of `bytes` (holding `held` of them as blocks) still
+/// takes: the bytes its output does not hold yet. `None` where `id` is no claim of ours.
+fn own_outstanding(id: FileId, bytes: u64, held: u64) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let own = own_claims();
+    let (_, output) = own.iter().find(|(claim, _)| *claim == id)?;
+    let written = output.metadata().map_or(0, |m| m.blocks() * 512);
+    Some(bytes.saturating_sub(held).saturating_sub(written))
+}
+
+/// Whether `path` is the claim file of `owner` (its name says so, it is a regular file, on
+/// device `dev` where given): what may be removed once that owner is gone.
+fn is_claim_of(path: &Path, owner: Owner, dev: Option<u64>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(CLAIM_PREFIX))
+        .and_then(Owner::parse)
+        .is_some_and(|(o, rest)| o == owner && rest.is_empty());
+    named
+        && std::fs::symlink_metadata(path)
+            .is_ok_and(|m| m.is_file() && dev.is_none_or(|dev| m.dev() == dev))
 }
 
 /// The directories that hold this user's registries of claims, one per file system:
@@ -679,8 +718,10 @@ fn registry_dir(base: &Path, dev: u64, create: bool) -> Option<PathBuf> {
 }
 
 /// A claim's entry in the registry of its file system: a symbolic link named
-/// `PID-SEQ-BYTES` to the claim file, so that writers in other directories of the same
-/// file system count the claim too (and what it holds as blocks is found through it).
+/// `PID-SEQ.START-BYTES` to the claim file (`START` the start time of process `PID`: an
+/// entry whose process is gone, PID reused or not, is removed with its claim file), so that
+/// writers in other directories of the same file system count the claim too (and what it
+/// holds as blocks is found through it).
 #[derive(Debug)]
 struct RegistryEntry {
     path: PathBuf,
@@ -694,7 +735,8 @@ impl RegistryEntry {
     fn new(dev: u64, claim: &Path, seq: u64, bytes: u64) -> Option<Self> {
         use std::os::unix::fs::MetadataExt;
         let target = std::path::absolute(claim).ok()?;
-        let name = format!("{}-{seq}-{bytes}", std::process::id());
+        let owner = Owner::this();
+        let name = format!("{}-{}-{bytes}", owner.pid, owner.tag(seq));
         for base in registry_bases() {
             let Some(dir) = registry_dir(&base, dev, true) else {
                 continue;
@@ -721,18 +763,67 @@ impl Drop for RegistryEntry {
     }
 }
 
-/// Bytes claimed on the file system of `dir` by live ioscope writers' claims other than
-/// `own`, less what those claims still hold as blocks (already counted as used by the file
-/// system): those registered for the file system (any directory on it), and those beside
-/// `dir` (another user's, or where no registry could be used).
-fn claimed(dir: &Path, own: Option<&Path>) -> u64 {
+/// What live claims take of the free space of a file system, less what they already hold
+/// as blocks (counted as used by the file system already).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Claimed {
+    /// Bytes claimed by other ioscope processes.
+    others: u64,
+    /// Those processes (PIDs).
+    writers: Vec<libc::pid_t>,
+    /// Bytes this process's other outputs claimed and have not written yet.
+    own: u64,
+}
+
+impl Claimed {
+    fn total(&self) -> u64 {
+        self.others.saturating_add(self.own)
+    }
+
+    fn add(&mut self, owner: Owner, bytes: u64) {
+        if owner == Owner::this() {
+            self.own = self.own.saturating_add(bytes);
+        } else {
+            self.others = self.others.saturating_add(bytes);
+            if bytes > 0 && !self.writers.contains(&owner.pid) {
+                self.writers.push(owner.pid);
+            }
+        }
+    }
+
+    /// Says who claimed the space taken off what is free, where anyone did: `None` else.
+    fn explain(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.others > 0 {
+            let n = self.writers.len();
+            parts.push(format!(
+                "{} claimed by {n} other ioscope writer{} running now",
+                format_size(self.others),
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        if self.own > 0 {
+            parts.push(format!(
+                "{} claimed by this command's other outputs, not yet written",
+                format_size(self.own)
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join(" and "))
+    }
+}
+
+/// The claims on the file system of `dir` of live ioscope writers, other than `own`: those
+/// registered for the file system (any directory on it), and those beside `dir` (another
+/// user's, or where no registry could be used). A claim whose process is gone (its PID and
+/// start time, see [`Owner`]) is removed, with its entry, where it is this user's to remove.
+fn claimed(dir: &Path, own: Option<&Path>) -> Claimed {
     use std::os::unix::fs::MetadataExt;
     let own_id = own
         .and_then(|p| std::fs::symlink_metadata(p).ok())
         .map(|m| (m.dev(), m.ino()));
     // Claim files already counted through the registry.
     let mut counted: Vec<FileId> = Vec::new();
-    let mut total = 0u64;
+    let mut total = Claimed::default();
     if let Ok(dev) = std::fs::metadata(dir).map(|m| m.dev()) {
         for base in registry_bases() {
             let Some(registry) = registry_dir(&base, dev, false) else {
@@ -743,32 +834,42 @@ fn claimed(dir: &Path, own: Option<&Path>) -> u64 {
             };
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let mut parts = name.to_str().unwrap_or("").split('-');
-                let (Some(pid), Some(_seq), Some(bytes), None) =
-                    (parts.next(), parts.next(), parts.next(), parts.next())
-                else {
+                let Some((owner, rest)) = name.to_str().and_then(Owner::parse) else {
                     continue;
                 };
-                let (Ok(pid), Ok(bytes)) = (pid.parse::<libc::pid_t>(), bytes.parse::<u64>())
-                else {
+                let Some(bytes) = rest.strip_prefix('-').and_then(|b| b.parse::<u64>().ok()) else {
                     continue;
                 };
-                if pid <= 0 || process_gone(pid) {
+                let target = std::fs::read_link(entry.path());
+                if !owner.alive() {
+                    // Left by a writer that was killed: not a claim any more, whoever has
+                    // its PID now. Its claim file goes too, where it is one.
+                    if let Ok(target) = &target {
+                        if is_claim_of(target, owner, Some(dev)) {
+                            let _ = std::fs::remove_file(target);
+                        }
+                    }
+                    if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                        let _ = std::fs::remove_file(entry.path());
+                    }
                     continue;
                 }
-                let held =
-                    match std::fs::read_link(entry.path()).and_then(std::fs::symlink_metadata) {
-                        Ok(meta) if meta.is_file() && meta.dev() == dev => {
-                            let id = (meta.dev(), meta.ino());
-                            if Some(id) == own_id {
-                                continue;
-                            }
-                            counted.push(id);
-                            meta.blocks() * 512
+                let (held, id) = match target.and_then(std::fs::symlink_metadata) {
+                    Ok(meta) if meta.is_file() && meta.dev() == dev => {
+                        let id = (meta.dev(), meta.ino());
+                        if Some(id) == own_id {
+                            continue;
                         }
-                        _ => 0,
-                    };
-                total = total.saturating_add(bytes.saturating_sub(held));
+                        counted.push(id);
+                        (meta.blocks() * 512, Some(id))
+                    }
+                    _ => (0, None),
+                };
+                let outstanding = id
+                    .filter(|_| owner == Owner::this())
+                    .and_then(|id| own_outstanding(id, bytes, held))
+                    .unwrap_or_else(|| bytes.saturating_sub(held));
+                total.add(owner, outstanding);
             }
         }
     }
@@ -777,30 +878,32 @@ fn claimed(dir: &Path, own: Option<&Path>) -> u64 {
     };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        let Some(rest) = file_name
+        let Some((owner, "")) = file_name
             .to_str()
             .and_then(|n| n.strip_prefix(CLAIM_PREFIX))
+            .and_then(Owner::parse)
         else {
             continue;
         };
         if own.is_some_and(|own| own.file_name() == Some(file_name.as_os_str())) {
             continue;
         }
-        let Some(pid) = rest
-            .split('-')
-            .next()
-            .and_then(|p| p.parse::<libc::pid_t>().ok())
-            .filter(|&p| p > 0)
-        else {
-            continue;
-        };
-        if process_gone(pid) {
+        if !owner.alive() {
             // Left by a writer that was killed: not a claim any more.
+            if is_claim_of(&entry.path(), owner, None) {
+                let _ = std::fs::remove_file(entry.path());
+            }
             continue;
         }
         if let Ok(meta) = std::fs::symlink_metadata(entry.path()) {
-            if meta.is_file() && !counted.contains(&(meta.dev(), meta.ino())) {
-                total = total.saturating_add(meta.len().saturating_sub(meta.blocks() * 512));
+            let id = (meta.dev(), meta.ino());
+            if meta.is_file() && !counted.contains(&id) {
+                let held = meta.blocks() * 512;
+                let outstanding = Some(id)
+                    .filter(|_| owner == Owner::this())
+                    .and_then(|id| own_outstanding(id, meta.len(), held))
+                    .unwrap_or_else(|| meta.len().saturating_sub(held));
+                total.add(owner, outstanding);
             }
         }
     }
@@ -810,7 +913,7 @@ fn claimed(dir: &Path, own: Option<&Path>) -> u64 {
 /// Space in `dir` with the claims of other ioscope writers taken off what is available.
 fn space_less_claims(dir: &Path, own: Option<&Path>) -> Result<Space> {
     let mut space = space(dir)?;
-    space.available = space.available.saturating_sub(claimed(dir, own));
+    space.available = space.available.saturating_sub(claimed(dir, own).total());
     Ok(space)
 }
 
@@ -841,18 +944,31 @@ fn allocate(file: &File, len: libc::off_t, refused: impl Fn() -> anyhow::Error) 
 
 /// Takes `bytes` in `dir` for the output `name` (see [`Claim`]): fallocate, the margin
 /// checked again with every other claim counted, then the blocks given back.
-fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Claim> {
+/// `output` is the output's own descriptor: what it has written is taken off this claim
+/// when this process claims again (see [`OWN_CLAIMS`]).
+fn claim(
+    dir: &Path,
+    name: &str,
+    bytes: u64,
+    min_free: Option<u64>,
+    output: &File,
+) -> Result<Claim> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let seq = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!("{CLAIM_PREFIX}{}-{seq}", std::process::id()));
+    let owner = Owner::this();
+    let path = dir.join(format!("{CLAIM_PREFIX}{}-{}", owner.pid, owner.tag(seq)));
     let refused = |when: &str| -> anyhow::Error {
-        match space_less_claims(dir, Some(&path)) {
-            Ok(space) => {
+        let claims = claimed(dir, Some(&path));
+        match space(dir) {
+            Ok(mut space) => {
+                space.available = space.available.saturating_sub(claims.total());
                 let margin = min_free.unwrap_or_else(|| default_margin(space));
+                let less = claims
+                    .explain()
+                    .map_or_else(String::new, |who| format!(" (less {who})"));
+                let (needed, free) = crate::units::format_size_pair(bytes, space.available);
                 input(format!(
-                    "write {name}: not enough free space {when}: {} needed, {} free of {} (less what other ioscope writers claimed), and {} must stay free (set with --min-free)",
-                    format_size(bytes),
-                    format_size(space.available),
+                    "write {name}: not enough free space {when}: {needed} needed, {free} free of {}{less}, and {} must stay free (set with --min-free)",
                     format_size(space.total),
                     format_size(margin),
                 ))
@@ -878,10 +994,14 @@ fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Cl
     })?;
     let mut claim = Claim {
         _registration: crate::interrupt::Registration::new(&path),
+        id: file_id(&file),
         path: path.clone(),
         file,
         _entry: None,
     };
+    if let (Some(id), Ok(output)) = (claim.id, output.try_clone()) {
+        own_claims().push((id, output));
+    }
     let Ok(len) = libc::off_t::try_from(bytes) else {
         return Err(refused("to reserve"));
     };
@@ -905,7 +1025,7 @@ fn claim(dir: &Path, name: &str, bytes: u64, min_free: Option<u64>) -> Result<Cl
     let before = space_less_claims(dir, Some(&claim.path))?;
     let margin = min_free.unwrap_or_else(|| default_margin(before));
     if Footprint::of_file(bytes, before.block).bytes > before.available.saturating_sub(margin) {
-        return Err(refused("with what other ioscope writers claimed"));
+        return Err(refused("with what is claimed"));
     }
     let allocated = len > 0 && allocate(file, len, || refused("to reserve"))?;
     if allocated {
@@ -984,16 +1104,12 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         // A replaced file stays until its successor is complete: its space is not free.
         let claims = claimed(&parent, None);
         let mut space = space(&parent)?;
-        space.available = space.available.saturating_sub(claims);
+        space.available = space.available.saturating_sub(claims.total());
         let need = Footprint::of_file(bytes, space.block);
         ensure_room_for(space, &name, need, 0, policy.min_free).map_err(|e| {
-            if claims > 0 {
-                input(format!(
-                    "{e}; {} of what is free counts as taken: claimed by other ioscope writers running now",
-                    format_size(claims)
-                ))
-            } else {
-                e
+            match claims.explain() {
+                Some(who) => input(format!("{e}; of what is free, {who} counts as taken")),
+                None => e,
             }
         })?;
         // The claim beside it takes an inode too.
@@ -1044,7 +1160,13 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
     };
     if !is_special {
         // On a refusal the output is dropped, and so removed.
-        output.claim = Some(claim(&parent, &output.name, bytes, policy.min_free)?);
+        output.claim = Some(claim(
+            &parent,
+            &output.name,
+            bytes,
+            policy.min_free,
+            &output.file,
+        )?);
     }
     Ok(output)
 }

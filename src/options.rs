@@ -765,10 +765,9 @@ impl PatternsOptions {
             auto_grid(size)
         } else {
             if record > size {
+                let (record, size) = crate::units::format_size_pair(record, size);
                 return Err(input(format!(
-                    "{what}: --record ({}) is larger than --size ({})",
-                    format_size(record),
-                    args.size
+                    "{what}: --record ({record}) is larger than --size ({size})"
                 )));
             }
             let records = size.div_ceil(record);
@@ -982,19 +981,17 @@ impl DiskOptions {
         if let disk::DiskMode::Fsync(f) = &mode
             && size < f.block
         {
+            let (size, block) = crate::units::format_size_pair(size, f.block);
             return Err(input(format!(
-                "{what}: --size ({}) is smaller than one write of the fsync preset ({})",
-                format_size(size),
-                format_size(f.block)
+                "{what}: --size ({size}) is smaller than one write of the fsync preset ({block})"
             )));
         }
         if path.is_dir() {
             let largest = rows.iter().map(|r| r.block).max().unwrap_or(0);
             if size < largest {
+                let (size, largest) = crate::units::format_size_pair(size, largest);
                 return Err(input(format!(
-                    "{what}: --size ({}) is smaller than one block of {}",
-                    format_size(size),
-                    format_size(largest)
+                    "{what}: --size ({size}) is smaller than one block of {largest}"
                 )));
             }
         }

@@ -126,6 +126,21 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
+/// Two sizes a message compares (`--size (A) is smaller than one block of B`), each as
+/// [`format_size`] writes it, or both in exact bytes where the two would read the same:
+/// `2,300 bytes` and `2,302 bytes`, never `2.2 KiB` twice.
+pub fn format_size_pair(a: u64, b: u64) -> (String, String) {
+    let (x, y) = (format_size(a), format_size(b));
+    if a != b && x == y {
+        (
+            format!("{} bytes", group_thousands(a)),
+            format!("{} bytes", group_thousands(b)),
+        )
+    } else {
+        (x, y)
+    }
+}
+
 /// Formats a block size compactly for table columns: `1`, `4k`, `64k`, `1m`, `1.5m`.
 pub fn format_block_size(bytes: u64) -> String {
     for (shift, suffix) in [(40, "t"), (30, "g"), (20, "m"), (10, "k")] {
@@ -210,6 +225,23 @@ pub fn format_date(unix_seconds: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_sizes_that_differ_never_read_the_same() {
+        let (a, b) = format_size_pair(2300, 2302);
+        assert_eq!((a.as_str(), b.as_str()), ("2,300 bytes", "2,302 bytes"));
+        let (a, b) = format_size_pair(2300, 2310);
+        assert_eq!((a.as_str(), b.as_str()), ("2.2 KiB", "2.3 KiB"));
+        assert_eq!(
+            format_size_pair(4096, 8192),
+            ("4 KiB".into(), "8 KiB".into())
+        );
+        assert_eq!(
+            format_size_pair(4096, 4096),
+            ("4 KiB".into(), "4 KiB".into())
+        );
+        assert_eq!(format_size_pair(100, 101), ("100 B".into(), "101 B".into()));
+    }
 
     #[test]
     fn unix_times_become_utc_calendar_dates() {

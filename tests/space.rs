@@ -134,3 +134,214 @@ fn writers_in_two_directories_of_one_file_system_are_never_both_admitted() {
         assert_one_or_none_admitted(&results, ["a/f", "b/f"]);
     }
 }
+
+/// A process that is no ioscope, alive while the test runs: its PID stands for the PID of a
+/// killed writer that the system gave to another program.
+struct Sleeper(std::process::Child);
+
+impl Sleeper {
+    fn start() -> Self {
+        Self(
+            std::process::Command::new("sleep")
+                .arg("60")
+                .spawn()
+                .expect("start sleep"),
+        )
+    }
+
+    fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    /// Its start time, field 22 of /proc/PID/stat.
+    fn start_time(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        let after = &stat[stat.rfind(')').unwrap() + 1..];
+        after.split_whitespace().nth(19).unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// This user's registry of claims for the file system of `dir` under the private
+/// `$XDG_RUNTIME_DIR` `runtime` (created, mode 0700).
+fn registry_for(runtime: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let dev = std::fs::metadata(dir).unwrap().dev();
+    let registry = runtime.join("ioscope-claims").join(format!("{dev:x}"));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .recursive(true)
+        .create(&registry)
+        .unwrap();
+    registry
+}
+
+/// A claim file of `bytes` (sparse) named `name` in `dir`.
+fn claim_file(dir: &std::path::Path, name: &str, bytes: u64) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(bytes)
+        .unwrap();
+    path
+}
+
+/// `run OUT -w 64k 4` with `runtime` as `$XDG_RUNTIME_DIR`.
+fn write_with_registry(runtime: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    ioscope()
+        .env("XDG_RUNTIME_DIR", runtime)
+        .args(["run", out.to_str().unwrap(), "-w", "64k", "4"])
+        .output()
+        .unwrap()
+}
+
+const HUGE: u64 = 1 << 60;
+
+#[test]
+fn a_registry_entry_whose_pid_now_belongs_to_another_process_is_removed_not_trusted() {
+    let runtime = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let sleeper = Sleeper::start();
+    let (pid, wrong) = (sleeper.pid(), sleeper.start_time() + 7);
+    let registry = registry_for(runtime.path(), dir.path());
+    // Its claim file in another directory of the file system, and an entry of an older
+    // ioscope (no start time) whose PID is no ioscope now either.
+    let stale = claim_file(
+        &elsewhere,
+        &format!(".ioscope-reserve-{pid}-0.{wrong}"),
+        1 << 30,
+    );
+    let old = claim_file(&elsewhere, &format!(".ioscope-reserve-{pid}-1"), 1 << 30);
+    let entries = [
+        (format!("{pid}-0.{wrong}-{HUGE}"), &stale),
+        (format!("{pid}-1-{HUGE}"), &old),
+    ];
+    for (entry, target) in &entries {
+        std::os::unix::fs::symlink(target, registry.join(entry)).unwrap();
+    }
+    // Files of the user's that are no claim (their names say so) stay whatever happens.
+    let notes = file_with(&elsewhere, ".ioscope-reserve-notes", b"mine");
+    let other = file_with(
+        &elsewhere,
+        &format!(".ioscope-reserve-{pid}-2.txt"),
+        b"mine",
+    );
+    let out = write_with_registry(runtime.path(), &dir.path().join("f"));
+    assert!(
+        out.status.success(),
+        "a claim whose process is gone refuses nothing: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (entry, target) in &entries {
+        assert!(
+            std::fs::symlink_metadata(registry.join(entry)).is_err(),
+            "the stale entry {entry} is removed"
+        );
+        assert!(!target.exists(), "its claim file is removed: {target:?}");
+    }
+    assert!(
+        notes.exists() && other.exists(),
+        "files that are no claim stay"
+    );
+    assert_eq!(std::fs::read_dir(&registry).unwrap().count(), 0);
+}
+
+#[test]
+fn a_claim_file_beside_the_output_whose_pid_was_reused_is_removed_not_trusted() {
+    let runtime = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sleeper = Sleeper::start();
+    let (pid, wrong) = (sleeper.pid(), sleeper.start_time() + 1);
+    let stale = claim_file(
+        dir.path(),
+        &format!(".ioscope-reserve-{pid}-0.{wrong}"),
+        1 << 40,
+    );
+    let old = claim_file(dir.path(), &format!(".ioscope-reserve-{pid}-3"), 1 << 40);
+    let out = write_with_registry(runtime.path(), &dir.path().join("f"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stale.exists() && !old.exists(), "stale claims are removed");
+}
+
+#[test]
+fn a_claim_of_a_process_still_running_is_still_counted() {
+    // The same entry with the process's true start time: a live writer's claim, which
+    // refuses a write that does not fit beside it, and is left alone.
+    let runtime = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sleeper = Sleeper::start();
+    let (pid, start) = (sleeper.pid(), sleeper.start_time());
+    let registry = registry_for(runtime.path(), dir.path());
+    let entry = registry.join(format!("{pid}-0.{start}-{HUGE}"));
+    let target = dir.path().join(format!(".ioscope-reserve-{pid}-0.{start}"));
+    std::os::unix::fs::symlink(&target, &entry).unwrap();
+    let out = write_with_registry(runtime.path(), &dir.path().join("f"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = one_line_stderr(&out);
+    assert!(
+        err.contains("not enough free space")
+            && err.contains("by 1 other ioscope writer running now"),
+        "{err}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&entry).is_ok(),
+        "a live claim stays"
+    );
+    assert!(!dir.path().join("f").exists());
+}
+
+#[test]
+fn a_study_short_of_space_for_its_next_file_does_not_blame_other_writers() {
+    // 4 MiB scratch on 7 MiB with 1 MiB kept: the write sweep's own 4 MiB file does not
+    // fit. The study's own (written) scratch file is no other writer's claim.
+    let dir = tempfile::tempdir().unwrap();
+    let report = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let Some(mut cmd) = in_small_tmpfs("7m", dir.path(), &bin) else {
+        return;
+    };
+    let out = cmd
+        .args([
+            "study",
+            dir.path().to_str().unwrap(),
+            "--level",
+            "quick",
+            "--only",
+            "write-sweep",
+            "--size",
+            "4m",
+            "--block-sizes",
+            "64k,1m",
+            "--min-free",
+            "1m",
+            "-o",
+            report.path().to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "one JSON document: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let text = doc.to_string();
+    assert!(text.contains("not enough free space"), "{text:.3000}");
+    assert!(
+        !text.contains("other ioscope writer"),
+        "the study's own claim is not another writer's: {text:.3000}"
+    );
+}

@@ -229,12 +229,12 @@ fn fitting(options: &SweepOptions, size: u64, name: &str, what: &str) -> Result<
         .collect();
     let first_over = options.block_sizes.iter().find(|&&bs| bs > size);
     match first_over {
-        Some(&bs) if options.blocks_listed || fit.is_empty() => Err(crate::error::input(format!(
-            "sweep {name}: block size {} is larger than {what} ({}): no call could move a block of that size; choose block sizes up to {}",
-            crate::units::format_size(bs),
-            crate::units::format_size(size),
-            crate::units::format_size(size),
-        ))),
+        Some(&bs) if options.blocks_listed || fit.is_empty() => {
+            let (bs, size) = crate::units::format_size_pair(bs, size);
+            Err(crate::error::input(format!(
+                "sweep {name}: block size {bs} is larger than {what} ({size}): no call could move a block of that size; choose block sizes up to {size}",
+            )))
+        }
         _ => Ok(fit),
     }
 }

@@ -155,11 +155,10 @@ pub fn execute(
         None => default_size(&dir, budget.file_cap, options.min_free)?,
     };
     if let Some(&bs) = options.block_sizes.iter().flatten().find(|&&bs| bs > size) {
+        let (bs, size) = crate::units::format_size_pair(bs, size);
         return Err(crate::error::input(format!(
-            "study {}: block size {} is larger than the scratch file ({}): give a larger --size or block sizes up to it",
+            "study {}: block size {bs} is larger than the scratch file ({size}): give a larger --size or block sizes up to it",
             dir.display(),
-            format_size(bs),
-            format_size(size)
         )));
     }
     let parts: Vec<Part> = Part::ALL
