@@ -422,6 +422,9 @@ fn region(
     ioscope::trace::clock::Region {
         tid: 1,
         clock: "gettimeofday".into(),
+        pid: None,
+        io_of: Vec::new(),
+        io_tasks: 0,
         start_seconds: start,
         end_seconds: start + seconds,
         inside: calls,

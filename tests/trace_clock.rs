@@ -197,3 +197,187 @@ fn the_program_is_given_no_vdso_when_hidden_and_its_own_when_kept() {
     };
     assert_eq!(out.lines().next(), Some("vdso given, clock ok"), "{out}");
 }
+
+/// Reads the clock, has another task move 64 KiB (argv[1]: "thread", a second thread
+/// writes it; "fork", a child; "vfork-dd", `dd` run by vfork and exec; "grandchild", a
+/// child's child; "spawn-cat", `cat` started by posix_spawn reads argv[2]), waits for it,
+/// and reads the clock again: a region the program timed around another task's I/O. The
+/// timing thread itself moves no data between its two clock reads. Prints one line.
+const ACROSS: &str = r#"
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+extern char **environ;
+static const char *path;
+static void write_it(void) {
+    static char buf[4096];
+    memset(buf, 'x', sizeof buf);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) _exit(2);
+    for (int i = 0; i < 16; i++)
+        if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) _exit(3);
+    close(fd);
+}
+static void *worker(void *arg) { (void)arg; write_it(); return 0; }
+int main(int argc, char **argv) {
+    if (argc < 3) return 9;
+    const char *how = argv[1];
+    path = argv[2];
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (strcmp(how, "thread") == 0) {
+        pthread_t t;
+        if (pthread_create(&t, 0, worker, 0)) return 4;
+        pthread_join(t, 0);
+    } else if (strcmp(how, "fork") == 0) {
+        pid_t c = fork();
+        if (c == 0) { write_it(); _exit(0); }
+        waitpid(c, 0, 0);
+    } else if (strcmp(how, "grandchild") == 0) {
+        pid_t c = fork();
+        if (c == 0) {
+            pid_t g = fork();
+            if (g == 0) { write_it(); _exit(0); }
+            waitpid(g, 0, 0);
+            _exit(0);
+        }
+        waitpid(c, 0, 0);
+    } else if (strcmp(how, "vfork-dd") == 0) {
+        char of[4096];
+        snprintf(of, sizeof of, "of=%s", path);
+        pid_t c = vfork();
+        if (c == 0) {
+            execlp("dd", "dd", "if=/dev/zero", of, "bs=4096", "count=16", "status=none", (char *)0);
+            _exit(127);
+        }
+        int st = 0;
+        waitpid(c, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return 5;
+    } else if (strcmp(how, "spawn-cat") == 0) {
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        char *args[] = {"cat", (char *)path, 0};
+        pid_t c;
+        if (posix_spawnp(&c, "cat", &fa, 0, args, environ)) return 6;
+        int st = 0;
+        waitpid(c, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return 7;
+    } else {
+        return 8;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("timed %s: %s\n", how, b.tv_sec >= a.tv_sec ? "ok" : "broken");
+    return 0;
+}
+"#;
+
+/// Traces ACROSS with `how` and returns the one region timed around another task's I/O
+/// (after checking there is exactly one such region, timed by the first process's main
+/// thread), or `None` where the test is skipped.
+fn across(how: &str) -> Option<(Value, Value)> {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(dir.path(), "across", ACROSS, &["-pthread"])?;
+    let data = dir.path().join("data");
+    if how == "spawn-cat" {
+        std::fs::write(&data, vec![b'y'; 64 << 10]).unwrap();
+    }
+    let (doc, out, code) = trace(&[], &[exe.to_str().unwrap(), how, data.to_str().unwrap()])?;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("timed {how}: ok")), "{out}");
+    let clock = &doc["clock"];
+    let across: Vec<&Value> = clock["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("io_of").is_some())
+        .collect();
+    assert_eq!(across.len(), 1, "{clock:#}");
+    assert_eq!(clock["regions_across"], 1, "{clock:#}");
+    let r = across[0].clone();
+    assert_eq!(r["clock"], "clock_gettime", "{r:#}");
+    assert_eq!(r["pid"], r["tid"], "timed by the main thread: {r:#}");
+    Some((doc, r))
+}
+
+#[test]
+fn a_thread_timing_another_thread_s_writes_gets_a_region_naming_that_thread() {
+    let Some((doc, r)) = across("thread") else {
+        return;
+    };
+    assert_eq!(r["bytes_written"], 16 * 4096, "{r:#}");
+    assert_eq!(r["inside"]["write"]["calls"], 16, "{r:#}");
+    assert_eq!(r["io_of"][0]["relation"], "thread", "{r:#}");
+    assert_eq!(r["io_of"][0]["pid"], r["pid"], "{r:#}");
+    assert_ne!(r["io_of"][0]["tid"], r["tid"], "{r:#}");
+    let text = report_text(&doc);
+    assert!(
+        text.contains("timed around the I/O of its thread"),
+        "{text}"
+    );
+    assert!(text.contains("moving no data itself"), "{text}");
+}
+
+#[test]
+fn a_parent_timing_its_forked_child_s_writes_gets_a_region_naming_the_child() {
+    let Some((doc, r)) = across("fork") else {
+        return;
+    };
+    assert_eq!(r["bytes_written"], 16 * 4096, "{r:#}");
+    assert_eq!(r["io_of"][0]["relation"], "child", "{r:#}");
+    assert_ne!(r["io_of"][0]["pid"], r["pid"], "{r:#}");
+    assert_eq!(r["closing_inside"]["close"], 1, "{r:#}");
+    let text = report_text(&doc);
+    assert!(
+        text.contains("timed around the I/O of its child process"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_parent_timing_dd_run_by_vfork_and_exec_gets_a_region_naming_dd() {
+    let Some((doc, r)) = across("vfork-dd") else {
+        return;
+    };
+    assert_eq!(r["bytes_written"], 16 * 4096, "{r:#}");
+    let dd = r["io_of"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["program"] == "dd")
+        .unwrap_or_else(|| panic!("dd named: {r:#}"));
+    assert_eq!(dd["relation"], "child", "{r:#}");
+    let text = report_text(&doc);
+    assert!(text.contains("child process"), "{text}");
+    assert!(text.contains("(dd)"), "{text}");
+}
+
+#[test]
+fn a_parent_timing_a_grandchild_s_writes_gets_a_region_naming_a_descendant() {
+    let Some((_, r)) = across("grandchild") else {
+        return;
+    };
+    assert_eq!(r["bytes_written"], 16 * 4096, "{r:#}");
+    assert_eq!(r["io_of"][0]["relation"], "descendant", "{r:#}");
+}
+
+#[test]
+fn a_parent_timing_cat_started_by_posix_spawn_gets_a_region_of_its_reads() {
+    let Some((_, r)) = across("spawn-cat") else {
+        return;
+    };
+    assert!(r["bytes_read"].as_u64().unwrap() >= 64 << 10, "{r:#}");
+    assert!(
+        r["io_of"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["program"] == "cat" && d["relation"] == "child"),
+        "{r:#}"
+    );
+}

@@ -162,6 +162,9 @@ fn copy_region(start: f64, seconds: f64, bytes: u64) -> ioscope::trace::clock::R
     Region {
         tid: 1,
         clock: "clock_gettime".into(),
+        pid: None,
+        io_of: Vec::new(),
+        io_tasks: 0,
         start_seconds: start,
         end_seconds: start + seconds,
         inside: BTreeMap::from([

@@ -297,6 +297,10 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                     (vdso == Vdso::Hide).then(|| crate::trace::vdso::hide(tid)),
                 ),
                 Event::Exiting { tid } => clocks.ended(tid),
+                // Threads and processes, for the regions one times around another's I/O.
+                Event::Spawned { parent, child } => {
+                    clocks.spawned(parent, child, resolve.tgid(child));
+                }
                 _ => {}
             }
             if let Event::Exec { tid } | Event::Exiting { tid } = event {

@@ -637,9 +637,15 @@ pub fn check_against_region(figure: &ClaimedFigure, region: &RegionSeen) -> Figu
 /// region around its 1,024 write() calls). Figures with no such region keep their check
 /// against the time inside the calls.
 pub fn against_regions(check: &mut ClaimCheck, regions: &[Region]) {
-    let mut ordered: Vec<&Region> = regions.iter().collect();
+    // A tool's figure is first looked for among the regions its threads timed around their
+    // own I/O; one timed around other tasks' I/O (a parent timing its children) is taken
+    // only where none of those matches.
+    let mut ordered: Vec<&Region> = regions.iter().filter(|r| !r.across()).collect();
     ordered.sort_by(|a, b| a.start_seconds.total_cmp(&b.start_seconds));
+    let mut across: Vec<&Region> = regions.iter().filter(|r| r.across()).collect();
+    across.sort_by(|a, b| a.start_seconds.total_cmp(&b.start_seconds));
     let mut next = 0;
+    let mut next_across = 0;
     for fc in &mut check.figures {
         // A copy's figure (dd's) counts the bytes copied once: those written, not the sum
         // of both directions.
@@ -648,11 +654,27 @@ pub fn against_regions(check: &mut ClaimCheck, regions: &[Region]) {
             Moves::Write | Moves::Both => Some(r.bytes_written),
             Moves::Neither => None,
         };
-        let found = ordered.iter().enumerate().skip(next).find(|(_, r)| {
+        let fits = |r: &Region| {
             moved(r).is_some_and(|b| b > 0 && verdict::same(b as f64, fc.figure.bytes as f64))
-        });
-        let Some((i, region)) = found else { continue };
-        next = i + 1;
+        };
+        let region = match ordered.iter().enumerate().skip(next).find(|(_, r)| fits(r)) {
+            Some((i, region)) => {
+                next = i + 1;
+                *region
+            }
+            None => match across
+                .iter()
+                .enumerate()
+                .skip(next_across)
+                .find(|(_, r)| fits(r))
+            {
+                Some((i, region)) => {
+                    next_across = i + 1;
+                    *region
+                }
+                None => continue,
+            },
+        };
         let bytes = moved(region).unwrap_or(0);
         let calls = region
             .inside

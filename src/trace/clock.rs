@@ -9,7 +9,15 @@
 //! counted there. An fsync-type call or close of the same thread on a file the region moved
 //! data in, made after the region's closing clock read and before that thread's next region
 //! that moves data in the same file, is **after** it: a figure the program computes over
-//! the region leaves it out. Other threads' calls are not counted in a thread's regions.
+//! the region leaves it out. Other threads' calls are not counted in a thread's own regions.
+//!
+//! Across tasks: an interval in which its thread moved no data, but other tasks of its
+//! process tree did — the other threads of its process, or the processes it forked and
+//! their descendants (a child that writes while the parent waits, `dd` run by vfork and
+//! exec between two clock reads, as `time dd` does) — is a region **timed around their
+//! I/O**: their calls inside it are counted there, and the tasks are named. An interval
+//! with I/O only in traced tasks outside that tree (a sibling, a parent) is not attributed,
+//! and counted as such.
 
 use super::sys::{Call, Syscall};
 use super::vdso::Hidden;
@@ -50,12 +58,62 @@ pub struct RegionFile {
     pub last_access: u64,
 }
 
+/// How a task whose I/O a region holds is related to the thread that timed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kin {
+    /// Another thread of the same process.
+    Thread,
+    /// A process it forked (or vforked, or spawned), whatever that process executed.
+    Child,
+    /// A process further down: a child's child, and so on.
+    Descendant,
+}
+
+impl Kin {
+    /// The words the text uses: "thread", "child process", "descendant process".
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Thread => "thread",
+            Self::Child => "child process",
+            Self::Descendant => "descendant process",
+        }
+    }
+}
+
+/// A task whose I/O is in a region timed by another thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Doer {
+    /// The task (thread id).
+    pub tid: i32,
+    /// Its process.
+    pub pid: i32,
+    /// How it is related to the timing thread.
+    pub relation: Kin,
+    /// Its program's name (/proc comm) when its first call there was seen, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+}
+
+/// Tasks named per region timed around other tasks' I/O (the count holds them all).
+pub const DOERS_NAMED: usize = 8;
+
 /// One interval the program timed: between two consecutive clock reads of one thread, with
-/// data moved inside.
+/// data moved inside (by that thread, or, when it moved none, by other tasks of its tree).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Region {
     /// The thread.
     pub tid: i32,
+    /// Its process, when known (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i32>,
+    /// When the thread moved no data in it: the other tasks of its tree whose I/O it holds
+    /// (at most [`DOERS_NAMED`]); empty for a region of the thread's own I/O.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub io_of: Vec<Doer>,
+    /// How many tasks those were (`io_of` names the first ones).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub io_tasks: u64,
     /// The clock call that opened it (and closed it).
     pub clock: String,
     /// Seconds from the start of the trace to the clock read that opened it.
@@ -85,6 +143,10 @@ pub struct Region {
     pub files: Vec<RegionFile>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Calls that sync a file's data to its device (as the trace's `sync_seconds` counts them).
 pub const SYNCS: &[&str] = &["fsync", "fdatasync", "sync_file_range", "msync"];
 
@@ -111,6 +173,27 @@ impl Region {
     pub fn syncs_after(&self) -> u64 {
         SYNCS.iter().filter_map(|n| self.after.get(*n)).sum()
     }
+
+    /// Whether it holds other tasks' I/O, timed by a thread that moved no data in it.
+    pub fn across(&self) -> bool {
+        !self.io_of.is_empty()
+    }
+}
+
+/// An interval timed by a thread that moved no data, with I/O only in traced tasks outside
+/// its process and its descendants: not attributed to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unattributed {
+    /// The thread that read the clock.
+    pub tid: i32,
+    /// Its process.
+    pub pid: i32,
+    /// Seconds from the start of the trace to its two clock reads.
+    pub start_seconds: f64,
+    /// See `start_seconds`.
+    pub end_seconds: f64,
+    /// The processes that moved data meanwhile (the first few).
+    pub io_pids: Vec<i32>,
 }
 
 /// What the trace saw of the program's clock.
@@ -135,6 +218,16 @@ pub struct ClockReport {
     pub regions_found: u64,
     /// The regions moving the most bytes (at most [`KEPT`]), in the order they began.
     pub regions: Vec<Region>,
+    /// Of the regions found, those timed by a thread around other tasks' I/O.
+    #[serde(default)]
+    pub regions_across: u64,
+    /// Intervals of a thread that moved no data, while only traced tasks outside its
+    /// process tree did: not attributed.
+    #[serde(default)]
+    pub unattributed: u64,
+    /// The first of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unattributed_first: Option<Unattributed>,
 }
 
 /// Regions kept in a report: those moving the most bytes.
@@ -214,6 +307,43 @@ impl Interval {
     fn moved_data(&self) -> bool {
         !self.files.is_empty() || self.bytes_read + self.bytes_written > 0
     }
+
+    /// Counts call `s` (which returned `got` bytes, ended at `when`) on `file`.
+    fn add(&mut self, s: &Syscall, got: u64, when: f64, file: Option<(String, u64)>) {
+        let m = self.inside.entry(s.call.name().to_string()).or_default();
+        m.calls += 1;
+        if reads_data(s.call) {
+            m.bytes += got;
+            self.bytes_read += got;
+        } else if writes_data(s.call) {
+            m.bytes += got;
+            self.bytes_written += got;
+        }
+        let data = reads_data(s.call) || writes_data(s.call);
+        match file {
+            Some((path, n)) if data => {
+                let e = self.files.entry(path).or_insert((n, n));
+                e.1 = n;
+            }
+            file if closes_or_syncs(s.call) => {
+                self.closing.push((s.call, file.map(|f| f.0), when));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What other tasks of a thread's tree did since its last clock read, while it moved no
+/// data itself; and the processes outside the tree that moved data meanwhile.
+#[derive(Default)]
+struct Others {
+    calls: Interval,
+    /// The tasks that made them, in the order first seen (at most [`DOERS_NAMED`]).
+    doers: Vec<Doer>,
+    /// All the tasks that made them.
+    tasks: std::collections::HashSet<i32>,
+    /// Processes outside the tree that moved data (the first few).
+    outside: Vec<i32>,
 }
 
 #[derive(Default)]
@@ -221,10 +351,21 @@ struct Thread {
     /// The last clock read: when, and which call.
     since: Option<(f64, Call)>,
     open: Interval,
+    /// Other tasks' calls over the open interval, while the thread moved no data itself.
+    others: Others,
     /// Per file, the thread's last region that moved data in it: where its later syncs
     /// and closes of that file go.
     last_for_file: HashMap<String, usize>,
 }
+
+/// How a thread's name is found: /proc/TID/comm.
+fn proc_comm(tid: i32) -> Option<String> {
+    let name = std::fs::read_to_string(format!("/proc/{tid}/comm")).ok()?;
+    Some(crate::text::printable(name.trim_end_matches('\n')))
+}
+
+/// How deep the process tree is walked looking for an ancestor.
+const MAX_DEPTH: usize = 64;
 
 /// Follows the clock reads and calls of every thread and finds the timed regions.
 pub struct Clocks {
@@ -236,6 +377,17 @@ pub struct Clocks {
     hidden: u64,
     without: u64,
     not_hidden: Vec<String>,
+    /// Each task's process, where it is not its own id.
+    tgid: HashMap<i32, i32>,
+    /// Each process's parent process, for the processes seen forked.
+    parent: HashMap<i32, i32>,
+    /// The threads with an open interval in which they moved no data yet: other tasks'
+    /// calls are followed for them.
+    watchers: std::collections::HashSet<i32>,
+    across: u64,
+    unattributed: u64,
+    unattributed_first: Option<Unattributed>,
+    name_of: fn(i32) -> Option<String>,
 }
 
 impl Clocks {
@@ -250,6 +402,98 @@ impl Clocks {
             hidden: 0,
             without: 0,
             not_hidden: Vec::new(),
+            tgid: HashMap::new(),
+            parent: HashMap::new(),
+            watchers: std::collections::HashSet::new(),
+            across: 0,
+            unattributed: 0,
+            unattributed_first: None,
+            name_of: proc_comm,
+        }
+    }
+
+    /// The process of task `tid` (its own id when not seen created as a thread).
+    fn pid_of(&self, tid: i32) -> i32 {
+        self.tgid.get(&tid).copied().unwrap_or(tid)
+    }
+
+    /// Task `child` was created by task `parent`; `child_pid`: its process, when known
+    /// (another thread of the parent's process, or a new process).
+    pub fn spawned(&mut self, parent: i32, child: i32, child_pid: Option<i32>) {
+        let ppid = self.pid_of(parent);
+        let cpid = child_pid.unwrap_or(child);
+        if cpid == child {
+            self.tgid.remove(&child);
+        } else {
+            self.tgid.insert(child, cpid);
+        }
+        if cpid != ppid {
+            self.parent.insert(cpid, ppid);
+        }
+    }
+
+    /// How task `doer` is related to thread `timer`: another thread of its process, or a
+    /// thread of one of its descendant processes; `None` otherwise (itself included).
+    fn relation(&self, timer: i32, doer: i32) -> Option<Kin> {
+        if timer == doer {
+            return None;
+        }
+        let home = self.pid_of(timer);
+        let mut p = self.pid_of(doer);
+        if p == home {
+            return Some(Kin::Thread);
+        }
+        for depth in 0..MAX_DEPTH {
+            p = *self.parent.get(&p)?;
+            if p == home {
+                return Some(if depth == 0 {
+                    Kin::Child
+                } else {
+                    Kin::Descendant
+                });
+            }
+        }
+        None
+    }
+
+    /// Call `s` of one task, for the threads watching their tree: counted in the interval
+    /// of each whose tree holds the task, or noted as outside it.
+    fn watched(&mut self, s: &Syscall, got: u64, when: f64, file: &Option<(String, u64)>) {
+        if self.watchers.is_empty() {
+            return;
+        }
+        let data = reads_data(s.call) || writes_data(s.call);
+        let watchers: Vec<i32> = self.watchers.iter().copied().collect();
+        for w in watchers {
+            match self.relation(w, s.tid) {
+                Some(relation) => {
+                    let pid = self.pid_of(s.tid);
+                    let name_of = self.name_of;
+                    let Some(t) = self.threads.get_mut(&w) else {
+                        continue;
+                    };
+                    let o = &mut t.others;
+                    if data && o.tasks.insert(s.tid) && o.doers.len() < DOERS_NAMED {
+                        o.doers.push(Doer {
+                            tid: s.tid,
+                            pid,
+                            relation,
+                            program: name_of(s.tid),
+                        });
+                    }
+                    o.calls.add(s, got, when, file.clone());
+                }
+                None if data && w != s.tid => {
+                    let pid = self.pid_of(s.tid);
+                    if let Some(t) = self.threads.get_mut(&w)
+                        && t.others.outside.len() < 4
+                        && !t.others.outside.contains(&pid)
+                    {
+                        t.others.outside.push(pid);
+                    }
+                }
+                None => {}
+            }
         }
     }
 
@@ -270,6 +514,7 @@ impl Clocks {
     /// Thread `tid` ends (or executes another program): its open interval is not a region;
     /// its syncs and closes go after its last region.
     pub fn ended(&mut self, tid: i32) {
+        self.watchers.remove(&tid);
         if let Some(mut t) = self.threads.remove(&tid) {
             let open = std::mem::take(&mut t.open);
             self.close_after(&t, open.closing, &[]);
@@ -287,77 +532,66 @@ impl Clocks {
             }
             return;
         }
+        let got = if s.failed { 0 } else { s.ret.max(0) as u64 };
+        self.watched(s, got, when, &file);
         let t = self.threads.entry(s.tid).or_default();
         if t.since.is_none() && t.last_for_file.is_empty() {
             // Before the thread's first clock read: in no region and after none.
             return;
         }
-        let got = if s.failed { 0 } else { s.ret.max(0) as u64 };
-        let m = t.open.inside.entry(s.call.name().to_string()).or_default();
-        m.calls += 1;
-        if reads_data(s.call) {
-            m.bytes += got;
-            t.open.bytes_read += got;
-        } else if writes_data(s.call) {
-            m.bytes += got;
-            t.open.bytes_written += got;
-        }
-        let data = reads_data(s.call) || writes_data(s.call);
-        match file {
-            Some((path, n)) if data => {
-                let e = t.open.files.entry(path).or_insert((n, n));
-                e.1 = n;
-            }
-            file if closes_or_syncs(s.call) => {
-                t.open.closing.push((s.call, file.map(|f| f.0), when));
-            }
-            _ => {}
+        t.open.add(s, got, when, file);
+        if t.open.moved_data() && self.watchers.remove(&s.tid) {
+            // Its own region now: other tasks' calls are not counted in it.
+            t.others = Others::default();
         }
     }
 
     fn clock_read(&mut self, tid: i32, call: Call, when: f64) {
         let mut t = self.threads.remove(&tid).unwrap_or_default();
         let open = std::mem::take(&mut t.open);
+        let others = std::mem::take(&mut t.others);
+        let pid = self.pid_of(tid);
+        if let Some((start, opened)) = t.since
+            && !open.moved_data()
+        {
+            if others.calls.moved_data() {
+                self.across += 1;
+                self.found += 1;
+                let region = region_of(
+                    tid,
+                    pid,
+                    opened,
+                    start,
+                    when,
+                    others.calls,
+                    others.doers,
+                    others.tasks.len() as u64,
+                );
+                self.regions.push(Some(region.0));
+                self.threads.insert(tid, t);
+                self.thin();
+                t = self.threads.remove(&tid).unwrap_or_default();
+            } else if !others.outside.is_empty() {
+                self.unattributed += 1;
+                self.unattributed_first.get_or_insert(Unattributed {
+                    tid,
+                    pid,
+                    start_seconds: start,
+                    end_seconds: when,
+                    io_pids: others.outside,
+                });
+            }
+        }
         if let Some((start, opened)) = t.since
             && open.moved_data()
         {
             self.found += 1;
-            let seconds = (when - start).max(0.0);
-            let bytes = open.bytes_read + open.bytes_written;
-            let files: Vec<RegionFile> = open
-                .files
-                .into_iter()
-                .map(|(path, (first_access, last_access))| RegionFile {
-                    path,
-                    first_access,
-                    last_access,
-                })
-                .collect();
-            let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-            let mut closing_inside: BTreeMap<String, u64> = BTreeMap::new();
-            for (call, path, _) in &open.closing {
-                if path.as_ref().is_some_and(|p| paths.contains(p)) {
-                    *closing_inside.entry(call.name().to_string()).or_default() += 1;
-                }
-            }
+            let (region, closing) = region_of(tid, pid, opened, start, when, open, Vec::new(), 0);
+            let paths: Vec<String> = region.files.iter().map(|f| f.path.clone()).collect();
             // Syncs and closes of files this region did not move data in may still be
             // after an earlier one that did.
-            self.close_after(&t, open.closing, &paths);
-            self.regions.push(Some(Region {
-                tid,
-                clock: opened.name().to_string(),
-                start_seconds: start,
-                end_seconds: when,
-                inside: open.inside,
-                closing_inside,
-                bytes_read: open.bytes_read,
-                bytes_written: open.bytes_written,
-                after: BTreeMap::new(),
-                after_end_seconds: None,
-                bytes_per_second_over_region: rate(bytes, seconds),
-                bytes_per_second_with_after: None,
-                files,
-            }));
+            self.close_after(&t, closing, &paths);
+            self.regions.push(Some(region));
             let index = self.regions.len() - 1;
             for p in paths {
                 t.last_for_file.insert(p, index);
@@ -370,6 +604,7 @@ impl Clocks {
         }
         t.since = Some((when, call));
         self.threads.insert(tid, t);
+        self.watchers.insert(tid);
     }
 
     /// Syncs and closes of an interval go after the thread's last region that moved data
@@ -450,8 +685,66 @@ impl Clocks {
             read_seconds_vdso,
             regions_found: self.found,
             regions,
+            regions_across: self.across,
+            unattributed: self.unattributed,
+            unattributed_first: self.unattributed_first,
         }
     }
+}
+
+/// The region of `interval` between two clock reads of thread `tid` (of process `pid`):
+/// its own calls, or (`io_of` not empty) other tasks'; with the syncs and closes of the
+/// interval, for what comes after it.
+#[allow(clippy::too_many_arguments)]
+fn region_of(
+    tid: i32,
+    pid: i32,
+    opened: Call,
+    start: f64,
+    when: f64,
+    interval: Interval,
+    io_of: Vec<Doer>,
+    io_tasks: u64,
+) -> (Region, Vec<(Call, Option<String>, f64)>) {
+    let seconds = (when - start).max(0.0);
+    let bytes = interval.bytes_read + interval.bytes_written;
+    let files: Vec<RegionFile> = interval
+        .files
+        .into_iter()
+        .map(|(path, (first_access, last_access))| RegionFile {
+            path,
+            first_access,
+            last_access,
+        })
+        .collect();
+    let mut closing_inside: BTreeMap<String, u64> = BTreeMap::new();
+    for (call, path, _) in &interval.closing {
+        if path
+            .as_ref()
+            .is_some_and(|p| files.iter().any(|f| &f.path == p))
+        {
+            *closing_inside.entry(call.name().to_string()).or_default() += 1;
+        }
+    }
+    let region = Region {
+        tid,
+        pid: Some(pid),
+        io_of,
+        io_tasks,
+        clock: opened.name().to_string(),
+        start_seconds: start,
+        end_seconds: when,
+        inside: interval.inside,
+        closing_inside,
+        bytes_read: interval.bytes_read,
+        bytes_written: interval.bytes_written,
+        after: BTreeMap::new(),
+        after_end_seconds: None,
+        bytes_per_second_over_region: rate(bytes, seconds),
+        bytes_per_second_with_after: None,
+        files,
+    };
+    (region, interval.closing)
 }
 
 /// Bytes per second, 0 over no time.

@@ -7,7 +7,7 @@
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::svg::Series;
 use crate::report::text::line;
-use crate::trace::clock::{ClockReport, Region, SYNCS, Vdso};
+use crate::trace::clock::{ClockReport, Kin, Region, SYNCS, Unattributed, Vdso};
 use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
 
 /// Regions shown in the text (all kept ones are in --json).
@@ -26,6 +26,9 @@ pub fn text(out: &mut String, c: &ClockReport, run_seconds: f64) {
             "",
             format!("vDSO not hidden in a program ({why}): its clock reads are not seen"),
         );
+    }
+    if let Some(u) = &c.unattributed_first {
+        line(out, "", unattributed_sentence(c.unattributed, u));
     }
     if c.regions_found == 0 {
         return;
@@ -47,9 +50,62 @@ pub fn text(out: &mut String, c: &ClockReport, run_seconds: f64) {
             )
         },
     );
+    if c.regions_across > 0 {
+        line(
+            out,
+            "",
+            format!(
+                "{} of them timed around other tasks' I/O: a thread that moved no data between its two clock reads while other threads of its process, or processes it started, did",
+                group_thousands(c.regions_across)
+            ),
+        );
+    }
     for (i, r) in shown {
         line(out, &format!("region {}", i + 1), region_sentence(r));
     }
+}
+
+/// The intervals timed around I/O that could not be attributed: how many, and the first.
+pub fn unattributed_sentence(count: u64, u: &Unattributed) -> String {
+    let pids: Vec<String> = u.io_pids.iter().map(|p| p.to_string()).collect();
+    format!(
+        "{} interval(s) timed by a thread that moved no data while only traced processes outside its process and its descendants did: not attributed (the first: thread {} of process {}, {} .. {} into the run, I/O of process {})",
+        group_thousands(count),
+        u.tid,
+        u.pid,
+        format_seconds(u.start_seconds),
+        format_seconds(u.end_seconds),
+        join_and(&pids)
+    )
+}
+
+/// "thread 12", "child process 40 (dd)" and so on, for a region timed around other tasks'
+/// I/O; with the count of those not named.
+fn doers(r: &Region) -> String {
+    let mut words: Vec<String> = r
+        .io_of
+        .iter()
+        .map(|d| {
+            let id = if d.relation == Kin::Thread {
+                d.tid
+            } else {
+                d.pid
+            };
+            match &d.program {
+                Some(p) => format!(
+                    "{} {id} ({})",
+                    d.relation.words(),
+                    crate::text::printable(p)
+                ),
+                None => format!("{} {id}", d.relation.words()),
+            }
+        })
+        .collect();
+    let more = r.io_tasks.saturating_sub(r.io_of.len() as u64);
+    if more > 0 {
+        words.push(format!("{} more task(s)", group_thousands(more)));
+    }
+    join_and(&words)
 }
 
 /// The regions the text shows, with their index among the kept ones: the [`SHOWN`] moving
@@ -183,9 +239,20 @@ pub fn region_sentence(r: &Region) -> String {
         .map(|(n, m)| (n.clone(), m.calls, m.bytes))
         .collect();
     let after: Vec<(String, u64, u64)> = r.after.iter().map(|(n, k)| (n.clone(), *k, 0)).collect();
+    let who = match (r.across(), r.pid) {
+        (true, Some(pid)) => format!("thread {} of process {pid}", r.tid),
+        _ => format!("thread {}", r.tid),
+    };
+    let around = if r.across() {
+        format!(
+            ", timed around the I/O of its {}, moving no data itself",
+            doers(r)
+        )
+    } else {
+        String::new()
+    };
     let mut s = format!(
-        "thread {}, {} .. {} into the run ({} by {}): {} inside = {} over the region",
-        r.tid,
+        "{who}, {} .. {} into the run ({} by {}){around}: {} inside = {} over the region",
         format_seconds(r.start_seconds),
         format_seconds(r.end_seconds),
         format_seconds(r.seconds()),
@@ -219,6 +286,10 @@ pub fn region_sentence(r: &Region) -> String {
         if let Some(with) = r.bytes_per_second_with_after {
             s.push_str(&with_after(r.bytes_per_second_over_region, with));
         }
+    } else if r.bytes_written > 0 && r.across() {
+        s.push_str(
+            "; no fsync inside it (calls after a region timed around other tasks' I/O are not followed): what they wrote may still be only in the page cache",
+        );
     } else if r.bytes_written > 0 {
         s.push_str(
             "; no fsync inside or after it: what it wrote may still be only in the page cache",
@@ -294,6 +365,9 @@ mod tests {
         Region {
             tid: 7,
             clock: "gettimeofday".into(),
+            pid: None,
+            io_of: Vec::new(),
+            io_tasks: 0,
             start_seconds: 1.0,
             end_seconds: 1.1,
             inside: inside
@@ -390,6 +464,9 @@ mod tests {
             read_seconds_vdso: Some(20e-9),
             regions_found: 0,
             regions: Vec::new(),
+            regions_across: 0,
+            unattributed: 0,
+            unattributed_first: None,
         }
     }
 
