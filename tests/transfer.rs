@@ -656,7 +656,8 @@ fn the_receivers_startup_line_is_a_line_of_its_own() {
     assert_eq!(code, Some(130), "{stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
     assert!(lines[0].ends_with("Ctrl-C stops"), "{stderr}");
-    assert!(lines[1].starts_with("warning: "), "{stderr}");
+    // The failed session: one `error:` line (no doubled "warning: error:").
+    assert!(lines[1].starts_with("error: "), "{stderr}");
 }
 
 /// `--timeout 0` would set no timeout at all (a silent peer waited for forever): refused.

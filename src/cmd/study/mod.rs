@@ -346,7 +346,7 @@ impl PartRunner<'_> {
             )),
             Part::Cache if !self.has_device => Some(format!(
                 "no block device under {} (tmpfs or another memory file system): its pages cannot be evicted, so every read is a warm read",
-                crate::text::printable_path(&self.dir)
+                crate::text::printable_path(self.dir)
             )),
             _ => None,
         }
