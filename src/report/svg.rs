@@ -299,9 +299,9 @@ pub fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
             return v;
         }
     }
-    // Every k-th power of ten: the smallest k that fits, found by counting, not by trying.
-    let first_every = decades.div_ceil(max).max(2);
-    for every in first_every..first_every + 3 {
+    // Every k-th power of ten, the smallest k that fits: k = ceil(decades / max) always
+    // does, so no more than that is tried.
+    for every in 2..=decades.div_ceil(max).max(2) + 2 {
         let v: Vec<f64> = (d0..=d1)
             .filter(|d| d.rem_euclid(every as i32) == 0)
             .map(|d| 10f64.powi(d))

@@ -136,6 +136,11 @@ pub fn fit(text: &str, stream: Stream) -> String {
     }
 }
 
+/// Whether a line of a drawn table holds cells (not a border).
+fn is_content(line: &str) -> bool {
+    line.starts_with(['│', '|'])
+}
+
 /// The cells of a drawn table's row (`│ a ┆ b │`), trimmed.
 fn cells(line: &str) -> Vec<String> {
     let inner = line
@@ -166,12 +171,11 @@ pub fn tables_as_lists(text: &str) -> String {
             i += 1;
         }
         let block: Vec<&str> = lines[start..i].iter().map(|l| l.trim()).collect();
-        let content = |l: &&str| l.starts_with(['│', '|']);
         let (header, rows): (Vec<String>, Vec<Vec<String>>) =
             match block.iter().position(|l| l.starts_with('╞')) {
                 Some(sep) => {
                     let mut header: Vec<String> = Vec::new();
-                    for l in block[..sep].iter().filter(content) {
+                    for l in block[..sep].iter().copied().filter(|l| is_content(l)) {
                         for (k, c) in cells(l).into_iter().enumerate() {
                             match header.get_mut(k) {
                                 Some(h) if !c.is_empty() => {
@@ -183,12 +187,22 @@ pub fn tables_as_lists(text: &str) -> String {
                             }
                         }
                     }
-                    let rows = block[sep..].iter().filter(content).map(cells).collect();
+                    let rows = block[sep..]
+                        .iter()
+                        .copied()
+                        .filter(|l| is_content(l))
+                        .map(cells)
+                        .collect();
                     (header, rows)
                 }
                 None => (
                     Vec::new(),
-                    block.iter().filter(content).map(cells).collect(),
+                    block
+                        .iter()
+                        .copied()
+                        .filter(|l| is_content(l))
+                        .map(cells)
+                        .collect(),
                 ),
             };
         for row in rows {
