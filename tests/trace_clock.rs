@@ -381,3 +381,173 @@ fn a_parent_timing_cat_started_by_posix_spawn_gets_a_region_of_its_reads() {
         "{r:#}"
     );
 }
+
+/// Enters seccomp strict mode (argv[1]: "prctl" or "seccomp", the call it uses), then
+/// writes a line and exits through the only calls strict mode allows; prints why and
+/// exits 3 when refused.
+const STRICT: &str = r#"
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int r = argc > 1 && strcmp(argv[1], "seccomp") == 0
+        ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, 0)
+        : prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0);
+    if (r != 0) {
+        printf("strict refused: %s\n", strerror(errno));
+        return 3;
+    }
+    static const char ok[] = "strict ok\n";
+    write(1, ok, sizeof ok - 1);
+    syscall(SYS_exit, 0);
+    return 4;
+}
+"#;
+
+/// The report's sentences (`unseen`) that contain `word`.
+fn said(doc: &Value, word: &str) -> Vec<String> {
+    doc["unseen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|s| s.contains(word))
+        .map(str::to_string)
+        .collect()
+}
+
+fn strict_refused_under_the_filter(how: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "strict", STRICT, &[]) else {
+        return;
+    };
+    let plain = std::process::Command::new(&exe).arg(how).output().unwrap();
+    if plain.status.code() != Some(0) {
+        eprintln!(
+            "skipped: strict mode refused here untraced: {}",
+            String::from_utf8_lossy(&plain.stdout)
+        );
+        return;
+    }
+    let Some((doc, out, code)) = trace(&[], &[exe.to_str().unwrap(), how]) else {
+        return;
+    };
+    if doc["stops"] != "filtered" {
+        eprintln!("skipped: no seccomp filter here: {}", doc["stops_why"]);
+        return;
+    }
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("strict refused: Invalid argument"), "{out}");
+    let s = said(&doc, "seccomp strict mode");
+    assert_eq!(s.len(), 1, "{:#}", doc["unseen"]);
+    assert!(s[0].contains("refused (EINVAL)"), "{}", s[0]);
+    assert!(s[0].contains("trace it with --every-call"), "{}", s[0]);
+    assert!(report_text(&doc).contains("--every-call (no filter)"));
+}
+
+#[test]
+fn a_program_refused_seccomp_strict_mode_by_prctl_under_the_filter_is_told_so() {
+    strict_refused_under_the_filter("prctl");
+}
+
+#[test]
+fn a_program_refused_seccomp_strict_mode_by_the_seccomp_call_is_told_so_too() {
+    strict_refused_under_the_filter("seccomp");
+}
+
+#[test]
+fn under_every_call_a_program_enters_strict_mode_writes_and_exits_with_no_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "strict", STRICT, &[]) else {
+        return;
+    };
+    let exe = exe.to_str().unwrap().to_string();
+    // The trace in a thread, so that a hang fails the test instead of stopping it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(trace(&["--every-call"], &[&exe, "prctl"]));
+    });
+    let Some((doc, out, code)) = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the trace of a program in strict mode ended")
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("strict ok"), "{out}");
+    let s = said(&doc, "entered seccomp strict mode");
+    assert_eq!(s.len(), 1, "{:#}", doc["unseen"]);
+    assert!(s[0].contains("--vdso keep"), "{}", s[0]);
+    assert!(said(&doc, "refused").is_empty(), "{:#}", doc["unseen"]);
+}
+
+/// Reads the vDSO's ELF header through getauxval(AT_SYSINFO_EHDR), as a program that
+/// calls into the vDSO by itself does: with it hidden the address is 0 and it faults.
+const NEEDS_VDSO: &str = r#"
+#include <stdio.h>
+#include <sys/auxv.h>
+int main(void) {
+    const unsigned char *v = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+    printf("vdso header %c%c%c\n", v[1], v[2], v[3]);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_program_that_crashes_without_its_vdso_gets_a_line_suggesting_vdso_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "needs-vdso", NEEDS_VDSO, &[]) else {
+        return;
+    };
+    let plain = std::process::Command::new(&exe).output().unwrap();
+    if plain.status.code() != Some(0) {
+        eprintln!("skipped: no vDSO given to programs here");
+        return;
+    }
+    let exe = exe.to_str().unwrap();
+    let Some((doc, _, _)) = trace(&[], &[exe]) else {
+        return;
+    };
+    assert_eq!(doc["signal"], libc::SIGSEGV, "{doc:#}");
+    let s = said(&doc, "vDSO hidden");
+    assert_eq!(s.len(), 1, "{:#}", doc["unseen"]);
+    assert!(s[0].contains("SIGSEGV"), "{}", s[0]);
+    assert!(s[0].contains("trace it with --vdso keep"), "{}", s[0]);
+    // Kept, it runs as untraced, and nothing is said.
+    let Some((doc, out, code)) = trace(&["--vdso", "keep"], &[exe]) else {
+        return;
+    };
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("vdso header ELF"), "{out}");
+    assert!(said(&doc, "vDSO hidden").is_empty(), "{:#}", doc["unseen"]);
+}
+
+#[test]
+fn a_child_that_crashes_without_its_vdso_is_named_though_the_command_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = compile(dir.path(), "needs-vdso", NEEDS_VDSO, &[]) else {
+        return;
+    };
+    if std::process::Command::new(&exe)
+        .output()
+        .unwrap()
+        .status
+        .code()
+        != Some(0)
+    {
+        eprintln!("skipped: no vDSO given to programs here");
+        return;
+    }
+    let script = format!("{}; exit 0", exe.to_str().unwrap());
+    let Some((doc, _, code)) = trace(&[], &["sh", "-c", &script]) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    let s = said(&doc, "vDSO hidden");
+    assert_eq!(s.len(), 1, "{:#}", doc["unseen"]);
+    assert!(s[0].contains("needs-vdso (pid"), "{}", s[0]);
+}

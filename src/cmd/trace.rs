@@ -257,6 +257,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let resolve = Proc;
     let clocks = std::cell::RefCell::new(Clocks::new(started_at));
     let phases = std::cell::RefCell::new(Phases::new(started_at));
+    let mut changed = crate::trace::changed::Changed::default();
     let finish = sys::trace(
         command,
         sys::OnSignal::PassOn,
@@ -266,10 +267,20 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
             *tally.borrow_mut() = Some(Tally::new(pid));
         },
         &mut |event| {
+            // Calls stopped at only to see the program's own seccomp: counted nowhere.
+            match event {
+                Event::Enter { call, .. } if call.watched_only() => return,
+                Event::Exit(s) if s.call.watched_only() => {
+                    changed.exit(&s);
+                    return;
+                }
+                Event::Exiting { tid, status } => changed.exiting(tid, status),
+                _ => {}
+            }
             // The counters are read as each thread of the first process exits, the last
             // reading kept: its main thread may end (pthread_exit) before the others, and
             // only the last thread's exit is the end of the process's I/O.
-            if let Event::Exiting { tid } = event
+            if let Event::Exiting { tid, .. } = event
                 && (tid == leader.get() || resolve.tgid(tid) == Some(leader.get()))
             {
                 let pid = leader.get();
@@ -296,14 +307,14 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                     tid,
                     (vdso == Vdso::Hide).then(|| crate::trace::vdso::hide(tid)),
                 ),
-                Event::Exiting { tid } => clocks.ended(tid),
+                Event::Exiting { tid, .. } => clocks.ended(tid),
                 // Threads and processes, for the regions one times around another's I/O.
                 Event::Spawned { parent, child } => {
                     clocks.spawned(parent, child, resolve.tgid(child));
                 }
                 _ => {}
             }
-            if let Event::Exec { tid } | Event::Exiting { tid } = event {
+            if let Event::Exec { tid } | Event::Exiting { tid, .. } = event {
                 phases.borrow_mut().ended(tid);
             }
             if let Some(t) = tally.borrow_mut().as_mut() {
@@ -397,6 +408,12 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         && crate::trace::keeper::available())
     .then(crate::trace::keeper::pid);
     unseen.extend(finish.compat.unseen_sentence());
+    // What tracing changed in the program that it could tell (its own seccomp, a crash
+    // with its vDSO hidden).
+    unseen.extend(changed.sentences(
+        matches!(finish.stops, sys_filter::Stops::Filtered),
+        vdso == Vdso::Hide && clock.programs_hidden > 0,
+    ));
     children.extend(finish.left.iter().map(|l| l.pid));
     children.sort_unstable();
     children.dedup();

@@ -820,8 +820,10 @@ mod tests {
     impl Run {
         fn new() -> Self {
             let start = Instant::now();
+            let mut clocks = Clocks::new(start);
+            clocks.name_of = |tid| Some(format!("p{tid}"));
             Self {
-                clocks: Clocks::new(start),
+                clocks,
                 start,
                 accesses: 0,
             }
@@ -965,6 +967,65 @@ mod tests {
                 .windows(2)
                 .all(|w| w[0].start_seconds <= w[1].start_seconds)
         );
+    }
+
+    #[test]
+    fn a_thread_that_moves_no_data_times_its_threads_and_descendants_not_its_parent() {
+        let mut r = Run::new();
+        // Process 1: threads 1 and 2; 1 forks process 3, which forks 4; 1 was forked by 9.
+        r.clocks.spawned(9, 1, Some(1));
+        r.clocks.spawned(1, 2, Some(1));
+        r.clocks.spawned(1, 3, Some(3));
+        r.clocks.spawned(3, 4, Some(4));
+        // Thread 1 times thread 2's write.
+        r.clock(1, 0);
+        r.call(2, Call::Write, 100, 1, Some("F"));
+        r.call(2, Call::Fsync, 0, 2, Some("F"));
+        r.clock(1, 3);
+        // Then process 4's read (a grandchild).
+        r.call(4, Call::Read, 7, 4, Some("G"));
+        r.clock(1, 5);
+        // Process 9 (the parent) moved data while 3 timed: not 3's tree.
+        r.clock(3, 6);
+        r.call(9, Call::Write, 5, 7, Some("H"));
+        r.clock(3, 8);
+        let report = r.clocks.finish(Vdso::Hide, None, None);
+        assert_eq!((report.regions_found, report.regions_across), (2, 2));
+        let first = &report.regions[0];
+        assert_eq!((first.tid, first.pid), (1, Some(1)));
+        assert_eq!(first.bytes_written, 100);
+        assert_eq!(first.closing_inside["fsync"], 1);
+        assert_eq!(
+            first.io_of,
+            vec![Doer {
+                tid: 2,
+                pid: 1,
+                relation: Kin::Thread,
+                program: Some("p2".into())
+            }]
+        );
+        let second = &report.regions[1];
+        assert_eq!(second.bytes_read, 7);
+        assert_eq!(second.io_of[0].relation, Kin::Descendant);
+        assert_eq!(report.unattributed, 1);
+        let u = report.unattributed_first.expect("one not attributed");
+        assert_eq!((u.tid, u.io_pids.clone()), (3, vec![9]));
+    }
+
+    #[test]
+    fn a_thread_that_moves_data_itself_keeps_its_own_region_without_the_others_calls() {
+        let mut r = Run::new();
+        r.clocks.spawned(1, 2, Some(1));
+        r.clock(1, 0);
+        r.call(2, Call::Write, 100, 1, Some("F"));
+        r.call(1, Call::Read, 10, 2, Some("G"));
+        r.call(2, Call::Write, 100, 3, Some("F"));
+        r.clock(1, 4);
+        let report = r.clocks.finish(Vdso::Hide, None, None);
+        assert_eq!((report.regions_found, report.regions_across), (1, 0));
+        let g = &report.regions[0];
+        assert!(!g.across());
+        assert_eq!((g.bytes_read, g.bytes_written), (10, 0));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Stopping only where it counts: a seccomp-bpf program, installed in the traced child just
 //! before it executes the command, that asks the kernel to stop the task for the tracer
 //! (SECCOMP_RET_TRACE) only at the system calls trace accounts for — the list is
-//! [`Call::of`](super::sys::Call::of), the one table — and lets every other call run at full
+//! [`Call::of`](super::sys::Call::of), the one table, which also holds `prctl` and `seccomp`,
+//! watched for the program's own seccomp (strict mode is refused with EINVAL under this
+//! filter: `trace::changed` says so) — and lets every other call run at full
 //! speed (SECCOMP_RET_ALLOW), as `strace --seccomp-bpf` does. The filter is inherited
 //! across fork, clone and exec, so the command's whole tree is filtered — and it cannot be
 //! removed: a process left running when the trace ends would fail the selected calls with

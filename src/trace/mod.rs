@@ -4,6 +4,7 @@
 //! `clock` for the program's clock reads and the regions it timed).
 
 pub mod aio;
+pub mod changed;
 pub mod claims;
 pub mod clock;
 pub mod errno;

@@ -89,6 +89,10 @@ pub enum Call {
     IoGetevents,
     /// `close_range`: closes (or marks close-on-exec) every descriptor in a range.
     CloseRange,
+    /// `prctl`: watched, not counted, for `PR_SET_SECCOMP` (a program's own seccomp).
+    Prctl,
+    /// `seccomp`: watched, not counted (a program installing its own seccomp).
+    Seccomp,
 }
 
 /// `io_pgetevents` (libc has no constant for it).
@@ -142,6 +146,8 @@ impl Call {
             SYS_dup3 => Self::Dup3,
             SYS_fcntl => Self::Fcntl,
             SYS_close_range => Self::CloseRange,
+            SYS_prctl => Self::Prctl,
+            SYS_seccomp => Self::Seccomp,
             SYS_clock_gettime => Self::ClockGettime,
             SYS_gettimeofday => Self::Gettimeofday,
             #[cfg(target_arch = "x86_64")]
@@ -190,7 +196,15 @@ impl Call {
             Self::IoSubmit => "io_submit",
             Self::IoGetevents => "io_getevents",
             Self::CloseRange => "close_range",
+            Self::Prctl => "prctl",
+            Self::Seccomp => "seccomp",
         }
+    }
+
+    /// Calls the trace stops at only to watch what the program does with them (its own
+    /// seccomp), counted nowhere.
+    pub fn watched_only(self) -> bool {
+        matches!(self, Self::Prctl | Self::Seccomp)
     }
 }
 
@@ -241,6 +255,8 @@ pub enum Event {
     Exiting {
         /// The task.
         tid: i32,
+        /// Its wait status (exited with a code, or killed by a signal), when read.
+        status: Option<i32>,
     },
 }
 
@@ -702,7 +718,10 @@ fn follow(
                         }
                     }
                 }
-                libc::PTRACE_EVENT_EXIT => sink(Event::Exiting { tid }),
+                libc::PTRACE_EVENT_EXIT => sink(Event::Exiting {
+                    tid,
+                    status: event_message(tid),
+                }),
                 _ => {}
             }
             resume_as(

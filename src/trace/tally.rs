@@ -471,6 +471,9 @@ impl Tally {
     }
 
     fn exit(&mut self, s: &Syscall, resolve: &dyn Resolver) {
+        if s.call.watched_only() {
+            return;
+        }
         let tid = s.tid;
         let a = s.args;
         let ok = !s.failed;

@@ -157,17 +157,24 @@ pub fn clock_sentence(c: &ClockReport, run_seconds: f64) -> String {
         ),
         Vdso::Hide => {
             let mut s = format!("vDSO hidden (the default; --vdso keep leaves it): {reads}");
+            let cost = match (c.read_seconds_traced, c.read_seconds_vdso) {
+                (Some(traced), Some(vdso)) => format!(
+                    "about {} through the kernel under trace instead of {} through the vDSO",
+                    format_seconds(traced),
+                    format_seconds(vdso)
+                ),
+                _ => String::new(),
+            };
             if c.total_reads() == 0 {
                 s.push_str(
                     " (a program that does not time, or reads the CPU's counter directly, shows none)",
                 );
-                return s;
-            }
-            if let (Some(traced), Some(vdso), Some(added)) = (
-                c.read_seconds_traced,
-                c.read_seconds_vdso,
-                c.added_seconds(),
-            ) {
+                if !cost.is_empty() {
+                    s.push_str(&format!("; each would cost {cost}"));
+                }
+            } else if let Some(added) = c.added_seconds()
+                && !cost.is_empty()
+            {
                 let share = if verdict::same(run_seconds, (run_seconds - added).max(0.0)) {
                     format!("within 10% of the run's {}", format_seconds(run_seconds))
                 } else {
@@ -176,16 +183,14 @@ pub fn clock_sentence(c: &ClockReport, run_seconds: f64) -> String {
                         format_seconds(run_seconds)
                     )
                 };
-                let _ = std::fmt::Write::write_fmt(
-                    &mut s,
-                    format_args!(
-                        ", each about {} through the kernel under trace instead of {} through the vDSO: about {} added, {share}",
-                        format_seconds(traced),
-                        format_seconds(vdso),
-                        format_seconds(added)
-                    ),
-                );
+                s.push_str(&format!(
+                    ", each {cost}: about {} added, {share}",
+                    format_seconds(added)
+                ));
             }
+            s.push_str(
+                "; a program that looks for its vDSO itself (getauxval(AT_SYSINFO_EHDR)) finds none and may behave otherwise than untraced",
+            );
             s
         }
     }
@@ -490,5 +495,29 @@ mod tests {
         let k = clock_sentence(&kept, 1.0);
         assert!(k.starts_with("vDSO kept (--vdso keep)"), "{k}");
         assert!(!k.contains("added"), "{k}");
+        assert!(!k.contains("getauxval"), "{k}");
+    }
+
+    #[test]
+    fn a_hidden_vdso_is_said_with_the_cost_of_a_read_even_when_none_was_seen() {
+        let mut empty = report(0, 15e-6);
+        empty.reads.clear();
+        let none = clock_sentence(&empty, 1.0);
+        assert!(none.contains("no clock reads seen"), "{none}");
+        assert!(
+            none.contains(
+                "each would cost about 15.00 µs through the kernel under trace instead of 20 ns"
+            ),
+            "{none}"
+        );
+        assert!(
+            none.contains("getauxval(AT_SYSINFO_EHDR)) finds none"),
+            "{none}"
+        );
+        let some = clock_sentence(&report(4, 15e-6), 1.0);
+        assert!(
+            some.contains("getauxval(AT_SYSINFO_EHDR)) finds none"),
+            "{some}"
+        );
     }
 }
