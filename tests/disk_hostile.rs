@@ -782,3 +782,506 @@ fn blocks_smaller_than_a_4k_device_needs_for_o_direct_are_refused_with_its_align
     );
     assert!(left.is_empty(), "{left:?}");
 }
+
+// Issue 35, principle 1: a file ioscope writes is opened once, by descriptor. Every swap
+// below put something else at the file's name while `disk` ran; what was there before
+// (the victim) must come out untouched, and the run either carries on with its own file or
+// stops in one line saying the name was replaced.
+
+/// Waits until `child` holds a descriptor on a file whose name in `dir` starts with `prefix`
+/// (or names `path`): the run has opened its file. Its path.
+fn opened(child: &std::process::Child, dir: &Path, prefix: &str) -> Option<std::path::PathBuf> {
+    opened_times(child, dir, prefix, 1)
+}
+
+/// [`opened`], once `child` holds `times` descriptors on it (2: a row has it open too).
+fn opened_times(
+    child: &std::process::Child,
+    dir: &Path,
+    prefix: &str,
+    times: usize,
+) -> Option<std::path::PathBuf> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        let fds = std::fs::read_dir(format!("/proc/{}/fd", child.id())).ok()?;
+        let found: Vec<std::path::PathBuf> = fds
+            .flatten()
+            .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+            .filter(|to| {
+                to.parent() == Some(dir)
+                    && to
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            })
+            .collect();
+        if found.len() >= times {
+            return found.into_iter().next();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    None
+}
+
+/// A victim file of 8 MiB of a known pattern in `dir`.
+fn victim(dir: &Path) -> (std::path::PathBuf, Vec<u8>) {
+    let bytes = common::pattern(8 << 20);
+    let path = dir.join("victim");
+    std::fs::write(&path, &bytes).unwrap();
+    (path, bytes)
+}
+
+/// The run ended well (its own file measured) or in one line saying the name was replaced.
+fn held(out: &std::process::Output, what: &str) {
+    match out.status.code() {
+        Some(0) => {}
+        Some(1) => {
+            let err = one_line_stderr(out);
+            assert!(err.contains("replaced"), "{what}: {err}");
+        }
+        _ => panic!(
+            "{what}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+#[test]
+fn a_scratch_file_swapped_for_a_link_or_another_file_mid_run_never_writes_the_victim() {
+    // F1: the rows reopened `.ioscope-disk-PID` by name and followed a link put there: the
+    // write rows overwrote the victim. Swapped at once (during the fill), and later.
+    for (kind, wait_ms) in [
+        ("symlink", 0u64),
+        ("symlink", 400),
+        ("rename", 0),
+        ("rename", 400),
+        ("hardlink", 200),
+    ] {
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let d = std::fs::canonicalize(dir.path()).unwrap();
+        let (victim_path, bytes) = victim(&d);
+        let child = spawn(&[
+            "disk",
+            d.to_str().unwrap(),
+            "--size",
+            "8m",
+            "--runtime",
+            "0.15s",
+            "--min-free",
+            "0",
+        ]);
+        let scratch = opened(&child, &d, ".ioscope-disk-").expect("the scratch file appears");
+        std::thread::sleep(Duration::from_millis(wait_ms));
+        let moved = d.join("moved");
+        std::fs::rename(&scratch, &moved).unwrap();
+        match kind {
+            "symlink" => std::os::unix::fs::symlink(&victim_path, &scratch).unwrap(),
+            "hardlink" => std::fs::hard_link(&victim_path, &scratch).unwrap(),
+            _ => std::fs::copy(&victim_path, &scratch).map(|_| ()).unwrap(),
+        }
+        let out = finish(child);
+        let what = format!("{kind} after {wait_ms} ms");
+        held(&out, &what);
+        assert!(
+            std::fs::read(&victim_path).unwrap() == bytes,
+            "{what}: the victim was written"
+        );
+        if kind != "symlink" {
+            assert!(
+                std::fs::read(&scratch).unwrap() == bytes,
+                "{what}: the file put at the name was written"
+            );
+        }
+        assert_eq!(
+            std::fs::metadata(&moved).unwrap().len(),
+            0,
+            "{what}: the moved scratch file's blocks are given back"
+        );
+    }
+}
+
+#[test]
+fn a_file_of_yours_replaced_by_rename_during_force_write_leaves_the_new_one_untouched() {
+    // F1 with the user's FILE: another file renamed over it between two rows.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = std::fs::canonicalize(dir.path()).unwrap();
+    let f = d.join("mine");
+    std::fs::write(&f, common::pattern(8 << 20)).unwrap();
+    let (victim_path, bytes) = victim(&d);
+    let child = spawn(&[
+        "disk",
+        f.to_str().unwrap(),
+        "--force-write",
+        "--runtime",
+        "0.15s",
+    ]);
+    opened(&child, &d, "mine").expect("the file is opened");
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::rename(&victim_path, &f).unwrap();
+    let out = finish(child);
+    held(&out, "rename");
+    assert!(
+        std::fs::read(&f).unwrap() == bytes,
+        "the new file was written"
+    );
+}
+
+#[test]
+fn force_write_through_a_link_is_refused_up_front_and_the_target_is_untouched() {
+    // F1: `disk LINK --force-write` wrote the link's target.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let (victim_path, bytes) = victim(dir.path());
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&victim_path, &link).unwrap();
+    let out = ioscope()
+        .args([
+            "disk",
+            link.to_str().unwrap(),
+            "--force-write",
+            "--runtime",
+            "0.02s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = one_line_stderr(&out);
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(std::fs::read(&victim_path).unwrap() == bytes);
+    // Read only, a link is followed as before: nothing is written.
+    let out = ioscope()
+        .args([
+            "disk",
+            link.to_str().unwrap(),
+            "--rw",
+            "read",
+            "--runtime",
+            "0.02s",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_file_swapped_for_a_link_to_a_block_device_is_never_written() {
+    // F1: the block-device refusal must hold after a swap (no --allow-device).
+    if !is_root() {
+        eprintln!("skipped: needs root for a loop device");
+        return;
+    }
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = std::fs::canonicalize(dir.path()).unwrap();
+    let backing = d.join("backing");
+    std::fs::write(&backing, common::pattern(8 << 20)).unwrap();
+    let Ok(lo) = Command::new("losetup")
+        .args(["--find", "--show"])
+        .arg(&backing)
+        .output()
+    else {
+        eprintln!("skipped: no losetup");
+        return;
+    };
+    let dev = String::from_utf8_lossy(&lo.stdout).trim().to_string();
+    if !lo.status.success() || dev.is_empty() {
+        eprintln!("skipped: no loop device here");
+        return;
+    }
+    let f = d.join("mine");
+    std::fs::write(&f, common::pattern(8 << 20)).unwrap();
+    let child = spawn(&[
+        "disk",
+        f.to_str().unwrap(),
+        "--force-write",
+        "--runtime",
+        "0.15s",
+    ]);
+    opened(&child, &d, "mine");
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::remove_file(&f).unwrap();
+    std::os::unix::fs::symlink(&dev, &f).unwrap();
+    let out = finish(child);
+    let mut head = vec![0u8; 8 << 20];
+    let read = std::fs::File::open(&dev).and_then(|file| {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(&mut head, 0)
+    });
+    let _ = Command::new("losetup").args(["-d", &dev]).status();
+    read.unwrap();
+    held(&out, "link to a loop device");
+    assert!(head == common::pattern(8 << 20), "the device was written");
+}
+
+#[test]
+fn the_extents_caveat_is_of_the_file_measured_not_of_one_renamed_over_it() {
+    // F11: the caveat was looked up by name after the run: a sparse file renamed over the
+    // measured one gave its holes to the verdict.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = std::fs::canonicalize(dir.path()).unwrap();
+    let f = d.join("mine");
+    std::fs::write(&f, common::pattern(8 << 20)).unwrap();
+    let sparse = d.join("sparse");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args([
+            "disk",
+            f.to_str().unwrap(),
+            "--rw",
+            "read",
+            "--runtime",
+            "1s",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the row has it open too: the run's last (only) row.
+    opened_times(&child, &d, "mine", 2).expect("the row opens the file");
+    std::fs::rename(&sparse, &f).unwrap();
+    let out = finish(child);
+    assert!(out.status.success(), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let extents = doc["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "extents")
+        .expect("an extents caveat");
+    assert_eq!(extents["evidence"]["hole_bytes"], 0, "{extents}");
+}
+
+#[test]
+fn read_rows_over_holes_are_said_before_the_write_rows_fill_them() {
+    // F10: the extents check ran after the write rows had filled the holes: "nothing
+    // found", while the read rows had measured holes at 16 GB/s.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let f = dir.path().join("sparse");
+    std::fs::File::create(&f).unwrap().set_len(8 << 20).unwrap();
+    let out = ioscope()
+        .args([
+            "disk",
+            f.to_str().unwrap(),
+            "--force-write",
+            "--runtime",
+            "0.02s",
+            "--min-free",
+            "0",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let holes = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "holes")
+        .unwrap_or_else(|| panic!("a holes warning: {}", doc["warnings"]));
+    assert_eq!(holes["bytes"], 8 << 20);
+    assert!(
+        holes["rows"][0].as_str().unwrap().ends_with("read"),
+        "{holes}"
+    );
+    let extents = doc["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "extents")
+        .unwrap();
+    assert_ne!(extents["verdict"], "ok", "{extents}");
+}
+
+#[test]
+fn a_sparse_file_whose_holes_would_not_fit_is_refused_before_any_write() {
+    // F3 (principle 4): `disk SPARSE --force-write` filled a small file system: the margin
+    // ignored the holes the writes fill. A file preallocated whole needs nothing more.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ioscope");
+    let script = "d=$1; b=$2; truncate -s 48m $d/sparse && fallocate -l 8m $d/whole && \
+                  $b disk $d/sparse --force-write --rw write --runtime 0.02s --min-free 1m; \
+                  echo rc=$?; du -k $d/sparse; \
+                  $b disk $d/whole --force-write --rw write --runtime 0.02s --min-free 1m >/dev/null; \
+                  echo whole=$?";
+    let Some(mut cmd) = common::in_small_tmpfs("16m", dir.path(), Path::new("/bin/sh")) else {
+        return;
+    };
+    let out = cmd
+        .args(["-c", script, "sh"])
+        .arg(dir.path())
+        .arg(&bin)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if text.contains("whole=") && !text.contains("rc=") {
+        panic!("{text} {err}");
+    }
+    assert!(text.contains("rc=2"), "{text} {err}");
+    assert!(
+        err.contains("not enough free space") && err.contains("holes"),
+        "{err}"
+    );
+    assert!(
+        text.contains("\n0\t") || text.contains("0\t"),
+        "nothing written: {text}"
+    );
+    assert!(text.contains("whole=0"), "{text} {err}");
+}
+
+#[test]
+fn a_file_truncated_under_a_write_row_is_said_not_grown_back_silently() {
+    // F12: a read row says a short I/O; a write row grew the file back and said nothing.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = std::fs::canonicalize(dir.path()).unwrap();
+    let f = d.join("mine");
+    std::fs::write(&f, common::pattern(32 << 20)).unwrap();
+    let child = spawn(&[
+        "disk",
+        f.to_str().unwrap(),
+        "--force-write",
+        "--rw",
+        "write",
+        "--runtime",
+        "1s",
+        "--min-free",
+        "0",
+    ]);
+    opened(&child, &d, "mine").expect("the file is opened");
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(1500) {
+        if let Ok(file) = std::fs::OpenOptions::new().write(true).open(&f) {
+            let _ = file.set_len(0);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = finish(child);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = one_line_stderr(&out);
+    assert!(
+        err.contains("truncated") && err.contains("write row"),
+        "{err}"
+    );
+}
+
+#[test]
+fn more_threads_than_cores_is_noted_and_the_queue_is_not_blamed_on_the_app() {
+    // F19: `--threads 1000` on 2 cores ran with no note.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = (cores * 4).min(1024).to_string();
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let out = ioscope()
+        .args([
+            "disk",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "4m",
+            "--rw",
+            "randread",
+            "--depth",
+            "2",
+            "--threads",
+            &threads,
+            "--runtime",
+            "0.05s",
+            "--min-free",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("take turns on the cores"), "{text}");
+    assert!(
+        !text.contains("it refilled its queue slower"),
+        "the app is not blamed: {text}"
+    );
+}
+
+#[test]
+fn a_limit_on_the_address_space_refused_is_refused_at_every_smaller_limit() {
+    // F20: refused at 150000 KiB, accepted at 120000: whether glibc could reserve an arena
+    // for an earlier thread depended on the limit, and it was counted as used.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = dir.path().to_str().unwrap();
+    let args = [
+        "disk",
+        d,
+        "--size",
+        "8m",
+        "--runtime",
+        "0.01s",
+        "--min-free",
+        "0",
+    ];
+    let mut refused_at: Option<u64> = None;
+    for kib in (60_000..=260_000).rev().step_by(10_000) {
+        let out = limited(&args, libc::RLIMIT_AS, kib << 10);
+        let ok = out.status.success();
+        if !ok {
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("ulimit -v"),
+                "{kib} KiB: {out:?}"
+            );
+        }
+        if let Some(at) = refused_at {
+            assert!(!ok, "refused at {at} KiB, accepted at {kib} KiB");
+        } else if !ok {
+            refused_at = Some(kib);
+        }
+        assert!(leftovers(dir.path()).is_empty());
+    }
+}
+
+#[test]
+fn a_kept_file_is_named_as_kept_and_force_write_is_not_read_as_it_is() {
+    // F27: `--keep` still said "scratch"; `--force-write` still "your file, read as it is".
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let out = ioscope()
+        .args([
+            "disk",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "4m",
+            "--rw",
+            "read",
+            "--runtime",
+            "0.02s",
+            "--min-free",
+            "0",
+            "--keep",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let kept = leftovers(dir.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("kept (--keep)") && first.contains(&kept[0]),
+        "{first}"
+    );
+    let f = dir.path().join(&kept[0]);
+    let out = ioscope()
+        .args([
+            "disk",
+            f.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--force-write",
+            "--runtime",
+            "0.02s",
+            "--min-free",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("read as it is"), "{text}");
+    assert!(text.contains("overwritten"), "{text}");
+}

@@ -243,6 +243,9 @@ pub(crate) struct Target {
     pub(crate) id: files::FileId,
     /// Whether the scratch file is kept (`--keep`).
     kept: bool,
+    /// Whether its name may be a link to it (the user's file, only read): the name is then
+    /// followed when checking it still names the file.
+    follow: bool,
 }
 
 impl Drop for Target {
@@ -269,6 +272,7 @@ impl Target {
             id: (meta.dev(), meta.ino()),
             file,
             kept: false,
+            follow: false,
         })
     }
 
@@ -287,7 +291,12 @@ impl Target {
     /// Whether its name still names it (lstat: a link put there does not).
     fn named(&self) -> bool {
         use std::os::unix::fs::MetadataExt;
-        std::fs::symlink_metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.id)
+        let meta = if self.follow {
+            std::fs::metadata(&self.path)
+        } else {
+            std::fs::symlink_metadata(&self.path)
+        };
+        meta.is_ok_and(|m| (m.dev(), m.ino()) == self.id)
     }
 
     /// A path naming the open file itself (`/proc/self/fd/N`), whatever is at its name now;
@@ -1084,7 +1093,8 @@ pub(crate) fn prepare(options: &DiskOptions) -> Result<(Target, Option<u64>, Opt
                 "disk {name}: a file of {fs}, the kernel's interface, not storage; give a file or a directory on a disk"
             )));
         }
-        let target = Target::new(None, options.path.clone(), file)?;
+        let mut target = Target::new(None, options.path.clone(), file)?;
+        target.follow = !force_write;
         if force_write {
             holes_fit(&target, options.min_free)?;
         }

@@ -499,6 +499,7 @@ mod tests {
         let r = DiskReport {
             file: "f".into(),
             scratch: false,
+            kept: false,
             file_bytes: 1 << 26,
             device_name: None,
             seed: Some(1),
