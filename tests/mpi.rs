@@ -318,12 +318,12 @@ enum Victim {
     RankOnce {
         rank: usize,
         dir: std::path::PathBuf,
-        ready: fn(&Path) -> bool,
+        ready: Moment,
     },
     /// mpirun itself, once `ready(dir)` holds.
     MpirunOnce {
         dir: std::path::PathBuf,
-        ready: fn(&Path) -> bool,
+        ready: Moment,
     },
 }
 
@@ -832,6 +832,9 @@ fn io500_entry(dir: &Path, name: &str) -> u64 {
     0
 }
 
+/// Whether a phase's files are there, in the test's directory.
+type Moment = fn(&Path) -> bool;
+
 /// ior-easy's write is under way: rank 1's file holds 32 MiB.
 fn easy_writing(dir: &Path) -> bool {
     io500_entry(dir, "easy-1") >= 32 << 20
@@ -853,7 +856,7 @@ fn long_io500(d: &str, easy_cap: &str) -> Vec<String> {
 #[test]
 fn io500_leaves_no_scratch_when_a_rank_is_killed_in_any_phase() {
     // (the moment, ior-easy's cap per rank): a small cap reaches the small files at once.
-    let cases: [(&str, fn(&Path) -> bool, &str); 2] = [
+    let cases: [(&str, Moment, &str); 2] = [
         ("during ior-easy's write", easy_writing, "4g"),
         ("during the small files' creation", small_files_made, "1m"),
     ];
@@ -887,7 +890,7 @@ fn io500_leaves_no_scratch_when_a_rank_is_killed_in_any_phase() {
 
 #[test]
 fn io500_interrupted_through_mpirun_says_so_and_leaves_no_scratch() {
-    let cases: [(i32, &str, fn(&Path) -> bool, &str); 3] = [
+    let cases: [(i32, &str, Moment, &str); 3] = [
         (
             libc::SIGINT,
             "during the small files' creation",

@@ -15,6 +15,8 @@ pub(super) struct Scratch {
     /// Directories of this job (`mpi io500`'s) removed whole: their files are opened by
     /// name by other ranks, so they keep their names until the job ends.
     trees: Vec<PathBuf>,
+    /// Directories removed already, at the interrupt (before the grace ran out).
+    trees_removed: usize,
     done: bool,
     rank: usize,
     host: String,
@@ -23,6 +25,7 @@ pub(super) struct Scratch {
 static SCRATCH: std::sync::Mutex<Scratch> = std::sync::Mutex::new(Scratch {
     paths: Vec::new(),
     trees: Vec::new(),
+    trees_removed: 0,
     done: true,
     rank: 0,
     host: String::new(),
@@ -80,7 +83,7 @@ fn abandon(mut s: std::sync::MutexGuard<'_, Scratch>, code: i32, why: &str) -> !
         .drain(..)
         .filter(|p| std::fs::remove_file(p).is_ok())
         .count();
-    let trees = s.trees.drain(..).filter(|d| remove_tree(d)).count();
+    let trees = s.trees_removed + s.trees.drain(..).filter(|d| remove_tree(d)).count();
     let files = match (removed, trees) {
         (0, 0) => String::new(),
         (1, 0) => "; its scratch file removed".to_string(),
@@ -121,6 +124,7 @@ impl Watchdog {
             *s = Scratch {
                 paths: Vec::new(),
                 trees: Vec::new(),
+                trees_removed: 0,
                 done: false,
                 rank,
                 host: host.to_string(),
@@ -135,11 +139,16 @@ impl Watchdog {
                 let mut since: Option<std::time::Instant> = None;
                 loop {
                     std::thread::sleep(std::time::Duration::from_millis(10));
-                    let s = scratch();
+                    let mut s = scratch();
                     if s.done {
                         return;
                     }
                     if crate::interrupt::requested() {
+                        // The job ends: its directories go at once, not after the grace,
+                        // which mpirun's SIGKILL may cut short on a loaded machine (their
+                        // files are named by other ranks, so nothing else removed them).
+                        let trees: Vec<PathBuf> = s.trees.drain(..).collect();
+                        s.trees_removed += trees.iter().filter(|d| remove_tree(d)).count();
                         let at = *since.get_or_insert_with(std::time::Instant::now);
                         if at.elapsed() >= GRACE {
                             abandon(
