@@ -581,3 +581,40 @@ fn analyse(cache: Option<CacheState>, points: &[&SweepPoint]) -> Analysis {
         knee_block_size: knee,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> SweepReport {
+        serde_json::from_str(include_str!("../../tests/fixtures/sweep.json"))
+            .expect("the sweep fixture")
+    }
+
+    #[test]
+    fn runs_over_the_same_bytes_read_one_xor_across_points_or_the_check_fails() {
+        let mut r = fixture();
+        r.same_bytes = SameBytes::of(&r.points);
+        assert_eq!(r.same_bytes.len(), 1);
+        assert!(r.same_bytes[0].ok());
+        let ok = r.ok();
+        // One run of the last point read other data than every run before it.
+        let last = r.points.len() - 1;
+        r.points[last].runs[0].moved.xor ^= 1;
+        r.same_bytes = SameBytes::of(&r.points);
+        assert_eq!(r.same_bytes[0].xors.len(), 2);
+        assert!(!r.ok());
+        assert!(SameBytes::changed_in(&r.same_bytes, &r.points[last]));
+        assert!(!SameBytes::changed_in(&r.same_bytes, &r.points[0]));
+        // Runs over other bytes (a prefix, under --max-calls) are compared among themselves.
+        r.points[last].runs[0].moved.xor ^= 1;
+        for run in &mut r.points[0].runs {
+            run.moved.bytes /= 2;
+            run.moved.xor = 7;
+        }
+        r.same_bytes = SameBytes::of(&r.points);
+        assert_eq!(r.same_bytes.len(), 2);
+        assert!(r.same_bytes.iter().all(SameBytes::ok));
+        assert_eq!(r.ok(), ok);
+    }
+}
