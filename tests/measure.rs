@@ -462,3 +462,106 @@ fn block_sizes_above_the_file_are_refused_when_listed_and_cut_from_a_range() {
         .collect();
     assert_eq!(sizes, [256 << 10, 512 << 10, 1 << 20]);
 }
+
+#[test]
+fn a_sweep_of_a_file_that_changes_between_runs_fails_its_check_and_shows_the_xors() {
+    // Another process rewrites the file in place, over and over, while many small runs read
+    // it: runs over the same bytes then read different data, which is a failed check (exit
+    // 1), said in the text and in JSON, with the XORs read. Retried where every run happened
+    // to read the same bytes.
+    use std::os::unix::fs::FileExt;
+    let dir = tempfile::tempdir().unwrap();
+    let f = file_with(dir.path(), "f", &pattern(1024 * 1024));
+    for _ in 0..5 {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = {
+            let (stop, f) = (stop.clone(), f.clone());
+            std::thread::spawn(move || {
+                let file = std::fs::OpenOptions::new().write(true).open(&f).unwrap();
+                let mut n = 0u8;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    // One word changes, and with it the XOR of the file.
+                    n = n.wrapping_add(1);
+                    file.write_all_at(&[n, 1, 2, 3], 8192).unwrap();
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                }
+            })
+        };
+        let out = ioscope()
+            .args([
+                "sweep",
+                f.to_str().unwrap(),
+                "--block-sizes",
+                "4k,16k",
+                "--repeat",
+                "40",
+            ])
+            .args(["--warmup", "0", "--json"])
+            .output()
+            .unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        writer.join().unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let groups = doc["same_bytes"].as_array().expect("same_bytes in JSON");
+        let xors = groups[0]["xors"].as_array().unwrap().len();
+        if xors < 2 {
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(1), "a failed check");
+        let saved = dir.path().join("sweep.json");
+        std::fs::write(&saved, &out.stdout).unwrap();
+        let shown = ioscope().arg("report").arg(&saved).output().unwrap();
+        let text = String::from_utf8_lossy(&shown.stdout);
+        assert!(text.contains("DATA CHANGED"), "{text}");
+        assert!(text.contains("CHANGED "), "the rows say it: {text}");
+        for xor in groups[0]["xors"].as_array().unwrap() {
+            assert!(text.contains(xor.as_str().unwrap()), "{xor} in {text}");
+        }
+        return;
+    }
+    panic!("no sweep saw the file change in 5 tries");
+}
+
+#[test]
+fn a_sweep_of_a_file_that_holds_still_shows_the_one_xor_it_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = pattern(64 * 1024);
+    let f = file_with(dir.path(), "f", &bytes);
+    let out = ioscope()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--block-sizes",
+            "4k,16k",
+            "--repeat",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "xor {}: each of the 4 timed run(s) read the same data",
+            reference_xor(&bytes)
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn two_sizes_in_a_refusal_that_would_read_the_same_are_shown_in_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = file_with(dir.path(), "f", &pattern(2300));
+    let err = usage_error(&["sweep", f.to_str().unwrap(), "--block-sizes", "2302"]);
+    assert!(
+        err.contains("block size 2,302 bytes is larger than the file (2,300 bytes)"),
+        "{err}"
+    );
+    // Sizes that read apart keep their short form.
+    let err = usage_error(&["sweep", f.to_str().unwrap(), "--block-sizes", "4k"]);
+    assert!(
+        err.contains("block size 4 KiB is larger than the file (2.2 KiB)"),
+        "{err}"
+    );
+}

@@ -75,6 +75,62 @@ pub struct SweepPoint {
     pub runs: Vec<Sample>,
 }
 
+/// The data read by every timed run over the same bytes of the file (reads): each run reads
+/// the same range, so each must give the same XOR; runs that disagree read a file that
+/// changed during the sweep, a failed check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SameBytes {
+    /// The bytes each of these runs read (from offset 0).
+    pub bytes: u64,
+    /// Timed runs over them, every point together.
+    pub runs: usize,
+    /// The XORs they read, each once, in the order first read: one where the data held.
+    pub xors: Vec<String>,
+}
+
+impl SameBytes {
+    /// Whether every run read the same data.
+    pub fn ok(&self) -> bool {
+        self.xors.len() <= 1
+    }
+
+    /// The runs of `points` grouped by the bytes they read, in the order first seen.
+    pub fn of(points: &[SweepPoint]) -> Vec<Self> {
+        let mut groups: Vec<Self> = Vec::new();
+        for run in points.iter().flat_map(|p| &p.runs) {
+            let xor = crate::checksum::hex(run.moved.xor);
+            let i = match groups.iter().position(|g| g.bytes == run.moved.bytes) {
+                Some(i) => i,
+                None => {
+                    groups.push(Self {
+                        bytes: run.moved.bytes,
+                        runs: 0,
+                        xors: Vec::new(),
+                    });
+                    groups.len() - 1
+                }
+            };
+            let group = &mut groups[i];
+            group.runs += 1;
+            if !group.xors.contains(&xor) {
+                group.xors.push(xor);
+            }
+        }
+        groups
+    }
+
+    /// Whether a run of `point` read other data than the first run over its bytes.
+    pub fn changed_in(groups: &[Self], point: &SweepPoint) -> bool {
+        point.runs.iter().any(|run| {
+            groups
+                .iter()
+                .find(|g| g.bytes == run.moved.bytes)
+                .and_then(|g| g.xors.first())
+                .is_some_and(|first| *first != crate::checksum::hex(run.moved.xor))
+        })
+    }
+}
+
 /// The model and what it says, for one cache state.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Analysis {
@@ -128,6 +184,10 @@ pub struct SweepReport {
     /// the device's write cache (writes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<Caveat>,
+    /// Reads: the XOR every timed run read, by the bytes read; more than one XOR for the
+    /// same bytes is a failed check (the file changed during the sweep).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub same_bytes: Vec<SameBytes>,
 }
 
 impl SweepReport {
@@ -140,7 +200,7 @@ impl SweepReport {
                     || (self.allow_unwritten
                         && p.runs.iter().all(|r| super::caveats::sample_ok(r, true))))
                 && p.in_place.is_none_or(|v| v.ok())
-        })
+        }) && self.same_bytes.iter().all(SameBytes::ok)
     }
 }
 
@@ -177,6 +237,7 @@ pub fn execute(
         warnings: Vec::new(),
         allow_unwritten: options.allow_unwritten,
         caveats: Vec::new(),
+        same_bytes: Vec::new(),
     };
     let measured = match options.op {
         Op::Read => read_points(
@@ -407,6 +468,14 @@ fn finish(report: &mut SweepReport) {
             analyse(state, &these)
         })
         .collect();
+    // Only an engine that moves the bytes computes their XOR; a write's is its own data.
+    let moves =
+        crate::engine::by_name(&report.engine).is_some_and(|e| e.caps().has(flag::MOVES_BYTES));
+    report.same_bytes = if report.op == Op::Read && moves {
+        SameBytes::of(&report.points)
+    } else {
+        Vec::new()
+    };
     let partial = report.warnings.contains(&Warning::Partial);
     report.warnings = report
         .points
@@ -510,5 +579,42 @@ fn analyse(cache: Option<CacheState>, points: &[&SweepPoint]) -> Analysis {
         model: model::fit(&samples),
         best_bytes_per_second: best,
         knee_block_size: knee,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> SweepReport {
+        serde_json::from_str(include_str!("../../tests/fixtures/sweep.json"))
+            .expect("the sweep fixture")
+    }
+
+    #[test]
+    fn runs_over_the_same_bytes_read_one_xor_across_points_or_the_check_fails() {
+        let mut r = fixture();
+        r.same_bytes = SameBytes::of(&r.points);
+        assert_eq!(r.same_bytes.len(), 1);
+        assert!(r.same_bytes[0].ok());
+        let ok = r.ok();
+        // One run of the last point read other data than every run before it.
+        let last = r.points.len() - 1;
+        r.points[last].runs[0].moved.xor ^= 1;
+        r.same_bytes = SameBytes::of(&r.points);
+        assert_eq!(r.same_bytes[0].xors.len(), 2);
+        assert!(!r.ok());
+        assert!(SameBytes::changed_in(&r.same_bytes, &r.points[last]));
+        assert!(!SameBytes::changed_in(&r.same_bytes, &r.points[0]));
+        // Runs over other bytes (a prefix, under --max-calls) are compared among themselves.
+        r.points[last].runs[0].moved.xor ^= 1;
+        for run in &mut r.points[0].runs {
+            run.moved.bytes /= 2;
+            run.moved.xor = 7;
+        }
+        r.same_bytes = SameBytes::of(&r.points);
+        assert_eq!(r.same_bytes.len(), 2);
+        assert!(r.same_bytes.iter().all(SameBytes::ok));
+        assert_eq!(r.ok(), ok);
     }
 }

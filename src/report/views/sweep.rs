@@ -1,7 +1,7 @@
 //! `sweep`: the table of points, the fitted model and one sentence per cache state.
 
 use crate::cmd::study::Part;
-use crate::cmd::sweep::{Analysis, SweepPoint, SweepReport};
+use crate::cmd::sweep::{Analysis, SameBytes, SweepPoint, SweepReport};
 use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
@@ -77,7 +77,7 @@ pub fn text(r: &SweepReport) -> String {
             }
         });
         let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
-        let checks = checks_cell(p);
+        let checks = checks_cell(r, p);
         table.add_row(vec![
             p.cache.map_or(op, |c| c.name()).to_string(),
             format_block_size(p.block_size),
@@ -112,10 +112,13 @@ pub fn text(r: &SweepReport) -> String {
 }
 
 /// The checks of a point in one word: `NOT IN PLACE` when a byte read was not the one
-/// written; else the kernel checks: `ok`, `MISMATCH`, or `-` where none were made.
-pub fn checks_cell(p: &SweepPoint) -> &'static str {
+/// written; `CHANGED` when a run read other data than the first run over the same bytes;
+/// else the kernel checks: `ok`, `MISMATCH`, or `-` where none were made.
+pub fn checks_cell(r: &SweepReport, p: &SweepPoint) -> &'static str {
     if p.in_place.is_some_and(|v| !v.ok()) {
         "NOT IN PLACE"
+    } else if SameBytes::changed_in(&r.same_bytes, p) {
+        "CHANGED"
     } else if p.runs.iter().all(|run| run.checks.is_empty()) {
         "-"
     } else if p.checks_ok {
@@ -141,6 +144,11 @@ pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
         }
         out.push(format!("{label}: {}", sweep_explanation(r, a)));
     }
+    out.extend(
+        r.same_bytes
+            .iter()
+            .map(|g| same_bytes_line(g, r.same_bytes.len() > 1)),
+    );
     if let Some(all) = InPlace::merged(r.points.iter().filter_map(|p| p.in_place.as_ref())) {
         let measured: f64 = r
             .points
@@ -188,6 +196,28 @@ pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
         );
     }
     out
+}
+
+/// What the runs over the same bytes read: one XOR, or `DATA CHANGED` with every XOR read
+/// (a failed check). `ranged` says which bytes where runs read more than one range.
+pub fn same_bytes_line(g: &SameBytes, ranged: bool) -> String {
+    let which = if ranged {
+        format!(" of the first {}", format_size(g.bytes))
+    } else {
+        String::new()
+    };
+    match g.xors.as_slice() {
+        [xor] => format!(
+            "xor {xor}: each of the {} timed run(s){which} read the same data",
+            g.runs
+        ),
+        xors => format!(
+            "DATA CHANGED: the {} timed runs{which} read {} different data (xor {}): the file changed during the sweep, so its rows are not of one file (a failed check)",
+            g.runs,
+            xors.len(),
+            xors.join(", ")
+        ),
+    }
 }
 
 /// How far the fitted model is from the measured times: the worst over the points of the
@@ -422,7 +452,7 @@ pub fn markdown(r: &SweepReport) -> Vec<String> {
                     .to_string(),
                 resident,
                 p.device_read_bytes.map_or("-".to_string(), format_size),
-                checks_cell(p).to_string(),
+                checks_cell(r, p).to_string(),
             ]
         })
         .collect();
