@@ -889,8 +889,9 @@ fn claimed(dir: &Path, own: Option<&Path>) -> Claimed {
             continue;
         }
         if !owner.alive() {
-            // Left by a writer that was killed: not a claim any more.
-            if is_claim_of(&entry.path(), owner, None) {
+            // Left by a writer that was killed: not a claim any more (removed where only
+            // this machine writes: elsewhere it may be another host's live claim).
+            if owner::local_only(dir) && is_claim_of(&entry.path(), owner, None) {
                 let _ = std::fs::remove_file(entry.path());
             }
             continue;

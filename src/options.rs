@@ -312,6 +312,9 @@ pub struct CalibrateOptions {
     pub seed: u64,
     /// Free space to keep.
     pub min_free: Option<u64>,
+    /// The device and inode the file must be (the study's scratch file, opened once):
+    /// a file put at its name since is refused, never read or grown.
+    pub expect: Option<crate::files::FileId>,
     /// JSON output.
     pub json: bool,
 }
@@ -355,6 +358,7 @@ impl CalibrateOptions {
             max_bytes: None,
             seed: args.seed.unwrap_or_else(fresh_seed),
             min_free: min_free(args.min_free.as_deref(), &what)?,
+            expect: None,
             json: args.json,
         })
     }

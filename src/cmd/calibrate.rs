@@ -105,6 +105,11 @@ impl Drop for Calibrated {
 pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<CalibrateReport> {
     let opened = files::open_regular(&options.path, "calibrate")?;
     let name = opened.name.clone();
+    if options.expect.is_some() && files::file_id(&opened.file) != options.expect {
+        return Err(input(format!(
+            "calibrate {name}: the file was replaced under the study; not read or grown"
+        )));
+    }
     let file = if options.grow {
         // --grow writes: never through a symbolic link (the file it names could be anyone's),
         // and only to the very file just opened for reading.

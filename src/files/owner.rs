@@ -15,13 +15,22 @@ pub(super) struct Owner {
 impl Owner {
     /// This process.
     pub fn this() -> Self {
-        static START: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+        // Cached with its PID: a process forked since (trace's tracer) reads its own.
+        static THIS: std::sync::Mutex<Option<Owner>> = std::sync::Mutex::new(None);
         let pid = libc::pid_t::try_from(std::process::id()).expect("a PID fits pid_t");
-        let start = *START.get_or_init(|| match std::fs::read_to_string("/proc/self/stat") {
-            Ok(stat) => start_time(&stat),
-            Err(_) => None,
-        });
-        Self { pid, start }
+        let mut this = THIS.lock().unwrap_or_else(|e| e.into_inner());
+        match *this {
+            Some(owner) if owner.pid == pid => owner,
+            _ => {
+                let start = match std::fs::read_to_string("/proc/self/stat") {
+                    Ok(stat) => start_time(&stat),
+                    Err(_) => None,
+                };
+                let owner = Self { pid, start };
+                *this = Some(owner);
+                owner
+            }
+        }
     }
 
     /// How the claim's names carry it after the sequence number: `SEQ.START` (`SEQ` alone
@@ -67,7 +76,8 @@ impl Owner {
                     (None, _) => is_ioscope(self.pid, &stat),
                 }
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound && proc_mounted() => false,
+            // Not found: gone, or hidden (`hidepid=2` hides other users' processes, whose
+            // claims still count): kill(pid, 0) tells them apart (EPERM: it runs).
             Err(_) => pid_exists(self.pid),
         }
     }
@@ -113,8 +123,39 @@ fn is_ioscope(pid: libc::pid_t, stat: &str) -> bool {
     comm.starts_with("ioscope") || exe_name.starts_with("ioscope")
 }
 
-fn proc_mounted() -> bool {
-    std::path::Path::new("/proc/self/stat").exists()
+/// Whether `dir` is on a file system only this machine writes (ext2/3/4, XFS, Btrfs, F2FS,
+/// tmpfs, ramfs, overlay, ZFS, bcachefs, exFAT, FAT, NTFS): there a claim whose process is
+/// gone here is gone. On NFS, Lustre, CephFS, GPFS, FUSE and any other file system, a claim
+/// beside an output may be a live writer's on another host (an MPI rank), whose PID means
+/// nothing here: it is passed over, never removed.
+pub(super) fn local_only(dir: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs fills the zeroed struct we pass; the path is NUL-terminated and both
+    // outlive the call.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    const LOCAL: [i64; 13] = [
+        0xEF53,      // ext2/3/4
+        0x5846_5342, // xfs
+        0x9123_683E, // btrfs
+        0xF2F5_2010, // f2fs
+        0x0102_1994, // tmpfs
+        0x8584_58F6, // ramfs
+        0x794C_7630, // overlay
+        0x2FC1_2FC1, // zfs
+        0xCA45_1A4E, // bcachefs
+        0x2011_BAB0, // exfat
+        0x4D44,      // vfat
+        0x5346_544E, // ntfs
+        0x7366_746E, // ntfs3
+    ];
+    LOCAL.contains(&(st.f_type as i64))
 }
 
 fn pid_exists(pid: libc::pid_t) -> bool {
@@ -126,6 +167,38 @@ fn pid_exists(pid: libc::pid_t) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stale_claim_is_removed_only_where_this_machine_alone_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        // The tests' own temporary directory is on a local disk or tmpfs here; /proc is
+        // neither, and stands for every file system not known to be local (NFS, Lustre…).
+        let fs = std::process::Command::new("stat")
+            .args(["-f", "-c", "%T"])
+            .arg(dir.path())
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        if ["ext2/ext3", "xfs", "btrfs", "tmpfs", "overlayfs"].contains(&fs.as_str()) {
+            assert!(local_only(dir.path()), "{fs}");
+        } else {
+            eprintln!("skipped: the temporary directory is on {fs:?}");
+        }
+        assert!(!local_only(std::path::Path::new("/proc")));
+        assert!(!local_only(std::path::Path::new("/no/such/dir")));
+    }
+
+    #[test]
+    fn this_process_is_known_by_its_pid_and_its_start_time() {
+        let this = Owner::this();
+        assert_eq!(Owner::this(), this, "cached for this process");
+        assert!(this.alive(), "this process runs");
+        let gone = Owner {
+            pid: this.pid,
+            start: this.start.map(|s| s + 1),
+        };
+        assert!(!gone.alive(), "another start time is another process");
+    }
 
     #[test]
     fn the_start_time_is_field_22_counted_after_the_last_parenthesis() {

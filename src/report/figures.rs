@@ -41,8 +41,26 @@ struct Bounds {
 
 const DAY: f64 = 86_400.0;
 
-/// The bounds of a field named `key`, if it is a kind of figure known here.
+/// Words that make a figure a difference or a moment on another clock, which may be
+/// negative: a tool's figure against the traced one (`gap_seconds`), a start relative to
+/// another host's clock, a tracer's overhead measured through noise.
+const SIGNED: [&str; 14] = [
+    "gap", "start", "end", "overhead", "after", "before", "delta", "diff", "drift", "skew",
+    "change", "since", "margin", "bias",
+];
+
+/// The bounds of a field named `key`, if it is a kind of figure known here: those of its
+/// kind, with a signed figure (see [`SIGNED`]) as far below zero as above.
 fn bounds(key: &str) -> Option<Bounds> {
+    let mut b = unsigned_bounds(key)?;
+    if SIGNED.iter().any(|w| key.contains(w)) {
+        b.least = -b.most;
+    }
+    Some(b)
+}
+
+/// The bounds of a field named `key` read as a quantity that cannot be negative.
+fn unsigned_bounds(key: &str) -> Option<Bounds> {
     let b = |least, most, nearest_zero, what| {
         Some(Bounds {
             least,
@@ -66,9 +84,15 @@ fn bounds(key: &str) -> Option<Bounds> {
         return b(0.0, 1e6, 1e-15, "a rate in GiB/s, at most 1 PB/s");
     }
     if key == "iops" || key.contains("kiops") || key.ends_with("per_second") {
-        return b(0.0, 1e12, 1e-6, "a rate, at most 1e12 per second");
+        // One byte in a second of a trickling pipe is 9.5e-7 MiB/s: a real rate.
+        return b(0.0, 1e12, 1e-15, "a rate, at most 1e12 per second");
     }
-    if key.ends_with("_ns") || key.contains("nanos") || key.starts_with("ns_") {
+    if key.contains("nanos") {
+        // Time inside calls summed over every thread of a traced tree: a make -j64 or an
+        // MPI job passes a day of it; a sum, bounded as a count is.
+        return b(0.0, LARGEST, 0.0, "a sum of nanoseconds");
+    }
+    if key.ends_with("_ns") || key.starts_with("ns_") {
         return b(0.0, DAY * 1e9, 1e-6, "a time in nanoseconds, at most a day");
     }
     if key.ends_with("_us") {
@@ -106,7 +130,9 @@ fn bounds(key: &str) -> Option<Bounds> {
         "pages", "buckets", "threads", "depth", "repeat", "runs", "size", "errors", "extents",
         "hosts", "cpus", "records",
     ];
-    if counts.iter().any(|c| key.contains(c)) {
+    // Whole words of the key only: `counts` of an order's steps are pairs of a signed step
+    // and its count, `read_bytes` is a count.
+    if key.split('_').any(|word| counts.contains(&word)) {
         return b(0.0, LARGEST, 0.0, "a count or a size");
     }
     None
@@ -320,6 +346,28 @@ mod tests {
         ] {
             assert_eq!(verdict(good), Ok(()), "{good}");
         }
+    }
+
+    #[test]
+    fn real_figures_that_are_differences_sums_or_trickles_are_kept() {
+        for good in [
+            // A tool's figure faster than the traced rate: its gap is negative.
+            r#"{"claims":[{"gap_seconds":-0.42}]}"#,
+            // A rank's start after another host's clock offset was taken off.
+            r#"{"ranks":[{"start_seconds":-0.0003,"end_seconds":2.1}]}"#,
+            // A tracer's overhead measured through noise.
+            r#"{"overhead_ns_per_call":-12.5}"#,
+            // Time inside calls summed over 64 threads for a week.
+            r#"{"totals":{"nanos":3.9e16,"sync_nanos":2e15}}"#,
+            // A backward read's steps, with how often each came.
+            r#"{"order":{"steps":{"counts":[[-4096,12],[-64,3]]}}}"#,
+            // One byte in a second of a trickling pipe.
+            r#"{"over_time":[{"mib_per_second":9.5e-7}]}"#,
+        ] {
+            assert_eq!(verdict(good), Ok(()), "{good}");
+        }
+        // Signed is not unbounded.
+        assert!(verdict(r#"{"gap_seconds":-1e300}"#).is_err());
     }
 
     #[test]

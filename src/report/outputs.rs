@@ -360,8 +360,6 @@ impl Output {
 
     /// Writes `bytes` to a temporary name beside the file, syncs it and renames it over.
     fn write(&self, bytes: &[u8]) -> Result<()> {
-        // Rendering may have taken a while: a request to stop is answered before writing.
-        crate::interrupt::check()?;
         let name = self.path.display();
         self.ensure_room(bytes.len() as u64)?;
         if stamp(&self.path) != self.seen.get() {

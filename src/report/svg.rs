@@ -588,8 +588,6 @@ pub fn render(chart: &Chart) -> Result<String> {
 
 /// Renders `chart` as an SVG document at `canvas`'s size.
 pub fn render_at(chart: &Chart, canvas: Canvas) -> Result<String> {
-    // A page draws many charts: a request to stop is answered between them.
-    crate::interrupt::check()?;
     if !chart.heat.is_empty() {
         return render_heat(chart, canvas);
     }

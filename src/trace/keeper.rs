@@ -24,9 +24,6 @@ static NEEDED: AtomicI32 = AtomicI32::new(0);
 /// The signal the waiting process received and has not passed on yet (0: none).
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
-/// The signals passed on and ignored by the keeper.
-const SIGNALS: [i32; crate::interrupt::SIGNALS.len()] = crate::interrupt::SIGNALS;
-
 /// Splits into the waiting process and the tracer, before any thread is started (the
 /// caller's promise). Returns in the tracer only; the waiting process exits from here
 /// with the tracer's code. Returns `false` (no split, nothing changed) when fork or the
@@ -83,7 +80,8 @@ fn wait_for(tracer: i32, from: i32) -> ! {
             as libc::sighandler_t;
         action.sa_flags = libc::SA_SIGINFO;
         libc::sigemptyset(&mut action.sa_mask);
-        for signal in SIGNALS {
+        // The signals passed on and ignored by the keeper: every one that ends ioscope.
+        for signal in crate::interrupt::all() {
             let mut old: libc::sigaction = std::mem::zeroed();
             libc::sigaction(signal, std::ptr::null(), &mut old);
             // What ioscope's caller ignored (nohup's SIGHUP) stays ignored.
@@ -167,7 +165,8 @@ pub fn hand_over(code: u8) -> u8 {
     // SAFETY: plain descriptor calls; /dev/null replaces the standard streams, so that
     // nothing waiting on them (a pipe's reader, a test) waits for the keeper.
     unsafe {
-        for signal in SIGNALS {
+        // The signals passed on and ignored by the keeper: every one that ends ioscope.
+        for signal in crate::interrupt::all() {
             libc::signal(signal, libc::SIG_IGN);
         }
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);

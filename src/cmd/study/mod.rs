@@ -127,12 +127,22 @@ impl Drop for CreatedDir {
     }
 }
 
-/// Removes a path on drop (a part's own file, when the part left it behind).
-struct RemoveOnDrop(PathBuf);
+/// Removes a path on drop (a part's own file, when the part left it behind), unless
+/// something was there before the part began: a file that is not the part's is never
+/// removed (the part refuses to write over it).
+struct RemoveOnDrop(Option<PathBuf>);
+
+impl RemoveOnDrop {
+    fn new(path: PathBuf) -> Self {
+        Self(std::fs::symlink_metadata(&path).is_err().then_some(path))
+    }
+}
 
 impl Drop for RemoveOnDrop {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        if let Some(path) = &self.0 {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -485,7 +495,7 @@ impl PartRunner<'_> {
         let file = self
             .dir
             .join(format!(".ioscope-study-write-{}", std::process::id()));
-        let _remove = RemoveOnDrop(file.clone());
+        let _remove = RemoveOnDrop::new(file.clone());
         // At least the largest block: the read sweep's blocks all fit in the scratch file,
         // and the write sweep takes the same ones.
         let largest = b.sweep_blocks.iter().copied().max().unwrap_or(0);
@@ -639,6 +649,7 @@ impl PartRunner<'_> {
             max_bytes: b.calibrate_cap,
             seed: self.seed,
             min_free: self.options.min_free,
+            expect: crate::files::file_id(self.scratch.file()),
             json: false,
         };
         match crate::cmd::calibrate::execute(&options, self.harness) {

@@ -13,6 +13,10 @@ use anyhow::Result;
 
 /// Prints or writes what `report` was asked for.
 pub fn render(request: Request) -> Result<ExitKind> {
+    // Reading a large document may have taken a while: a request to stop is answered
+    // before anything is drawn. (Not inside the writers: a measuring command interrupted
+    // writes what it measured through them after the request.)
+    crate::interrupt::check()?;
     match request {
         Request::Document(text) => emit(&text).map(|()| ExitKind::Success),
         Request::Again(saved) => match super::registered(&saved.schema) {
