@@ -51,8 +51,8 @@ fn who(tid: i32) -> (i32, String) {
     let pid = super::field(&status, "Tgid:")
         .and_then(|v| i32::try_from(v).ok())
         .unwrap_or(tid);
-    let name = std::fs::read_to_string(format!("/proc/{tid}/comm")).unwrap_or_default();
-    (pid, crate::text::printable(name.trim_end_matches('\n')))
+    let name = super::comm(tid).unwrap_or_default();
+    (pid, crate::text::printable(&name))
 }
 
 impl Changed {

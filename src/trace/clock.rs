@@ -360,8 +360,7 @@ struct Thread {
 
 /// How a thread's name is found: /proc/TID/comm.
 fn proc_comm(tid: i32) -> Option<String> {
-    let name = std::fs::read_to_string(format!("/proc/{tid}/comm")).ok()?;
-    Some(crate::text::printable(name.trim_end_matches('\n')))
+    super::comm(tid).map(|name| crate::text::printable(&name))
 }
 
 /// How deep the process tree is walked looking for an ancestor.

@@ -23,6 +23,16 @@ pub mod vdso;
 use std::path::Path;
 use tally::Resolver;
 
+/// Task `tid`'s name as the kernel keeps it (/proc/TID/comm), without losing bytes that
+/// are not UTF-8 (see [`crate::text::lossless`]); empty where it cannot be read. Not yet
+/// printable: see [`crate::text::printable`].
+pub fn comm(tid: i32) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::fs::read(format!("/proc/{tid}/comm")).ok()?;
+    let name = name.strip_suffix(b"\n").unwrap_or(&name);
+    Some(crate::text::lossless(std::ffi::OsStr::from_bytes(name)))
+}
+
 /// The real resolver: /proc of the traced tasks.
 pub struct Proc;
 

@@ -1068,11 +1068,9 @@ fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
 impl Left {
     /// Process `pid` as a process left running, named by its /proc comm.
     fn of(pid: i32, stopped: bool) -> Self {
-        let name = std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default();
-        let name = name.strip_suffix(b"\n").unwrap_or(&name);
         Self {
             pid,
-            name: crate::text::lossless(std::ffi::OsStr::from_bytes(name)),
+            name: super::comm(pid).unwrap_or_default(),
             stopped,
         }
     }
