@@ -17,6 +17,8 @@ pub(super) struct Scratch {
     trees: Vec<PathBuf>,
     /// Directories removed already, at the interrupt (before the grace ran out).
     trees_removed: usize,
+    /// The process removing this job's directories, once started: its pid and how many.
+    janitor: Option<(libc::pid_t, usize)>,
     done: bool,
     rank: usize,
     host: String,
@@ -26,6 +28,7 @@ static SCRATCH: std::sync::Mutex<Scratch> = std::sync::Mutex::new(Scratch {
     paths: Vec::new(),
     trees: Vec::new(),
     trees_removed: 0,
+    janitor: None,
     done: true,
     rank: 0,
     host: String::new(),
@@ -74,6 +77,76 @@ fn remove_tree(dir: &Path) -> bool {
     false
 }
 
+/// Starts removing the job's directories in a process of its own, in a process group of its
+/// own: mpirun ends a job with SIGTERM, then a second later SIGKILL to each rank's process
+/// group, and a directory of many thousands of small files (a million on a fast file
+/// system) can take longer than that to remove. The janitor outlives the rank, removes
+/// `trees` and exits (0 when none is left). Falls back to removing them here when it cannot
+/// start.
+fn start_janitor(s: &mut Scratch) {
+    let trees: Vec<PathBuf> = s.trees.drain(..).collect();
+    if trees.is_empty() {
+        return;
+    }
+    // SAFETY: open takes a NUL-terminated path; its result is checked before use.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+    // SAFETY: fork duplicates this process; the child only removes files (std::fs, whose
+    // allocations glibc's fork keeps usable) and ends with _exit, never returning here.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: the child's own process group, stdio on /dev/null and no other descriptor
+        // (MPI's sockets, the job's files), so nothing of the rank's is kept alive by it.
+        unsafe {
+            libc::setpgid(0, 0);
+            if null >= 0 {
+                for fd in 0..3 {
+                    libc::dup2(null, fd);
+                }
+            }
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        }
+        for d in &trees {
+            remove_tree(d);
+        }
+        let left = trees.iter().any(|d| std::fs::symlink_metadata(d).is_ok());
+        // SAFETY: ends the child without running the parent's destructors or atexit.
+        unsafe { libc::_exit(i32::from(left)) }
+    }
+    if null >= 0 {
+        // SAFETY: closes the descriptor opened above, in the parent.
+        unsafe { libc::close(null) };
+    }
+    if pid > 0 {
+        // SAFETY: the same group change from the parent's side, so that a SIGKILL sent to
+        // this rank's group just after the fork cannot reach the child.
+        unsafe { libc::setpgid(pid, pid) };
+        s.janitor = Some((pid, trees.len()));
+    } else {
+        s.trees_removed += trees.iter().filter(|d| remove_tree(d)).count();
+    }
+}
+
+/// Waits up to `limit` for the janitor; whether it is done and left no directory.
+fn janitor_done(pid: libc::pid_t, limit: std::time::Duration) -> Option<bool> {
+    let start = std::time::Instant::now();
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid on this process's own child, status written to a local.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if r == pid {
+            return Some(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+        }
+        if r < 0 || start.elapsed() >= limit {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// How long [`abandon`] waits for the janitor before it says the directories are still
+/// being removed: with [`GRACE`], well inside mpirun's second between SIGTERM and SIGKILL.
+const JANITOR_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Removes the registered files, says why on stderr, and ends the process with `code` at
 /// once: the main thread may be inside an MPI call that never returns, so nothing unwinds.
 /// Holding the lock, so [`super::execute`] cannot return (and print) meanwhile.
@@ -83,13 +156,27 @@ fn abandon(mut s: std::sync::MutexGuard<'_, Scratch>, code: i32, why: &str) -> !
         .drain(..)
         .filter(|p| std::fs::remove_file(p).is_ok())
         .count();
-    let trees = s.trees_removed + s.trees.drain(..).filter(|d| remove_tree(d)).count();
-    let files = match (removed, trees) {
-        (0, 0) => String::new(),
-        (1, 0) => "; its scratch file removed".to_string(),
-        (n, 0) => format!("; {n} scratch files removed"),
-        (_, 1) => "; the job's scratch directory removed".to_string(),
-        (_, n) => format!("; {n} scratch directories removed"),
+    start_janitor(&mut s);
+    // A janitor not done yet goes on after this process ends: say so, with its pid.
+    let mut going = None;
+    if let Some((pid, n)) = s.janitor.take() {
+        match janitor_done(pid, JANITOR_WAIT) {
+            Some(true) => s.trees_removed += n,
+            _ => going = Some((pid, n)),
+        }
+    }
+    let files = match (going, removed, s.trees_removed) {
+        (Some((pid, 1)), ..) => {
+            format!("; the job's scratch directory is being removed (process {pid})")
+        }
+        (Some((pid, n)), ..) => {
+            format!("; {n} scratch directories are being removed (process {pid})")
+        }
+        (None, 0, 0) => String::new(),
+        (None, 1, 0) => "; its scratch file removed".to_string(),
+        (None, n, 0) => format!("; {n} scratch files removed"),
+        (None, _, 1) => "; the job's scratch directory removed".to_string(),
+        (None, _, n) => format!("; {n} scratch directories removed"),
     };
     crate::report::error_line(&crate::text::printable(&format!(
         "rank {} on host {}: {why}{files}",
@@ -125,6 +212,7 @@ impl Watchdog {
                 paths: Vec::new(),
                 trees: Vec::new(),
                 trees_removed: 0,
+                janitor: None,
                 done: false,
                 rank,
                 host: host.to_string(),
@@ -145,10 +233,9 @@ impl Watchdog {
                     }
                     if crate::interrupt::requested() {
                         // The job ends: its directories go at once, not after the grace,
-                        // which mpirun's SIGKILL may cut short on a loaded machine (their
+                        // and in a process that mpirun's SIGKILL does not reach (their
                         // files are named by other ranks, so nothing else removed them).
-                        let trees: Vec<PathBuf> = s.trees.drain(..).collect();
-                        s.trees_removed += trees.iter().filter(|d| remove_tree(d)).count();
+                        start_janitor(&mut s);
                         let at = *since.get_or_insert_with(std::time::Instant::now);
                         if at.elapsed() >= GRACE {
                             abandon(
