@@ -1,6 +1,16 @@
-//! Helpers shared by the CLI tests: the binary, files of known content, and the
-//! checksum's definition written out byte by byte.
+//! Helpers shared by the integration tests: the binary, files of known content, the
+//! checksum's definition written out byte by byte, the fixtures and their variants
+//! (fixtures.rs), the corruptions of the in-place check (corrupt.rs). Every test binary
+//! includes this module and uses a part of it, hence `dead_code` allowed.
 #![allow(dead_code)]
+
+mod corrupt;
+mod fixtures;
+
+#[allow(unused_imports)] // a binary that uses neither
+pub use corrupt::*;
+#[allow(unused_imports)]
+pub use fixtures::*;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -214,9 +224,14 @@ pub fn in_small_tmpfs(size: &str, dir: &Path, program: &Path) -> Option<std::pro
 /// Longer than any `mpirun` run of the tests takes; a hang fails the test, not the CI job.
 pub const MPI_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// Runs `mpirun --oversubscribe -np N ioscope mpi ARGS` (root allowed when we are root)
-/// with extra environment; `None` (and a printed reason) when mpirun is missing.
-pub fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<std::process::Output> {
+/// `mpirun --oversubscribe -np N ioscope mpi ARGS` (root allowed when we are root) with
+/// extra environment, its stdout and stderr piped; `None` (and a printed reason) when
+/// mpirun is missing.
+pub fn mpirun_command(
+    np: usize,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Option<std::process::Command> {
     if std::process::Command::new("mpirun")
         .arg("--version")
         .output()
@@ -237,7 +252,15 @@ pub fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<std::pro
         .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("start mpirun");
+    Some(cmd)
+}
+
+/// Runs `mpirun --oversubscribe -np N ioscope mpi ARGS` (root allowed when we are root)
+/// with extra environment; `None` (and a printed reason) when mpirun is missing.
+pub fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> Option<std::process::Output> {
+    let mut child = mpirun_command(np, args, env)?
+        .spawn()
+        .expect("start mpirun");
     let drained = Drained::of(&mut child);
     let start = std::time::Instant::now();
     let status = loop {
@@ -358,4 +381,68 @@ pub fn build_c(dir: &Path, name: &str, ext: &str, source: &str, flags: &[&str]) 
             None
         }
     }
+}
+
+/// `ioscope trace --json -- ARGS`, which must exit 0, or `None` with a reason where tracing
+/// is refused.
+pub fn trace_doc(args: &[&str]) -> Option<serde_json::Value> {
+    let t = trace_run(&[], args, &[])?;
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    Some(t.doc)
+}
+
+/// Runs `ioscope ARGS` in `cwd` (so a default report directory lands there, not in the repo).
+pub fn in_dir(cwd: &Path, args: &[&str]) -> std::process::Output {
+    ioscope()
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run ioscope")
+}
+
+/// Asserts that a command succeeded, showing its exit code and stderr when not.
+pub fn ok(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Files in `dir` whose name starts with `.ioscope-`: the scratch files a run leaves
+/// behind when it does not clean up.
+pub fn scratch_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".ioscope-"))
+        .collect()
+}
+
+/// The text between `start` and the next `end` after it.
+pub fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let i = text.find(start).unwrap_or_else(|| panic!("no {start}"));
+    let j = text[i..].find(end).map_or(text.len(), |j| i + j);
+    &text[i..j]
+}
+
+/// Every control character but the line ends of the rendering itself.
+pub fn controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| c.is_control() && c != '\n')
+        .collect()
+}
+
+/// A headless browser on `PATH` (chromium or Chrome), for the tests that render a page.
+pub fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH")?
+                .to_str()?
+                .split(':')
+                .map(|d| Path::new(d).join(name))
+                .find(|p| p.is_file())
+        })
 }

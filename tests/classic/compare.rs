@@ -1,0 +1,243 @@
+//! `ioscope compare`: every contender's raw figures, with and without fio.
+
+use crate::common::*;
+
+fn compare_json(args: &[&str], path_env: Option<&str>) -> serde_json::Value {
+    let mut cmd = ioscope();
+    cmd.args(["compare"]).args(args).arg("--json");
+    if let Some(p) = path_env {
+        cmd.env("PATH", p);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A PATH holding only dd and cat, so fio (and anything else) is missing.
+fn path_without_fio(dir: &std::path::Path) -> String {
+    for tool in ["dd", "cat"] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|d| std::path::Path::new(d).join(tool))
+            .find(|p| p.exists());
+        if let Some(src) = found {
+            std::os::unix::fs::symlink(src, dir.join(tool)).unwrap();
+        }
+    }
+    dir.display().to_string()
+}
+
+#[test]
+fn every_contender_reports_the_whole_file_and_the_best_has_ratio_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(4 << 20));
+    let v = compare_json(
+        &[
+            path.to_str().unwrap(),
+            "--repeat",
+            "1",
+            "--cache",
+            "warm",
+            "--block-size",
+            "256k",
+        ],
+        None,
+    );
+    assert_eq!(v["schema"], "ioscope/compare/v2");
+    let rows = v["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["contender"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "ioscope run -r 256k",
+        "ioscope fast",
+        "dd bs=256k",
+        "dd bs=256k iflag=direct",
+        "cat",
+    ] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    for row in rows {
+        let run = &row["runs"][0];
+        assert_eq!(run["bytes"], 4 << 20, "{row}");
+        assert!(run["seconds"].as_f64().unwrap() > 0.0);
+        assert!(run["wall_seconds"].as_f64().unwrap() > 0.0);
+    }
+    let best = rows
+        .iter()
+        .map(|r| r["ratio_to_best"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!((best - 1.0).abs() < 1e-9);
+    assert!(
+        v["contenders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["argv"].as_array().unwrap().len() > 1)
+    );
+    assert!(report_text(&v).contains("dd prints decimal units"));
+}
+
+#[test]
+fn without_fio_the_comparison_runs_and_says_fio_was_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let v = compare_json(
+        &[path.to_str().unwrap(), "--repeat", "1", "--cache", "warm"],
+        Some(&path_without_fio(bin.path())),
+    );
+    let skipped = v["skipped"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s.as_str().unwrap().starts_with("fio: not installed")),
+        "{skipped:?}"
+    );
+    assert!(
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| !r["contender"].as_str().unwrap().starts_with("fio"))
+    );
+    assert!(v["rows"].as_array().unwrap().len() >= 4);
+}
+
+#[test]
+fn with_fio_its_own_figures_are_parsed() {
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(2 << 20));
+    let v = compare_json(
+        &[path.to_str().unwrap(), "--repeat", "1", "--cache", "warm"],
+        None,
+    );
+    let fio: Vec<&serde_json::Value> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["contender"].as_str().unwrap().starts_with("fio"))
+        .collect();
+    let skipped = v["skipped"].as_array().unwrap();
+    assert!(
+        !fio.is_empty() || !skipped.is_empty(),
+        "fio ran or said why not"
+    );
+    for row in fio {
+        assert_eq!(row["runs"][0]["bytes"], 2 << 20, "{row}");
+    }
+}
+
+#[test]
+fn cold_runs_record_the_residency_they_started_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(2 << 20));
+    let v = compare_json(
+        &[path.to_str().unwrap(), "--repeat", "1", "--cache", "cold"],
+        None,
+    );
+    for row in v["rows"].as_array().unwrap() {
+        assert_eq!(row["cache"], "cold");
+        let resident = row["runs"][0]["resident_share_before"].as_f64().unwrap();
+        if resident > 0.05 {
+            eprintln!("note: this file system keeps pages after eviction ({resident})");
+            assert_eq!(
+                row["state_ok"], false,
+                "a cold run that was not cold is flagged"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", b"x");
+    let empty = file_with(dir.path(), "e", b"");
+    for (args, needle) in [
+        (vec!["compare", "/nonexistent/f"], "/nonexistent/f"),
+        (vec!["compare", "-"], "standard input"),
+        (
+            vec!["compare", path.to_str().unwrap(), "--repeat", "0"],
+            "--repeat",
+        ),
+        (vec!["compare", empty.to_str().unwrap()], "non-empty"),
+        (
+            vec!["compare", path.to_str().unwrap(), "--block-size", "0"],
+            "greater than zero",
+        ),
+    ] {
+        let out = ioscope().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(one_line_stderr(&out).contains(needle), "{args:?}");
+    }
+}
+
+#[test]
+fn svg_draws_the_readers_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let svg = dir.path().join("c.svg");
+    let out = ioscope()
+        .args([
+            "compare",
+            path.to_str().unwrap(),
+            "--cache",
+            "warm",
+            "--repeat",
+            "1",
+            "--svg",
+        ])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") || text.contains("<svg"),
+        "{text:.200}"
+    );
+    assert!(text.contains("ioscope fast"), "a bar group per reader");
+    assert!(text.matches("<rect").count() > 3, "bars were drawn");
+}
+
+#[test]
+fn report_svg_of_a_result_without_a_chart_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(10_000));
+    let out = ioscope()
+        .args(["run", "-r", path.to_str().unwrap(), "4k", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let saved = dir.path().join("run.json");
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let svg = dir.path().join("run.svg");
+    let out = ioscope()
+        .arg("report")
+        .arg(&saved)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_stderr(&out).contains("no chart"));
+    assert!(!svg.exists());
+}

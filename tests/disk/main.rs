@@ -1,0 +1,10 @@
+//! `ioscope disk`: the panel, the depth curve and the latency target, profiles and presets,
+//! and the command attacked as a hostile user would. One test binary, a module per file.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod curve;
+mod hostile;
+mod panel;
+mod profiles;

@@ -1,0 +1,472 @@
+//! A sentence is a claim: every explanation is chosen by the numbers beside it. Saved
+//! results (a real `cache` run and a real quick study, kept in tests/fixtures) are edited to
+//! numbers that contradict the usual story — cold again far faster than cold, a rewrite
+//! slower than the write, random reads faster than sequential ones, repeats that scatter
+//! more than they differ, fsync on a file system with no device — and re-rendered with
+//! `ioscope report`: the sentences must follow the numbers.
+
+use crate::common::{
+    fixture_doc, fixture_json, ioscope, iozone_result, report_text, set_rate, set_summary,
+};
+use serde_json::Value;
+
+const MIB: f64 = 1048576.0;
+
+fn set_cache_rates(rows: &mut Value, cold: f64, warm: f64, again: f64) {
+    let row = rows.as_array_mut().unwrap().last_mut().unwrap();
+    set_rate(&mut row["cold"], cold);
+    set_rate(&mut row["warm"], warm);
+    set_rate(&mut row["cold_again"], again);
+}
+
+/// The whole study as Markdown (every sentence of every section).
+fn study_markdown(doc: &Value) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("study.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let md = dir.path().join("out.md");
+    let out = ioscope()
+        .arg("report")
+        .arg(&path)
+        .arg("--markdown")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&md).unwrap()
+}
+
+#[test]
+fn a_second_cold_read_one_and_a_half_times_the_first_is_not_called_a_repeat() {
+    let mut doc = fixture_json("cache.json");
+    set_cache_rates(&mut doc["rows"], 1820.0, 6000.0, 2770.0);
+    let text = report_text(&doc);
+    assert!(!text.contains("repeats the first"), "{text}");
+    assert!(
+        text.contains("The second cold read is 1.5x the first (2770 MiB/s against 1820 MiB/s)"),
+        "{text}"
+    );
+    assert!(text.contains("the cold figures disagree"), "{text}");
+}
+
+#[test]
+fn a_second_cold_read_within_ten_percent_is_a_repeat_and_the_cache_is_the_difference() {
+    let mut doc = fixture_json("cache.json");
+    set_cache_rates(&mut doc["rows"], 1000.0, 6000.0, 1050.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("the warm read is 6.0x the cold one"),
+        "{text}"
+    );
+    assert!(
+        text.contains("repeats the first (1000 MiB/s) within 10%, so the difference is the cache"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_warm_read_slower_than_the_cold_one_is_not_credited_to_the_cache() {
+    let mut doc = fixture_json("cache.json");
+    set_cache_rates(&mut doc["rows"], 3000.0, 1500.0, 2950.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("the warm read is slower than the cold one (0.50x"),
+        "{text}"
+    );
+    assert!(!text.contains("the difference is the cache"), "{text}");
+}
+
+#[test]
+fn device_counters_that_contradict_the_states_are_said_to() {
+    let mut doc = fixture_json("cache.json");
+    let row = doc["rows"].as_array_mut().unwrap().last_mut().unwrap();
+    row["cold"]["device"]["read_bytes"] = 0.into();
+    let text = report_text(&doc);
+    assert!(!text.contains("The kernel agrees"), "{text}");
+    assert!(text.contains("do not bear the states out"), "{text}");
+}
+
+#[test]
+fn warm_and_cold_alike_with_no_device_says_there_is_no_device() {
+    let mut doc = fixture_json("cache.json");
+    set_cache_rates(&mut doc["rows"], 5000.0, 5200.0, 5100.0);
+    doc["device"] = Value::Null;
+    for row in doc["rows"].as_array_mut().unwrap() {
+        for state in ["cold", "warm", "cold_again"] {
+            row[state]["device"] = Value::Null;
+        }
+    }
+    let text = report_text(&doc);
+    assert!(
+        text.contains("there is no block device under this file system"),
+        "{text}"
+    );
+    assert!(!text.contains("x the cold one"), "{text}");
+}
+
+#[test]
+fn a_rewrite_slower_than_the_write_is_not_explained_by_allocated_blocks() {
+    // The study with the rewrite at 0.65x the write (tests/common/fixtures.rs).
+    let doc = fixture_doc("study-rewrite-slower");
+    let md = study_markdown(&doc);
+    assert!(
+        md.contains("Rewriting an existing file is slower than the first write (0.65x"),
+        "{md}"
+    );
+    assert!(!md.contains("so only data moves"), "{md}");
+}
+
+#[test]
+fn repeats_that_scatter_more_than_they_differ_claim_no_direction() {
+    // Write 1000 MiB/s (500..2500) and rewrite 1500 (900..2000), 5 runs each
+    // (tests/common/fixtures.rs).
+    let doc = fixture_doc("study-spread-wider");
+    let md = study_markdown(&doc);
+    assert!(
+        md.contains("Rewrite and write differ (1.50x: 1500 MiB/s against 1000 MiB/s) by less than their runs scatter"),
+        "{md}"
+    );
+    assert!(!md.contains("so only data moves"), "{md}");
+}
+
+#[test]
+fn random_reads_faster_than_sequential_ones_are_not_blamed_on_read_ahead() {
+    let mut doc = fixture_json("study-sentences.json");
+    let read = iozone_result(&mut doc, "read")["bytes_per_second"]["median"]
+        .as_f64()
+        .unwrap();
+    let fast = 2.0 * read;
+    set_summary(
+        &mut iozone_result(&mut doc, "random_read")["bytes_per_second"],
+        fast,
+        fast,
+        fast,
+        1,
+    );
+    let md = study_markdown(&doc);
+    assert!(
+        md.contains("Random reads are faster than sequential ones (2.00x"),
+        "{md}"
+    );
+    assert!(!md.contains("read-ahead cannot predict"), "{md}");
+}
+
+#[test]
+fn the_fsync_on_a_file_system_without_a_device_is_not_the_devices_rate() {
+    let mut doc = fixture_json("study-sentences.json");
+    doc["write_sweep"]["device"] = Value::Null;
+    let md = study_markdown(&doc);
+    assert!(
+        !md.contains("the device's own rate shows in the fsync"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "no block device is under this file system, so the fsync has nothing to write back"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_small_fsync_share_is_not_called_the_devices_rate() {
+    let mut doc = fixture_json("study-sentences.json");
+    for p in doc["write_sweep"]["points"].as_array_mut().unwrap() {
+        for run in p["runs"].as_array_mut().unwrap() {
+            let total = run["elapsed"]["seconds"].as_f64().unwrap();
+            run["fsync_seconds"] = (0.02 * total).into();
+        }
+    }
+    let md = study_markdown(&doc);
+    assert!(
+        !md.contains("the device's own rate shows in the fsync"),
+        "{md}"
+    );
+    assert!(md.contains("takes 2.0% of each run's time"), "{md}");
+    assert!(md.contains("little was left to write back"), "{md}");
+}
+
+#[test]
+fn warm_reads_no_faster_than_cold_ones_are_not_called_a_cache_gain() {
+    let mut doc = fixture_json("study-sentences.json");
+    // Every warm point at 0.8x the best cold point, each a single run.
+    let points = doc["read_sweep"]["points"].as_array_mut().unwrap();
+    let best_cold = points
+        .iter()
+        .filter(|p| p["cache"] == "cold")
+        .map(|p| p["rate"]["median"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    for p in points.iter_mut().filter(|p| p["cache"] == "warm") {
+        let slow = 0.8 * best_cold;
+        set_summary(&mut p["rate"], slow, slow, slow, 1);
+    }
+    let md = study_markdown(&doc);
+    assert!(!md.contains("the warm cache is"), "{md}");
+    assert!(
+        md.contains("At their best cold reads are faster than warm ones (warm 0.80x cold"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_cost_model_far_from_a_point_is_not_told_as_the_whole_story() {
+    let mut doc = fixture_json("sweep.json");
+    let text = report_text(&doc);
+    assert!(
+        text.contains("whatever its size"),
+        "the fixture fits: {text}"
+    );
+    // The middle point three times slower in every run: no fixed-cost-plus-bandwidth line
+    // passes near all three points.
+    for run in doc["points"][1]["runs"].as_array_mut().unwrap() {
+        let t = run["elapsed"]["seconds"].as_f64().unwrap();
+        run["elapsed"]["seconds"] = (3.0 * t).into();
+    }
+    let text = report_text(&doc);
+    assert!(!text.contains("whatever its size"), "{text}");
+    assert!(text.contains("fits these times only roughly"), "{text}");
+}
+
+#[test]
+fn a_curve_flat_below_the_page_is_not_blamed_on_the_cost_of_a_call() {
+    let mut doc = fixture_json("study-sentences.json");
+    let points = doc["read_sweep"]["points"].as_array_mut().unwrap();
+    let flat = 5000.0 * MIB;
+    for p in points.iter_mut().filter(|p| p["cache"] == "warm") {
+        set_summary(&mut p["rate"], flat, flat, flat, 1);
+    }
+    let md = study_markdown(&doc);
+    assert!(!md.contains("that is the steep rise on the left"), "{md}");
+    assert!(md.contains("the rate rises only 1.0x"), "{md}");
+}
+
+#[test]
+fn repeats_that_scatter_are_named_in_a_typed_warning() {
+    use ioscope::cmd::warning::{Warning, scattered};
+    use ioscope::measure::stats::summarize;
+    let steady = summarize(&[100.0, 101.0, 102.0]).unwrap();
+    let wide = summarize(&[100.0, 150.0, 300.0]).unwrap();
+    let wider = summarize(&[100.0, 200.0, 400.0]).unwrap();
+    assert_eq!(scattered([("a".to_string(), &steady)]), None);
+    match scattered([
+        ("steady".to_string(), &steady),
+        ("wide".to_string(), &wide),
+        ("wider".to_string(), &wider),
+    ]) {
+        Some(Warning::Scattered {
+            at, runs, others, ..
+        }) => assert_eq!((at.as_str(), runs, others), ("wider", 3, 1)),
+        other => panic!("{other:?}"),
+    }
+    // As a saved result carries it, in the words of the text output.
+    let mut doc = fixture_json("sweep.json");
+    doc["warnings"] = serde_json::json!([{
+        "kind": "scattered", "at": "warm at 4k", "min": 100.0 * MIB, "median": 150.0 * MIB,
+        "max": 300.0 * MIB, "runs": 3, "others": 2
+    }]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sweep.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let out = ioscope().arg("report").arg(&path).output().unwrap();
+    assert!(out.status.success());
+    // Warnings go to stderr, as every command's do.
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains(
+            "(warm at 4k) its 3 runs scatter from 100.0 to 300.0 MiB/s (median 150.0), 200% apart"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 other measurements scatter as well"),
+        "{text}"
+    );
+}
+
+#[test]
+fn small_files_whose_pairs_are_twelve_times_apart_are_not_said_to_barely_differ() {
+    let mut doc = fixture_json("transfer.json");
+    let small = doc["workloads"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|w| w["files"].as_u64() > Some(1))
+        .expect("the fixture has small files");
+    let cells = small["cells"].as_array_mut().unwrap();
+    let last = cells.len() - 1;
+    for (i, c) in cells.iter_mut().enumerate() {
+        let factor = if i == last { 11.78 } else { 1.0 };
+        let per_file = 0.0001 * factor;
+        c["seconds_per_file"] = per_file.into();
+        c["bytes_per_second"] = (4096.0 / per_file).into();
+    }
+    let text = report_text(&doc);
+    assert!(!text.contains("barely differ"), "{text}");
+    assert!(
+        text.contains("11.78x): the methods differ even for files this small"),
+        "{text}"
+    );
+    // And alike pairs are said to be alike.
+    for c in doc["workloads"][0]["cells"].as_array_mut().unwrap() {
+        c["seconds_per_file"] = 0.0001.into();
+        c["bytes_per_second"] = 40960000.0.into();
+    }
+    let text = report_text(&doc);
+    assert!(text.contains("so the methods barely differ"), "{text}");
+}
+
+/// Sets every row of one syscalls operation to `ns` nanoseconds per call.
+fn set_ns(doc: &mut Value, op: &str, ns: f64) {
+    for row in doc["rows"].as_array_mut().unwrap() {
+        if row["op"] == op {
+            let calls = row["calls"].as_f64().unwrap();
+            row["ns_per_call"] = ns.into();
+            row["seconds"] = (ns * calls * 1e-9).into();
+        }
+    }
+}
+
+#[test]
+fn an_lseek_dearer_than_a_read_is_not_told_as_the_cost_of_the_page_cache() {
+    let mut doc = fixture_json("syscalls.json");
+    set_ns(&mut doc, "read 1 B", 200.0);
+    set_ns(&mut doc, "lseek", 600.0);
+    set_ns(&mut doc, "getpid", 100.0);
+    let text = report_text(&doc);
+    assert!(
+        !text.contains("page-cache lookup and the one-byte copy to user memory"),
+        "{text}"
+    );
+    assert!(
+        text.contains("lseek(SEEK_CUR) (600 ns) cost more than a 1-byte read() (200 ns)"),
+        "{text}"
+    );
+    // The usual order is told as usual, with the difference computed.
+    set_ns(&mut doc, "lseek", 150.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("the 50 ns between them is the page-cache lookup"),
+        "{text}"
+    );
+    assert!(text.contains("getpid (100 ns) is the bare price"), "{text}");
+    // A getpid dearer than lseek is not called the bare price of a call.
+    set_ns(&mut doc, "getpid", 400.0);
+    let text = report_text(&doc);
+    assert!(!text.contains("bare price of a system call."), "{text}");
+}
+
+/// Sets every run of one compare row to the given rates (MiB/s), in order.
+fn set_runs(doc: &mut Value, contender: &str, cache: &str, mib: &[f64]) {
+    let row = doc["rows"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["contender"] == contender && r["cache"] == cache)
+        .unwrap_or_else(|| panic!("the fixture has {contender} {cache}"));
+    let runs = row["runs"].as_array_mut().unwrap();
+    for (run, &m) in runs.iter_mut().zip(mib) {
+        run["bytes_per_second"] = (m * MIB).into();
+    }
+    let mut sorted = mib.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    row["median_bytes_per_second"] = (sorted[sorted.len() / 2] * MIB).into();
+}
+
+#[test]
+fn contenders_whose_runs_overlap_the_fastest_are_not_ranked_below_it() {
+    let mut doc = fixture_json("compare.json");
+    set_runs(
+        &mut doc,
+        "ioscope run -r 1m",
+        "warm",
+        &[1000.0, 5000.0, 9000.0],
+    );
+    set_runs(&mut doc, "cat", "warm", &[1000.0, 3000.0, 6000.0]);
+    set_runs(&mut doc, "dd bs=1m", "warm", &[400.0, 410.0, 420.0]);
+    set_runs(&mut doc, "ioscope fast", "warm", &[4700.0, 4800.0, 4900.0]);
+    let text = report_text(&doc);
+    let warm = text
+        .lines()
+        .find(|l| l.starts_with("note: warm: fastest"))
+        .expect("a ranking line for warm");
+    assert!(warm.contains("fastest ioscope run -r 1m"), "{warm}");
+    assert!(warm.contains("the same within 10%: ioscope fast"), "{warm}");
+    let overlap = warm
+        .split("(no order shown): ")
+        .nth(1)
+        .expect("an overlapping group");
+    assert!(overlap.contains("cat (0.60x)"), "{warm}");
+    let apart = warm
+        .split("slower, their runs apart from the fastest's: ")
+        .nth(1)
+        .expect("a clearly slower group");
+    assert!(apart.starts_with("dd bs=1m (0.08x)"), "{warm}");
+}
+
+/// Sets one transfer cell's median rate (MiB/s) with repeats within 1% of it.
+fn set_cell(doc: &mut Value, sender: &str, receiver: &str, mib: f64) {
+    let w = large_workload(doc);
+    let bytes = w["bytes"].as_f64().unwrap();
+    let c = w["cells"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["sender"] == sender && c["receiver"] == receiver)
+        .unwrap();
+    let seconds = bytes / (mib * MIB);
+    c["bytes_per_second"] = (mib * MIB).into();
+    set_summary(
+        &mut c["receiver_seconds"],
+        seconds,
+        seconds * 0.99,
+        seconds * 1.01,
+        3,
+    );
+}
+
+fn large_workload(doc: &mut Value) -> &mut Value {
+    doc["workloads"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|w| w["files"].as_u64() == Some(1))
+        .expect("the fixture has one large file")
+}
+
+#[test]
+fn a_pair_that_copies_more_yet_wins_is_not_credited_to_copies_it_makes() {
+    let mut doc = fixture_json("transfer.json");
+    for (s, r) in [("read", "write"), ("sendfile", "splice")] {
+        set_cell(&mut doc, s, r, if s == "read" { 2000.0 } else { 400.0 });
+    }
+    for c in large_workload(&mut doc)["cells"].as_array_mut().unwrap() {
+        let pair = (c["sender"].as_str(), c["receiver"].as_str());
+        if pair != (Some("read"), Some("write")) && pair != (Some("sendfile"), Some("splice")) {
+            c["bytes_per_second"] = (1000.0 * MIB).into();
+        }
+    }
+    doc["synced"] = false.into();
+    let text = report_text(&doc);
+    assert!(!text.contains("no user-space copy"), "{text}");
+    assert!(
+        text.contains("read → write saves no copy that sendfile → splice makes, yet it was faster"),
+        "{text}"
+    );
+    assert!(
+        text.contains("it makes no copy the fastest avoids, so its cost is elsewhere"),
+        "{text}"
+    );
+    // The usual order keeps the usual reasons.
+    set_cell(&mut doc, "read", "write", 400.0);
+    set_cell(&mut doc, "sendfile", "splice", 2000.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("sender: sendfile() hands page-cache pages"),
+        "{text}"
+    );
+    assert!(text.contains("read() copies every byte"), "{text}");
+}

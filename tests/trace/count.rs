@@ -1,0 +1,494 @@
+//! `trace` counts every call or names it as unseen (issue 24, items 4 and 5): failed calls
+//! by errno, sync and creat by name, a request-size histogram, descending and strided order,
+//! libaio's requests read from memory; the seccomp filter and the stop-at-every-call
+//! fallback give the same counts, and those equal `strace -f -c`'s. Programs of our own
+//! are compiled with `cc` (skipped with a reason where there is none), as are fio and
+//! strace where they are missing, and everything where ptrace is refused.
+
+use crate::common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The forcing variable of the fallback (no seccomp filter).
+const EVERY_CALL: &str = "IOSCOPE_TRACE_EVERY_CALL";
+
+/// One program, one behaviour per mode: `prog MODE FILE`.
+const PROGRAM: &str = r#"
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    const char *mode = argv[1], *path = argv[2];
+    char buf[4096], name[4200];
+    memset(buf, 'x', sizeof buf);
+    if (!strcmp(mode, "fail")) {
+        /* Three opens of a missing file (one relative to the working directory), one of a
+           directory for writing, and a close of a descriptor that is not open. */
+        snprintf(name, sizeof name, "%s/missing", path);
+        for (int i = 0; i < 2; i++) if (open(name, O_RDONLY) >= 0) return 2;
+        if (chdir(path) != 0 || openat(AT_FDCWD, "missing", O_RDONLY) >= 0) return 3;
+        if (open(path, O_WRONLY) >= 0) return 4;
+        for (int i = 0; i < 5; i++) if (write(1000, buf, 10) >= 0) return 6;
+        if (close(1000) == 0) return 5;
+        return 0;
+    }
+    if (!strcmp(mode, "sync")) {
+#ifdef SYS_creat
+        int fd = syscall(SYS_creat, path, 0644);
+#else
+        int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+#endif
+        if (fd < 0 || write(fd, buf, 100) != 100) return 2;
+        sync();
+        if (syncfs(fd) != 0) return 3;
+        return close(fd);
+    }
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 2;
+    if (!strcmp(mode, "backward")) {
+        for (int i = 15; i >= 0; i--) if (pread(fd, buf, 4096, i * 4096L) != 4096) return 3;
+    } else if (!strcmp(mode, "strided")) {
+        for (int i = 0; i < 16; i++) if (pread(fd, buf, 4096, i * 3 * 4096L) != 4096) return 3;
+    } else if (!strcmp(mode, "perchar")) {
+        for (int i = 0; i < 5000; i++) if (read(fd, buf, 1) != 1) return 3;
+    } else {
+        return 9;
+    }
+    return close(fd);
+}
+"#;
+
+/// The program built in `dir`, or `None` (with the reason printed) without `cc`.
+fn program(dir: &Path) -> Option<PathBuf> {
+    let src = dir.join("count.c");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let exe = dir.join("count");
+    let ok = std::process::Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: no C compiler (cc) to build the test program");
+        return None;
+    }
+    Some(exe)
+}
+
+/// `ioscope trace --json [FLAG] -- ARGS` with `env` (a leading `--seccomp` or
+/// `--every-call` in `args` is the flag): the document, or `None` (with a reason printed)
+/// where ptrace is refused.
+fn trace(args: &[&str], env: &[(&str, &str)]) -> Option<Value> {
+    let (flags, args) = match args.split_first() {
+        Some((&flag, rest)) if flag == "--seccomp" || flag == "--every-call" => (vec![flag], rest),
+        _ => (Vec::new(), args),
+    };
+    trace_run(&flags, args, env).map(|t| t.doc)
+}
+
+/// The entry of `path` in a trace's files.
+fn file<'a>(doc: &'a Value, path: &str) -> &'a Value {
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == path)
+        .unwrap_or_else(|| panic!("{path} not in the trace: {doc:#}"))
+}
+
+/// A file of `len` bytes in `dir`, by its canonical path.
+fn data(dir: &Path, len: usize) -> String {
+    let path = file_with(dir, "data", &pattern(len));
+    std::fs::canonicalize(path)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn canonical(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn failed_opens_and_a_bad_close_are_counted_by_errno_in_json_text_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = program(dir.path()) else {
+        return;
+    };
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let work = canonical(&work);
+    let Some(doc) = trace(&[exe.to_str().unwrap(), "fail", &work], &[]) else {
+        return;
+    };
+    assert_eq!(doc["exit_code"], 0, "{doc:#}");
+    let missing = file(&doc, &format!("{work}/missing"));
+    assert_eq!(missing["calls"]["openat"]["calls"], 3, "{missing:#}");
+    assert_eq!(missing["calls"]["openat"]["errors"], 3);
+    assert_eq!(missing["calls"]["openat"]["errnos"]["ENOENT"], 3);
+    let directory = file(&doc, &work);
+    assert_eq!(
+        directory["calls"]["openat"]["errnos"]["EISDIR"], 1,
+        "{doc:#}"
+    );
+    let not_open = file(&doc, "fd 1000 (unresolved)");
+    assert_eq!(not_open["calls"]["close"]["errnos"]["EBADF"], 1, "{doc:#}");
+    assert_eq!(not_open["calls"]["write"]["errnos"]["EBADF"], 5, "{doc:#}");
+    assert!(
+        doc["totals"]["openat"]["errnos"]["ENOENT"]
+            .as_u64()
+            .unwrap()
+            >= 3
+    );
+    let text = report_text(&doc);
+    assert!(
+        text.contains(&format!("{work}/missing: openat ENOENT 3")),
+        "{text}"
+    );
+    assert!(
+        text.contains("failed: ") && text.contains("ENOENT"),
+        "{text}"
+    );
+    // Writes that failed on a bad descriptor never reached a file: the kernel does not
+    // count them, and neither does the comparison with its counters.
+    if !doc["proc_io"].is_null() {
+        assert!(text.contains("kernel    ok:"), "{text}");
+    }
+    let csv_path = dir.path().join("t.csv");
+    let json_path = dir.path().join("t.json");
+    std::fs::write(&json_path, doc.to_string()).unwrap();
+    let out = ioscope()
+        .arg("report")
+        .arg(&json_path)
+        .arg("--csv")
+        .arg(&csv_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",errnos"), "{csv}");
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("/missing,openat,3,3,") && l.ends_with("ENOENT:3")),
+        "{csv}"
+    );
+}
+
+#[test]
+fn sync_and_syncfs_are_counted_and_creat_is_named_creat() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = program(dir.path()) else {
+        return;
+    };
+    let target = format!("{}/made", canonical(dir.path()));
+    let Some(doc) = trace(&[exe.to_str().unwrap(), "sync", &target], &[]) else {
+        return;
+    };
+    assert_eq!(doc["exit_code"], 0, "{doc:#}");
+    assert_eq!(doc["totals"]["sync"]["calls"], 1, "{doc:#}");
+    let made = file(&doc, &target);
+    assert_eq!(made["calls"]["syncfs"]["calls"], 1, "{made:#}");
+    assert_eq!(made["syncs"], 1);
+    assert_eq!(
+        file(&doc, "(no file)")["syncs"],
+        1,
+        "sync() acts on no file"
+    );
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(made["calls"]["creat"]["calls"], 1, "{made:#}");
+        assert!(made["calls"].get("open").is_none(), "{made:#}");
+    }
+}
+
+#[test]
+fn a_backward_read_is_labelled_descending_and_a_strided_one_strided() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = program(dir.path()) else {
+        return;
+    };
+    let path = data(dir.path(), 64 * 4096);
+    for (mode, words, field) in [
+        ("backward", "descending", "backward_contiguous"),
+        (
+            "strided",
+            "strided: each access 12 KiB forward",
+            "same_step",
+        ),
+    ] {
+        let Some(doc) = trace(&[exe.to_str().unwrap(), mode, &path], &[]) else {
+            return;
+        };
+        assert_eq!(doc["exit_code"], 0, "{doc:#}");
+        let f = file(&doc, &path);
+        assert!(f["order"][field].as_u64().unwrap() >= 14, "{mode}: {f:#}");
+        let text = report_text(&doc);
+        assert!(text.contains(words), "{mode}: {text}");
+        assert!(!text.contains("in no order (random)"), "{mode}: {text}");
+    }
+}
+
+#[test]
+fn one_byte_reads_fill_the_first_bucket_of_the_size_histogram() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = program(dir.path()) else {
+        return;
+    };
+    let path = data(dir.path(), 8192);
+    let Some(doc) = trace(&[exe.to_str().unwrap(), "perchar", &path], &[]) else {
+        return;
+    };
+    let f = file(&doc, &path);
+    assert_eq!(f["sizes"]["counts"][0], 5000, "{f:#}");
+    assert_eq!(f["sizes"]["zero"], 0);
+    let text = report_text(&doc);
+    assert!(text.contains("1 B ×5,000"), "{text}");
+}
+
+#[test]
+fn the_seccomp_filter_and_the_every_call_fallback_count_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = program(dir.path()) else {
+        return;
+    };
+    let path = data(dir.path(), 64 * 4096);
+    let exe = exe.to_str().unwrap();
+    let (Some(filtered), Some(every)) = (
+        trace(&["--seccomp", exe, "backward", &path], &[]),
+        trace(&["--seccomp", exe, "backward", &path], &[(EVERY_CALL, "1")]),
+    ) else {
+        return;
+    };
+    assert_eq!(every["stops"], "every call", "{every:#}");
+    assert!(
+        every["stops_why"].as_str().unwrap().contains(EVERY_CALL),
+        "{every:#}"
+    );
+    if filtered["stops"] != "filtered" {
+        eprintln!(
+            "skipped: no seccomp filter here ({}); only the fallback was checked",
+            filtered["stops_why"]
+        );
+    }
+    let counts = |doc: &Value| -> Vec<(String, Value, Value, Value)> {
+        doc["totals"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v["calls"].clone(),
+                    v["errors"].clone(),
+                    v["bytes_returned"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(counts(&filtered), counts(&every), "{filtered:#}");
+    assert_eq!(file(&filtered, &path)["calls"]["pread64"]["calls"], 16);
+    let text = report_text(&filtered);
+    assert!(text.contains("stops "), "{text}");
+}
+
+#[test]
+fn libaio_reads_are_read_from_memory_and_counted_per_file_where_fio_has_libaio() {
+    let has_libaio = std::process::Command::new("fio")
+        .arg("--enghelp=libaio")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_libaio {
+        eprintln!("skipped: fio with its libaio engine is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = canonical(dir.path());
+    let job = [
+        "fio",
+        "--name=aio",
+        "--filename=aio.dat",
+        "--size=1m",
+        "--bs=4k",
+        "--rw=read",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--disk_util=0",
+        "--output-format=json",
+    ];
+    let mut args: Vec<String> = job.iter().map(|s| s.to_string()).collect();
+    args[2] = format!("--filename={work}/aio.dat");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Some(doc) = trace(&args, &[]) else {
+        return;
+    };
+    if doc["exit_code"] != 0 {
+        eprintln!("skipped: fio's libaio job did not run here: {doc:#}");
+        return;
+    }
+    let f = file(&doc, &format!("{work}/aio.dat"));
+    let aio = &f["calls"]["aio pread"];
+    assert_eq!(aio["calls"], 256, "{f:#}");
+    assert_eq!(aio["bytes_requested"], 1 << 20);
+    assert_eq!(aio["bytes_returned"], 1 << 20);
+    // fio lays the file out first with 4 KiB writes, counted in the same bucket.
+    let writes = f["calls"]["write"]["calls"].as_u64().unwrap_or(0);
+    assert_eq!(
+        f["sizes"]["counts"][12],
+        256 + writes,
+        "4 KiB requests: {f:#}"
+    );
+    assert!(doc["totals"]["io_submit"]["calls"].as_u64().unwrap() > 0);
+    assert!(
+        !doc["unseen"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u.as_str().unwrap().starts_with("libaio")),
+        "everything was read: {doc:#}"
+    );
+}
+
+/// strace -f -c's table: calls and errors per call name.
+fn strace_counts(args: &[&str]) -> Option<std::collections::BTreeMap<String, (u64, u64)>> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("strace.txt");
+    let ran = std::process::Command::new("strace")
+        .args(["-f", "-c", "-o"])
+        .arg(&out)
+        .arg("--")
+        .args(args)
+        .output();
+    if ran.is_err() {
+        eprintln!("skipped: strace is not installed");
+        return None;
+    }
+    let text = std::fs::read_to_string(&out).ok()?;
+    let mut counts = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() >= 5 && f[0].parse::<f64>().is_ok() && f[f.len() - 1] != "total" {
+            let errors = if f.len() == 6 { f[4].parse().ok()? } else { 0 };
+            counts.insert(f[f.len() - 1].to_string(), (f[3].parse().ok()?, errors));
+        }
+    }
+    if counts.is_empty() {
+        eprintln!("skipped: strace could not trace here: {text}");
+        return None;
+    }
+    Some(counts)
+}
+
+#[test]
+fn counts_and_failures_equal_strace_f_c_for_every_call_both_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = program(dir.path()) else {
+        return;
+    };
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let work = canonical(&work);
+    let path = data(dir.path(), 64 * 4096);
+    for args in [
+        vec![exe.to_str().unwrap(), "fail", &work],
+        vec![exe.to_str().unwrap(), "strided", &path],
+        vec!["cat", "/nonexistent-ioscope-test"],
+    ] {
+        let Some(theirs) = strace_counts(&args) else {
+            return;
+        };
+        for seccomp in [true, false] {
+            let flag = if seccomp { "--seccomp" } else { "--every-call" };
+            let args: Vec<&str> = std::iter::once(flag).chain(args.iter().copied()).collect();
+            let Some(doc) = trace(&args, &[]) else {
+                return;
+            };
+            let mut both = 0;
+            for (name, &(calls, errors)) in &theirs {
+                let Some(ours) = doc["totals"].get(name) else {
+                    continue;
+                };
+                both += 1;
+                assert_eq!(
+                    (
+                        ours["calls"].as_u64().unwrap(),
+                        ours["errors"].as_u64().unwrap()
+                    ),
+                    (calls, errors),
+                    "{name} in {args:?} ({}): strace {theirs:?}",
+                    doc["stops"]
+                );
+            }
+            assert!(both >= 4, "{args:?}: {theirs:?} against {doc:#}");
+        }
+    }
+}
+
+/// Under the seccomp filter (which cannot be removed), what the command leaves running is
+/// kept: ioscope's tracer stays behind it in the background, and the calls the filter
+/// selects still work there (they would fail with ENOSYS with no tracer); the keeper ends
+/// when they do. With `--every-call` the same process is let go of, untraced.
+#[test]
+fn a_process_left_running_under_the_filter_is_kept_and_its_calls_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("late");
+    let script = format!(
+        "(sleep 1; echo written > '{}') >/dev/null 2>&1 & exit 0",
+        out.display()
+    );
+    let Some(doc) = trace(&["sh", "-c", &script], &[]) else {
+        return;
+    };
+    if doc["stops"] != "filtered" {
+        eprintln!("skipped: no seccomp filter here ({})", doc["stops_why"]);
+        return;
+    }
+    assert!(
+        !doc["still_running"].as_array().unwrap().is_empty(),
+        "{doc:#}"
+    );
+    let keeper = doc["kept_by"].as_i64().expect("a keeper is named") as i32;
+    let text = report_text(&doc);
+    assert!(text.contains("stays behind them"), "{text}");
+    assert!(!text.contains("ENOSYS"), "{text}");
+    // The background open and write went through the filter, kept by the keeper, which
+    // then ends.
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(30)
+        && (std::fs::read_to_string(&out).unwrap_or_default() != "written\n" || alive(keeper))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "written\n");
+    assert!(!alive(keeper), "the keeper ends with what it kept");
+    // Without the filter: let go of, nothing kept.
+    let Some(doc) = trace(&["--every-call", "sh", "-c", &script], &[]) else {
+        return;
+    };
+    assert_eq!(doc["stops"], "every call", "{doc:#}");
+    assert!(
+        !doc["still_running"].as_array().unwrap().is_empty(),
+        "{doc:#}"
+    );
+    assert!(doc.get("kept_by").is_none(), "{doc:#}");
+}
+
+/// Whether process `pid` is there and not a zombie (a keeper reparented to an init that
+/// does not reap is one once it ended).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().chars().next()))
+        .flatten()
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
