@@ -315,8 +315,8 @@ fn mpi(_args: &crate::cli::MpiArgs) -> Result<ExitKind> {
 /// code, rank 0 printing one line per failed rank.
 #[cfg(feature = "mpi")]
 fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
+    use crate::cmd::mpi::Comm;
     use crate::cmd::mpi::must_match::{MustMatch, Offer, settle};
-    use crate::cmd::mpi::{Comm, RanksFailed};
     let world = crate::cmd::mpi_world::World::init()
         .ok_or_else(|| anyhow::anyhow!("mpi: MPI was initialised already"))?;
     let root = world.rank() == 0;
@@ -339,36 +339,61 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
     if let Err(e) = settle(&world, &offer) {
         return ranks_failed(e);
     }
-    let options = match parsed.expect("every rank's options were accepted") {
-        Parsed::Io500(options) => return mpi_io500(&options, &world),
-        Parsed::Ior(options) => options,
+    let which = match &parsed {
+        Ok(Parsed::Io500(_)) => "mpi io500",
+        _ => "mpi",
     };
     if root && !world.launched() {
-        report::note(
-            "note: not started by mpirun: running as a single rank (start N ranks with `mpirun -np N ioscope mpi ...`)\n",
-        );
+        report::note(&format!(
+            "note: not started by mpirun: running as a single rank (start N ranks with `mpirun -np N ioscope {which} ...`)\n",
+        ));
     }
     let progress = crate::cmd::harness::NoProgress;
     let harness = Harness::system(&progress);
-    match cmd::mpi::execute(&options, &world, &harness) {
+    match parsed.expect("every rank's options were accepted") {
+        Parsed::Ior(o) => mpi_finish(
+            cmd::mpi::execute(&o, &world, &harness),
+            o.json,
+            &o.dir,
+            // A phase that failed after others' results: its ranks' errors, as without them.
+            |r| {
+                r.failed
+                    .iter()
+                    .flat_map(|f| &f.errors)
+                    .for_each(|l| report::error_line(l))
+            },
+        ),
+        Parsed::Io500(o) => mpi_finish(
+            cmd::mpi::io500::execute(&o, &world, &harness),
+            o.json,
+            &o.dir,
+            |_| {},
+        ),
+    }
+}
+
+/// What rank 0 prints of an MPI command's outcome (`Some` only there), then `after` it;
+/// a collective failure is printed by [`ranks_failed`].
+#[cfg(feature = "mpi")]
+fn mpi_finish<R: Exportable>(
+    outcome: Result<Option<R>>,
+    json: bool,
+    dir: &Path,
+    after: impl FnOnce(&R),
+) -> Result<ExitKind> {
+    match outcome {
         Ok(Some(result)) => {
             let kind = finish(
                 &result,
-                &ExportOptions::json_only(options.json),
+                &ExportOptions::json_only(json),
                 &Exports::default(),
-                &options.dir,
+                dir,
             );
-            // A phase that failed after others' results: its ranks' errors, as without them.
-            for line in result.failed.iter().flat_map(|f| &f.errors) {
-                report::error_line(line);
-            }
+            after(&result);
             kind
         }
         Ok(None) => Ok(ExitKind::Success),
-        Err(e) => match e.downcast_ref::<RanksFailed>() {
-            Some(_) => ranks_failed(e),
-            None => Err(e),
-        },
+        Err(e) => ranks_failed(e),
     }
 }
 
@@ -383,33 +408,6 @@ fn ranks_failed(e: anyhow::Error) -> Result<ExitKind> {
             Ok(failed.kind)
         }
         None => Err(e),
-    }
-}
-
-/// `mpi io500`: the IO500-like preset on every rank; rank 0 alone prints.
-#[cfg(feature = "mpi")]
-fn mpi_io500(
-    options: &crate::options::Io500Options,
-    world: &crate::cmd::mpi_world::World,
-) -> Result<ExitKind> {
-    use crate::cmd::mpi::Comm;
-    let root = world.rank() == 0;
-    if root && !world.launched() {
-        report::note(
-            "note: not started by mpirun: running as a single rank (start N ranks with `mpirun -np N ioscope mpi io500 ...`)\n",
-        );
-    }
-    let progress = crate::cmd::harness::NoProgress;
-    let harness = Harness::system(&progress);
-    match cmd::mpi::io500::execute(options, world, &harness) {
-        Ok(Some(result)) => finish(
-            &result,
-            &ExportOptions::json_only(options.json),
-            &Exports::default(),
-            &options.dir,
-        ),
-        Ok(None) => Ok(ExitKind::Success),
-        Err(e) => ranks_failed(e),
     }
 }
 

@@ -1,16 +1,20 @@
 //! Files from a sender to a receiver over a socket (TCP or Unix), every byte verified. The
-//! wire format is in [`proto`], the ways each end touches the bytes in [`methods`], where
-//! a received file is created and how it is published in `place`; this file holds the two
-//! ends: addresses, the sender's walk over its files, and the receiver's rules (a
-//! server's): loopback unless told otherwise and then only with a token; connections served
-//! at once, a bounded number, each on its own thread and held to a timeout and a minimum
-//! pace, so that no slow peer holds the others up; names confined to its directory; nothing
-//! overwritten without `--force`; modes less the umask unless `--keep-mode`; free space and
-//! inodes checked again for each announced file, by blocks, against the margin; each file
-//! written unnamed (or under a temporary name), verified, synced and only then linked (or
-//! renamed) into place; any failure leaves nothing partial (nor the directories made for
-//! that file) and ends the connection with a refusal the sender prints, saying which file
-//! and how many bytes arrived.
+//! wire format is in [`proto`], the ways each end touches the bytes in [`methods`], where a
+//! received file is created and how it is published in `place`. This file holds the two
+//! ends: addresses, the sender's walk over its files, and the receiver's rules, which are a
+//! server's:
+//!
+//! - it listens on loopback unless told otherwise, and then only with a token;
+//! - it serves connections at once, a bounded number, each on its own thread, held to a
+//!   timeout and a minimum pace, so that no slow peer holds the others up;
+//! - names stay inside its directory, nothing is overwritten without `--force`, and modes
+//!   lose the umask unless `--keep-mode`;
+//! - free space and inodes are checked again for each announced file, by blocks, against
+//!   the margin;
+//! - each file is written unnamed (or under a temporary name), verified, synced, and only
+//!   then linked (or renamed) into place;
+//! - a failure leaves nothing partial (nor the directories made for that file) and ends the
+//!   connection with a refusal the sender prints, naming the file and the bytes that arrived.
 
 pub mod methods;
 mod place;
