@@ -1,12 +1,15 @@
 //! `disk`: the panel engineers know from CrystalDiskMark and KDiskMark (SEQ1M Q8T1, SEQ1M
 //! Q1T1, RND4K Q32T1, RND4K Q1T1, read and write), each row for a fixed time on a test file
-//! fully written first with incompressible generated data. I/O goes through io_uring with
-//! O_DIRECT, `depth` requests kept in flight per thread; where O_DIRECT or io_uring is
-//! refused the row falls back (buffered io_uring, or pread/pwrite one at a time) and says
-//! so. Every completed I/O's latency (from just before the `io_uring_enter` that submits
-//! it to when its completion is reaped: fio's `lat`, its slat + clat) goes into a log-bucketed histogram (`hdrhistogram`, 3 significant digits); the
-//! mean number in flight is Σ latency / wall time (Little's law, exact here). Beside the
-//! app's figures, the device's own view of the same stretch from `/proc/diskstats`.
+//! fully written first with incompressible generated data. The bytes move through the queue
+//! engine ([`crate::engine::queue`]) with O_DIRECT, `depth` requests kept in flight per
+//! thread; where O_DIRECT or the ring is refused the row falls back (buffered, or
+//! pread/pwrite one at a time) and says so. The harness's queue loop
+//! ([`crate::cmd::harness::queue`]) keeps the clock: every completed I/O's latency (from
+//! just before the kernel call that submits it to when its completion is reaped: fio's
+//! `lat`, its slat + clat) goes into a log-bucketed histogram; the mean number in flight is
+//! Σ latency / wall time (Little's law, exact here). This file plans the rows and builds
+//! their results. Beside the app's figures, the device's own view of the same stretch from
+//! `/proc/diskstats`.
 //!
 //! With `--series`, each row is also recorded over time ([`crate::measure::series`]): every
 //! completion is counted in its interval beside its latency.
@@ -21,12 +24,14 @@
 //! short I/O says when the file shrank under the run.
 
 use crate::cmd::harness::Harness;
+use crate::cmd::harness::queue::Feed;
 use crate::cmd::warning::Warning;
 use crate::engine::buffer::AlignedBuffer;
+use crate::engine::queue::{Calls, Completion, Queue, Request, Ring};
 use crate::error::input;
 use crate::files::{self, OutputFile};
 use crate::measure::devstats::{DeviceView, Watch};
-use crate::measure::latency::histogram;
+use crate::measure::inflight::{InFlight, Window, took};
 use crate::measure::series::{Clock, OverTime, Series};
 use crate::measure::writeback::DirtyLimits;
 use crate::options::{DiskOptions, SeriesOptions};
@@ -36,13 +41,14 @@ use crate::workload::panel::{Offsets, RowSpec};
 use crate::workload::verify::{Checker, InPlace, Written};
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
-use io_uring::{IoUring, opcode, types};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+pub use crate::engine::queue::Path;
 
 /// One completed read in this many is checked in place against the generator.
 pub const VERIFY_EVERY: u64 = 8;
@@ -94,39 +100,6 @@ impl Latency {
     }
 }
 
-/// How a row's bytes moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Path {
-    /// io_uring, O_DIRECT.
-    UringDirect,
-    /// io_uring through the page cache (O_DIRECT refused).
-    UringBuffered,
-    /// pread/pwrite with O_DIRECT, one in flight per thread (io_uring refused).
-    SyncDirect,
-    /// pread/pwrite through the page cache, one in flight per thread.
-    SyncBuffered,
-}
-
-impl Path {
-    /// The name it is saved under (`uring_direct`), for CSV cells.
-    pub fn saved_name(self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
-    }
-
-    /// Whether the I/O bypassed the page cache.
-    pub fn direct(self) -> bool {
-        matches!(self, Path::UringDirect | Path::SyncDirect)
-    }
-    /// Whether io_uring carried it.
-    pub fn uring(self) -> bool {
-        matches!(self, Path::UringDirect | Path::UringBuffered)
-    }
-}
-
 /// One measured row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiskRow {
@@ -136,7 +109,7 @@ pub struct DiskRow {
     pub spec: RowSpec,
     /// How the bytes moved.
     pub path: Path,
-    /// Why it is not io_uring with O_DIRECT, when it is not.
+    /// Why it is not the ring with O_DIRECT (`Path::UringDirect`), when it is not.
     pub fallback: Option<String>,
     /// Why the row was not run (a write to the user's FILE without --force-write).
     pub skipped: Option<String>,
@@ -328,7 +301,7 @@ fn fill(options: &DiskOptions, seed: u64) -> Result<(Target, f64)> {
         anyhow::anyhow!("write {name}: allocate a buffer of {chunk} bytes: out of memory")
     })?;
     let mut stream = DataStream::new(seed, 0);
-    let started = Instant::now();
+    let clock = crate::measure::timer::Stopwatch::start();
     let mut at = 0u64;
     while at < options.size {
         crate::interrupt::check()?;
@@ -342,7 +315,7 @@ fn fill(options: &DiskOptions, seed: u64) -> Result<(Target, f64)> {
     out.file()
         .sync_all()
         .with_context(|| format!("fsync {name}"))?;
-    let seconds = started.elapsed().as_secs_f64();
+    let seconds = clock.seconds();
     let path = out.path().to_path_buf();
     let file = out
         .file()
@@ -441,10 +414,7 @@ fn direct_alignment(file: &File) -> Option<u64> {
 
 /// What one thread of a row measured.
 struct Part {
-    ios: u64,
-    bytes: u64,
-    latency: Histogram<u64>,
-    busy_ns: u128,
+    times: InFlight,
     verify: Option<InPlace>,
 }
 
@@ -462,18 +432,13 @@ struct Work<'a> {
     end: u64,
     seed: Option<u64>,
     draw: u64,
-    deadline: Instant,
+    window: Window,
     /// Raised when a sibling thread failed (or could not start): the others stop at once
     /// instead of running on to the deadline.
     halt: &'a AtomicBool,
 }
 
 impl Work<'_> {
-    /// Whether this thread's share is over: the deadline passed, Ctrl-C, or a sibling failed.
-    fn over(&self, now: Instant) -> bool {
-        now >= self.deadline || crate::interrupt::requested() || self.halt.load(Ordering::Relaxed)
-    }
-
     fn checker(&self) -> Option<Checker> {
         match (self.spec.op, self.seed) {
             (Op::Read, Some(seed)) => Some(Checker::new(Written::Stream(seed), self.spec.block)),
@@ -494,12 +459,7 @@ pub(crate) fn run_row(
     let name = files::display_name(&target.path);
     let write = spec.op == Op::Write;
     let (file, direct_refused) = open(target, write)?;
-    let uring_refused = if refused("uring") {
-        Some(std::io::Error::from_raw_os_error(libc::ENOSYS))
-    } else {
-        crate::engine::uring::ring(spec.depth.max(2) as u32).err()
-    }
-    .map(|e| format!("io_uring refused ({})", files::describe(&e)));
+    let uring_refused = crate::engine::queue::ring_refused(spec.depth, refused("uring"));
     if direct_refused.is_none()
         && let Some(align) = direct_alignment(&file)
         && !spec.block.is_multiple_of(align)
@@ -511,12 +471,7 @@ pub(crate) fn run_row(
             spec.block
         )));
     }
-    let path = match (uring_refused.is_none(), direct_refused.is_none()) {
-        (true, true) => Path::UringDirect,
-        (true, false) => Path::UringBuffered,
-        (false, true) => Path::SyncDirect,
-        (false, false) => Path::SyncBuffered,
-    };
+    let path = Path::of(uring_refused.is_none(), direct_refused.is_none());
     if !path.direct() && !write {
         // Buffered reads would find the fill's pages: evict them (works without root).
         // SAFETY: posix_fadvise only advises the kernel about an open descriptor.
@@ -528,11 +483,7 @@ pub(crate) fn run_row(
             [d.clone(), u.clone()]
                 .into_iter()
                 .flatten()
-                .chain([match path {
-                    Path::UringBuffered => "buffered io_uring: reads may be served from the page cache".to_string(),
-                    Path::SyncDirect => "pread/pwrite with O_DIRECT, 1 in flight per thread".to_string(),
-                    _ => "buffered pread/pwrite, 1 in flight per thread: reads may be served from the page cache".to_string(),
-                }])
+                .chain([path.fallback_note().to_string()])
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
@@ -540,12 +491,12 @@ pub(crate) fn run_row(
     let limits = series.filter(|_| write).and_then(|_| DirtyLimits::read());
     let recording = series.map(|s| Series::start(s.interval, Clock::Nanos, device));
     let watch = device.and_then(Watch::start);
-    let started = Instant::now();
     // Bounded by the options (MAX_DISK_RUNTIME_SECONDS); a far deadline rather than a panic
     // anyway, for callers that build the options themselves.
-    let deadline = started
-        .checked_add(runtime)
-        .unwrap_or(started + Duration::from_secs(crate::options::MAX_DISK_RUNTIME_SECONDS));
+    let window = Window::open(
+        runtime,
+        Duration::from_secs(crate::options::MAX_DISK_RUNTIME_SECONDS),
+    );
     let threads = spec.threads.max(1);
     fits_address_space(&name, spec, path)?;
     let halt = AtomicBool::new(false);
@@ -573,7 +524,7 @@ pub(crate) fn run_row(
                     end: end.min(target.bytes),
                     seed,
                     draw: seed.unwrap_or(0) ^ ((t as u64 + 1) << 32),
-                    deadline,
+                    window,
                     halt: &halt,
                 };
                 let rec = recording
@@ -585,11 +536,7 @@ pub(crate) fn run_row(
                     .stack_size(WORKER_STACK)
                     .spawn_scoped(s, move || {
                         let _series = rec.as_ref().map(|r| r.enter());
-                        let part = if path.uring() {
-                            uring_part(&work)
-                        } else {
-                            sync_part(&work)
-                        };
+                        let part = part(&work, path);
                         if part.is_err() {
                             halt.store(true, Ordering::Relaxed);
                         }
@@ -636,16 +583,16 @@ pub(crate) fn run_row(
             })
             .collect()
     });
-    let mut latency = histogram();
+    let mut latency = crate::measure::latency::histogram();
     let (mut ios, mut bytes, mut busy_ns) = (0u64, 0u64, 0u128);
     let mut verify: Option<InPlace> = None;
     for part in parts {
         let part = part?;
-        ios += part.ios;
-        bytes += part.bytes;
-        busy_ns += part.busy_ns;
+        ios += part.times.ios();
+        bytes += part.times.bytes();
+        busy_ns += part.times.busy_ns();
         latency
-            .add(&part.latency)
+            .add(part.times.latency())
             .map_err(|e| anyhow::anyhow!("disk {name}: merge latencies: {e}"))?;
         verify = match (verify, part.verify) {
             (Some(a), Some(b)) => Some(a.merge(b)),
@@ -665,14 +612,13 @@ pub(crate) fn run_row(
         }
     }
     let fsync_seconds = if write {
-        let t = Instant::now();
-        file.sync_data()
-            .with_context(|| format!("fdatasync {name} after the {} row", spec.name()))?;
-        Some(t.elapsed().as_secs_f64())
+        let (synced, ns) = took(|| file.sync_data());
+        synced.with_context(|| format!("fdatasync {name} after the {} row", spec.name()))?;
+        Some(ns as f64 / 1e9)
     } else {
         None
     };
-    let seconds = started.elapsed().as_secs_f64();
+    let seconds = window.seconds();
     let device_view = watch.as_ref().and_then(Watch::finish);
     let over_time = recording
         .zip(series)
@@ -697,13 +643,6 @@ pub(crate) fn run_row(
         over_time,
         cores: Some(crate::workload::panel::cores()),
     })
-}
-
-/// A slot of the ring: its buffer, its offset and when it was submitted.
-struct Slot {
-    buf: AlignedBuffer,
-    offset: u64,
-    submitted: Instant,
 }
 
 /// Fills `buf` with the generator's bytes for `offset` (writes keep the content).
@@ -802,156 +741,81 @@ fn arenas_in(maps: &str) -> u64 {
     count
 }
 
-/// One thread's share of a row through io_uring, `depth` I/Os in flight until the deadline.
-fn uring_part(w: &Work) -> Result<Part> {
-    let depth = w.spec.depth.max(1);
-    let write = w.spec.op == Op::Write;
-    // Declared before the ring: every exit path drains what is in flight before they go.
-    let mut slots: Vec<Slot> = Vec::with_capacity(depth);
+/// One thread's share of a row on `path`: `depth` I/Os in flight through the ring, or one at
+/// a time with pread/pwrite, until the deadline.
+fn part(w: &Work, path: Path) -> Result<Part> {
+    let depth = if path.uring() { w.spec.depth.max(1) } else { 1 };
+    let mut buffers = Vec::with_capacity(depth);
     for _ in 0..depth {
-        slots.push(Slot {
-            buf: buffer(w, depth)?,
-            offset: 0,
-            submitted: Instant::now(),
-        });
+        buffers.push(buffer(w, depth)?);
     }
-    let mut ring = crate::engine::uring::ring(depth.max(2) as u32).map_err(|e| {
-        anyhow::anyhow!(
-            "io_uring setup for {} ({} row, {} threads): {}{}",
+    let mut queue: Box<dyn Queue + '_> = if path.uring() {
+        let whom = format!(
+            "{} ({} row, {} threads)",
             w.name,
             w.spec.name(),
-            w.spec.threads,
-            files::describe(&e),
-            if e.raw_os_error() == Some(libc::EMFILE) {
-                "; each thread needs one descriptor for its ring: lower --threads or raise the limit (ulimit -n)"
-            } else {
-                ""
-            }
-        )
-    })?;
-    let mut in_flight = 0usize;
-    let result = pump(w, &mut ring, &mut slots, &mut in_flight, write);
-    crate::engine::uring::drain(&mut ring, in_flight, slots);
-    result
+            w.spec.threads
+        );
+        Box::new(Ring::new(w.file, w.name, buffers, &whom)?)
+    } else {
+        Box::new(Calls::new(w.file, buffers))
+    };
+    let mut feed = RowFeed {
+        w,
+        op: w.spec.op,
+        offsets: Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw),
+        checker: w.checker(),
+        reaped: 0,
+    };
+    let mut times = InFlight::new(depth);
+    crate::cmd::harness::queue::run(queue.as_mut(), &mut feed, &w.window, &mut times)?;
+    Ok(Part {
+        times,
+        verify: feed.checker.map(|c| c.found()),
+    })
 }
 
-fn pump(
-    w: &Work,
-    ring: &mut IoUring,
-    slots: &mut [Slot],
-    in_flight: &mut usize,
-    write: bool,
-) -> Result<Part> {
-    let fd = types::Fd(w.file.as_raw_fd());
-    let mut offsets = Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw);
-    let mut part = Part {
-        ios: 0,
-        bytes: 0,
-        latency: histogram(),
-        busy_ns: 0,
-        verify: None,
-    };
-    let mut checker = w.checker();
-    let submit = |ring: &mut IoUring, slot: &mut Slot, index: usize, offset: u64| -> Result<()> {
-        slot.offset = offset;
-        if write {
-            generate(w.seed, offset, slot.buf.as_mut_slice());
+/// A row's requests for the harness's queue loop: the next offset of the row's plan, a
+/// write's bytes from the generator, and one read in [`VERIFY_EVERY`] checked in place.
+struct RowFeed<'a> {
+    w: &'a Work<'a>,
+    op: Op,
+    offsets: Offsets,
+    checker: Option<Checker>,
+    /// Completions seen.
+    reaped: u64,
+}
+
+impl Feed for RowFeed<'_> {
+    fn next(&mut self, id: usize, buf: &mut [u8]) -> Option<Request> {
+        let offset = self.offsets.next_offset();
+        if self.op == Op::Write {
+            generate(self.w.seed, offset, buf);
         }
-        let buf = slot.buf.as_mut_slice();
-        let entry = if write {
-            opcode::Write::new(fd, buf.as_ptr(), buf.len() as u32)
-                .offset(offset)
-                .build()
-        } else {
-            opcode::Read::new(fd, buf.as_mut_ptr(), buf.len() as u32)
-                .offset(offset)
-                .build()
-        }
-        .user_data(index as u64);
-        // SAFETY: the slot's buffer is not touched again until its completion is reaped,
-        // and uring_part drains every I/O in flight before the slots are freed (or leaks
-        // them when it cannot).
-        unsafe { ring.submission().push(&entry) }
-            .map_err(|_| anyhow::anyhow!("io_uring submission queue full"))?;
-        Ok(())
-    };
-    for (index, slot) in slots.iter_mut().enumerate() {
-        submit(ring, slot, index, offsets.next_offset())?;
-        *in_flight += 1;
+        Some(Request {
+            id,
+            op: self.op,
+            offset,
+            len: buf.len(),
+        })
     }
-    // The first wait submits the whole queue: each I/O's clock starts there (as fio's lat
-    // does; its clat starts once that call has returned). Refills are submitted one by one.
-    let entering = Instant::now();
-    for slot in slots.iter_mut() {
-        slot.submitted = entering;
+
+    fn moved(&self, c: &Completion) -> Result<usize> {
+        c.whole(self.w.name, || shrunk(self.w))
     }
-    let mut stop = false;
-    // Reaped completions, gathered before their slots are refilled; made once, not per wait.
-    let mut done: Vec<(usize, i32)> = Vec::with_capacity(slots.len());
-    while *in_flight > 0 {
-        match ring.submit_and_wait(1) {
-            Ok(_) => {}
-            Err(e) if crate::interrupt::retry_after(&e)? => continue,
-            Err(e) => return Err(e).with_context(|| format!("io_uring wait on {}", w.name)),
-        }
-        let now = Instant::now();
-        done.clear();
-        done.extend(
-            ring.completion()
-                .map(|c| (c.user_data() as usize, c.result())),
-        );
-        *in_flight -= done.len();
-        stop = stop || w.over(now);
-        for &(index, res) in &done {
-            let slot = &mut slots[index];
-            let verb = if write { "write" } else { "read" };
-            if res < 0 {
-                let err = std::io::Error::from_raw_os_error(-res);
-                return Err(err).with_context(|| {
-                    format!("{verb} {} at byte {} (io_uring)", w.name, slot.offset)
-                });
-            }
-            if res as usize != slot.buf.len() {
-                return Err(anyhow::anyhow!(
-                    "{verb} {} at byte {}: {res} of {} bytes moved (io_uring){}",
-                    w.name,
-                    slot.offset,
-                    slot.buf.len(),
-                    shrunk(w)
-                ));
-            }
-            let ns = now.duration_since(slot.submitted).as_nanos();
-            part.busy_ns += ns;
-            part.latency.saturating_record((ns as u64).max(1));
-            crate::measure::series::note(ns as u64, res as u64);
-            part.ios += 1;
-            part.bytes += res as u64;
-            if let Some(c) = checker.as_mut()
-                && part.ios % VERIFY_EVERY == 1
-            {
-                c.check(slot.offset, slot.buf.as_slice());
-            }
-            if !stop {
-                submit(ring, slot, index, offsets.next_offset())?;
-                *in_flight += 1;
-                // Submitted at once, not with the next wait: the device's queue stays full
-                // instead of draining while a batch of completions is handled (fio submits
-                // the same way). RND4K Q32T1 read on this VM, alternating with fio: 76k,
-                // 71k, 72k IOPS when a batch went in with the next wait, 90k, 88k, 87k so
-                // (fio 89k, 90k, 87k), for one io_uring_enter per I/O instead of ~1 per 11.
-                slots[index].submitted = Instant::now();
-                match ring.submit() {
-                    Ok(_) => {}
-                    Err(e) if crate::interrupt::retry_after(&e)? => {}
-                    Err(e) => {
-                        return Err(e).with_context(|| format!("io_uring submit on {}", w.name));
-                    }
-                }
-            }
+
+    fn done(&mut self, c: &Completion, buf: &[u8]) {
+        self.reaped += 1;
+        if let Some(checker) = self.checker.as_mut()
+            && self.reaped % VERIFY_EVERY == 1
+        {
+            checker.check(c.request.offset, buf);
         }
     }
-    part.verify = checker.map(|c| c.found());
-    Ok(part)
+
+    fn halted(&self) -> bool {
+        crate::interrupt::requested() || self.w.halt.load(Ordering::Relaxed)
+    }
 }
 
 /// A buffer of the row's block size for `w`, or an error naming what did not fit (a limit on
@@ -977,62 +841,6 @@ fn shrunk(w: &Work) -> String {
         ),
         _ => String::new(),
     }
-}
-
-/// One thread's share of a row with pread/pwrite, one I/O at a time.
-fn sync_part(w: &Work) -> Result<Part> {
-    let write = w.spec.op == Op::Write;
-    let mut buf = buffer(w, 1)?;
-    let mut offsets = Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw);
-    let mut part = Part {
-        ios: 0,
-        bytes: 0,
-        latency: histogram(),
-        busy_ns: 0,
-        verify: None,
-    };
-    let mut checker = w.checker();
-    loop {
-        // At least one I/O, as the ring's first batch: a row never measures nothing.
-        if part.ios > 0 && w.over(Instant::now()) {
-            break;
-        }
-        let offset = offsets.next_offset();
-        if write {
-            generate(w.seed, offset, buf.as_mut_slice());
-        }
-        let queued = Instant::now();
-        let result = if write {
-            w.file.write_all_at(buf.as_slice(), offset)
-        } else {
-            w.file.read_exact_at(buf.as_mut_slice(), offset)
-        };
-        let ns = queued.elapsed().as_nanos();
-        if let Err(e) = result {
-            if crate::interrupt::retry_after(&e)? {
-                continue;
-            }
-            return Err(anyhow::anyhow!(
-                "{} {} at byte {offset}: {}{}",
-                if write { "write" } else { "read" },
-                w.name,
-                files::describe(&e),
-                shrunk(w)
-            ));
-        }
-        part.busy_ns += ns;
-        part.latency.saturating_record((ns as u64).max(1));
-        crate::measure::series::note(ns as u64, buf.len() as u64);
-        part.ios += 1;
-        part.bytes += buf.len() as u64;
-        if let Some(c) = checker.as_mut()
-            && part.ios % VERIFY_EVERY == 1
-        {
-            c.check(offset, buf.as_slice());
-        }
-    }
-    part.verify = checker.map(|c| c.found());
-    Ok(part)
 }
 
 /// The test file of a run: the scratch file in the directory given, written whole (its
@@ -1302,6 +1110,7 @@ impl DiskRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::latency::histogram;
 
     #[test]
     fn percentiles_of_merged_histograms_rise_with_the_quantile() {

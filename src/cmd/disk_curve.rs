@@ -1,6 +1,6 @@
 //! `disk --depth-curve` and `disk --latency-target`: one row (random 4 KiB reads unless
 //! `--rw`/`--bs` say otherwise) run at several queue depths on the panel's test file, each
-//! for `--runtime`, through the panel's own row runner (io_uring, O_DIRECT, its fallbacks,
+//! for `--runtime`, through the panel's own row runner (the queue engine, O_DIRECT, its fallbacks,
 //! its latency histogram and the device's view). The curve's knee is found by
 //! [`crate::measure::knee::knee`]. The search for the deepest queue whose latency
 //! percentile stays under a target bisects over the depths as fio's `latency_target` does

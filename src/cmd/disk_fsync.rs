@@ -11,6 +11,7 @@ use crate::cmd::harness::Harness;
 use crate::cmd::warning::Warning;
 use crate::files;
 use crate::measure::devstats::{DeviceView, Watch};
+use crate::measure::inflight::{Window, took};
 use crate::measure::latency::histogram;
 use crate::measure::percentile::Target;
 use crate::measure::verdict::same;
@@ -21,7 +22,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
-use std::time::Instant;
+use std::time::Duration;
 
 /// fdatasync's percentile against the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,11 +122,13 @@ pub fn execute(
     let mut interrupted = false;
     harness.progress.begin("fsync", None);
     let watch = device_name.as_deref().and_then(Watch::start);
-    let started = Instant::now();
-    let deadline = started + options.runtime;
+    let window = Window::open(
+        options.runtime,
+        Duration::from_secs(crate::options::MAX_DISK_RUNTIME_SECONDS),
+    );
     loop {
         // At least one write and fdatasync: a run never measures nothing.
-        if writes > 0 && Instant::now() >= deadline {
+        if writes > 0 && window.over() {
             break;
         }
         if crate::interrupt::requested() {
@@ -137,19 +140,16 @@ pub fn execute(
             wraps += 1;
         }
         DataStream::new(options.seed, offset).fill(&mut buf);
-        let t0 = Instant::now();
-        file.write_all_at(&buf, offset)
-            .with_context(|| format!("write {name} at byte {offset}"))?;
-        let t1 = Instant::now();
-        file.sync_data()
-            .with_context(|| format!("fdatasync {name} after the write at byte {offset}"))?;
-        let t2 = Instant::now();
-        writes_h.saturating_record((t1.duration_since(t0).as_nanos() as u64).max(1));
-        syncs_h.saturating_record((t2.duration_since(t1).as_nanos() as u64).max(1));
+        let (written, write_ns) = took(|| file.write_all_at(&buf, offset));
+        written.with_context(|| format!("write {name} at byte {offset}"))?;
+        let (synced, sync_ns) = took(|| file.sync_data());
+        synced.with_context(|| format!("fdatasync {name} after the write at byte {offset}"))?;
+        writes_h.saturating_record(write_ns);
+        syncs_h.saturating_record(sync_ns);
         writes += 1;
         offset += block as u64;
     }
-    let seconds = started.elapsed().as_secs_f64();
+    let seconds = window.seconds();
     let device = watch.as_ref().and_then(Watch::finish);
     harness.progress.end();
     let fdatasync_latency_us = Latency::of(&syncs_h);

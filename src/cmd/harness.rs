@@ -4,6 +4,8 @@
 //! The meter and the progress sink come from outside, so a whole command can run on the
 //! `null` engine with a deterministic meter and its output be checked exactly.
 
+pub mod queue;
+
 pub use crate::engine::Setup;
 use crate::engine::flag;
 use crate::engine::{self, Job, Moved, Observer, Op};

@@ -14,6 +14,7 @@ pub mod null;
 pub mod parallel;
 pub mod pread;
 pub mod prepared;
+pub mod queue;
 pub mod stream;
 pub mod uring;
 

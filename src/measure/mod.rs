@@ -11,6 +11,7 @@ pub mod diskstats;
 pub mod env;
 pub mod extents;
 pub mod external;
+pub mod inflight;
 pub mod knee;
 pub mod latency;
 pub mod medium;

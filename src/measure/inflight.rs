@@ -1,0 +1,157 @@
+//! The clock of requests in flight, kept as fio's core keeps it: each request is stamped as
+//! it goes to the kernel (`td_io_queue`'s issue time) and, when reaped, its latency goes into
+//! a log-bucketed histogram (`hdrhistogram`, 3 significant digits), into the sum of latencies
+//! (Σ latency / wall time is the mean number in flight: Little's law, exact here) and into
+//! the series being recorded, if any (`account_io_completion`). Engines read no clock: the
+//! harness stamps what they queue and reap.
+
+use super::latency::histogram;
+use hdrhistogram::Histogram;
+use std::time::{Duration, Instant};
+
+/// A reading of the monotonic clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp(Instant);
+
+impl Stamp {
+    /// Now.
+    #[inline]
+    pub fn now() -> Self {
+        Self(Instant::now())
+    }
+}
+
+/// A run of a fixed length: opened now, over at its deadline.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    started: Instant,
+    deadline: Instant,
+}
+
+impl Window {
+    /// A window of `runtime` from now (of `longest` where `runtime` would overflow the
+    /// clock).
+    pub fn open(runtime: Duration, longest: Duration) -> Self {
+        let started = Instant::now();
+        Self {
+            started,
+            deadline: started.checked_add(runtime).unwrap_or(started + longest),
+        }
+    }
+
+    /// Whether the window was over at `at`.
+    #[inline]
+    pub fn over_at(&self, at: Stamp) -> bool {
+        at.0 >= self.deadline
+    }
+
+    /// Whether the window is over now.
+    pub fn over(&self) -> bool {
+        self.over_at(Stamp::now())
+    }
+
+    /// Seconds since it opened.
+    pub fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// Runs `work` once: its result and the nanoseconds it took (at least 1).
+#[inline]
+pub fn took<R>(work: impl FnOnce() -> R) -> (R, u64) {
+    let started = Instant::now();
+    let out = work();
+    (out, (started.elapsed().as_nanos() as u64).max(1))
+}
+
+/// The account of one thread's requests: when each one in flight was issued, and the
+/// latency, count and bytes of those reaped.
+#[derive(Debug)]
+pub struct InFlight {
+    issued: Vec<Instant>,
+    latency: Histogram<u64>,
+    busy_ns: u128,
+    ios: u64,
+    bytes: u64,
+}
+
+impl InFlight {
+    /// An empty account for requests with ids `0..slots`.
+    pub fn new(slots: usize) -> Self {
+        let now = Instant::now();
+        Self {
+            issued: vec![now; slots],
+            latency: histogram(),
+            busy_ns: 0,
+            ios: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Request `id` went to the kernel at `at`.
+    #[inline]
+    pub fn issue(&mut self, id: usize, at: Stamp) {
+        self.issued[id] = at.0;
+    }
+
+    /// Request `id` was reaped at `at`, having moved `bytes`.
+    #[inline]
+    pub fn complete(&mut self, id: usize, bytes: u64, at: Stamp) {
+        let ns = at.0.duration_since(self.issued[id]).as_nanos();
+        self.busy_ns += ns;
+        self.latency.saturating_record((ns as u64).max(1));
+        super::series::note(ns as u64, bytes);
+        self.ios += 1;
+        self.bytes += bytes;
+    }
+
+    /// Requests reaped.
+    pub fn ios(&self) -> u64 {
+        self.ios
+    }
+
+    /// Bytes they moved.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Their latencies, in nanoseconds.
+    pub fn latency(&self) -> &Histogram<u64> {
+        &self.latency
+    }
+
+    /// The sum of their latencies, in nanoseconds.
+    pub fn busy_ns(&self) -> u128 {
+        self.busy_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_is_timed_from_its_issue_to_its_reaping_and_counted_once() {
+        let mut a = InFlight::new(2);
+        let t0 = Stamp::now();
+        a.issue(0, t0);
+        a.issue(1, t0);
+        std::thread::sleep(Duration::from_millis(2));
+        let t1 = Stamp::now();
+        a.complete(1, 4096, t1);
+        assert_eq!((a.ios(), a.bytes()), (1, 4096));
+        assert!(a.latency().max() >= 2_000_000, "{}", a.latency().max());
+        assert!(a.busy_ns() >= 2_000_000);
+    }
+
+    #[test]
+    fn a_window_is_over_at_its_deadline_and_not_before() {
+        let w = Window::open(Duration::from_secs(3600), Duration::from_secs(3600));
+        assert!(!w.over());
+        let w = Window::open(Duration::ZERO, Duration::from_secs(1));
+        assert!(w.over());
+        // A runtime past what the clock can hold ends at the longest allowed.
+        let w = Window::open(Duration::MAX, Duration::from_secs(3600));
+        assert!(!w.over());
+    }
+}
