@@ -181,20 +181,6 @@ impl Results {
     }
 }
 
-/// Saves `results` under their parts' fields, as today's field names have them: the fields
-/// older studies always wrote first (`null` when absent), then those written only when kept,
-/// each in the order the parts run.
-impl Serialize for Results {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(None)?;
-        for always in [true, false] {
-            super::parts::save(self, &mut map, always)?;
-        }
-        map.end()
-    }
-}
-
 /// Writes the field of part `p` (if it has one and it is of the `always` kind).
 pub(super) fn save_one<P: Kept, M: serde::ser::SerializeMap>(
     p: &P,
@@ -230,38 +216,4 @@ pub(super) fn load_one<P: Kept>(
         serde_json::from_value::<Option<P::Result>>(value)
             .map(|r| r.map(|r| (p.part(), Box::new(r) as Box<dyn Stored>))),
     )
-}
-
-impl<'de> serde::Deserialize<'de> for Results {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Results;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("the fields of a study")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Results, A::Error> {
-                let mut out = Results::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if !super::parts::is_field(&key) {
-                        map.next_value::<serde::de::IgnoredAny>()?;
-                        continue;
-                    }
-                    let value: serde_json::Value = map.next_value()?;
-                    match super::parts::load(&key, value) {
-                        Some(Ok(Some((part, r)))) => out.put_box(part, r),
-                        Some(Ok(None)) | None => {}
-                        Some(Err(e)) => {
-                            return Err(serde::de::Error::custom(format!("{key}: {e}")));
-                        }
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(Visit)
-    }
 }

@@ -95,3 +95,52 @@ impl<'de> serde::Deserialize<'de> for Part {
             .ok_or_else(|| serde::de::Error::unknown_variant(&name, &NAMES))
     }
 }
+
+/// Saves `results` under their parts' fields, as today's field names have them: the fields
+/// older studies always wrote first (`null` when absent), then those written only when kept,
+/// each in the order the parts run.
+impl serde::Serialize for Results {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        for always in [true, false] {
+            save(self, &mut map, always)?;
+        }
+        map.end()
+    }
+}
+
+/// Reads the parts' results back from the fields of a saved study (other fields skipped).
+impl<'de> serde::Deserialize<'de> for Results {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Results;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the fields of a study")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Results, A::Error> {
+                let mut out = Results::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if !is_field(&key) {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        continue;
+                    }
+                    let value: serde_json::Value = map.next_value()?;
+                    match load(&key, value) {
+                        Some(Ok(Some((part, r)))) => out.put_box(part, r),
+                        Some(Ok(None)) | None => {}
+                        Some(Err(e)) => {
+                            return Err(serde::de::Error::custom(format!("{key}: {e}")));
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
