@@ -431,7 +431,8 @@ impl StudyOptions {
             .as_deref()
             .map(|s| parse_nonzero_size(s).with_context(|| format!("{what}: --size")))
             .transpose()?;
-        if args.skip.contains(&Part::WriteRead) {
+        let write_read = crate::cmd::study::parts::write_read::PART;
+        if args.skip.contains(&write_read) {
             return Err(input(format!(
                 "{what}: --skip write-read: the write and read back always run (every other part reads that file)"
             )));
@@ -444,10 +445,9 @@ impl StudyOptions {
                 args.size.as_deref().unwrap_or_default()
             )));
         }
-        let parts = Part::ALL
-            .into_iter()
+        let parts = crate::cmd::study::parts::all()
             .filter(|p| {
-                *p == Part::WriteRead
+                *p == write_read
                     || (args.only.is_empty() || args.only.contains(p)) && !args.skip.contains(p)
             })
             .collect();

@@ -32,7 +32,7 @@ fn own_files() -> Vec<String> {
         "report.md".to_string(),
         "write-read.csv".to_string(),
     ];
-    for part in crate::cmd::study::Part::ALL {
+    for part in crate::cmd::study::parts::all() {
         names.push(format!("{}.csv", part.name()));
         names.push(format!("{}.svg", part.name()));
     }
@@ -216,22 +216,11 @@ impl ResultDir {
         self.put("study.json", json.as_bytes())?;
         let csv = |t: &super::csv::Table| super::csv::render(t);
         self.put("write-read.csv", &csv(&r.table())?)?;
-        macro_rules! part_csv {
-            ($field:expr, $name:expr) => {
-                if let Some(x) = &$field {
-                    self.put(concat!($name, ".csv"), &csv(&x.table())?)?;
-                }
-            };
+        for p in crate::cmd::study::parts::PARTS {
+            if let Some(table) = p.table(r) {
+                self.put(&format!("{}.csv", p.part().name()), &csv(&table)?)?;
+            }
         }
-        part_csv!(r.read_sweep, "read-sweep");
-        part_csv!(r.write_sweep, "write-sweep");
-        part_csv!(r.cache, "cache");
-        part_csv!(r.syscalls, "syscalls");
-        part_csv!(r.compare, "compare");
-        part_csv!(r.patterns, "patterns");
-        part_csv!(r.disk, "disk");
-        part_csv!(r.transfer, "transfer");
-        part_csv!(r.calibrate, "calibrate");
         for s in sections(r, env) {
             if let Some(chart) = &s.chart {
                 let svg = super::svg::render(chart)?;

@@ -8,38 +8,23 @@ use clap::builder::PossibleValue;
 
 impl Level {
     /// Seconds `part` takes at this level on the 2-vCPU development VM with a virtio disk
-    /// (the median of measured runs; a faster or slower medium scales them).
+    /// (the median of measured runs; a faster or slower medium scales them). Each part's
+    /// file states its three (`cmd/study/parts/`). Quick and standard: the medians of two
+    /// runs each on the idle VM (load 0.8, bench/study_estimate.sh, 2026-11-24 with the disk
+    /// part: quick 8.5 and 7.8 s, standard 45.4 and 44.0 s) times 1.2, so the whole is within
+    /// 1.5x of a quiet run. On the same VM busy with five compiling sessions (load ~10) the
+    /// same studies took 15-26 s and 125-178 s: the progress bar's ETA follows the parts as
+    /// they finish. Thorough: not re-measured.
     pub fn estimate(self, part: Part) -> f64 {
-        // Quick and standard: the medians of two runs each on the idle VM (load 0.8,
-        // bench/study_estimate.sh, 2026-11-24 with the disk part: quick 8.5 and 7.8 s,
-        // standard 45.4 and 44.0 s) times 1.2, so the whole is within 1.5x of a quiet run.
-        // Calibrate at the standard level varies most (3.9 to 14.3 s over the day's runs:
-        // how far it grows the file depends on the cold rate it meets): 8 s. On the same VM busy with
-        // five compiling sessions (load ~10) the same studies took 15-26 s and 125-178 s:
-        // the progress bar's ETA follows the parts as they finish. Thorough: not
-        // re-measured.
-        let (quick, standard, thorough) = match part {
-            Part::WriteRead => (0.1, 0.3, 4.0),
-            Part::ReadSweep => (1.0, 10.3, 900.0),
-            Part::Cache => (0.1, 0.6, 4.0),
-            Part::Syscalls => (0.4, 1.3, 40.0),
-            Part::Compare => (1.8, 9.3, 40.0),
-            Part::WriteSweep => (0.4, 4.6, 600.0),
-            Part::Patterns => (0.2, 1.9, 60.0),
-            Part::Disk => (2.4, 9.6, 45.0),
-            Part::Transfer => (0.3, 2.4, 120.0),
-            Part::Calibrate => (2.8, 8.0, 90.0),
-        };
-        match self {
-            Self::Quick => quick,
-            Self::Standard => standard,
-            Self::Thorough => thorough,
-        }
+        part.seconds(self)
     }
 
     /// Seconds the whole study takes at this level (every part).
     pub fn seconds(self) -> f64 {
-        Part::ALL.iter().map(|&p| self.estimate(p)).sum()
+        // The one name of a command here: the registry of parts is where they are listed.
+        crate::cmd::study::parts::all()
+            .map(|p| self.estimate(p))
+            .sum()
     }
 
     /// The whole study at this level in the words every place uses: `about 1 min`.

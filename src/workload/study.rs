@@ -1,5 +1,5 @@
-//! The vocabulary of `study`: its levels (how much it measures) and its parts (which
-//! commands it runs), with the names used in flags, files and headings. Plain data, below the
+//! The vocabulary of `study`: its levels (how much it measures) and what names a part (the
+//! names used in flags, files and headings, and its time at each level). Plain data, below the
 //! command line and the command; what each level measures is the command's
 //! (`cmd::study`).
 
@@ -28,77 +28,77 @@ impl Level {
     }
 }
 
-/// One part of the study.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Part {
-    /// Write the file, read it back, checksum verified.
-    WriteRead,
-    /// Read throughput against block size, cold and warm.
-    ReadSweep,
-    /// Cold, warm, cold again, with residency and device bytes.
-    Cache,
-    /// Cost of a 1-byte read() against lseek(), pread() and getpid().
-    Syscalls,
-    /// `fast` against dd, cat and fio.
-    Compare,
-    /// Write throughput against block size, fsync included.
-    WriteSweep,
-    /// iozone's tests.
-    Patterns,
-    /// The disk panel: sequential and random I/O at queue depths, IOPS and latency.
-    Disk,
-    /// Files over a socket, every method pair.
-    Transfer,
-    /// The file size for a read in the calibration window.
-    Calibrate,
+/// One part of the study: its names and its time at each level. What it runs and shows is
+/// its own file under `cmd/study/parts/`; the list of parts, in the order they run, is the
+/// registry there (`cmd::study::parts::PARTS`). Two parts are the same part when their
+/// names are.
+#[derive(Debug, Clone, Copy)]
+pub struct Part {
+    name: &'static str,
+    title: &'static str,
+    about: &'static str,
+    seconds: [f64; 3],
 }
 
 impl Part {
-    /// Every part, in the order the study runs them (calibrate grows the scratch file, so it
-    /// comes last).
-    pub const ALL: [Part; 10] = [
-        Part::WriteRead,
-        Part::ReadSweep,
-        Part::Cache,
-        Part::Syscalls,
-        Part::Compare,
-        Part::WriteSweep,
-        Part::Patterns,
-        Part::Disk,
-        Part::Transfer,
-        Part::Calibrate,
-    ];
+    /// A part called `name` (in files and flags: `read-sweep`), with the heading of its
+    /// section, the line `--only` lists it with, and the seconds it takes at the quick,
+    /// standard and thorough levels (`workload::estimate` says where they come from).
+    pub const fn new(
+        name: &'static str,
+        title: &'static str,
+        about: &'static str,
+        seconds: [f64; 3],
+    ) -> Self {
+        Self {
+            name,
+            title,
+            about,
+            seconds,
+        }
+    }
 
     /// The name used in files and flags (`read-sweep`).
     pub fn name(self) -> &'static str {
-        match self {
-            Self::WriteRead => "write-read",
-            Self::ReadSweep => "read-sweep",
-            Self::Cache => "cache",
-            Self::Syscalls => "syscalls",
-            Self::Compare => "compare",
-            Self::WriteSweep => "write-sweep",
-            Self::Patterns => "patterns",
-            Self::Disk => "disk",
-            Self::Transfer => "transfer",
-            Self::Calibrate => "calibrate",
-        }
+        self.name
     }
 
     /// The heading of its section.
     pub fn title(self) -> &'static str {
-        match self {
-            Self::WriteRead => "Write, then read back and check against the bytes written",
-            Self::ReadSweep => "Read throughput against block size, cold and warm",
-            Self::Cache => "Cold against warm page cache",
-            Self::Syscalls => "The cost of a system call",
-            Self::Compare => "The fastest reader against dd, cat and fio",
-            Self::WriteSweep => "Write throughput against block size (fsync included)",
-            Self::Patterns => "Access patterns (iozone's tests)",
-            Self::Disk => "What the disk delivers: IOPS and latency at a queue depth",
-            Self::Transfer => "Files over a socket: read/write, mmap and zero-copy",
-            Self::Calibrate => "A file size for a reasonable read time",
+        self.title
+    }
+
+    /// What it measures, in one line (the help of `--only` and `--skip`).
+    pub fn about(self) -> &'static str {
+        self.about
+    }
+
+    /// Seconds it takes at `level` on the 2-vCPU development VM.
+    pub fn seconds(self, level: Level) -> f64 {
+        match level {
+            Level::Quick => self.seconds[0],
+            Level::Standard => self.seconds[1],
+            Level::Thorough => self.seconds[2],
         }
+    }
+}
+
+impl PartialEq for Part {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Part {}
+
+impl std::hash::Hash for Part {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl Serialize for Part {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name)
     }
 }

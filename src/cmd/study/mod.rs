@@ -4,42 +4,37 @@
 //! against dd, cat and fio, iozone's patterns, the transfer matrix, and calibrate — each as
 //! one *part* with its own typed result. A level bounds the time; a part that cannot run here
 //! is skipped with the reason, one that fails is recorded with its error and the study goes
-//! on; Ctrl-C keeps every part measured so far as a partial result.
+//! on; Ctrl-C keeps every part measured so far as a partial result. Each part is a file in
+//! `parts/` implementing `part::StudyPart`, listed once in `parts::PARTS`; this module only
+//! runs the list.
 
-use super::harness::{Harness, Sample, Setup, Target};
-use super::warning::{self, Warning};
-use crate::cmd::coldwarm::CacheReport;
-use crate::cmd::compare::CompareReport;
-use crate::cmd::patterns::{PatternsReport, Test};
+use super::harness::{Harness, Setup};
+use super::warning::Warning;
 use crate::cmd::sweep::SweepReport;
-use crate::cmd::transfer::TransferReport;
 use crate::engine;
 use crate::error::{Failure, input};
-use crate::files::{self, InputKind, OutputFile};
+use crate::files::{self, OutputFile};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::measure::env::meminfo_bytes;
-use crate::options::{
-    CacheOptions, CalibrateOptions, CompareOptions, DiskOptions, ExportOptions, PatternsOptions,
-    StudyOptions, SweepOptions, SyscallsOptions, TransferOptions,
-};
+use crate::options::{ExportOptions, StudyOptions, SweepOptions};
 use crate::units::{KIB, MIB, format_size};
 use crate::workload::Op;
-use crate::workload::data::{fresh_seed, xor_of_prefix};
-use crate::workload::plan::{DEFAULT_STRIDE, Plan, doubling};
+use crate::workload::data::fresh_seed;
+use crate::workload::plan::doubling;
 pub use crate::workload::study::{Level, Part};
-use crate::workload::verify::Written;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+pub mod part;
+pub mod parts;
 mod result;
+pub use part::{Kept, Results, StudyPart};
 pub use result::{Budget, Outcome, Step, StudyReport, StudyRow};
 
 /// The smallest scratch file the default will settle for.
 const MIN_SIZE: u64 = MIB;
-/// Block size of the write that creates the scratch file, and of the verified read.
-const WRITE_BLOCK: u64 = MIB;
 
 /// The study's policy at each level (the level itself is vocabulary: [`Level`]).
 impl Level {
@@ -171,11 +166,12 @@ pub fn execute(
             dir.display(),
         )));
     }
-    let parts: Vec<Part> = Part::ALL
-        .into_iter()
-        .filter(|p| options.parts.contains(p))
+    let parts: Vec<&dyn StudyPart> = parts::PARTS
+        .iter()
+        .copied()
+        .filter(|p| options.parts.contains(&p.part()))
         .collect();
-    let estimated_seconds = parts.iter().map(|&p| options.level.estimate(p)).sum();
+    let estimated_seconds = parts.iter().map(|p| options.level.estimate(p.part())).sum();
     let seed = fresh_seed();
     let mut scratch = files::create_scratch(&dir, "study", size, options.min_free)?;
     scratch.keep_on_drop(options.keep);
@@ -195,15 +191,7 @@ pub fn execute(
         seed,
         steps: Vec::new(),
         write_read: Vec::new(),
-        read_sweep: None,
-        cache: None,
-        syscalls: None,
-        compare: None,
-        write_sweep: None,
-        patterns: None,
-        transfer: None,
-        calibrate: None,
-        disk: None,
+        results: Results::default(),
         verified: true,
         kept_file: options.keep.then(|| scratch.path().display().to_string()),
         kept_bytes: None,
@@ -212,7 +200,7 @@ pub fn execute(
         measured_on: None,
         caveats: Vec::new(),
     };
-    let context = PartRunner {
+    let context = Context {
         options,
         harness,
         budget: &budget,
@@ -227,10 +215,10 @@ pub fn execute(
     for (index, &part) in parts.iter().enumerate() {
         let remaining: f64 = parts[index + 1..]
             .iter()
-            .map(|&p| options.level.estimate(p))
+            .map(|p| options.level.estimate(p.part()))
             .sum();
-        let estimate = options.level.estimate(part);
-        observer.part(part, index, parts.len(), estimate, remaining);
+        let estimate = options.level.estimate(part.part());
+        observer.part(part.part(), index, parts.len(), estimate, remaining);
         let step = context.step(part, estimate, &mut report)?;
         let stop = step.outcome == Outcome::Partial || crate::interrupt::requested();
         report.steps.push(step);
@@ -284,9 +272,8 @@ fn caveats(
         .into_iter()
         .filter(|c| c.name() == "write_cache")
         .collect();
-    let judged = report
-        .cache
-        .as_ref()
+    let judged = parts::cache::Cache
+        .kept(report)
         .and_then(|c| c.rows.first())
         .map(|r| &r.cold);
     out.extend(crate::cmd::caveats::of_read(&file, path, 0, size, judged));
@@ -334,8 +321,9 @@ fn study_dir(given: Option<&Path>) -> Result<(PathBuf, CreatedDir)> {
     }
 }
 
-/// What every part needs.
-struct PartRunner<'a> {
+/// What every part needs: the study's options and harness, the level's budget, the
+/// directory and its scratch file.
+pub struct Context<'a> {
     options: &'a StudyOptions,
     harness: &'a Harness<'a>,
     budget: &'a Budget,
@@ -346,22 +334,7 @@ struct PartRunner<'a> {
     has_device: bool,
 }
 
-impl PartRunner<'_> {
-    /// Why `part` cannot run here, if it cannot.
-    fn skip_reason(&self, part: Part) -> Option<String> {
-        match part {
-            Part::Compare if self.size < MIB => Some(format!(
-                "the file ({}) is too small to compare readers on",
-                format_size(self.size)
-            )),
-            Part::Cache if !self.has_device => Some(format!(
-                "no block device under {} (tmpfs or another memory file system): its pages cannot be evicted, so every read is a warm read",
-                crate::text::printable_path(self.dir)
-            )),
-            _ => None,
-        }
-    }
-
+impl Context<'_> {
     /// The cache states worth measuring: cold only where a device is behind the directory
     /// (on tmpfs every page is memory; "cold" cannot be reached and would only be flagged).
     fn states(&self) -> Vec<CacheState> {
@@ -412,14 +385,14 @@ impl PartRunner<'_> {
     /// Runs `part` into `report`, or says why it cannot run here: its step, with how it
     /// ended and how long it took. A failed part is recorded and the study goes on, except
     /// write-read, which every other part needs: its error is returned.
-    fn step(&self, part: Part, estimate: f64, report: &mut StudyReport) -> Result<Step> {
+    fn step(&self, part: &dyn StudyPart, estimate: f64, report: &mut StudyReport) -> Result<Step> {
         let clock = Instant::now();
-        let outcome = match self.skip_reason(part) {
+        let outcome = match part.skip_reason(self) {
             Some(reason) => Outcome::Skipped { reason },
-            None => match self.run(part, report) {
+            None => match part.run(self, report) {
                 Ok(outcome) => outcome,
                 Err(e) if is_interruption(&e) => Outcome::Partial,
-                Err(e) if part == Part::WriteRead => return Err(e),
+                Err(e) if part.required() => return Err(e),
                 Err(e) => Outcome::Failed {
                     error: format!("{e:#}"),
                 },
@@ -432,51 +405,11 @@ impl PartRunner<'_> {
             other => other,
         };
         Ok(Step {
-            part,
+            part: part.part(),
             seconds: clock.elapsed().as_secs_f64(),
             estimated_seconds: estimate,
             outcome,
         })
-    }
-
-    /// Runs one part into `report`: done, partial (interrupted after measuring some), or
-    /// skipped when it turns out it cannot be measured here.
-    fn run(&self, part: Part, report: &mut StudyReport) -> Result<Outcome> {
-        match part {
-            Part::WriteRead => self.write_read(report).map(|()| Outcome::Done),
-            Part::ReadSweep => {
-                let path = self.scratch.path().to_path_buf();
-                let r = self.sweep(Op::Read, path, self.states(), 1, self.size)?;
-                let r = something(r.points.is_empty() && !r.complete, r)?;
-                Ok(partial(&mut report.read_sweep, r, |r| r.complete))
-            }
-            Part::WriteSweep => {
-                let r = self.write_sweep()?;
-                Ok(partial(&mut report.write_sweep, r, |r| r.complete))
-            }
-            Part::Cache => {
-                let r = self.cache()?;
-                Ok(partial(&mut report.cache, r, |r| r.complete))
-            }
-            Part::Syscalls => self.syscalls(report),
-            Part::Compare => {
-                let r = self.compare()?;
-                Ok(partial(&mut report.compare, r, |r| r.complete))
-            }
-            Part::Patterns => {
-                let r = self.patterns()?;
-                Ok(partial(&mut report.patterns, r, |r| r.complete))
-            }
-            Part::Transfer => {
-                let r = self.transfer()?;
-                Ok(partial(&mut report.transfer, r, |r| r.complete))
-            }
-            Part::Disk => {
-                let r = self.disk()?;
-                Ok(partial(&mut report.disk, r, |r| r.complete))
-            }
-            Part::Calibrate => self.calibrate(report),
-        }
     }
 
     /// The cache state of the parts that start cold: cold where a device is behind the
@@ -488,262 +421,11 @@ impl PartRunner<'_> {
             CacheState::Warm
         }
     }
-
-    /// The write sweep, on a file of its own beside the scratch file.
-    fn write_sweep(&self) -> Result<SweepReport> {
-        let b = self.budget;
-        let file = self
-            .dir
-            .join(format!(".ioscope-study-write-{}", std::process::id()));
-        let _remove = RemoveOnDrop::new(file.clone());
-        // At least the largest block: the read sweep's blocks all fit in the scratch file,
-        // and the write sweep takes the same ones.
-        let largest = b.sweep_blocks.iter().copied().max().unwrap_or(0);
-        let size = b
-            .write_size
-            .min(self.size.max(MIB))
-            .max(largest.min(self.size));
-        let r = self.sweep(Op::Write, file, Vec::new(), 0, size)?;
-        something(r.points.is_empty() && !r.complete, r)
-    }
-
-    /// Cold, warm and cold again at 4 KiB and 1 MiB.
-    fn cache(&self) -> Result<CacheReport> {
-        let options = CacheOptions {
-            path: self.scratch.path().to_path_buf(),
-            block_sizes: vec![4 * KIB, MIB],
-            setup: Setup::single(&engine::stream::Stream),
-            drop_caches: false,
-            allow_unwritten: false,
-            export: self.export(),
-        };
-        let r = crate::cmd::coldwarm::execute(&options, self.harness, &mut ignore)?;
-        something(r.rows.is_empty() && !r.complete, r)
-    }
-
-    /// The system-call costs at the level's call counts that fit in the file.
-    fn syscalls(&self, report: &mut StudyReport) -> Result<Outcome> {
-        let sizes: Vec<u64> = self
-            .budget
-            .syscall_sizes
-            .iter()
-            .copied()
-            .filter(|&n| n <= self.size)
-            .collect();
-        if sizes.is_empty() {
-            return Ok(Outcome::Skipped {
-                reason: format!(
-                    "the file ({}) is smaller than every call count of this level",
-                    format_size(self.size)
-                ),
-            });
-        }
-        let options = SyscallsOptions {
-            path: self.scratch.path().to_path_buf(),
-            sizes,
-            export: self.export(),
-        };
-        report.syscalls = Some(crate::cmd::syscalls::execute(&options, self.harness)?);
-        Ok(Outcome::Done)
-    }
-
-    /// `fast` against dd, cat and fio at 1 MiB.
-    fn compare(&self) -> Result<CompareReport> {
-        let options = CompareOptions {
-            path: self.scratch.path().to_path_buf(),
-            block_size: MIB,
-            block_size_text: "1m".into(),
-            states: self.states(),
-            repeat: self.budget.compare_repeat,
-            export: self.export(),
-        };
-        let r = crate::cmd::compare::execute(&options, self.harness, &mut ignore)?;
-        something(r.rows.is_empty() && !r.complete, r)
-    }
-
-    /// Every iozone test at 64 KiB records, on a file of its own in the directory.
-    fn patterns(&self) -> Result<PatternsReport> {
-        let b = self.budget;
-        let options = PatternsOptions {
-            path: self.dir.to_path_buf(),
-            sizes: vec![b.patterns_size],
-            records: vec![64 * KIB],
-            auto: false,
-            tests: Test::ALL.to_vec(),
-            runs: b.patterns_runs,
-            cache: self.cold_if_possible(),
-            stride: DEFAULT_STRIDE,
-            stride_given: false,
-            read_percent: 50,
-            draws: false,
-            drop_caches: false,
-            keep: false,
-            force: false,
-            min_free: self.options.min_free,
-            export: self.export(),
-        };
-        let r = crate::cmd::patterns::execute(&options, self.harness, &mut ignore)?;
-        something(r.results.is_empty() && !r.complete, r)
-    }
-
-    /// The disk panel (SEQ1M Q8T1 … RND4K Q1T1, read and write) on the scratch file, each
-    /// row for the level's runtime: its writes put the bytes the file already holds, so the
-    /// later parts still read what write-read wrote.
-    fn disk(&self) -> Result<crate::cmd::disk::DiskReport> {
-        let options = DiskOptions {
-            path: self.scratch.path().to_path_buf(),
-            size: self.size,
-            runtime: Duration::from_secs_f64(self.budget.disk_runtime),
-            rows: crate::workload::panel::default_panel(),
-            notes: Vec::new(),
-            mode: crate::options::disk::DiskMode::Panel,
-            force_write: true,
-            seed: self.seed,
-            own_file: true,
-            open: Some(std::sync::Arc::new(
-                crate::cmd::disk::reopen_for_reading(self.scratch.file())
-                    .with_context(|| format!("open {} for the disk panel", self.scratch.name()))?,
-            )),
-            keep: false,
-            min_free: self.options.min_free,
-            series: None,
-            export: self.export(),
-        };
-        let r = crate::cmd::disk::execute(&options, self.harness, &mut ignore)?;
-        something(r.rows.is_empty() && !r.complete, r)
-    }
-
-    /// The transfer matrix on the classic workloads, over loopback TCP.
-    fn transfer(&self) -> Result<TransferReport> {
-        let b = self.budget;
-        let options = TransferOptions {
-            files: Vec::new(),
-            to: self.dir.to_path_buf(),
-            large: b.transfer_large,
-            small: 10,
-            small_size: 4 * KIB,
-            repeat: b.transfer_repeat,
-            senders: crate::transfer::methods::SendMethod::ALL.to_vec(),
-            receivers: crate::transfer::methods::RecvMethod::ALL.to_vec(),
-            unix: false,
-            sync: true,
-            buffer: MIB as usize,
-            min_free: self.options.min_free,
-        };
-        crate::cmd::transfer::execute(&options, &mut ignore)
-    }
-
-    /// The file size whose read lands in the level's window (the scratch file may grow);
-    /// skipped, with the reason, when none does within the level's cap.
-    fn calibrate(&self, report: &mut StudyReport) -> Result<Outcome> {
-        let b = self.budget;
-        let (min, max) = b.calibrate_window;
-        let options = CalibrateOptions {
-            path: self.scratch.path().to_path_buf(),
-            block_size: MIB,
-            min: Duration::from_secs_f64(min),
-            max: Duration::from_secs_f64(max),
-            cache: self.cold_if_possible(),
-            setup: Setup::single(&engine::stream::Stream),
-            grow: true,
-            max_bytes: b.calibrate_cap,
-            seed: self.seed,
-            min_free: self.options.min_free,
-            expect: crate::files::file_id(self.scratch.file()),
-            json: false,
-        };
-        match crate::cmd::calibrate::execute(&options, self.harness) {
-            Ok(r) => {
-                report.calibrate = Some(r);
-                Ok(Outcome::Done)
-            }
-            // No size fits the window here within the level's cap (a fast medium read
-            // warm): a finding, not a failure.
-            Err(e) => match e.downcast_ref::<Failure>() {
-                Some(Failure::Check(reason)) => Ok(Outcome::Skipped {
-                    reason: reason.clone(),
-                }),
-                _ => Err(e),
-            },
-        }
-    }
-
-    /// Writes the scratch file, then reads it all back and checks the checksum.
-    fn write_read(&self, report: &mut StudyReport) -> Result<()> {
-        let setup = Setup::single(&engine::stream::Stream);
-        let size = self.size;
-        let written = self.harness.write(
-            self.scratch,
-            None,
-            &setup,
-            Plan::sequential(0, size, WRITE_BLOCK.min(size)),
-            self.seed,
-            false,
-        )?;
-        add(report, row(Op::Write, WRITE_BLOCK, written, true));
-        let whole_xor = report.write_read[0].moved.xor;
-        let reader = crate::cmd::disk::reopen_for_reading(self.scratch.file())
-            .with_context(|| format!("open {} for reading", self.scratch.name()))?;
-        let target = Target {
-            file: &reader,
-            name: self.scratch.name(),
-            kind: InputKind::Regular,
-            device: None,
-        };
-        let bs = WRITE_BLOCK.min(size);
-        let sample = self.harness.read(
-            target,
-            &setup,
-            Plan::sequential(0, size, bs),
-            false,
-            CacheState::AsIs,
-        )?;
-        // The clock has stopped: every byte read, checked where it lay.
-        let in_place = crate::cmd::inplace::verify(
-            self.harness,
-            &reader,
-            self.scratch.name(),
-            std::iter::once((0, size)),
-            Written::Stream(self.seed),
-            bs,
-        )?;
-        let verified = sample.moved.xor == whole_xor && sample.moved.bytes == size;
-        // A cross-check that does not trust the write's own figure.
-        let expected = xor_of_prefix(self.seed, size);
-        let (mut read, warnings) = row(
-            Op::Read,
-            bs,
-            sample,
-            verified && expected == whole_xor && in_place.ok(),
-        );
-        read.in_place = Some(in_place);
-        add(report, (read, warnings));
-        Ok(())
-    }
-}
-
-/// Keeps a part's result in its field of the report: done, or partial when it was
-/// interrupted after measuring some.
-fn partial<T>(field: &mut Option<T>, result: T, complete: impl Fn(&T) -> bool) -> Outcome {
-    let outcome = if complete(&result) {
-        Outcome::Done
-    } else {
-        Outcome::Partial
-    };
-    *field = Some(result);
-    outcome
 }
 
 /// A part's own progress callback: the study saves after each part instead.
 fn ignore<T>(_: &T) -> Result<()> {
     Ok(())
-}
-
-/// Adds the write or the read.
-fn add(report: &mut StudyReport, (row, warnings): (StudyRow, Vec<Warning>)) {
-    report.verified &= row.verified;
-    report.write_read.push(row);
-    report.warnings.extend(warnings);
 }
 
 /// A size that suits the machine: the level's cap, at most an eighth of RAM, and what fits.
@@ -759,29 +441,4 @@ fn default_size(dir: &Path, cap: u64, min_free: Option<u64>) -> Result<u64> {
         )));
     }
     Ok(size)
-}
-
-fn row(op: Op, block_size: u64, sample: Sample, verified: bool) -> (StudyRow, Vec<Warning>) {
-    let at = format!(
-        "{} at {}",
-        op.name(),
-        crate::units::format_block_size(block_size)
-    );
-    let warnings = warning::of_sample(&sample, Some(at));
-    let row = StudyRow {
-        op,
-        block_size,
-        moved: sample.moved,
-        xor_hex: crate::checksum::hex(sample.moved.xor),
-        verified,
-        seconds: sample.elapsed.seconds,
-        bytes_per_second: sample.bytes_per_second(),
-        calls_per_second: sample.calls_per_second(),
-        fsync_seconds: sample.fsync_seconds,
-        elapsed: sample.elapsed,
-        cache: sample.cache,
-        checks_ok: sample.checks.iter().all(|c| c.ok),
-        in_place: None,
-    };
-    (row, warnings)
 }

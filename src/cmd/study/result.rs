@@ -2,13 +2,7 @@
 //! each part ended, the write and verified read, and each part's own typed result. Plain
 //! serde types; the study's orchestration is in the parent module.
 
-use crate::cmd::calibrate::CalibrateReport;
-use crate::cmd::coldwarm::CacheReport;
-use crate::cmd::compare::CompareReport;
-use crate::cmd::patterns::PatternsReport;
-use crate::cmd::sweep::SweepReport;
-use crate::cmd::syscalls::SyscallsReport;
-use crate::cmd::transfer::TransferReport;
+use super::part::Results;
 use crate::cmd::warning::Warning;
 use crate::engine::Moved;
 use crate::measure::cache::CacheProof;
@@ -124,7 +118,8 @@ pub struct StudyRow {
     pub in_place: Option<crate::workload::verify::InPlace>,
 }
 
-/// The study's result: one field per part, `None` where it did not run.
+/// The study's result: how each part ended, the write and the verified read, and the other
+/// parts' results.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyReport {
     /// The directory studied.
@@ -151,25 +146,10 @@ pub struct StudyReport {
     pub steps: Vec<Step>,
     /// The write and the verified read.
     pub write_read: Vec<StudyRow>,
-    /// Read sweep (cold and warm).
-    pub read_sweep: Option<SweepReport>,
-    /// Cold, warm, cold again.
-    pub cache: Option<CacheReport>,
-    /// System-call costs.
-    pub syscalls: Option<SyscallsReport>,
-    /// `fast` against dd, cat and fio.
-    pub compare: Option<CompareReport>,
-    /// Write sweep.
-    pub write_sweep: Option<SweepReport>,
-    /// iozone's tests.
-    pub patterns: Option<PatternsReport>,
-    /// The transfer matrix.
-    pub transfer: Option<TransferReport>,
-    /// The file size for the calibration window.
-    pub calibrate: Option<CalibrateReport>,
-    /// The disk panel, run on the scratch file (absent from studies that predate it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disk: Option<crate::cmd::disk::DiskReport>,
+    /// Every other part's own result, each under its part's field (`read_sweep`, `cache`,
+    /// ...; `super::parts`), absent where it did not run.
+    #[serde(flatten)]
+    pub results: Results,
     /// Whether every read returned the bytes written.
     pub verified: bool,
     /// Whether the scratch file was kept (`--keep`), and where.
@@ -205,13 +185,7 @@ impl StudyReport {
     /// its summary shows.
     pub fn all_caveats(&self) -> Vec<crate::measure::caveat::Caveat> {
         let mut all = self.caveats.clone();
-        let parts = [
-            self.read_sweep.as_ref().map(|r| &r.caveats),
-            self.cache.as_ref().map(|r| &r.caveats),
-            self.write_sweep.as_ref().map(|r| &r.caveats),
-            self.disk.as_ref().map(|r| &r.caveats),
-        ];
-        for c in parts.into_iter().flatten().flatten() {
+        for c in super::parts::PARTS.iter().flat_map(|p| p.caveats(self)) {
             if c.verdict != crate::measure::caveat::Verdict::Ok
                 && !all.iter().any(|a| same_finding(a, c))
             {
@@ -225,11 +199,7 @@ impl StudyReport {
     pub fn ok(&self) -> bool {
         self.verified
             && self.write_read.iter().all(|r| r.checks_ok)
-            && self.read_sweep.as_ref().is_none_or(|r| r.ok())
-            && self.write_sweep.as_ref().is_none_or(|r| r.ok())
-            && self.cache.as_ref().is_none_or(|r| r.ok())
-            && self.patterns.as_ref().is_none_or(|r| r.ok())
-            && self.transfer.as_ref().is_none_or(|r| r.ok())
+            && super::parts::PARTS.iter().all(|p| p.ok(self))
             && !self
                 .steps
                 .iter()
@@ -250,6 +220,12 @@ impl StudyReport {
     /// storage in `env` gives (studies saved before labels).
     pub fn medium(&self, env: &crate::measure::env::Environment) -> String {
         crate::measure::medium::label(self.label.as_deref(), &env.storage)
+    }
+
+    /// The result `part` kept, if it kept one of type `T` (each part's file reads its own
+    /// through `Kept::kept`).
+    pub fn result<T: 'static>(&self, part: Part) -> Option<&T> {
+        self.results.get(part)
     }
 
     /// The step record of `part`, if it ran or was skipped.

@@ -362,7 +362,7 @@ pub fn markdown(r: &CacheReport) -> Vec<String> {
     vec![markdown::table(&t, Some(&caption))]
 }
 
-pub(crate) fn section(c: &crate::cmd::coldwarm::CacheReport) -> Section {
+pub(crate) fn section(c: &crate::cmd::coldwarm::CacheReport, part: Part) -> Section {
     let rows = c
         .rows
         .iter()
@@ -382,7 +382,7 @@ pub(crate) fn section(c: &crate::cmd::coldwarm::CacheReport) -> Section {
         .collect();
     let why = explain(c);
     Section {
-        part: Part::Cache,
+        part,
         status: None,
         how: format!(
             "The whole file ({}) is read three times per block size: cold (its pages evicted first), warm (right after), and cold again; residency is measured with mincore() before each run, and the device's counters around it.",

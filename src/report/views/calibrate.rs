@@ -1,15 +1,15 @@
 //! `calibrate`: the size found, the timed read, and the probes that led to it.
 
 use crate::cmd::calibrate::CalibrateReport;
-use crate::cmd::study::Part;
 use crate::cmd::warning::Warning;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
-use crate::report::page::{Section, grid};
+use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{bytes_both, cache_line, line};
 use crate::report::view::Exportable;
 use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
+use crate::workload::study::Part;
 
 /// Renders `calibrate`.
 pub fn text(r: &CalibrateReport) -> String {
@@ -147,7 +147,7 @@ pub(crate) fn chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
     }
 }
 
-pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
+pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) -> Section {
     let rows = c
         .probes
         .iter()
@@ -192,7 +192,7 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
         ));
     }
     Section {
-        part: Part::Calibrate,
+        part,
         status: None,
         how: format!(
             "Probes read growing prefixes {} with 1 MiB calls; each probe's rate predicts the size that lands in the middle of the window, so the search costs little more than one read of the answer.",
@@ -202,5 +202,19 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport) -> Section {
         chart: Some(chart(c)),
         why,
         warnings: Vec::new(),
+    }
+}
+
+/// Its line in the study's summary: the file size for a 10 s read.
+pub(crate) fn headline(c: &crate::cmd::calibrate::CalibrateReport) -> Headline {
+    let ten = c.bytes_per_second * 10.0;
+    Headline {
+        label: format!("file size for a 10 s read ({})", c.cache.name()),
+        value: format_size(ten as u64),
+        spread: format!(
+            "from a measured read of {} in {}",
+            format_size(c.bytes),
+            format_seconds(c.seconds)
+        ),
     }
 }

@@ -1,18 +1,18 @@
 //! `compare`: one table per cache state, then why the numbers differ.
 
 use crate::cmd::compare::CompareReport;
-use crate::cmd::study::Part;
 use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{capitalise, cells, mib, rate, rate_cell, table};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, header, list, rate_spread};
-use crate::report::page::{Section, grid};
+use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
-use crate::units::{MIB, format_size};
+use crate::units::{MIB, format_mib_per_s, format_size};
+use crate::workload::study::Part;
 use std::fmt::Write;
 
 /// Renders `compare`.
@@ -336,7 +336,7 @@ pub(crate) fn chart(c: &CompareReport) -> Chart {
     }
 }
 
-pub(crate) fn section(c: &CompareReport) -> Section {
+pub(crate) fn section(c: &CompareReport, part: Part) -> Section {
     let rows = c
         .rows
         .iter()
@@ -361,7 +361,7 @@ pub(crate) fn section(c: &CompareReport) -> Section {
         why.push(format!("Not run here: {}.", c.skipped.join("; ")));
     }
     Section {
-        part: Part::Compare,
+        part,
         status: None,
         how: format!(
             "The same file ({}) is read by ioscope and by the everyday tools, each as its own process, {} time(s) per cache state; each tool's own figure (bytes and seconds it reports) and the rate by process wall time, start-up included.",
@@ -383,4 +383,49 @@ pub(crate) fn section(c: &CompareReport) -> Section {
         why,
         warnings: Vec::new(),
     }
+}
+
+/// Its lines in the study's summary: the fastest reader, cold and warm.
+pub(crate) fn headlines(c: &CompareReport) -> Vec<Headline> {
+    let mut out = Vec::new();
+    for state in [CacheState::Cold, CacheState::Warm] {
+        let rows: Vec<_> = c.rows.iter().filter(|x| x.cache == state).collect();
+        let fastest = rows.iter().max_by(|a, b| {
+            a.median_bytes_per_second
+                .total_cmp(&b.median_bytes_per_second)
+        });
+        let fast = rows.iter().find(|x| x.contender == "ioscope fast");
+        let second = rows
+            .iter()
+            .filter(|x| fastest.is_some_and(|t| t.contender != x.contender))
+            .max_by(|a, b| {
+                a.median_bytes_per_second
+                    .total_cmp(&b.median_bytes_per_second)
+            });
+        if let (Some(top), Some(fast)) = (fastest, fast) {
+            let spread = match second {
+                Some(next) if top.contender == fast.contender => format!(
+                    "next: {} at {:.2}x; median of {} run(s)",
+                    next.contender,
+                    next.ratio_to_best,
+                    fast.runs.len()
+                ),
+                _ => format!(
+                    "ioscope fast at {:.2}x of it; median of {} run(s)",
+                    fast.ratio_to_best,
+                    fast.runs.len()
+                ),
+            };
+            out.push(Headline {
+                label: format!("fastest reader, {}", state.name()),
+                value: format!(
+                    "{}: {}",
+                    top.contender,
+                    format_mib_per_s(top.median_bytes_per_second)
+                ),
+                spread,
+            });
+        }
+    }
+    out
 }

@@ -35,7 +35,7 @@ fn iops(v: f64) -> String {
 }
 
 /// The section; `cache`: the device's write cache as the study read it.
-pub(crate) fn section(r: &DiskReport, cache: Option<&WriteCache>) -> Section {
+pub(crate) fn section(r: &DiskReport, cache: Option<&WriteCache>, part: Part) -> Section {
     let rows = r
         .rows
         .iter()
@@ -65,7 +65,7 @@ pub(crate) fn section(r: &DiskReport, cache: Option<&WriteCache>) -> Section {
         })
         .collect();
     Section {
-        part: Part::Disk,
+        part,
         status: None,
         how: how(r),
         grid: grid(
@@ -526,6 +526,10 @@ mod tests {
         assert_eq!(h[0].value, "90,000 IOPS");
         let why = sentences(&r, None);
         assert!(why[0].contains("4.5x"), "{why:?}");
-        assert!(section(&r, None).chart.is_some());
+        assert!(
+            section(&r, None, crate::cmd::study::parts::disk::PART)
+                .chart
+                .is_some()
+        );
     }
 }

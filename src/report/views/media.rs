@@ -5,11 +5,12 @@
 //! its series is always the medium's position), sentences on what differs chosen by the
 //! one rule ([`crate::measure::verdict`]), and each medium's own tables folded away below.
 
-use super::media_disk::{all_measures as measures, path_note};
+use super::media_disk::path_note;
+use super::media_figures::all_measures as measures;
 use super::media_figures::{Lead, Measure, Shape, Unit, WRITE_FSYNC, against, relation_word};
 pub use super::media_figures::{Medium, csv, json};
 use super::study::{headlines, sections};
-use crate::cmd::study::{Outcome, Part};
+use crate::cmd::study::{Kept, Outcome, Part, StudyPart};
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{Figure, Relation, SAME_WITHIN, relate, same, spread};
 use crate::report::cells::capitalise;
@@ -115,19 +116,24 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
     summary(&mut out, media);
     let top = differences(media);
     list(&mut out, &top);
-    let parts: Vec<Part> = Part::ALL
-        .into_iter()
-        .filter(|p| media.iter().any(|m| m.report.step(*p).is_some()))
+    let parts: Vec<&dyn StudyPart> = crate::cmd::study::parts::PARTS
+        .iter()
+        .copied()
+        .filter(|p| media.iter().any(|m| m.report.step(p.part()).is_some()))
         .collect();
     out.push_str("<nav><p>");
     let links: Vec<String> = parts
         .iter()
-        .map(|p| format!("<a href=\"#{}\">{}</a>", p.name(), escape(p.title())))
+        .map(|p| {
+            let p = p.part();
+            format!("<a href=\"#{}\">{}</a>", p.name(), escape(p.title()))
+        })
         .collect();
     out.push_str(&links.join(" · "));
     out.push_str("</p></nav>\n");
     let per_sections: Vec<_> = media.iter().map(|m| sections(m.report, m.env)).collect();
-    for part in parts {
+    for study_part in parts {
+        let part = study_part.part();
         let _ = writeln!(
             out,
             "<section class=\"part\" id=\"{}\">\n<h2>{}</h2>",
@@ -142,11 +148,10 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
                 }
                 Some(Outcome::Skipped { reason }) => format!("skipped: {reason}"),
                 Some(Outcome::Failed { error }) => format!("failed: {error}"),
-                None if part == Part::Disk && m.report.budget.disk_runtime == 0.0 => {
-                    "not measured: the study was made by a version of ioscope without the disk part"
-                        .to_string()
-                }
-                None => "not part of this study".to_string(),
+                None => study_part
+                    .absent(m.report)
+                    .unwrap_or("not part of this study")
+                    .to_string(),
             };
             let _ = writeln!(
                 out,
@@ -160,18 +165,13 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
             if of_part.len() > 1 {
                 let _ = writeln!(out, "<h3>{}</h3>", escape(&capitalise(&ms.title)));
             }
-            let chart = if part == Part::Calibrate {
-                probes(media)
-            } else {
-                Some(chart(ms, &labels))
-            };
-            if let Some(chart) = chart {
+            if let Some(chart) = study_part.media_chart(media, ms) {
                 figure(&mut out, &chart, &ms.id)?;
             }
             merged_table(&mut out, ms, &labels);
             list(&mut out, &sentences(ms, &labels));
         }
-        list(&mut out, &part_sentences(media, part));
+        list(&mut out, &study_part.media_sentences(media));
         // Each medium's own table and sentences: there when wanted, folded away otherwise.
         let own: Vec<(usize, &crate::report::page::Section)> = per_sections
             .iter()
@@ -348,7 +348,7 @@ fn series(label: &str, points: Vec<(f64, f64)>) -> Series {
 }
 
 /// A measure's chart: curves over block size, or bars grouped per row.
-fn chart(ms: &Measure, labels: &[String]) -> Chart {
+pub(crate) fn chart(ms: &Measure, labels: &[String]) -> Chart {
     let y_label = format!("{} (median)", ms.unit.heading());
     let media = 0..labels.len();
     match ms.shape {
@@ -399,10 +399,11 @@ fn chart(ms: &Measure, labels: &[String]) -> Chart {
 }
 
 /// The calibration's probes of every medium on one scatter: read time against bytes read.
-fn probes(media: &[Medium]) -> Option<Chart> {
+pub(crate) fn probes(media: &[Medium], part: Part) -> Option<Chart> {
+    use crate::cmd::calibrate::CalibrateReport;
     media
         .iter()
-        .any(|m| m.report.calibrate.is_some())
+        .any(|m| m.report.result::<CalibrateReport>(part).is_some())
         .then(|| Chart {
             title: "calibration probes: read time against bytes read".into(),
             x_label: "bytes read (log2 scale)".into(),
@@ -415,7 +416,7 @@ fn probes(media: &[Medium]) -> Option<Chart> {
                     series(
                         &m.label,
                         m.report
-                            .calibrate
+                            .result::<CalibrateReport>(part)
                             .iter()
                             .flat_map(|c| &c.probes)
                             .map(|p| (p.bytes as f64, p.seconds))
@@ -457,7 +458,7 @@ fn leads(ms: &Measure) -> Vec<Option<(Figure, Option<String>)>> {
                 .find(|r| &r.key == key)
                 .and_then(|r| r.cells[m])
                 .map(|f| (f, None)),
-            Lead::Best => ms
+            Lead::Best(_) => ms
                 .rows
                 .iter()
                 .filter_map(|r| r.cells[m].map(|f| (f, Some(r.key.clone()))))
@@ -484,11 +485,7 @@ pub fn lead_sentence(ms: &Measure, labels: &[String]) -> Option<String> {
         return None;
     }
     let what = match &ms.lead {
-        Lead::Best => match ms.part {
-            Part::Compare => format!("{}, the fastest reader of each medium", ms.title),
-            Part::Transfer => format!("{}, the fastest method pair of each medium", ms.title),
-            _ => format!("{}, each medium at its best block size", ms.title),
-        },
+        Lead::Best(what) => format!("{}, {what}", ms.title),
         Lead::Row(_, what) => what.to_string(),
         Lead::Nothing => return None,
     };
@@ -627,15 +624,6 @@ pub fn widest_sentence(ms: &Measure, labels: &[String]) -> Option<String> {
     })
 }
 
-/// The sentences a part adds below its measures' own, on what the media's figures rest on
-/// (the disk panel: which rows went through the page cache, which medium is memory).
-pub fn part_sentences(media: &[Medium], part: Part) -> Vec<String> {
-    match part {
-        Part::Disk => super::media_disk::sentences(media),
-        _ => Vec::new(),
-    }
-}
-
 /// Sentences on what differs between the media and why, above the parts: what a medium
 /// without a block device cannot show, the fsync'd write, and the warm reads.
 pub fn differences(media: &[Medium]) -> Vec<String> {
@@ -651,10 +639,8 @@ pub fn differences(media: &[Medium]) -> Vec<String> {
     let best_warm: Vec<(String, f64)> = media
         .iter()
         .filter_map(|m| {
-            let best = m
-                .report
-                .read_sweep
-                .as_ref()?
+            let best = crate::cmd::study::parts::read_sweep::ReadSweep
+                .kept(m.report)?
                 .points
                 .iter()
                 .filter(|p| p.cache == Some(CacheState::Warm))
@@ -759,13 +745,13 @@ mod tests {
 
     fn curve(rows: Vec<(u64, Vec<Option<Figure>>)>) -> Measure {
         Measure {
-            part: Part::ReadSweep,
+            part: crate::cmd::study::parts::read_sweep::PART,
             id: "read_warm".into(),
             title: "read, warm".into(),
             key_heading: "block".into(),
             unit: Unit::Rate,
             shape: Shape::Curve,
-            lead: Lead::Best,
+            lead: Lead::Best("each medium at its best block size"),
             rows: rows
                 .into_iter()
                 .map(|(bs, cells)| Row {
@@ -907,7 +893,7 @@ mod tests {
     #[test]
     fn costs_per_call_lead_with_the_named_row() {
         let ms = Measure {
-            part: Part::Syscalls,
+            part: crate::cmd::study::parts::syscalls::PART,
             id: "syscalls".into(),
             title: "the cost of a call".into(),
             key_heading: "operation".into(),

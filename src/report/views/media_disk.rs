@@ -7,7 +7,8 @@
 
 use super::media_figures::{Lead, Measure, Medium, Rows, Shape, Unit, measure};
 use crate::cmd::disk::{DiskRow, Path};
-use crate::cmd::study::{Part, StudyReport};
+use crate::cmd::study::parts::disk::Disk;
+use crate::cmd::study::{Kept, Part, StudyReport};
 use crate::measure::verdict::Figure;
 
 /// A panel row's key on the media page: its name and direction, `RND4K Q32T1 read`.
@@ -18,8 +19,8 @@ pub fn key(row: &DiskRow) -> String {
 /// The panel rows a study measured, keyed, in the order run: rows skipped (or that
 /// completed no I/O) are not figures, so they are left out — shown as not measured, not 0.
 fn measured(r: &StudyReport) -> Vec<(String, &DiskRow)> {
-    r.disk
-        .iter()
+    Disk.kept(r)
+        .into_iter()
         .flat_map(|d| &d.rows)
         .filter(|x| x.measured())
         .map(|x| (key(x), x))
@@ -31,7 +32,7 @@ type Pick = fn(&DiskRow) -> f64;
 
 /// The panel's measures, merged over the media: MB/s, IOPS, p50 and p99 latency, each a
 /// group of bars per row; each cell's path beside its figure.
-pub fn measures(media: &[Medium]) -> Vec<Measure> {
+pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
     let kinds: [(&str, &str, Unit, Lead, Pick); 4] = [
         (
             "disk_rate",
@@ -86,8 +87,7 @@ pub fn measures(media: &[Medium]) -> Vec<Measure> {
                     .collect()
             })
             .collect();
-        let Some(mut ms) = measure(Part::Disk, id, title, "row", unit, Shape::Bars, lead, per)
-        else {
+        let Some(mut ms) = measure(part, id, title, "row", unit, Shape::Bars, lead, per) else {
             continue;
         };
         for row in &mut ms.rows {
@@ -103,11 +103,6 @@ pub fn measures(media: &[Medium]) -> Vec<Measure> {
         out.push(ms);
     }
     out
-}
-
-/// Every measure of the media page, the disk panel's in their place (after patterns).
-pub fn all_measures(media: &[Medium]) -> Vec<Measure> {
-    super::media_figures::measures_with(media, measures(media))
 }
 
 /// What a cell must say beside its figure when its row did not go to the device through
@@ -255,15 +250,17 @@ pub fn sentences(media: &[Medium]) -> Vec<String> {
 
 /// Whether the study's disk panel ran on a file with a block device behind it.
 fn device(r: &StudyReport) -> bool {
-    r.disk.as_ref().is_some_and(|d| d.device_name.is_some())
+    Disk.kept(r).is_some_and(|d| d.device_name.is_some())
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::media::{page, sentences as measure_sentences};
+    use super::super::media_figures::all_measures;
     use super::super::media_figures::{csv, json};
     use super::*;
     use crate::cmd::disk::DiskReport;
+    use crate::cmd::study::parts::disk::PART;
     use crate::cmd::study::{Outcome, Step};
     use crate::measure::env::Environment;
 
@@ -277,13 +274,13 @@ mod tests {
     fn with(disk: DiskReport) -> StudyReport {
         let mut r = study();
         r.steps.push(Step {
-            part: Part::Disk,
+            part: PART,
             seconds: 2.0,
             estimated_seconds: 2.0,
             outcome: Outcome::Done,
         });
         r.budget.disk_runtime = 0.25;
-        r.disk = Some(disk);
+        r.results.put(PART, disk);
         r
     }
 
@@ -359,7 +356,7 @@ mod tests {
         let (a, b) = (with(panel(1.0)), with(memory(panel(2.0))));
         let (ea, eb) = (env(Some("vda")), env(None));
         let media = [medium("ext4 on vda", &a, &ea), medium("tmpfs", &b, &eb)];
-        let ms = measures(&media);
+        let ms = measures(&media, PART);
         let ids: Vec<&str> = ms.iter().map(|m| m.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -380,7 +377,7 @@ mod tests {
         assert_eq!(keys[1], "SEQ1M Q8T1 write");
         assert_eq!(keys[7], "RND4K Q1T1 write");
         for m in &ms {
-            assert!(m.part == Part::Disk && m.shape == Shape::Bars);
+            assert!(m.part == PART && m.shape == Shape::Bars);
             for r in &m.rows {
                 assert!(r.cells.iter().all(Option::is_some), "{}", r.key);
                 assert_eq!(r.paths, vec![Some(Path::UringDirect); 2]);
@@ -474,7 +471,7 @@ mod tests {
             medium("ext4 on vda", &a, &e),
             medium("older study", &old, &e),
         ];
-        let ms = measures(&media);
+        let ms = measures(&media, PART);
         assert_eq!(ms.len(), 4);
         for m in &ms {
             assert!(m.rows.iter().all(|r| r.cells[1].is_none()), "{}", m.id);
@@ -502,7 +499,7 @@ mod tests {
         assert!(s.contains("(older study not measured there)"), "{s}");
         // No medium with the part: no measure, no section.
         let media = [medium("a", &old, &e), medium("b", &old, &e)];
-        assert!(measures(&media).is_empty());
+        assert!(measures(&media, PART).is_empty());
         assert!(sentences(&media).is_empty());
         assert!(!page(&media, None, "x").unwrap().contains("id=\"disk\""));
     }

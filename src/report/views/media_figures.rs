@@ -114,8 +114,9 @@ pub enum Shape {
 /// Which row a measure's first sentence compares across media.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lead {
-    /// Each medium's best row (the fastest block size, the fastest reader).
-    Best,
+    /// Each medium's best row (the fastest block size, the fastest reader), and what that
+    /// is in a sentence ("each medium at its best block size").
+    Best(&'static str),
     /// The row with this key, and what it is in a sentence ("a 1-byte read()").
     Row(String, &'static str),
     /// None: only where the media differ most is said.
@@ -269,15 +270,25 @@ fn sweep_rows(s: Option<&crate::cmd::sweep::SweepReport>, state: Option<CacheSta
 /// A medium's rows of one measure: key, block size, figure.
 pub(super) type Rows = Vec<(String, Option<u64>, Figure)>;
 
-/// Every measure of every part, in the parts' order, with the disk panel's (`disk`, built by
-/// `media_disk::all_measures`, the one caller) in its place.
-pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
-    let each = |f: &dyn Fn(&StudyReport) -> Rows| -> Vec<Rows> {
-        media.iter().map(|m| f(m.report)).collect()
-    };
+/// A medium's rows from each medium's study.
+fn each(media: &[Medium], f: &dyn Fn(&StudyReport) -> Rows) -> Vec<Rows> {
+    media.iter().map(|m| f(m.report)).collect()
+}
+
+/// Every measure of every part, in the order the parts run (`cmd::study::parts`).
+pub fn all_measures(media: &[Medium]) -> Vec<Measure> {
+    crate::cmd::study::parts::PARTS
+        .iter()
+        .flat_map(|p| p.measures(media))
+        .collect()
+}
+
+/// The write and the read back.
+pub(crate) fn write_read(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
     let mut out = Vec::new();
     out.extend(measure(
-        Part::WriteRead,
+        part,
         "write_read",
         "the scratch file written, then read back",
         "step",
@@ -302,20 +313,39 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
             v
         }),
     ));
+    out
+}
+
+/// The read sweep, cold and warm.
+pub(crate) fn read_sweep(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     for state in [CacheState::Cold, CacheState::Warm] {
         out.extend(measure(
-            Part::ReadSweep,
+            part,
             &format!("read_{}", state.name()),
             &format!("read, {}", state.name()),
             "block",
             Unit::Rate,
             Shape::Curve,
-            Lead::Best,
-            each(&|r| sweep_rows(r.read_sweep.as_ref(), Some(state))),
+            Lead::Best("each medium at its best block size"),
+            each(&|r| {
+                sweep_rows(
+                    r.result::<crate::cmd::sweep::SweepReport>(part),
+                    Some(state),
+                )
+            }),
         ));
     }
+    out
+}
+
+/// Cold, warm, cold again.
+pub(crate) fn cache(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     out.extend(measure(
-        Part::Cache,
+        part,
         "cache",
         "cold, warm, cold again",
         "block, cache",
@@ -323,7 +353,7 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
         Shape::Bars,
         Lead::Row("1m, cold".into(), "the cold read in calls of 1 MiB"),
         each(&|r| {
-            r.cache
+            r.result::<crate::cmd::coldwarm::CacheReport>(part)
                 .iter()
                 .flat_map(|c| &c.rows)
                 .flat_map(|row| {
@@ -338,8 +368,15 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
                 .collect()
         }),
     ));
+    out
+}
+
+/// The cost of a call.
+pub(crate) fn syscalls(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     out.extend(measure(
-        Part::Syscalls,
+        part,
         "syscalls",
         "the cost of a call",
         "operation",
@@ -347,7 +384,7 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
         Shape::Bars,
         Lead::Row("read 1 B".into(), "a 1-byte read()"),
         each(&|r| {
-            r.syscalls
+            r.result::<crate::cmd::syscalls::SyscallsReport>(part)
                 .iter()
                 .flat_map(|s| {
                     crate::cmd::syscalls::OPS.iter().filter_map(move |op| {
@@ -357,17 +394,24 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
                 .collect()
         }),
     ));
+    out
+}
+
+/// The readers, cold and warm.
+pub(crate) fn compare(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     for state in [CacheState::Cold, CacheState::Warm] {
         out.extend(measure(
-            Part::Compare,
+            part,
             &format!("readers_{}", state.name()),
             &format!("readers, {}", state.name()),
             "reader",
             Unit::Rate,
             Shape::Bars,
-            Lead::Best,
+            Lead::Best("the fastest reader of each medium"),
             each(&|r| {
-                r.compare
+                r.result::<crate::cmd::compare::CompareReport>(part)
                     .iter()
                     .flat_map(|c| &c.rows)
                     .filter(|row| row.cache == state)
@@ -381,18 +425,32 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
             }),
         ));
     }
+    out
+}
+
+/// The write sweep.
+pub(crate) fn write_sweep(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     out.extend(measure(
-        Part::WriteSweep,
+        part,
         "write",
         "write, fsync included",
         "block",
         Unit::Rate,
         Shape::Curve,
-        Lead::Best,
-        each(&|r| sweep_rows(r.write_sweep.as_ref(), None)),
+        Lead::Best("each medium at its best block size"),
+        each(&|r| sweep_rows(r.result::<crate::cmd::sweep::SweepReport>(part), None)),
     ));
+    out
+}
+
+/// The iozone tests.
+pub(crate) fn patterns(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     out.extend(measure(
-        Part::Patterns,
+        part,
         "patterns",
         "the iozone tests",
         "test",
@@ -400,7 +458,7 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
         Shape::Bars,
         Lead::Nothing,
         each(&|r| {
-            let Some(p) = &r.patterns else {
+            let Some(p) = r.result::<crate::cmd::patterns::PatternsReport>(part) else {
                 return Vec::new();
             };
             let records = p.records.len() > 1;
@@ -417,13 +475,23 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
                 .collect()
         }),
     ));
-    // The disk panel's, built in `media_disk` (which builds on this module's types).
-    out.extend(disk);
+    out
+}
+
+/// One measure per workload of the transfer matrix.
+pub(crate) fn transfer(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     // One measure per workload (small files, one large file): their rates differ by orders
     // of magnitude, so a row of one beside a row of the other would say nothing.
     let mut workloads: Vec<String> = Vec::new();
     for m in media {
-        for w in m.report.transfer.iter().flat_map(|t| &t.workloads) {
+        for w in m
+            .report
+            .result::<crate::cmd::transfer::TransferReport>(part)
+            .iter()
+            .flat_map(|t| &t.workloads)
+        {
             if !workloads.contains(&w.name) {
                 workloads.push(w.name.clone());
             }
@@ -431,15 +499,15 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
     }
     for (i, name) in workloads.iter().enumerate() {
         out.extend(measure(
-            Part::Transfer,
+            part,
             &format!("transfer_{}", i + 1),
             &format!("transfer: {name}"),
             "sender → receiver",
             Unit::Rate,
             Shape::Bars,
-            Lead::Best,
+            Lead::Best("the fastest method pair of each medium"),
             each(&|r| {
-                r.transfer
+                r.result::<crate::cmd::transfer::TransferReport>(part)
                     .iter()
                     .flat_map(|t| &t.workloads)
                     .filter(|w| &w.name == name)
@@ -455,8 +523,15 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
             }),
         ));
     }
+    out
+}
+
+/// The calibrated read: one row for every medium.
+pub(crate) fn calibrate(media: &[Medium], part: Part) -> Vec<Measure> {
+    let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);
+    let mut out = Vec::new();
     out.extend(measure(
-        Part::Calibrate,
+        part,
         "calibrate",
         "the calibrated read",
         "read",
@@ -464,7 +539,7 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
         Shape::Bars,
         Lead::Nothing,
         each(&|r| {
-            r.calibrate
+            r.result::<crate::cmd::calibrate::CalibrateReport>(part)
                 .iter()
                 .map(|c| {
                     (
@@ -481,7 +556,7 @@ pub fn measures_with(media: &[Medium], disk: Vec<Measure>) -> Vec<Measure> {
         }),
     ));
     // The calibrated sizes differ per medium: one row for all, named by what it is.
-    for m in out.iter_mut().filter(|m| m.part == Part::Calibrate) {
+    for m in out.iter_mut().filter(|m| m.part == part) {
         let mut cells = vec![None; media.len()];
         for r in &m.rows {
             for (i, c) in r.cells.iter().enumerate() {

@@ -745,7 +745,11 @@ pub(crate) fn fsync_share_sentence(
 }
 
 /// The study's patterns section; `has_device`: a block device is under the file system.
-pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport, has_device: bool) -> Section {
+pub(crate) fn section(
+    p: &crate::cmd::patterns::PatternsReport,
+    has_device: bool,
+    part: Part,
+) -> Section {
     let rows = p
         .results
         .iter()
@@ -774,7 +778,7 @@ pub(crate) fn section(p: &crate::cmd::patterns::PatternsReport, has_device: bool
     // The same sentence `patterns` prints: iozone's reads are warm, these as the cache was.
     why.extend(iozone_reads(p));
     Section {
-        part: Part::Patterns,
+        part,
         status: None,
         how: format!(
             "iozone's tests on a {} file with 64 KiB records, {} run(s) each; reads start {} (reread follows read, warm); every write ends with fsync, shown and included; {}",

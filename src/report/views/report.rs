@@ -130,14 +130,14 @@ fn write_page(page: &Page) -> Result<ExitKind> {
         "report",
     )?;
     let html = super::media::page(&media, Some((&name(&json_path), &name(&csv_path))), &line)?;
-    let measures = super::media_disk::all_measures(&media);
+    let measures = super::media_figures::all_measures(&media);
     let mut sentences = super::media::differences(&media);
     let labels: Vec<String> = media.iter().map(|x| x.label.clone()).collect();
-    for part in crate::cmd::study::Part::ALL {
-        for m in measures.iter().filter(|m| m.part == part) {
+    for p in crate::cmd::study::parts::PARTS {
+        for m in measures.iter().filter(|m| m.part == p.part()) {
             sentences.extend(super::media::sentences(m, &labels));
         }
-        sentences.extend(super::media::part_sentences(&media, part));
+        sentences.extend(p.media_sentences(&media));
     }
     let json = super::media::json(&media, &measures, &sentences);
     let csv = crate::report::csv::render(&super::media::csv(&media, &measures))?;

@@ -2,11 +2,9 @@
 //! how it ended and its first explanation, and the verification verdict. The tables, charts
 //! and every explanation are in the report directory.
 
-use crate::cmd::study::{Outcome, Part, StudyReport};
+use crate::cmd::study::{Kept, Outcome, Part, StudyReport};
 use crate::cmd::warning::Warning;
-use crate::measure::cache::CacheState;
 use crate::measure::env::Environment;
-use crate::measure::stats::Summary;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
 use crate::report::html::{self, environment_sentence, escape, footer, head, headline_table};
@@ -14,9 +12,7 @@ use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::table_with;
 use crate::report::view::Exportable;
-use crate::units::{
-    format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
-};
+use crate::units::{format_block_size, format_mib_per_s, format_seconds, format_size};
 use crate::workload::Op;
 use anyhow::Result;
 use std::fmt::Write;
@@ -143,7 +139,9 @@ impl Exportable for StudyReport {
         markdown_blocks(self, &self.environment(), false)
     }
     fn chart(&self) -> Option<Chart> {
-        self.read_sweep.as_ref().and_then(|s| s.chart())
+        crate::cmd::study::parts::read_sweep::ReadSweep
+            .kept(self)
+            .and_then(|s| s.chart())
     }
     fn ok(&self) -> bool {
         StudyReport::ok(self)
@@ -156,129 +154,26 @@ impl Exportable for StudyReport {
     }
 }
 
-/// `1234.5 MiB/s` with `1200–1250` beside it.
-fn rate_spread(s: &Summary) -> (String, String) {
-    (
-        format!("{:.1} MiB/s", mib(s.median)),
-        if s.n > 1 {
-            format!("{:.1}–{:.1} (n={})", mib(s.min), mib(s.max), s.n)
-        } else {
-            "one run".to_string()
-        },
-    )
+/// The write's line in the summary, once it ran.
+pub(crate) fn write_headline(r: &StudyReport) -> Option<Headline> {
+    let w = r.write_read.iter().find(|w| w.op == Op::Write)?;
+    Some(Headline {
+        label: "write, fsync included".into(),
+        value: format_mib_per_s(w.bytes_per_second),
+        spread: format!(
+            "one write of {} in 1 MiB calls; fsync {}",
+            format_size(w.moved.bytes),
+            w.fsync_seconds.map_or("-".into(), format_seconds)
+        ),
+    })
 }
 
-/// The figures that matter, with their spread.
+/// The figures that matter, with their spread: each part's lines (in the order of their
+/// rank, then the order they run), then the checksum's.
 pub fn headlines(r: &StudyReport) -> Vec<Headline> {
-    let mut out = Vec::new();
-    if let Some(w) = r.write_read.iter().find(|w| w.op == Op::Write) {
-        out.push(Headline {
-            label: "write, fsync included".into(),
-            value: format_mib_per_s(w.bytes_per_second),
-            spread: format!(
-                "one write of {} in 1 MiB calls; fsync {}",
-                format_size(w.moved.bytes),
-                w.fsync_seconds.map_or("-".into(), format_seconds)
-            ),
-        });
-    }
-    if let Some(s) = &r.read_sweep {
-        for state in [CacheState::Cold, CacheState::Warm] {
-            let pts = super::sweep::points(s, Some(state));
-            if let Some(i) = super::sweep::best(&pts) {
-                let (value, spread) = rate_spread(&pts[i].rate);
-                out.push(Headline {
-                    label: format!("read, {}, best block size", state.name()),
-                    value,
-                    spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
-                });
-            }
-        }
-    }
-    if let Some(s) = &r.write_sweep {
-        let pts = super::sweep::points(s, None);
-        if let Some(i) = super::sweep::best(&pts) {
-            let (value, spread) = rate_spread(&pts[i].rate);
-            out.push(Headline {
-                label: "write, best block size (fsync included)".into(),
-                value,
-                spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
-            });
-        }
-    }
-    if let Some(s) = &r.syscalls {
-        for op in ["read 1 B", "getpid"] {
-            if let Some(sum) = s.ns_summary(op) {
-                out.push(Headline {
-                    label: format!("{op} call"),
-                    value: format!("{:.0} ns", sum.median),
-                    spread: format!(
-                        "{:.0}–{:.0} ns over {} sizes; {} calls/s",
-                        sum.min,
-                        sum.max,
-                        sum.n,
-                        group_thousands((1e9 / sum.median.max(1e-9)) as u64)
-                    ),
-                });
-            }
-        }
-    }
-    if let Some(c) = &r.compare {
-        for state in [CacheState::Cold, CacheState::Warm] {
-            let rows: Vec<_> = c.rows.iter().filter(|x| x.cache == state).collect();
-            let fastest = rows.iter().max_by(|a, b| {
-                a.median_bytes_per_second
-                    .total_cmp(&b.median_bytes_per_second)
-            });
-            let fast = rows.iter().find(|x| x.contender == "ioscope fast");
-            let second = rows
-                .iter()
-                .filter(|x| fastest.is_some_and(|t| t.contender != x.contender))
-                .max_by(|a, b| {
-                    a.median_bytes_per_second
-                        .total_cmp(&b.median_bytes_per_second)
-                });
-            if let (Some(top), Some(fast)) = (fastest, fast) {
-                let spread = match second {
-                    Some(next) if top.contender == fast.contender => format!(
-                        "next: {} at {:.2}x; median of {} run(s)",
-                        next.contender,
-                        next.ratio_to_best,
-                        fast.runs.len()
-                    ),
-                    _ => format!(
-                        "ioscope fast at {:.2}x of it; median of {} run(s)",
-                        fast.ratio_to_best,
-                        fast.runs.len()
-                    ),
-                };
-                out.push(Headline {
-                    label: format!("fastest reader, {}", state.name()),
-                    value: format!(
-                        "{}: {}",
-                        top.contender,
-                        format_mib_per_s(top.median_bytes_per_second)
-                    ),
-                    spread,
-                });
-            }
-        }
-    }
-    if let Some(d) = &r.disk {
-        out.extend(super::disk_study::headlines(d));
-    }
-    if let Some(c) = &r.calibrate {
-        let ten = c.bytes_per_second * 10.0;
-        out.push(Headline {
-            label: format!("file size for a 10 s read ({})", c.cache.name()),
-            value: format_size(ten as u64),
-            spread: format!(
-                "from a measured read of {} in {}",
-                format_size(c.bytes),
-                format_seconds(c.seconds)
-            ),
-        });
-    }
+    let mut parts: Vec<_> = crate::cmd::study::parts::PARTS.to_vec();
+    parts.sort_by_key(|p| p.summary_rank());
+    let mut out: Vec<Headline> = parts.iter().flat_map(|p| p.headlines(r)).collect();
     let in_place = r.read_back().and_then(|x| x.in_place);
     out.push(Headline {
         label: "checksum".into(),
@@ -312,42 +207,25 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
                 Outcome::Skipped { reason } => Some(format!("skipped: {reason}")),
                 Outcome::Failed { error } => Some(format!("failed: {error}")),
             };
-            let mut section = match step.part {
-                Part::WriteRead => write_read(r),
-                Part::ReadSweep => r
-                    .read_sweep
-                    .as_ref()
-                    .map(|s| super::sweep::read_section(s, env)),
-                Part::WriteSweep => r.write_sweep.as_ref().map(super::sweep::write_section),
-                Part::Cache => r.cache.as_ref().map(super::cache::section),
-                Part::Syscalls => r.syscalls.as_ref().map(|s| super::syscalls::section(s, r)),
-                Part::Compare => r.compare.as_ref().map(super::compare::section),
-                Part::Patterns => r
-                    .patterns
-                    .as_ref()
-                    .map(|p| super::patterns::section(p, env.storage.device.is_some())),
-                Part::Disk => r
-                    .disk
-                    .as_ref()
-                    .map(|d| super::disk_study::section(d, write_cache(r))),
-                Part::Transfer => r.transfer.as_ref().map(super::transfer::section),
-                Part::Calibrate => r.calibrate.as_ref().map(super::calibrate::section),
-            }
-            .unwrap_or_else(|| Section {
-                part: step.part,
-                status: None,
-                how: String::new(),
-                grid: Grid::default(),
-                chart: None,
-                why: Vec::new(),
-                warnings: Vec::new(),
-            });
+            let part = crate::cmd::study::parts::of(step.part);
+            let mut section = part
+                .and_then(|p| p.section(r, env))
+                .unwrap_or_else(|| Section {
+                    part: step.part,
+                    status: None,
+                    how: String::new(),
+                    grid: Grid::default(),
+                    chart: None,
+                    why: Vec::new(),
+                    warnings: Vec::new(),
+                });
             section.status = status;
             if let Some(chart) = &mut section.chart {
                 chart.title = name_the_medium(&chart.title, &medium);
             }
             // "Interrupted" is the page's banner and the section's status already.
-            section.warnings = part_warnings(r, step.part)
+            section.warnings = part
+                .map_or(&[][..], |p| p.warnings(r))
                 .iter()
                 .filter(|w| !matches!(w, crate::cmd::warning::Warning::Partial))
                 .map(crate::report::text::warning)
@@ -376,33 +254,15 @@ pub fn name_the_medium(title: &str, medium: &str) -> String {
 }
 
 /// The device's write cache as the study's check read it, when it did.
-fn write_cache(r: &StudyReport) -> Option<&crate::measure::writecache::WriteCache> {
+pub(crate) fn write_cache(r: &StudyReport) -> Option<&crate::measure::writecache::WriteCache> {
     r.caveats.iter().find_map(|c| match &c.evidence {
         crate::measure::caveat::Evidence::WriteCache(e) => Some(&e.cache),
         _ => None,
     })
 }
 
-/// The warnings a part's own result carries.
-fn part_warnings(r: &StudyReport, part: Part) -> &[crate::cmd::warning::Warning] {
-    fn of<T: Exportable>(x: &Option<T>) -> &[crate::cmd::warning::Warning] {
-        x.as_ref().map_or(&[], |x| x.warnings())
-    }
-    match part {
-        Part::WriteRead => &r.warnings,
-        Part::ReadSweep => of(&r.read_sweep),
-        Part::WriteSweep => of(&r.write_sweep),
-        Part::Cache => of(&r.cache),
-        Part::Syscalls => of(&r.syscalls),
-        Part::Compare => of(&r.compare),
-        Part::Patterns => of(&r.patterns),
-        Part::Disk => of(&r.disk),
-        Part::Transfer => of(&r.transfer),
-        Part::Calibrate => r.calibrate.as_ref().map_or(&[], |c| &c.warnings),
-    }
-}
-
-fn write_read(r: &StudyReport) -> Option<Section> {
+/// The write and the read back: the write-read part's section.
+pub(crate) fn write_read(r: &StudyReport, part: Part) -> Option<Section> {
     let rows = r
         .write_read
         .iter()
@@ -491,7 +351,7 @@ fn write_read(r: &StudyReport) -> Option<Section> {
         ..Chart::default()
     });
     Some(Section {
-        part: Part::WriteRead,
+        part,
         status: None,
         how: format!(
             "A scratch file of {} is written with 1 MiB write() calls from a seeded generator and fsynced, then read back whole with 1 MiB read() calls as it is in the cache; the XOR checksum of the read must equal that of the bytes written.",

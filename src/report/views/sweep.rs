@@ -1,16 +1,16 @@
 //! `sweep`: the table of points, the fitted model and one sentence per cache state.
 
-use crate::cmd::study::Part;
 use crate::cmd::sweep::{Analysis, SameBytes, SweepPoint, SweepReport};
 use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::measure::env::Environment;
+use crate::measure::stats::Summary;
 use crate::report::cells::{capitalise, cells, mib, opt, pct, rate_cell};
 use crate::report::csv::Table;
 use crate::report::latency;
 use crate::report::markdown::{self, flagged, header, list, percent, rate_spread};
-use crate::report::page::{Grid, Section, grid};
+use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{cpu_cell, in_place, in_place_short, right_align, table_with};
 use crate::report::view::Exportable;
@@ -18,6 +18,7 @@ use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
 use crate::workload::Op;
+use crate::workload::study::Part;
 use crate::workload::verify::InPlace;
 use std::fmt::Write;
 
@@ -557,7 +558,7 @@ fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<S
     ))
 }
 
-pub(crate) fn read_section(s: &SweepReport, env: &Environment) -> Section {
+pub(crate) fn read_section(s: &SweepReport, env: &Environment, part: Part) -> Section {
     let states: Vec<CacheState> = [CacheState::Cold, CacheState::Warm]
         .into_iter()
         .filter(|st| s.points.iter().any(|p| p.cache == Some(*st)))
@@ -676,7 +677,7 @@ pub(crate) fn read_section(s: &SweepReport, env: &Environment) -> Section {
         ));
     }
     Section {
-        part: Part::ReadSweep,
+        part,
         status: None,
         how: format!(
             "The scratch file ({}) is read sequentially with read() calls of each block size (the run stops after {} calls, so small blocks read a prefix); {} timed run(s) per point after {} warm-up; cold runs start after the file's pages are evicted (fdatasync + fadvise DONTNEED), warm runs after it was read once. Median and min–max over the runs.",
@@ -696,7 +697,7 @@ pub(crate) fn read_section(s: &SweepReport, env: &Environment) -> Section {
     }
 }
 
-pub(crate) fn write_section(s: &SweepReport) -> Section {
+pub(crate) fn write_section(s: &SweepReport, part: Part) -> Section {
     let pts = points(s, None);
     let rows = pts
         .iter()
@@ -731,7 +732,7 @@ pub(crate) fn write_section(s: &SweepReport) -> Section {
         ));
     }
     Section {
-        part: Part::WriteSweep,
+        part,
         status: None,
         how: format!(
             "A new file is written with write() calls of each block size ({} per run at most, fewer for small blocks), and every run ends with fsync(), whose time is included; {} timed run(s) per point. Median and min–max.",
@@ -762,4 +763,48 @@ pub(crate) fn points(r: &SweepReport, state: Option<CacheState>) -> Vec<&SweepPo
 
 pub(crate) fn best(points: &[&SweepPoint]) -> Option<usize> {
     (0..points.len()).max_by(|&a, &b| points[a].rate.median.total_cmp(&points[b].rate.median))
+}
+
+/// `1234.5 MiB/s` with `1200–1250` beside it.
+pub(crate) fn summary_spread(s: &Summary) -> (String, String) {
+    (
+        format!("{:.1} MiB/s", mib(s.median)),
+        if s.n > 1 {
+            format!("{:.1}–{:.1} (n={})", mib(s.min), mib(s.max), s.n)
+        } else {
+            "one run".to_string()
+        },
+    )
+}
+
+/// The read sweep's lines in the study's summary: the best block size, cold and warm.
+pub(crate) fn read_headlines(s: &SweepReport) -> Vec<Headline> {
+    let mut out = Vec::new();
+    for state in [CacheState::Cold, CacheState::Warm] {
+        let pts = points(s, Some(state));
+        if let Some(i) = best(&pts) {
+            let (value, spread) = summary_spread(&pts[i].rate);
+            out.push(Headline {
+                label: format!("read, {}, best block size", state.name()),
+                value,
+                spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
+            });
+        }
+    }
+    out
+}
+
+/// The write sweep's line in the study's summary: the best block size.
+pub(crate) fn write_headlines(s: &SweepReport) -> Vec<Headline> {
+    let mut out = Vec::new();
+    let pts = points(s, None);
+    if let Some(i) = best(&pts) {
+        let (value, spread) = summary_spread(&pts[i].rate);
+        out.push(Headline {
+            label: "write, best block size (fsync included)".into(),
+            value,
+            spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
+        });
+    }
+    out
 }

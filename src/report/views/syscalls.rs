@@ -1,6 +1,6 @@
 //! `syscalls`: nanoseconds per call for each operation, and why lseek is cheaper.
 
-use crate::cmd::study::{Part, StudyReport};
+use crate::cmd::study::{Kept, StudyReport};
 use crate::cmd::syscalls::OPS;
 use crate::cmd::syscalls::SyscallsReport;
 use crate::measure::cache::CacheState;
@@ -8,11 +8,12 @@ use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, opt};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, header, list};
-use crate::report::page::{Section, grid};
+use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
 use crate::units::{format_seconds, format_size, group_thousands};
+use crate::workload::study::Part;
 use std::fmt::Write;
 
 /// Renders `syscalls`.
@@ -267,7 +268,11 @@ pub fn markdown(r: &SyscallsReport) -> Vec<String> {
     vec![markdown::table(&t, Some(&caption)), list("Notes:", &notes)]
 }
 
-pub(crate) fn section(s: &crate::cmd::syscalls::SyscallsReport, study: &StudyReport) -> Section {
+pub(crate) fn section(
+    s: &crate::cmd::syscalls::SyscallsReport,
+    study: &StudyReport,
+    part: Part,
+) -> Section {
     let rows = crate::cmd::syscalls::OPS
         .iter()
         .filter_map(|op| {
@@ -282,9 +287,8 @@ pub(crate) fn section(s: &crate::cmd::syscalls::SyscallsReport, study: &StudyRep
         .collect();
     let mut why = vec![syscalls_explanation(s)];
     let read = s.ns_per_call("read 1 B");
-    if let Some(model) = study
-        .read_sweep
-        .as_ref()
+    if let Some(model) = crate::cmd::study::parts::read_sweep::ReadSweep
+        .kept(study)
         .and_then(|r| {
             r.analyses
                 .iter()
@@ -296,7 +300,7 @@ pub(crate) fn section(s: &crate::cmd::syscalls::SyscallsReport, study: &StudyRep
         why.push(model_and_read_sentence(model.seconds_per_call, read));
     }
     Section {
-        part: Part::Syscalls,
+        part,
         status: None,
         how: format!(
             "Each operation is timed over {} calls on the cached scratch file (a 1-byte read() walks it byte by byte); the spread is over the sizes measured.",
@@ -314,4 +318,25 @@ pub(crate) fn section(s: &crate::cmd::syscalls::SyscallsReport, study: &StudyRep
         why,
         warnings: Vec::new(),
     }
+}
+
+/// Its lines in the study's summary: a 1-byte read() and getpid().
+pub(crate) fn headlines(s: &crate::cmd::syscalls::SyscallsReport) -> Vec<Headline> {
+    let mut out = Vec::new();
+    for op in ["read 1 B", "getpid"] {
+        if let Some(sum) = s.ns_summary(op) {
+            out.push(Headline {
+                label: format!("{op} call"),
+                value: format!("{:.0} ns", sum.median),
+                spread: format!(
+                    "{:.0}–{:.0} ns over {} sizes; {} calls/s",
+                    sum.min,
+                    sum.max,
+                    sum.n,
+                    group_thousands((1e9 / sum.median.max(1e-9)) as u64)
+                ),
+            });
+        }
+    }
+    out
 }

@@ -487,7 +487,7 @@ pub(crate) fn chart(t: &crate::cmd::transfer::TransferReport) -> Chart {
     }
 }
 
-pub(crate) fn section(t: &crate::cmd::transfer::TransferReport) -> Section {
+pub(crate) fn section(t: &crate::cmd::transfer::TransferReport, part: Part) -> Section {
     let rows = t
         .workloads
         .iter()
@@ -524,7 +524,7 @@ pub(crate) fn section(t: &crate::cmd::transfer::TransferReport) -> Section {
         })
         .collect();
     Section {
-        part: Part::Transfer,
+        part,
         status: None,
         how: format!(
             "Both ends run here over {}: every sender method (read/write, mmap, sendfile) against every receiver method (write, mmap, splice), {} transfer(s) per pair; each file is verified (XOR and XXH3) before it is renamed into place{}.",

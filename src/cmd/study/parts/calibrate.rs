@@ -1,0 +1,102 @@
+//! calibrate: the file size whose read lands in the level's window (the scratch file may
+//! grow, so it runs last); skipped, with the reason, when none does within the level's cap.
+
+use super::super::{Context, Kept, Outcome, StudyPart, StudyReport};
+use crate::cmd::calibrate::CalibrateReport;
+use crate::cmd::harness::Setup;
+use crate::cmd::warning::Warning;
+use crate::engine;
+use crate::error::Failure;
+use crate::measure::env::Environment;
+use crate::options::CalibrateOptions;
+use crate::report::csv::Table;
+use crate::report::page::{Headline, Section};
+use crate::report::svg::Chart;
+use crate::report::view::Exportable;
+use crate::report::views::media_figures::{Measure, Medium};
+use crate::units::MIB;
+use crate::workload::study::Part;
+use anyhow::Result;
+use std::time::Duration;
+
+/// Its names and seconds at each level: at the standard level it varies most (3.9 to
+/// 14.3 s over a day's runs: how far it grows the file depends on the cold rate it meets).
+pub const PART: Part = Part::new(
+    "calibrate",
+    "A file size for a reasonable read time",
+    "The file size for a read in the calibration window",
+    [2.8, 8.0, 90.0],
+);
+
+/// The part.
+pub struct Calibrate;
+
+impl Kept for Calibrate {
+    type Result = CalibrateReport;
+    const FIELD: Option<&'static str> = Some("calibrate");
+    const ALWAYS: bool = true;
+}
+
+impl StudyPart for Calibrate {
+    fn part(&self) -> Part {
+        PART
+    }
+
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let b = cx.budget;
+        let (min, max) = b.calibrate_window;
+        let options = CalibrateOptions {
+            path: cx.scratch.path().to_path_buf(),
+            block_size: MIB,
+            min: Duration::from_secs_f64(min),
+            max: Duration::from_secs_f64(max),
+            cache: cx.cold_if_possible(),
+            setup: Setup::single(&engine::stream::Stream),
+            grow: true,
+            max_bytes: b.calibrate_cap,
+            seed: cx.seed,
+            min_free: cx.options.min_free,
+            expect: crate::files::file_id(cx.scratch.file()),
+            json: false,
+        };
+        match crate::cmd::calibrate::execute(&options, cx.harness) {
+            Ok(r) => Ok(self.keep(report, r, true)),
+            // No size fits the window here within the level's cap (a fast medium read
+            // warm): a finding, not a failure.
+            Err(e) => match e.downcast_ref::<Failure>() {
+                Some(Failure::Check(reason)) => Ok(Outcome::Skipped {
+                    reason: reason.clone(),
+                }),
+                _ => Err(e),
+            },
+        }
+    }
+
+    fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
+        self.kept(r)
+            .map(|c| crate::report::views::calibrate::section(c, PART))
+    }
+
+    fn headlines(&self, r: &StudyReport) -> Vec<Headline> {
+        self.kept(r)
+            .map(crate::report::views::calibrate::headline)
+            .into_iter()
+            .collect()
+    }
+
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept(r).map_or(&[], |c| &c.warnings)
+    }
+
+    fn table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept(r).map(|x| x.table())
+    }
+
+    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
+        crate::report::views::media_figures::calibrate(media, PART)
+    }
+
+    fn media_chart(&self, media: &[Medium], _ms: &Measure) -> Option<Chart> {
+        crate::report::views::media::probes(media, PART)
+    }
+}

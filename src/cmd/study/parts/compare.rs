@@ -1,0 +1,84 @@
+//! compare: `fast` against dd, cat and fio at 1 MiB on the scratch file.
+
+use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
+use crate::cmd::compare::CompareReport;
+use crate::cmd::warning::Warning;
+use crate::measure::env::Environment;
+use crate::options::CompareOptions;
+use crate::report::csv::Table;
+use crate::report::page::{Headline, Section};
+use crate::report::view::Exportable;
+use crate::report::views::media_figures::{Measure, Medium};
+use crate::units::{MIB, format_size};
+use crate::workload::study::Part;
+use anyhow::Result;
+
+/// Its names and seconds at each level.
+pub const PART: Part = Part::new(
+    "compare",
+    "The fastest reader against dd, cat and fio",
+    "`fast` against dd, cat and fio",
+    [1.8, 9.3, 40.0],
+);
+
+/// The part.
+pub struct Compare;
+
+impl Kept for Compare {
+    type Result = CompareReport;
+    const FIELD: Option<&'static str> = Some("compare");
+    const ALWAYS: bool = true;
+}
+
+impl StudyPart for Compare {
+    fn part(&self) -> Part {
+        PART
+    }
+
+    fn skip_reason(&self, cx: &Context) -> Option<String> {
+        (cx.size < MIB).then(|| {
+            format!(
+                "the file ({}) is too small to compare readers on",
+                format_size(cx.size)
+            )
+        })
+    }
+
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let options = CompareOptions {
+            path: cx.scratch.path().to_path_buf(),
+            block_size: MIB,
+            block_size_text: "1m".into(),
+            states: cx.states(),
+            repeat: cx.budget.compare_repeat,
+            export: cx.export(),
+        };
+        let r = crate::cmd::compare::execute(&options, cx.harness, &mut ignore)?;
+        let r = something(r.rows.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
+    }
+
+    fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
+        self.kept(r)
+            .map(|c| crate::report::views::compare::section(c, PART))
+    }
+
+    fn headlines(&self, r: &StudyReport) -> Vec<Headline> {
+        self.kept(r)
+            .map(crate::report::views::compare::headlines)
+            .unwrap_or_default()
+    }
+
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept(r).map_or(&[], |x| x.warnings())
+    }
+
+    fn table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept(r).map(|x| x.table())
+    }
+
+    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
+        crate::report::views::media_figures::compare(media, PART)
+    }
+}

@@ -1,0 +1,108 @@
+//! disk: the disk panel (SEQ1M Q8T1 … RND4K Q1T1, read and write) on the scratch file, each
+//! row for the level's runtime: its writes put the bytes the file already holds, so the
+//! later parts still read what write-read wrote.
+
+use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
+use crate::cmd::disk::DiskReport;
+use crate::cmd::warning::Warning;
+use crate::measure::caveat::Caveat;
+use crate::measure::env::Environment;
+use crate::options::DiskOptions;
+use crate::report::csv::Table;
+use crate::report::page::{Headline, Section};
+use crate::report::view::Exportable;
+use crate::report::views::media_figures::{Measure, Medium};
+use crate::workload::study::Part;
+use anyhow::{Context as _, Result};
+use std::time::Duration;
+
+/// Its names and seconds at each level.
+pub const PART: Part = Part::new(
+    "disk",
+    "What the disk delivers: IOPS and latency at a queue depth",
+    "The disk panel: sequential and random I/O at queue depths, IOPS and latency",
+    [2.4, 9.6, 45.0],
+);
+
+/// The part.
+pub struct Disk;
+
+impl Kept for Disk {
+    type Result = DiskReport;
+    /// Absent from studies that predate it.
+    const FIELD: Option<&'static str> = Some("disk");
+}
+
+impl StudyPart for Disk {
+    fn part(&self) -> Part {
+        PART
+    }
+
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let options = DiskOptions {
+            path: cx.scratch.path().to_path_buf(),
+            size: cx.size,
+            runtime: Duration::from_secs_f64(cx.budget.disk_runtime),
+            rows: crate::workload::panel::default_panel(),
+            notes: Vec::new(),
+            mode: crate::options::disk::DiskMode::Panel,
+            force_write: true,
+            seed: cx.seed,
+            own_file: true,
+            open: Some(std::sync::Arc::new(
+                crate::cmd::disk::reopen_for_reading(cx.scratch.file())
+                    .with_context(|| format!("open {} for the disk panel", cx.scratch.name()))?,
+            )),
+            keep: false,
+            min_free: cx.options.min_free,
+            series: None,
+            export: cx.export(),
+        };
+        let r = crate::cmd::disk::execute(&options, cx.harness, &mut ignore)?;
+        let r = something(r.rows.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
+    }
+
+    fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
+        self.kept(r).map(|d| {
+            crate::report::views::disk_study::section(
+                d,
+                crate::report::views::study::write_cache(r),
+                PART,
+            )
+        })
+    }
+
+    fn headlines(&self, r: &StudyReport) -> Vec<Headline> {
+        self.kept(r)
+            .map(crate::report::views::disk_study::headlines)
+            .unwrap_or_default()
+    }
+
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept(r).map_or(&[], |x| x.warnings())
+    }
+
+    fn table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept(r).map(|x| x.table())
+    }
+
+    fn caveats<'a>(&self, r: &'a StudyReport) -> &'a [Caveat] {
+        self.kept(r).map_or(&[], |x| &x.caveats)
+    }
+
+    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
+        crate::report::views::media_disk::measures(media, PART)
+    }
+
+    fn media_sentences(&self, media: &[Medium]) -> Vec<String> {
+        crate::report::views::media_disk::sentences(media)
+    }
+
+    fn absent(&self, r: &StudyReport) -> Option<&'static str> {
+        (r.budget.disk_runtime == 0.0).then_some(
+            "not measured: the study was made by a version of ioscope without the disk part",
+        )
+    }
+}

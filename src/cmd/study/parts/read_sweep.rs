@@ -1,0 +1,81 @@
+//! read-sweep: read throughput of the scratch file against block size, cold (where a device
+//! is behind it) and warm, through the stream engine; every byte verified in place.
+
+use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, something};
+use crate::cmd::sweep::SweepReport;
+use crate::cmd::warning::Warning;
+use crate::measure::caveat::Caveat;
+use crate::measure::env::Environment;
+use crate::report::csv::Table;
+use crate::report::page::{Headline, Section};
+use crate::report::view::Exportable;
+use crate::report::views::media_figures::{Measure, Medium};
+use crate::workload::Op;
+use crate::workload::study::Part;
+use anyhow::Result;
+
+/// Its names and seconds at each level.
+pub const PART: Part = Part::new(
+    "read-sweep",
+    "Read throughput against block size, cold and warm",
+    "Read throughput against block size, cold and warm",
+    [1.0, 10.3, 900.0],
+);
+
+/// The part.
+pub struct ReadSweep;
+
+impl Kept for ReadSweep {
+    type Result = SweepReport;
+    const FIELD: Option<&'static str> = Some("read_sweep");
+    const ALWAYS: bool = true;
+}
+
+impl StudyPart for ReadSweep {
+    fn part(&self) -> Part {
+        PART
+    }
+
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let path = cx.scratch.path().to_path_buf();
+        let r = cx.sweep(Op::Read, path, cx.states(), 1, cx.size)?;
+        let r = something(r.points.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
+    }
+
+    fn section(&self, r: &StudyReport, env: &Environment) -> Option<Section> {
+        self.kept(r)
+            .map(|s| crate::report::views::sweep::read_section(s, env, PART))
+    }
+
+    fn summary_rank(&self) -> u8 {
+        20
+    }
+
+    fn headlines(&self, r: &StudyReport) -> Vec<Headline> {
+        self.kept(r)
+            .map(crate::report::views::sweep::read_headlines)
+            .unwrap_or_default()
+    }
+
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept(r).map_or(&[], |x| x.warnings())
+    }
+
+    fn table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept(r).map(|x| x.table())
+    }
+
+    fn ok(&self, r: &StudyReport) -> bool {
+        self.kept(r).is_none_or(|x| x.ok())
+    }
+
+    fn caveats<'a>(&self, r: &'a StudyReport) -> &'a [Caveat] {
+        self.kept(r).map_or(&[], |x| &x.caveats)
+    }
+
+    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
+        crate::report::views::media_figures::read_sweep(media, PART)
+    }
+}
