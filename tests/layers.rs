@@ -164,3 +164,85 @@ fn the_report_layer_has_no_import_circle() {
         assert!(!found, "an import circle: {}", path.join(" → "));
     }
 }
+
+/// The names of the environment variables in `text` that start with `IOSCOPE_`, but for
+/// the two set at build time (`env!`), which no user's environment can change.
+fn ioscope_variables(text: &str) -> BTreeSet<String> {
+    text.match_indices("IOSCOPE_")
+        .map(|(at, _)| {
+            text[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect::<String>()
+        })
+        .filter(|n| !["IOSCOPE_VERSION", "IOSCOPE_COMMIT"].contains(&n.as_str()))
+        .collect()
+}
+
+#[test]
+fn test_hooks_are_named_only_in_the_hooks_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let hooks_rs = root.join("src/hooks.rs");
+    for file in files.iter().filter(|f| **f != hooks_rs) {
+        // Comments too: a hook is explained where it is defined, nowhere else.
+        let text = std::fs::read_to_string(file).unwrap();
+        let named = ioscope_variables(&text);
+        assert!(
+            named.is_empty(),
+            "{} names {named:?}: test hooks belong in src/hooks.rs",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn the_hooks_module_reads_the_environment_only_with_the_test_hooks_feature() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/hooks.rs"))
+        .unwrap();
+    // The module that reads them, compiled only with the feature, ends at the first `}` that
+    // closes a line at column 0.
+    let start = text
+        .find("#[cfg(feature = \"test-hooks\")]\nmod imp {")
+        .expect("src/hooks.rs holds `mod imp` under #[cfg(feature = \"test-hooks\")]");
+    let end = start + text[start..].find("\n}\n").expect("mod imp closes");
+    assert!(
+        text.contains("#[cfg(not(feature = \"test-hooks\"))]\nmod imp {"),
+        "src/hooks.rs holds the stand-ins of a build without the feature"
+    );
+    let (before, inside, after) = (&text[..start], &text[start..end], &text[end..]);
+    assert!(
+        ioscope_variables(inside).len() >= 5,
+        "the reader sees hooks"
+    );
+    for (part, where_) in [(before, "before"), (after, "after")] {
+        let code = part
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let named = ioscope_variables(&code);
+        assert!(
+            named.is_empty(),
+            "code {where_} the feature's module names {named:?}"
+        );
+        assert!(
+            !code.contains("env::var"),
+            "code {where_} the feature's module reads the environment"
+        );
+    }
+    // The feature is the tests' alone: never on by default, on for `cargo test`.
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    assert!(
+        !manifest
+            .lines()
+            .any(|l| l.starts_with("default") && l.contains("test-hooks")),
+        "test-hooks is a default feature"
+    );
+    assert!(
+        manifest.contains("ioscope = { path = \".\", features = [\"test-hooks\"] }"),
+        "the dev-dependency that turns the hooks on for the tests"
+    );
+}
