@@ -1,7 +1,7 @@
 //! Stopping only where it counts: a seccomp-bpf program, installed in the traced child just
 //! before it executes the command, that asks the kernel to stop the task for the tracer
 //! (SECCOMP_RET_TRACE) only at the system calls trace accounts for — the list is
-//! [`Call::of`](super::sys::Call::of), the one table, which also holds `prctl` and `seccomp`,
+//! [`Call::of`](super::call::Call::of), the one table, which also holds `prctl` and `seccomp`,
 //! watched for the program's own seccomp (strict mode is refused with EINVAL under this
 //! filter: `trace::changed` says so) — and lets every other call run at full
 //! speed (SECCOMP_RET_ALLOW), as `strace --seccomp-bpf` does. The filter is inherited
@@ -12,7 +12,7 @@
 //! seccomp, or a test hook ([`crate::hooks::trace_every_call`]) make the trace stop at
 //! every call instead.
 
-use super::sys::Call;
+use super::call::Call;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether the filter may be used (`--every-call` says no; set once, before the trace).
