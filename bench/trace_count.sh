@@ -5,7 +5,7 @@
 #
 # Each command runs under each tracer RUNS times (3), each run in a fresh scratch directory; ioscope
 # with `--seccomp` (its seccomp-bpf filter, the default to be; STOPS=every traces with
-# IOSCOPE_TRACE_EVERY_CALL=1 instead) and `--vdso keep`, so that the program runs as it does
+# `--every-call` instead) and `--vdso keep`, so that the program runs as it does
 # under strace: with the vDSO hidden (VDSO=hide, trace's default) the program itself changes
 # a little — its clock reads become system calls, which only ioscope then lists, and cp makes
 # one anonymous mmap fewer (38 against 39: the dynamic loader has one object less to map for)
@@ -46,7 +46,7 @@ mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT INT TERM
 case $STOPS in
 seccomp) OURS=("$B" trace --seccomp --vdso "$VDSO" --json --) ;;
-every) OURS=(env IOSCOPE_TRACE_EVERY_CALL=1 "$B" trace --vdso "$VDSO" --json --) ;;
+every) OURS=("$B" trace --every-call --vdso "$VDSO" --json --) ;;
 *) echo "bench/trace_count.sh: STOPS is seccomp or every, not $STOPS" >&2; exit 2 ;;
 esac
 missed=0

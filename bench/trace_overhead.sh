@@ -12,7 +12,7 @@
 # Each shape runs plain, under `strace -f`, under `strace -f --seccomp-bpf` (with a trace set
 # that holds every call ioscope counts and not getppid/getuid: %desc,%file,%memory,%clock,
 # sync), under `ioscope trace --seccomp` (its seccomp-bpf filter) and under `ioscope trace`
-# with IOSCOPE_TRACE_EVERY_CALL=1 (every call stops); ROUNDS rounds, the order rotating each
+# with `--every-call` (every call stops); ROUNDS rounds, the order rotating each
 # round; medians, and the median of each round's ratio to strace -f ("paired": the runs of
 # a round are adjacent in time, so the load of a shared machine is alike for them; the
 # targets are judged on the medians). The whole command's wall time is shown beside it: ioscope's holds its
@@ -58,7 +58,7 @@ run() {
     strace) out=$(strace -f -o /dev/null -- "${prog[@]}") ;;
     strace_bpf) out=$(strace -f --seccomp-bpf -e trace="$SET" -o /dev/null -- "${prog[@]}") ;;
     ours_seccomp) out=$("$B" trace --seccomp -- "${prog[@]}") ;;
-    ours_every) out=$(IOSCOPE_TRACE_EVERY_CALL=1 "$B" trace -- "${prog[@]}") ;;
+    ours_every) out=$("$B" trace --every-call -- "${prog[@]}") ;;
     esac
     e=$(now)
     echo "$(awk '$1 == "loop_ns" {print $2; exit}' <<<"$out") $((e - s))" >>"$WORK/$shape.$runner"

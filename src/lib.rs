@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod engine;
 pub mod error;
 pub mod files;
+pub mod hooks;
 pub mod interrupt;
 pub mod measure;
 pub mod options;

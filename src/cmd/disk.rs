@@ -324,10 +324,9 @@ fn fill(options: &DiskOptions, seed: u64) -> Result<(Target, f64)> {
     Ok((Target::new(Some(out), path, file)?, seconds))
 }
 
-/// For tests of the fallbacks on kernels that allow everything: `IOSCOPE_DISK_REFUSE`
-/// listing `direct` and/or `uring` makes `disk` act as if the kernel refused them.
+/// For tests of the fallbacks on kernels that allow everything (a test hook).
 fn refused(what: &str) -> bool {
-    std::env::var("IOSCOPE_DISK_REFUSE").is_ok_and(|v| v.split(',').any(|w| w == what))
+    crate::hooks::disk_refuses(what)
 }
 
 /// Opens for reading the file `file` holds open (`/proc/self/fd/N`: never by a name, which

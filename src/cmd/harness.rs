@@ -360,7 +360,7 @@ impl Harness<'_> {
         if op == Op::Write {
             drop(crate::workload::data::DataStream::new(seed, plan.start));
         }
-        latency::prime();
+        crate::measure::probe::prime();
     }
 
     /// Runs the engine inside a timed region with the progress shown; returns what moved,

@@ -98,49 +98,6 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// Test hook: with `IOSCOPE_CORRUPT` set, damages the file at `path` once per process,
-/// before the first read that asks, around byte `start` in blocks of `block`: `swap` trades
-/// blocks 0 and 1 (their XOR stays the same), `shift` moves block 1's bytes one place on,
-/// `byte` flips one byte in the middle of block 1. Lets the tests show each caught, with
-/// its offset, by commands that write the file they read.
-pub fn corrupt_for_test(path: &std::path::Path, name: &str, start: u64, block: u64) -> Result<()> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static DONE: AtomicBool = AtomicBool::new(false);
-    let Some(kind) = std::env::var_os("IOSCOPE_CORRUPT") else {
-        return Ok(());
-    };
-    if DONE.swap(true, Ordering::SeqCst) {
-        return Ok(());
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .with_context(|| format!("open {name} to corrupt it (IOSCOPE_CORRUPT)"))?;
-    let b = block as usize;
-    let mut two = vec![0u8; 2 * b];
-    file.read_exact_at(&mut two, start)
-        .with_context(|| format!("read {name} at byte {start} to corrupt it"))?;
-    match kind.to_str() {
-        Some("swap") => {
-            let (first, second) = two.split_at_mut(b);
-            first.swap_with_slice(second);
-        }
-        Some("shift") => two[b..].rotate_right(1),
-        Some("byte") => two[b + b / 2] ^= 0x55,
-        _ => {
-            return Err(crate::error::input(format!(
-                "IOSCOPE_CORRUPT={}: expected swap, shift or byte",
-                kind.to_string_lossy()
-            )));
-        }
-    }
-    file.write_all_at(&two, start)
-        .with_context(|| format!("write {name} at byte {start} to corrupt it"))?;
-    file.sync_all()
-        .with_context(|| format!("fsync {name} after corrupting it"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -492,7 +492,7 @@ impl Bench<'_> {
         } else {
             self.options.cache
         };
-        inplace::corrupt_for_test(self.out.path(), self.out.name(), plan.start, plan.block)?;
+        crate::hooks::corrupt(self.out.path(), self.out.name(), plan.start, plan.block)?;
         self.harness
             .prepare(target, &plan, state, self.options.drop_caches)?;
         let sample = self

@@ -11,9 +11,10 @@
 //! thread-local flag test. Engines only wrap their system calls in [`timed`]; they read no
 //! clock themselves.
 
+use super::probe::{self, ticks};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -114,10 +115,6 @@ pub struct Calls {
 }
 
 thread_local! {
-    /// Whether [`timed`] times calls: this thread records latencies or a series.
-    static ON: Cell<bool> = const { Cell::new(false) };
-    /// Whether this thread records a series ([`super::series`]).
-    static SERIES: Cell<bool> = const { Cell::new(false) };
     static LOCAL: RefCell<Option<Histogram<u64>>> = const { RefCell::new(None) };
     static SINK: RefCell<Option<Arc<Calls>>> = const { RefCell::new(None) };
 }
@@ -144,7 +141,7 @@ impl Calls {
         if !already {
             SINK.with_borrow_mut(|s| *s = Some(Arc::clone(self)));
             LOCAL.with_borrow_mut(|h| *h = Some(histogram()));
-            ON.set(true);
+            probe::calls_on(true);
         }
         Recording { owner: !already }
     }
@@ -157,7 +154,7 @@ impl Calls {
         let h = slot.take().filter(|h| !h.is_empty())?;
         let spent_ticks = ticks_now.saturating_sub(self.began.0);
         let spent_ns = now.duration_since(self.began.1).as_nanos() as f64;
-        if !steady_tsc() || spent_ticks == 0 {
+        if !probe::steady_tsc() || spent_ticks == 0 {
             return Some(h);
         }
         Some(rescaled(&h, spent_ns / spent_ticks as f64))
@@ -179,7 +176,7 @@ impl Drop for Recording {
         if !self.owner {
             return;
         }
-        ON.set(SERIES.get());
+        probe::calls_on(false);
         let local = LOCAL.with_borrow_mut(Option::take);
         let sink = SINK.with_borrow_mut(Option::take);
         if let (Some(h), Some(sink)) = (local, sink) {
@@ -193,13 +190,6 @@ impl Drop for Recording {
 /// The calls this thread records into, if any: threads it starts for the same work enter it.
 pub fn current() -> Option<Arc<Calls>> {
     SINK.with_borrow(|s| s.clone())
-}
-
-/// Turns this thread's series on or off ([`super::series::Recorder::enter`]): its calls
-/// are then timed into the series as well.
-pub(crate) fn series_on(on: bool) {
-    SERIES.set(on);
-    ON.set(on || LOCAL.with_borrow(Option::is_some));
 }
 
 /// What a timed call moved, for the series: the bytes of a read or write that succeeded.
@@ -222,7 +212,7 @@ impl CallBytes for i32 {}
 /// Runs one system call, timing it when this thread records (latencies, a series or both).
 #[inline]
 pub fn timed<R: CallBytes>(call: impl FnOnce() -> R) -> R {
-    if !ON.get() {
+    if !probe::on() {
         return call();
     }
     let started = ticks();
@@ -233,49 +223,10 @@ pub fn timed<R: CallBytes>(call: impl FnOnce() -> R) -> R {
             h.saturating_record(spent);
         }
     });
-    if SERIES.get() {
+    if probe::series() {
         super::series::note(spent, out.call_bytes());
     }
     out
-}
-
-/// Settles what the first recording would otherwise settle inside its timed region: which
-/// clock times the calls (read from /proc/cpuinfo once).
-pub fn prime() {
-    steady_tsc();
-}
-
-/// Whether the time-stamp counter ticks at one rate on every core, whatever the power
-/// state (`constant_tsc` and `nonstop_tsc`): then it is the clock of each call.
-fn steady_tsc() -> bool {
-    static STEADY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *STEADY.get_or_init(|| {
-        cfg!(target_arch = "x86_64")
-            && std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
-                info.lines()
-                    .find(|l| l.starts_with("flags"))
-                    .is_some_and(|flags| {
-                        let has = |f: &str| flags.split_whitespace().any(|w| w == f);
-                        has("constant_tsc") && has("nonstop_tsc")
-                    })
-            })
-    })
-}
-
-/// The clock of each call: the time-stamp counter where it is steady (one instruction,
-/// about a third of the monotonic clock's cost on a VM: see bench/RESULTS.md), else
-/// nanoseconds of the monotonic clock. [`Calls`] converts ticks to nanoseconds against the
-/// monotonic clock over the whole region.
-#[inline]
-pub fn ticks() -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if steady_tsc() {
-        // SAFETY: RDTSC reads a counter; it has no memory effects and exists on every
-        // x86_64 processor.
-        return unsafe { std::arch::x86_64::_rdtsc() };
-    }
-    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    u64::try_from(EPOCH.get_or_init(Instant::now).elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

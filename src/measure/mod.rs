@@ -18,6 +18,7 @@ pub mod medium;
 pub mod meter;
 pub mod model;
 pub mod percentile;
+pub mod probe;
 pub mod procio;
 pub mod series;
 pub mod stats;

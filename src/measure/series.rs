@@ -43,7 +43,7 @@ pub const CHECK_EVERY: u32 = 64;
 /// What the values given to [`note`] count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
-    /// The ticks of [`super::latency::ticks`], converted to nanoseconds at the end.
+    /// The ticks of [`super::probe::ticks`], converted to nanoseconds at the end.
     Ticks,
     /// Nanoseconds.
     Nanos,
@@ -333,7 +333,7 @@ impl Recorder {
                 spent: 0,
             })
         });
-        super::latency::series_on(true);
+        super::probe::series_on(true);
         Entered { owner: true }
     }
 
@@ -376,7 +376,7 @@ impl Drop for Entered {
         if !self.owner {
             return;
         }
-        super::latency::series_on(false);
+        super::probe::series_on(false);
         if let Some(mut l) = LOCAL.with_borrow_mut(Option::take) {
             let rec = Arc::clone(&l.rec);
             let mut s = rec.lock();
@@ -472,7 +472,7 @@ impl Series {
             clock,
             device: device.map(str::to_string),
             started,
-            started_ticks: super::latency::ticks(),
+            started_ticks: super::probe::ticks(),
             index: AtomicU64::new(0),
             due_ns: AtomicU64::new(0),
             // Ticks run at least as fast as nanoseconds: in ticks the look comes sooner.
@@ -498,7 +498,7 @@ impl Series {
         let ns_per_tick = match self.rec.clock {
             Clock::Nanos => 1.0,
             Clock::Ticks => {
-                let ticks = super::latency::ticks().saturating_sub(self.rec.started_ticks);
+                let ticks = super::probe::ticks().saturating_sub(self.rec.started_ticks);
                 let ns = self.rec.started.elapsed().as_nanos() as f64;
                 if ticks == 0 { 1.0 } else { ns / ticks as f64 }
             }

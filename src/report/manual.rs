@@ -101,8 +101,8 @@ Interrupted (Ctrl\\-C, SIGTERM, SIGHUP, SIGQUIT); what was measured before it is
 Ended by signal N after the same clean\\-up: SIGUSR1 (138), SIGUSR2 (140), SIGALRM (142), SIGXCPU at a \\fBulimit \\-t\\fR (152), SIGVTALRM (154), SIGPROF (155), SIGPWR (158).
 ";
 
-/// Environment variables ioscope reads while it runs, with what each does: the ones for
-/// everyone, then the tests' hooks.
+/// Environment variables ioscope reads while it runs, with what each does. The test hooks
+/// (`crate::hooks`) are not here: a shipped build reads none of them.
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "COLUMNS",
@@ -115,38 +115,6 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "XDG_RUNTIME_DIR",
         "Where transfer puts its Unix socket when the scratch directory's path is too long for one (else /tmp).",
-    ),
-    (
-        "IOSCOPE_TRACE_EVERY_CALL",
-        "Set to 1: trace stops at every system call instead of filtering with seccomp (as --every-call).",
-    ),
-    (
-        "IOSCOPE_CORRUPT",
-        "For the tests: swap, shift or byte damages the file a verified read is about to read, once, so the check can be seen to fail.",
-    ),
-    (
-        "IOSCOPE_DISK_REFUSE",
-        "For the tests: direct and/or uring (comma-separated) make disk act as if the kernel refused them.",
-    ),
-    (
-        "IOSCOPE_MPI_FAIL_RANK",
-        "For the tests: the rank that fails on purpose in mpi, at IOSCOPE_MPI_FAIL_STEP (checksum, the default, or dir).",
-    ),
-    (
-        "IOSCOPE_MPI_FAIL_STEP",
-        "For the tests: the step at which IOSCOPE_MPI_FAIL_RANK fails.",
-    ),
-    (
-        "IOSCOPE_MPI_HOSTS_APART",
-        "For the tests: set to 1, mpi treats the ranks of one machine as if they ran on several hosts.",
-    ),
-    (
-        "IOSCOPE_IO500_SLOW_RANK",
-        "For the tests: the rank that mpi io500 slows down (20 ms before each transfer until its stonewall).",
-    ),
-    (
-        "IOSCOPE_IO500_CORRUPT",
-        "For the tests: set to 1, rank 0 of mpi io500 changes one byte of the data it is about to read.",
     ),
 ];
 

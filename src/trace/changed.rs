@@ -4,7 +4,8 @@
 //! Each becomes one sentence of the report, naming the program and the option that avoids
 //! the difference (`--every-call`, `--vdso keep`).
 
-use super::sys::{Call, Syscall};
+use super::call::Call;
+use super::sys::Syscall;
 
 /// `prctl(PR_SET_SECCOMP, mode)` and its modes; `seccomp(op, ...)` and its operations.
 const PR_SET_SECCOMP: u64 = 22;

@@ -20,7 +20,7 @@ pub const WRITE_CALLS: &[&str] = &["write", "pwrite64", "writev", "pwritev"];
 /// Calls that push a file's data to its device.
 pub const SYNC_CALLS: &[&str] = &["fsync", "fdatasync", "sync_file_range", "msync"];
 
-/// libaio's read requests (counted from the iocbs io_submit took: see `trace::aio`).
+/// libaio's read requests (counted from the iocbs io_submit took: see `trace::tally::aio`).
 pub const AIO_READ_CALLS: &[&str] = &["aio pread", "aio preadv"];
 /// libaio's write requests.
 pub const AIO_WRITE_CALLS: &[&str] = &["aio pwrite", "aio pwritev"];

@@ -19,7 +19,8 @@
 //! with I/O only in traced tasks outside that tree (a sibling, a parent) is not attributed,
 //! and counted as such.
 
-use super::sys::{Call, Syscall};
+use super::call::Call;
+use super::sys::Syscall;
 use super::vdso::Hidden;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};

@@ -1,7 +1,7 @@
 //! Stopping only where it counts: a seccomp-bpf program, installed in the traced child just
 //! before it executes the command, that asks the kernel to stop the task for the tracer
 //! (SECCOMP_RET_TRACE) only at the system calls trace accounts for — the list is
-//! [`Call::of`](super::sys::Call::of), the one table, which also holds `prctl` and `seccomp`,
+//! [`Call::of`](super::call::Call::of), the one table, which also holds `prctl` and `seccomp`,
 //! watched for the program's own seccomp (strict mode is refused with EINVAL under this
 //! filter: `trace::changed` says so) — and lets every other call run at full
 //! speed (SECCOMP_RET_ALLOW), as `strace --seccomp-bpf` does. The filter is inherited
@@ -9,13 +9,11 @@
 //! removed: a process left running when the trace ends would fail the selected calls with
 //! ENOSYS once no tracer is attached, so the tracer stays behind as its keeper
 //! ([`super::keeper`]). The filter is the default; `trace --every-call`, a machine without
-//! seccomp, or `IOSCOPE_TRACE_EVERY_CALL=1` make the trace stop at every call instead.
+//! seccomp, or a test hook ([`crate::hooks::trace_every_call`]) make the trace stop at
+//! every call instead.
 
-use super::sys::Call;
+use super::call::Call;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// The environment variable that makes the trace stop at every system call (no filter).
-pub const EVERY_CALL_ENV: &str = "IOSCOPE_TRACE_EVERY_CALL";
 
 /// Whether the filter may be used (`--every-call` says no; set once, before the trace).
 static ASKED: AtomicBool = AtomicBool::new(true);
@@ -26,13 +24,13 @@ pub fn ask(filter: bool) {
 }
 
 /// Why this trace cannot use the filter, if it cannot, leaving the keeper aside: asked not
-/// to, the environment variable, no filter for this architecture, no seccomp.
+/// to, the test hook, no filter for this architecture, no seccomp.
 pub fn refusal() -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     if !ASKED.load(Ordering::Relaxed) {
         Some("--every-call".to_string())
-    } else if std::env::var_os(EVERY_CALL_ENV).is_some_and(|v| v != "0" && !v.is_empty()) {
-        Some(format!("{EVERY_CALL_ENV} is set"))
+    } else if let Some(why) = crate::hooks::trace_every_call() {
+        Some(why)
     } else if ARCH == 0 {
         Some("no seccomp filter for this architecture".to_string())
     } else if !status.lines().any(|l| l.starts_with("Seccomp:")) {

@@ -9,7 +9,7 @@
 //!
 //! The numbers are those of the kernel's `arch/x86/entry/syscalls/syscall_32.tbl`.
 
-use super::sys::Call;
+use super::call::Call;
 use std::collections::BTreeMap;
 
 /// `AUDIT_ARCH_I386`: the architecture PTRACE_GET_SYSCALL_INFO gives a 32-bit call.

@@ -179,7 +179,7 @@ pub fn hand_over(code: u8) -> u8 {
         libc::write(to, [code].as_ptr().cast(), 1);
         libc::close(to);
     }
-    super::sys::keep();
+    super::ptrace::keep();
     // SAFETY: nothing of ioscope's is left to finish; the report is out.
     unsafe { libc::_exit(0) }
 }

@@ -1,9 +1,10 @@
 //! `trace`: run a command under ptrace and account for every file-I/O system call it makes
-//! (see `sys` for the loop, `tally` for the bookkeeping, `tee` for the copy of a known
-//! tool's output from which `measure::external` reads what it says it did; `vdso` and
-//! `clock` for the program's clock reads and the regions it timed).
+//! (see `sys` for the loop, `call` for the table of the calls it accounts for, `tally` for
+//! the bookkeeping, `tee` for the copy of a known tool's output from which
+//! `measure::external` reads what it says it did; `vdso` and `clock` for the program's clock
+//! reads and the regions it timed).
 
-pub mod aio;
+pub mod call;
 pub mod changed;
 pub mod claims;
 pub mod clock;
@@ -13,6 +14,7 @@ pub mod i386;
 pub mod keeper;
 pub mod order;
 pub mod phases;
+pub mod ptrace;
 pub mod sizes;
 pub mod sys;
 pub mod tally;
@@ -50,11 +52,11 @@ impl Resolver for Proc {
         field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())
     }
     fn memory(&self, tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
-        aio::peek(tid, addr, len)
+        tally::aio::peek(tid, addr, len)
     }
     fn string(&self, tid: i32, addr: u64) -> Option<std::ffi::OsString> {
         use std::os::unix::ffi::OsStringExt;
-        aio::peek_string(tid, addr).map(std::ffi::OsString::from_vec)
+        tally::aio::peek_string(tid, addr).map(std::ffi::OsString::from_vec)
     }
     fn cwd(&self, tid: i32) -> Option<std::ffi::OsString> {
         Some(

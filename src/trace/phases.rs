@@ -6,7 +6,8 @@
 //! figures can be set against its own test's bytes and time ([`classify`] tells bonnie++'s
 //! tests apart by what each stretch did).
 
-use super::sys::{Call, Syscall};
+use super::call::Call;
+use super::sys::Syscall;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::time::Instant;

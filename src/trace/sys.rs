@@ -1,9 +1,12 @@
 //! The ptrace loop: starts a command as a traced child, follows its forks, threads and
 //! execs, and reports every system call with its arguments, result and the time between
 //! entry and exit. The only architecture-specific knowledge is the table of system-call
-//! numbers in [`Call::of`] (libc's constants, per target); arguments and results come from
-//! PTRACE_GET_SYSCALL_INFO (Linux 5.3+), which needs no register layout.
+//! numbers in [`Call::of`] (`trace::call`: libc's constants, per target); arguments and
+//! results come from PTRACE_GET_SYSCALL_INFO (Linux 5.3+), which needs no register layout.
+//! The ptrace and waitpid wrappers it shares with the keeper are in `trace::ptrace`.
 
+use super::call::Call;
+use super::ptrace::{EVENT_STOP, Passed, pass, ptrace, resume_as, stop_signal, wait, wait_any};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -11,202 +14,6 @@ use std::collections::HashSet;
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::time::{Duration, Instant};
-
-/// The file-I/O system calls the tracer accounts for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Call {
-    /// The `read` family.
-    Read,
-    /// The `write` family.
-    Write,
-    /// The `pread` family.
-    Pread,
-    /// The `pwrite` family.
-    Pwrite,
-    /// The `readv` family.
-    Readv,
-    /// The `writev` family.
-    Writev,
-    /// The `preadv` family.
-    Preadv,
-    /// The `pwritev` family.
-    Pwritev,
-    /// The `lseek` family.
-    Lseek,
-    /// The `fsync` family.
-    Fsync,
-    /// The `fdatasync` family.
-    Fdatasync,
-    /// The `syncfilerange` family.
-    SyncFileRange,
-    /// The `msync` family.
-    Msync,
-    /// The `mmap` family.
-    Mmap,
-    /// The `munmap` family.
-    Munmap,
-    /// The `open` family.
-    Open,
-    /// The `openat` family.
-    Openat,
-    /// The `close` family.
-    Close,
-    /// The `ftruncate` family.
-    Ftruncate,
-    /// The `fallocate` family.
-    Fallocate,
-    /// The `iouringenter` family.
-    IoUringEnter,
-    /// The `copyfilerange` family.
-    CopyFileRange,
-    /// The `sendfile` family.
-    Sendfile,
-    /// The `splice` family.
-    Splice,
-    /// The `dup` family.
-    Dup,
-    /// The `dup2` family.
-    Dup2,
-    /// The `dup3` family.
-    Dup3,
-    /// The `fcntl` family.
-    Fcntl,
-    /// `clock_gettime`: a clock read (seen when the vDSO is hidden, see `trace::vdso`).
-    ClockGettime,
-    /// `gettimeofday`: a clock read.
-    Gettimeofday,
-    /// `time`: a clock read.
-    Time,
-    /// `creat` (an open that creates or truncates).
-    Creat,
-    /// `sync`: every file system, no descriptor.
-    Sync,
-    /// `syncfs`: the file system of a descriptor.
-    Syncfs,
-    /// libaio's `io_submit` (its requests are read from memory: see `aio`).
-    IoSubmit,
-    /// libaio's `io_getevents` and `io_pgetevents` (completions).
-    IoGetevents,
-    /// `close_range`: closes (or marks close-on-exec) every descriptor in a range.
-    CloseRange,
-    /// `prctl`: watched, not counted, for `PR_SET_SECCOMP` (a program's own seccomp).
-    Prctl,
-    /// `seccomp`: watched, not counted (a program installing its own seccomp).
-    Seccomp,
-}
-
-/// `io_pgetevents` (libc has no constant for it).
-#[cfg(target_arch = "x86_64")]
-const IO_PGETEVENTS: i64 = 333;
-#[cfg(not(target_arch = "x86_64"))]
-const IO_PGETEVENTS: i64 = 292;
-
-impl Call {
-    /// The call with system-call number `nr` on this architecture, if it is one we follow.
-    // libc's SYS_* names are lower case; matching on them is the point.
-    #[allow(non_upper_case_globals)]
-    pub fn of(nr: u64) -> Option<Self> {
-        let nr = i64::try_from(nr).ok()?;
-        use libc::*;
-        Some(match nr {
-            SYS_read => Self::Read,
-            SYS_write => Self::Write,
-            SYS_pread64 => Self::Pread,
-            SYS_pwrite64 => Self::Pwrite,
-            SYS_readv => Self::Readv,
-            SYS_writev => Self::Writev,
-            SYS_preadv | SYS_preadv2 => Self::Preadv,
-            SYS_pwritev | SYS_pwritev2 => Self::Pwritev,
-            SYS_lseek => Self::Lseek,
-            SYS_fsync => Self::Fsync,
-            SYS_fdatasync => Self::Fdatasync,
-            SYS_sync_file_range => Self::SyncFileRange,
-            SYS_msync => Self::Msync,
-            SYS_mmap => Self::Mmap,
-            SYS_munmap => Self::Munmap,
-            #[cfg(target_arch = "x86_64")]
-            SYS_open => Self::Open,
-            #[cfg(target_arch = "x86_64")]
-            SYS_creat => Self::Creat,
-            SYS_sync => Self::Sync,
-            SYS_syncfs => Self::Syncfs,
-            SYS_io_submit => Self::IoSubmit,
-            SYS_io_getevents | IO_PGETEVENTS => Self::IoGetevents,
-            SYS_openat | SYS_openat2 => Self::Openat,
-            SYS_close => Self::Close,
-            SYS_ftruncate => Self::Ftruncate,
-            SYS_fallocate => Self::Fallocate,
-            SYS_io_uring_enter => Self::IoUringEnter,
-            SYS_copy_file_range => Self::CopyFileRange,
-            SYS_sendfile => Self::Sendfile,
-            SYS_splice => Self::Splice,
-            SYS_dup => Self::Dup,
-            #[cfg(target_arch = "x86_64")]
-            SYS_dup2 => Self::Dup2,
-            SYS_dup3 => Self::Dup3,
-            SYS_fcntl => Self::Fcntl,
-            SYS_close_range => Self::CloseRange,
-            SYS_prctl => Self::Prctl,
-            SYS_seccomp => Self::Seccomp,
-            SYS_clock_gettime => Self::ClockGettime,
-            SYS_gettimeofday => Self::Gettimeofday,
-            #[cfg(target_arch = "x86_64")]
-            SYS_time => Self::Time,
-            _ => return None,
-        })
-    }
-
-    /// The name shown in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Read => "read",
-            Self::Write => "write",
-            Self::Pread => "pread64",
-            Self::Pwrite => "pwrite64",
-            Self::Readv => "readv",
-            Self::Writev => "writev",
-            Self::Preadv => "preadv",
-            Self::Pwritev => "pwritev",
-            Self::Lseek => "lseek",
-            Self::Fsync => "fsync",
-            Self::Fdatasync => "fdatasync",
-            Self::SyncFileRange => "sync_file_range",
-            Self::Msync => "msync",
-            Self::Mmap => "mmap",
-            Self::Munmap => "munmap",
-            Self::Open => "open",
-            Self::Openat => "openat",
-            Self::Close => "close",
-            Self::Ftruncate => "ftruncate",
-            Self::Fallocate => "fallocate",
-            Self::IoUringEnter => "io_uring_enter",
-            Self::CopyFileRange => "copy_file_range",
-            Self::Sendfile => "sendfile",
-            Self::Splice => "splice",
-            Self::Dup => "dup",
-            Self::Dup2 => "dup2",
-            Self::Dup3 => "dup3",
-            Self::Fcntl => "fcntl",
-            Self::ClockGettime => "clock_gettime",
-            Self::Gettimeofday => "gettimeofday",
-            Self::Time => "time",
-            Self::Creat => "creat",
-            Self::Sync => "sync",
-            Self::Syncfs => "syncfs",
-            Self::IoSubmit => "io_submit",
-            Self::IoGetevents => "io_getevents",
-            Self::CloseRange => "close_range",
-            Self::Prctl => "prctl",
-            Self::Seccomp => "seccomp",
-        }
-    }
-
-    /// Calls the trace stops at only to watch what the program does with them (its own
-    /// seccomp), counted nowhere.
-    pub fn watched_only(self) -> bool {
-        matches!(self, Self::Prctl | Self::Seccomp)
-    }
-}
 
 /// One finished system call of a traced task.
 #[derive(Debug, Clone, Copy)]
@@ -325,9 +132,6 @@ pub enum OnSignal {
     Kill,
 }
 
-/// PTRACE_EVENT_STOP (libc has no constant for it on glibc targets).
-const EVENT_STOP: i32 = 128;
-
 /// `struct ptrace_syscall_info` as the kernel lays it out (the union as raw words).
 #[repr(C)]
 #[derive(Default)]
@@ -345,24 +149,6 @@ struct SyscallInfo {
 const INFO_ENTRY: u8 = 1;
 const INFO_EXIT: u8 = 2;
 const INFO_SECCOMP: u8 = 3;
-
-fn ptrace(request: libc::c_uint, pid: i32, addr: usize, data: usize) -> libc::c_long {
-    // SAFETY: every request made here passes plain integers or a pointer to a live local
-    // of the size the request expects.
-    unsafe { libc::ptrace(request, pid, addr, data) }
-}
-
-/// Resumes `tid` until its next system-call boundary, delivering `signal` (0: none); with
-/// `only_filtered`, until the next call the seccomp filter stops (or event, or signal).
-fn resume_as(tid: i32, signal: i32, only_filtered: bool) {
-    let request = if only_filtered {
-        libc::PTRACE_CONT
-    } else {
-        libc::PTRACE_SYSCALL
-    };
-    // An error means the task is gone (killed meanwhile); waitpid will say so.
-    ptrace(request, tid, 0, signal as usize);
-}
 
 /// Starts `command` as a traced child and reports its calls to `sink` until its first
 /// process ends; then lets go of whatever it left running (it runs on, untraced, and is
@@ -467,55 +253,12 @@ fn read_errno(fd: i32) -> Option<i32> {
     (n == 4).then_some(errno)
 }
 
-/// waitpid that retries when our own signal handler interrupted it.
-fn wait(pid: i32, status: &mut i32, flags: i32) -> std::io::Result<i32> {
-    loop {
-        // SAFETY: status is a live local.
-        let r = unsafe { libc::waitpid(pid, status, flags | libc::__WALL) };
-        if r >= 0 {
-            return Ok(r);
-        }
-        let err = std::io::Error::last_os_error();
-        if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(err);
-        }
-    }
-}
-
-/// waitpid for any traced task: `None` when a signal handler of ours interrupted it, or,
-/// with `poll`, when no task has anything to report now (after a pause of a millisecond).
-fn wait_any(status: &mut i32, poll: bool) -> Option<std::io::Result<i32>> {
-    let flags = libc::__WALL | if poll { libc::WNOHANG } else { 0 };
-    // SAFETY: status is a live local.
-    let r = unsafe { libc::waitpid(-1, status, flags) };
-    if r > 0 || (r == 0 && !poll) {
-        return Some(Ok(r));
-    }
-    if r == 0 {
-        std::thread::sleep(Duration::from_millis(1));
-        return None;
-    }
-    let err = std::io::Error::last_os_error();
-    if err.kind() == std::io::ErrorKind::Interrupted {
-        return None;
-    }
-    Some(Err(err))
-}
-
 /// Per traced thread: whether it is inside a call, and since when; whether it is stopped.
 #[derive(Default)]
 struct Task {
     inside: Option<(Call, [u64; 6], Instant)>,
     /// In a group-stop (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU), kept with PTRACE_LISTEN.
     stopped: bool,
-}
-
-/// The signals whose default action stops a process.
-fn stop_signal(sig: i32) -> bool {
-    matches!(
-        sig,
-        libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU
-    )
 }
 
 /// The process (thread group) of task `tid`, from /proc.
@@ -1113,54 +856,4 @@ fn still_running(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
     }
     left.sort_by_key(|l| l.pid);
     left
-}
-
-/// What [`pass`] did with a stop.
-enum Passed {
-    /// The task ended.
-    Ended,
-    /// It is in a group-stop (true: kept until SIGCONT) or was resumed from one (false).
-    Stopped(bool),
-    /// It was resumed.
-    Went,
-}
-
-/// Resumes task `tid` from the stop `status` reports as it would run without a tracer (a
-/// signal delivered, a group-stop kept until SIGCONT), counting nothing.
-fn pass(tid: i32, status: i32) -> Passed {
-    if !libc::WIFSTOPPED(status) {
-        return Passed::Ended;
-    }
-    let sig = libc::WSTOPSIG(status);
-    let event = status >> 16;
-    if event == EVENT_STOP {
-        if stop_signal(sig) {
-            ptrace(libc::PTRACE_LISTEN, tid, 0, 0);
-            return Passed::Stopped(true);
-        }
-        ptrace(libc::PTRACE_CONT, tid, 0, 0);
-        return Passed::Stopped(false);
-    }
-    let deliver = if sig == (libc::SIGTRAP | 0x80) || (sig == libc::SIGTRAP && event != 0) {
-        0
-    } else {
-        sig
-    };
-    ptrace(libc::PTRACE_CONT, tid, 0, deliver as usize);
-    Passed::Went
-}
-
-/// The keeper's loop: every stop of every task still traced is passed ([`pass`]) until no
-/// traced task (and no child) is left.
-pub fn keep() {
-    loop {
-        let mut status = 0;
-        match wait_any(&mut status, false) {
-            None => continue,
-            Some(Ok(tid)) => {
-                pass(tid, status);
-            }
-            Some(Err(_)) => return,
-        }
-    }
 }

@@ -4,9 +4,12 @@
 //! bookkeeping over [`Event`]s plus a [`Resolver`] for what only /proc knows, so it can be
 //! tested with made-up events.
 
+pub mod aio;
+
+use super::call::Call;
 use super::order::Order;
 use super::sizes::Sizes;
-use super::sys::{Call, Event, Syscall};
+use super::sys::{Event, Syscall};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
@@ -244,7 +247,7 @@ pub struct Tally {
     named: HashMap<OsString, usize>,
     /// libaio requests submitted and not yet completed: (process, iocb address) to the
     /// description and request.
-    pub(super) aio_pending: HashMap<(i32, u64), (usize, super::aio::Op)>,
+    pub(super) aio_pending: HashMap<(i32, u64), (usize, aio::Op)>,
     /// libaio requests in flight per file and request name: how many, and since when (the
     /// nanoseconds of [`Tally::at`]) the first of them.
     pub(super) aio_in_flight: HashMap<(OsString, &'static str), (u64, u64)>,

@@ -21,6 +21,7 @@ use super::watchdog::{Watchdog, register_tree};
 use super::{Comm, agree, gather_all, hostname};
 use crate::cmd::harness::Harness;
 use crate::files;
+use crate::hooks;
 use crate::measure::cache;
 use crate::measure::wallclock;
 use crate::options::Io500Options;
@@ -304,22 +305,6 @@ pub fn invalid_reasons(phase: &Io500Phase) -> Vec<String> {
     why
 }
 
-/// Test hook: `IOSCOPE_IO500_SLOW_RANK=R` makes rank R sleep 20 ms before each transfer or
-/// file until its stonewall, so it reaches fewer than the others and wears out to their
-/// count.
-fn slowed(rank: usize) -> bool {
-    std::env::var("IOSCOPE_IO500_SLOW_RANK")
-        .ok()
-        .and_then(|r| r.parse::<usize>().ok())
-        == Some(rank)
-}
-
-/// Test hook: `IOSCOPE_IO500_CORRUPT=1` makes rank 0 change one byte of the data it is
-/// about to read (ior-easy, ior-hard and one small file), so the checks can be seen to fail.
-fn corrupting(rank: usize) -> bool {
-    rank == 0 && std::env::var_os("IOSCOPE_IO500_CORRUPT").is_some_and(|v| v == "1")
-}
-
 /// This rank's job: who it is, whose data it reads, where the files are.
 struct Job<'a> {
     options: &'a Io500Options,
@@ -397,7 +382,7 @@ impl Job<'_> {
     /// on the largest count and every rank completes to it.
     fn wear_out(&self, cap: u64, mut step: impl FnMut(u64) -> Result<()>) -> Result<WoreOut> {
         let limit = self.options.stonewall.as_secs_f64();
-        let slow = slowed(self.rank);
+        let slow = hooks::io500_slowed(self.rank);
         let start = wallclock::now();
         let mut first = || -> Result<(u64, bool)> {
             let mut n = 0;
@@ -587,10 +572,10 @@ impl Job<'_> {
         let prepared = (|| -> Result<()> {
             let file =
                 File::open(path).with_context(|| format!("open {} for reading", path.display()))?;
-            if corrupting(self.rank)
+            if hooks::io500_corrupting(self.rank)
                 && let Some(&(at, _)) = extents.first()
             {
-                corrupt_byte(path, at)?;
+                hooks::flip_byte(path, at)?;
             }
             let len = file
                 .metadata()
@@ -723,21 +708,6 @@ fn create_new(path: &Path) -> Result<File> {
         .with_context(|| format!("create {}", path.display()))
 }
 
-/// Flips the byte at `at` of `path` (the corruption test hook).
-fn corrupt_byte(path: &Path, at: u64) -> Result<()> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .with_context(|| format!("open {} to corrupt it (test hook)", path.display()))?;
-    let mut b = [0u8; 1];
-    file.read_exact_at(&mut b, at)
-        .with_context(|| format!("read {} at {at}", path.display()))?;
-    b[0] ^= 0xff;
-    file.write_all_at(&b, at)
-        .with_context(|| format!("write {} at {at}", path.display()))
-}
-
 /// Runs `mpi io500` on this rank; rank 0 gets the report, the others `None`.
 pub fn execute(
     options: &Io500Options,
@@ -830,11 +800,11 @@ pub fn execute(
         HARD_RECORD,
     )?);
     let small_seed = job.small_seed(job.source);
-    if corrupting(rank) && files > 0 {
+    if hooks::io500_corrupting(rank) && files > 0 {
         agree(
             comm,
             &job.host,
-            corrupt_byte(&job.small_path(job.source, 0), 0),
+            hooks::flip_byte(&job.small_path(job.source, 0), 0),
         )?;
     } else {
         agree(comm, &job.host, Ok(()))?;

@@ -21,6 +21,7 @@ use crate::checksum::{Xor32, hex, xor_at};
 use crate::engine::stream::Stream;
 use crate::error::{ExitKind, Failure};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
+use crate::hooks;
 use crate::measure::cache::{self, CacheState};
 use crate::measure::diskstats;
 use crate::measure::env::Environment;
@@ -188,25 +189,6 @@ pub fn hostname() -> String {
         .unwrap_or_else(|_| "unknown".to_string())
 }
 
-/// Test hook: `IOSCOPE_MPI_FAIL_RANK=R` makes rank R fail on purpose, at
-/// `IOSCOPE_MPI_FAIL_STEP` (`checksum`, the default: its read sees a wrong XOR; `dir`: it
-/// finds no directory), so the tests can show every rank stopping.
-fn fails_here(rank: usize, step: &str) -> bool {
-    let rank_hit = std::env::var("IOSCOPE_MPI_FAIL_RANK")
-        .ok()
-        .and_then(|r| r.parse::<usize>().ok())
-        == Some(rank);
-    let wanted = std::env::var("IOSCOPE_MPI_FAIL_STEP").unwrap_or_else(|_| "checksum".into());
-    rank_hit && wanted == step
-}
-
-/// Test hook: `IOSCOPE_MPI_HOSTS_APART=1` treats the ranks of one machine as if they ran on
-/// several hosts (the scratch files keep their names while open), so the tests can show the
-/// watchdog removing them.
-fn as_if_hosts_apart() -> bool {
-    std::env::var_os("IOSCOPE_MPI_HOSTS_APART").is_some_and(|v| v == "1")
-}
-
 /// After a step: every rank says whether it succeeded; if any did not, every rank's error
 /// goes to rank 0 and every rank returns [`RanksFailed`] with the same exit kind.
 fn agree<T>(comm: &dyn Comm, host: &str, result: Result<T>) -> Result<T> {
@@ -291,7 +273,7 @@ fn create(options: &MpiOptions, comm: &dyn Comm, stem: &str) -> Result<Option<Ou
     let (rank, ranks) = (comm.rank(), comm.size());
     let dir = &options.dir;
     let name = files::display_name(dir);
-    let meta = if fails_here(rank, "dir") {
+    let meta = if hooks::mpi_fails(rank, "dir") {
         Err(std::io::Error::from_raw_os_error(libc::ENOENT))
     } else {
         std::fs::metadata(dir)
@@ -555,7 +537,7 @@ fn prepare(
     // Across hosts a name stays (NFS serves an open but removed file to its own client
     // only) and the watchdog and the MPI error handler remove it.
     let one_host = comm.broadcast(u64::from(
-        comm.rank() == 0 && distinct_hosts(rank_info) == 1 && !as_if_hosts_apart(),
+        comm.rank() == 0 && distinct_hosts(rank_info) == 1 && !hooks::mpi_hosts_apart(),
     )) == 1;
     let private = !options.layout.shared() && !reads;
     if !options.keep && (one_host || private) {
@@ -762,10 +744,10 @@ impl Rank<'_> {
             kind: InputKind::Regular,
             device: files.device.as_deref(),
         };
-        // Test hook (IOSCOPE_CORRUPT): rank 0 damages what it is about to read.
+        // Test hook (hooks::corrupt): rank 0 damages what it is about to read.
         let hook = if self.rank == 0 {
             // Through the open descriptor: the file may have lost its name already.
-            super::inplace::corrupt_for_test(
+            hooks::corrupt(
                 &std::path::PathBuf::from(format!(
                     "/proc/self/fd/{}",
                     std::os::fd::AsRawFd::as_raw_fd(file)
@@ -863,7 +845,7 @@ impl Rank<'_> {
             ))
             .into());
         }
-        let got = if fails_here(self.rank, "checksum") {
+        let got = if hooks::mpi_fails(self.rank, "checksum") {
             sample.moved.xor ^ 1
         } else {
             sample.moved.xor

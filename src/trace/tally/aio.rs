@@ -4,8 +4,8 @@
 //! reads and writes a program submits through libaio be counted per file like pread and
 //! pwrite; what cannot be read is counted as unseen, never dropped silently.
 
-use super::sys::Syscall;
-use super::tally::{Resolver, Tally};
+use super::{Resolver, Tally};
+use crate::trace::sys::Syscall;
 
 /// Bytes in `struct iocb` (the kernel's ABI, the same on every 64-bit and 32-bit target).
 pub const IOCB_SIZE: usize = 64;
@@ -373,7 +373,8 @@ mod tests {
 
     #[test]
     fn submitted_requests_count_like_pread_and_pwrite_and_completions_add_their_bytes() {
-        use crate::trace::sys::{Call, Event, Syscall};
+        use crate::trace::call::Call;
+        use crate::trace::sys::{Event, Syscall};
         use crate::trace::tally::Tally;
         let mut mem = std::collections::HashMap::new();
         // iocbpp at 0x100: two iocbs at 0x200 (read 4096 at 8192) and 0x300 (write 512 at 0).
@@ -432,7 +433,8 @@ mod tests {
 
     #[test]
     fn requests_in_flight_together_count_their_time_once_and_idle_gaps_not_at_all() {
-        use crate::trace::sys::{Call, Event, Syscall};
+        use crate::trace::call::Call;
+        use crate::trace::sys::{Event, Syscall};
         use crate::trace::tally::Tally;
         let mut mem = std::collections::HashMap::new();
         // Two reads of 4096 (iocbs at 0x200 and 0x300), submitted together (array 0x100)
