@@ -9,8 +9,8 @@
 
 use crate::cli::{Cli, Command, ReceiveArgs, ReportArgs, SendArgs, TraceArgs, TransferArgs};
 use crate::cmd;
-use crate::cmd::harness::Harness;
 use crate::error::ExitKind;
+use crate::harness::Harness;
 use crate::options::{
     CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions, PatternsOptions,
     RunOptions, StudyOptions, SweepOptions, SyscallsOptions,
@@ -41,7 +41,7 @@ pub fn run(cli: Cli) -> Result<ExitKind> {
             // the head every document has (schema, version, command line, environment).
             let mut unmeasured = serde_json::json!({
                 "complete": false,
-                "warnings": [crate::cmd::warning::Warning::Partial],
+                "warnings": [crate::warning::Warning::Partial],
             });
             // A run with `--series` keeps the intervals it measured.
             if let Some(so_far) = e.downcast_ref::<cmd::run::SeriesSoFar>() {
@@ -348,7 +348,7 @@ fn mpi(args: &crate::cli::MpiArgs) -> Result<ExitKind> {
             "note: not started by mpirun: running as a single rank (start N ranks with `mpirun -np N ioscope {which} ...`)\n",
         ));
     }
-    let progress = crate::cmd::harness::NoProgress;
+    let progress = crate::harness::NoProgress;
     let harness = Harness::system(&progress);
     match parsed.expect("every rank's options were accepted") {
         Parsed::Ior(o) => mpi_finish(

@@ -4,16 +4,16 @@
 //! of the answer. `--grow` appends data when the file is too small, within the free-space
 //! margin; any growth is undone if the search fails or is interrupted.
 
-use super::harness::{Harness, Setup, Target};
-use super::warning::Warning;
 use crate::engine::flag;
 use crate::engine::{self, Engine, Op};
 use crate::error::{Failure, input};
 use crate::files::{self, InputKind};
+use crate::harness::{Harness, Setup, Target};
 use crate::measure::cache::{CacheProof, CacheState};
 use crate::measure::env::meminfo_bytes;
 use crate::options::CalibrateOptions;
 use crate::units::{KIB, MIB, format_seconds, format_size};
+use crate::warning::Warning;
 use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

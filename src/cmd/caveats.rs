@@ -2,7 +2,7 @@
 //! little of the file, which must not touch a timed run): the extents and compression of a
 //! file read, the write cache and compression beside a figure that includes an fsync.
 
-use super::harness::Sample;
+use crate::harness::Sample;
 use crate::measure::caveat::{self, Caveat, CompressionEvidence, WriteCacheEvidence};
 use crate::measure::compression::{self, SAMPLE_BLOCKS};
 use crate::measure::{extents, writecache};

@@ -3,13 +3,13 @@
 //! state. Cold runs evict the file with fadvise (no root), or drop every cache with
 //! `--drop-caches` (root).
 
-use super::harness::{Harness, Sample, Target};
-use super::warning::{self, Warning};
 use crate::files::{self};
+use crate::harness::{Harness, Sample, Target};
 use crate::measure::cache::CacheState;
 use crate::measure::caveat::Caveat;
 use crate::measure::diskstats;
 use crate::options::CacheOptions;
+use crate::warning::{self, Warning};
 use crate::workload::Op;
 use crate::workload::plan::Plan;
 use anyhow::Result;

@@ -2,15 +2,15 @@
 //! cat and fio (when installed), in alternating order, cold and/or warm. Each tool's own
 //! raw figures are used where it has them; every run's residency before it is recorded.
 
-use super::harness::{Harness, Target};
-use super::warning::Warning;
 use crate::files::{self};
+use crate::harness::{Harness, Target};
 use crate::measure::cache::{self, CacheState};
 use crate::measure::external::{self, ToolClaim};
 use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::options::CompareOptions;
 use crate::units::per_second;
+use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
@@ -337,7 +337,7 @@ pub fn execute(
         .iter()
         .filter_map(|r| Some((format!("{}, {}", r.contender, r.cache.name()), r.rates()?)))
         .collect();
-    report.warnings.extend(crate::cmd::warning::scattered(
+    report.warnings.extend(crate::warning::scattered(
         spreads.iter().map(|(at, s)| (at.clone(), s)),
     ));
     save(&report)?;

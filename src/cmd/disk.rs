@@ -4,7 +4,7 @@
 //! engine ([`crate::engine::queue`]) with O_DIRECT, `depth` requests kept in flight per
 //! thread; where O_DIRECT or the ring is refused the row falls back (buffered, or
 //! pread/pwrite one at a time) and says so. The harness's queue loop
-//! ([`crate::cmd::harness::queue`]) keeps the clock: every completed I/O's latency (from
+//! ([`crate::harness::queue`]) keeps the clock: every completed I/O's latency (from
 //! just before the kernel call that submits it to when its completion is reaped: fio's
 //! `lat`, its slat + clat) goes into a log-bucketed histogram; the mean number in flight is
 //! Σ latency / wall time (Little's law, exact here). This file plans the rows and builds
@@ -23,18 +23,18 @@
 //! an error, a row that cannot fit under `ulimit -v` is refused before it starts, and a
 //! short I/O says when the file shrank under the run.
 
-use crate::cmd::harness::Harness;
-use crate::cmd::harness::queue::Feed;
-use crate::cmd::warning::Warning;
 use crate::engine::buffer::AlignedBuffer;
 use crate::engine::queue::{Calls, Completion, Queue, Request, Ring};
 use crate::error::input;
 use crate::files::{self, OutputFile};
+use crate::harness::Harness;
+use crate::harness::queue::Feed;
 use crate::measure::devstats::{DeviceView, Watch};
 use crate::measure::inflight::{InFlight, Window, took};
 use crate::measure::series::{Clock, OverTime, Series};
 use crate::measure::writeback::DirtyLimits;
 use crate::options::{DiskOptions, SeriesOptions};
+use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::data::DataStream;
 use crate::workload::panel::{Offsets, RowSpec};
@@ -767,7 +767,7 @@ fn part(w: &Work, path: Path) -> Result<Part> {
         reaped: 0,
     };
     let mut times = InFlight::new(depth);
-    crate::cmd::harness::queue::run(queue.as_mut(), &mut feed, &w.window, &mut times)?;
+    crate::harness::queue::run(queue.as_mut(), &mut feed, &w.window, &mut times)?;
     Ok(Part {
         times,
         verify: feed.checker.map(|c| c.found()),

@@ -8,13 +8,13 @@
 //! already measured is not run again.
 
 use crate::cmd::disk::{DiskRow, Latency, Target, prepare, run_row};
-use crate::cmd::harness::Harness;
-use crate::cmd::warning::Warning;
 use crate::files;
+use crate::harness::Harness;
 use crate::measure::knee::{Point, knee};
 use crate::measure::percentile::{Percentile, Target as LatencyTarget};
 use crate::options::DiskOptions;
 use crate::options::disk::CurveOptions;
+use crate::warning::Warning;
 use crate::workload::panel::RowSpec;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};

@@ -7,9 +7,8 @@
 //! one rule of [`crate::measure::verdict`].
 
 use crate::cmd::disk::Latency;
-use crate::cmd::harness::Harness;
-use crate::cmd::warning::Warning;
 use crate::files;
+use crate::harness::Harness;
 use crate::measure::devstats::{DeviceView, Watch};
 use crate::measure::inflight::{Window, took};
 use crate::measure::latency::histogram;
@@ -17,6 +16,7 @@ use crate::measure::percentile::Target;
 use crate::measure::verdict::same;
 use crate::options::DiskOptions;
 use crate::options::disk::FsyncOptions;
+use crate::warning::Warning;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

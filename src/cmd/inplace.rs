@@ -5,7 +5,7 @@
 //! check's own time is measured on the harness's clock, apart from every timed figure, so
 //! a result can say what verifying cost beside what reading took.
 
-use super::harness::Harness;
+use crate::harness::Harness;
 use crate::measure::meter::Claim;
 use crate::units::MIB;
 use crate::workload::Op;

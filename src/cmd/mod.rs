@@ -9,7 +9,6 @@ pub mod disk;
 pub mod disk_curve;
 pub mod disk_fsync;
 pub mod fast;
-pub mod harness;
 pub mod inplace;
 pub mod mpi;
 #[cfg(feature = "mpi")]
@@ -22,4 +21,3 @@ pub mod sweep;
 pub mod syscalls;
 pub mod trace;
 pub mod transfer;
-pub mod warning;

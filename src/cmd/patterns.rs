@@ -9,20 +9,20 @@
 //! clock starts (`workload::ring`, written by `engine::prepared`), so a write's time is its
 //! system calls', as iozone's rewritten buffer; reads are checked against its known XOR.
 
-use super::harness::{Harness, Sample, Setup, Target};
 use super::inplace;
-use super::warning::{self, Warning};
 use crate::engine;
 use crate::engine::mixed::{Mixed, Split};
 use crate::engine::prepared::Prepared;
 use crate::error::{Failure, input};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
+use crate::harness::{Harness, Sample, Setup, Target};
 use crate::measure::cache::{self, CacheProof, CacheState};
 use crate::measure::latency::Latency;
 use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::options::PatternsOptions;
 use crate::units::format_size;
+use crate::warning::{self, Warning};
 use crate::workload::data::fresh_seed;
 pub use crate::workload::patterns::Test;
 use crate::workload::plan::{Coverage, Order, Plan};

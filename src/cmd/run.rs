@@ -2,12 +2,11 @@
 //! through an engine from the table (block-sized read()/write() by default), and report
 //! the checksum, rates and the kernel's own counts.
 
-use super::harness::{Harness, Sample, Target};
 use super::inplace;
-use super::warning::{self, Warning};
 use crate::engine::Moved;
 use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
+use crate::harness::{Harness, Sample, Target};
 use crate::measure::cache::{CacheProof, CacheState};
 use crate::measure::caveat::Caveat;
 use crate::measure::checks::Check;
@@ -19,6 +18,7 @@ use crate::measure::timer::Elapsed;
 use crate::measure::writeback::DirtyLimits;
 use crate::options::{RunMode, RunOptions};
 use crate::units::per_second;
+use crate::warning::{self, Warning};
 use crate::workload::Op;
 use crate::workload::plan::Plan;
 use crate::workload::verify::{InPlace, Written};

@@ -4,11 +4,10 @@
 //! `time = calls × c_call + bytes / bandwidth` fitted per cache state. The result so far is
 //! handed to the caller after every point, so an interruption loses nothing measured.
 
-use super::harness::{Harness, Sample, Setup, Target};
 use super::inplace;
-use super::warning::{self, Warning};
 use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
+use crate::harness::{Harness, Sample, Setup, Target};
 use crate::measure::cache::CacheState;
 use crate::measure::caveat::Caveat;
 use crate::measure::diskstats;
@@ -16,6 +15,7 @@ use crate::measure::latency::{self, Latency};
 use crate::measure::model::{self, CostModel};
 use crate::measure::stats::{self, Summary};
 use crate::options::SweepOptions;
+use crate::warning::{self, Warning};
 use crate::workload::Op;
 use crate::workload::data::fresh_seed;
 use crate::workload::plan::Plan;

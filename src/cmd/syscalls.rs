@@ -2,10 +2,10 @@
 //! 1-byte pread() calls, lseek(fd, 0, SEEK_CUR) calls, raw getpid() calls and empty loop
 //! iterations, timed over prefixes of a cached file; nanoseconds per call and calls/s.
 
-use super::harness::{Harness, Setup, Target};
 use crate::engine::{self, Op};
 use crate::error::{Failure, input};
 use crate::files::{self};
+use crate::harness::{Harness, Setup, Target};
 use crate::measure::cache::CacheState;
 use crate::measure::meter::Claim;
 use crate::options::SyscallsOptions;

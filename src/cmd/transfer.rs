@@ -5,7 +5,6 @@
 //! the first copy of each pair is read back and compared with the sources. Without files,
 //! the classic pair of workloads is made here: ten small files and one large one.
 
-use super::warning::Warning;
 use crate::error::{Failure, input};
 use crate::files::{self, Footprint};
 use crate::measure::stats::{Summary, summarize};
@@ -14,6 +13,7 @@ use crate::transfer::methods::{RecvMethod, SendMethod};
 use crate::transfer::proto::{Digest, Trailer};
 use crate::transfer::{self, Endpoint, Listener, Outgoing, Receiving, Sending, Session};
 use crate::units::MIB;
+use crate::warning::Warning;
 use crate::workload::data::{DataStream, fresh_seed};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -226,7 +226,7 @@ fn scattered(workloads: &[Workload]) -> Option<Warning> {
             })
         })
         .collect();
-    crate::cmd::warning::scattered(rates.iter().map(|(at, s)| (at.clone(), s)))
+    crate::warning::scattered(rates.iter().map(|(at, s)| (at.clone(), s)))
 }
 
 /// A private directory for the Unix socket, with a path short enough for one (a socket's

@@ -9,7 +9,7 @@
 //!
 //! As fio's `engines/io_uring.c` beside its core (`td_io_queue`, `account_io_completion`),
 //! the engine only queues and reaps: it reads no clock and keeps no account. The harness
-//! (`cmd::harness::queue`) chooses what to queue, stamps each request as it goes to the
+//! (`harness::queue`) chooses what to queue, stamps each request as it goes to the
 //! kernel and as it is reaped, and hands each completion to its caller.
 //!
 //! No buffer is registered with the kernel (`IORING_REGISTER_BUFFERS`): registered memory

@@ -2,7 +2,7 @@
 //! every table shows the same way (MiB/s, percentages, `median (min–max)`).
 
 use super::csv::Table;
-use crate::cmd::harness::Sample;
+use crate::harness::Sample;
 use crate::measure::stats::Summary;
 use crate::units::MIB;
 

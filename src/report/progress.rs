@@ -3,7 +3,7 @@
 //! (a bar is drawn with escape sequences): the study says each part in a plain line instead. Implements the harness's
 //! progress sink; safe to advance from several engine threads.
 
-use crate::cmd::harness::ProgressSink;
+use crate::harness::ProgressSink;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::Mutex;

@@ -8,7 +8,7 @@ use super::csv::Table;
 use super::json::Provenance;
 pub use super::json::{SCHEMA_VERSION, STUDY_SCHEMA_VERSION, schema};
 use super::svg::Chart;
-use crate::cmd::warning::Warning;
+use crate::warning::Warning;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

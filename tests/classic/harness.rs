@@ -2,10 +2,10 @@
 //! the exports and interruption, checked exactly, with no real I/O timed.
 
 use crate::common::*;
-use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::sweep::SweepReport;
-use ioscope::cmd::warning::Warning;
+use ioscope::harness::{Harness, NoProgress};
 use ioscope::report::view::Exportable;
+use ioscope::warning::Warning;
 
 fn null_sweep(path: &str) -> SweepReport {
     let options = sweep_options(&[
@@ -148,8 +148,8 @@ fn a_cold_null_sweep_is_not_contradicted_by_the_device_bytes_it_never_asked_for(
 
 #[test]
 fn warming_a_file_works_wherever_its_offset_stands() {
-    use ioscope::cmd::harness::Target;
     use ioscope::files::InputKind;
+    use ioscope::harness::Target;
     use ioscope::measure::cache::{self, CacheState};
     use ioscope::workload::plan::Plan;
     use std::io::{Seek, SeekFrom};

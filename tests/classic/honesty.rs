@@ -272,8 +272,8 @@ fn a_write_states_the_device_write_cache_beside_its_fsync() {
 
 #[test]
 fn the_file_system_is_blamed_only_when_every_byte_is_written() {
-    use ioscope::cmd::warning::Warning;
     use ioscope::measure::cache::{CacheState, Residency, prove};
+    use ioscope::warning::Warning;
     let r = Some(Residency {
         resident_pages: 0,
         total_pages: 256,

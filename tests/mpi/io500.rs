@@ -4,9 +4,9 @@
 //! following from its numbers. One rank without MPI ([`Solo`]) in any build; two ranks
 //! under `mpirun` with the `mpi` feature (skipped, with the reason, without mpirun).
 
-use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::mpi::Solo;
 use ioscope::cmd::mpi::io500::{Io500Report, Kind, execute, geometric_mean};
+use ioscope::harness::{Harness, NoProgress};
 use ioscope::options::Io500Options;
 use ioscope::report::view::Exportable;
 use std::path::Path;

@@ -3,8 +3,8 @@
 //! and the IOR-formula aggregate recomputes from them, reads carry the XOR timed alone, and
 //! `--keep` leaves files that `read --existing` reads back, verified, without writing.
 
-use ioscope::cmd::harness::{Harness, NoProgress};
 use ioscope::cmd::mpi::{Layout, MpiReport, Phases, RepeatFiles, Solo, execute};
+use ioscope::harness::{Harness, NoProgress};
 use ioscope::measure::cache::CacheState;
 use ioscope::options::MpiOptions;
 use ioscope::workload::Op;

@@ -26,8 +26,8 @@ fn without_the_feature_mpi_says_in_one_line_how_to_build_it() {
 
 #[test]
 fn report_renders_a_saved_mpi_result_in_any_build() {
-    use ioscope::cmd::harness::{Harness, NoProgress};
     use ioscope::cmd::mpi::{Layout, Phases, Solo, execute};
+    use ioscope::harness::{Harness, NoProgress};
     let dir = tempfile::tempdir().expect("temp dir");
     let options = ioscope::options::MpiOptions {
         dir: dir.path().to_path_buf(),

@@ -4,11 +4,11 @@
 
 use crate::common::*;
 use ioscope::cli::Command;
-use ioscope::cmd::harness::{Harness, NoProgress};
-use ioscope::cmd::warning::Warning;
+use ioscope::harness::{Harness, NoProgress};
 use ioscope::measure::meter::FixedMeter;
 use ioscope::options::CacheOptions;
 use ioscope::report::view::Exportable;
+use ioscope::warning::Warning;
 
 const METER: FixedMeter = FixedMeter {
     resident: None,

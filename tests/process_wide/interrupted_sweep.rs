@@ -2,8 +2,8 @@
 //! Ctrl-C flag is process-wide and would stop the other harness tests running beside it.
 
 use crate::common::*;
-use ioscope::cmd::harness::{Harness, NoProgress};
-use ioscope::cmd::warning::Warning;
+use ioscope::harness::{Harness, NoProgress};
+use ioscope::warning::Warning;
 
 #[test]
 fn an_interrupted_sweep_keeps_the_points_measured_before_it() {

@@ -4,11 +4,11 @@
 //! tests/process_wide, one test at a time, because the pool is process-wide.
 
 use crate::common::*;
-use ioscope::cmd::harness::{Harness, NoProgress, Setup, Target};
 use ioscope::engine::buffer::{self, AlignedBuffer};
 use ioscope::engine::flag;
 use ioscope::engine::{Op, by_name};
 use ioscope::files::InputKind;
+use ioscope::harness::{Harness, NoProgress, Setup, Target};
 use ioscope::measure::cache::{CacheState, Residency};
 use ioscope::measure::meter::{FixedMeter, Meter, Region};
 use ioscope::workload::plan::Plan;

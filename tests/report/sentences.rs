@@ -246,8 +246,8 @@ fn a_curve_flat_below_the_page_is_not_blamed_on_the_cost_of_a_call() {
 
 #[test]
 fn repeats_that_scatter_are_named_in_a_typed_warning() {
-    use ioscope::cmd::warning::{Warning, scattered};
     use ioscope::measure::stats::summarize;
+    use ioscope::warning::{Warning, scattered};
     let steady = summarize(&[100.0, 101.0, 102.0]).unwrap();
     let wide = summarize(&[100.0, 150.0, 300.0]).unwrap();
     let wider = summarize(&[100.0, 200.0, 400.0]).unwrap();

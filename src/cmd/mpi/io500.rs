@@ -19,8 +19,8 @@
 use super::ior::{Clock, PhaseTimes, Reorder, ior_aggregate, measure_clock};
 use super::watchdog::{Watchdog, register_tree};
 use super::{Comm, agree, gather_all, hostname};
-use crate::cmd::harness::Harness;
 use crate::files;
+use crate::harness::Harness;
 use crate::hooks;
 use crate::measure::cache;
 use crate::measure::wallclock;

@@ -15,12 +15,11 @@
 //! any failed, every rank's error goes to rank 0 and every rank stops with the same exit
 //! code ([`RanksFailed`]). No rank returns while others wait in a collective.
 
-use super::harness::{Harness, Sample, Setup, Target};
-use super::warning;
 use crate::checksum::{Xor32, hex, xor_at};
 use crate::engine::stream::Stream;
 use crate::error::{ExitKind, Failure};
 use crate::files::{self, CreatePolicy, InputKind, OutputFile};
+use crate::harness::{Harness, Sample, Setup, Target};
 use crate::hooks;
 use crate::measure::cache::{self, CacheState};
 use crate::measure::diskstats;
@@ -30,6 +29,7 @@ use crate::measure::stats::{Summary, summarize};
 use crate::measure::wallclock;
 use crate::options::MpiOptions;
 use crate::units::per_second;
+use crate::warning;
 use crate::workload::Op;
 use crate::workload::data::{DataStream, fresh_seed};
 pub use crate::workload::layout::{Layout, Phases, data_seed, segment};
@@ -1032,7 +1032,7 @@ pub fn aggregate(ranks: &[RankRun], total_bytes: u64, slowest_seconds: f64) -> A
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::harness::NoProgress;
+    use crate::harness::NoProgress;
 
     fn options(dir: &Path, phases: Phases, layout: Layout) -> MpiOptions {
         MpiOptions {

@@ -3,11 +3,11 @@
 //! in every build (with or without the `mpi` feature).
 
 use super::ior::{Clock, FailedPhase, Kept, PhaseTimes, Reorder, RepeatFiles};
-use crate::cmd::harness::Sample;
-use crate::cmd::warning::Warning;
+use crate::harness::Sample;
 use crate::measure::cache::CacheState;
 use crate::measure::env::Environment;
 use crate::measure::stats::Summary;
+use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::layout::{Layout, Phases};
 use serde::{Deserialize, Serialize};

@@ -8,17 +8,17 @@
 //! `parts/` implementing `part::StudyPart`, listed once in `parts::PARTS`; this module only
 //! runs the list.
 
-use super::harness::{Harness, Setup};
-use super::warning::Warning;
 use crate::cmd::sweep::SweepReport;
 use crate::engine;
 use crate::error::{Failure, input};
 use crate::files::{self, OutputFile};
+use crate::harness::{Harness, Setup};
 use crate::measure::cache::CacheState;
 use crate::measure::diskstats;
 use crate::measure::env::meminfo_bytes;
 use crate::options::{ExportOptions, StudyOptions, SweepOptions};
 use crate::units::{KIB, MIB, format_size};
+use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::data::fresh_seed;
 use crate::workload::plan::doubling;

@@ -8,13 +8,13 @@
 //! one place below `report/` that names a view, as `app.rs` is for whole commands.
 
 use super::{Context, Outcome, StudyReport};
-use crate::cmd::warning::Warning;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
 use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
 use crate::report::svg::Chart;
 use crate::report::views::media_figures::{Measure, Medium};
+use crate::warning::Warning;
 use crate::workload::study::Part;
 use anyhow::Result;
 use serde::Serialize;

@@ -3,10 +3,10 @@
 //! serde types; the study's orchestration is in the parent module.
 
 use super::part::Results;
-use crate::cmd::warning::Warning;
 use crate::engine::Moved;
 use crate::measure::cache::CacheProof;
 use crate::measure::timer::Elapsed;
+use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::study::{Level, Part};
 use serde::{Deserialize, Serialize};

@@ -1,8 +1,8 @@
 //! The words of every warning: the cause and the fix.
 
-use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
 use crate::units::format_size;
+use crate::warning::Warning;
 
 /// One warning as a sentence.
 pub fn warning(w: &Warning) -> String {

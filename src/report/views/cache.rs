@@ -2,7 +2,6 @@
 
 use crate::cmd::coldwarm::CacheReport;
 use crate::cmd::study::Part;
-use crate::cmd::warning::Warning;
 use crate::report::cells::{mib, pct, rate, sample_cells};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, header, percent};
@@ -11,6 +10,7 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
 use crate::units::{format_block_size, format_size};
+use crate::warning::Warning;
 use std::fmt::Write;
 
 /// Renders `cache`.
@@ -154,12 +154,12 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
             rate(cold)
         ),
     });
-    let resident = |s: &crate::cmd::harness::Sample| {
+    let resident = |s: &crate::harness::Sample| {
         s.cache
             .and_then(|c| c.residency_before)
             .map(|res| res.fraction())
     };
-    let device_read = |s: &crate::cmd::harness::Sample| s.device.map(|d| d.read_bytes);
+    let device_read = |s: &crate::harness::Sample| s.device.map(|d| d.read_bytes);
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     match relate(Figure::one(again), Figure::one(cold)) {
         Relation::Same => why.push(if matches!(warm_vs_cold, Relation::Above(_)) {

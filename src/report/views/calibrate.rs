@@ -1,7 +1,6 @@
 //! `calibrate`: the size found, the timed read, and the probes that led to it.
 
 use crate::cmd::calibrate::CalibrateReport;
-use crate::cmd::warning::Warning;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
 use crate::report::page::{Headline, Section, grid};
@@ -9,6 +8,7 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::{bytes_both, cache_line, line};
 use crate::report::view::Exportable;
 use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
+use crate::warning::Warning;
 use crate::workload::study::Part;
 
 /// Renders `calibrate`.

@@ -1,7 +1,6 @@
 //! `compare`: one table per cache state, then why the numbers differ.
 
 use crate::cmd::compare::CompareReport;
-use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{capitalise, cells, mib, rate, rate_cell, table};
@@ -12,6 +11,7 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
 use crate::units::{MIB, format_mib_per_s, format_size};
+use crate::warning::Warning;
 use crate::workload::study::Part;
 use std::fmt::Write;
 

@@ -4,7 +4,6 @@
 //! device's, chosen by the numbers through [`crate::measure::verdict`].
 
 use crate::cmd::disk::{DiskReport, DiskRow, VERIFY_EVERY};
-use crate::cmd::warning::Warning;
 use crate::measure::verdict::{Figure, Relation, relate, same};
 use crate::report::cells::{opt, table};
 use crate::report::csv::Table;
@@ -12,6 +11,7 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::{in_place_short, line, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
+use crate::warning::Warning;
 use crate::workload::Op;
 
 /// Megabytes (10^6) per second, as the panels print them.

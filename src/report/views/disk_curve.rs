@@ -7,7 +7,6 @@
 
 use crate::cmd::disk::DiskRow;
 use crate::cmd::disk_curve::{CurveReport, Search, pick};
-use crate::cmd::warning::Warning;
 use crate::measure::knee::growth_per_doubling;
 use crate::measure::verdict::{FALLEN, SAME_WITHIN};
 use crate::report::cells::{opt, table};
@@ -17,6 +16,7 @@ use crate::report::text::{line, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::report::views::disk::queue_sentence;
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
+use crate::warning::Warning;
 
 /// Microseconds, rounded as the tables show them.
 fn us(v: f64) -> String {

@@ -4,13 +4,13 @@
 
 use crate::cmd::disk::Latency;
 use crate::cmd::disk_fsync::{FsyncReport, Verdict};
-use crate::cmd::warning::Warning;
 use crate::report::cells::{opt, table};
 use crate::report::csv::Table;
 use crate::report::text::{line, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::report::views::disk_curve::time;
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
+use crate::warning::Warning;
 
 /// The verdict in words, with its numbers.
 pub fn verdict_sentence(r: &FsyncReport) -> String {

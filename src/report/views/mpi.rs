@@ -2,13 +2,13 @@
 //! Names (the directory, hosts) are printed through [`printable`].
 
 use crate::cmd::mpi::{MpiReport, Phases};
-use crate::cmd::warning::Warning;
 use crate::report::cells::{cells, mib, opt, sample_cells, table};
 use crate::report::csv::Table;
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
 use crate::text::printable;
 use crate::units::{format_seconds, format_size};
+use crate::warning::Warning;
 use std::fmt::Write;
 
 mod ior_view;

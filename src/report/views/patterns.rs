@@ -7,7 +7,6 @@
 
 use crate::cmd::patterns::{PatternResult, PatternsReport, Test};
 use crate::cmd::study::Part;
-use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::report::cells::{cells, mib, opt, pct, rate, rate_cell, table};
@@ -20,6 +19,7 @@ use crate::report::view::Exportable;
 use crate::units::{
     MIB, format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
+use crate::warning::Warning;
 use crate::workload::plan::Coverage;
 use crate::workload::verify::InPlace;
 use std::fmt::Write;

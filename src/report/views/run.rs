@@ -1,7 +1,6 @@
 //! `run`: the labelled lines of one read or write.
 
 use crate::cmd::run::RunReport;
-use crate::cmd::warning::Warning;
 use crate::engine::Engine;
 use crate::engine::flag;
 use crate::report::cells::{one_row, opt};
@@ -12,6 +11,7 @@ use crate::report::text::{
 };
 use crate::report::view::Exportable;
 use crate::units::{format_calls_per_second, format_mib_per_s, format_seconds, format_size};
+use crate::warning::Warning;
 use crate::workload::Op;
 
 /// Renders `run`.

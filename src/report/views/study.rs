@@ -3,7 +3,6 @@
 //! and every explanation are in the report directory.
 
 use crate::cmd::study::{Kept, Outcome, Part, StudyReport};
-use crate::cmd::warning::Warning;
 use crate::measure::env::Environment;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
@@ -13,6 +12,7 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::table_with;
 use crate::report::view::Exportable;
 use crate::units::{format_block_size, format_mib_per_s, format_seconds, format_size};
+use crate::warning::Warning;
 use crate::workload::Op;
 use anyhow::Result;
 use std::fmt::Write;
@@ -227,7 +227,7 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
             section.warnings = part
                 .map_or(&[][..], |p| p.warnings(r))
                 .iter()
-                .filter(|w| !matches!(w, crate::cmd::warning::Warning::Partial))
+                .filter(|w| !matches!(w, crate::warning::Warning::Partial))
                 .map(crate::report::text::warning)
                 .collect();
             section

@@ -1,7 +1,6 @@
 //! `sweep`: the table of points, the fitted model and one sentence per cache state.
 
 use crate::cmd::sweep::{Analysis, SameBytes, SweepPoint, SweepReport};
-use crate::cmd::warning::Warning;
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::measure::env::Environment;
@@ -17,6 +16,7 @@ use crate::report::view::Exportable;
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
+use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::study::Part;
 use crate::workload::verify::InPlace;

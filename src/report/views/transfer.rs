@@ -396,7 +396,7 @@ impl Exportable for TransferReport {
     fn ok(&self) -> bool {
         TransferReport::ok(self)
     }
-    fn warnings(&self) -> &[crate::cmd::warning::Warning] {
+    fn warnings(&self) -> &[crate::warning::Warning] {
         &self.warnings
     }
     fn complete(&self) -> bool {

@@ -3,8 +3,8 @@
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::coldwarm::CacheReport;
-use crate::cmd::harness::Setup;
-use crate::cmd::warning::Warning;
+use crate::harness::Setup;
+use crate::warning::Warning;
 use crate::engine;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;

@@ -3,8 +3,8 @@
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport};
 use crate::cmd::calibrate::CalibrateReport;
-use crate::cmd::harness::Setup;
-use crate::cmd::warning::Warning;
+use crate::harness::Setup;
+use crate::warning::Warning;
 use crate::engine;
 use crate::error::Failure;
 use crate::measure::env::Environment;

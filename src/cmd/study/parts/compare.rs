@@ -2,7 +2,7 @@
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::compare::CompareReport;
-use crate::cmd::warning::Warning;
+use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::CompareOptions;
 use crate::report::csv::Table;

@@ -4,7 +4,7 @@
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::disk::DiskReport;
-use crate::cmd::warning::Warning;
+use crate::warning::Warning;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
 use crate::options::DiskOptions;

@@ -2,7 +2,7 @@
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::patterns::{PatternsReport, Test};
-use crate::cmd::warning::Warning;
+use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::PatternsOptions;
 use crate::report::csv::Table;

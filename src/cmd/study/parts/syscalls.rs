@@ -3,7 +3,7 @@
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport};
 use crate::cmd::syscalls::SyscallsReport;
-use crate::cmd::warning::Warning;
+use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::SyscallsOptions;
 use crate::report::csv::Table;

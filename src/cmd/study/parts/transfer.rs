@@ -3,7 +3,7 @@
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore};
 use crate::cmd::transfer::TransferReport;
-use crate::cmd::warning::Warning;
+use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::TransferOptions;
 use crate::report::csv::Table;

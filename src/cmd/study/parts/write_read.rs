@@ -3,8 +3,8 @@
 //! always runs, and its failure ends the study.
 
 use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, StudyRow};
-use crate::cmd::harness::{Sample, Setup, Target};
-use crate::cmd::warning::{self, Warning};
+use crate::harness::{Sample, Setup, Target};
+use crate::warning::{self, Warning};
 use crate::engine;
 use crate::files::InputKind;
 use crate::measure::cache::CacheState;

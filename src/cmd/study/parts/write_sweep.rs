@@ -3,7 +3,7 @@
 
 use super::super::{Context, Kept, Outcome, RemoveOnDrop, StudyPart, StudyReport, something};
 use crate::cmd::sweep::SweepReport;
-use crate::cmd::warning::Warning;
+use crate::warning::Warning;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
 use crate::report::csv::Table;

@@ -123,7 +123,7 @@ pub fn scattered<'a>(
 }
 
 /// The warnings a run's checks and cache proof give, `at` naming the run.
-pub fn of_sample(sample: &super::harness::Sample, at: Option<String>) -> Vec<Warning> {
+pub fn of_sample(sample: &crate::harness::Sample, at: Option<String>) -> Vec<Warning> {
     let mut out: Vec<Warning> = sample
         .checks
         .iter()
