@@ -30,8 +30,10 @@ use std::time::Instant;
 pub mod part;
 pub mod parts;
 mod result;
-pub use part::{Kept, Results, StudyPart};
+mod results;
+pub use part::{Kept, StudyPart};
 pub use result::{Budget, Outcome, Step, StudyReport, StudyRow};
+pub use results::Results;
 
 /// The smallest scratch file the default will settle for.
 const MIN_SIZE: u64 = MIB;
@@ -441,4 +443,33 @@ fn default_size(dir: &Path, cap: u64, min_free: Option<u64>) -> Result<u64> {
         )));
     }
     Ok(size)
+}
+
+/// What needs the list of parts (`parts::PARTS`), here rather than in `result.rs`, which the
+/// parts' files import.
+impl StudyReport {
+    /// The study's caveats, then those of its parts that are not ok (each once): the list
+    /// its summary shows.
+    pub fn all_caveats(&self) -> Vec<crate::measure::caveat::Caveat> {
+        let mut all = self.caveats.clone();
+        for c in parts::PARTS.iter().flat_map(|p| p.caveats(self)) {
+            if c.verdict != crate::measure::caveat::Verdict::Ok
+                && !all.iter().any(|a| result::same_finding(a, c))
+            {
+                all.push(c.clone());
+            }
+        }
+        all
+    }
+
+    /// Whether every read was verified and every part's checks held.
+    pub fn ok(&self) -> bool {
+        self.verified
+            && self.write_read.iter().all(|r| r.checks_ok)
+            && parts::PARTS.iter().all(|p| p.ok(self))
+            && !self
+                .steps
+                .iter()
+                .any(|s| matches!(s.outcome, Outcome::Failed { .. }))
+    }
 }

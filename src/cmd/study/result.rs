@@ -2,7 +2,7 @@
 //! each part ended, the write and verified read, and each part's own typed result. Plain
 //! serde types; the study's orchestration is in the parent module.
 
-use super::part::Results;
+use super::results::Results;
 use crate::engine::Moved;
 use crate::measure::cache::CacheProof;
 use crate::measure::timer::Elapsed;
@@ -181,31 +181,6 @@ impl StudyReport {
             .unwrap_or_else(|| crate::measure::env::Environment::collect(Path::new(&self.dir)))
     }
 
-    /// The study's caveats, then those of its parts that are not ok (each once): the list
-    /// its summary shows.
-    pub fn all_caveats(&self) -> Vec<crate::measure::caveat::Caveat> {
-        let mut all = self.caveats.clone();
-        for c in super::parts::PARTS.iter().flat_map(|p| p.caveats(self)) {
-            if c.verdict != crate::measure::caveat::Verdict::Ok
-                && !all.iter().any(|a| same_finding(a, c))
-            {
-                all.push(c.clone());
-            }
-        }
-        all
-    }
-
-    /// Whether every read was verified and every part's checks held.
-    pub fn ok(&self) -> bool {
-        self.verified
-            && self.write_read.iter().all(|r| r.checks_ok)
-            && super::parts::PARTS.iter().all(|p| p.ok(self))
-            && !self
-                .steps
-                .iter()
-                .any(|s| matches!(s.outcome, Outcome::Failed { .. }))
-    }
-
     /// Whether the read back returned the bytes written: `None` when it never ran.
     pub fn read_back_verified(&self) -> Option<bool> {
         self.read_back().map(|r| r.verified)
@@ -236,7 +211,10 @@ impl StudyReport {
 
 /// Whether two caveats say the same thing: equal, or the same device's write cache with the
 /// same verdict (judged beside two fsyncs of different sizes, it is one finding).
-fn same_finding(a: &crate::measure::caveat::Caveat, b: &crate::measure::caveat::Caveat) -> bool {
+pub(super) fn same_finding(
+    a: &crate::measure::caveat::Caveat,
+    b: &crate::measure::caveat::Caveat,
+) -> bool {
     use crate::measure::caveat::Evidence;
     match (&a.evidence, &b.evidence) {
         (Evidence::WriteCache(x), Evidence::WriteCache(y)) => {

@@ -4,7 +4,8 @@
 //! puts it in `PARTS`, which every place that goes over the parts reads: the run, the page,
 //! the summary, the CSV files, the media page, the estimates, `--only` and `--skip`.
 
-use super::part::{Kept, Loaded, Results, StudyPart, load_one, save_one};
+use super::part::{Kept, Loaded, StudyPart, load_one, save_one};
+use super::results::Results;
 use crate::workload::study::Part;
 
 /// Declares each part's module and lists it, with the typed save and load of its result.
