@@ -202,6 +202,16 @@ fn write_with_registry(runtime: &std::path::Path, out: &std::path::Path) -> std:
 
 const HUGE: u64 = 1 << 60;
 
+/// A fresh directory on /dev/shm where that is writable and another file system than
+/// /tmp's (where the other tests of this binary write), else `None`.
+fn tempdir_apart_from_tmp() -> Option<tempfile::TempDir> {
+    use std::os::unix::fs::MetadataExt;
+    let shm = std::path::Path::new("/dev/shm");
+    let dev = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+    let apart = dev(shm).is_some_and(|d| Some(d) != dev(&std::env::temp_dir()));
+    apart.then(|| tempfile::tempdir_in(shm).ok()).flatten()
+}
+
 #[test]
 fn a_registry_entry_whose_pid_now_belongs_to_another_process_is_removed_not_trusted() {
     let runtime = tempfile::tempdir().unwrap();
@@ -278,8 +288,15 @@ fn a_claim_file_beside_the_output_whose_pid_was_reused_is_removed_not_trusted() 
 fn a_claim_of_a_process_still_running_is_still_counted() {
     // The same entry with the process's true start time: a live writer's claim, which
     // refuses a write that does not fit beside it, and is left alone.
+    //
+    // It counts every claim on the file system, from every registry of the user's
+    // (`/tmp/.ioscope-claims-UID` too), so other tests of this binary writing on /tmp at
+    // the same moment would be counted beside it: it writes on /dev/shm, where none do.
+    let Some(dir) = tempdir_apart_from_tmp() else {
+        eprintln!("skipped: no writable /dev/shm on a file system apart from /tmp's");
+        return;
+    };
     let runtime = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
     let sleeper = Sleeper::start();
     let (pid, start) = (sleeper.pid(), sleeper.start_time());
     let registry = registry_for(runtime.path(), dir.path());
