@@ -53,6 +53,8 @@ pub struct LoadedStudy {
     pub report: StudyReport,
     /// The environment it was measured in.
     pub environment: Environment,
+    /// Who measured it, when and with what command (its saved head).
+    pub provenance: crate::report::json::Provenance,
     /// The document read (`DIR/study.json`, or the document itself).
     pub file: PathBuf,
     /// The argument that named it, as printed in messages.
@@ -282,18 +284,16 @@ fn load_study(path: &Path) -> Result<LoadedStudy> {
         }));
     }
     let text = printable_text(text);
-    #[derive(serde::Deserialize)]
-    struct Head {
-        environment: Environment,
-    }
-    let environment = serde_json::from_str::<Head>(&text)
-        .map_err(|e| input(format!("report {name}: bad environment: {e}")))?
-        .environment;
+    // Who measured, when, with what command and where: the saved run's, never today's.
+    let provenance = serde_json::from_str::<crate::report::json::Provenance>(&text)
+        .map_err(|e| input(format!("report {name}: bad environment: {e}")))?;
+    let environment = provenance.environment.clone();
     let report = serde_json::from_str(&text)
         .map_err(|e| input(format!("report {name}: not a valid {want} document: {e}")))?;
     Ok(LoadedStudy {
         report,
         environment,
+        provenance,
         file,
         shown: printable_path(path),
         copy_of: None,

@@ -2,6 +2,7 @@
 //! anywhere) for a study, and one for several studies side by side. Plain templates: the
 //! page is a handful of elements, and every figure comes from the typed result.
 
+use super::json::Provenance;
 use super::page::{Grid, Headline, Section};
 use super::svg::{self, Chart};
 use crate::measure::env::Environment;
@@ -15,7 +16,8 @@ body { font: 16px/1.5 system-ui, -apple-system, 'Segoe UI', sans-serif; color: #
        max-width: 64rem; margin: 2rem auto; padding: 0 1rem; }
 h1 { font-size: 1.6rem; margin-bottom: .2rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.25rem; margin-top: 2.2rem; border-bottom: 1px solid #d0d7de; padding-bottom: .2rem; }
-p.env, p.how { color: #424a53; }
+p.env, p.how, p.prov { color: #424a53; }
+p.prov code { font-size: .9em; background: #f6f8fa; padding: 0 .2rem; border-radius: 3px; }
 p, li, footer { overflow-wrap: anywhere; }
 .banner { background: #fff8c5; border: 1px solid #d4a72c; padding: .5rem .8rem; border-radius: 6px; }
 .banner.bad { background: #ffebe9; border-color: #cf222e; }
@@ -44,16 +46,22 @@ footer { margin-top: 3rem; color: #57606a; font-size: .85rem; }
 @page { size: A4; margin: 12mm; }
 @page wide { size: A4 landscape; margin: 12mm; }
 @media print {
-  body { margin: 0; max-width: none; padding: 0; font-size: 10pt; }
-  h2 { break-after: avoid; }
-  figure.chart, tr { break-inside: avoid; }
+  body { margin: 0; max-width: none; padding: 0; font-size: 10pt; line-height: 1.35; }
+  h1 { font-size: 15pt; }
+  h2 { font-size: 12.5pt; margin-top: 1.2rem; }
+  h2, h3, h4, p.how, p.banner { break-after: avoid; }
+  figure.chart, table, tr, li { break-inside: avoid; }
   .scroll { overflow: visible; }
-  table { font-size: 8pt; width: 100%; }
-  th, td { padding: 1px 3px; overflow-wrap: anywhere; }
+  table { font-size: 8pt; max-width: 100%; margin: .4rem 0; }
+  /* A number or a unit is one token: cells wrap between words, never inside one. */
+  th, td { padding: 1px 3px; overflow-wrap: normal; word-break: normal; hyphens: none; }
   section.wide { page: wide; }
+  figure.chart { margin: .4rem 0; }
   figure.chart svg.wide, figure.chart svg.narrow { display: none; }
-  figure.chart svg.print { display: block; max-width: 100%; }
+  /* Short enough to share a (landscape) page with its heading and table. */
+  figure.chart svg.print { display: block; max-width: 100%; max-height: 95mm; }
   nav { display: none; }
+  footer { margin-top: 1rem; }
 }
 ";
 
@@ -121,6 +129,35 @@ pub(crate) fn figure(out: &mut String, chart: &Chart, id: &str) -> Result<()> {
 fn svg_element(svg: &str, class: &str) -> String {
     let start = svg.find("<svg").unwrap_or(0);
     svg[start..].replacen("<svg ", &format!("<svg class=\"{class}\" role=\"img\" "), 1)
+}
+
+/// Who measured, when and how, for the top of a page: the UTC date, the ioscope version and
+/// commit, the command line (each argument shell-quoted, control characters escaped, then
+/// HTML-escaped: it is a stranger's string). A study read back from JSON gives its saved
+/// provenance, never today's. Facts the document lacks are left out.
+pub fn provenance(p: &Provenance) -> String {
+    let mut out = String::from("<p class=\"prov\">Measured");
+    if let Some(date) = &p.date {
+        let _ = write!(
+            out,
+            " on <time datetime=\"{0}\">{0}</time> (UTC)",
+            escape(date)
+        );
+    }
+    if p.version.is_empty() {
+        out.push_str(" by ioscope");
+    } else {
+        let _ = write!(out, " by ioscope {}", escape(&p.version));
+    }
+    if let Some(commit) = &p.commit {
+        let _ = write!(out, " (commit <code>{}</code>)", escape(commit));
+    }
+    if !p.command_line.is_empty() {
+        let line = crate::text::printable(&super::markdown::command_line(p));
+        let _ = write!(out, ", with <code class=\"cmd\">{}</code>", escape(&line));
+    }
+    out.push_str(".</p>\n");
+    out
 }
 
 /// A table is printed on a landscape page when it has more columns than this (A4 portrait

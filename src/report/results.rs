@@ -231,7 +231,7 @@ impl ResultDir {
             .map(|a| crate::text::printable(&crate::text::lossless(&a)))
             .collect::<Vec<_>>()
             .join(" ");
-        let page = super::views::study::page(r, env, &command_line, None)?;
+        let page = super::views::study::page(r, env, provenance, &command_line, None)?;
         self.put("report.html", page.as_bytes())?;
         self.put(
             "report.md",

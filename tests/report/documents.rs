@@ -687,3 +687,58 @@ fn legal_extreme_figures_draw_a_bounded_chart() {
     let svg = std::fs::read_to_string(dir.path().join("f.svg")).unwrap();
     assert!(svg.len() < 1 << 20, "{} bytes", svg.len());
 }
+
+/// A study with the saved date `date` and a command line holding HTML, as a JSON document.
+fn study_measured(date: &str) -> String {
+    let text = fixture("study-sentences.json").replacen(
+        "\"/tmp/st\",",
+        "\"/tmp/<script>alert('x')</script> & co\",",
+        1,
+    );
+    with_value(&text, "\"commit\"", "date", &format!("\"{date}\""))
+}
+
+#[test]
+fn the_html_page_says_when_with_what_command_and_which_ioscope_the_study_was_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.json"), study_measured("2026-11-24")).unwrap();
+    std::fs::write(dir.path().join("b.json"), study_measured("2026-10-01")).unwrap();
+    let page = |args: &[&str], name: &str| {
+        ok(&in_dir(dir.path(), args));
+        std::fs::read_to_string(dir.path().join(name)).unwrap()
+    };
+    let one = page(&["report", "a.json", "-o", "one.html"], "one.html");
+    let both = page(
+        &["report", "a.json", "b.json", "-o", "two.html"],
+        "two.html",
+    );
+    for (html, dates) in [
+        (&one, &["2026-11-24"][..]),
+        (&both, &["2026-11-24", "2026-10-01"]),
+    ] {
+        // The saved date, never today's; the commit it was measured with; the command line
+        // escaped, never markup.
+        for date in dates {
+            assert!(
+                html.contains(&format!(">{date}</time> (UTC)")),
+                "{date} in {html}"
+            );
+        }
+        assert!(html.contains("ioscope 0.1.0 (commit <code>fd0bb3f</code>)"));
+        assert!(
+            html.contains("ioscope study /tmp --level quick"),
+            "the command line"
+        );
+        assert!(
+            html.contains("&lt;script&gt;alert(&#39;\\&#39;&#39;x"),
+            "escaped: {html}"
+        );
+        assert!(
+            !html.contains("<script>"),
+            "no markup from the command line"
+        );
+    }
+    // Each study's provenance beside its name, at the top of the page.
+    assert_eq!(both.matches("<p class=\"prov\">").count(), 2);
+    assert!(one.find("<p class=\"prov\">").unwrap() < one.find("<h2>").unwrap());
+}

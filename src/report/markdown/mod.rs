@@ -104,7 +104,7 @@ pub fn document(title: &str, provenance: &Provenance, blocks: &[String]) -> Stri
 }
 
 /// The command line as a shell would need it typed: arguments with spaces or quotes quoted.
-fn command_line(p: &Provenance) -> String {
+pub(crate) fn command_line(p: &Provenance) -> String {
     let mut args = p.command_line.iter().map(|a| {
         let plain = !a.is_empty()
             && a.chars()

@@ -67,7 +67,7 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
         let s = &m.env.storage;
         let _ = writeln!(
             out,
-            "<li><b>{}</b>: {} — {}{}, mounted at {}{}; {} level, {} scratch file{}{}</li>",
+            "<li><b>{}</b>: {} — {}{}, mounted at {}{}; {} level, {} scratch file{}{}{}</li>",
             escape(&m.label),
             escape(&crate::text::printable(&m.report.dir)),
             escape(s.filesystem.as_deref().unwrap_or("an unknown file system")),
@@ -95,7 +95,11 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
                 ""
             } else {
                 " <b>PARTIAL</b>: interrupted; the parts not reached are missing."
-            }
+            },
+            // Each study's own date, ioscope and command, as saved in its document.
+            m.provenance.map_or(String::new(), |p| html::provenance(p)
+                .trim_end()
+                .to_string())
         );
     }
     out.push_str("</ul>\n");

@@ -336,6 +336,7 @@ mod tests {
             label: label.into(),
             report,
             env,
+            provenance: None,
             source: format!("{label}/study.json"),
         }
     }

@@ -23,6 +23,8 @@ pub struct Medium<'a> {
     pub report: &'a StudyReport,
     /// The environment it was measured in.
     pub env: &'a Environment,
+    /// Who measured it, when and with what command, as saved in its document.
+    pub provenance: Option<&'a crate::report::json::Provenance>,
     /// The document it was read from, as printed.
     pub source: String,
 }

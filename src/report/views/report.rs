@@ -86,6 +86,7 @@ fn write_page(page: &Page) -> Result<ExitKind> {
             label: l.label.clone(),
             report: &l.report,
             env: &l.environment,
+            provenance: Some(&l.provenance),
             source: printable_path(&l.file),
         })
         .collect();
@@ -96,7 +97,13 @@ fn write_page(page: &Page) -> Result<ExitKind> {
         .join(" ");
     let read: Vec<&std::path::Path> = page.studies.iter().map(|s| s.file.as_path()).collect();
     if let [one] = media.as_slice() {
-        let html = super::study::page(one.report, one.env, &line, Some(&one.source))?;
+        let html = super::study::page(
+            one.report,
+            one.env,
+            one.provenance.unwrap_or(&Provenance::default()),
+            &line,
+            Some(&one.source),
+        )?;
         let out = Outputs::reserve_apart(
             &[("-o", &page.output)],
             page.force,

@@ -382,6 +382,7 @@ pub(crate) fn write_read(r: &StudyReport, part: Part) -> Option<Section> {
 pub fn page(
     r: &StudyReport,
     env: &Environment,
+    provenance: &crate::report::json::Provenance,
     command_line: &str,
     raw: Option<&str>,
 ) -> Result<String> {
@@ -401,6 +402,7 @@ pub fn page(
         escape(&crate::text::printable(&r.dir)),
         escape(&environment_sentence(env))
     );
+    out.push_str(&html::provenance(provenance));
     if !r.complete {
         let _ = writeln!(
             out,
