@@ -38,6 +38,10 @@ pub fn scattered(f: Figure) -> bool {
     f.n > 1 && f.max > SCATTERED * f.min.max(1e-12)
 }
 
+/// A device's mean queue (`aqu-sz`) at or above this is "queued": requests waited at the
+/// device, so it was not idle between them, whatever the program had in flight.
+pub const QUEUED: f64 = 2.0;
+
 /// Figures "alike" enough that one bound limits them all (every transfer pair against the
 /// device's write rate when each file is fsynced): the fastest within 25% of the slowest.
 pub const ALIKE: f64 = 1.25;

@@ -93,7 +93,7 @@ pub fn text(r: &CacheReport) -> String {
 /// that points to its cause), and whether the device's counters bear the states out. Shared
 /// by `cache` and the study's cache section.
 pub fn explain(r: &CacheReport) -> Vec<String> {
-    use crate::measure::verdict::{Figure, Relation, relate};
+    use crate::measure::verdict::{Figure, Relation, ratio, relate, same};
     use crate::units::format_mib_per_s;
     let mut why = Vec::new();
     let Some(row) = r.rows.last() else {
@@ -183,13 +183,22 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
                     pct(first)
                 ),
                 _ => match (device_read(&row.cold), device_read(&row.cold_again)) {
-                    (Some(first), Some(second)) if (second as f64) < 0.9 * first as f64 => {
+                    // Part of the read came from elsewhere only when the device moved
+                    // fewer bytes than the run read, not merely fewer than the first time
+                    // (whose count may hold other processes' I/O).
+                    (Some(_), Some(second)) if short_of(second, r.file_bytes) => {
                         format!(
-                            "the device read {} during it against {} the first time, so part of it came from somewhere faster than the device",
+                            "the device read {} during it, less than the {} file, so part of it came from somewhere faster than the device",
                             format_size(second),
-                            format_size(first)
+                            format_size(r.file_bytes)
                         )
                     }
+                    (Some(first), Some(second)) if beyond(first, r.file_bytes) => format!(
+                        "the device read the whole file during it ({}), and {} during the first, more than the {} file: other I/O on the device slowed the first run",
+                        format_size(second),
+                        format_size(first),
+                        format_size(r.file_bytes)
+                    ),
                     _ => "with the same residency and device reads, the cost the first paid is a first-run effect (memory the host must back again after eviction, the device's own cache warming)".to_string(),
                 },
             };
@@ -207,9 +216,19 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
     }
     if let (Some(c), Some(w)) = (device_read(&row.cold), device_read(&row.warm)) {
         let file = r.file_bytes as f64;
-        let cold_from_device = c as f64 >= 0.9 * file;
+        // The cold count "agrees" only when it is the file's size by the one rule: far
+        // above it is other processes' I/O on the device, not the run's.
+        let cold_from_device = same(c as f64, file);
         let warm_from_cache = (w as f64) <= 0.1 * file;
-        why.push(if cold_from_device && warm_from_cache {
+        why.push(if beyond(c, r.file_bytes) {
+            format!(
+                "The kernel's counters cannot confirm the states: the device read {} during the cold run, {:.1}x the {} file, so other processes' I/O on the device is in the count (and {} during the warm one, /proc/diskstats).",
+                format_size(c),
+                ratio(c as f64, file),
+                format_size(r.file_bytes),
+                format_size(w)
+            )
+        } else if cold_from_device && warm_from_cache {
             format!(
                 "The kernel agrees: the device read {} during the cold run and {} during the warm one (/proc/diskstats).",
                 format_size(c),
@@ -225,6 +244,18 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
         });
     }
     why
+}
+
+use crate::measure::verdict::SAME_WITHIN;
+
+/// Whether a device count is short of the bytes a run read, beyond [`SAME_WITHIN`].
+fn short_of(device: u64, read: u64) -> bool {
+    (device as f64) * SAME_WITHIN < read as f64
+}
+
+/// Whether a device count exceeds the bytes a run read, beyond [`SAME_WITHIN`].
+fn beyond(device: u64, read: u64) -> bool {
+    device as f64 > SAME_WITHIN * read as f64
 }
 
 impl Exportable for CacheReport {

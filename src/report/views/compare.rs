@@ -403,13 +403,32 @@ pub(crate) fn headlines(c: &CompareReport) -> Vec<Headline> {
                     .total_cmp(&b.median_bytes_per_second)
             });
         if let (Some(top), Some(fast)) = (fastest, fast) {
+            // The summary's order is the section's: "next" only where the runs of the
+            // two are apart by the one rule.
             let spread = match second {
-                Some(next) if top.contender == fast.contender => format!(
-                    "next: {} at {:.2}x; median of {} run(s)",
-                    next.contender,
-                    next.ratio_to_best,
-                    fast.runs.len()
-                ),
+                Some(next) if top.contender == fast.contender => {
+                    match verdict::relate(figure(next), figure(top)) {
+                        Relation::Below(_) => format!(
+                            "next: {} at {:.2}x; median of {} run(s)",
+                            next.contender,
+                            next.ratio_to_best,
+                            fast.runs.len()
+                        ),
+                        Relation::Same => format!(
+                            "{} the same within {:.0}% ({:.2}x); median of {} run(s)",
+                            next.contender,
+                            100.0 * (verdict::SAME_WITHIN - 1.0),
+                            next.ratio_to_best,
+                            fast.runs.len()
+                        ),
+                        _ => format!(
+                            "{} at {:.2}x by the median, but their runs overlap: no order shown; median of {} run(s)",
+                            next.contender,
+                            next.ratio_to_best,
+                            fast.runs.len()
+                        ),
+                    }
+                }
                 _ => format!(
                     "ioscope fast at {:.2}x of it; median of {} run(s)",
                     fast.ratio_to_best,

@@ -217,6 +217,19 @@ pub(crate) fn sequential_sentence(deep: &DiskRow, one: &DiskRow) -> String {
         Relation::Above(x) | Relation::Unclear(x) if x > 1.0 && memory(deep) => format!(
             "{figures} ({x:.1}x): {NO_DEVICE}, so the deeper queue overlaps that path's copies, not a device's transfers."
         ),
+        // "Idle" only where the device's own queue did not say otherwise: read-ahead and
+        // request splitting can keep several requests at the device with one in flight.
+        Relation::Above(x) | Relation::Unclear(x)
+            if x > 1.0
+                && one
+                    .device
+                    .is_some_and(|d| d.queue >= crate::measure::verdict::QUEUED) =>
+        {
+            format!(
+                "{figures} ({x:.1}x): with one request in flight the device's own queue still held {:.1} on average (the kernel's read-ahead and request splitting), so it was not idle; more in flight kept it busier still.",
+                one.device.map_or(0.0, |d| d.queue)
+            )
+        }
         Relation::Above(x) | Relation::Unclear(x) if x > 1.0 => format!(
             "{figures} ({x:.1}x): one request at a time leaves the device idle between them, so a sequential reader needs several in flight (read-ahead, or a deeper queue) to reach its rate."
         ),
@@ -399,6 +412,23 @@ mod tests {
         assert!(
             worse.contains("(0.56x)") && worse.contains("slower"),
             "{worse}"
+        );
+    }
+
+    #[test]
+    fn a_device_queue_well_above_one_is_never_called_idle() {
+        // One request in flight from the program, yet the device's queue held 8.8: the
+        // kernel's read-ahead kept it busy, so "idle between them" is not what happened.
+        let mut one = seq(1, 900.0);
+        one.device = Some(crate::measure::devstats::DeviceView {
+            queue: 8.8,
+            ..Default::default()
+        });
+        let s = sequential_sentence(&seq(8, 2000.0), &one);
+        assert!(!s.contains("idle between"), "{s}");
+        assert!(
+            s.contains("still held 8.8") && s.contains("not idle"),
+            "{s}"
         );
     }
 

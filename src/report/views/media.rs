@@ -33,6 +33,28 @@ details.each > summary { cursor: pointer; color: #0969da; }
 </style>
 ";
 
+/// The machine a study ran on, as one line.
+fn machine_of(e: &crate::measure::env::Environment) -> String {
+    format!(
+        "{} ({} CPUs), {} of RAM, Linux {}",
+        if e.cpu_model.is_empty() {
+            "an unknown CPU"
+        } else {
+            &e.cpu_model
+        },
+        e.cpus,
+        format_size(e.memory_bytes),
+        e.kernel
+    )
+}
+
+/// Whether every medium was studied on the same machine (CPU, CPUs, RAM, kernel).
+fn on_one_machine(media: &[Medium]) -> bool {
+    media
+        .iter()
+        .all(|m| machine_of(m.env) == machine_of(media[0].env))
+}
+
 /// The page that puts several studies side by side. `raw`: the names of the JSON and CSV
 /// files written beside it with the same figures (the footer mentions them only then).
 pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> Result<String> {
@@ -47,22 +69,8 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
         media.len()
     );
     // The machine once when every study ran on the same one; else with each medium.
-    let machine = |e: &crate::measure::env::Environment| {
-        format!(
-            "{} ({} CPUs), {} of RAM, Linux {}",
-            if e.cpu_model.is_empty() {
-                "an unknown CPU"
-            } else {
-                &e.cpu_model
-            },
-            e.cpus,
-            format_size(e.memory_bytes),
-            e.kernel
-        )
-    };
-    let one_machine = media
-        .iter()
-        .all(|m| machine(m.env) == machine(media[0].env));
+    let machine = machine_of;
+    let one_machine = on_one_machine(media);
     for m in media {
         let s = &m.env.storage;
         let _ = writeln!(
@@ -701,6 +709,12 @@ pub fn differences(media: &[Medium]) -> Vec<String> {
             format!(
                 "Warm reads at their best are within {:.0}% of each other ({}): from the page cache every medium is memory, so what differs there is the CPU's copy and the noise.",
                 (100.0 * (ratio - 1.0)).ceil().max(1.0),
+                list(&best_warm)
+            )
+        } else if on_one_machine(media) {
+            // One machine, several media: the machines cannot be the cause.
+            format!(
+                "Warm reads at their best differ by {ratio:.1}× ({}) although all come from the page cache on one machine: the file systems' read paths, or the load during each study, differ.",
                 list(&best_warm)
             )
         } else {

@@ -487,9 +487,12 @@ pub fn markdown(r: &SweepReport) -> Vec<String> {
 /// What the rise below the memory page says: the smallest block against the page-sized
 /// one. The fixed cost of a call is named as the cause only where the rate at least doubles
 /// up to the page ([`crate::measure::verdict::STEEP`]); `None` without a point below the page.
-fn below_page(points: &[&SweepPoint], page: u64) -> Option<String> {
-    let small = points.first().filter(|p| p.block_size < page)?;
-    let at_page = points.iter().find(|p| p.block_size >= page)?;
+/// With `crossover` (the fitted model's break-even block, where it fits the curve) the
+/// rise is told up to it, in `sweep`'s words, and the page is not named.
+fn below_page(points: &[&SweepPoint], page: u64, crossover: Option<u64>) -> Option<String> {
+    let bound = crossover.unwrap_or(page);
+    let small = points.first().filter(|p| p.block_size < bound)?;
+    let at_page = points.iter().find(|p| p.block_size >= bound)?;
     let rise = at_page.rate.median / small.rate.median.max(1e-9);
     let rates = format!(
         "{} in calls of {} against {} in calls of {}",
@@ -498,7 +501,21 @@ fn below_page(points: &[&SweepPoint], page: u64) -> Option<String> {
         format_mib_per_s(at_page.rate.median),
         format_size(at_page.block_size)
     );
-    Some(if rise >= crate::measure::verdict::STEEP {
+    Some(if let Some(c) = crossover {
+        if rise >= crate::measure::verdict::STEEP {
+            format!(
+                "Below {} per call (the fitted model's crossover, where its fixed cost per call equals its cost of moving the bytes; not the {} memory page) the fixed cost of the call (entering the kernel, finding the page in the cache) outweighs the bytes it moves: that is the steep rise on the left ({rise:.0}x: {rates}).",
+                format_size(c),
+                format_size(page)
+            )
+        } else {
+            format!(
+                "Below {} per call (the fitted model's crossover; not the {} memory page) the rate rises only {rise:.1}x ({rates}).",
+                format_size(c),
+                format_size(page)
+            )
+        }
+    } else if rise >= crate::measure::verdict::STEEP {
         format!(
             "Below the {} memory page each call moves part of a page, so the fixed cost of the call (entering the kernel, finding the page in the cache) is paid for a few bytes: that is the steep rise on the left ({rise:.0}x: {rates}).",
             format_size(page)
@@ -531,20 +548,34 @@ fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<S
     let (peak, fall, share) = fall_after_peak(points)?;
     // A read() copies from the page cache into the buffer: source and destination together
     // are twice the block.
+    // A cache level explains the fall only when the peak's buffers fit in it and the
+    // fall's do not: a peak already past a level cannot be falling because of it.
     let cause = match (env.cache_bytes(2), env.cache_bytes(3)) {
-        (_, Some(l3)) if 2 * fall >= l3 => format!(
+        (_, Some(l3)) if 2 * peak < l3 && 2 * fall >= l3 => format!(
             "each call copies {} out of the page cache into a {} buffer, and the two together ({}) fill the CPU's last-level cache (L3, {}): the copy then streams through main memory instead of the cache",
             format_size(fall),
             format_size(fall),
             format_size(2 * fall),
             format_size(l3)
         ),
-        (Some(l2), l3) if fall > l2 => format!(
+        (Some(l2), l3) if peak <= l2 && fall > l2 => format!(
             "the {} buffer no longer fits the per-core L2 cache ({}{}), so the copy into it evicts the lines it just wrote and the next call must fetch them again from the larger, slower cache",
             format_size(fall),
             format_size(l2),
             l3.map_or(String::new(), |l3| format!("; L3 is {}", format_size(l3)))
         ),
+        (l2, l3) if l2.is_some() || l3.is_some() => {
+            let levels: Vec<String> = [("L2", l2), ("L3", l3)]
+                .into_iter()
+                .filter_map(|(n, b)| b.map(|b| format!("{n} {}", format_size(b))))
+                .collect();
+            format!(
+                "no CPU cache level ({}) holds the peak's {} buffer and not the fall's {}, so the CPU caches do not explain it; the kernel's work per byte may grow with the buffer (page-table and copy costs)",
+                levels.join(", "),
+                format_size(peak),
+                format_size(fall)
+            )
+        }
         _ => format!(
             "at {} per call the kernel's work per byte grows (page-table and copy costs of a large buffer)",
             format_size(fall)
@@ -616,7 +647,20 @@ pub(crate) fn read_section(s: &SweepReport, env: &Environment, part: Part) -> Se
     let warm = points(s, Some(CacheState::Warm));
     let cold = points(s, Some(CacheState::Cold));
     let curve = if warm.is_empty() { &cold } else { &warm };
-    if let Some(text) = below_page(curve, env.page_size.max(4096)) {
+    // One explanation of the curve with `sweep`'s: where the fitted model fits, the rise
+    // ends at its crossover (fixed cost per call = cost of the bytes), not at the page.
+    let state = if warm.is_empty() {
+        Some(CacheState::Cold)
+    } else {
+        Some(CacheState::Warm)
+    };
+    let crossover = s.analyses.iter().find(|a| a.cache == state).and_then(|a| {
+        let m = a.model?;
+        model_misfit(s, a)
+            .is_none_or(|(e, _)| e <= crate::measure::verdict::MODEL_FITS)
+            .then(|| m.break_even_block().max(1.0).round() as u64)
+    });
+    if let Some(text) = below_page(curve, env.page_size.max(4096), crossover) {
         why.push(text);
     }
     if let Some(text) = explain_fall("warm", &warm, env) {
@@ -765,6 +809,33 @@ pub(crate) fn best(points: &[&SweepPoint]) -> Option<usize> {
     (0..points.len()).max_by(|&a, &b| points[a].rate.median.total_cmp(&points[b].rate.median))
 }
 
+/// How the summary names the top point: "best block size" only when it stands apart from
+/// every other point by the one rule ([`crate::measure::verdict::relate`]); otherwise
+/// "highest median", with how many points its runs cannot be told from.
+fn best_or_not(points: &[&SweepPoint], top: usize) -> (&'static str, String) {
+    use crate::measure::verdict::{Figure, Relation, relate};
+    let peak = Figure::from(&points[top].rate);
+    let tied = (0..points.len())
+        .filter(|&j| j != top)
+        .filter(|&j| {
+            !matches!(
+                relate(peak, Figure::from(&points[j].rate)),
+                Relation::Above(_)
+            )
+        })
+        .count();
+    match tied {
+        0 => ("best block size", String::new()),
+        n => (
+            "highest median",
+            format!(
+                "; {n} other block size{} not apart from it (runs overlap or within 10%), so no best shown",
+                if n == 1 { "" } else { "s" }
+            ),
+        ),
+    }
+}
+
 /// `1234.5 MiB/s` with `1200–1250` beside it.
 pub(crate) fn summary_spread(s: &Summary) -> (String, String) {
     (
@@ -784,10 +855,14 @@ pub(crate) fn read_headlines(s: &SweepReport) -> Vec<Headline> {
         let pts = points(s, Some(state));
         if let Some(i) = best(&pts) {
             let (value, spread) = summary_spread(&pts[i].rate);
+            let (what, rest) = best_or_not(&pts, i);
             out.push(Headline {
-                label: format!("read, {}, best block size", state.name()),
+                label: format!("read, {}, {what}", state.name()),
                 value,
-                spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
+                spread: format!(
+                    "{spread} in calls of {}{rest}",
+                    format_size(pts[i].block_size)
+                ),
             });
         }
     }
@@ -800,10 +875,14 @@ pub(crate) fn write_headlines(s: &SweepReport) -> Vec<Headline> {
     let pts = points(s, None);
     if let Some(i) = best(&pts) {
         let (value, spread) = summary_spread(&pts[i].rate);
+        let (what, rest) = best_or_not(&pts, i);
         out.push(Headline {
-            label: "write, best block size (fsync included)".into(),
+            label: format!("write, {what} (fsync included)"),
             value,
-            spread: format!("{spread} in calls of {}", format_size(pts[i].block_size)),
+            spread: format!(
+                "{spread} in calls of {}{rest}",
+                format_size(pts[i].block_size)
+            ),
         });
     }
     out

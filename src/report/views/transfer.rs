@@ -172,6 +172,7 @@ pub fn transfer_why(w: &Workload, synced: bool) -> Vec<String> {
         .into_iter()
         .map(|(key, text)| match key {
             "fastest" => format!("fastest is {text}."),
+            "first" => format!("first by the median is {text}."),
             "slowest" => format!("slowest is {text}."),
             _ => format!("{text}."),
         })
@@ -222,6 +223,9 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
         )
     };
     let fastest = format!("{}{versus}", pair(best));
+    // With pairs the rule cannot tell from it, the best is first by the median, never
+    // "fastest" in the sentence that says there is no single fastest.
+    let lead = if tied == 0 { "fastest" } else { "first" };
     let spread = best.bytes_per_second / worst.bytes_per_second.max(1e-9);
     if small(w) {
         let size = format_size(w.bytes / w.files.max(1) as u64);
@@ -249,14 +253,14 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
                 worst.receiver.name(),
             )
         };
-        return vec![("fastest", fastest), ("why", why)];
+        return vec![(lead, fastest), ("why", why)];
     }
     if synced && spread < crate::measure::verdict::ALIKE {
         let why = format!(
             "every pair is within {:.0}% of the best: each file is fsynced before it is renamed into place, so making it durable bounds them all and how the bytes are moved barely matters; --no-sync shows what the methods themselves cost",
             100.0 * (1.0 - 1.0 / spread)
         );
-        return vec![("fastest", fastest), ("why", why)];
+        return vec![(lead, fastest), ("why", why)];
     }
     match verdict::relate(rate_figure(best), rate_figure(worst)) {
         Relation::Same => {
@@ -264,7 +268,7 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
                 "every pair is within {:.0}% of the best: how the bytes are moved does not show in this workload",
                 100.0 * (verdict::SAME_WITHIN - 1.0)
             );
-            vec![("fastest", fastest), ("why", why)]
+            vec![(lead, fastest), ("why", why)]
         }
         Relation::Unclear(_) => {
             let why = format!(
@@ -272,11 +276,11 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
                 worst.sender.name(),
                 worst.receiver.name()
             );
-            vec![("fastest", fastest), ("why", why)]
+            vec![(lead, fastest), ("why", why)]
         }
         Relation::Above(_) | Relation::Below(_) => {
             vec![
-                ("fastest", fastest),
+                (lead, fastest),
                 ("why", why_fastest(best, worst)),
                 ("slowest", slowest_line(pair(worst), spread, best, worst)),
             ]
