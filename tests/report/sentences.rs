@@ -518,7 +518,7 @@ fn a_write_block_size_whose_runs_overlap_others_is_not_called_best() {
     let md = study_markdown(&doc);
     assert!(!md.contains("write, best block size"), "{md}");
     assert!(md.contains("write, highest median"), "{md}");
-    assert!(md.contains("so no best shown"), "{md}");
+    assert!(md.contains("tied with 2 others"), "{md}");
     // Apart from every other point, it is the best.
     let mut doc = doc;
     let points = doc["write_sweep"]["points"].as_array_mut().unwrap();

@@ -811,7 +811,8 @@ pub(crate) fn best(points: &[&SweepPoint]) -> Option<usize> {
 
 /// How the summary names the top point: "best block size" only when it stands apart from
 /// every other point by the one rule ([`crate::measure::verdict::relate`]); otherwise
-/// "highest median", with how many points its runs cannot be told from.
+/// "highest median", with how many points its runs cannot be told from ("tied": runs
+/// overlapping or medians within 10%).
 fn best_or_not(points: &[&SweepPoint], top: usize) -> (&'static str, String) {
     use crate::measure::verdict::{Figure, Relation, relate};
     let peak = Figure::from(&points[top].rate);
@@ -828,10 +829,7 @@ fn best_or_not(points: &[&SweepPoint], top: usize) -> (&'static str, String) {
         0 => ("best block size", String::new()),
         n => (
             "highest median",
-            format!(
-                "; {n} other block size{} not apart from it (runs overlap or within 10%), so no best shown",
-                if n == 1 { "" } else { "s" }
-            ),
+            format!("; tied with {n} other{}", if n == 1 { "" } else { "s" }),
         ),
     }
 }
