@@ -308,6 +308,10 @@ pub struct RunArgs {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Print the XOR alone (the whole result where a check failed) and errors: no
+    /// progress bar, no warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// A run over time: per-interval figures as JSON Lines and an SVG (`run`, `disk`).
@@ -348,6 +352,14 @@ pub struct EngineArgs {
 fn engine_help() -> String {
     format!(
         "The engine that moves the bytes (default: stream). Every engine:\n{}",
+        crate::engine::table()
+    )
+}
+
+/// `fast`'s `--engine` help: it chooses an engine unless told, so no default is named.
+fn fast_engine_help() -> String {
+    format!(
+        "Force an engine instead of the one fast chooses for the file and machine. Every engine:\n{}",
         crate::engine::table()
     )
 }
@@ -457,7 +469,7 @@ pub struct FastArgs {
     /// The file to checksum (`-` reads standard input).
     pub file: PathBuf,
     /// Force an engine instead of choosing one.
-    #[arg(long, value_name = "NAME", long_help = engine_help())]
+    #[arg(long, value_name = "NAME", long_help = fast_engine_help())]
     pub engine: Option<String>,
     /// Worker threads (default: chosen per engine and machine).
     #[arg(long, value_name = "N")]
@@ -1057,6 +1069,7 @@ impl Command {
     pub fn quiet(&self) -> bool {
         match self {
             Command::Calibrate(a) => a.quiet,
+            Command::Run(a) => a.quiet,
             Command::Study(a) => a.quiet,
             Command::Compare(CompareArgs { export, .. })
             | Command::Sweep(SweepArgs { export, .. })

@@ -76,6 +76,11 @@ pub struct CalibrateReport {
 }
 
 impl CalibrateReport {
+    /// Whether every probe started with its range evicted (under 1% cached before it).
+    pub fn probes_started_evicted(&self) -> bool {
+        all_started_evicted(&self.probes)
+    }
+
     /// Whether the timed read agreed with the kernel and started in its cache state.
     pub fn ok(&self) -> bool {
         self.probes
@@ -218,7 +223,7 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
         .expect("the loop pushes a probe before it breaks")
         .clone();
     let memory_bytes = meminfo_bytes("MemTotal").unwrap_or(0);
-    let mut warnings = warnings(options, &last, memory_bytes);
+    let mut warnings = warnings(options, &probes, memory_bytes);
     if let Some(proof) = last.cache.filter(|p| !p.ok()) {
         warnings.push(Warning::CacheState {
             at: None,
@@ -418,7 +423,13 @@ fn infeasible(
     .into()
 }
 
-fn warnings(options: &CalibrateOptions, last: &Probe, memory: u64) -> Vec<Warning> {
+/// What the reader should know about the size found (the last of `probes`). A cold size
+/// that fits in RAM is a warning only where a probe did not start evicted; where every
+/// one did, the section says so in a sentence ([`all_started_evicted`]).
+fn warnings(options: &CalibrateOptions, probes: &[Probe], memory: u64) -> Vec<Warning> {
+    let Some(last) = probes.last() else {
+        return Vec::new();
+    };
     let size = last.bytes;
     let ram = memory;
     match (options.cache, memory) {
@@ -426,9 +437,21 @@ fn warnings(options: &CalibrateOptions, last: &Probe, memory: u64) -> Vec<Warnin
         (CacheState::Warm, _) if size > ram => vec![Warning::WarmLargerThanRam { size, ram }],
         (CacheState::Cold, _) if size > ram => vec![Warning::ColdLargerThanRam { size, ram }],
         (CacheState::Warm, _) => vec![Warning::CalibratedWarm],
+        (CacheState::Cold, _) if all_started_evicted(probes) => Vec::new(),
         (CacheState::Cold, _) => vec![Warning::ColdFitsInRam { size, ram }],
         (CacheState::AsIs, _) => Vec::new(),
     }
+}
+
+/// Whether every probe's range was measured before it and held under 1% of its pages in
+/// the page cache: the eviction held for every timed read.
+fn all_started_evicted(probes: &[Probe]) -> bool {
+    !probes.is_empty()
+        && probes.iter().all(|p| {
+            p.cache
+                .and_then(|c| c.residency_before)
+                .is_some_and(|r| r.fraction() < 0.01)
+        })
 }
 
 #[cfg(test)]
@@ -456,6 +479,32 @@ mod tests {
         ];
         let rate = estimated_rate(&probes, 1.0);
         assert!((rate - 1e8).abs() < 1.0, "{rate}");
+    }
+
+    fn cold_probe(resident_pages: u64) -> Probe {
+        let cache = serde_json::json!({
+            "asked": "cold",
+            "residency_before": {"resident_pages": resident_pages, "total_pages": 1000},
+            "device_read_bytes": 4096000,
+            "bytes": 4096000,
+            "verdict": "proven",
+        });
+        Probe {
+            cache: Some(serde_json::from_value(cache).unwrap()),
+            ..probe(4_096_000, 0.01)
+        }
+    }
+
+    #[test]
+    fn a_cold_size_that_fits_in_ram_is_a_warning_only_where_an_eviction_did_not_hold() {
+        // Every probe 0.0% and 0.9% resident before it: the eviction held, no warning
+        // (the section says it in a sentence instead).
+        assert!(all_started_evicted(&[cold_probe(0), cold_probe(9)]));
+        // One probe found 5% of its range cached: the advice to evict is earned.
+        assert!(!all_started_evicted(&[cold_probe(0), cold_probe(50)]));
+        // A probe whose residency was not measured proves nothing.
+        assert!(!all_started_evicted(&[cold_probe(0), probe(1000, 0.001)]));
+        assert!(!all_started_evicted(&[]));
     }
 
     #[test]

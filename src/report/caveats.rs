@@ -265,7 +265,7 @@ pub fn html(caveats: &[Caveat]) -> String {
             out,
             "<li><strong>{}</strong>: {}</li>",
             escape(&label(c)),
-            escape(&sentence(c))
+            crate::report::html::prose(&sentence(c))
         );
     }
     out.push_str("</ul>\n");

@@ -81,6 +81,25 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Escapes a sentence for HTML and shows its `code` spans (the backticks the text and
+/// Markdown outputs keep) as `<code>`; an unpaired backtick stays as it is.
+pub fn prose(text: &str) -> String {
+    let escaped = escape(text);
+    let pieces: Vec<&str> = escaped.split('`').collect();
+    if pieces.len() < 3 || pieces.len() % 2 == 0 {
+        return escaped;
+    }
+    let mut out = String::with_capacity(escaped.len() + 16 * pieces.len());
+    for (i, piece) in pieces.iter().enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{piece}</code>");
+        } else {
+            out.push_str(piece);
+        }
+    }
+    out
+}
+
 pub(crate) fn head(out: &mut String, title: &str) {
     let _ = write!(
         out,
@@ -243,7 +262,7 @@ pub(crate) fn section(out: &mut String, s: &Section) -> Result<()> {
             ""
         },
         s.part.name(),
-        escape(s.part.title())
+        prose(s.part.title())
     );
     if let Some(status) = &s.status {
         let bad = status.starts_with("failed") || status.starts_with("interrupted");
@@ -255,7 +274,7 @@ pub(crate) fn section(out: &mut String, s: &Section) -> Result<()> {
         );
     }
     if !s.how.is_empty() {
-        let _ = writeln!(out, "<p class=\"how\">{}</p>", escape(&s.how));
+        let _ = writeln!(out, "<p class=\"how\">{}</p>", prose(&s.how));
     }
     if let Some(chart) = &s.chart {
         figure(out, chart, s.part.name())?;
@@ -274,7 +293,7 @@ pub(crate) fn explanations(out: &mut String, s: &Section) {
         }
         let _ = writeln!(out, "<ul class=\"{class}\">");
         for w in items {
-            let _ = writeln!(out, "<li>{prefix}{}</li>", escape(w));
+            let _ = writeln!(out, "<li>{prefix}{}</li>", prose(w));
         }
         out.push_str("</ul>\n");
     }
@@ -297,4 +316,19 @@ pub(crate) fn footer(out: &mut String, command_line: &str, raw: Option<&str>) {
         env!("CARGO_PKG_VERSION"),
         escape(command_line)
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn code_spans_show_as_code_and_nothing_else_is_markup() {
+        assert_eq!(
+            super::prose("`fast` against dd <b>"),
+            "<code>fast</code> against dd &lt;b&gt;"
+        );
+        // An unpaired backtick is text, not the start of a span.
+        assert_eq!(super::prose("a ` b"), "a ` b");
+        assert_eq!(super::prose("`a` and `b` c`"), "`a` and `b` c`");
+        assert_eq!(super::prose("`<i>`"), "<code>&lt;i&gt;</code>");
+    }
 }

@@ -266,8 +266,13 @@ pub fn finish<T: Exportable>(
         return Err(crate::error::Failure::Interrupted.into());
     }
     save(result, out, path)?;
+    let answer = result
+        .answer()
+        .filter(|_| super::is_quiet() && result.ok() && result.complete());
     let rendered = if options.json {
         super::json::document(T::COMMAND, result, out.provenance(path))
+    } else if let Some(answer) = answer {
+        format!("{answer}\n")
     } else {
         super::terminal::fit(&result.text(), super::terminal::Stream::Stdout)
     };

@@ -4,9 +4,10 @@
 //! page shows the chart: it is drawn at three sizes, [`WIDE`] for a screen, [`NARROW`] for a
 //! phone and [`PRINT`] for an A4 or Letter page. Ticks sit at round values with thousands
 //! separators, the grid is light with no minor lines, a min–max band or error bar is drawn
-//! wherever a spread was measured, the y axis is logarithmic where the values span more than
-//! [`LOG_SPAN`]×, a colour means the same thing in every chart (cold, warm, cold again), and
-//! the legend sits below the plot, never over the data.
+//! wherever a spread was measured, a line chart's y axis is logarithmic where the values
+//! span more than [`LOG_SPAN`]× (a bar's never: its length is its value), a colour means
+//! the same thing in every chart (cold, warm, cold again), and the legend sits below the
+//! plot, never over the data.
 
 use crate::units::group_thousands;
 use anyhow::{Result, anyhow};
@@ -921,11 +922,14 @@ fn render_bars(chart: &Chart, canvas: Canvas) -> Result<String> {
     } else {
         plot_h as f64 - 3.0 * font
     };
+    // A bar's length is its value: on a log axis a bar ten times another is drawn barely
+    // longer (an empty loop beside a read made `read 1 B` and `lseek` look alike), so bars
+    // stand on a linear axis whatever their span; their labels carry the small values.
     let axis = value_axis(
         &values,
         (value_len / (font * if sideways { 5.5 } else { 2.4 })) as usize,
         true,
-        true,
+        false,
     );
     let scale = axis.scale;
     let value_labels: Vec<String> = axis
@@ -1423,6 +1427,13 @@ mod tests {
             }
         }
         assert!(!render(&narrow).unwrap().contains("log scale"));
+    }
+
+    #[test]
+    fn bars_stand_on_a_linear_axis_whatever_their_span() {
+        let mut chart = bars(3);
+        chart.series[0].points = vec![(0.0, 1.0), (1.0, 40.0), (2.0, 5000.0)];
+        assert!(!render(&chart).unwrap().contains("log scale"));
     }
 
     #[test]

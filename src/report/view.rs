@@ -20,6 +20,11 @@ pub trait Exportable: Serialize + DeserializeOwned {
     const HAS_CHART: bool = false;
     /// Human-readable text.
     fn text(&self) -> String;
+    /// The answer alone, one line, for results that have one (`run`'s XOR): what `-q`
+    /// prints instead of [`Exportable::text`] where every check held.
+    fn answer(&self) -> Option<String> {
+        None
+    }
     /// The same figures as a CSV table (raw numbers).
     fn table(&self) -> Table;
     /// The same figures as Markdown blocks (tables with units in their headers, notes); by

@@ -37,6 +37,27 @@ fn a_64_mib_file_reads_to_the_same_xor_at_every_block_size() {
 }
 
 #[test]
+fn quiet_prints_the_xor_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(10_003);
+    let path = file_with(dir.path(), "f", &data);
+    let out = ioscope()
+        .args(["run", path.to_str().unwrap(), "-r", "4k", "-q"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\n", reference_xor(&data))
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn the_human_output_leads_with_the_xor_and_the_canonical_argument_order_works() {
     let dir = tempfile::tempdir().unwrap();
     let data = pattern(10_000);

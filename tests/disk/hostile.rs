@@ -617,13 +617,15 @@ fn sigterm_sighup_and_sigint_in_a_row_the_curve_and_the_fsync_preset_end_130_wit
         None,
     );
     assert_eq!(doc["schema"], "ioscope/disk/v2");
+    // Each depth long enough that the signal lands mid-curve however fast the machine:
+    // at 0.3 s a curve that stops at its knee after three depths ended before it.
     let curve = [
         "disk",
         d,
         "--size",
         "8m",
         "--runtime",
-        "0.3s",
+        "5s",
         "--depth-curve",
     ];
     let doc = interrupted(

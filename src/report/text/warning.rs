@@ -70,11 +70,11 @@ pub fn warning(w: &Warning) -> String {
         } => {
             use crate::report::cells::mib;
             format!(
-                "({at}) its {runs} runs scatter from {:.1} to {:.1} MiB/s (median {:.1}), {:.0}% apart: differences between figures smaller than that are noise{}; repeat on a quieter machine or with more --repeat",
+                "({at}) its {runs} runs scatter from {:.1} to {:.1} MiB/s (median {:.1}), {} apart: differences between figures smaller than that are noise{}; repeat on a quieter machine or with more --repeat",
                 mib(*min),
                 mib(*max),
                 mib(*median),
-                100.0 * (max / min.max(1e-12) - 1.0),
+                apart(max / min.max(1e-12)),
                 if *others > 0 {
                     format!(" ({others} other measurement{} scatter as well)", if *others == 1 { "" } else { "s" })
                 } else {
@@ -134,5 +134,26 @@ fn cold_cause(proof: &crate::measure::cache::CacheProof, allowed: bool) -> Strin
         None => format!(
             "the file's extent map could not be read, so unwritten extents or holes (zeros made up without the device) are not ruled out; if its data is written, {FS}"
         ),
+    }
+}
+
+/// How far apart two figures `ratio` times each other are: a share below 2x ("35%"), a
+/// factor from it ("88x"), which reads better than "8757%".
+pub(crate) fn apart(ratio: f64) -> String {
+    if ratio >= 2.0 {
+        format!("{ratio:.0}x")
+    } else {
+        format!("{:.0}%", 100.0 * (ratio - 1.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn figures_far_apart_are_told_as_a_factor_not_thousands_of_percent() {
+        assert_eq!(super::apart(88.57), "89x");
+        assert_eq!(super::apart(2.0), "2x");
+        assert_eq!(super::apart(1.63), "63%");
+        assert_eq!(super::apart(1.0), "0%");
     }
 }

@@ -13,14 +13,21 @@ use crate::units::{format_block_size, format_size};
 use crate::warning::Warning;
 use std::fmt::Write;
 
+/// How the cold runs were made cold. The `3` of drop_caches is 1 (the page cache) plus 2
+/// (dentries and inodes); only the 1 evicts a file's data, and only clean pages, hence the
+/// sync before it.
+fn eviction(r: &CacheReport) -> &'static str {
+    if r.drop_caches {
+        "sync; echo 3 > /proc/sys/vm/drop_caches (1 drops the page cache, 2 dentries and inodes, 3 both; sync first, as only clean pages are dropped; every file's cache)"
+    } else {
+        "fdatasync + posix_fadvise(DONTNEED) on this file (no root needed)"
+    }
+}
+
 /// Renders `cache`.
 pub fn text(r: &CacheReport) -> String {
     let mut out = String::new();
-    let eviction = if r.drop_caches {
-        "sync; echo 3 > /proc/sys/vm/drop_caches (every file's cache)"
-    } else {
-        "fdatasync + posix_fadvise(DONTNEED) on this file (no root needed)"
-    };
+    let eviction = eviction(r);
     let _ = writeln!(
         out,
         "cache {} ({}) with the {} engine; cold = {eviction}",
@@ -342,11 +349,7 @@ impl Exportable for CacheReport {
 
 /// `cache`: cold, warm and cold again side by side per block size (one run each).
 pub fn markdown(r: &CacheReport) -> Vec<String> {
-    let eviction = if r.drop_caches {
-        "sync; echo 3 > /proc/sys/vm/drop_caches (every file's cache)"
-    } else {
-        "fdatasync + posix_fadvise(DONTNEED) on this file"
-    };
+    let eviction = eviction(r);
     let caption = format!(
         "cold, warm and cold again: {} ({}) with the {} engine, one run each; cold = {eviction}",
         r.file,

@@ -103,6 +103,12 @@ impl Exportable for CalibrateReport {
             rows,
         )
     }
+    fn markdown(&self) -> Vec<String> {
+        vec![
+            crate::report::markdown::table(&crate::report::markdown::humanize(&self.table()), None),
+            crate::report::markdown::list("Notes:", &why(self)),
+        ]
+    }
     fn ok(&self) -> bool {
         CalibrateReport::ok(self)
     }
@@ -147,21 +153,10 @@ pub(crate) fn chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
     }
 }
 
-pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) -> Section {
-    let rows = c
-        .probes
-        .iter()
-        .map(|p| {
-            vec![
-                format_size(p.bytes),
-                format_seconds(p.seconds),
-                format!("{:.1}", mib(p.bytes_per_second)),
-                p.cache
-                    .and_then(|x| x.residency_before)
-                    .map_or("-".into(), |r| pct(r.fraction())),
-            ]
-        })
-        .collect();
+/// What the size found says: where its read fell against the window, the size a 10 s
+/// read needs (with the range the probes give), whether every probe started evicted, and
+/// whether the file was grown.
+fn why(c: &CalibrateReport) -> Vec<String> {
     let place = if c.seconds < c.min_seconds {
         "below"
     } else if c.seconds > c.max_seconds {
@@ -180,8 +175,26 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) ->
     )];
     if (c.min_seconds, c.max_seconds) != (5.0, 15.0) {
         why.push(format!(
-            "At this rate the classic 5–15 s read needs a file of about {} (10 s); the thorough level measures it instead of predicting it.",
-            format_size((c.bytes_per_second * 10.0) as u64)
+            "At this rate the classic 5–15 s read needs a file of about {} (10 s){}; a calibration with the 5–15 s window (the study's thorough level) measures it instead of predicting it.",
+            format_size((c.bytes_per_second * 10.0) as u64),
+            ten_second_range(c).map_or(String::new(), |(lo, hi, slow, fast)| format!(
+                ", though the probes' rates ({:.0}–{:.0} MiB/s) put it anywhere from {} to {}",
+                mib(slow),
+                mib(fast),
+                format_size(lo),
+                format_size(hi)
+            ))
+        ));
+    }
+    if c.cache == crate::measure::cache::CacheState::Cold
+        && c.memory_bytes > 0
+        && c.bytes <= c.memory_bytes
+        && c.probes_started_evicted()
+    {
+        why.push(format!(
+            "Every probe started with its range evicted (under 1% in the page cache before it). The size found fits in RAM ({} of {}), so a program that reads it twice reads the second time from the cache: evict it before each cold run of your own (ioscope's --cache cold does).",
+            format_size(c.bytes),
+            format_size(c.memory_bytes)
         ));
     }
     if let Some(from) = c.grown_from {
@@ -191,6 +204,25 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) ->
             format_size(c.file_bytes)
         ));
     }
+    why
+}
+
+pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) -> Section {
+    let rows = c
+        .probes
+        .iter()
+        .map(|p| {
+            vec![
+                format_size(p.bytes),
+                format_seconds(p.seconds),
+                format!("{:.1}", mib(p.bytes_per_second)),
+                p.cache
+                    .and_then(|x| x.residency_before)
+                    .map_or("-".into(), |r| pct(r.fraction())),
+            ]
+        })
+        .collect();
+    let why = why(c);
     Section {
         part,
         status: None,
@@ -205,6 +237,21 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) ->
     }
 }
 
+/// The 10 s sizes the probes' slowest and fastest rates predict, with those rates, where
+/// there are two probes or more and they differ by more than 10%.
+fn ten_second_range(c: &crate::cmd::calibrate::CalibrateReport) -> Option<(u64, u64, f64, f64)> {
+    let rates: Vec<f64> = c
+        .probes
+        .iter()
+        .map(|p| p.bytes_per_second)
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect();
+    let slow = rates.iter().copied().reduce(f64::min)?;
+    let fast = rates.iter().copied().reduce(f64::max)?;
+    (rates.len() >= 2 && fast > 1.1 * slow)
+        .then(|| ((slow * 10.0) as u64, (fast * 10.0) as u64, slow, fast))
+}
+
 /// Its line in the study's summary: the file size for a 10 s read.
 pub(crate) fn headline(c: &crate::cmd::calibrate::CalibrateReport) -> Headline {
     let ten = c.bytes_per_second * 10.0;
@@ -212,9 +259,14 @@ pub(crate) fn headline(c: &crate::cmd::calibrate::CalibrateReport) -> Headline {
         label: format!("file size for a 10 s read ({})", c.cache.name()),
         value: format_size(ten as u64),
         spread: format!(
-            "from a measured read of {} in {}",
+            "from a measured read of {} in {}{}",
             format_size(c.bytes),
-            format_seconds(c.seconds)
+            format_seconds(c.seconds),
+            ten_second_range(c).map_or(String::new(), |(lo, hi, _, _)| format!(
+                "; the probes' rates give {}–{}",
+                format_size(lo),
+                format_size(hi)
+            ))
         ),
     }
 }

@@ -138,7 +138,7 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
         .iter()
         .map(|p| {
             let p = p.part();
-            format!("<a href=\"#{}\">{}</a>", p.name(), escape(p.title()))
+            format!("<a href=\"#{}\">{}</a>", p.name(), html::prose(p.title()))
         })
         .collect();
     out.push_str(&links.join(" · "));
@@ -150,7 +150,7 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
             out,
             "<section class=\"part\" id=\"{}\">\n<h2>{}</h2>",
             part.name(),
-            escape(part.title())
+            html::prose(part.title())
         );
         for (m, line) in media.iter().zip(&labels) {
             let status = match m.report.step(part).map(|s| &s.outcome) {
@@ -206,7 +206,7 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
             for (i, s) in own {
                 let _ = writeln!(out, "<h4>{}</h4>", escape(&labels[i]));
                 if !s.how.is_empty() {
-                    let _ = writeln!(out, "<p class=\"how\">{}</p>", escape(&s.how));
+                    let _ = writeln!(out, "<p class=\"how\">{}</p>", html::prose(&s.how));
                 }
                 html::table(&mut out, &s.grid);
                 html::explanations(&mut out, s);
@@ -243,7 +243,7 @@ fn list(out: &mut String, lines: &[String]) {
     }
     out.push_str("<ul class=\"why\">\n");
     for line in lines {
-        let _ = writeln!(out, "<li>{}</li>", escape(line));
+        let _ = writeln!(out, "<li>{}</li>", html::prose(line));
     }
     out.push_str("</ul>\n");
 }

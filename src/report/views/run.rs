@@ -146,6 +146,9 @@ impl Exportable for RunReport {
     fn text(&self) -> String {
         text(self)
     }
+    fn answer(&self) -> Option<String> {
+        self.moves_bytes.then(|| self.xor_hex.clone())
+    }
     fn table(&self) -> Table {
         let mut t = one_row(&[
             ("file", self.file.clone()),

@@ -432,7 +432,7 @@ pub fn page(
             format!(
                 "<a href=\"#{}\">{}</a>",
                 s.part.name(),
-                escape(s.part.title())
+                crate::report::html::prose(s.part.title())
             )
         })
         .collect();

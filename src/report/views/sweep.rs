@@ -488,7 +488,8 @@ pub fn markdown(r: &SweepReport) -> Vec<String> {
 /// one. The fixed cost of a call is named as the cause only where the rate at least doubles
 /// up to the page ([`crate::measure::verdict::STEEP`]); `None` without a point below the page.
 /// With `crossover` (the fitted model's break-even block, where it fits the curve) the
-/// rise is told up to it, in `sweep`'s words, and the page is not named.
+/// rise is told up to it, in `sweep`'s words, and the page is not named; without one (no
+/// model fits) the rise up to the page is stated and no cause is named.
 fn below_page(points: &[&SweepPoint], page: u64, crossover: Option<u64>) -> Option<String> {
     let bound = crossover.unwrap_or(page);
     let small = points.first().filter(|p| p.block_size < bound)?;
@@ -515,15 +516,24 @@ fn below_page(points: &[&SweepPoint], page: u64, crossover: Option<u64>) -> Opti
                 format_size(page)
             )
         }
-    } else if rise >= crate::measure::verdict::STEEP {
+    } else if rise < crate::measure::verdict::STEEP {
+        // No model fits, but a rate that barely rises from tiny calls to large ones says
+        // by itself that the cost of a call is not what limits them.
         format!(
-            "Below the {} memory page each call moves part of a page, so the fixed cost of the call (entering the kernel, finding the page in the cache) is paid for a few bytes: that is the steep rise on the left ({rise:.0}x: {rates}).",
-            format_size(page)
+            "Up to {} per call the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
+            format_size(at_page.block_size)
         )
     } else {
+        // No model fits these times (`sweep` says how far off it is): the rise is stated,
+        // and no cause is named, the page's least of all.
         format!(
-            "Below the {} memory page the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
-            format_size(page)
+            "The rate rises {} up to {} per call ({rates}); a fixed cost per call plus a cost per byte does not fit these times, so no cause is named.",
+            if rise >= 10.0 {
+                format!("{rise:.0}x")
+            } else {
+                format!("{rise:.1}x")
+            },
+            format_size(at_page.block_size),
         )
     })
 }
