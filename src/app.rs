@@ -88,6 +88,7 @@ fn json_command(command: &Command) -> Option<(&'static str, PathBuf)> {
 fn dispatch(cli: Cli) -> Result<ExitKind> {
     let quiet = cli.command.quiet();
     report::set_quiet(quiet);
+    report::terminal::set_wide(cli.wide);
     let bar = if quiet { Bar::hidden() } else { Bar::new() };
     let harness = Harness {
         meter: crate::options::meter(cli.meter.as_deref(), cli.no_latency),

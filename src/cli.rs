@@ -31,6 +31,10 @@ pub struct Cli {
     /// bench/RESULTS.md).
     #[arg(long, global = true)]
     pub no_latency: bool,
+    /// Tables keep every column, however narrow the terminal (by default the columns that
+    /// matter least are left out, and named, where a table does not fit).
+    #[arg(long, global = true)]
+    pub wide: bool,
 }
 
 /// The subcommands.
@@ -1099,6 +1103,7 @@ impl Cli {
                 command: Command::SyscallLoop { calls },
                 meter: None,
                 no_latency: false,
+                wide: false,
             };
         }
         if let [_, command, to, channel] = args.as_slice()
@@ -1110,6 +1115,7 @@ impl Cli {
                 command: Command::Tee { to, channel },
                 meter: None,
                 no_latency: false,
+                wide: false,
             };
         }
         if let Some(cli) = Self::fast_alone(&args) {
@@ -1147,6 +1153,7 @@ impl Cli {
             }),
             meter: None,
             no_latency: false,
+            wide: false,
         })
     }
 }

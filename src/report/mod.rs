@@ -3,6 +3,7 @@
 
 pub mod caveats;
 pub mod cells;
+pub mod columns;
 pub mod csv;
 pub mod figures;
 pub mod html;

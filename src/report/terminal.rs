@@ -60,6 +60,24 @@ fn given_width(stream: Stream) -> Option<usize> {
     })
 }
 
+/// Whether `--wide` was given: tables keep every column, whatever the width.
+static WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets `--wide`: tables keep every column at its natural width (lines are still wrapped).
+pub fn set_wide(wide: bool) {
+    WIDE.store(wide, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The width a result's table is fitted to ([`super::columns::text`]): none with `--wide`
+/// or where stdout has no width; 0 (a list) below [`MIN_WIDTH`], as [`fit`] does for drawn
+/// tables.
+pub fn table_width() -> Option<usize> {
+    if WIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    given_width(Stream::Stdout).map(|w| if w < MIN_WIDTH { 0 } else { w })
+}
+
 /// `$COLUMNS` as a width: a positive whole number, or nothing.
 pub fn columns(value: Option<&str>) -> Option<usize> {
     value?.trim().parse::<usize>().ok().filter(|&w| w > 0)

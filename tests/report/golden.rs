@@ -59,6 +59,17 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("study-sentences", &["text", "csv", "md", "svg", "html"]),
 ];
 
+/// The widest tables' text at a terminal's width (`$COLUMNS`), kept as `NAME.WIDTH.txt`:
+/// at 80 columns their lowest-priority columns are left out and named, at 200 all shown.
+const WIDTHS: &[(&str, usize)] = &[
+    ("disk", 80),
+    ("disk", 200),
+    ("disk-curve", 80),
+    ("disk-curve", 200),
+    ("sweep", 80),
+    ("sweep", 200),
+];
+
 /// Saved results edited to numbers that contradict each usual story (the edits of
 /// sentences.rs, made from their base in tests/common/fixtures.rs; one is a real run): the
 /// golden text and Markdown show the sentence the numbers support.
@@ -153,7 +164,15 @@ fn extension(format: &str) -> &str {
 }
 
 fn render(fixture: &Path, format: &str, dir: &Path) -> String {
+    render_at(fixture, format, dir, None)
+}
+
+/// [`render`] with `$COLUMNS` set to `columns`.
+fn render_at(fixture: &Path, format: &str, dir: &Path, columns: Option<usize>) -> String {
     let mut cmd = ioscope();
+    if let Some(c) = columns {
+        cmd.env("COLUMNS", c.to_string());
+    }
     cmd.arg("report").arg(fixture);
     let out_file = dir.join(format!("out.{format}"));
     let flag = match format {
@@ -200,6 +219,18 @@ fn differences(list: &[(&str, &[&str])]) -> Vec<String> {
 #[test]
 fn every_schema_renders_exactly_as_kept_in_every_format() {
     assert_none_differ(differences(FIXTURES));
+}
+
+#[test]
+fn the_widest_tables_render_exactly_as_kept_at_80_and_200_columns() {
+    let mut differences = Vec::new();
+    for (name, columns) in WIDTHS {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = fixture_file(name, dir.path());
+        let actual = render_at(&fixture, "text", dir.path(), Some(*columns));
+        differences.extend(check(&format!("{name}.{columns}.txt"), &actual));
+    }
+    assert_none_differ(differences);
 }
 
 #[test]

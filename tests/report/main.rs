@@ -15,3 +15,4 @@ mod golden;
 mod outputs;
 mod readable;
 mod sentences;
+mod widths;

@@ -4,11 +4,13 @@
 //! device's, chosen by the numbers through [`crate::measure::verdict`].
 
 use crate::cmd::disk::{DiskReport, DiskRow, VERIFY_EVERY};
+use crate::measure::devstats::DeviceView;
 use crate::measure::verdict::{Figure, Relation, relate, same};
-use crate::report::cells::{opt, table};
+use crate::report::cells::opt;
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
-use crate::report::text::{in_place_short, line, right_align, table_with};
+use crate::report::text::{in_place_short, line};
 use crate::report::view::Exportable;
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
 use crate::warning::Warning;
@@ -85,9 +87,10 @@ fn how(r: &DiskRow) -> &'static str {
     }
 }
 
+/// Microseconds as the panel shows them: whole and grouped from 100 µs, one decimal below.
 fn us(v: f64) -> String {
     if v >= 100.0 {
-        format!("{v:.0}")
+        group_thousands(v.round() as u64)
     } else {
         format!("{v:.1}")
     }
@@ -213,79 +216,13 @@ pub fn text(r: &DiskReport) -> String {
     for n in &r.notes {
         line(&mut out, "note", super::disk_presets::note(n));
     }
-    let mut t = table_with(&[
-        "row",
-        "op",
-        "MB/s",
-        "MiB/s",
-        "IOPS",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "p99.99",
-        "max",
-        "in flight",
-        "how",
-    ]);
-    for row in &r.rows {
-        if let Some(why) = &row.skipped {
-            t.add_row(vec![
-                row.name.clone(),
-                row.spec.op.name().to_string(),
-                format!("skipped: {why}"),
-            ]);
-            continue;
-        }
-        let l = &row.latency_us;
-        t.add_row(vec![
-            row.name.clone(),
-            row.spec.op.name().to_string(),
-            format!("{:.1}", row.bytes_per_second / MB),
-            format!("{:.1}", row.bytes_per_second / MIB as f64),
-            format!("{:.0}", row.iops),
-            us(l.p50),
-            us(l.p90),
-            us(l.p99),
-            us(l.p99_9),
-            us(l.p99_99),
-            us(l.max),
-            format!("{:.1}", row.mean_in_flight),
-            how(row).to_string(),
-        ]);
-    }
-    right_align(&mut t, 2..12);
-    out.push_str(&format!("{t}\n"));
+    out.push_str(&columns::for_terminal(&panel(), &r.rows).text);
     if r.rows.iter().any(|row| row.device.is_some()) {
-        let mut d = table_with(&[
-            "row",
-            "op",
-            "requests",
-            "req size",
-            "r_await ms",
-            "w_await ms",
-            "aqu-sz",
-            "util",
-            "merges",
-        ]);
-        for row in &r.rows {
-            let Some(v) = &row.device else { continue };
-            d.add_row(vec![
-                row.name.clone(),
-                row.spec.op.name().to_string(),
-                group_thousands(v.requests()),
-                format_size(v.request_bytes.round() as u64),
-                opt(v.read_await_ms.map(|m| format!("{m:.2}"))),
-                opt(v.write_await_ms.map(|m| format!("{m:.2}"))),
-                format!("{:.1}", v.queue),
-                format!("{:.0}%", 100.0 * v.utilisation),
-                group_thousands(v.read_merges + v.write_merges),
-            ]);
-        }
-        right_align(&mut d, 2..9);
+        let seen: Vec<&DiskRow> = r.rows.iter().filter(|x| x.device.is_some()).collect();
         out.push_str(&format!(
-            "device's view (/proc/diskstats of {}, all processes):\n{d}\n",
-            r.device_name.as_deref().unwrap_or("?")
+            "device's view (/proc/diskstats of {}, all processes):\n{}",
+            r.device_name.as_deref().unwrap_or("?"),
+            columns::for_terminal(&device_view(), &seen).text
         ));
     }
     for row in r.rows.iter().filter(|row| row.skipped.is_none()) {
@@ -357,7 +294,7 @@ impl Exportable for DiskReport {
     }
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table};
-        let mut blocks = vec![table(&markdown_rows(self), None)];
+        let mut blocks = vec![table(&columns::markdown(&panel(), &self.rows), None)];
         let sentences: Vec<String> = self
             .rows
             .iter()
@@ -417,150 +354,176 @@ impl Exportable for DiskReport {
         &self.caveats
     }
     fn table(&self) -> Table {
-        let header = [
-            "row",
-            "op",
-            "block_bytes",
-            "depth",
-            "threads",
-            "path",
-            "ios",
-            "bytes",
-            "seconds",
-            "bytes_per_second",
-            "iops",
-            "p50_us",
-            "p90_us",
-            "p99_us",
-            "p99_9_us",
-            "p99_99_us",
-            "max_us",
-            "mean_in_flight",
-            "device_requests",
-            "device_request_bytes",
-            "device_read_await_ms",
-            "device_write_await_ms",
-            "device_queue",
-            "device_utilisation",
-            "device_merges",
-            "in_place",
-            "skipped",
-        ];
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
-                let l = &r.latency_us;
-                let d = r.device.as_ref();
-                vec![
-                    r.name.clone(),
-                    r.spec.op.name().to_string(),
-                    r.spec.block.to_string(),
-                    r.spec.depth.to_string(),
-                    r.spec.threads.to_string(),
-                    r.path.saved_name(),
-                    r.ios.to_string(),
-                    r.bytes.to_string(),
-                    r.seconds.to_string(),
-                    r.bytes_per_second.to_string(),
-                    r.iops.to_string(),
-                    l.p50.to_string(),
-                    l.p90.to_string(),
-                    l.p99.to_string(),
-                    l.p99_9.to_string(),
-                    l.p99_99.to_string(),
-                    l.max.to_string(),
-                    r.mean_in_flight.to_string(),
-                    opt(d.map(|d| d.requests())),
-                    opt(d.map(|d| d.request_bytes)),
-                    opt(d.and_then(|d| d.read_await_ms)),
-                    opt(d.and_then(|d| d.write_await_ms)),
-                    opt(d.map(|d| d.queue)),
-                    opt(d.map(|d| d.utilisation)),
-                    opt(d.map(|d| d.read_merges + d.write_merges)),
-                    opt(r.verify.map(|v| v.ok())),
-                    opt(r.skipped.clone()),
-                ]
-            })
-            .collect();
-        table(&header, rows)
+        columns::csv(&panel(), &self.rows)
     }
 }
 
-/// The panel for a reader, as Markdown shows it: the figures that matter, rounded, in
-/// their units (the CSV keeps every field at full precision).
-fn markdown_rows(report: &DiskReport) -> Table {
-    let header = [
-        "row",
-        "op",
-        "path",
-        "MiB/s",
-        "IOPS",
-        "p50 µs",
-        "p99 µs",
-        "p99.9 µs",
-        "max µs",
-        "in flight (asked)",
-        "device queue",
-        "device busy",
-        "checked",
-    ];
-    let rows = report
-        .rows
-        .iter()
-        .map(|r| {
-            let l = &r.latency_us;
-            let d = r.device.as_ref();
-            let path = r.path.saved_name();
-            match &r.skipped {
-                Some(why) => vec![
-                    r.name.clone(),
-                    r.spec.op.name().to_string(),
-                    format!("skipped: {why}"),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ],
-                None => vec![
-                    r.name.clone(),
-                    r.spec.op.name().to_string(),
-                    path,
-                    format!("{:.1}", r.bytes_per_second / MIB as f64),
-                    group_thousands(r.iops.round() as u64),
-                    format!("{:.1}", l.p50),
-                    format!("{:.1}", l.p99),
-                    format!("{:.1}", l.p99_9),
-                    format!("{:.1}", l.max),
-                    format!(
-                        "{:.1} ({})",
-                        r.mean_in_flight,
-                        r.spec.depth * r.spec.threads
-                    ),
-                    d.map_or_else(|| "-".to_string(), |d| format!("{:.1}", d.queue)),
-                    d.map_or_else(
-                        || "-".to_string(),
-                        |d| format!("{:.0}%", 100.0 * d.utilisation),
-                    ),
-                    r.verify
-                        .map_or_else(|| "-".to_string(), |v| in_place_short(&v)),
-                ],
-            }
+/// A cell of a row that ran: empty for a skipped one.
+fn ran(r: &DiskRow, cell: impl FnOnce(&DiskRow) -> String) -> String {
+    if r.skipped.is_some() {
+        String::new()
+    } else {
+        cell(r)
+    }
+}
+
+/// A cell of a row that ran with a device behind it: `-` where none, empty when skipped.
+fn seen(r: &DiskRow, cell: impl FnOnce(&DeviceView) -> String) -> String {
+    ran(r, |r| {
+        r.device.as_ref().map_or_else(|| "-".to_string(), cell)
+    })
+}
+
+/// The panel's one table: the terminal's, Markdown's and the CSV's columns in one list.
+fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
+    vec![
+        Column::new("row", "", 0, |r: &DiskRow| r.name.clone())
+            .left()
+            .csv("row", |r: &DiskRow| r.name.clone()),
+        Column::new("op", "", 0, |r: &DiskRow| r.spec.op.name().to_string())
+            .left()
+            .csv("op", |r: &DiskRow| r.spec.op.name().to_string()),
+        Column::raw("block_bytes", |r: &DiskRow| r.spec.block.to_string()),
+        Column::raw("depth", |r: &DiskRow| r.spec.depth.to_string()),
+        Column::raw("threads", |r: &DiskRow| r.spec.threads.to_string()),
+        Column::new("how", "", 9, |r: &DiskRow| match &r.skipped {
+            Some(why) => format!("skipped: {why}"),
+            None => how(r).to_string(),
         })
-        .collect();
-    table(&header, rows)
+        .words()
+        .heading("path")
+        .csv("path", |r: &DiskRow| r.path.saved_name()),
+        Column::raw("ios", |r: &DiskRow| r.ios.to_string()),
+        Column::raw("bytes", |r: &DiskRow| r.bytes.to_string()),
+        Column::raw("seconds", |r: &DiskRow| r.seconds.to_string()),
+        Column::new("MB/s", "", 6, |r: &DiskRow| {
+            ran(r, |r| format!("{:.1}", r.bytes_per_second / MB))
+        })
+        .text_only()
+        .csv("bytes_per_second", |r: &DiskRow| {
+            r.bytes_per_second.to_string()
+        }),
+        Column::new("MiB/s", "", 0, |r: &DiskRow| {
+            ran(r, |r| format!("{:.1}", r.bytes_per_second / MIB as f64))
+        }),
+        Column::new("IOPS", "", 0, |r: &DiskRow| {
+            ran(r, |r| group_thousands(r.iops.round() as u64))
+        })
+        .csv("iops", |r: &DiskRow| r.iops.to_string()),
+        Column::new("p50", "µs", 3, |r: &DiskRow| {
+            ran(r, |r| us(r.latency_us.p50))
+        })
+        .csv("p50_us", |r: &DiskRow| r.latency_us.p50.to_string()),
+        Column::new("p90", "µs", 7, |r: &DiskRow| {
+            ran(r, |r| us(r.latency_us.p90))
+        })
+        .text_only()
+        .csv("p90_us", |r: &DiskRow| r.latency_us.p90.to_string()),
+        Column::new("p99", "µs", 1, |r: &DiskRow| {
+            ran(r, |r| us(r.latency_us.p99))
+        })
+        .csv("p99_us", |r: &DiskRow| r.latency_us.p99.to_string()),
+        Column::new("p99.9", "µs", 5, |r: &DiskRow| {
+            ran(r, |r| us(r.latency_us.p99_9))
+        })
+        .csv("p99_9_us", |r: &DiskRow| r.latency_us.p99_9.to_string()),
+        Column::new("p99.99", "µs", 8, |r: &DiskRow| {
+            ran(r, |r| us(r.latency_us.p99_99))
+        })
+        .text_only()
+        .csv("p99_99_us", |r: &DiskRow| r.latency_us.p99_99.to_string()),
+        Column::new("max", "µs", 4, |r: &DiskRow| {
+            ran(r, |r| us(r.latency_us.max))
+        })
+        .csv("max_us", |r: &DiskRow| r.latency_us.max.to_string()),
+        Column::new("in flight (asked)", "", 2, |r: &DiskRow| {
+            ran(r, |r| {
+                format!(
+                    "{:.1} ({})",
+                    r.mean_in_flight,
+                    r.spec.depth * r.spec.threads
+                )
+            })
+        })
+        .csv("mean_in_flight", |r: &DiskRow| r.mean_in_flight.to_string()),
+        Column::raw("device_requests", |r: &DiskRow| {
+            opt(r.device.as_ref().map(|d| d.requests()))
+        }),
+        Column::raw("device_request_bytes", |r: &DiskRow| {
+            opt(r.device.as_ref().map(|d| d.request_bytes))
+        }),
+        Column::raw("device_read_await_ms", |r: &DiskRow| {
+            opt(r.device.as_ref().and_then(|d| d.read_await_ms))
+        }),
+        Column::raw("device_write_await_ms", |r: &DiskRow| {
+            opt(r.device.as_ref().and_then(|d| d.write_await_ms))
+        }),
+        Column::new("device queue", "", 0, |r: &DiskRow| {
+            seen(r, |d| format!("{:.1}", d.queue))
+        })
+        .markdown_only()
+        .csv("device_queue", |r: &DiskRow| {
+            opt(r.device.as_ref().map(|d| d.queue))
+        }),
+        Column::new("device busy", "", 0, |r: &DiskRow| {
+            seen(r, |d| format!("{:.0}%", 100.0 * d.utilisation))
+        })
+        .markdown_only()
+        .csv("device_utilisation", |r: &DiskRow| {
+            opt(r.device.as_ref().map(|d| d.utilisation))
+        }),
+        Column::raw("device_merges", |r: &DiskRow| {
+            opt(r.device.as_ref().map(|d| d.read_merges + d.write_merges))
+        }),
+        Column::new("checked", "", 0, |r: &DiskRow| {
+            ran(r, |r| {
+                r.verify
+                    .map_or_else(|| "-".to_string(), |v| in_place_short(&v))
+            })
+        })
+        .markdown_only()
+        .csv("in_place", |r: &DiskRow| opt(r.verify.map(|v| v.ok()))),
+        Column::raw("skipped", |r: &DiskRow| opt(r.skipped.clone())),
+    ]
+}
+
+/// The device's own view of each row that had one (the terminal's second table).
+fn device_view<'a>() -> Vec<Column<'a, &'a DiskRow>> {
+    fn dev(r: &DiskRow) -> &DeviceView {
+        r.device
+            .as_ref()
+            .expect("only rows with a device are shown")
+    }
+    vec![
+        Column::new("row", "", 0, |r: &&DiskRow| r.name.clone()).left(),
+        Column::new("op", "", 0, |r: &&DiskRow| r.spec.op.name().to_string()).left(),
+        Column::new("requests", "", 3, |r: &&DiskRow| {
+            group_thousands(dev(r).requests())
+        }),
+        Column::new("req size", "", 2, |r: &&DiskRow| {
+            format_size(dev(r).request_bytes.round() as u64)
+        }),
+        Column::new("r_await ms", "", 1, |r: &&DiskRow| {
+            opt(dev(r).read_await_ms.map(|m| format!("{m:.2}")))
+        }),
+        Column::new("w_await ms", "", 1, |r: &&DiskRow| {
+            opt(dev(r).write_await_ms.map(|m| format!("{m:.2}")))
+        }),
+        Column::new("aqu-sz", "", 0, |r: &&DiskRow| {
+            format!("{:.1}", dev(r).queue)
+        }),
+        Column::new("util", "", 0, |r: &&DiskRow| {
+            format!("{:.0}%", 100.0 * dev(r).utilisation)
+        }),
+        Column::new("merges", "", 4, |r: &&DiskRow| {
+            group_thousands(dev(r).read_merges + dev(r).write_merges)
+        }),
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::devstats::DeviceView;
     use crate::workload::Op;
 
     fn row(depth: usize, app: f64, device: Option<DeviceView>) -> DiskRow {

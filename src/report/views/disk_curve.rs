@@ -9,10 +9,11 @@ use crate::cmd::disk::DiskRow;
 use crate::cmd::disk_curve::{CurveReport, Search, pick};
 use crate::measure::knee::growth_per_doubling;
 use crate::measure::verdict::{FALLEN, SAME_WITHIN};
-use crate::report::cells::{opt, table};
+use crate::report::cells::opt;
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
-use crate::report::text::{line, right_align, table_with};
+use crate::report::text::line;
 use crate::report::view::Exportable;
 use crate::report::views::disk::queue_sentence;
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
@@ -238,41 +239,7 @@ pub fn text(r: &CurveReport) -> String {
         ),
     );
     if !r.points.is_empty() {
-        let mut t = table_with(&[
-            "depth",
-            "IOPS",
-            "MiB/s",
-            "p50",
-            "p99",
-            "p99.9",
-            "max",
-            "in flight",
-            "aqu-sz",
-            "",
-        ]);
-        for p in &r.points {
-            let l = &p.latency_us;
-            t.add_row(vec![
-                p.spec.depth.to_string(),
-                iops(p.iops),
-                format!("{:.1}", p.bytes_per_second / MIB as f64),
-                us(l.p50),
-                us(l.p99),
-                us(l.p99_9),
-                us(l.max),
-                format!("{:.1}", p.mean_in_flight),
-                p.device
-                    .as_ref()
-                    .map_or_else(|| "-".to_string(), |d| format!("{:.1}", d.queue)),
-                if r.knee_depth == Some(p.spec.depth) {
-                    "← knee".to_string()
-                } else {
-                    String::new()
-                },
-            ]);
-        }
-        right_align(&mut t, 0..9);
-        out.push_str(&format!("{t}\n"));
+        out.push_str(&columns::for_terminal(&curve_columns(), &curve_runs(r)).text);
         line(&mut out, "knee", knee_sentence(r));
         if let Some(deepest) = r.points.last() {
             line(
@@ -357,7 +324,10 @@ impl Exportable for CurveReport {
         use crate::report::markdown::{list, table as md_table};
         let mut blocks = Vec::new();
         if !self.points.is_empty() {
-            blocks.push(md_table(&markdown_rows(self), None));
+            blocks.push(md_table(
+                &columns::markdown(&curve_columns(), &curve_runs(self)),
+                None,
+            ));
         }
         let mut findings = Vec::new();
         if !self.points.is_empty() {
@@ -390,71 +360,16 @@ impl Exportable for CurveReport {
         &self.warnings
     }
     fn table(&self) -> Table {
-        let header = [
-            "run",
-            "depth",
-            "path",
-            "ios",
-            "seconds",
-            "bytes_per_second",
-            "iops",
-            "p50_us",
-            "p90_us",
-            "p99_us",
-            "p99_9_us",
-            "p99_99_us",
-            "max_us",
-            "mean_in_flight",
-            "device_queue",
-            "device_utilisation",
-            "knee",
-            "under_target",
-        ];
-        let row = |kind: String, r: &DiskRow, under: Option<bool>| {
-            let l = &r.latency_us;
-            let d = r.device.as_ref();
-            vec![
-                kind,
-                r.spec.depth.to_string(),
-                r.path.saved_name(),
-                r.ios.to_string(),
-                r.seconds.to_string(),
-                r.bytes_per_second.to_string(),
-                r.iops.to_string(),
-                l.p50.to_string(),
-                l.p90.to_string(),
-                l.p99.to_string(),
-                l.p99_9.to_string(),
-                l.p99_99.to_string(),
-                l.max.to_string(),
-                r.mean_in_flight.to_string(),
-                opt(d.map(|d| d.queue)),
-                opt(d.map(|d| d.utilisation)),
-                (self.knee_depth == Some(r.spec.depth)).to_string(),
-                opt(under),
-            ]
-        };
-        let mut rows: Vec<Vec<String>> = self
-            .points
-            .iter()
-            .map(|p| {
-                let under = self
-                    .search
-                    .as_ref()
-                    .map(|s| pick(&p.latency_us, s.target.percentile) <= s.target.limit_us);
-                row("curve".to_string(), p, under)
-            })
-            .collect();
+        let mut runs = curve_runs(self);
         if let Some(s) = &self.search {
-            for (i, st) in s.steps.iter().enumerate() {
-                rows.push(row(
-                    format!("search step {}", i + 1),
-                    &st.row,
-                    Some(st.under),
-                ));
-            }
+            runs.extend(s.steps.iter().enumerate().map(|(i, st)| Run {
+                kind: format!("search step {}", i + 1),
+                row: &st.row,
+                under: Some(st.under),
+                knee: self.knee_depth == Some(st.row.spec.depth),
+            }));
         }
-        table(&header, rows)
+        columns::csv(&curve_columns(), &runs)
     }
     fn chart(&self) -> Option<Chart> {
         let runs: Vec<&DiskRow> = if self.points.is_empty() {
@@ -520,46 +435,87 @@ impl Exportable for CurveReport {
     }
 }
 
-/// The curve for a reader: the figures that matter, rounded, in their units.
-fn markdown_rows(r: &CurveReport) -> Table {
-    let header = [
-        "depth",
-        "IOPS",
-        "MiB/s",
-        "p50 µs",
-        "p99 µs",
-        "p99.9 µs",
-        "max µs",
-        "in flight",
-        "device queue",
-        "knee",
-    ];
-    let rows = r
-        .points
+/// One run of the curve or of the search, as its table's row.
+struct Run<'a> {
+    /// `curve`, or `search step N`.
+    kind: String,
+    /// Its figures.
+    row: &'a DiskRow,
+    /// Whether it met the latency target (`None` without a target).
+    under: Option<bool>,
+    /// Whether its depth is the knee.
+    knee: bool,
+}
+
+/// The curve's points as rows.
+fn curve_runs(r: &CurveReport) -> Vec<Run<'_>> {
+    r.points
         .iter()
-        .map(|p| {
-            let l = &p.latency_us;
-            vec![
-                p.spec.depth.to_string(),
-                iops(p.iops),
-                format!("{:.1}", p.bytes_per_second / MIB as f64),
-                format!("{:.1}", l.p50),
-                format!("{:.1}", l.p99),
-                format!("{:.1}", l.p99_9),
-                format!("{:.1}", l.max),
-                format!("{:.1}", p.mean_in_flight),
-                p.device
-                    .as_ref()
-                    .map_or_else(|| "-".to_string(), |d| format!("{:.1}", d.queue)),
-                if r.knee_depth == Some(p.spec.depth) {
-                    "knee".to_string()
-                } else {
-                    String::new()
-                },
-            ]
+        .map(|p| Run {
+            kind: "curve".to_string(),
+            row: p,
+            under: r
+                .search
+                .as_ref()
+                .map(|s| pick(&p.latency_us, s.target.percentile) <= s.target.limit_us),
+            knee: r.knee_depth == Some(p.spec.depth),
         })
-        .collect();
-    table(&header, rows)
+        .collect()
+}
+
+/// The curve's one table: the terminal's, Markdown's and the CSV's columns in one list.
+fn curve_columns<'a>() -> Vec<Column<'a, Run<'a>>> {
+    vec![
+        Column::raw("run", |r: &Run| r.kind.clone()),
+        Column::new("depth", "", 0, |r: &Run| r.row.spec.depth.to_string())
+            .csv("depth", |r: &Run| r.row.spec.depth.to_string()),
+        Column::raw("path", |r: &Run| r.row.path.saved_name()),
+        Column::raw("ios", |r: &Run| r.row.ios.to_string()),
+        Column::raw("seconds", |r: &Run| r.row.seconds.to_string()),
+        Column::raw("bytes_per_second", |r: &Run| {
+            r.row.bytes_per_second.to_string()
+        }),
+        Column::raw("iops", |r: &Run| r.row.iops.to_string()),
+        Column::new("IOPS", "", 0, |r: &Run| iops(r.row.iops)),
+        Column::new("MiB/s", "", 3, |r: &Run| {
+            format!("{:.1}", r.row.bytes_per_second / MIB as f64)
+        }),
+        Column::new("p50", "µs", 4, |r: &Run| us(r.row.latency_us.p50))
+            .csv("p50_us", |r: &Run| r.row.latency_us.p50.to_string()),
+        Column::raw("p90_us", |r: &Run| r.row.latency_us.p90.to_string()),
+        Column::new("p99", "µs", 0, |r: &Run| us(r.row.latency_us.p99))
+            .csv("p99_us", |r: &Run| r.row.latency_us.p99.to_string()),
+        Column::new("p99.9", "µs", 5, |r: &Run| us(r.row.latency_us.p99_9))
+            .csv("p99_9_us", |r: &Run| r.row.latency_us.p99_9.to_string()),
+        Column::raw("p99_99_us", |r: &Run| r.row.latency_us.p99_99.to_string()),
+        Column::new("max", "µs", 6, |r: &Run| us(r.row.latency_us.max))
+            .csv("max_us", |r: &Run| r.row.latency_us.max.to_string()),
+        Column::new("in flight", "", 2, |r: &Run| {
+            format!("{:.1}", r.row.mean_in_flight)
+        })
+        .csv("mean_in_flight", |r: &Run| r.row.mean_in_flight.to_string()),
+        Column::new("aqu-sz", "", 1, |r: &Run| {
+            r.row
+                .device
+                .as_ref()
+                .map_or_else(|| "-".to_string(), |d| format!("{:.1}", d.queue))
+        })
+        .heading("device queue")
+        .csv("device_queue", |r: &Run| {
+            opt(r.row.device.as_ref().map(|d| d.queue))
+        }),
+        Column::raw("device_utilisation", |r: &Run| {
+            opt(r.row.device.as_ref().map(|d| d.utilisation))
+        }),
+        Column::new("", "", 0, |r: &Run| {
+            if r.knee { "← knee" } else { "" }.to_string()
+        })
+        .left()
+        .heading("knee")
+        .markdown_cell(|r: &Run| if r.knee { "knee" } else { "" }.to_string())
+        .csv("knee", |r: &Run| r.knee.to_string()),
+        Column::raw("under_target", |r: &Run| opt(r.under)),
+    ]
 }
 
 #[cfg(test)]

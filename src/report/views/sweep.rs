@@ -5,13 +5,14 @@ use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::measure::env::Environment;
 use crate::measure::stats::Summary;
-use crate::report::cells::{capitalise, cells, mib, opt, pct, rate_cell};
+use crate::report::cells::{capitalise, mib, opt, pct, rate_cell};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::latency;
-use crate::report::markdown::{self, flagged, header, list, percent, rate_spread};
+use crate::report::markdown::{self, flagged, list, percent, rate_spread};
 use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
-use crate::report::text::{cpu_cell, in_place, in_place_short, right_align, table_with};
+use crate::report::text::{cpu_cell, in_place, in_place_short};
 use crate::report::view::Exportable;
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
@@ -41,59 +42,7 @@ pub fn text(r: &SweepReport) -> String {
             "every run (warm-up and timed) writes into the file emptied first (truncated to zero): none overwrites blocks in place"
         );
     }
-    let mut table = table_with(&[
-        "cache",
-        "block",
-        "bytes/run",
-        "MiB/s",
-        "spread",
-        "calls/s",
-        "CPU",
-        "resident before",
-        "device read",
-        "checks",
-    ]);
-    for p in &r.points {
-        let spread = format!(
-            "{:.0}..{:.0} ±{:.1}%{}",
-            mib(p.rate.min),
-            mib(p.rate.max),
-            100.0 * p.rate.relative_spread(),
-            if p.rate.outliers > 0 {
-                format!(" ({} outlier)", p.rate.outliers)
-            } else {
-                String::new()
-            }
-        );
-        let resident = p.resident_share_before.map_or("-".to_string(), |s| {
-            let text = if (s.max - s.min).abs() < 0.0005 {
-                pct(s.min)
-            } else {
-                format!("{}..{}", pct(s.min), pct(s.max))
-            };
-            if p.state_ok {
-                text
-            } else {
-                format!("{text} (!)")
-            }
-        });
-        let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
-        let checks = checks_cell(r, p);
-        table.add_row(vec![
-            p.cache.map_or(op, |c| c.name()).to_string(),
-            format_block_size(p.block_size),
-            format_size(p.bytes),
-            format!("{:.1}", mib(p.rate.median)),
-            spread,
-            group_thousands(p.calls_per_second.round() as u64),
-            cpu_cell(p.cpu_percent, seconds),
-            resident,
-            p.device_read_bytes.map_or("-".to_string(), format_size),
-            checks.to_string(),
-        ]);
-    }
-    right_align(&mut table, 2..7);
-    let _ = writeln!(out, "{table}");
+    out.push_str(&columns::for_terminal(&sweep_columns(r), &r.points).text);
     for p in r.points.iter() {
         if let Some(l) = &p.latency {
             let _ = writeln!(
@@ -309,69 +258,7 @@ impl Exportable for SweepReport {
         &self.caveats
     }
     fn table(&self) -> Table {
-        let header = [
-            "op",
-            "engine",
-            "cache",
-            "block_size",
-            "bytes",
-            "runs",
-            "bytes_per_second_median",
-            "bytes_per_second_min",
-            "bytes_per_second_max",
-            "bytes_per_second_stddev",
-            "outliers",
-            "calls_per_second",
-            "cpu_percent",
-            "resident_share_before_min",
-            "resident_share_before_max",
-            "device_read_bytes",
-            "checks_ok",
-            "state_ok",
-            "in_place",
-            "verify_seconds",
-        ];
-        let op = self.op.name();
-        let rows = self
-            .points
-            .iter()
-            .map(|p| {
-                cells([
-                    op.to_string(),
-                    self.engine.clone(),
-                    p.cache.map_or(String::new(), |c| c.name().to_string()),
-                    p.block_size.to_string(),
-                    p.bytes.to_string(),
-                    p.rate.n.to_string(),
-                    p.rate.median.to_string(),
-                    p.rate.min.to_string(),
-                    p.rate.max.to_string(),
-                    p.rate.stddev.to_string(),
-                    p.rate.outliers.to_string(),
-                    p.calls_per_second.to_string(),
-                    p.cpu_percent.to_string(),
-                    opt(p.resident_share_before.map(|r| r.min)),
-                    opt(p.resident_share_before.map(|r| r.max)),
-                    opt(p.device_read_bytes),
-                    p.checks_ok.to_string(),
-                    p.state_ok.to_string(),
-                    p.in_place.map(|v| in_place_short(&v)).unwrap_or_default(),
-                    opt(p.in_place.map(|v| v.seconds)),
-                ])
-            })
-            .collect();
-        let mut t = Table {
-            header: header.iter().map(|h| h.to_string()).collect(),
-            rows,
-        };
-        // Latency columns only where a point has one, so older results keep their table.
-        if self.points.iter().any(|p| p.latency.is_some()) {
-            t.header.extend(latency::COLUMNS.map(String::from));
-            for (row, p) in t.rows.iter_mut().zip(&self.points) {
-                row.extend(latency::cells(p.latency.as_ref()));
-            }
-        }
-        t
+        columns::csv(&sweep_columns(self), &self.points)
     }
     fn chart(&self) -> Option<Chart> {
         let op = self.op.name();
@@ -428,60 +315,143 @@ pub fn markdown(r: &SweepReport) -> Vec<String> {
         r.repeat,
         r.warmup
     );
-    let rows = r
-        .points
-        .iter()
-        .map(|p| {
-            let resident = p.resident_share_before.map_or("-".to_string(), |s| {
-                let text = if (s.max - s.min).abs() < 0.0005 {
-                    percent(s.min)
-                } else {
-                    format!("{}–{}", percent(s.min), percent(s.max))
-                };
-                flagged(text, p.state_ok)
-            });
-            let seconds = p.bytes as f64 / p.rate.median.max(1e-9);
-            vec![
-                p.cache.map_or(op, |c| c.name()).to_string(),
-                format_block_size(p.block_size),
-                format_size(p.bytes),
-                rate_spread(p.rate.median, p.rate.min, p.rate.max),
-                format!("{:.1}", 100.0 * p.rate.relative_spread()),
-                group_thousands(p.calls_per_second.round() as u64),
-                cpu_cell(p.cpu_percent, seconds)
-                    .trim_end_matches('%')
-                    .to_string(),
-                resident,
-                p.device_read_bytes.map_or("-".to_string(), format_size),
-                checks_cell(r, p).to_string(),
-            ]
-        })
-        .collect();
-    let mut t = Table {
-        header: header(&[
-            "cache",
-            "block size",
-            "bytes per run",
-            "MiB/s, median (min–max)",
-            "spread (±%)",
-            "calls/s",
-            "CPU (%)",
-            "resident before (%)",
-            "device read",
-            "kernel checks",
-        ]),
-        rows,
-    };
-    if r.points.iter().any(|p| p.latency.is_some()) {
-        t.header.push("latency p50 / p99 / p99.9 / max".to_string());
-        for (row, p) in t.rows.iter_mut().zip(&r.points) {
-            row.push(p.latency.as_ref().map_or("-".to_string(), latency::cell));
-        }
-    }
+    let t = columns::markdown(&sweep_columns(r), &r.points);
     vec![
         markdown::table(&t, Some(&caption)),
         list("Notes:", &sweep_notes(r)),
     ]
+}
+
+/// The share resident before a point's runs, `min..max` where they differ (`sep` between),
+/// flagged where a run did not start in its cache state.
+fn resident(p: &SweepPoint, pct: fn(f64) -> String, sep: &str) -> String {
+    p.resident_share_before.map_or("-".to_string(), |s| {
+        let text = if (s.max - s.min).abs() < 0.0005 {
+            pct(s.min)
+        } else {
+            format!("{}{sep}{}", pct(s.min), pct(s.max))
+        };
+        flagged(text, p.state_ok)
+    })
+}
+
+/// A point's CPU share, or `-` where its run was too short for one.
+fn cpu(p: &SweepPoint) -> String {
+    cpu_cell(p.cpu_percent, p.bytes as f64 / p.rate.median.max(1e-9))
+}
+
+/// The sweep's one table: the terminal's, Markdown's and the CSV's columns in one list (the
+/// latency columns only where a point has a latency, so older results keep their table).
+fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
+    let op = r.op.name();
+    let mut columns = vec![
+        Column::raw("op", move |_: &SweepPoint| op.to_string()),
+        Column::raw("engine", |_: &SweepPoint| r.engine.clone()),
+        Column::new("cache", "", 0, move |p: &SweepPoint| {
+            p.cache.map_or(op, |c| c.name()).to_string()
+        })
+        .left()
+        .csv("cache", |p: &SweepPoint| {
+            p.cache.map_or(String::new(), |c| c.name().to_string())
+        }),
+        Column::new("block", "", 0, |p: &SweepPoint| {
+            format_block_size(p.block_size)
+        })
+        .heading("block size")
+        .csv("block_size", |p: &SweepPoint| p.block_size.to_string()),
+        Column::new("bytes/run", "", 5, |p: &SweepPoint| format_size(p.bytes))
+            .heading("bytes per run")
+            .csv("bytes", |p: &SweepPoint| p.bytes.to_string()),
+        Column::raw("runs", |p: &SweepPoint| p.rate.n.to_string()),
+        Column::new("MiB/s", "", 0, |p: &SweepPoint| {
+            format!("{:.1}", mib(p.rate.median))
+        })
+        .heading("MiB/s, median (min–max)")
+        .markdown_cell(|p: &SweepPoint| rate_spread(p.rate.median, p.rate.min, p.rate.max))
+        .csv("bytes_per_second_median", |p: &SweepPoint| {
+            p.rate.median.to_string()
+        }),
+        Column::raw("bytes_per_second_min", |p: &SweepPoint| {
+            p.rate.min.to_string()
+        }),
+        Column::raw("bytes_per_second_max", |p: &SweepPoint| {
+            p.rate.max.to_string()
+        }),
+        Column::raw("bytes_per_second_stddev", |p: &SweepPoint| {
+            p.rate.stddev.to_string()
+        }),
+        Column::raw("outliers", |p: &SweepPoint| p.rate.outliers.to_string()),
+        Column::new("spread", "", 2, |p: &SweepPoint| {
+            format!(
+                "{:.0}..{:.0} ±{:.1}%{}",
+                mib(p.rate.min),
+                mib(p.rate.max),
+                100.0 * p.rate.relative_spread(),
+                if p.rate.outliers > 0 {
+                    format!(" ({} outlier)", p.rate.outliers)
+                } else {
+                    String::new()
+                }
+            )
+        })
+        .heading("spread (±%)")
+        .markdown_cell(|p: &SweepPoint| format!("{:.1}", 100.0 * p.rate.relative_spread())),
+        Column::new("calls/s", "", 4, |p: &SweepPoint| {
+            group_thousands(p.calls_per_second.round() as u64)
+        })
+        .csv("calls_per_second", |p: &SweepPoint| {
+            p.calls_per_second.to_string()
+        }),
+        Column::new("CPU", "", 6, cpu)
+            .heading("CPU (%)")
+            .markdown_cell(|p: &SweepPoint| cpu(p).trim_end_matches('%').to_string())
+            .csv("cpu_percent", |p: &SweepPoint| p.cpu_percent.to_string()),
+        Column::new("resident before", "", 3, |p: &SweepPoint| {
+            resident(p, pct, "..")
+        })
+        .heading("resident before (%)")
+        .markdown_cell(|p: &SweepPoint| resident(p, percent, "–"))
+        .csv("resident_share_before_min", |p: &SweepPoint| {
+            opt(p.resident_share_before.map(|r| r.min))
+        }),
+        Column::raw("resident_share_before_max", |p: &SweepPoint| {
+            opt(p.resident_share_before.map(|r| r.max))
+        }),
+        Column::new("device read", "", 5, |p: &SweepPoint| {
+            p.device_read_bytes.map_or("-".to_string(), format_size)
+        })
+        .csv("device_read_bytes", |p: &SweepPoint| {
+            opt(p.device_read_bytes)
+        }),
+        Column::new("checks", "", 1, |p: &SweepPoint| {
+            checks_cell(r, p).to_string()
+        })
+        .left()
+        .heading("kernel checks")
+        .csv("checks_ok", |p: &SweepPoint| p.checks_ok.to_string()),
+        Column::raw("state_ok", |p: &SweepPoint| p.state_ok.to_string()),
+        Column::raw("in_place", |p: &SweepPoint| {
+            p.in_place.map(|v| in_place_short(&v)).unwrap_or_default()
+        }),
+        Column::raw("verify_seconds", |p: &SweepPoint| {
+            opt(p.in_place.map(|v| v.seconds))
+        }),
+    ];
+    if r.points.iter().any(|p| p.latency.is_some()) {
+        columns.push(
+            Column::new("latency", "", 9, |p: &SweepPoint| {
+                p.latency.as_ref().map_or("-".to_string(), latency::cell)
+            })
+            .markdown_only()
+            .heading("latency p50 / p99 / p99.9 / max"),
+        );
+        for (i, key) in latency::COLUMNS.into_iter().enumerate() {
+            columns.push(Column::raw(key, move |p: &SweepPoint| {
+                latency::cells(p.latency.as_ref())[i].clone()
+            }));
+        }
+    }
+    columns
 }
 
 /// What the rise below the memory page says: the smallest block against the page-sized
