@@ -199,7 +199,7 @@ fn agree<T>(comm: &dyn Comm, host: &str, result: Result<T>) -> Result<T> {
         Ok(_) => String::new(),
         Err(e) => format!(
             "{} rank {} on host {host}: {e:#}",
-            crate::error::exit_kind(e).code(),
+            crate::error::exit_kind(e).code(crate::interrupt::last_signal()),
             comm.rank()
         ),
     };

@@ -97,7 +97,7 @@ pub fn text(r: &RunReport) -> String {
     match (&r.latency, crate::engine::by_name(&r.engine)) {
         (Some(l), _) => line(&mut out, "latency", latency::line(l, &call)),
         (None, Some(e)) => {
-            if let Some(why) = latency::absent_reason(e.name(), e.caps()) {
+            if let Some(why) = e.caps().latency_absent(e.name()) {
                 line(&mut out, "latency", format!("- ({why})"));
             }
         }
