@@ -19,6 +19,7 @@ pub mod interrupt;
 pub mod measure;
 pub mod options;
 pub mod report;
+pub mod results;
 pub mod text;
 pub mod trace;
 pub mod transfer;

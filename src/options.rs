@@ -267,8 +267,7 @@ impl RunOptions {
         )?;
         let series = SeriesOptions::from_args(&args.series, args.force, &what)?;
         if series.is_some()
-            && let Some(why) =
-                choice.engine.caps().latency_absent(choice.engine.name())
+            && let Some(why) = choice.engine.caps().latency_absent(choice.engine.name())
         {
             return Err(input(format!(
                 "{what}: --series times each call into its interval, and {why}; use an engine that makes one call per block (stream, pread, direct)"

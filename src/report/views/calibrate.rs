@@ -1,12 +1,12 @@
 //! `calibrate`: the size found, the timed read, and the probes that led to it.
 
-use crate::cmd::calibrate::CalibrateReport;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
 use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{bytes_both, cache_line, line};
 use crate::report::view::Exportable;
+use crate::results::calibrate::CalibrateReport;
 use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -112,7 +112,7 @@ impl Exportable for CalibrateReport {
 }
 
 /// Each probe's read time against its size, between the window's two bounds.
-pub(crate) fn chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
+pub(crate) fn chart(c: &crate::results::calibrate::CalibrateReport) -> Chart {
     let xs: Vec<f64> = c.probes.iter().map(|p| p.bytes as f64).collect();
     let (lo, hi) = xs
         .iter()
@@ -147,7 +147,7 @@ pub(crate) fn chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
     }
 }
 
-pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) -> Section {
+pub(crate) fn section(c: &crate::results::calibrate::CalibrateReport, part: Part) -> Section {
     let rows = c
         .probes
         .iter()
@@ -206,7 +206,7 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) ->
 }
 
 /// Its line in the study's summary: the file size for a 10 s read.
-pub(crate) fn headline(c: &crate::cmd::calibrate::CalibrateReport) -> Headline {
+pub(crate) fn headline(c: &crate::results::calibrate::CalibrateReport) -> Headline {
     let ten = c.bytes_per_second * 10.0;
     Headline {
         label: format!("file size for a 10 s read ({})", c.cache.name()),

@@ -5,11 +5,11 @@
 //! latency, reads against writes, and where the queue asked went.
 
 use super::disk::{MB, queue_sentence, verify_line};
-use crate::cmd::disk::{DiskReport, DiskRow, Path};
 use crate::cmd::study::Part;
 use crate::measure::verdict::{Figure, Relation, relate};
 use crate::measure::writecache::WriteCache;
 use crate::report::page::{Headline, Section, grid};
+use crate::results::disk::{DiskReport, DiskRow, Path};
 use crate::units::{format_seconds, format_size, group_thousands};
 use crate::workload::Op;
 

@@ -412,7 +412,7 @@ pub(crate) fn chart(ms: &Measure, labels: &[String]) -> Chart {
 
 /// The calibration's probes of every medium on one scatter: read time against bytes read.
 pub(crate) fn probes(media: &[Medium], part: Part) -> Option<Chart> {
-    use crate::cmd::calibrate::CalibrateReport;
+    use crate::results::calibrate::CalibrateReport;
     media
         .iter()
         .any(|m| m.report.result::<CalibrateReport>(part).is_some())
