@@ -13,6 +13,7 @@ pub mod fast;
 pub mod mpi;
 pub mod patterns;
 pub mod run;
+pub mod study;
 pub mod sweep;
 pub mod syscalls;
 pub mod trace;

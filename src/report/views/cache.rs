@@ -1,6 +1,5 @@
 //! `cache`: cold, warm and cold-again side by side per block size, with their proof.
 
-use crate::cmd::study::Part;
 use crate::report::cells::{mib, pct, rate, sample_cells};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, header, percent};
@@ -11,6 +10,7 @@ use crate::report::view::Exportable;
 use crate::results::cache::CacheReport;
 use crate::units::{format_block_size, format_size};
 use crate::warning::Warning;
+use crate::workload::study::Part;
 use std::fmt::Write;
 
 /// Renders `cache`.

@@ -10,14 +10,16 @@ use super::media_figures::all_measures as measures;
 use super::media_figures::{Lead, Measure, Shape, Unit, WRITE_FSYNC, against, relation_word};
 pub use super::media_figures::{Medium, csv, json};
 use super::study::{headlines, sections};
-use crate::cmd::study::{Kept, Outcome, Part, StudyPart};
+use crate::cmd::study::{Kept, StudyPart};
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{Figure, Relation, SAME_WITHIN, relate, same, spread};
 use crate::report::cells::capitalise;
 use crate::report::html::{self, escape, figure, head};
 use crate::report::page::Headline;
 use crate::report::svg::{Chart, Series};
+use crate::results::study::Outcome;
 use crate::units::format_size;
+use crate::workload::study::Part;
 use anyhow::Result;
 use std::fmt::Write;
 

@@ -5,15 +5,16 @@
 //! renders these as tables, overlaid curves and grouped bars; the same figures go beside it
 //! as JSON and CSV.
 
-use crate::cmd::study::{Part, StudyReport};
 use crate::measure::cache::CacheState;
 use crate::measure::env::Environment;
 use crate::measure::stats::Summary;
 use crate::measure::verdict::{Figure, Relation, relate};
 use crate::report::cells::mib;
 use crate::results::disk::Path as DiskPath;
+use crate::results::study::StudyReport;
 use crate::units::{format_block_size, group_thousands};
 use crate::workload::Op;
+use crate::workload::study::Part;
 
 /// One study among several, with its label.
 pub struct Medium<'a> {

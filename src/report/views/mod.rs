@@ -31,11 +31,11 @@ pub mod trace;
 pub mod trace_clock;
 pub mod transfer;
 
+use self::report::Saved;
 use super::view::{Exportable, schema};
-use crate::cmd::report::Saved;
-use crate::cmd::study::StudyReport;
 use crate::error::ExitKind;
 use crate::results;
+use crate::results::study::StudyReport;
 use anyhow::Result;
 
 /// A result `ioscope report` reads back: its command, whose [`schema`] a saved document

@@ -5,7 +5,6 @@
 //! iozone's: what the clock timed (the data was laid out before it), and how the read tests'
 //! cache state compares with iozone's warm reads, chosen by the cache proof and the numbers.
 
-use crate::cmd::study::Part;
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::report::cells::{cells, mib, opt, pct, rate, rate_cell, table};
@@ -21,6 +20,7 @@ use crate::units::{
 };
 use crate::warning::Warning;
 use crate::workload::plan::Coverage;
+use crate::workload::study::Part;
 use crate::workload::verify::InPlace;
 use std::fmt::Write;
 

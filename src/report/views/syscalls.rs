@@ -1,6 +1,6 @@
 //! `syscalls`: nanoseconds per call for each operation, and why lseek is cheaper.
 
-use crate::cmd::study::{Kept, StudyReport};
+use crate::cmd::study::Kept;
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, opt};
@@ -10,6 +10,7 @@ use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::study::StudyReport;
 use crate::results::syscalls::OPS;
 use crate::results::syscalls::SyscallsReport;
 use crate::units::{format_seconds, format_size, group_thousands};

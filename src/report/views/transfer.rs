@@ -3,7 +3,6 @@
 //! both sides' median times with the spread; then what wins and why. `send` and `receive`:
 //! one line per connection.
 
-use crate::cmd::study::Part;
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, table};
 use crate::report::csv::Table;
@@ -15,6 +14,7 @@ use crate::results::transfer::{Cell, SendReport, TransferReport, Workload};
 use crate::transfer::Session;
 use crate::transfer::methods::{RecvMethod, SendMethod};
 use crate::units::{MIB, format_seconds, format_size};
+use crate::workload::study::Part;
 use std::fmt::Write;
 
 /// Renders the experiment.
