@@ -20,15 +20,30 @@ pub enum ExitKind {
 }
 
 impl ExitKind {
-    /// The numeric code handed to the operating system.
-    pub fn code(self) -> u8 {
+    /// The numeric code handed to the operating system; `signal` is the one that interrupted
+    /// the work, if one did (`interrupt::last_signal`).
+    pub fn code(self, signal: Option<i32>) -> u8 {
         match self {
             Self::Success => 0,
             Self::Failed => 1,
             Self::Usage => 2,
-            Self::Interrupted => crate::interrupt::exit_code(),
+            Self::Interrupted => exit_code_for(signal),
             Self::Child(code) => code,
         }
+    }
+}
+
+/// The exit code after `signal` (or no signal: a request from the code): 130 for an
+/// interruption (SIGINT, SIGTERM, SIGHUP, SIGQUIT), 128 + the number for the others.
+pub fn exit_code_for(signal: Option<i32>) -> u8 {
+    match signal {
+        Some(s)
+            if s > 0
+                && ![libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT].contains(&s) =>
+        {
+            (128 + s).min(255) as u8
+        }
+        _ => 130,
     }
 }
 

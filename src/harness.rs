@@ -91,6 +91,15 @@ impl Sample {
     pub fn ok(&self) -> bool {
         self.checks.iter().all(|c| c.ok) && self.cache.is_none_or(|p| p.ok())
     }
+
+    /// [`Sample::ok`], or, with `allow_unwritten`, its cache state missed only because its
+    /// bytes are unwritten extents or holes.
+    pub fn ok_allowing_unwritten(&self, allow_unwritten: bool) -> bool {
+        self.ok()
+            || (allow_unwritten
+                && self.checks.iter().all(|c| c.ok)
+                && self.cache.is_some_and(|p| p.not_the_device()))
+    }
 }
 
 /// A file (or pipe) and what the harness needs to know about it.

@@ -20,7 +20,7 @@
 //! is unfinished: files being written register their paths here ([`Registration`]), in
 //! fixed static slots the handler can read, and the handler unlinks them before `_exit`.
 
-use crate::error::Failure;
+use crate::error::{Failure, exit_code_for};
 use std::cell::UnsafeCell;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicU64, AtomicUsize, Ordering};
@@ -55,20 +55,6 @@ pub fn all() -> impl Iterator<Item = i32> {
 /// A signal's bit in [`IGNORED_AT_START`] (signals are numbered from 1 to 64).
 fn bit(signal: i32) -> u64 {
     1u64 << ((signal - 1) & 63)
-}
-
-/// The exit code after `signal` (or no signal: a request from the code): 130 for an
-/// interruption (SIGINT, SIGTERM, SIGHUP, SIGQUIT), 128 + the number for the others.
-pub fn exit_code_for(signal: Option<i32>) -> u8 {
-    match signal {
-        Some(s)
-            if s > 0
-                && ![libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT].contains(&s) =>
-        {
-            (128 + s).min(255) as u8
-        }
-        _ => 130,
-    }
 }
 
 /// How the closing warning names the interruption: "interrupted" for the first four of

@@ -1,8 +1,9 @@
 //! ioscope: measure, explain and verify file and storage I/O performance on Linux.
 //!
 //! The binary is a thin shell over this library: `cli` (syntax) → `options` (meaning) →
-//! `cmd` (orchestration) → `engine` (moving bytes) and `measure` (clocks, counters, cache)
-//! → `report` (rendering). Tests and benches call the library directly.
+//! `cmd` (orchestration) → `engine` (moving bytes) and `measure` (clocks, counters, cache),
+//! which returns a type of `results`, rendered by `report`. Tests and benches call the
+//! library directly. The layer order is CONTRIBUTING.md's, checked by `tests/layers.rs`.
 
 #![warn(missing_docs)]
 
@@ -19,6 +20,7 @@ pub mod interrupt;
 pub mod measure;
 pub mod options;
 pub mod report;
+pub mod results;
 pub mod text;
 pub mod trace;
 pub mod transfer;

@@ -23,7 +23,7 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     ioscope::files::reserve_standard_fds();
     let cli = ioscope::cli::Cli::parse_args();
     let code = match ioscope::app::run(cli) {
-        Ok(kind) => kind.code(),
+        Ok(kind) => kind.code(ioscope::interrupt::last_signal()),
         Err(err) => {
             let kind = ioscope::error::exit_kind(&err);
             if kind != ioscope::error::ExitKind::Interrupted {
@@ -34,7 +34,7 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
                     ioscope::interrupt::described()
                 ));
             }
-            kind.code()
+            kind.code(ioscope::interrupt::last_signal())
         }
     };
     // A trace's tracer may stay behind as the keeper of what the command left running.

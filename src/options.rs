@@ -10,6 +10,7 @@ use crate::engine::{Engine, Setup};
 use crate::error::input;
 use crate::files::display_name;
 use crate::measure::cache::CacheState;
+use crate::measure::medium::LABEL_CHARS;
 use crate::measure::meter::{self, Meter, SystemMeter};
 use crate::transfer::methods::{RecvMethod, SendMethod};
 use crate::transfer::{Endpoint, Receiving, Sending, Serving};
@@ -266,8 +267,7 @@ impl RunOptions {
         )?;
         let series = SeriesOptions::from_args(&args.series, args.force, &what)?;
         if series.is_some()
-            && let Some(why) =
-                crate::report::latency::absent_reason(choice.engine.name(), choice.engine.caps())
+            && let Some(why) = choice.engine.caps().latency_absent(choice.engine.name())
         {
             return Err(input(format!(
                 "{what}: --series times each call into its interval, and {why}; use an engine that makes one call per block (stream, pread, direct)"
@@ -388,9 +388,6 @@ pub struct StudyOptions {
     /// Outputs.
     pub export: ExportOptions,
 }
-
-/// The longest name a medium may be given: it heads a table column and a chart legend.
-pub const LABEL_CHARS: usize = 48;
 
 /// Checks a medium's name (`study --label`, `report --label`): not blank, at most
 /// [`LABEL_CHARS`] characters; kept as given (printed with control characters escaped).

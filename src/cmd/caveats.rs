@@ -53,12 +53,3 @@ pub fn of_write(file: &File, path: &Path, bytes: u64, fsync_seconds: Option<f64>
     };
     vec![caveat::write_cache(cache), caveat::compression(evidence)]
 }
-
-/// Whether a run's checks held and its cache state was reached, or, with
-/// `allow_unwritten`, missed only because its bytes are unwritten extents or holes.
-pub fn sample_ok(sample: &Sample, allow_unwritten: bool) -> bool {
-    sample.ok()
-        || (allow_unwritten
-            && sample.checks.iter().all(|c| c.ok)
-            && sample.cache.is_some_and(|p| p.not_the_device()))
-}

@@ -7,114 +7,15 @@ use crate::harness::{Harness, Target};
 use crate::measure::cache::{self, CacheState};
 use crate::measure::external::{self, ToolClaim};
 use crate::measure::meter::Claim;
-use crate::measure::stats::{Summary, summarize};
+use crate::measure::stats::Summary;
 use crate::options::CompareOptions;
+pub use crate::results::compare::{CompareReport, Contender, FigureSource, Row, Run};
 use crate::units::per_second;
 use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 use std::process::{Command, Stdio};
-
-/// How a contender's own figures are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FigureSource {
-    /// ioscope's JSON: `bytes` and `seconds`.
-    IoscopeJson,
-    /// dd's `N bytes ... copied, S s` line.
-    DdSummary,
-    /// fio's JSON: its io_bytes and runtime.
-    FioJson,
-    /// No figures of its own: the process's wall time and the file size.
-    ProcessWall,
-}
-
-/// One contender: a command line and where its figures come from.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Contender {
-    /// Short name for the table.
-    pub name: String,
-    /// The program and its arguments.
-    pub argv: Vec<String>,
-    /// Where its figures come from.
-    pub figures: FigureSource,
-    /// Whether it reads with O_DIRECT (bypassing the cache).
-    pub direct: bool,
-}
-
-/// One run of one contender.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Run {
-    /// Bytes as the tool reported (or the file size).
-    pub bytes: u64,
-    /// Seconds as the tool reported (or wall time).
-    pub seconds: f64,
-    /// Rate from those figures.
-    pub bytes_per_second: f64,
-    /// Wall seconds of the whole process, start-up included.
-    pub wall_seconds: f64,
-    /// Share of the file resident just before the run.
-    pub resident_share_before: f64,
-}
-
-/// A contender's results in one cache state.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Row {
-    /// The contender.
-    pub contender: String,
-    /// The cache state every run started from.
-    pub cache: CacheState,
-    /// Median rate over the runs (own figures).
-    pub median_bytes_per_second: f64,
-    /// Median rate by process wall time.
-    pub median_wall_bytes_per_second: f64,
-    /// Median rate divided by the best median of the same cache state.
-    pub ratio_to_best: f64,
-    /// Whether every run started in the intended cache state (by the one set of thresholds).
-    pub state_ok: bool,
-    /// Every run.
-    pub runs: Vec<Run>,
-}
-
-impl Row {
-    /// Its own figures' rates over the runs (`None` without runs).
-    pub fn rates(&self) -> Option<Summary> {
-        let rates: Vec<f64> = self.runs.iter().map(|x| x.bytes_per_second).collect();
-        summarize(&rates)
-    }
-}
-
-/// The comparison.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CompareReport {
-    /// The file.
-    pub file: String,
-    /// Its size.
-    pub file_bytes: u64,
-    /// Block size given to run, dd and fio.
-    pub block_size: u64,
-    /// Runs per contender and state.
-    pub repeat: usize,
-    /// The contenders that ran.
-    pub contenders: Vec<Contender>,
-    /// Contenders that could not run here, with the reason.
-    pub skipped: Vec<String>,
-    /// One row per contender and cache state.
-    pub rows: Vec<Row>,
-    /// Whether every cache state planned was measured (false after an interruption).
-    pub complete: bool,
-    /// What the reader should know.
-    pub warnings: Vec<Warning>,
-}
-
-impl CompareReport {
-    /// Whether every contender's runs started in their cache state.
-    pub fn ok(&self) -> bool {
-        self.rows.iter().all(|r| r.state_ok)
-    }
-}
 
 fn tool_available(program: &str, version_arg: &str) -> bool {
     Command::new(program)

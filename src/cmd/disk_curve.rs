@@ -7,84 +7,17 @@
 //! its ramp: each step one short run, every step kept as evidence; a depth the curve
 //! already measured is not run again.
 
-use crate::cmd::disk::{DiskRow, Latency, Target, prepare, run_row};
+use crate::cmd::disk::{Target, prepare, run_row};
 use crate::files;
 use crate::harness::Harness;
-use crate::measure::knee::{Point, knee};
-use crate::measure::percentile::{Percentile, Target as LatencyTarget};
+use crate::measure::percentile::Target as LatencyTarget;
 use crate::options::DiskOptions;
 use crate::options::disk::CurveOptions;
+use crate::results::disk::DiskRow;
+pub use crate::results::disk_curve::{CurveReport, Search, Step, curve_points, knee_of, pick};
 use crate::warning::Warning;
 use crate::workload::panel::RowSpec;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
-
-/// One step of the search: the depth tried and what its percentile was.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    /// The depth tried.
-    pub depth: usize,
-    /// The percentile the target watches, at that depth, microseconds.
-    pub value_us: f64,
-    /// Whether it was at or under the target.
-    pub under: bool,
-    /// Whether the curve had measured this depth already (no run of its own).
-    pub from_curve: bool,
-    /// The run (its IOPS, every percentile, the queue kept and seen).
-    pub row: DiskRow,
-}
-
-/// The search for the deepest queue under a latency target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Search {
-    /// The target.
-    pub target: LatencyTarget,
-    /// The depths it could choose among, ascending.
-    pub depths: Vec<usize>,
-    /// The steps, in the order tried.
-    pub steps: Vec<Step>,
-    /// The deepest depth found under the target (`None`: not even the shallowest).
-    pub depth: Option<usize>,
-    /// Its IOPS.
-    pub iops: Option<f64>,
-    /// Its percentile, microseconds.
-    pub value_us: Option<f64>,
-}
-
-impl Search {
-    /// The step that found the answer.
-    pub fn found(&self) -> Option<&Step> {
-        let depth = self.depth?;
-        self.steps.iter().find(|s| s.depth == depth && s.under)
-    }
-
-    /// Depths of `curve` deeper than the answer whose percentile was under the target as
-    /// well: the latency did not rise steadily with depth, and the bisection (which
-    /// assumes it does) stopped short of them.
-    pub fn missed(&self, curve: &[DiskRow]) -> Vec<usize> {
-        let deepest = self.depth.unwrap_or(0);
-        curve
-            .iter()
-            .filter(|r| {
-                r.spec.depth > deepest
-                    && pick(&r.latency_us, self.target.percentile) <= self.target.limit_us
-            })
-            .map(|r| r.spec.depth)
-            .collect()
-    }
-}
-
-/// The value of percentile `p` in `l`, microseconds.
-pub fn pick(l: &Latency, p: Percentile) -> f64 {
-    match p {
-        Percentile::P50 => l.p50,
-        Percentile::P90 => l.p90,
-        Percentile::P99 => l.p99,
-        Percentile::P99_9 => l.p99_9,
-        Percentile::P99_99 => l.p99_99,
-        Percentile::Max => l.max,
-    }
-}
 
 /// Bisects `depths` (ascending) for the deepest whose percentile stays at or under the
 /// target, assuming the latency rises with depth: each step `measure`s one depth; the
@@ -122,76 +55,6 @@ pub fn search(
         }
     }
     Ok(best)
-}
-
-/// The result of `disk --depth-curve` / `--latency-target`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CurveReport {
-    /// The file measured.
-    pub file: String,
-    /// Whether it was a scratch file made (and written) for the run.
-    pub scratch: bool,
-    /// Its size.
-    pub file_bytes: u64,
-    /// The block device behind it, if any.
-    pub device_name: Option<String>,
-    /// The seed of its content (`None`: the user's file).
-    pub seed: Option<u64>,
-    /// Seconds each depth ran for (asked).
-    pub runtime_seconds: f64,
-    /// Seconds the fill of the scratch file took.
-    pub fill_seconds: Option<f64>,
-    /// The row whose depth varies (its depth: the first asked).
-    pub spec: RowSpec,
-    /// The curve: one run per depth, ascending (empty when only the search ran).
-    pub points: Vec<DiskRow>,
-    /// The depth of the curve's knee ([`crate::measure::knee::knee`]), if it has one.
-    pub knee_depth: Option<usize>,
-    /// The search for the deepest queue under the latency target, when asked.
-    pub search: Option<Search>,
-    /// Whether everything asked ran.
-    pub complete: bool,
-    /// What the reader should know.
-    pub warnings: Vec<Warning>,
-}
-
-impl CurveReport {
-    /// The curve's points as the knee sees them.
-    pub fn knee_points(&self) -> Vec<Point> {
-        curve_points(&self.points)
-    }
-
-    /// Whether every byte checked was in place.
-    pub fn ok(&self) -> bool {
-        self.points
-            .iter()
-            .chain(
-                self.search
-                    .iter()
-                    .flat_map(|s| s.steps.iter().map(|s| &s.row)),
-            )
-            .all(|r| {
-                r.verify
-                    .as_ref()
-                    .is_none_or(crate::workload::verify::InPlace::ok)
-            })
-    }
-}
-
-/// Runs' depth, IOPS and p99, for [`knee`].
-pub fn curve_points(rows: &[DiskRow]) -> Vec<Point> {
-    rows.iter()
-        .map(|r| Point {
-            depth: r.spec.depth,
-            iops: r.iops,
-            p99: r.latency_us.p99,
-        })
-        .collect()
-}
-
-/// The depth of the knee of `rows` (depths ascending).
-pub fn knee_of(rows: &[DiskRow]) -> Option<usize> {
-    knee(&curve_points(rows)).map(|k| rows[k].spec.depth)
 }
 
 /// Runs the curve and/or the search; `save` gets the report after every run.
@@ -284,6 +147,7 @@ pub fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::percentile::Percentile;
     use crate::workload::Op;
     use std::cell::RefCell;
 

@@ -9,97 +9,18 @@
 use crate::cmd::disk::Latency;
 use crate::files;
 use crate::harness::Harness;
-use crate::measure::devstats::{DeviceView, Watch};
+use crate::measure::devstats::Watch;
 use crate::measure::inflight::{Window, took};
 use crate::measure::latency::histogram;
-use crate::measure::percentile::Target;
-use crate::measure::verdict::same;
 use crate::options::DiskOptions;
 use crate::options::disk::FsyncOptions;
+pub use crate::results::disk_fsync::{FsyncReport, Verdict, judge};
 use crate::warning::Warning;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::time::Duration;
-
-/// fdatasync's percentile against the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Under the target by more than the rule's 10%.
-    Under,
-    /// Within 10% of the target, either side: too close to call.
-    AtTarget,
-    /// Over it by more than 10%.
-    Over,
-    /// No block device behind the file (tmpfs, overlay, network): fdatasync had no disk to
-    /// wait for, so its figure says nothing about one.
-    NoDevice,
-}
-
-/// The verdict on fdatasync's `value_us` against `target_us`, on a file with or without a
-/// block device under it.
-pub fn judge(value_us: f64, target_us: f64, device: bool) -> Verdict {
-    if !device {
-        Verdict::NoDevice
-    } else if same(value_us, target_us) {
-        Verdict::AtTarget
-    } else if value_us < target_us {
-        Verdict::Under
-    } else {
-        Verdict::Over
-    }
-}
-
-/// The result of `disk --preset fsync`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FsyncReport {
-    /// The scratch file.
-    pub file: String,
-    /// Its size (the writes wrap to its start there).
-    pub file_bytes: u64,
-    /// Whether fallocate preallocated it (else the writes extend it).
-    pub preallocated: bool,
-    /// The block device behind it, if any.
-    pub device_name: Option<String>,
-    /// Seconds asked.
-    pub runtime_seconds: f64,
-    /// Bytes per write.
-    pub block_bytes: u64,
-    /// Writes made, each followed by one fdatasync.
-    pub writes: u64,
-    /// Bytes written.
-    pub bytes: u64,
-    /// Wall time of the whole loop.
-    pub seconds: f64,
-    /// Latency of each write (into the page cache), microseconds.
-    pub write_latency_us: Latency,
-    /// Latency of each fdatasync, microseconds.
-    pub fdatasync_latency_us: Latency,
-    /// Write + fdatasync pairs per second.
-    pub syncs_per_second: f64,
-    /// Times the writes wrapped to the start of the file.
-    pub wraps: u64,
-    /// The target of the verdict.
-    pub target: Target,
-    /// fdatasync's watched percentile against the target.
-    pub verdict: Verdict,
-    /// The device's own view of the run.
-    pub device: Option<DeviceView>,
-    /// Whether the run went to its end.
-    pub complete: bool,
-    /// What the reader should know.
-    pub warnings: Vec<Warning>,
-}
-
-impl FsyncReport {
-    /// fdatasync's percentile that the target watches, microseconds.
-    pub fn watched_us(&self) -> f64 {
-        crate::cmd::disk_curve::pick(&self.fdatasync_latency_us, self.target.percentile)
-    }
-}
 
 /// Runs the write-ahead-log pattern for the runtime in a scratch file in the directory.
 pub fn execute(

@@ -3,65 +3,18 @@
 //! says why it chose it.
 
 use crate::engine::flag;
-use crate::engine::{self, Defaults, Engine, Interruptible, Job, Moved, Op, Threads};
+use crate::engine::{self, Defaults, Engine, Interruptible, Job, Op, Threads};
 use crate::files::{self, InputKind};
 use crate::measure::cache::{self, Observed, Residency};
-use crate::measure::timer::{Elapsed, Stopwatch};
+use crate::measure::timer::Stopwatch;
 use crate::options::FastOptions;
+pub use crate::results::fast::FastReport;
 use crate::units::{MIB, per_second};
 use crate::workload::plan::Plan;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
 /// Files up to this size are read with one read() call: threads and mappings cost more.
 pub const SMALL_FILE: u64 = MIB;
-
-/// What `fast` did and found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FastReport {
-    /// The input's name.
-    pub file: String,
-    /// Its kind.
-    pub input_kind: InputKind,
-    /// The engine that ran.
-    pub engine: String,
-    /// How that engine moves bytes.
-    pub method: String,
-    /// Its capability flags.
-    pub caps: engine::Caps,
-    /// Why that engine.
-    pub reason: String,
-    /// Engines considered and passed over, with the reason.
-    pub fallbacks: Vec<String>,
-    /// Threads used.
-    pub threads: usize,
-    /// Bytes per read or chunk.
-    pub block_size: u64,
-    /// Reads in flight per thread (uring).
-    pub depth: usize,
-    /// Bytes, calls and checksum.
-    #[serde(flatten)]
-    pub moved: Moved,
-    /// The checksum as printed.
-    pub xor_hex: String,
-    /// Seconds the engine ran.
-    pub seconds: f64,
-    /// Bytes per second over those seconds.
-    pub bytes_per_second: f64,
-    /// Wall and CPU time of the engine run.
-    pub elapsed: Elapsed,
-    /// Residency before the run (regular files above the small-file size).
-    pub residency_before: Option<Residency>,
-    /// Seconds spent choosing before the run (sampling residency, checking engines); the
-    /// per-chunk tests of a `per_chunk` engine are inside the run, in `tests`.
-    #[serde(default)]
-    pub choice_seconds: f64,
-    /// What could make the rate wrong (the file's extents and compression): measured after
-    /// the run, and only when details are asked for (`--verbose`, `--json`, `--markdown`),
-    /// so the plain checksum costs nothing more.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub caveats: Vec<crate::measure::caveat::Caveat>,
-}
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

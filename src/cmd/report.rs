@@ -3,71 +3,14 @@
 //! prints or renders: [`execute`] returns a [`Request`], and `report::views::report` renders
 //! it through the registry of results.
 
-use crate::cmd::study::StudyReport;
 use crate::error::input;
-use crate::measure::env::Environment;
 use crate::options::ExportOptions;
 use crate::report::json;
 use crate::text::{printable, printable_path};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
-/// What `report` was asked for, its documents read and checked.
-pub enum Request {
-    /// `--json`: the saved document, to print again exactly as it was saved (it already
-    /// carries its environment and command line, and JSON escapes its control characters).
-    Document(String),
-    /// One saved result, to render again in the formats asked for.
-    Again(Saved),
-    /// Studies on one HTML page: one study's report, or several side by side.
-    Page(Page),
-}
-
-/// A saved result read back, not yet parsed into its type.
-pub struct Saved {
-    /// The document (a study's directory stands for its `study.json`).
-    pub path: PathBuf,
-    /// Its path as printed in messages.
-    pub name: String,
-    /// Its text, control characters in its strings made printable.
-    pub text: String,
-    /// Its schema (`ioscope/<command>/v<N>`).
-    pub schema: String,
-    /// The formats to render it in.
-    pub export: ExportOptions,
-}
-
-/// Studies to put on one HTML page.
-pub struct Page {
-    /// The studies, in the order given.
-    pub studies: Vec<LoadedStudy>,
-    /// The page to write.
-    pub output: PathBuf,
-    /// Whether an existing page may be replaced.
-    pub force: bool,
-}
-
-/// A saved study, read back.
-pub struct LoadedStudy {
-    /// The study.
-    pub report: StudyReport,
-    /// The environment it was measured in.
-    pub environment: Environment,
-    /// Who measured it, when and with what command (its saved head).
-    pub provenance: crate::report::json::Provenance,
-    /// The document read (`DIR/study.json`, or the document itself).
-    pub file: PathBuf,
-    /// The argument that named it, as printed in messages.
-    pub shown: String,
-    /// The earlier study whose document this one repeats byte for byte (a copy of one
-    /// study): it is compared with itself, and the reader is told.
-    pub copy_of: Option<usize>,
-    /// The medium's name on the page: `report --label`, else its own (`study --label`, or
-    /// derived from its file system and device), made distinct; control characters escaped.
-    pub label: String,
-    /// A hash of its text (two files with the same hash are copies of one study).
-    hash: u64,
-}
+pub use crate::report::views::report::{LoadedStudy, Page, Request, Saved};
 
 /// What `report --label KEY=NAME` and `--labels N1,N2,...` asked for.
 #[derive(Debug, Clone, Default)]

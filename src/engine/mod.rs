@@ -231,6 +231,25 @@ impl Caps {
             Op::Write => flag::WRITE,
         })
     }
+
+    /// Why the results of engine `engine`, which has these flags, carry no per-call
+    /// latency, when its calls are not one block each; `None` for an engine that makes one
+    /// call per block.
+    pub fn latency_absent(self, engine: &str) -> Option<String> {
+        if !self.has(flag::MOVES_BYTES) {
+            Some(format!("the {engine} engine makes no system call"))
+        } else if self.has(flag::ZERO_COPY) {
+            Some(format!(
+                "the {engine} engine reads through a mapping: no system call per block to time"
+            ))
+        } else if self.has(flag::QUEUED) {
+            Some(format!(
+                "the {engine} engine submits requests in batches: one call moves many blocks, so a call's time is not one I/O's"
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 impl std::fmt::Debug for Caps {
@@ -469,6 +488,17 @@ pub fn shrank(name: &str, reached: u64, size: u64) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engines_without_a_call_per_block_say_why_and_the_others_do_not() {
+        let e = |n: &str| by_name(n).expect("engine");
+        let absent = |n: &str| e(n).caps().latency_absent(n);
+        assert!(absent("mmap").is_some());
+        assert!(absent("uring").is_some());
+        assert!(absent("null").is_some());
+        assert!(absent("stream").is_none());
+        assert!(absent("pread").is_none());
+    }
 
     #[test]
     fn caps_are_saved_as_one_bool_per_flag_in_the_order_of_the_names() {

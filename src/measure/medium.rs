@@ -52,9 +52,13 @@ pub fn label(given: Option<&str>, storage: &Storage) -> String {
     shown(label)
 }
 
+/// The longest name a medium may be given (`--label`): it heads a table column and a chart
+/// legend.
+pub const LABEL_CHARS: usize = 48;
+
 /// The most characters of a label drawn: twice what `--label` takes, so a derived one (a
 /// long device path) stays whole while a document's label of any size heads a column.
-pub const SHOWN_CHARS: usize = 2 * crate::options::LABEL_CHARS;
+pub const SHOWN_CHARS: usize = 2 * LABEL_CHARS;
 
 /// `label` cut to [`SHOWN_CHARS`] characters, an ellipsis ending one that was longer.
 fn shown(label: String) -> String {

@@ -1,8 +1,7 @@
 //! Latency percentiles as every view shows them: the one `latency` text line, the CSV
-//! columns (present only when some row has a latency, so older results keep their tables),
-//! and the reason an engine gives none.
+//! columns (present only when some row has a latency, so older results keep their tables);
+//! the reason an engine gives none is `engine::Caps::latency_absent`.
 
-use crate::engine::{Caps, flag};
 use crate::measure::latency::Latency;
 use crate::units::format_seconds;
 
@@ -54,24 +53,6 @@ pub fn cells(l: Option<&Latency>) -> [String; 7] {
     }
 }
 
-/// Why an engine's results carry no per-call latency, when its calls are not one block
-/// each; `None` for an engine that makes one call per block.
-pub fn absent_reason(engine: &str, caps: Caps) -> Option<String> {
-    if !caps.has(flag::MOVES_BYTES) {
-        Some(format!("the {engine} engine makes no system call"))
-    } else if caps.has(flag::ZERO_COPY) {
-        Some(format!(
-            "the {engine} engine reads through a mapping: no system call per block to time"
-        ))
-    } else if caps.has(flag::QUEUED) {
-        Some(format!(
-            "the {engine} engine submits requests in batches: one call moves many blocks, so a call's time is not one I/O's"
-        ))
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,15 +83,5 @@ mod tests {
     fn csv_cells_are_raw_nanoseconds_or_empty() {
         assert_eq!(cells(Some(&sample()))[1], "1200");
         assert_eq!(cells(None), <[String; 7]>::default());
-    }
-
-    #[test]
-    fn engines_without_a_call_per_block_say_why_and_the_others_do_not() {
-        let e = |n: &str| crate::engine::by_name(n).expect("engine");
-        assert!(absent_reason("mmap", e("mmap").caps()).is_some());
-        assert!(absent_reason("uring", e("uring").caps()).is_some());
-        assert!(absent_reason("null", e("null").caps()).is_some());
-        assert!(absent_reason("stream", e("stream").caps()).is_none());
-        assert!(absent_reason("pread", e("pread").caps()).is_none());
     }
 }

@@ -259,15 +259,15 @@ impl StudyBar {
     }
 }
 
-impl crate::cmd::study::StudyObserver for StudyBar {
-    fn begin(&self, level: crate::cmd::study::Level, estimate: f64) {
+impl crate::workload::study::StudyObserver for StudyBar {
+    fn begin(&self, level: crate::workload::study::Level, estimate: f64) {
         if self.silent {
             return;
         }
         let line = format!(
             "study at the {} level: {} (as measured on a 2-vCPU VM; a slower medium takes longer); Ctrl-C stops it and keeps what was measured\n",
             level.name(),
-            crate::cmd::study::about(estimate)
+            crate::workload::estimate::about(estimate)
         );
         let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         match &s.bar {
@@ -281,7 +281,7 @@ impl crate::cmd::study::StudyObserver for StudyBar {
 
     fn part(
         &self,
-        part: crate::cmd::study::Part,
+        part: crate::workload::study::Part,
         index: usize,
         count: usize,
         estimate: f64,

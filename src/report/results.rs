@@ -5,10 +5,10 @@
 
 use super::view::Exportable;
 use super::views::study::sections;
-use crate::cmd::study::StudyReport;
 use crate::error::input;
 use crate::files;
 use crate::report::json::Provenance;
+use crate::results::study::StudyReport;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

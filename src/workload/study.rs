@@ -1,7 +1,7 @@
 //! The vocabulary of `study`: its levels (how much it measures) and what names a part (the
-//! names used in flags, files and headings, and its time at each level). Plain data, below the
-//! command line and the command; what each level measures is the command's
-//! (`cmd::study`).
+//! names used in flags, files and headings, and its time at each level), and what a progress
+//! display is told as it runs. Plain data, below the command line and the command; what each
+//! level measures is the command's (`cmd::study`).
 
 use serde::{Deserialize, Serialize};
 
@@ -101,4 +101,20 @@ impl Serialize for Part {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name)
     }
+}
+
+/// Told when the study and each part start, for a progress display.
+pub trait StudyObserver {
+    /// The study is about to start its parts (the directory and scratch file are ready).
+    fn begin(&self, _level: Level, _estimate: f64) {}
+    /// `part` starts; `estimate` is its share of the level's estimate, `remaining` the
+    /// estimate of every part still to run after it.
+    fn part(&self, part: Part, index: usize, count: usize, estimate: f64, remaining: f64);
+}
+
+/// No progress display.
+pub struct Silent;
+
+impl StudyObserver for Silent {
+    fn part(&self, _: Part, _: usize, _: usize, _: f64, _: f64) {}
 }

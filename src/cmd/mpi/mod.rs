@@ -9,7 +9,7 @@
 //! The collective operations come through [`Comm`]: the real one (rsmpi, behind the `mpi`
 //! cargo feature) is `cmd::mpi_world`; [`Solo`] is one rank without MPI, so the whole
 //! orchestration runs in the default build and its tests. The result types are plain serde
-//! structs in every build, so `ioscope report` renders a saved run anywhere.
+//! structs in every build (`results::mpi`), so `ioscope report` renders a saved run anywhere.
 //!
 //! Failure is collective: after every step each rank says ok or not in an all-reduce; when
 //! any failed, every rank's error goes to rank 0 and every rank stops with the same exit
@@ -43,12 +43,11 @@ use std::path::{Path, PathBuf};
 pub mod io500;
 mod ior;
 pub mod must_match;
-mod result;
 mod watchdog;
+pub use crate::results::mpi::{Aggregate, MpiReport, Phase, RankInfo, RankRun, RankTime, Repeat};
 pub use ior::{
     Clock, ClockOffset, FailedPhase, Kept, PhaseTimes, Reorder, RepeatFiles, ior_aggregate,
 };
-pub use result::{Aggregate, MpiReport, Phase, RankInfo, RankRun, RankTime, Repeat};
 pub use watchdog::abandon_after_mpi_error;
 use watchdog::{Watchdog, register, scratch};
 
@@ -199,7 +198,7 @@ fn agree<T>(comm: &dyn Comm, host: &str, result: Result<T>) -> Result<T> {
         Ok(_) => String::new(),
         Err(e) => format!(
             "{} rank {} on host {host}: {e:#}",
-            crate::error::exit_kind(e).code(),
+            crate::error::exit_kind(e).code(crate::interrupt::last_signal()),
             comm.rank()
         ),
     };

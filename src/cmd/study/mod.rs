@@ -29,11 +29,8 @@ use std::time::Instant;
 
 pub mod part;
 pub mod parts;
-mod result;
-mod results;
+pub use crate::results::study::{Budget, Outcome, Results, Step, StudyReport, StudyRow};
 pub use part::{Kept, StudyPart};
-pub use result::{Budget, Outcome, Step, StudyReport, StudyRow};
-pub use results::Results;
 
 /// The smallest scratch file the default will settle for.
 const MIN_SIZE: u64 = MIB;
@@ -96,22 +93,7 @@ impl Level {
 }
 
 pub use crate::workload::estimate::about;
-
-/// Told when the study and each part start, for a progress display.
-pub trait StudyObserver {
-    /// The study is about to start its parts (the directory and scratch file are ready).
-    fn begin(&self, _level: Level, _estimate: f64) {}
-    /// `part` starts; `estimate` is its share of the level's estimate, `remaining` the
-    /// estimate of every part still to run after it.
-    fn part(&self, part: Part, index: usize, count: usize, estimate: f64, remaining: f64);
-}
-
-/// No progress display.
-pub struct Silent;
-
-impl StudyObserver for Silent {
-    fn part(&self, _: Part, _: usize, _: usize, _: f64, _: f64) {}
-}
+pub use crate::workload::study::{Silent, StudyObserver};
 
 /// Removes a directory the study created, if it is empty at the end.
 struct CreatedDir(Option<PathBuf>);
@@ -454,7 +436,9 @@ impl StudyReport {
         let mut all = self.caveats.clone();
         for c in parts::PARTS.iter().flat_map(|p| p.caveats(self)) {
             if c.verdict != crate::measure::caveat::Verdict::Ok
-                && !all.iter().any(|a| result::same_finding(a, c))
+                && !all
+                    .iter()
+                    .any(|a| crate::results::study::same_finding(a, c))
             {
                 all.push(c.clone());
             }

@@ -7,7 +7,6 @@
 //! page, so its file names both its command (`cmd::`) and its view (`report::views::`): the
 //! one place below `report/` that names a view, as `app.rs` is for whole commands.
 
-use super::results::{Results, Stored};
 use super::{Context, Outcome, StudyReport};
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
@@ -15,6 +14,7 @@ use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
 use crate::report::svg::Chart;
 use crate::report::views::media_figures::{Measure, Medium};
+use crate::results::study::{Results, Stored};
 use crate::warning::Warning;
 use crate::workload::study::Part;
 use anyhow::Result;

@@ -1,7 +1,5 @@
 //! `cache`: cold, warm and cold-again side by side per block size, with their proof.
 
-use crate::cmd::coldwarm::CacheReport;
-use crate::cmd::study::Part;
 use crate::report::cells::{mib, pct, rate, sample_cells};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, header, percent};
@@ -9,8 +7,10 @@ use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::cache::CacheReport;
 use crate::units::{format_block_size, format_size};
 use crate::warning::Warning;
+use crate::workload::study::Part;
 use std::fmt::Write;
 
 /// How the cold runs were made cold. The `3` of drop_caches is 1 (the page cache) plus 2
@@ -396,7 +396,7 @@ pub fn markdown(r: &CacheReport) -> Vec<String> {
     vec![markdown::table(&t, Some(&caption))]
 }
 
-pub(crate) fn section(c: &crate::cmd::coldwarm::CacheReport, part: Part) -> Section {
+pub(crate) fn section(c: &crate::results::cache::CacheReport, part: Part) -> Section {
     let rows = c
         .rows
         .iter()

@@ -1,6 +1,6 @@
 //! `calibrate`: the size found, the timed read, and the probes that led to it.
 
-use crate::cmd::calibrate::CalibrateReport;
+use crate::results::calibrate::CalibrateReport;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
 use crate::report::page::{Headline, Section, grid};
@@ -118,7 +118,7 @@ impl Exportable for CalibrateReport {
 }
 
 /// Each probe's read time against its size, between the window's two bounds.
-pub(crate) fn chart(c: &crate::cmd::calibrate::CalibrateReport) -> Chart {
+pub(crate) fn chart(c: &crate::results::calibrate::CalibrateReport) -> Chart {
     let xs: Vec<f64> = c.probes.iter().map(|p| p.bytes as f64).collect();
     let (lo, hi) = xs
         .iter()
@@ -207,7 +207,7 @@ fn why(c: &CalibrateReport) -> Vec<String> {
     why
 }
 
-pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) -> Section {
+pub(crate) fn section(c: &crate::results::calibrate::CalibrateReport, part: Part) -> Section {
     let rows = c
         .probes
         .iter()
@@ -239,7 +239,7 @@ pub(crate) fn section(c: &crate::cmd::calibrate::CalibrateReport, part: Part) ->
 
 /// The 10 s sizes the probes' slowest and fastest rates predict, with those rates, where
 /// there are two probes or more and they differ by more than 10%.
-fn ten_second_range(c: &crate::cmd::calibrate::CalibrateReport) -> Option<(u64, u64, f64, f64)> {
+fn ten_second_range(c: &crate::results::calibrate::CalibrateReport) -> Option<(u64, u64, f64, f64)> {
     let rates: Vec<f64> = c
         .probes
         .iter()
@@ -253,7 +253,7 @@ fn ten_second_range(c: &crate::cmd::calibrate::CalibrateReport) -> Option<(u64, 
 }
 
 /// Its line in the study's summary: the file size for a 10 s read.
-pub(crate) fn headline(c: &crate::cmd::calibrate::CalibrateReport) -> Headline {
+pub(crate) fn headline(c: &crate::results::calibrate::CalibrateReport) -> Headline {
     let ten = c.bytes_per_second * 10.0;
     Headline {
         label: format!("file size for a 10 s read ({})", c.cache.name()),

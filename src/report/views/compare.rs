@@ -1,6 +1,5 @@
 //! `compare`: one table per cache state, then why the numbers differ.
 
-use crate::cmd::compare::CompareReport;
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{capitalise, cells, mib, rate, rate_cell, table};
@@ -10,6 +9,7 @@ use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::compare::CompareReport;
 use crate::units::{MIB, format_mib_per_s, format_size};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -151,7 +151,7 @@ fn general_notes(r: &CompareReport) -> Vec<String> {
 }
 
 /// The repeats of one row as the rule sees them.
-fn figure(row: &crate::cmd::compare::Row) -> Figure {
+fn figure(row: &crate::results::compare::Row) -> Figure {
     row.rates()
         .map_or(Figure::one(row.median_bytes_per_second), |s| {
             Figure::from(&s)

@@ -3,7 +3,6 @@
 //! merges), and per row one sentence that sets the queue asked against the app's and the
 //! device's, chosen by the numbers through [`crate::measure::verdict`].
 
-use crate::cmd::disk::{DiskReport, DiskRow, VERIFY_EVERY};
 use crate::measure::devstats::DeviceView;
 use crate::measure::verdict::{Figure, Relation, relate, same};
 use crate::report::cells::opt;
@@ -12,6 +11,7 @@ use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{in_place_short, line};
 use crate::report::view::Exportable;
+use crate::results::disk::{DiskReport, DiskRow, VERIFY_EVERY};
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
 use crate::warning::Warning;
 use crate::workload::Op;
@@ -78,7 +78,7 @@ pub fn queue_sentence(r: &DiskRow) -> String {
 
 /// How a row moved its bytes, in a few words.
 fn how(r: &DiskRow) -> &'static str {
-    use crate::cmd::disk::Path;
+    use crate::results::disk::Path;
     match r.path {
         Path::UringDirect => "io_uring, O_DIRECT",
         Path::UringBuffered => "io_uring, buffered",

@@ -5,8 +5,6 @@
 //! bisection missed), each chosen by the numbers through [`crate::measure::knee`] and
 //! [`crate::measure::verdict`].
 
-use crate::cmd::disk::DiskRow;
-use crate::cmd::disk_curve::{CurveReport, Search, pick};
 use crate::measure::knee::growth_per_doubling;
 use crate::measure::verdict::{FALLEN, SAME_WITHIN};
 use crate::report::cells::opt;
@@ -16,6 +14,8 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::line;
 use crate::report::view::Exportable;
 use crate::report::views::disk::queue_sentence;
+use crate::results::disk::DiskRow;
+use crate::results::disk_curve::{CurveReport, Search, pick};
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
 use crate::warning::Warning;
 
@@ -306,7 +306,7 @@ fn verify_line(r: &CurveReport) -> String {
         None => format!(
             "{}: 1 read in {} compared with the generator's bytes at its offset: {} in {} block(s)",
             crate::report::text::in_place_short(&all),
-            crate::cmd::disk::VERIFY_EVERY,
+            crate::results::disk::VERIFY_EVERY,
             format_size(all.bytes),
             group_thousands(all.blocks)
         ),
@@ -521,9 +521,9 @@ fn curve_columns<'a>() -> Vec<Column<'a, Run<'a>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::disk::Path;
-    use crate::cmd::disk_curve::{Step, knee_of};
     use crate::measure::percentile::{Percentile, Target};
+    use crate::results::disk::Path;
+    use crate::results::disk_curve::{Step, knee_of};
     use crate::workload::Op;
 
     fn row(depth: usize, iops: f64, p99: f64, path: Path) -> DiskRow {

@@ -1,14 +1,14 @@
 //! `disk --preset fsync`: the write's latency and fdatasync's, apart, as a table; the rate
 //! of synced writes; the device's view; and the verdict against the target (etcd: p99 under
-//! 10 ms), its words chosen by [`crate::cmd::disk_fsync::judge`] from the numbers.
+//! 10 ms), its words chosen by [`crate::results::disk_fsync::judge`] from the numbers.
 
-use crate::cmd::disk::Latency;
-use crate::cmd::disk_fsync::{FsyncReport, Verdict};
 use crate::report::cells::{opt, table};
 use crate::report::csv::Table;
 use crate::report::text::{line, right_align, table_with};
 use crate::report::view::Exportable;
 use crate::report::views::disk_curve::time;
+use crate::results::disk::Latency;
+use crate::results::disk_fsync::{FsyncReport, Verdict};
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
 use crate::warning::Warning;
 
@@ -244,8 +244,8 @@ impl Exportable for FsyncReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::disk_fsync::judge;
     use crate::measure::percentile::{Percentile, Target};
+    use crate::results::disk_fsync::judge;
 
     fn report(p99_us: f64, device: bool) -> FsyncReport {
         let target = Target {

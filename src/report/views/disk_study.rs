@@ -5,13 +5,13 @@
 //! latency, reads against writes, and where the queue asked went.
 
 use super::disk::{MB, queue_sentence, verify_line};
-use crate::cmd::disk::{DiskReport, DiskRow, Path};
-use crate::cmd::study::Part;
 use crate::measure::verdict::{Figure, Relation, relate};
 use crate::measure::writecache::WriteCache;
 use crate::report::page::{Headline, Section, grid};
+use crate::results::disk::{DiskReport, DiskRow, Path};
 use crate::units::{format_seconds, format_size, group_thousands};
 use crate::workload::Op;
+use crate::workload::study::Part;
 
 /// Microseconds as a reader sees them, three figures: `8.74 µs`, `87.2 µs`, `383 µs`,
 /// `1.24 ms`, `12.4 ms`.

@@ -1,12 +1,12 @@
 //! `fast`: the checksum alone on stdout; the method and figures with `--verbose`.
 
-use crate::cmd::fast::FastReport;
 use crate::engine::flag;
 use crate::report::cells::{one_row, rate};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, header, list};
 use crate::report::text::{bytes_both, cpu_line, line};
 use crate::report::view::Exportable;
+use crate::results::fast::FastReport;
 use crate::units::per_second;
 use crate::units::{
     format_block_size, format_calls_per_second, format_mib_per_s, format_seconds, format_size,

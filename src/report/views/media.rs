@@ -10,14 +10,16 @@ use super::media_figures::all_measures as measures;
 use super::media_figures::{Lead, Measure, Shape, Unit, WRITE_FSYNC, against, relation_word};
 pub use super::media_figures::{Medium, csv, json};
 use super::study::{headlines, sections};
-use crate::cmd::study::{Kept, Outcome, Part, StudyPart};
+use crate::cmd::study::{Kept, StudyPart};
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{Figure, Relation, SAME_WITHIN, relate, same, spread};
 use crate::report::cells::capitalise;
 use crate::report::html::{self, escape, figure, head};
 use crate::report::page::Headline;
 use crate::report::svg::{Chart, Series};
+use crate::results::study::Outcome;
 use crate::units::format_size;
+use crate::workload::study::Part;
 use anyhow::Result;
 use std::fmt::Write;
 
@@ -412,7 +414,7 @@ pub(crate) fn chart(ms: &Measure, labels: &[String]) -> Chart {
 
 /// The calibration's probes of every medium on one scatter: read time against bytes read.
 pub(crate) fn probes(media: &[Medium], part: Part) -> Option<Chart> {
-    use crate::cmd::calibrate::CalibrateReport;
+    use crate::results::calibrate::CalibrateReport;
     media
         .iter()
         .any(|m| m.report.result::<CalibrateReport>(part).is_some())

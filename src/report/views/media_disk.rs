@@ -6,10 +6,12 @@
 //! memory even with O_DIRECT, and a row run one call at a time did not have the queue asked.
 
 use super::media_figures::{Lead, Measure, Medium, Rows, Shape, Unit, measure};
-use crate::cmd::disk::{DiskRow, Path};
+use crate::cmd::study::Kept;
 use crate::cmd::study::parts::disk::Disk;
-use crate::cmd::study::{Kept, Part, StudyReport};
 use crate::measure::verdict::Figure;
+use crate::results::disk::{DiskRow, Path};
+use crate::results::study::StudyReport;
+use crate::workload::study::Part;
 
 /// A panel row's key on the media page: its name and direction, `RND4K Q32T1 read`.
 pub fn key(row: &DiskRow) -> String {
@@ -259,10 +261,10 @@ mod tests {
     use super::super::media_figures::all_measures;
     use super::super::media_figures::{csv, json};
     use super::*;
-    use crate::cmd::disk::DiskReport;
     use crate::cmd::study::parts::disk::PART;
-    use crate::cmd::study::{Outcome, Step};
     use crate::measure::env::Environment;
+    use crate::results::disk::DiskReport;
+    use crate::results::study::{Outcome, Step};
 
     /// A saved study (no disk part in it), read back.
     fn study() -> StudyReport {

@@ -5,15 +5,16 @@
 //! renders these as tables, overlaid curves and grouped bars; the same figures go beside it
 //! as JSON and CSV.
 
-use crate::cmd::disk::Path as DiskPath;
-use crate::cmd::study::{Part, StudyReport};
 use crate::measure::cache::CacheState;
 use crate::measure::env::Environment;
 use crate::measure::stats::Summary;
 use crate::measure::verdict::{Figure, Relation, relate};
 use crate::report::cells::mib;
+use crate::results::disk::Path as DiskPath;
+use crate::results::study::StudyReport;
 use crate::units::{format_block_size, group_thousands};
 use crate::workload::Op;
+use crate::workload::study::Part;
 
 /// One study among several, with its label.
 pub struct Medium<'a> {
@@ -252,7 +253,7 @@ pub(super) fn measure(
 }
 
 /// The sweep's points in one cache state (`None`: writes), by block size.
-fn sweep_rows(s: Option<&crate::cmd::sweep::SweepReport>, state: Option<CacheState>) -> Rows {
+fn sweep_rows(s: Option<&crate::results::sweep::SweepReport>, state: Option<CacheState>) -> Rows {
     s.map(|s| {
         s.points
             .iter()
@@ -333,7 +334,7 @@ pub(crate) fn read_sweep(media: &[Medium], part: Part) -> Vec<Measure> {
             Lead::Best("each medium at its best block size"),
             each(&|r| {
                 sweep_rows(
-                    r.result::<crate::cmd::sweep::SweepReport>(part),
+                    r.result::<crate::results::sweep::SweepReport>(part),
                     Some(state),
                 )
             }),
@@ -355,7 +356,7 @@ pub(crate) fn cache(media: &[Medium], part: Part) -> Vec<Measure> {
         Shape::Bars,
         Lead::Row("1m, cold".into(), "the cold read in calls of 1 MiB"),
         each(&|r| {
-            r.result::<crate::cmd::coldwarm::CacheReport>(part)
+            r.result::<crate::results::cache::CacheReport>(part)
                 .iter()
                 .flat_map(|c| &c.rows)
                 .flat_map(|row| {
@@ -386,10 +387,10 @@ pub(crate) fn syscalls(media: &[Medium], part: Part) -> Vec<Measure> {
         Shape::Bars,
         Lead::Row("read 1 B".into(), "a 1-byte read()"),
         each(&|r| {
-            r.result::<crate::cmd::syscalls::SyscallsReport>(part)
+            r.result::<crate::results::syscalls::SyscallsReport>(part)
                 .iter()
                 .flat_map(|s| {
-                    crate::cmd::syscalls::OPS.iter().filter_map(move |op| {
+                    crate::results::syscalls::OPS.iter().filter_map(move |op| {
                         Some((op.to_string(), None, figure(&s.ns_summary(op)?)))
                     })
                 })
@@ -413,7 +414,7 @@ pub(crate) fn compare(media: &[Medium], part: Part) -> Vec<Measure> {
             Shape::Bars,
             Lead::Best("the fastest reader of each medium"),
             each(&|r| {
-                r.result::<crate::cmd::compare::CompareReport>(part)
+                r.result::<crate::results::compare::CompareReport>(part)
                     .iter()
                     .flat_map(|c| &c.rows)
                     .filter(|row| row.cache == state)
@@ -442,7 +443,7 @@ pub(crate) fn write_sweep(media: &[Medium], part: Part) -> Vec<Measure> {
         Unit::Rate,
         Shape::Curve,
         Lead::Best("each medium at its best block size"),
-        each(&|r| sweep_rows(r.result::<crate::cmd::sweep::SweepReport>(part), None)),
+        each(&|r| sweep_rows(r.result::<crate::results::sweep::SweepReport>(part), None)),
     ));
     out
 }
@@ -460,7 +461,7 @@ pub(crate) fn patterns(media: &[Medium], part: Part) -> Vec<Measure> {
         Shape::Bars,
         Lead::Nothing,
         each(&|r| {
-            let Some(p) = r.result::<crate::cmd::patterns::PatternsReport>(part) else {
+            let Some(p) = r.result::<crate::results::patterns::PatternsReport>(part) else {
                 return Vec::new();
             };
             let records = p.records.len() > 1;
@@ -490,7 +491,7 @@ pub(crate) fn transfer(media: &[Medium], part: Part) -> Vec<Measure> {
     for m in media {
         for w in m
             .report
-            .result::<crate::cmd::transfer::TransferReport>(part)
+            .result::<crate::results::transfer::TransferReport>(part)
             .iter()
             .flat_map(|t| &t.workloads)
         {
@@ -509,7 +510,7 @@ pub(crate) fn transfer(media: &[Medium], part: Part) -> Vec<Measure> {
             Shape::Bars,
             Lead::Best("the fastest method pair of each medium"),
             each(&|r| {
-                r.result::<crate::cmd::transfer::TransferReport>(part)
+                r.result::<crate::results::transfer::TransferReport>(part)
                     .iter()
                     .flat_map(|t| &t.workloads)
                     .filter(|w| &w.name == name)
@@ -541,7 +542,7 @@ pub(crate) fn calibrate(media: &[Medium], part: Part) -> Vec<Measure> {
         Shape::Bars,
         Lead::Nothing,
         each(&|r| {
-            r.result::<crate::cmd::calibrate::CalibrateReport>(part)
+            r.result::<crate::results::calibrate::CalibrateReport>(part)
                 .iter()
                 .map(|c| {
                     (

@@ -31,10 +31,11 @@ pub mod trace;
 pub mod trace_clock;
 pub mod transfer;
 
+use self::report::Saved;
 use super::view::{Exportable, schema};
-use crate::cmd;
-use crate::cmd::report::Saved;
 use crate::error::ExitKind;
+use crate::results;
+use crate::results::study::StudyReport;
 use anyhow::Result;
 
 /// A result `ioscope report` reads back: its command, whose [`schema`] a saved document
@@ -56,22 +57,22 @@ const fn result<T: Exportable>() -> Registered {
 
 /// Every result `ioscope report` renders again, one line each.
 pub const RESULTS: &[Registered] = &[
-    result::<cmd::run::RunReport>(),
-    result::<cmd::calibrate::CalibrateReport>(),
-    result::<cmd::fast::FastReport>(),
-    result::<cmd::study::StudyReport>(),
-    result::<cmd::compare::CompareReport>(),
-    result::<cmd::sweep::SweepReport>(),
-    result::<cmd::coldwarm::CacheReport>(),
-    result::<cmd::syscalls::SyscallsReport>(),
-    result::<cmd::patterns::PatternsReport>(),
-    result::<cmd::disk::DiskReport>(),
-    result::<cmd::disk_curve::CurveReport>(),
-    result::<cmd::disk_fsync::FsyncReport>(),
-    result::<cmd::transfer::TransferReport>(),
-    result::<cmd::trace::TraceReport>(),
-    result::<cmd::mpi::MpiReport>(),
-    result::<cmd::mpi::io500::Io500Report>(),
+    result::<results::run::RunReport>(),
+    result::<results::calibrate::CalibrateReport>(),
+    result::<results::fast::FastReport>(),
+    result::<StudyReport>(),
+    result::<results::compare::CompareReport>(),
+    result::<results::sweep::SweepReport>(),
+    result::<results::cache::CacheReport>(),
+    result::<results::syscalls::SyscallsReport>(),
+    result::<results::patterns::PatternsReport>(),
+    result::<results::disk::DiskReport>(),
+    result::<results::disk_curve::CurveReport>(),
+    result::<results::disk_fsync::FsyncReport>(),
+    result::<results::transfer::TransferReport>(),
+    result::<results::trace::TraceReport>(),
+    result::<results::mpi::MpiReport>(),
+    result::<results::mpi::io500::Io500Report>(),
 ];
 
 /// The registered result whose schema is `name` (`ioscope/sweep/v2`), if any.

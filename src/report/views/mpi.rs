@@ -1,14 +1,15 @@
 //! `mpi`: the aggregate of every phase over the repeats, then every rank's own figures.
 //! Names (the directory, hosts) are printed through [`printable`].
 
-use crate::cmd::mpi::{MpiReport, Phases};
 use crate::report::cells::{cells, mib, opt, sample_cells, table};
 use crate::report::csv::Table;
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::mpi::MpiReport;
 use crate::text::printable;
 use crate::units::{format_seconds, format_size};
 use crate::warning::Warning;
+use crate::workload::layout::Phases;
 use std::fmt::Write;
 
 mod ior_view;

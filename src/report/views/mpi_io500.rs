@@ -2,12 +2,12 @@
 //! validity), its geometric means, and the notes that say what it is not (the official
 //! IO500 score) and whose data each rank read. Text, CSV and Markdown from the same rows.
 
-use crate::cmd::mpi::io500::{Io500Phase, Io500Report, Kind};
 use crate::report::cells::{cells, opt, table};
 use crate::report::csv::Table;
 use crate::report::markdown::{escape, table as md_table};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::mpi::io500::{Io500Phase, Io500Report, Kind};
 use crate::text::printable;
 use crate::units::{format_seconds, format_size, group_thousands};
 use std::fmt::Write;

@@ -3,12 +3,12 @@
 //! `--series` and its SVG (MiB/s and p99 against time, the steady stretch shaded), and the
 //! series files themselves, reserved before the run like every other output.
 
-use crate::cmd::disk::DiskReport;
-use crate::cmd::run::RunReport;
 use crate::measure::series::{Interval, OverTime, json_lines};
 use crate::measure::steady::{After, BAND, Steadiness, WINDOW};
 use crate::options::SeriesOptions;
 use crate::report::outputs::Outputs;
+use crate::results::disk::DiskReport;
+use crate::results::run::RunReport;
 use crate::units::{MIB, format_seconds};
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;

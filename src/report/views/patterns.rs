@@ -5,8 +5,6 @@
 //! iozone's: what the clock timed (the data was laid out before it), and how the read tests'
 //! cache state compares with iozone's warm reads, chosen by the cache proof and the numbers.
 
-use crate::cmd::patterns::{PatternResult, PatternsReport, Test};
-use crate::cmd::study::Part;
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::report::cells::{cells, mib, opt, pct, rate, rate_cell, table};
@@ -16,11 +14,13 @@ use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Heat, Series};
 use crate::report::text::{in_place, in_place_short, line, right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::patterns::{PatternResult, PatternsReport, Test};
 use crate::units::{
     MIB, format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };
 use crate::warning::Warning;
 use crate::workload::plan::Coverage;
+use crate::workload::study::Part;
 use crate::workload::verify::InPlace;
 use std::fmt::Write;
 
@@ -620,7 +620,10 @@ impl Exportable for PatternsReport {
 /// [`crate::measure::verdict`]: the usual story (random slower than sequential, rewrite faster than
 /// write, reread faster than read) only where the numbers show it; the same, the opposite
 /// or "they scatter more than they differ" otherwise.
-fn patterns_sentences(p: &crate::cmd::patterns::PatternsReport, has_device: bool) -> Vec<String> {
+fn patterns_sentences(
+    p: &crate::results::patterns::PatternsReport,
+    has_device: bool,
+) -> Vec<String> {
     use crate::measure::verdict::{Figure, Relation, relate};
     let figure = |name: &str| {
         p.results
@@ -746,7 +749,7 @@ pub(crate) fn fsync_share_sentence(
 
 /// The study's patterns section; `has_device`: a block device is under the file system.
 pub(crate) fn section(
-    p: &crate::cmd::patterns::PatternsReport,
+    p: &crate::results::patterns::PatternsReport,
     has_device: bool,
     part: Part,
 ) -> Section {

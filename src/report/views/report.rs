@@ -1,15 +1,76 @@
 //! `report`'s view: a saved result rendered again as the registry ([`super::RESULTS`]) says
 //! its schema is, and studies written to one HTML page (one study's report, or several side
-//! by side), the page reserved like every output file.
+//! by side), the page reserved like every output file; what the command hands it
+//! ([`Request`]), read and checked by `cmd::report`.
 
 use super::media::Medium;
-use crate::cmd::report::{Page, Request, Saved};
 use crate::error::{ExitKind, input};
+use crate::measure::env::Environment;
+use crate::options::ExportOptions;
 use crate::report::outputs::{Exports, Outputs, finish};
 use crate::report::view::Exportable;
 use crate::report::{emit, json::Provenance, note, warn};
+use crate::results::study::StudyReport;
 use crate::text::{printable, printable_path};
 use anyhow::Result;
+use std::path::PathBuf;
+
+/// What `report` was asked for, its documents read and checked.
+pub enum Request {
+    /// `--json`: the saved document, to print again exactly as it was saved (it already
+    /// carries its environment and command line, and JSON escapes its control characters).
+    Document(String),
+    /// One saved result, to render again in the formats asked for.
+    Again(Saved),
+    /// Studies on one HTML page: one study's report, or several side by side.
+    Page(Page),
+}
+
+/// A saved result read back, not yet parsed into its type.
+pub struct Saved {
+    /// The document (a study's directory stands for its `study.json`).
+    pub path: PathBuf,
+    /// Its path as printed in messages.
+    pub name: String,
+    /// Its text, control characters in its strings made printable.
+    pub text: String,
+    /// Its schema (`ioscope/<command>/v<N>`).
+    pub schema: String,
+    /// The formats to render it in.
+    pub export: ExportOptions,
+}
+
+/// Studies to put on one HTML page.
+pub struct Page {
+    /// The studies, in the order given.
+    pub studies: Vec<LoadedStudy>,
+    /// The page to write.
+    pub output: PathBuf,
+    /// Whether an existing page may be replaced.
+    pub force: bool,
+}
+
+/// A saved study, read back.
+pub struct LoadedStudy {
+    /// The study.
+    pub report: StudyReport,
+    /// The environment it was measured in.
+    pub environment: Environment,
+    /// Who measured it, when and with what command (its saved head).
+    pub provenance: Provenance,
+    /// The document read (`DIR/study.json`, or the document itself).
+    pub file: PathBuf,
+    /// The argument that named it, as printed in messages.
+    pub shown: String,
+    /// The earlier study whose document this one repeats byte for byte (a copy of one
+    /// study): it is compared with itself, and the reader is told.
+    pub copy_of: Option<usize>,
+    /// The medium's name on the page: `report --label`, else its own (`study --label`, or
+    /// derived from its file system and device), made distinct; control characters escaped.
+    pub label: String,
+    /// A hash of its text (two files with the same hash are copies of one study).
+    pub(crate) hash: u64,
+}
 
 /// Prints or writes what `report` was asked for.
 pub fn render(request: Request) -> Result<ExitKind> {

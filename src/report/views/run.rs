@@ -1,6 +1,5 @@
 //! `run`: the labelled lines of one read or write.
 
-use crate::cmd::run::RunReport;
 use crate::engine::Engine;
 use crate::engine::flag;
 use crate::report::cells::{one_row, opt};
@@ -10,6 +9,7 @@ use crate::report::text::{
     bytes_both, cache_line, checks_line, cpu_line, in_place, in_place_short, line,
 };
 use crate::report::view::Exportable;
+use crate::results::run::RunReport;
 use crate::units::{format_calls_per_second, format_mib_per_s, format_seconds, format_size};
 use crate::warning::Warning;
 use crate::workload::Op;
@@ -97,7 +97,7 @@ pub fn text(r: &RunReport) -> String {
     match (&r.latency, crate::engine::by_name(&r.engine)) {
         (Some(l), _) => line(&mut out, "latency", latency::line(l, &call)),
         (None, Some(e)) => {
-            if let Some(why) = latency::absent_reason(e.name(), e.caps()) {
+            if let Some(why) = e.caps().latency_absent(e.name()) {
                 line(&mut out, "latency", format!("- ({why})"));
             }
         }

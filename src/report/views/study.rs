@@ -2,7 +2,7 @@
 //! how it ended and its first explanation, and the verification verdict. The tables, charts
 //! and every explanation are in the report directory.
 
-use crate::cmd::study::{Kept, Outcome, Part, StudyReport};
+use crate::cmd::study::Kept;
 use crate::measure::env::Environment;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
@@ -11,9 +11,11 @@ use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::table_with;
 use crate::report::view::Exportable;
+use crate::results::study::{Outcome, StudyReport};
 use crate::units::{format_block_size, format_mib_per_s, format_seconds, format_size};
 use crate::warning::Warning;
 use crate::workload::Op;
+use crate::workload::study::Part;
 use anyhow::Result;
 use std::fmt::Write;
 

@@ -1,6 +1,5 @@
 //! `sweep`: the table of points, the fitted model and one sentence per cache state.
 
-use crate::cmd::sweep::{Analysis, SameBytes, SweepPoint, SweepReport};
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::measure::env::Environment;
@@ -14,6 +13,7 @@ use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{cpu_cell, in_place, in_place_short};
 use crate::report::view::Exportable;
+use crate::results::sweep::{Analysis, SameBytes, SweepPoint, SweepReport};
 use crate::units::{
     format_block_size, format_mib_per_s, format_seconds, format_size, group_thousands,
 };

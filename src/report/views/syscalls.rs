@@ -1,8 +1,6 @@
 //! `syscalls`: nanoseconds per call for each operation, and why lseek is cheaper.
 
-use crate::cmd::study::{Kept, StudyReport};
-use crate::cmd::syscalls::OPS;
-use crate::cmd::syscalls::SyscallsReport;
+use crate::cmd::study::Kept;
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, opt};
@@ -12,6 +10,9 @@ use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::study::StudyReport;
+use crate::results::syscalls::OPS;
+use crate::results::syscalls::SyscallsReport;
 use crate::units::{format_seconds, format_size, group_thousands};
 use crate::workload::study::Part;
 use std::fmt::Write;
@@ -269,11 +270,11 @@ pub fn markdown(r: &SyscallsReport) -> Vec<String> {
 }
 
 pub(crate) fn section(
-    s: &crate::cmd::syscalls::SyscallsReport,
+    s: &crate::results::syscalls::SyscallsReport,
     study: &StudyReport,
     part: Part,
 ) -> Section {
-    let rows = crate::cmd::syscalls::OPS
+    let rows = crate::results::syscalls::OPS
         .iter()
         .filter_map(|op| {
             let sum = s.ns_summary(op)?;
@@ -321,7 +322,7 @@ pub(crate) fn section(
 }
 
 /// Its lines in the study's summary: a 1-byte read() and getpid().
-pub(crate) fn headlines(s: &crate::cmd::syscalls::SyscallsReport) -> Vec<Headline> {
+pub(crate) fn headlines(s: &crate::results::syscalls::SyscallsReport) -> Vec<Headline> {
     let mut out = Vec::new();
     for op in ["read 1 B", "getpid"] {
         if let Some(sum) = s.ns_summary(op) {

@@ -2,13 +2,13 @@
 //! accesses fell; then the totals, the kernel's counters, the tool's own claim, and what
 //! tracing cannot see or costs.
 
-use crate::cmd::trace::TraceReport;
 use crate::measure::external::Moves;
 use crate::report::cells::{cells, table};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{line, right_align, table_with};
 use crate::report::view::Exportable;
+use crate::results::trace::TraceReport;
 use crate::text::printable;
 use crate::trace::claims::{BytesCheck, Calls, Covers, FigureCheck, Placement, Reason, Verdict};
 use crate::trace::tally::{Histogram, Timeline};
@@ -743,7 +743,7 @@ fn leftovers(out: &mut String, r: &TraceReport) {
                     Some(keeper) => format!(
                         "they run on, not counted; ioscope stays behind them in the background (pid {keeper}), counting nothing, to let their calls through the seccomp filter (which cannot be removed) until they end"
                     ),
-                    None if r.stops.as_deref() == Some(crate::cmd::trace::STOPS_FILTERED) => "they run on, untraced; their later I/O is not counted; they keep the seccomp filter, so with no tracer the calls it counts (read, write, open…) now fail with ENOSYS in them: trace with --every-call a command that leaves processes working".to_string(),
+                    None if r.stops.as_deref() == Some(crate::results::trace::STOPS_FILTERED) => "they run on, untraced; their later I/O is not counted; they keep the seccomp filter, so with no tracer the calls it counts (read, write, open…) now fail with ENOSYS in them: trace with --every-call a command that leaves processes working".to_string(),
                     None => "they run on, untraced; their later I/O is not counted".to_string(),
                 }
             ),
@@ -755,7 +755,7 @@ fn leftovers(out: &mut String, r: &TraceReport) {
     for u in &r.unseen {
         line(out, "unseen", printable(u));
     }
-    let filtered = r.stops.as_deref() == Some(crate::cmd::trace::STOPS_FILTERED);
+    let filtered = r.stops.as_deref() == Some(crate::results::trace::STOPS_FILTERED);
     if let Some(ns) = r.overhead_ns_per_call {
         line(
             out,

@@ -3,8 +3,6 @@
 //! both sides' median times with the spread; then what wins and why. `send` and `receive`:
 //! one line per connection.
 
-use crate::cmd::study::Part;
-use crate::cmd::transfer::{Cell, SendReport, TransferReport, Workload};
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, table};
 use crate::report::csv::Table;
@@ -12,9 +10,11 @@ use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{line, table_with};
 use crate::report::view::Exportable;
+use crate::results::transfer::{Cell, SendReport, TransferReport, Workload};
 use crate::transfer::Session;
 use crate::transfer::methods::{RecvMethod, SendMethod};
 use crate::units::{MIB, format_seconds, format_size};
+use crate::workload::study::Part;
 use std::fmt::Write;
 
 /// Renders the experiment.
@@ -352,8 +352,8 @@ pub fn sent(r: &SendReport) -> String {
 /// where it listens.
 pub struct Announce;
 
-impl crate::cmd::transfer::ReceiveObserver for Announce {
-    fn listening(&self, l: &crate::cmd::transfer::Listening) {
+impl crate::results::transfer::ReceiveObserver for Announce {
+    fn listening(&self, l: &crate::results::transfer::Listening) {
         if let Some(t) = &l.token_made {
             crate::report::warn(&format!("token: {t} (senders pass it with --token)"));
         }
@@ -448,7 +448,7 @@ impl Exportable for TransferReport {
 }
 
 /// Each method pair's rate as a share of its workload's best, one series per workload.
-pub(crate) fn chart(t: &crate::cmd::transfer::TransferReport) -> Chart {
+pub(crate) fn chart(t: &crate::results::transfer::TransferReport) -> Chart {
     let mut pairs: Vec<String> = Vec::new();
     for w in &t.workloads {
         for c in &w.cells {
@@ -491,7 +491,7 @@ pub(crate) fn chart(t: &crate::cmd::transfer::TransferReport) -> Chart {
     }
 }
 
-pub(crate) fn section(t: &crate::cmd::transfer::TransferReport, part: Part) -> Section {
+pub(crate) fn section(t: &crate::results::transfer::TransferReport, part: Part) -> Section {
     let rows = t
         .workloads
         .iter()

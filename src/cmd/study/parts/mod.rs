@@ -5,7 +5,7 @@
 //! the summary, the CSV files, the media page, the estimates, `--only` and `--skip`.
 
 use super::part::{Kept, Loaded, StudyPart, load_one, save_one};
-use super::results::Results;
+use crate::results::study::Results;
 use crate::workload::study::Part;
 
 /// Declares each part's module and lists it, with the typed save and load of its result.

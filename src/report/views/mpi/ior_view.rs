@@ -2,8 +2,9 @@
 //! data each rank read and why, files read back or kept, and a phase that failed after the
 //! results above it were in.
 
-use crate::cmd::mpi::{MpiReport, Phases};
+use crate::results::mpi::MpiReport;
 use crate::text::printable;
+use crate::workload::layout::Phases;
 use std::fmt::Write;
 
 /// The notes under the tables.

@@ -1,8 +1,7 @@
 //! The result of `study`, as saved in `study.json` and read back by `ioscope report`: how
 //! each part ended, the write and verified read, and each part's own typed result. Plain
-//! serde types; the study's orchestration is in the parent module.
+//! serde types; the study's orchestration is `cmd::study`, its parts `cmd::study::parts`.
 
-use super::results::Results;
 use crate::engine::Moved;
 use crate::measure::cache::CacheProof;
 use crate::measure::timer::Elapsed;
@@ -11,6 +10,9 @@ use crate::workload::Op;
 use crate::workload::study::{Level, Part};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+mod results;
+pub use results::{Results, Stored};
 
 /// What the parts measure at one level.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -147,7 +149,7 @@ pub struct StudyReport {
     /// The write and the verified read.
     pub write_read: Vec<StudyRow>,
     /// Every other part's own result, each under its part's field (`read_sweep`, `cache`,
-    /// ...; `super::parts`), absent where it did not run.
+    /// ...; `cmd::study::parts`), absent where it did not run.
     #[serde(flatten)]
     pub results: Results,
     /// Whether every read returned the bytes written.
@@ -211,7 +213,7 @@ impl StudyReport {
 
 /// Whether two caveats say the same thing: equal, or the same device's write cache with the
 /// same verdict (judged beside two fsyncs of different sizes, it is one finding).
-pub(super) fn same_finding(
+pub(crate) fn same_finding(
     a: &crate::measure::caveat::Caveat,
     b: &crate::measure::caveat::Caveat,
 ) -> bool {

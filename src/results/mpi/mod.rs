@@ -2,7 +2,6 @@
 //! rank's run of every repeat, and the aggregate over the ranks. Plain serde types, the same
 //! in every build (with or without the `mpi` feature).
 
-use super::ior::{Clock, FailedPhase, Kept, PhaseTimes, Reorder, RepeatFiles};
 use crate::harness::Sample;
 use crate::measure::cache::CacheState;
 use crate::measure::env::Environment;
@@ -10,7 +9,11 @@ use crate::measure::stats::Summary;
 use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::layout::{Layout, Phases};
+use ior::{Clock, FailedPhase, Kept, PhaseTimes, Reorder, RepeatFiles};
 use serde::{Deserialize, Serialize};
+
+pub mod io500;
+pub mod ior;
 
 /// One rank: where it ran.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -203,7 +206,7 @@ impl MpiReport {
 
 impl RankRun {
     /// `write` or `read`, from what was measured.
-    pub(super) fn sample_op(&self) -> &'static str {
+    pub(crate) fn sample_op(&self) -> &'static str {
         if self.sample.fsync_seconds.is_some() {
             "write"
         } else {

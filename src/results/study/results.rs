@@ -1,5 +1,5 @@
 //! The parts' results as the study keeps them: each under its part, of the part's own type
-//! (`part::Kept::Result`), looked up by part and type.
+//! (`cmd::study::Kept::Result`), looked up by part and type.
 
 use crate::workload::study::Part;
 use std::any::Any;
@@ -53,7 +53,7 @@ impl Results {
     }
 
     /// Keeps a result read back from a saved study.
-    pub(super) fn put_box(&mut self, part: Part, result: Box<dyn Stored>) {
+    pub(crate) fn put_box(&mut self, part: Part, result: Box<dyn Stored>) {
         self.0.retain(|(p, _)| *p != part);
         self.0.push((part, result));
     }

@@ -1,0 +1,201 @@
+//! The result of `disk`: one row per test of the panel, with its latency percentiles.
+
+pub use crate::engine::queue::Path;
+use crate::measure::devstats::DeviceView;
+use crate::measure::series::OverTime;
+use crate::warning::Warning;
+use crate::workload::Op;
+use crate::workload::panel::RowSpec;
+use crate::workload::verify::InPlace;
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// One completed read in this many is checked in place against the generator.
+pub const VERIFY_EVERY: u64 = 8;
+
+/// Latency percentiles of every completed I/O of a row, in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Latency {
+    /// The mean.
+    pub mean: f64,
+    /// The median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p99_9: f64,
+    /// 99.99th percentile.
+    pub p99_99: f64,
+    /// The slowest.
+    pub max: f64,
+}
+
+impl Latency {
+    /// The percentiles of `h` (nanoseconds) in microseconds.
+    pub fn of(h: &Histogram<u64>) -> Self {
+        let us = |ns: u64| ns as f64 / 1000.0;
+        Self {
+            mean: h.mean() / 1000.0,
+            p50: us(h.value_at_quantile(0.50)),
+            p90: us(h.value_at_quantile(0.90)),
+            p99: us(h.value_at_quantile(0.99)),
+            p99_9: us(h.value_at_quantile(0.999)),
+            p99_99: us(h.value_at_quantile(0.9999)),
+            max: us(h.max()),
+        }
+    }
+
+    /// The percentiles in order, named: p50 … max.
+    pub fn named(&self) -> [(&'static str, f64); 6] {
+        [
+            ("p50", self.p50),
+            ("p90", self.p90),
+            ("p99", self.p99),
+            ("p99.9", self.p99_9),
+            ("p99.99", self.p99_99),
+            ("max", self.max),
+        ]
+    }
+}
+
+/// One measured row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiskRow {
+    /// `SEQ1M Q8T1`.
+    pub name: String,
+    /// What was asked.
+    pub spec: RowSpec,
+    /// How the bytes moved.
+    pub path: Path,
+    /// Why it is not the ring with O_DIRECT (`Path::UringDirect`), when it is not.
+    pub fallback: Option<String>,
+    /// Why the row was not run (a write to the user's FILE without --force-write).
+    pub skipped: Option<String>,
+    /// I/Os completed.
+    pub ios: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Wall time from the first submission to the last completion (and, for writes, the
+    /// closing fdatasync).
+    pub seconds: f64,
+    /// The closing fdatasync of a write row, inside `seconds`.
+    pub fsync_seconds: Option<f64>,
+    /// Bytes per second.
+    pub bytes_per_second: f64,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Latency of every completed I/O, microseconds.
+    pub latency_us: Latency,
+    /// Mean I/Os the app had in flight (Σ latency / wall time).
+    pub mean_in_flight: f64,
+    /// The device's own view of the row (`None`: no block device behind the file).
+    pub device: Option<DeviceView>,
+    /// Reads checked in place (a sample, see [`VERIFY_EVERY`]).
+    pub verify: Option<InPlace>,
+    /// The row over time (`--series`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_time: Option<OverTime>,
+    /// The cores the machine had when the row ran (its threads beyond them took turns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<usize>,
+}
+
+/// The result of `disk`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiskReport {
+    /// The file measured.
+    pub file: String,
+    /// Whether it was a scratch file made (and written) for the run.
+    pub scratch: bool,
+    /// Whether that scratch file was kept (`--keep`): it is the user's now, at `file`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kept: bool,
+    /// Its size.
+    pub file_bytes: u64,
+    /// The block device behind it, if any.
+    pub device_name: Option<String>,
+    /// The seed of its content (`None`: the user's file, not checkable).
+    pub seed: Option<u64>,
+    /// Seconds each row ran for (asked).
+    pub runtime_seconds: f64,
+    /// Seconds the fill of the scratch file took (write + fdatasync).
+    pub fill_seconds: Option<f64>,
+    /// The rows, in the order run.
+    pub rows: Vec<DiskRow>,
+    /// What the preset's rows became on this machine (threads capped at the cores, a row
+    /// left out for want of cores).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<crate::workload::panel::PanelNote>,
+    /// Whether every row ran.
+    pub complete: bool,
+    /// What the reader should know.
+    pub warnings: Vec<Warning>,
+    /// What could make these figures wrong (see `report::caveats`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<crate::measure::caveat::Caveat>,
+}
+
+impl DiskRow {
+    /// Whether the row ran and completed I/O: a figure, not a skipped or empty row.
+    pub fn measured(&self) -> bool {
+        self.skipped.is_none() && self.ios > 0
+    }
+}
+
+impl DiskReport {
+    /// The measured row named `name` (`RND4K Q32T1`) doing `op`, if the panel has one.
+    pub fn row(&self, name: &str, op: Op) -> Option<&DiskRow> {
+        self.rows
+            .iter()
+            .find(|x| x.name == name && x.spec.op == op && x.measured())
+    }
+
+    /// Whether every byte checked was in place.
+    pub fn ok(&self) -> bool {
+        self.rows
+            .iter()
+            .all(|r| r.verify.as_ref().is_none_or(InPlace::ok))
+    }
+}
+/// Made-up rows for the views' and the curve's tests.
+#[cfg(test)]
+impl DiskRow {
+    /// A measured random 4 KiB row of `op` at `depth` on one thread, one second long:
+    /// `iops`, a median of `p50` µs and a p99 of `p99` µs (p99.9 1.5x and max 2x the p99),
+    /// the app keeping `depth` in flight, no device behind it.
+    pub(crate) fn made_up(op: Op, depth: usize, iops: f64, p50: f64, p99: f64) -> Self {
+        DiskRow {
+            name: format!("RND4K Q{depth}T1"),
+            spec: RowSpec {
+                op,
+                random: true,
+                block: 4096,
+                depth,
+                threads: 1,
+            },
+            path: Path::UringDirect,
+            fallback: None,
+            skipped: None,
+            ios: iops as u64,
+            bytes: iops as u64 * 4096,
+            seconds: 1.0,
+            fsync_seconds: None,
+            bytes_per_second: iops * 4096.0,
+            iops,
+            latency_us: Latency {
+                p50,
+                p99,
+                p99_9: p99 * 1.5,
+                max: p99 * 2.0,
+                ..Latency::default()
+            },
+            mean_in_flight: depth as f64,
+            device: None,
+            verify: None,
+            over_time: None,
+            cores: None,
+        }
+    }
+}
