@@ -1,12 +1,12 @@
 //! `calibrate`: the size found, the timed read, and the probes that led to it.
 
-use crate::results::calibrate::CalibrateReport;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
 use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{bytes_both, cache_line, line};
 use crate::report::view::Exportable;
+use crate::results::calibrate::CalibrateReport;
 use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -239,7 +239,9 @@ pub(crate) fn section(c: &crate::results::calibrate::CalibrateReport, part: Part
 
 /// The 10 s sizes the probes' slowest and fastest rates predict, with those rates, where
 /// there are two probes or more and they differ by more than 10%.
-fn ten_second_range(c: &crate::results::calibrate::CalibrateReport) -> Option<(u64, u64, f64, f64)> {
+fn ten_second_range(
+    c: &crate::results::calibrate::CalibrateReport,
+) -> Option<(u64, u64, f64, f64)> {
     let rates: Vec<f64> = c
         .probes
         .iter()
