@@ -43,6 +43,10 @@ pub struct Durability {
     pub files: Vec<String>,
     /// The flag that made the writes wait (`O_DIRECT`, `O_SYNC`, `O_DSYNC`), where one did.
     pub flag: Option<String>,
+    /// The written files an fsync-type call was made on.
+    pub synced: Vec<String>,
+    /// The written files with neither such a call nor a flag, where others had one.
+    pub unsynced: Vec<String>,
     /// The fsync-type calls on the written files, by name (`fdatasync`), where any.
     pub sync_calls: Vec<String>,
     /// How many such calls, and the seconds inside them.
@@ -129,8 +133,24 @@ fn base(files: Vec<&FileStats>) -> Option<Durability> {
         .filter(|f| flag.is_some() || f.opened_with.is_empty())
         .map(|f| f.path.clone())
         .collect();
+    let synced: Vec<String> = files
+        .iter()
+        .filter(|f| !syncs_on(&[**f]).0.is_empty())
+        .map(|f| f.path.clone())
+        .collect();
+    let unsynced: Vec<String> = if synced.is_empty() {
+        Vec::new()
+    } else {
+        files
+            .iter()
+            .filter(|f| f.opened_with.is_empty() && !synced.contains(&f.path))
+            .map(|f| f.path.clone())
+            .collect()
+    };
     Some(Durability {
         waited,
+        synced,
+        unsynced,
         files: if named.is_empty() {
             files.iter().map(|f| f.path.clone()).collect()
         } else {
@@ -345,8 +365,16 @@ mod tests {
         let d = of_run(&plain).unwrap();
         assert_eq!(d.waited, Waited::PageCache);
         assert_eq!(d.files, vec!["/d/f".to_string()]);
-        let synced = [file("/d/f", 1 << 20, &[("fsync", 1)], &[]), pipe.clone()];
-        assert_eq!(of_run(&synced).unwrap().waited, Waited::SyncInside);
+        let synced = [
+            file("/d/f", 1 << 20, &[("fsync", 1)], &[]),
+            file("/d/log", 10, &[], &[]),
+            pipe.clone(),
+        ];
+        let d = of_run(&synced).unwrap();
+        assert_eq!(d.waited, Waited::SyncInside);
+        // The sync is told on the file it was made on; the other is named apart.
+        assert_eq!(d.synced, vec!["/d/f".to_string()]);
+        assert_eq!(d.unsynced, vec!["/d/log".to_string()]);
         // Only a pipe written: nothing stored, nothing to say.
         assert!(of_run(&[pipe]).is_none());
     }

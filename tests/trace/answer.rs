@@ -33,10 +33,15 @@ fn trace_text(flags: &[&str], args: &[&str]) -> Option<(i32, String)> {
     Some((out.status.code().unwrap_or(-1), stdout[at..].to_string()))
 }
 
-/// The last screen of `text`: its last [`SCREEN`] lines.
+/// The last screen of `text` (its last [`SCREEN`] lines), its words joined by one space:
+/// a sentence wrapped over lines reads as one.
 fn last_screen(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(SCREEN)..].join("\n")
+    lines[lines.len().saturating_sub(SCREEN)..]
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Lines wider than 80 columns that could have been wrapped (they hold a space: a path or
@@ -69,7 +74,7 @@ fn dd_is_the_page_caches_only_without_a_sync_or_o_direct() {
     };
     assert_eq!(code, 0, "{plain}");
     let answer = last_screen(&plain);
-    assert!(answer.contains("verdict   dd's"), "{answer}");
+    assert!(answer.contains("verdict dd's"), "{answer}");
     assert!(answer.contains("never waited for the disk"), "{answer}");
     assert!(answer.contains("the page cache's"), "{answer}");
     assert!(answer.contains("conv=fdatasync (dd)"), "{answer}");
@@ -207,7 +212,7 @@ fn fio_ends_with_its_claims_and_says_whose_figure_it_is() {
         };
         assert_eq!(code, 0, "{text}");
         let answer = last_screen(&text);
-        for part in ["fio says", "WRITE", "verdict   fio's"] {
+        for part in ["fio says", "WRITE", "verdict fio's"] {
             assert!(
                 answer.contains(part),
                 "{part} not on the last screen: {answer}"

@@ -832,9 +832,27 @@ fn file_list(paths: &[String]) -> String {
 /// Whether writes waited for the disk, in one sentence chosen by [`Waited`]. `subject` is
 /// the figure ("dd's 1214 MiB/s") or the run ("dd's 88.18 ms"); `figure` what the
 /// sentence calls it ("the figure", "its time"); `tool` the recognised tool, whose own
-/// option to sync is named.
-pub fn waited_sentence(subject: &str, figure: &str, tool: Option<&str>, d: &Durability) -> String {
+/// option to sync is named; `timed` where a sync inside was made ("what it timed", "the
+/// run").
+pub fn waited_sentence(
+    subject: &str,
+    figure: &str,
+    timed: &str,
+    tool: Option<&str>,
+    d: &Durability,
+) -> String {
     let files = file_list(&d.files);
+    // A sync is told on the files it was made on, and the written files it missed apart.
+    let synced = if d.synced.is_empty() {
+        files.clone()
+    } else {
+        file_list(&d.synced)
+    };
+    let missed = if d.unsynced.is_empty() {
+        String::new()
+    } else {
+        format!(" (none on {})", file_list(&d.unsynced))
+    };
     let syncs = if d.sync_calls.is_empty() {
         "fsync".to_string()
     } else {
@@ -853,22 +871,22 @@ pub fn waited_sentence(subject: &str, figure: &str, tool: Option<&str>, d: &Dura
             "{subject} never waited for the disk: no fsync, fdatasync or O_DIRECT on {files}, so {figure} is the page cache's{fix}"
         ),
         Waited::SyncInside => format!(
-            "{subject} waited for the disk: its {syncs} on {files} ({counted}) came inside what it timed, so {figure} includes it"
+            "{subject} waited for the disk: its {syncs} on {synced} ({counted}) came inside {timed}, so {figure} includes it{missed}"
         ),
         Waited::SyncAfter => format!(
-            "{subject} never waited for the disk: its {syncs} on {files} ({counted}) came after its timer stopped, so {figure} leaves it out and is the page cache's{fix}"
+            "{subject} never waited for the disk: its {syncs} on {synced} ({counted}) came after its timer stopped, so {figure} leaves it out and is the page cache's{fix}"
         ),
         Waited::SyncOutside => format!(
-            "{subject} never waited for the disk: its {syncs} on {files} ({counted}) came outside what it timed (its time cannot hold it beside its I/O calls), so {figure} leaves it out and is the page cache's{fix}"
+            "{subject} never waited for the disk: its {syncs} on {synced} ({counted}) came outside what it timed (its time cannot hold it beside its I/O calls), so {figure} leaves it out and is the page cache's{fix}"
         ),
         Waited::SyncMaybe => format!(
-            "{subject} may include a wait for the disk: its {syncs} on {files} ({counted}) fits in the time it reports beside its I/O calls; only its clock reads can tell whether it was timed"
+            "{subject} may include a wait for the disk: its {syncs} on {synced} ({counted}) fits in the time it reports beside its I/O calls; only its clock reads can tell whether it was timed"
         ),
         Waited::Direct => format!(
-            "{subject} did not go through the page cache: {files} was opened with O_DIRECT, so each write waited for the device"
+            "{subject} did not go through the page cache: O_DIRECT on {files}, so each write waited for the device"
         ),
         Waited::SyncWrites => format!(
-            "{subject} waited for the disk at each write: {files} was opened with {}, so {figure} is the disk's",
+            "{subject} waited for the disk at each write: {} on {files}, so {figure} is the disk's",
             d.flag.as_deref().unwrap_or("O_DSYNC")
         ),
     }
@@ -888,7 +906,7 @@ pub fn waited_lines(r: &TraceReport) -> Vec<String> {
         };
         let tool = sync_option(&program).map(|_| program.as_str());
         let subject = format!("{}'s {}", printable(&program), format_seconds(r.seconds));
-        return vec![waited_sentence(&subject, "its time", tool, &d)];
+        return vec![waited_sentence(&subject, "its time", "the run", tool, &d)];
     };
     let tool = r.claim.as_ref().map_or(program.clone(), |c| c.tool.clone());
     let writers = check
@@ -922,7 +940,7 @@ pub fn waited_lines(r: &TraceReport) -> Vec<String> {
             } else {
                 "the figure"
             };
-            waited_sentence(&subject, figure, Some(tool.as_str()), &d)
+            waited_sentence(&subject, figure, "what it timed", Some(tool.as_str()), &d)
         })
         .collect()
 }
