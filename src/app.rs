@@ -229,7 +229,8 @@ fn trace(args: &TraceArgs) -> Result<ExitKind> {
     if crate::trace::filter::refusal().is_none() {
         crate::trace::keeper::split();
     }
-    let result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
+    let mut result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
+    result.verbose = args.verbose;
     finish(&result, &export, &out, Path::new("."))?;
     if !result.complete {
         return Ok(ExitKind::Interrupted);

@@ -950,6 +950,11 @@ pub struct TraceArgs {
     /// leaves processes running.
     #[arg(long)]
     pub every_call: bool,
+    /// Show every file in full, the files the program opened only to load itself or its
+    /// locale (libraries, locale files, /proc, pipes, devices) too, and every detail of the
+    /// kernel's counters (the default folds those files into one line; --json has them all).
+    #[arg(short, long)]
+    pub verbose: bool,
     /// The command to trace and its arguments (put them after `--`).
     #[arg(
         required = true,

@@ -298,6 +298,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         } else {
             Vec::new()
         },
+        verbose: false,
     })
 }
 

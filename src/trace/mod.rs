@@ -8,6 +8,7 @@ pub mod call;
 pub mod changed;
 pub mod claims;
 pub mod clock;
+pub mod durable;
 pub mod errno;
 pub mod filter;
 pub mod i386;
@@ -15,6 +16,7 @@ pub mod keeper;
 pub mod order;
 pub mod phases;
 pub mod ptrace;
+pub mod role;
 pub mod sizes;
 pub mod sys;
 pub mod tally;
@@ -57,6 +59,10 @@ impl Resolver for Proc {
     fn string(&self, tid: i32, addr: u64) -> Option<std::ffi::OsString> {
         use std::os::unix::ffi::OsStringExt;
         tally::aio::peek_string(tid, addr).map(std::ffi::OsString::from_vec)
+    }
+    fn kind(&self, tid: i32, fd: i32) -> Option<tally::FileKind> {
+        let meta = std::fs::metadata(format!("/proc/{tid}/fd/{fd}")).ok()?;
+        Some(tally::FileKind::of(meta.file_type()))
     }
     fn cwd(&self, tid: i32) -> Option<std::ffi::OsString> {
         Some(

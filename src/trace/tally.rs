@@ -35,6 +35,73 @@ pub trait Resolver {
     fn cwd(&self, _tid: i32) -> Option<OsString> {
         None
     }
+    /// What kind of file descriptor `fd` of task `tid` stands for.
+    fn kind(&self, _tid: i32, _fd: i32) -> Option<FileKind> {
+        None
+    }
+}
+
+/// What kind of file a descriptor stood for, as `stat` saw it when the trace first met it:
+/// what tells a data file from the pipes and character devices a program's plumbing uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    /// A regular file.
+    Regular,
+    /// A directory.
+    Directory,
+    /// A character device (`/dev/null`, `/dev/zero`, a terminal).
+    CharDevice,
+    /// A block device (a disk or a partition).
+    BlockDevice,
+    /// A pipe or FIFO.
+    Pipe,
+    /// A socket.
+    Socket,
+    /// Anything else (an eventfd, an epoll instance, another anonymous inode).
+    Other,
+}
+
+impl FileKind {
+    /// The kind of a file type, as `stat` gives it.
+    pub fn of(t: std::fs::FileType) -> Self {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_file() {
+            Self::Regular
+        } else if t.is_dir() {
+            Self::Directory
+        } else if t.is_char_device() {
+            Self::CharDevice
+        } else if t.is_block_device() {
+            Self::BlockDevice
+        } else if t.is_fifo() {
+            Self::Pipe
+        } else if t.is_socket() {
+            Self::Socket
+        } else {
+            Self::Other
+        }
+    }
+}
+
+/// The open flags that make writes wait for the device, as [`FileStats::opened_with`]
+/// names them: O_SYNC holds O_DSYNC's bit, so it is tested first.
+pub const SYNC_FLAGS: [(&str, u64); 3] = [
+    ("O_DIRECT", libc::O_DIRECT as u64),
+    ("O_SYNC", libc::O_SYNC as u64),
+    ("O_DSYNC", libc::O_DSYNC as u64),
+];
+
+/// The names of [`SYNC_FLAGS`] set in `flags` (O_DSYNC not named again under O_SYNC).
+pub fn sync_flags(flags: u64) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for (name, bits) in SYNC_FLAGS {
+        let under_sync = name == "O_DSYNC" && out.contains(&"O_SYNC");
+        if flags & bits == bits && !under_sync {
+            out.push(name);
+        }
+    }
+    out
 }
 
 /// Where calls that act on no file are counted: sync(), anonymous mmap and munmap, libaio's
@@ -148,6 +215,14 @@ pub struct FileStats {
     /// The order of the data accesses (sequential, descending, strided, random).
     #[serde(default, skip_serializing_if = "Order::is_empty")]
     pub order: Order,
+    /// Opens of it whose flags made its writes wait for the device (O_DIRECT, O_SYNC,
+    /// O_DSYNC; an fcntl(F_SETFL) that set O_DIRECT counts as one), by flag name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub opened_with: BTreeMap<String, u64>,
+    /// What it is (a regular file, a pipe, a character device…), as `stat` saw it when the
+    /// trace first met it; absent where it could not be seen, and in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FileKind>,
 }
 
 /// Every `stride`-th access offset, in order; at most [`Timeline::POINTS`] (the stride
@@ -206,6 +281,8 @@ impl FileStats {
             timeline: Timeline::default(),
             sizes: Sizes::default(),
             order: Order::default(),
+            opened_with: BTreeMap::new(),
+            kind: None,
         }
     }
 
@@ -225,6 +302,8 @@ struct Description {
     path: OsString,
     /// The file position where known.
     position: Option<u64>,
+    /// What kind of file it is, where `stat` could tell.
+    kind: Option<FileKind>,
 }
 
 /// The accounting of a whole trace.
@@ -294,6 +373,7 @@ fn fd_first(call: Call) -> bool {
 
 const F_DUPFD: u64 = 0;
 const F_DUPFD_CLOEXEC: u64 = 1030;
+const F_SETFL: u64 = libc::F_SETFL as u64;
 
 impl Tally {
     /// A new tally whose first task is `tid`.
@@ -336,7 +416,12 @@ impl Tally {
             .path(tid, fd)
             .unwrap_or_else(|| format!("fd {fd} (unresolved)").into());
         let position = resolve.position(tid, fd);
-        self.descriptions.push(Description { path, position });
+        let kind = resolve.kind(tid, fd);
+        self.descriptions.push(Description {
+            path,
+            position,
+            kind,
+        });
         let d = self.descriptions.len() - 1;
         self.tables[t].insert(fd, d);
         Some(d)
@@ -350,6 +435,7 @@ impl Tally {
         self.descriptions.push(Description {
             path: name.clone(),
             position: None,
+            kind: None,
         });
         let d = self.descriptions.len() - 1;
         self.named.insert(name, d);
@@ -393,12 +479,18 @@ impl Tally {
 
     pub(super) fn file(&mut self, d: usize) -> &mut FileStats {
         let path = &self.descriptions[d].path;
+        let kind = self.descriptions[d].kind;
         if !self.files.contains_key(path) {
             self.files.insert(path.clone(), FileStats::new(path));
         }
-        self.files
+        let file = self
+            .files
             .get_mut(&self.descriptions[d].path)
-            .expect("inserted just above")
+            .expect("inserted just above");
+        if file.kind.is_none() {
+            file.kind = kind;
+        }
+        file
     }
 
     /// Sets the time of the next event, in nanoseconds from the start of the trace: what
@@ -594,6 +686,16 @@ impl Tally {
         }
         if matches!(s.call, Read | Write | Pread | Pwrite) {
             file.sizes.add(requested);
+        }
+        // The flags that make its writes wait for the device: open's, or fcntl(F_SETFL)'s.
+        let flags = match s.call {
+            Open if ok => Some(a[1]),
+            Openat if ok => Some(a[2]),
+            Fcntl if ok && a[1] == F_SETFL => Some(a[2] & SYNC_FLAGS[0].1),
+            _ => None,
+        };
+        for name in flags.map(sync_flags).unwrap_or_default() {
+            *file.opened_with.entry(name.to_string()).or_default() += 1;
         }
         if let (Some(o), true) = (offset, ok) {
             file.offsets.add(o);

@@ -54,6 +54,8 @@ fn file(path: &str, calls: &[(&str, u64, u64, f64)]) -> FileStats {
         timeline: Timeline::default(),
         sizes: Default::default(),
         order: Default::default(),
+        opened_with: Default::default(),
+        kind: None,
     }
 }
 

@@ -1,11 +1,13 @@
-//! `ioscope trace -- CMD`: the traced command and its signals, every call counted, clock
-//! reads and timed regions, descriptors and the 32-bit ABI, and each tool's printed figures
-//! (fio, iozone, dd, bonnie++) checked against the calls. One test binary, a module per
+//! `ioscope trace -- CMD`: its answer last at 80 columns, the traced command and its
+//! signals, every call counted, clock reads and timed regions, descriptors and the 32-bit
+//! ABI, and each tool's printed figures (fio, iozone, dd, bonnie++) checked against the
+//! calls. One test binary, a module per
 //! file; a test that needs a compiler, a tool or ptrace skips with the reason.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod answer;
 mod bonnie;
 mod claims;
 mod clock;

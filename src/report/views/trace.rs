@@ -11,7 +11,8 @@ use crate::report::view::Exportable;
 use crate::results::trace::TraceReport;
 use crate::text::printable;
 use crate::trace::claims::{BytesCheck, Calls, Covers, FigureCheck, Placement, Reason, Verdict};
-use crate::trace::tally::{Histogram, Timeline};
+use crate::trace::durable::{Durability, Waited};
+use crate::trace::tally::{FileStats, Histogram, Timeline};
 use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
 use std::fmt::Write;
 
@@ -22,17 +23,26 @@ const MAX_FAILED: usize = 8;
 
 /// Renders a trace. Every name that comes from the command or the file system (its
 /// arguments, paths, process names) is made printable: control characters escaped.
+///
+/// The answer comes last, on the last screen of a terminal: the totals, the kernel's
+/// counters, the tool's claims checked, and whether its writes waited for the disk. Before
+/// it the data files in full, the files it opened only to load itself in one line (each in
+/// full with `--verbose`), then the clock, what tracing cannot see and what it costs.
 pub fn text(r: &TraceReport) -> String {
     let mut out = String::new();
     header(&mut out, r);
     files(&mut out, r);
-    totals(&mut out, r);
-    kernel(&mut out, r);
-    claim(&mut out, r);
     if let Some(c) = &r.clock {
         super::trace_clock::text(&mut out, c, r.seconds);
     }
     leftovers(&mut out, r);
+    let _ = writeln!(out);
+    totals(&mut out, r);
+    kernel(&mut out, r);
+    claim(&mut out, r);
+    for sentence in waited_lines(r) {
+        line(&mut out, "verdict", printable(&sentence));
+    }
     out
 }
 
@@ -98,15 +108,46 @@ pub fn sync_words(r: &TraceReport) -> String {
     }
 }
 
-/// The busiest files in full, the others summed in a line or two.
+/// The data files in full (busiest first), the others summed in a line or two: the files
+/// the program opened only to load itself or to talk in one line, each in full with
+/// `--verbose` (see [`crate::trace::role`]).
 fn files(out: &mut String, r: &TraceReport) {
+    use crate::trace::role::{Role, roles};
+    let (data, loading): (Vec<_>, Vec<_>) = r
+        .files
+        .iter()
+        .zip(roles(&r.files))
+        .partition(|(_, role)| *role == Role::Data);
+    let data: Vec<&FileStats> = data.into_iter().map(|(f, _)| f).collect();
+    let loading: Vec<&FileStats> = loading.into_iter().map(|(f, _)| f).collect();
+    // With --verbose every file in full, the data files first; else the data files.
+    let mut shown: Vec<&FileStats> = data.clone();
+    if r.verbose {
+        shown.extend(loading.iter().copied());
+    }
     // Files that moved no bytes and had no syncs or seeks (libraries the loader mapped,
     // locale files) in one line; the others in full.
-    let (busy, quiet): (Vec<_>, Vec<_>) = r.files.iter().partition(|f| f.busy());
+    let (busy, quiet): (Vec<&FileStats>, Vec<&FileStats>) =
+        shown.into_iter().partition(|f| f.busy());
     // The busiest files in full (by bytes moved, syncs and seeks); the rest in one line.
     let mut busy = busy;
-    busy.sort_by_key(|f| std::cmp::Reverse((f.bytes_read + f.bytes_written, f.syncs, f.seeks)));
-    let shown = busy.len().min(MAX_FILES);
+    let sort = |v: &mut Vec<&FileStats>| {
+        v.sort_by_key(|f| std::cmp::Reverse((f.bytes_read + f.bytes_written, f.syncs, f.seeks)))
+    };
+    if r.verbose {
+        // The data files first, each group busiest first.
+        let (mut first, mut then): (Vec<_>, Vec<_>) = busy
+            .into_iter()
+            .partition(|f| data.iter().any(|d| std::ptr::eq(*d, *f)));
+        sort(&mut first);
+        sort(&mut then);
+        first.extend(then);
+        busy = first;
+    } else {
+        sort(&mut busy);
+    }
+    let cap = if r.verbose { usize::MAX } else { MAX_FILES };
+    let shown = busy.len().min(cap);
     let rest: Vec<_> = busy.split_off(shown);
     for f in busy {
         file(out, f);
@@ -137,6 +178,50 @@ fn files(out: &mut String, r: &TraceReport) {
             ),
         );
     }
+    if !r.verbose && !loading.is_empty() {
+        line(out, "loading", loaded_line(&loading));
+    }
+}
+
+/// The files the program opened only to load itself or its locale, or to talk, in one
+/// line: how many, of which kinds, what they moved, and how many failed to open.
+pub fn loaded_line(loading: &[&FileStats]) -> String {
+    // Calls on no file (anonymous mappings) are no file the program opened.
+    let loading: Vec<&FileStats> = loading
+        .iter()
+        .copied()
+        .filter(|f| f.path != crate::trace::tally::NO_FILE)
+        .collect();
+    let mut kinds: Vec<&str> = Vec::new();
+    for k in crate::trace::role::KIND_ORDER {
+        if loading
+            .iter()
+            .any(|f| crate::trace::role::kind_words(f) == *k)
+        {
+            kinds.push(k);
+        }
+    }
+    let read: u64 = loading.iter().map(|f| f.bytes_read).sum();
+    let written: u64 = loading.iter().map(|f| f.bytes_written).sum();
+    let moved = match (read, written) {
+        (0, 0) => "nothing read or written".to_string(),
+        (r, 0) => format!("{} read", format_size(r)),
+        (0, w) => format!("{} written", format_size(w)),
+        (r, w) => format!("{} read, {} written", format_size(r), format_size(w)),
+    };
+    let failed = loading
+        .iter()
+        .filter(|f| !f.busy() && f.total().errors > 0)
+        .count();
+    let failed = match failed {
+        0 => String::new(),
+        n => format!(", {n} of them not found or refused"),
+    };
+    format!(
+        "{} file(s) the program opened to load itself or its locale, or to talk ({}): {moved}{failed} (each with --verbose)",
+        loading.len(),
+        kinds.join(", ")
+    )
 }
 
 /// Failed calls on files that moved nothing (a failed open, say), one line per file: the
@@ -303,11 +388,21 @@ fn totals(out: &mut String, r: &TraceReport) {
 /// The kernel's own counters beside the traced ones.
 fn kernel(out: &mut String, r: &TraceReport) {
     if let Some(io) = r.proc_io {
+        // Where they agree, the traced counts beside them are a detail (--verbose).
+        let traced = if r.verbose || r.kernel_agrees() != Some(true) {
+            format!(
+                " (traced: {} read calls, {} write calls; the kernel's counts also hold execve's own reads of the program and its loader, and children the command reaped)",
+                group_thousands(r.calls_of(&["read", "pread64", "readv", "preadv"])),
+                group_thousands(r.calls_of(&["write", "pwrite64", "writev", "pwritev"])),
+            )
+        } else {
+            String::new()
+        };
         line(
             out,
             "kernel",
             format!(
-                "{}: /proc/<pid>/io at exit: {} read calls, {} write calls, rchar {}, wchar {}, storage {} read / {} written (traced: {} read calls, {} write calls; the kernel's counts also hold execve's own reads of the program and its loader, and children the command reaped)",
+                "{}: /proc/<pid>/io at exit: {} read calls, {} write calls, rchar {}, wchar {}, storage {} read / {} written{traced}",
                 match r.kernel_agrees() {
                     Some(true) => "ok".to_string(),
                     Some(false) => "MISMATCH".to_string(),
@@ -322,8 +417,6 @@ fn kernel(out: &mut String, r: &TraceReport) {
                 format_size(io.wchar),
                 format_size(io.read_bytes),
                 format_size(io.write_bytes),
-                group_thousands(r.calls_of(&["read", "pread64", "readv", "preadv"])),
-                group_thousands(r.calls_of(&["write", "pwrite64", "writev", "pwritev"])),
             ),
         );
     }
@@ -710,6 +803,148 @@ pub fn placement_sentence(name: &str, c: &Calls) -> String {
     }
 }
 
+/// The flag of a recognised tool that makes its figure wait for the disk.
+fn sync_option(tool: &str) -> Option<&'static str> {
+    match tool {
+        "dd" => Some("conv=fdatasync"),
+        "fio" => Some("--end_fsync=1"),
+        "iozone" => Some("-e"),
+        _ => None,
+    }
+}
+
+/// Up to three paths, made printable, then how many more.
+fn file_list(paths: &[String]) -> String {
+    let mut names: Vec<String> = paths.iter().take(3).map(|p| printable(p)).collect();
+    if paths.len() > 3 {
+        names.push(format!("{} more", paths.len() - 3));
+    }
+    match names.len() {
+        0 => "its files".to_string(),
+        1 => names.remove(0),
+        _ => {
+            let last = names.pop().unwrap_or_default();
+            format!("{} and {last}", names.join(", "))
+        }
+    }
+}
+
+/// Whether writes waited for the disk, in one sentence chosen by [`Waited`]. `subject` is
+/// the figure ("dd's 1214 MiB/s") or the run ("dd's 88.18 ms"); `figure` what the
+/// sentence calls it ("the figure", "its time"); `tool` the recognised tool, whose own
+/// option to sync is named; `timed` where a sync inside was made ("what it timed", "the
+/// run").
+pub fn waited_sentence(
+    subject: &str,
+    figure: &str,
+    timed: &str,
+    tool: Option<&str>,
+    d: &Durability,
+) -> String {
+    let files = file_list(&d.files);
+    // A sync is told on the files it was made on, and the written files it missed apart.
+    let synced = if d.synced.is_empty() {
+        files.clone()
+    } else {
+        file_list(&d.synced)
+    };
+    let missed = if d.unsynced.is_empty() {
+        String::new()
+    } else {
+        format!(" (none on {})", file_list(&d.unsynced))
+    };
+    let syncs = if d.sync_calls.is_empty() {
+        "fsync".to_string()
+    } else {
+        d.sync_calls.join(" and ")
+    };
+    let counted = format!(
+        "{} call(s), {}",
+        group_thousands(d.syncs),
+        format_seconds(d.sync_seconds)
+    );
+    let fix = tool
+        .and_then(|t| sync_option(t).map(|o| format!("; {o} ({t}) makes it the disk's")))
+        .unwrap_or_default();
+    match d.waited {
+        Waited::PageCache => format!(
+            "{subject} never waited for the disk: no fsync, fdatasync or O_DIRECT on {files}, so {figure} is the page cache's{fix}"
+        ),
+        Waited::SyncInside => format!(
+            "{subject} waited for the disk: its {syncs} on {synced} ({counted}) came inside {timed}, so {figure} includes it{missed}"
+        ),
+        Waited::SyncAfter => format!(
+            "{subject} never waited for the disk: its {syncs} on {synced} ({counted}) came after its timer stopped, so {figure} leaves it out and is the page cache's{fix}"
+        ),
+        Waited::SyncOutside => format!(
+            "{subject} never waited for the disk: its {syncs} on {synced} ({counted}) came outside what it timed (its time cannot hold it beside its I/O calls), so {figure} leaves it out and is the page cache's{fix}"
+        ),
+        Waited::SyncMaybe => format!(
+            "{subject} may include a wait for the disk: its {syncs} on {synced} ({counted}) fits in the time it reports beside its I/O calls; only its clock reads can tell whether it was timed"
+        ),
+        Waited::Direct => format!(
+            "{subject} did not go through the page cache: O_DIRECT on {files}, so each write waited for the device"
+        ),
+        Waited::SyncWrites => format!(
+            "{subject} waited for the disk at each write: {} on {files}, so {figure} is the disk's",
+            d.flag.as_deref().unwrap_or("O_DSYNC")
+        ),
+    }
+}
+
+/// Whether the writes each checked figure timed waited for the disk (figures with the same
+/// answer in one sentence), or, with no figure checked, the whole run's.
+pub fn waited_lines(r: &TraceReport) -> Vec<String> {
+    let program = r
+        .command
+        .first()
+        .map(|c| crate::trace::tool_name(std::ffi::OsStr::new(c)))
+        .unwrap_or_default();
+    let Some(check) = &r.claim_check else {
+        let Some(d) = crate::trace::durable::of_run(&r.files) else {
+            return Vec::new();
+        };
+        let tool = sync_option(&program).map(|_| program.as_str());
+        let subject = format!("{}'s {}", printable(&program), format_seconds(r.seconds));
+        return vec![waited_sentence(&subject, "its time", "the run", tool, &d)];
+    };
+    let tool = r.claim.as_ref().map_or(program.clone(), |c| c.tool.clone());
+    let writers = check
+        .figures
+        .iter()
+        .filter(|f| matches!(f.figure.moves, Moves::Write | Moves::Both))
+        .count();
+    let mut told: Vec<(Durability, Vec<String>)> = Vec::new();
+    for f in &check.figures {
+        let (Some(d), Some(rate)) = (
+            crate::trace::durable::of_figure(f, &r.files),
+            f.figure.bytes_per_second(),
+        ) else {
+            continue;
+        };
+        let one = if writers > 1 {
+            format!("{} {}", f.figure.label, format_mib_per_s(rate))
+        } else {
+            format_mib_per_s(rate)
+        };
+        match told.iter_mut().find(|(t, _)| *t == d) {
+            Some((_, subjects)) => subjects.push(one),
+            None => told.push((d, vec![one])),
+        }
+    }
+    told.into_iter()
+        .map(|(d, subjects)| {
+            let subject = format!("{}'s {}", printable(&tool), subjects.join(", "));
+            let figure = if subjects.len() > 1 {
+                "each figure"
+            } else {
+                "the figure"
+            };
+            waited_sentence(&subject, figure, "what it timed", Some(tool.as_str()), &d)
+        })
+        .collect()
+}
+
 /// Processes left running, what tracing cannot see, and what it costs.
 fn leftovers(out: &mut String, r: &TraceReport) {
     if !r.still_running.is_empty() {
@@ -791,6 +1026,9 @@ fn leftovers(out: &mut String, r: &TraceReport) {
     }
 }
 
+/// The longest bar of the offsets' histogram: a row is then 80 columns wide at most.
+const BAR: u64 = 36;
+
 /// The offsets as rows of bars: 8 rows, each covering 4 buckets.
 fn histogram(h: &Histogram) -> String {
     let mut out = String::new();
@@ -799,7 +1037,7 @@ fn histogram(h: &Histogram) -> String {
     let max = rows.iter().copied().max().unwrap_or(1).max(1);
     let span = h.width * 4;
     for (i, &c) in rows.iter().enumerate().take(last + 1) {
-        let bar = "#".repeat(((c * 40).div_ceil(max)) as usize);
+        let bar = "#".repeat(((c * BAR).div_ceil(max)) as usize);
         line(
             &mut out,
             if i == 0 { "offsets" } else { "" },
@@ -935,9 +1173,16 @@ impl Exportable for TraceReport {
                 )
             })
             .collect();
+        // Whether its writes waited for the disk: beside its claims, or alone.
+        let waited = waited_lines(self);
+        if self.claim_check.is_none() && !waited.is_empty() {
+            let waited: Vec<String> = waited.iter().map(|l| printable(l)).collect();
+            blocks.push(crate::report::markdown::list("Its writes:", &waited));
+        }
         if let Some(check) = &self.claim_check {
             let rows: Vec<Vec<String>> = claim_lines(self)
                 .iter()
+                .chain(&waited)
                 .map(|l| vec![crate::text::printable(l)])
                 .collect();
             if !check.figures.is_empty() {
