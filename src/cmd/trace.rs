@@ -107,6 +107,9 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let clocks = std::cell::RefCell::new(Clocks::new(started_at));
     let phases = std::cell::RefCell::new(Phases::new(started_at));
     let mut changed = crate::trace::changed::Changed::default();
+    // Before the command's first exec the traced task is ioscope's own child, installing
+    // the trace's seccomp filter: its calls are no program's.
+    let mut started = false;
     let finish = sys::trace(
         command,
         sys::OnSignal::PassOn,
@@ -120,9 +123,12 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
             match event {
                 Event::Enter { call, .. } if call.watched_only() => return,
                 Event::Exit(s) if s.call.watched_only() => {
-                    changed.exit(&s);
+                    if started {
+                        changed.exit(&s);
+                    }
                     return;
                 }
+                Event::Exec { .. } => started = true,
                 Event::Exiting { tid, status } => changed.exiting(tid, status),
                 _ => {}
             }

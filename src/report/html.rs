@@ -86,7 +86,7 @@ pub fn escape(text: &str) -> String {
 pub fn prose(text: &str) -> String {
     let escaped = escape(text);
     let pieces: Vec<&str> = escaped.split('`').collect();
-    if pieces.len() < 3 || pieces.len() % 2 == 0 {
+    if pieces.len() < 3 || pieces.len().is_multiple_of(2) {
         return escaped;
     }
     let mut out = String::with_capacity(escaped.len() + 16 * pieces.len());

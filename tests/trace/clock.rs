@@ -446,6 +446,13 @@ fn strict_refused_under_the_filter(how: &str) {
     assert!(s[0].contains("refused (EINVAL)"), "{}", s[0]);
     assert!(s[0].contains("trace it with --every-call"), "{}", s[0]);
     assert!(report_text(&doc).contains("--every-call (no filter)"));
+    // The trace's own filter, installed by ioscope's child before the exec, is no
+    // program's filter of its own.
+    assert!(
+        said(&doc, "filter of its own").is_empty(),
+        "{:#}",
+        doc["unseen"]
+    );
 }
 
 #[test]

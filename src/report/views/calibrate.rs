@@ -250,8 +250,12 @@ fn ten_second_range(
         .collect();
     let slow = rates.iter().copied().reduce(f64::min)?;
     let fast = rates.iter().copied().reduce(f64::max)?;
-    (rates.len() >= 2 && fast > 1.1 * slow)
-        .then(|| ((slow * 10.0) as u64, (fast * 10.0) as u64, slow, fast))
+    (rates.len() >= 2 && fast > 1.1 * slow).then_some((
+        (slow * 10.0) as u64,
+        (fast * 10.0) as u64,
+        slow,
+        fast,
+    ))
 }
 
 /// Its line in the study's summary: the file size for a 10 s read.
