@@ -76,9 +76,9 @@ sweep read FILE (1 MiB) with the null engine: 3 timed run(s) per point after 1 w
 ┌───────┬───────┬───────────┬───────┬────────────────┬─────────┬─────┬─────────────────┬─────────────┬────────┐
 │ cache ┆ block ┆ bytes/run ┆ MiB/s ┆         spread ┆ calls/s ┆ CPU ┆ resident before ┆ device read ┆ checks │
 ╞═══════╪═══════╪═══════════╪═══════╪════════════════╪═════════╪═════╪═════════════════╪═════════════╪════════╡
-│ warm  ┆ 4k    ┆     1 MiB ┆ 766.5 ┆ 767..767 ±0.0% ┆ 196,232 ┆   - ┆ 100.0%          ┆ -           ┆ -      │
-│ warm  ┆ 64k   ┆     1 MiB ┆ 939.3 ┆ 939..939 ±0.0% ┆  15,029 ┆   - ┆ 100.0%          ┆ -           ┆ -      │
-│ warm  ┆ 1m    ┆     1 MiB ┆ 952.8 ┆ 953..953 ±0.0% ┆     953 ┆   - ┆ 100.0%          ┆ -           ┆ -      │
+│ warm  ┆    4k ┆     1 MiB ┆ 766.5 ┆ 767..767 ±0.0% ┆ 196,232 ┆   - ┆          100.0% ┆           - ┆ -      │
+│ warm  ┆   64k ┆     1 MiB ┆ 939.3 ┆ 939..939 ±0.0% ┆  15,029 ┆   - ┆          100.0% ┆           - ┆ -      │
+│ warm  ┆    1m ┆     1 MiB ┆ 952.8 ┆ 953..953 ±0.0% ┆     953 ┆   - ┆          100.0% ┆           - ┆ -      │
 └───────┴───────┴───────────┴───────┴────────────────┴─────────┴─────┴─────────────────┴─────────────┴────────┘
 model (warm): time = calls x 1000 ns + bytes / 954 MiB/s
 warm: Each read() costs about 1000 ns whatever its size (at most 1,000,000 calls/s) and bytes move at about 954 MiB/s; below 1000 B per call the fixed cost dominates, and at 64 KiB the rate first comes within 5% of its best (953 MiB/s).

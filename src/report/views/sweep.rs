@@ -490,20 +490,20 @@ fn below_page(points: &[&SweepPoint], page: u64, crossover: Option<u64>) -> Opti
         // No model fits, but a rate that barely rises from tiny calls to large ones says
         // by itself that the cost of a call is not what limits them.
         format!(
-            "Up to {} per call the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
-            format_size(at_page.block_size)
+            "Up to the {} memory page the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
+            format_size(page)
         )
     } else {
         // No model fits these times (`sweep` says how far off it is): the rise is stated,
         // and no cause is named, the page's least of all.
         format!(
-            "The rate rises {} up to {} per call ({rates}); a fixed cost per call plus a cost per byte does not fit these times, so no cause is named.",
+            "The rate rises {} up to the {} memory page ({rates}); a fixed cost per call plus a cost per byte does not fit these times, so no cause is named.",
             if rise >= 10.0 {
                 format!("{rise:.0}x")
             } else {
                 format!("{rise:.1}x")
             },
-            format_size(at_page.block_size),
+            format_size(page),
         )
     })
 }
