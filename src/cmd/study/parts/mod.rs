@@ -76,11 +76,6 @@ pub fn by_name(name: &str) -> Option<&'static dyn StudyPart> {
     PARTS.iter().copied().find(|p| p.part().name() == name)
 }
 
-/// The registered part `part` names.
-pub fn of(part: Part) -> Option<&'static dyn StudyPart> {
-    by_name(part.name())
-}
-
 /// Every part's names, for the value list of `--only` and `--skip`.
 static ALL: std::sync::LazyLock<Vec<Part>> = std::sync::LazyLock::new(|| all().collect());
 
