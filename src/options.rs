@@ -428,8 +428,8 @@ impl StudyOptions {
             .as_deref()
             .map(|s| parse_nonzero_size(s).with_context(|| format!("{what}: --size")))
             .transpose()?;
-        let write_read = crate::cmd::study::parts::write_read::PART;
-        if args.skip.contains(&write_read) {
+        let write_read = |p: &Part| p.name() == "write-read";
+        if args.skip.iter().any(write_read) {
             return Err(input(format!(
                 "{what}: --skip write-read: the write and read back always run (every other part reads that file)"
             )));
@@ -442,9 +442,9 @@ impl StudyOptions {
                 args.size.as_deref().unwrap_or_default()
             )));
         }
-        let parts = crate::cmd::study::parts::all()
+        let parts = crate::workload::study::all()
             .filter(|p| {
-                *p == write_read
+                write_read(p)
                     || (args.only.is_empty() || args.only.contains(p)) && !args.skip.contains(p)
             })
             .collect();

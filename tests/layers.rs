@@ -337,8 +337,7 @@ fn no_folder_of_src_has_an_import_circle() {
     // Per folder, src/ itself included, its files and sub-folders are the nodes (a
     // sub-folder with all it holds is one), and a reference from anything in one to
     // anything in another is an edge; a folder's own `mod.rs` (src/'s `lib.rs`), which
-    // declares them all, is left out. At the top level the back edges still named in
-    // [`BACK_EDGES`] are left out too (the order test below keeps that list shrinking).
+    // declares them all, is left out.
     let mut folders: BTreeSet<&str> = graph
         .keys()
         .filter_map(|m| m.rsplit_once("::").map(|(parent, _)| parent))
@@ -358,10 +357,7 @@ fn no_folder_of_src_has_an_import_circle() {
         let mut local: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (m, refs) in &graph {
             let Some(from) = member(m) else { continue };
-            let refs = refs
-                .iter()
-                .filter(|r| !BACK_EDGES.contains(&(m.as_str(), r.as_str())));
-            for to in refs.filter_map(|r| member(r)) {
+            for to in refs.iter().filter_map(|r| member(r)) {
                 if to != from {
                     local.entry(from.clone()).or_default().insert(to);
                 }
@@ -415,31 +411,6 @@ const LAYERS: &[&str] = &[
     "app",
 ];
 
-/// The references from a lower layer to a higher one that are still there, each one named
-/// (module, the module it names), so that none can be added: the study's part traits
-/// (`cmd/study/part.rs`: a part's run and its section in one) and its registry of parts
-/// (`cmd/study/parts/`), which the study's views, the pages that set studies side by side,
-/// `--only`/`--skip` and the estimates look up. Take an entry off once its reference is
-/// gone (the test says when).
-const BACK_EDGES: &[(&str, &str)] = &[
-    ("options", "cmd::study::parts"),
-    ("options", "cmd::study::parts::write_read"),
-    ("report::results", "cmd::study::parts"),
-    ("report::views::media", "cmd::study::part"),
-    ("report::views::media", "cmd::study::parts"),
-    ("report::views::media", "cmd::study::parts::read_sweep"),
-    ("report::views::media_disk", "cmd::study::part"),
-    ("report::views::media_disk", "cmd::study::parts::disk"),
-    ("report::views::media_figures", "cmd::study::parts"),
-    ("report::views::report", "cmd::study::parts"),
-    ("report::views::study", "cmd::study::part"),
-    ("report::views::study", "cmd::study::parts"),
-    ("report::views::study", "cmd::study::parts::read_sweep"),
-    ("report::views::syscalls", "cmd::study::part"),
-    ("report::views::syscalls", "cmd::study::parts::read_sweep"),
-    ("workload::estimate", "cmd::study::parts"),
-];
-
 #[test]
 fn the_top_level_keeps_its_layer_order() {
     let (modules, references) = references();
@@ -454,7 +425,6 @@ fn the_top_level_keeps_its_layer_order() {
     for m in modules.iter().filter(|m| !m.is_empty()) {
         rank(m);
     }
-    let mut named = BTreeSet::new();
     let mut upward = Vec::new();
     for r in references
         .iter()
@@ -463,24 +433,15 @@ fn the_top_level_keeps_its_layer_order() {
         if rank(&r.to) <= rank(&r.from) {
             continue;
         }
-        if BACK_EDGES.contains(&(r.from.as_str(), r.to.as_str())) {
-            named.insert((r.from.as_str(), r.to.as_str()));
-        } else {
-            upward.push(format!(
-                "{} ({}) names crate::{}, of {}, a higher layer",
-                r.file, r.from, r.path, r.to
-            ));
-        }
+        upward.push(format!(
+            "{} ({}) names crate::{}, of {}, a higher layer",
+            r.file, r.from, r.path, r.to
+        ));
     }
     assert!(
         upward.is_empty(),
         "references up the layers:\n{}",
         upward.join("\n")
-    );
-    let gone: Vec<_> = BACK_EDGES.iter().filter(|e| !named.contains(*e)).collect();
-    assert!(
-        gone.is_empty(),
-        "back edges gone, take them off BACK_EDGES: {gone:?}"
     );
 }
 

@@ -32,7 +32,7 @@ fn own_files() -> Vec<String> {
         "report.md".to_string(),
         "write-read.csv".to_string(),
     ];
-    for part in crate::cmd::study::parts::all() {
+    for part in crate::workload::study::all() {
         names.push(format!("{}.csv", part.name()));
         names.push(format!("{}.svg", part.name()));
     }
@@ -216,7 +216,7 @@ impl ResultDir {
         self.put("study.json", json.as_bytes())?;
         let csv = |t: &super::csv::Table| super::csv::render(t);
         self.put("write-read.csv", &csv(&r.table())?)?;
-        for p in crate::cmd::study::parts::PARTS {
+        for p in super::views::part::all() {
             if let Some(table) = p.table(r) {
                 self.put(&format!("{}.csv", p.part().name()), &csv(&table)?)?;
             }

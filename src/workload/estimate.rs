@@ -21,10 +21,7 @@ impl Level {
 
     /// Seconds the whole study takes at this level (every part).
     pub fn seconds(self) -> f64 {
-        // The one name of a command here: the registry of parts is where they are listed.
-        crate::cmd::study::parts::all()
-            .map(|p| self.estimate(p))
-            .sum()
+        super::study::all().map(|p| self.estimate(p)).sum()
     }
 
     /// The whole study at this level in the words every place uses: `about 1 min`.

@@ -30,8 +30,8 @@ impl Level {
 
 /// One part of the study: its names and its time at each level. What it runs and shows is
 /// its own file under `cmd/study/parts/`; the list of parts, in the order they run, is the
-/// registry there (`cmd::study::parts::PARTS`). Two parts are the same part when their
-/// names are.
+/// registry there (`cmd::study::parts::PARTS`), which fills [`STUDY_PARTS`] for the layers
+/// below it ([`all`]). Two parts are the same part when their names are.
 #[derive(Debug, Clone, Copy)]
 pub struct Part {
     name: &'static str,
@@ -81,6 +81,17 @@ impl Part {
             Level::Thorough => self.seconds[2],
         }
     }
+}
+
+/// The names of the registered parts, in the order the study runs them: one list, filled
+/// by the registry of `cmd/study/parts/` (a slice that the link gathers, so that this layer
+/// names no command).
+#[linkme::distributed_slice]
+pub static STUDY_PARTS: [&'static [Part]];
+
+/// Every part's names, in the order the study runs them.
+pub fn all() -> impl Iterator<Item = Part> {
+    STUDY_PARTS.iter().flat_map(|list| list.iter().copied())
 }
 
 impl PartialEq for Part {

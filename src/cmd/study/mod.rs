@@ -30,7 +30,7 @@ use std::time::Instant;
 pub mod part;
 pub mod parts;
 pub use crate::results::study::{Budget, Outcome, Results, Step, StudyReport, StudyRow};
-pub use part::{Kept, StudyPart};
+pub use part::{Kept, PartView, StudyPart};
 
 /// The smallest scratch file the default will settle for.
 const MIN_SIZE: u64 = MIB;

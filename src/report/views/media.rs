@@ -6,11 +6,10 @@
 //! one rule ([`crate::measure::verdict`]), and each medium's own tables folded away below.
 
 use super::media_disk::path_note;
-use super::media_figures::all_measures as measures;
 use super::media_figures::{Lead, Measure, Shape, Unit, WRITE_FSYNC, against, relation_word};
 pub use super::media_figures::{Medium, csv, json};
+use super::part::{PartView, all_measures as measures};
 use super::study::{headlines, sections};
-use crate::cmd::study::{Kept, StudyPart};
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{Figure, Relation, SAME_WITHIN, relate, same, spread};
 use crate::report::cells::capitalise;
@@ -18,6 +17,7 @@ use crate::report::html::{self, escape, figure, head};
 use crate::report::page::Headline;
 use crate::report::svg::{Chart, Series};
 use crate::results::study::Outcome;
+use crate::results::sweep::SweepReport;
 use crate::units::format_size;
 use crate::workload::study::Part;
 use anyhow::Result;
@@ -130,9 +130,7 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
     summary(&mut out, media);
     let top = differences(media);
     list(&mut out, &top);
-    let parts: Vec<&dyn StudyPart> = crate::cmd::study::parts::PARTS
-        .iter()
-        .copied()
+    let parts: Vec<&dyn PartView> = super::part::all()
         .filter(|p| media.iter().any(|m| m.report.step(p.part()).is_some()))
         .collect();
     out.push_str("<nav><p>");
@@ -179,7 +177,11 @@ pub fn page(media: &[Medium], raw: Option<(&str, &str)>, command_line: &str) -> 
             if of_part.len() > 1 {
                 let _ = writeln!(out, "<h3>{}</h3>", escape(&capitalise(&ms.title)));
             }
-            if let Some(chart) = study_part.media_chart(media, ms) {
+            let chart = study_part.media_chart(media, ms).unwrap_or_else(|| {
+                let labels: Vec<String> = media.iter().map(|m| m.label.clone()).collect();
+                Some(chart(ms, &labels))
+            });
+            if let Some(chart) = chart {
                 figure(&mut out, &chart, &ms.id)?;
             }
             merged_table(&mut out, ms, &labels);
@@ -653,8 +655,7 @@ pub fn differences(media: &[Medium]) -> Vec<String> {
     let best_warm: Vec<(String, f64)> = media
         .iter()
         .filter_map(|m| {
-            let best = crate::cmd::study::parts::read_sweep::ReadSweep
-                .kept(m.report)?
+            let best = super::part::kept::<SweepReport>(m.report, "read-sweep")?
                 .points
                 .iter()
                 .filter(|p| p.cache == Some(CacheState::Warm))

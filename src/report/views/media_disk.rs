@@ -6,9 +6,8 @@
 //! memory even with O_DIRECT, and a row run one call at a time did not have the queue asked.
 
 use super::media_figures::{Lead, Measure, Medium, Rows, Shape, Unit, measure};
-use crate::cmd::study::Kept;
-use crate::cmd::study::parts::disk::Disk;
 use crate::measure::verdict::Figure;
+use crate::results::disk::DiskReport;
 use crate::results::disk::{DiskRow, Path};
 use crate::results::study::StudyReport;
 use crate::workload::study::Part;
@@ -21,7 +20,7 @@ pub fn key(row: &DiskRow) -> String {
 /// The panel rows a study measured, keyed, in the order run: rows skipped (or that
 /// completed no I/O) are not figures, so they are left out — shown as not measured, not 0.
 fn measured(r: &StudyReport) -> Vec<(String, &DiskRow)> {
-    Disk.kept(r)
+    super::part::kept::<DiskReport>(r, "disk")
         .into_iter()
         .flat_map(|d| &d.rows)
         .filter(|x| x.measured())
@@ -252,14 +251,14 @@ pub fn sentences(media: &[Medium]) -> Vec<String> {
 
 /// Whether the study's disk panel ran on a file with a block device behind it.
 fn device(r: &StudyReport) -> bool {
-    Disk.kept(r).is_some_and(|d| d.device_name.is_some())
+    super::part::kept::<DiskReport>(r, "disk").is_some_and(|d| d.device_name.is_some())
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::media::{page, sentences as measure_sentences};
-    use super::super::media_figures::all_measures;
     use super::super::media_figures::{csv, json};
+    use super::super::part::all_measures;
     use super::*;
     use crate::cmd::study::parts::disk::PART;
     use crate::measure::env::Environment;

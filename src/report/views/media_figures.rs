@@ -278,14 +278,6 @@ fn each(media: &[Medium], f: &dyn Fn(&StudyReport) -> Rows) -> Vec<Rows> {
     media.iter().map(|m| f(m.report)).collect()
 }
 
-/// Every measure of every part, in the order the parts run (`cmd::study::parts`).
-pub fn all_measures(media: &[Medium]) -> Vec<Measure> {
-    crate::cmd::study::parts::PARTS
-        .iter()
-        .flat_map(|p| p.measures(media))
-        .collect()
-}
-
 /// The write and the read back.
 pub(crate) fn write_read(media: &[Medium], part: Part) -> Vec<Measure> {
     let each = |f: &dyn Fn(&StudyReport) -> Rows| each(media, f);

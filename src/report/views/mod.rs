@@ -21,6 +21,7 @@ pub mod media_figures;
 pub mod mpi;
 pub mod mpi_io500;
 pub mod over_time;
+pub mod part;
 pub mod patterns;
 pub mod report;
 pub mod run;

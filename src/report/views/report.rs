@@ -198,10 +198,10 @@ fn write_page(page: &Page) -> Result<ExitKind> {
         "report",
     )?;
     let html = super::media::page(&media, Some((&name(&json_path), &name(&csv_path))), &line)?;
-    let measures = super::media_figures::all_measures(&media);
+    let measures = super::part::all_measures(&media);
     let mut sentences = super::media::differences(&media);
     let labels: Vec<String> = media.iter().map(|x| x.label.clone()).collect();
-    for p in crate::cmd::study::parts::PARTS {
+    for p in super::part::all() {
         for m in measures.iter().filter(|m| m.part == p.part()) {
             sentences.extend(super::media::sentences(m, &labels));
         }

@@ -2,7 +2,6 @@
 //! how it ended and its first explanation, and the verification verdict. The tables, charts
 //! and every explanation are in the report directory.
 
-use crate::cmd::study::Kept;
 use crate::measure::env::Environment;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::csv::Table;
@@ -12,6 +11,7 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::table_with;
 use crate::report::view::Exportable;
 use crate::results::study::{Outcome, StudyReport};
+use crate::results::sweep::SweepReport;
 use crate::units::{format_block_size, format_mib_per_s, format_seconds, format_size};
 use crate::warning::Warning;
 use crate::workload::Op;
@@ -141,9 +141,7 @@ impl Exportable for StudyReport {
         markdown_blocks(self, &self.environment(), false)
     }
     fn chart(&self) -> Option<Chart> {
-        crate::cmd::study::parts::read_sweep::ReadSweep
-            .kept(self)
-            .and_then(|s| s.chart())
+        super::part::kept::<SweepReport>(self, "read-sweep").and_then(|s| s.chart())
     }
     fn ok(&self) -> bool {
         StudyReport::ok(self)
@@ -173,7 +171,7 @@ pub(crate) fn write_headline(r: &StudyReport) -> Option<Headline> {
 /// The figures that matter, with their spread: each part's lines (in the order of their
 /// rank, then the order they run), then the checksum's.
 pub fn headlines(r: &StudyReport) -> Vec<Headline> {
-    let mut parts: Vec<_> = crate::cmd::study::parts::PARTS.to_vec();
+    let mut parts: Vec<_> = super::part::all().collect();
     parts.sort_by_key(|p| p.summary_rank());
     let mut out: Vec<Headline> = parts.iter().flat_map(|p| p.headlines(r)).collect();
     let in_place = r.read_back().and_then(|x| x.in_place);
@@ -209,7 +207,7 @@ pub fn sections(r: &StudyReport, env: &Environment) -> Vec<Section> {
                 Outcome::Skipped { reason } => Some(format!("skipped: {reason}")),
                 Outcome::Failed { error } => Some(format!("failed: {error}")),
             };
-            let part = crate::cmd::study::parts::of(step.part);
+            let part = super::part::of(step.part);
             let mut section = part
                 .and_then(|p| p.section(r, env))
                 .unwrap_or_else(|| Section {

@@ -1,6 +1,5 @@
 //! `syscalls`: nanoseconds per call for each operation, and why lseek is cheaper.
 
-use crate::cmd::study::Kept;
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
 use crate::report::cells::{cells, mib, opt};
@@ -11,6 +10,7 @@ use crate::report::svg::{Chart, Series};
 use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
 use crate::results::study::StudyReport;
+use crate::results::sweep::SweepReport;
 use crate::results::syscalls::OPS;
 use crate::results::syscalls::SyscallsReport;
 use crate::units::{format_seconds, format_size, group_thousands};
@@ -288,8 +288,7 @@ pub(crate) fn section(
         .collect();
     let mut why = vec![syscalls_explanation(s)];
     let read = s.ns_per_call("read 1 B");
-    if let Some(model) = crate::cmd::study::parts::read_sweep::ReadSweep
-        .kept(study)
+    if let Some(model) = super::part::kept::<SweepReport>(study, "read-sweep")
         .and_then(|r| {
             r.analyses
                 .iter()

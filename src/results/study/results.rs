@@ -1,5 +1,5 @@
 //! The parts' results as the study keeps them: each under its part, of the part's own type
-//! (`cmd::study::Kept::Result`), looked up by part and type.
+//! (`report::views::part::Kept::Result`), looked up by part and type.
 
 use crate::workload::study::Part;
 use std::any::Any;

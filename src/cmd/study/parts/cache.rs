@@ -1,7 +1,7 @@
 //! cache: cold, warm and cold again at 4 KiB and 1 MiB, with residency and device bytes;
 //! skipped where no block device is behind the directory.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::coldwarm::CacheReport;
 use crate::harness::Setup;
 use crate::warning::Warning;
@@ -34,31 +34,9 @@ impl Kept for Cache {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for Cache {
+impl PartView for Cache {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn skip_reason(&self, cx: &Context) -> Option<String> {
-        (!cx.has_device).then(|| format!(
-            "no block device under {} (tmpfs or another memory file system): its pages cannot be evicted, so every read is a warm read",
-            crate::text::printable_path(cx.dir)
-        ))
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        let options = CacheOptions {
-            path: cx.scratch.path().to_path_buf(),
-            block_sizes: vec![4 * KIB, MIB],
-            setup: Setup::single(&engine::stream::Stream),
-            drop_caches: false,
-            allow_unwritten: false,
-            export: cx.export(),
-        };
-        let r = crate::cmd::coldwarm::execute(&options, cx.harness, &mut ignore)?;
-        let r = something(r.rows.is_empty() && !r.complete, r)?;
-        let complete = r.complete;
-        Ok(self.keep(report, r, complete))
     }
 
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
@@ -84,5 +62,29 @@ impl StudyPart for Cache {
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
         crate::report::views::media_figures::cache(media, PART)
+    }
+}
+
+impl StudyPart for Cache {
+    fn skip_reason(&self, cx: &Context) -> Option<String> {
+        (!cx.has_device).then(|| format!(
+            "no block device under {} (tmpfs or another memory file system): its pages cannot be evicted, so every read is a warm read",
+            crate::text::printable_path(cx.dir)
+        ))
+    }
+
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let options = CacheOptions {
+            path: cx.scratch.path().to_path_buf(),
+            block_sizes: vec![4 * KIB, MIB],
+            setup: Setup::single(&engine::stream::Stream),
+            drop_caches: false,
+            allow_unwritten: false,
+            export: cx.export(),
+        };
+        let r = crate::cmd::coldwarm::execute(&options, cx.harness, &mut ignore)?;
+        let r = something(r.rows.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
     }
 }

@@ -1,7 +1,7 @@
 //! calibrate: the file size whose read lands in the level's window (the scratch file may
 //! grow, so it runs last); skipped, with the reason, when none does within the level's cap.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport};
 use crate::cmd::calibrate::CalibrateReport;
 use crate::harness::Setup;
 use crate::warning::Warning;
@@ -37,11 +37,41 @@ impl Kept for Calibrate {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for Calibrate {
+impl PartView for Calibrate {
     fn part(&self) -> Part {
         PART
     }
 
+    fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
+        self.kept(r)
+            .map(|c| crate::report::views::calibrate::section(c, PART))
+    }
+
+    fn headlines(&self, r: &StudyReport) -> Vec<Headline> {
+        self.kept(r)
+            .map(crate::report::views::calibrate::headline)
+            .into_iter()
+            .collect()
+    }
+
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept(r).map_or(&[], |c| &c.warnings)
+    }
+
+    fn table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept(r).map(|x| x.table())
+    }
+
+    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
+        crate::report::views::media_figures::calibrate(media, PART)
+    }
+
+    fn media_chart(&self, media: &[Medium], _ms: &Measure) -> Option<Option<Chart>> {
+        Some(crate::report::views::media::probes(media, PART))
+    }
+}
+
+impl StudyPart for Calibrate {
     fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
         let b = cx.budget;
         let (min, max) = b.calibrate_window;
@@ -70,33 +100,5 @@ impl StudyPart for Calibrate {
                 _ => Err(e),
             },
         }
-    }
-
-    fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
-        self.kept(r)
-            .map(|c| crate::report::views::calibrate::section(c, PART))
-    }
-
-    fn headlines(&self, r: &StudyReport) -> Vec<Headline> {
-        self.kept(r)
-            .map(crate::report::views::calibrate::headline)
-            .into_iter()
-            .collect()
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |c| &c.warnings)
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
-    }
-
-    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
-        crate::report::views::media_figures::calibrate(media, PART)
-    }
-
-    fn media_chart(&self, media: &[Medium], _ms: &Measure) -> Option<Chart> {
-        crate::report::views::media::probes(media, PART)
     }
 }

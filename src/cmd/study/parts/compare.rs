@@ -1,6 +1,6 @@
 //! compare: `fast` against dd, cat and fio at 1 MiB on the scratch file.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::compare::CompareReport;
 use crate::warning::Warning;
 use crate::measure::env::Environment;
@@ -30,33 +30,9 @@ impl Kept for Compare {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for Compare {
+impl PartView for Compare {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn skip_reason(&self, cx: &Context) -> Option<String> {
-        (cx.size < MIB).then(|| {
-            format!(
-                "the file ({}) is too small to compare readers on",
-                format_size(cx.size)
-            )
-        })
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        let options = CompareOptions {
-            path: cx.scratch.path().to_path_buf(),
-            block_size: MIB,
-            block_size_text: "1m".into(),
-            states: cx.states(),
-            repeat: cx.budget.compare_repeat,
-            export: cx.export(),
-        };
-        let r = crate::cmd::compare::execute(&options, cx.harness, &mut ignore)?;
-        let r = something(r.rows.is_empty() && !r.complete, r)?;
-        let complete = r.complete;
-        Ok(self.keep(report, r, complete))
     }
 
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
@@ -80,5 +56,31 @@ impl StudyPart for Compare {
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
         crate::report::views::media_figures::compare(media, PART)
+    }
+}
+
+impl StudyPart for Compare {
+    fn skip_reason(&self, cx: &Context) -> Option<String> {
+        (cx.size < MIB).then(|| {
+            format!(
+                "the file ({}) is too small to compare readers on",
+                format_size(cx.size)
+            )
+        })
+    }
+
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let options = CompareOptions {
+            path: cx.scratch.path().to_path_buf(),
+            block_size: MIB,
+            block_size_text: "1m".into(),
+            states: cx.states(),
+            repeat: cx.budget.compare_repeat,
+            export: cx.export(),
+        };
+        let r = crate::cmd::compare::execute(&options, cx.harness, &mut ignore)?;
+        let r = something(r.rows.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
     }
 }

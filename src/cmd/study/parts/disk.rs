@@ -2,7 +2,7 @@
 //! row for the level's runtime: its writes put the bytes the file already holds, so the
 //! later parts still read what write-read wrote.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::disk::DiskReport;
 use crate::warning::Warning;
 use crate::measure::caveat::Caveat;
@@ -33,35 +33,9 @@ impl Kept for Disk {
     const FIELD: Option<&'static str> = Some("disk");
 }
 
-impl StudyPart for Disk {
+impl PartView for Disk {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        let options = DiskOptions {
-            path: cx.scratch.path().to_path_buf(),
-            size: cx.size,
-            runtime: Duration::from_secs_f64(cx.budget.disk_runtime),
-            rows: crate::workload::panel::default_panel(),
-            notes: Vec::new(),
-            mode: crate::options::disk::DiskMode::Panel,
-            force_write: true,
-            seed: cx.seed,
-            own_file: true,
-            open: Some(std::sync::Arc::new(
-                crate::cmd::disk::reopen_for_reading(cx.scratch.file())
-                    .with_context(|| format!("open {} for the disk panel", cx.scratch.name()))?,
-            )),
-            keep: false,
-            min_free: cx.options.min_free,
-            series: None,
-            export: cx.export(),
-        };
-        let r = crate::cmd::disk::execute(&options, cx.harness, &mut ignore)?;
-        let r = something(r.rows.is_empty() && !r.complete, r)?;
-        let complete = r.complete;
-        Ok(self.keep(report, r, complete))
     }
 
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
@@ -104,5 +78,33 @@ impl StudyPart for Disk {
         (r.budget.disk_runtime == 0.0).then_some(
             "not measured: the study was made by a version of ioscope without the disk part",
         )
+    }
+}
+
+impl StudyPart for Disk {
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let options = DiskOptions {
+            path: cx.scratch.path().to_path_buf(),
+            size: cx.size,
+            runtime: Duration::from_secs_f64(cx.budget.disk_runtime),
+            rows: crate::workload::panel::default_panel(),
+            notes: Vec::new(),
+            mode: crate::options::disk::DiskMode::Panel,
+            force_write: true,
+            seed: cx.seed,
+            own_file: true,
+            open: Some(std::sync::Arc::new(
+                crate::cmd::disk::reopen_for_reading(cx.scratch.file())
+                    .with_context(|| format!("open {} for the disk panel", cx.scratch.name()))?,
+            )),
+            keep: false,
+            min_free: cx.options.min_free,
+            series: None,
+            export: cx.export(),
+        };
+        let r = crate::cmd::disk::execute(&options, cx.harness, &mut ignore)?;
+        let r = something(r.rows.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
     }
 }

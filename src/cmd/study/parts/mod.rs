@@ -1,10 +1,13 @@
 //! The registry of study parts: one line per part, in the order the study runs them (the
 //! calibration grows the scratch file, so it comes last). Each part is a file here
-//! implementing `StudyPart` and `Kept` (`super::part`); the line declares its module and
-//! puts it in `PARTS`, which every place that goes over the parts reads: the run, the page,
-//! the summary, the CSV files, the media page, the estimates, `--only` and `--skip`.
+//! implementing `StudyPart` (`super::part`), `PartView` and `Kept`
+//! (`report::views::part`); the line declares its module and puts it in `PARTS`, which the
+//! run reads, and in the lists the lower layers read without naming a command: the views'
+//! (`report::views::part::PART_VIEWS`: the page, the summary, the CSV files, the media page)
+//! and the names' (`workload::study::STUDY_PARTS`: the estimates, `--only` and `--skip`).
 
-use super::part::{Kept, Loaded, StudyPart, load_one, save_one};
+use super::part::{Kept, PartView, StudyPart};
+use crate::report::views::part::{Loaded, load_one, save_one};
 use crate::results::study::Results;
 use crate::workload::study::Part;
 
@@ -15,6 +18,14 @@ macro_rules! parts {
 
         /// Every part, in the order the study runs them.
         pub const PARTS: &[&dyn StudyPart] = &[$(&$file::$part),*];
+
+        /// The same parts, as the page shows them.
+        #[linkme::distributed_slice(crate::report::views::part::PART_VIEWS)]
+        static VIEW_LIST: &[&dyn PartView] = &[$(&$file::$part),*];
+
+        /// Their names and times.
+        #[linkme::distributed_slice(crate::workload::study::STUDY_PARTS)]
+        static NAME_LIST: &[Part] = &[$($file::PART),*];
 
         /// Writes the kept results whose fields are of the `always` kind.
         pub(super) fn save<M: serde::ser::SerializeMap>(
@@ -57,17 +68,12 @@ parts! {
 
 /// Every part's names, in the order the study runs them.
 pub fn all() -> impl Iterator<Item = Part> {
-    PARTS.iter().map(|p| p.part())
+    crate::workload::study::all()
 }
 
 /// The part called `name` (`read-sweep`).
 pub fn by_name(name: &str) -> Option<&'static dyn StudyPart> {
     PARTS.iter().copied().find(|p| p.part().name() == name)
-}
-
-/// The registered part `part` names.
-pub fn of(part: Part) -> Option<&'static dyn StudyPart> {
-    by_name(part.name())
 }
 
 /// Every part's names, for the value list of `--only` and `--skip`.

@@ -1,6 +1,6 @@
 //! patterns: every iozone test at 64 KiB records, on a file of its own in the directory.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore, something};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::patterns::{PatternsReport, Test};
 use crate::warning::Warning;
 use crate::measure::env::Environment;
@@ -31,11 +31,35 @@ impl Kept for Patterns {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for Patterns {
+impl PartView for Patterns {
     fn part(&self) -> Part {
         PART
     }
 
+    fn section(&self, r: &StudyReport, env: &Environment) -> Option<Section> {
+        self.kept(r).map(|p| {
+            crate::report::views::patterns::section(p, env.storage.device.is_some(), PART)
+        })
+    }
+
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept(r).map_or(&[], |x| x.warnings())
+    }
+
+    fn table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept(r).map(|x| x.table())
+    }
+
+    fn ok(&self, r: &StudyReport) -> bool {
+        self.kept(r).is_none_or(|x| x.ok())
+    }
+
+    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
+        crate::report::views::media_figures::patterns(media, PART)
+    }
+}
+
+impl StudyPart for Patterns {
     fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
         let b = cx.budget;
         let options = PatternsOptions {
@@ -60,27 +84,5 @@ impl StudyPart for Patterns {
         let r = something(r.results.is_empty() && !r.complete, r)?;
         let complete = r.complete;
         Ok(self.keep(report, r, complete))
-    }
-
-    fn section(&self, r: &StudyReport, env: &Environment) -> Option<Section> {
-        self.kept(r).map(|p| {
-            crate::report::views::patterns::section(p, env.storage.device.is_some(), PART)
-        })
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
-    }
-
-    fn ok(&self, r: &StudyReport) -> bool {
-        self.kept(r).is_none_or(|x| x.ok())
-    }
-
-    fn measures(&self, media: &[Medium]) -> Vec<Measure> {
-        crate::report::views::media_figures::patterns(media, PART)
     }
 }

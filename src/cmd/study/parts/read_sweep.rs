@@ -1,7 +1,7 @@
 //! read-sweep: read throughput of the scratch file against block size, cold (where a device
 //! is behind it) and warm, through the stream engine; every byte verified in place.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, something};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, something};
 use crate::cmd::sweep::SweepReport;
 use crate::warning::Warning;
 use crate::measure::caveat::Caveat;
@@ -31,17 +31,9 @@ impl Kept for ReadSweep {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for ReadSweep {
+impl PartView for ReadSweep {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        let path = cx.scratch.path().to_path_buf();
-        let r = cx.sweep(Op::Read, path, cx.states(), 1, cx.size)?;
-        let r = something(r.points.is_empty() && !r.complete, r)?;
-        let complete = r.complete;
-        Ok(self.keep(report, r, complete))
     }
 
     fn section(&self, r: &StudyReport, env: &Environment) -> Option<Section> {
@@ -77,5 +69,15 @@ impl StudyPart for ReadSweep {
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
         crate::report::views::media_figures::read_sweep(media, PART)
+    }
+}
+
+impl StudyPart for ReadSweep {
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let path = cx.scratch.path().to_path_buf();
+        let r = cx.sweep(Op::Read, path, cx.states(), 1, cx.size)?;
+        let r = something(r.points.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
     }
 }

@@ -1,7 +1,7 @@
 //! syscalls: the cost of a 1-byte read() against lseek(), pread() and getpid(), at the
 //! level's call counts that fit in the scratch file.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport};
 use crate::cmd::syscalls::SyscallsReport;
 use crate::warning::Warning;
 use crate::measure::env::Environment;
@@ -31,34 +31,9 @@ impl Kept for Syscalls {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for Syscalls {
+impl PartView for Syscalls {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        let sizes: Vec<u64> = cx
-            .budget
-            .syscall_sizes
-            .iter()
-            .copied()
-            .filter(|&n| n <= cx.size)
-            .collect();
-        if sizes.is_empty() {
-            return Ok(Outcome::Skipped {
-                reason: format!(
-                    "the file ({}) is smaller than every call count of this level",
-                    format_size(cx.size)
-                ),
-            });
-        }
-        let options = SyscallsOptions {
-            path: cx.scratch.path().to_path_buf(),
-            sizes,
-            export: cx.export(),
-        };
-        let r = crate::cmd::syscalls::execute(&options, cx.harness)?;
-        Ok(self.keep(report, r, true))
     }
 
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
@@ -82,5 +57,32 @@ impl StudyPart for Syscalls {
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
         crate::report::views::media_figures::syscalls(media, PART)
+    }
+}
+
+impl StudyPart for Syscalls {
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let sizes: Vec<u64> = cx
+            .budget
+            .syscall_sizes
+            .iter()
+            .copied()
+            .filter(|&n| n <= cx.size)
+            .collect();
+        if sizes.is_empty() {
+            return Ok(Outcome::Skipped {
+                reason: format!(
+                    "the file ({}) is smaller than every call count of this level",
+                    format_size(cx.size)
+                ),
+            });
+        }
+        let options = SyscallsOptions {
+            path: cx.scratch.path().to_path_buf(),
+            sizes,
+            export: cx.export(),
+        };
+        let r = crate::cmd::syscalls::execute(&options, cx.harness)?;
+        Ok(self.keep(report, r, true))
     }
 }

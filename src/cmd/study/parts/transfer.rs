@@ -1,7 +1,7 @@
 //! transfer: the transfer matrix on the classic workloads (one large file, small files),
 //! over loopback TCP, every method pair.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, ignore};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore};
 use crate::cmd::transfer::TransferReport;
 use crate::warning::Warning;
 use crate::measure::env::Environment;
@@ -31,30 +31,9 @@ impl Kept for Transfer {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for Transfer {
+impl PartView for Transfer {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        let b = cx.budget;
-        let options = TransferOptions {
-            files: Vec::new(),
-            to: cx.dir.to_path_buf(),
-            large: b.transfer_large,
-            small: 10,
-            small_size: 4 * KIB,
-            repeat: b.transfer_repeat,
-            senders: crate::transfer::methods::SendMethod::ALL.to_vec(),
-            receivers: crate::transfer::methods::RecvMethod::ALL.to_vec(),
-            unix: false,
-            sync: true,
-            buffer: MIB as usize,
-            min_free: cx.options.min_free,
-        };
-        let r = crate::cmd::transfer::execute(&options, &mut ignore)?;
-        let complete = r.complete;
-        Ok(self.keep(report, r, complete))
     }
 
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
@@ -76,5 +55,28 @@ impl StudyPart for Transfer {
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
         crate::report::views::media_figures::transfer(media, PART)
+    }
+}
+
+impl StudyPart for Transfer {
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let b = cx.budget;
+        let options = TransferOptions {
+            files: Vec::new(),
+            to: cx.dir.to_path_buf(),
+            large: b.transfer_large,
+            small: 10,
+            small_size: 4 * KIB,
+            repeat: b.transfer_repeat,
+            senders: crate::transfer::methods::SendMethod::ALL.to_vec(),
+            receivers: crate::transfer::methods::RecvMethod::ALL.to_vec(),
+            unix: false,
+            sync: true,
+            buffer: MIB as usize,
+            min_free: cx.options.min_free,
+        };
+        let r = crate::cmd::transfer::execute(&options, &mut ignore)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
     }
 }

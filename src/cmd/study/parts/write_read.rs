@@ -2,7 +2,7 @@
 //! back whole and every byte checked in place. Every other part reads this file, so it
 //! always runs, and its failure ends the study.
 
-use super::super::{Context, Kept, Outcome, StudyPart, StudyReport, StudyRow};
+use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, StudyRow};
 use crate::harness::{Sample, Setup, Target};
 use crate::warning::{self, Warning};
 use crate::engine;
@@ -39,17 +39,9 @@ impl Kept for WriteRead {
     const FIELD: Option<&'static str> = None;
 }
 
-impl StudyPart for WriteRead {
+impl PartView for WriteRead {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn required(&self) -> bool {
-        true
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        write_read(cx, report).map(|()| Outcome::Done)
     }
 
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
@@ -72,6 +64,16 @@ impl StudyPart for WriteRead {
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
         crate::report::views::media_figures::write_read(media, PART)
+    }
+}
+
+impl StudyPart for WriteRead {
+    fn required(&self) -> bool {
+        true
+    }
+
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        write_read(cx, report).map(|()| Outcome::Done)
     }
 }
 

@@ -1,7 +1,7 @@
 //! write-sweep: write throughput against block size, fsync included, on a file of its own
 //! beside the scratch file.
 
-use super::super::{Context, Kept, Outcome, RemoveOnDrop, StudyPart, StudyReport, something};
+use super::super::{Context, Kept, PartView, Outcome, RemoveOnDrop, StudyPart, StudyReport, something};
 use crate::cmd::sweep::SweepReport;
 use crate::warning::Warning;
 use crate::measure::caveat::Caveat;
@@ -32,28 +32,9 @@ impl Kept for WriteSweep {
     const ALWAYS: bool = true;
 }
 
-impl StudyPart for WriteSweep {
+impl PartView for WriteSweep {
     fn part(&self) -> Part {
         PART
-    }
-
-    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
-        let b = cx.budget;
-        let file = cx
-            .dir
-            .join(format!(".ioscope-study-write-{}", std::process::id()));
-        let _remove = RemoveOnDrop::new(file.clone());
-        // At least the largest block: the read sweep's blocks all fit in the scratch file,
-        // and the write sweep takes the same ones.
-        let largest = b.sweep_blocks.iter().copied().max().unwrap_or(0);
-        let size = b
-            .write_size
-            .min(cx.size.max(MIB))
-            .max(largest.min(cx.size));
-        let r = cx.sweep(Op::Write, file, Vec::new(), 0, size)?;
-        let r = something(r.points.is_empty() && !r.complete, r)?;
-        let complete = r.complete;
-        Ok(self.keep(report, r, complete))
     }
 
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
@@ -89,5 +70,26 @@ impl StudyPart for WriteSweep {
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
         crate::report::views::media_figures::write_sweep(media, PART)
+    }
+}
+
+impl StudyPart for WriteSweep {
+    fn run(&self, cx: &Context, report: &mut StudyReport) -> Result<Outcome> {
+        let b = cx.budget;
+        let file = cx
+            .dir
+            .join(format!(".ioscope-study-write-{}", std::process::id()));
+        let _remove = RemoveOnDrop::new(file.clone());
+        // At least the largest block: the read sweep's blocks all fit in the scratch file,
+        // and the write sweep takes the same ones.
+        let largest = b.sweep_blocks.iter().copied().max().unwrap_or(0);
+        let size = b
+            .write_size
+            .min(cx.size.max(MIB))
+            .max(largest.min(cx.size));
+        let r = cx.sweep(Op::Write, file, Vec::new(), 0, size)?;
+        let r = something(r.points.is_empty() && !r.complete, r)?;
+        let complete = r.complete;
+        Ok(self.keep(report, r, complete))
     }
 }
