@@ -34,13 +34,20 @@ fn limited(args: &[&str], resource: libc::__rlimit_resource_t, value: u64) -> st
 }
 
 /// Starts `ioscope ARGS` with its output piped.
+///
+/// SIGHUP is reset to its default in the child: ioscope keeps a SIGHUP that whoever started
+/// it ignored (`nohup`'s purpose), so under `nohup cargo test` it would never arrive.
 fn spawn(args: &[&str]) -> std::process::Child {
-    Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ioscope"));
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // SAFETY: only signal(2) between fork and exec, which is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    cmd.spawn().unwrap()
 }
 
 /// Waits for `child` (killing it after a minute) and returns its output.
@@ -617,8 +624,7 @@ fn sigterm_sighup_and_sigint_in_a_row_the_curve_and_the_fsync_preset_end_130_wit
         None,
     );
     assert_eq!(doc["schema"], "ioscope/disk/v2");
-    // Each depth long enough that the signal lands mid-curve however fast the machine:
-    // at 0.3 s a curve that stops at its knee after three depths ended before it.
+    // Each depth long enough that the signal lands mid-curve however fast the machine.
     let curve = [
         "disk",
         d,
