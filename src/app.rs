@@ -229,8 +229,7 @@ fn trace(args: &TraceArgs) -> Result<ExitKind> {
     if crate::trace::filter::refusal().is_none() {
         crate::trace::keeper::split();
     }
-    let mut result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
-    result.verbose = args.verbose;
+    let result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
     finish(&result, &export, &out, Path::new("."))?;
     if !result.complete {
         return Ok(ExitKind::Interrupted);

@@ -412,6 +412,12 @@ pub struct CalibrateArgs {
     /// Print only the result and errors: no progress bar, no warnings.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Every detail in the text, the answer still last: `disk` adds its full table (MiB/s,
+    /// every percentile, the queue kept), the device's view and a sentence per row on its
+    /// queue; `trace` every file in full (also those opened only to load the program or its
+    /// locale) and every detail of the kernel's counters. --json has them all.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// `ioscope study [DIR]`
@@ -821,6 +827,12 @@ pub struct ExportArgs {
     /// Print only the result and errors: no progress bar, no warnings.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Every detail in the text, the answer still last: `disk` adds its full table (MiB/s,
+    /// every percentile, the queue kept), the device's view and a sentence per row on its
+    /// queue; `trace` every file in full (also those opened only to load the program or its
+    /// locale) and every detail of the kernel's counters. --json has them all.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// Whether sweep reads or writes.
@@ -950,11 +962,6 @@ pub struct TraceArgs {
     /// leaves processes running.
     #[arg(long)]
     pub every_call: bool,
-    /// Show every file in full, the files the program opened only to load itself or its
-    /// locale (libraries, locale files, /proc, pipes, devices) too, and every detail of the
-    /// kernel's counters (the default folds those files into one line; --json has them all).
-    #[arg(short, long)]
-    pub verbose: bool,
     /// The command to trace and its arguments (put them after `--`).
     #[arg(
         required = true,

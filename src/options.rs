@@ -588,6 +588,8 @@ pub struct ExportOptions {
     pub markdown: Option<PathBuf>,
     /// Replace existing output files.
     pub force: bool,
+    /// Every detail in the text (`--verbose`).
+    pub verbose: bool,
 }
 
 impl ExportOptions {
@@ -608,6 +610,7 @@ impl ExportOptions {
             svg: args.svg.clone(),
             markdown: args.markdown.clone(),
             force: args.force,
+            verbose: args.verbose,
         })
     }
 }

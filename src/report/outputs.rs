@@ -274,7 +274,12 @@ pub fn finish<T: Exportable>(
     } else if let Some(answer) = answer {
         format!("{answer}\n")
     } else {
-        super::terminal::fit(&result.text(), super::terminal::Stream::Stdout)
+        let text = if options.verbose {
+            result.verbose_text()
+        } else {
+            result.text()
+        };
+        super::terminal::fit(&text, super::terminal::Stream::Stdout)
     };
     super::emit(&rendered)?;
     if !options.json {

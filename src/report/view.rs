@@ -20,6 +20,10 @@ pub trait Exportable: Serialize + DeserializeOwned {
     const HAS_CHART: bool = false;
     /// Human-readable text.
     fn text(&self) -> String;
+    /// The text with every detail (`--verbose`); by default [`Exportable::text`].
+    fn verbose_text(&self) -> String {
+        self.text()
+    }
     /// The answer alone, one line, for results that have one (`run`'s XOR): what `-q`
     /// prints instead of [`Exportable::text`] where every check held.
     fn answer(&self) -> Option<String> {

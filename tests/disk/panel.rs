@@ -101,6 +101,7 @@ fn the_text_shows_the_panel_the_device_and_one_queue_sentence_per_row() {
     let out = ioscope()
         .args(["disk", dir.path().to_str().unwrap()])
         .args(["--size", "2m", "--runtime", "0.05s", "--rw", "randread"])
+        .arg("--verbose")
         .output()
         .unwrap();
     assert!(

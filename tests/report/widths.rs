@@ -160,3 +160,69 @@ fn wide_keeps_every_column_at_any_width() {
         }
     }
 }
+
+/// `report` of the disk fixture at 80 columns, `--verbose` or not.
+fn disk_text(verbose: bool) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = ioscope();
+    cmd.env("COLUMNS", "80")
+        .arg("report")
+        .arg(fixture_file("disk", dir.path()));
+    if verbose {
+        cmd.arg("--verbose");
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn disk_ends_with_its_read_write_grid_on_the_last_screen_and_keeps_details_for_verbose() {
+    let plain = disk_text(false);
+    let lines: Vec<&str> = plain.lines().collect();
+    // The grid is the last thing printed, whole within the last 24 lines.
+    assert!(lines.last().unwrap().starts_with('└'), "{plain}");
+    let top = lines.iter().rposition(|l| l.starts_with('┌')).unwrap();
+    assert!(lines.len() - top <= 24, "{plain}");
+    let grid = lines[top..].join("\n");
+    for word in ["read", "write", "MB/s", "IOPS", "p99"] {
+        assert!(grid.contains(word), "{word}\n{plain}");
+    }
+    // One line per panel row, its read and write side by side.
+    assert_eq!(
+        lines[top..]
+            .iter()
+            .filter(|l| l.contains("SEQ1M Q8T1"))
+            .count(),
+        1,
+        "{plain}"
+    );
+    assert!(!plain.contains("device's view ("), "{plain}");
+    assert!(!plain.lines().any(|l| l.starts_with("queue ")), "{plain}");
+    assert!(plain.contains("--verbose"), "{plain}");
+
+    let verbose = disk_text(true);
+    assert!(verbose.contains("device's view ("), "{verbose}");
+    assert!(
+        verbose
+            .lines()
+            .any(|l| l.starts_with("queue     SEQ1M Q8T1 read")),
+        "{verbose}"
+    );
+    // The full table last: a row per direction, MiB/s among its columns.
+    let lines: Vec<&str> = verbose.lines().collect();
+    let top = lines.iter().rposition(|l| l.starts_with('┌')).unwrap();
+    let table = lines[top..].join("\n");
+    assert!(table.contains("MiB/s"), "{verbose}");
+    assert_eq!(
+        lines[top..]
+            .iter()
+            .filter(|l| l.contains("SEQ1M Q8T1"))
+            .count(),
+        2,
+        "{verbose}"
+    );
+    for line in &lines {
+        assert!(line.chars().count() <= 80, "{line}\n{verbose}");
+    }
+}

@@ -181,8 +181,11 @@ pub(crate) fn file_lines(
     );
 }
 
-/// Renders `disk`.
-pub fn text(r: &DiskReport) -> String {
+/// Renders `disk`: where and how it ran, then its answer last, the 4×2 grid engineers know
+/// from CrystalDiskMark (each row's read and write side by side: MB/s, IOPS, p99). With
+/// `verbose` also the device's view and a sentence per row on its queue, and the full
+/// table (MiB/s, every percentile, the queue kept) in place of the grid.
+pub fn text(r: &DiskReport, verbose: bool) -> String {
     let mut out = String::new();
     let wrote = r
         .rows
@@ -205,37 +208,43 @@ pub fn text(r: &DiskReport) -> String {
         &origin,
         r.device_name.as_deref(),
     );
+    let more = if verbose {
+        ""
+    } else {
+        "; --verbose: every percentile, the device's view, the queues"
+    };
     line(
         &mut out,
         "rows",
         format!(
-            "{} each; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
+            "{} each; latency of every completed I/O, submitted to reaped (fio's lat), in µs; MB/s: 10^6 bytes/s{more}",
             format_seconds(r.runtime_seconds)
         ),
     );
     for n in &r.notes {
         line(&mut out, "note", super::disk_presets::note(n));
     }
-    out.push_str(&columns::for_terminal(&panel(), &r.rows).text);
-    if r.rows.iter().any(|row| row.device.is_some()) {
-        let seen: Vec<&DiskRow> = r.rows.iter().filter(|x| x.device.is_some()).collect();
-        out.push_str(&format!(
-            "device's view (/proc/diskstats of {}, all processes):\n{}",
-            r.device_name.as_deref().unwrap_or("?"),
-            columns::for_terminal(&device_view(), &seen).text
-        ));
-    }
-    for row in r.rows.iter().filter(|row| row.skipped.is_none()) {
-        line(
-            &mut out,
-            "queue",
-            format!(
-                "{} {}: {}",
-                row.name,
-                row.spec.op.name(),
-                queue_sentence(row)
-            ),
-        );
+    if verbose {
+        if r.rows.iter().any(|row| row.device.is_some()) {
+            let seen: Vec<&DiskRow> = r.rows.iter().filter(|x| x.device.is_some()).collect();
+            out.push_str(&format!(
+                "device's view (/proc/diskstats of {}, all processes):\n{}",
+                r.device_name.as_deref().unwrap_or("?"),
+                columns::for_terminal(&device_view(), &seen).text
+            ));
+        }
+        for row in r.rows.iter().filter(|row| row.skipped.is_none()) {
+            line(
+                &mut out,
+                "queue",
+                format!(
+                    "{} {}: {}",
+                    row.name,
+                    row.spec.op.name(),
+                    queue_sentence(row)
+                ),
+            );
+        }
     }
     for row in &r.rows {
         let Some(o) = &row.over_time else { continue };
@@ -255,10 +264,89 @@ pub fn text(r: &DiskReport) -> String {
                 format!("{} {}: {why}", row.name, row.spec.op.name()),
             );
         }
+        if let Some(why) = row.skipped.as_ref().filter(|_| !verbose) {
+            line(
+                &mut out,
+                "skipped",
+                format!("{} {}: {why}", row.name, row.spec.op.name()),
+            );
+        }
     }
     line(&mut out, "verify", verify_line(r));
     out.push_str(&crate::report::caveats::text(&r.caveats));
+    if verbose {
+        out.push_str(&columns::for_terminal(&panel(), &r.rows).text);
+    } else {
+        let pairs = pairs(&r.rows);
+        out.push_str(&columns::for_terminal(&grid(&pairs), &pairs).text);
+    }
     out
+}
+
+/// One line of the grid: a row of the panel with its read and its write.
+struct Pair<'a> {
+    name: &'a str,
+    read: Option<&'a DiskRow>,
+    write: Option<&'a DiskRow>,
+}
+
+/// The panel's rows paired by name, in the order first run.
+fn pairs(rows: &[DiskRow]) -> Vec<Pair<'_>> {
+    let mut out: Vec<Pair<'_>> = Vec::new();
+    for row in rows {
+        let k = match out.iter().position(|p| p.name == row.name) {
+            Some(k) => k,
+            None => {
+                out.push(Pair {
+                    name: &row.name,
+                    read: None,
+                    write: None,
+                });
+                out.len() - 1
+            }
+        };
+        match row.spec.op {
+            Op::Read => out[k].read = Some(row),
+            Op::Write => out[k].write = Some(row),
+        }
+    }
+    out
+}
+
+/// The grid's columns: the row, then for each direction some row took its MB/s, IOPS and
+/// p99 (a skipped row says so in its MB/s cell; its reason is a line above).
+fn grid<'a>(pairs: &[Pair<'a>]) -> Vec<Column<'a, Pair<'a>>> {
+    type Side<'a> = fn(&Pair<'a>) -> Option<&'a DiskRow>;
+    fn cell<'a>(side: Side<'a>, p: &Pair<'a>, f: impl FnOnce(&DiskRow) -> String) -> String {
+        match side(p) {
+            None => String::new(),
+            Some(r) if r.skipped.is_some() => String::new(),
+            Some(r) => f(r),
+        }
+    }
+    let mut cols = vec![Column::new("row", "", 0, |p: &Pair<'a>| p.name.to_string()).left()];
+    let sides: [(Side<'a>, [&'static str; 3]); 2] = [
+        (|p| p.read, ["read MB/s", "read IOPS", "read p99"]),
+        (|p| p.write, ["write MB/s", "write IOPS", "write p99"]),
+    ];
+    for (side, [rate, iops, p99]) in sides {
+        if pairs.iter().all(|p| side(p).is_none()) {
+            continue;
+        }
+        cols.push(Column::new(rate, "", 0, move |p: &Pair<'a>| {
+            match side(p) {
+                Some(r) if r.skipped.is_some() => "skipped".to_string(),
+                _ => cell(side, p, |r| format!("{:.1}", r.bytes_per_second / MB)),
+            }
+        }));
+        cols.push(Column::new(iops, "", 1, move |p: &Pair<'a>| {
+            cell(side, p, |r| group_thousands(r.iops.round() as u64))
+        }));
+        cols.push(Column::new(p99, "µs", 2, move |p: &Pair<'a>| {
+            cell(side, p, |r| us(r.latency_us.p99))
+        }));
+    }
+    cols
 }
 
 /// What the reads' checks found, over all rows.
@@ -286,7 +374,10 @@ impl Exportable for DiskReport {
     const COMMAND: &'static str = "disk";
     const HAS_CHART: bool = true;
     fn text(&self) -> String {
-        text(self)
+        text(self, false)
+    }
+    fn verbose_text(&self) -> String {
+        text(self, true)
     }
     /// The table, then one sentence per row and the fallbacks.
     fn chart(&self) -> Option<crate::report::svg::Chart> {

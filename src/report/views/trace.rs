@@ -1150,6 +1150,11 @@ impl Exportable for TraceReport {
     fn text(&self) -> String {
         text(self)
     }
+    fn verbose_text(&self) -> String {
+        let mut all = self.clone();
+        all.verbose = true;
+        text(&all)
+    }
     /// The CSV table made readable, its paths made printable (control characters escaped);
     /// then what was left running and what tracing cannot see.
     fn markdown(&self) -> Vec<String> {
