@@ -412,12 +412,6 @@ pub struct CalibrateArgs {
     /// Print only the result and errors: no progress bar, no warnings.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Every detail in the text, the answer still last: `disk` adds its full table (MiB/s,
-    /// every percentile, the queue kept), the device's view and a sentence per row on its
-    /// queue; `trace` every file in full (also those opened only to load the program or its
-    /// locale) and every detail of the kernel's counters. --json has them all.
-    #[arg(short, long)]
-    pub verbose: bool,
 }
 
 /// `ioscope study [DIR]`
