@@ -98,7 +98,10 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
     match cli.command {
         Command::Run(args) => {
             let o = RunOptions::from_args(&args)?;
-            let export = ExportOptions::json_only(o.json);
+            let export = ExportOptions {
+                quiet,
+                ..ExportOptions::json_only(o.json)
+            };
             let series = SeriesFiles::reserve(o.series.as_ref(), &export, &[&o.path], "run")?;
             let result = measured(&export, &o.path, |_| {
                 let r = cmd::run::execute(&o, h)?;

@@ -590,6 +590,8 @@ pub struct ExportOptions {
     pub force: bool,
     /// Every detail in the text (`--verbose`).
     pub verbose: bool,
+    /// Only the result (`-q`): its answer alone where it has one and every check held.
+    pub quiet: bool,
 }
 
 impl ExportOptions {
@@ -611,6 +613,7 @@ impl ExportOptions {
             markdown: args.markdown.clone(),
             force: args.force,
             verbose: args.verbose,
+            quiet: args.quiet,
         })
     }
 }

@@ -39,11 +39,6 @@ pub fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
 }
 
-/// Whether `-q/--quiet` was given: only the result (its answer alone where it has one).
-pub fn is_quiet() -> bool {
-    QUIET.load(Ordering::Relaxed)
-}
-
 /// Writes a rendered result to stdout. A closed pipe (`| head`) is not an error; any other
 /// failure is `write stdout: <reason>` (a full disk, a closed stdout).
 pub fn emit(text: &str) -> anyhow::Result<()> {

@@ -268,7 +268,7 @@ pub fn finish<T: Exportable>(
     save(result, out, path)?;
     let answer = result
         .answer()
-        .filter(|_| super::is_quiet() && result.ok() && result.complete());
+        .filter(|_| options.quiet && result.ok() && result.complete());
     let rendered = if options.json {
         super::json::document(T::COMMAND, result, out.provenance(path))
     } else if let Some(answer) = answer {

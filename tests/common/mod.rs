@@ -107,6 +107,28 @@ pub fn report_text(doc: &serde_json::Value) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 text")
 }
 
+/// The Markdown `ioscope report --markdown` writes from a saved JSON document (every
+/// sentence of every section, the general notes the text leaves out).
+pub fn report_markdown(doc: &serde_json::Value) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("result.json");
+    std::fs::write(&path, doc.to_string()).expect("save the document");
+    let md = dir.path().join("out.md");
+    let out = ioscope()
+        .arg("report")
+        .arg(&path)
+        .arg("--markdown")
+        .arg(&md)
+        .output()
+        .expect("run ioscope report");
+    assert!(
+        out.status.success(),
+        "report --markdown failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&md).expect("read the Markdown written")
+}
+
 /// Read calls process `pid` has made so far (`syscr` in /proc/PID/io), if readable here.
 pub fn read_calls(pid: u32) -> Option<u64> {
     std::fs::read_to_string(format!("/proc/{pid}/io"))

@@ -6,7 +6,8 @@
 //! `ioscope report`: the sentences must follow the numbers.
 
 use crate::common::{
-    fixture_doc, fixture_json, ioscope, iozone_result, report_text, set_rate, set_summary,
+    fixture_doc, fixture_json, ioscope, iozone_result, report_markdown, report_text, set_rate,
+    set_summary,
 };
 use serde_json::Value;
 
@@ -17,27 +18,6 @@ fn set_cache_rates(rows: &mut Value, cold: f64, warm: f64, again: f64) {
     set_rate(&mut row["cold"], cold);
     set_rate(&mut row["warm"], warm);
     set_rate(&mut row["cold_again"], again);
-}
-
-/// The whole study as Markdown (every sentence of every section).
-fn study_markdown(doc: &Value) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("study.json");
-    std::fs::write(&path, doc.to_string()).unwrap();
-    let md = dir.path().join("out.md");
-    let out = ioscope()
-        .arg("report")
-        .arg(&path)
-        .arg("--markdown")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read_to_string(&md).unwrap()
 }
 
 #[test]
@@ -112,7 +92,7 @@ fn warm_and_cold_alike_with_no_device_says_there_is_no_device() {
 fn a_rewrite_slower_than_the_write_is_not_explained_by_allocated_blocks() {
     // The study with the rewrite at 0.65x the write (tests/common/fixtures.rs).
     let doc = fixture_doc("study-rewrite-slower");
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(
         md.contains("Rewriting an existing file is slower than the first write (0.65x"),
         "{md}"
@@ -125,7 +105,7 @@ fn repeats_that_scatter_more_than_they_differ_claim_no_direction() {
     // Write 1000 MiB/s (500..2500) and rewrite 1500 (900..2000), 5 runs each
     // (tests/common/fixtures.rs).
     let doc = fixture_doc("study-spread-wider");
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(
         md.contains("Rewrite and write differ (1.50x: 1500 MiB/s against 1000 MiB/s) by less than their runs scatter"),
         "{md}"
@@ -147,7 +127,7 @@ fn random_reads_faster_than_sequential_ones_are_not_blamed_on_read_ahead() {
         fast,
         1,
     );
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(
         md.contains("Random reads are faster than sequential ones (2.00x"),
         "{md}"
@@ -159,7 +139,7 @@ fn random_reads_faster_than_sequential_ones_are_not_blamed_on_read_ahead() {
 fn the_fsync_on_a_file_system_without_a_device_is_not_the_devices_rate() {
     let mut doc = fixture_json("study-sentences.json");
     doc["write_sweep"]["device"] = Value::Null;
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(
         !md.contains("the device's own rate shows in the fsync"),
         "{md}"
@@ -181,7 +161,7 @@ fn a_small_fsync_share_is_not_called_the_devices_rate() {
             run["fsync_seconds"] = (0.02 * total).into();
         }
     }
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(
         !md.contains("the device's own rate shows in the fsync"),
         "{md}"
@@ -204,7 +184,7 @@ fn warm_reads_no_faster_than_cold_ones_are_not_called_a_cache_gain() {
         let slow = 0.8 * best_cold;
         set_summary(&mut p["rate"], slow, slow, slow, 1);
     }
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(!md.contains("the warm cache is"), "{md}");
     assert!(
         md.contains("At their best cold reads are faster than warm ones (warm 0.80x cold"),
@@ -239,7 +219,7 @@ fn a_curve_flat_below_the_page_is_not_blamed_on_the_cost_of_a_call() {
     for p in points.iter_mut().filter(|p| p["cache"] == "warm") {
         set_summary(&mut p["rate"], flat, flat, flat, 1);
     }
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(!md.contains("that is the steep rise on the left"), "{md}");
     assert!(md.contains("the rate rises only 1.0x"), "{md}");
 }
@@ -515,7 +495,7 @@ fn a_write_block_size_whose_runs_overlap_others_is_not_called_best() {
     // The fixture's write sweep: 128 KiB's median is highest (1448 MB/s) but its runs,
     // 1026–1872, overlap 512 KiB's and 2 MiB's.
     let doc = fixture_json("study-sentences.json");
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(!md.contains("write, best block size"), "{md}");
     assert!(md.contains("write, highest median"), "{md}");
     assert!(md.contains("tied with 2 others"), "{md}");
@@ -531,7 +511,7 @@ fn a_write_block_size_whose_runs_overlap_others_is_not_called_best() {
         };
         set_summary(&mut p["rate"], m, 0.99 * m, 1.01 * m, 2);
     }
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(md.contains("write, best block size"), "{md}");
 }
 
@@ -562,7 +542,7 @@ fn the_summarys_next_reader_follows_the_sections_order() {
         }
     }
     doc["compare"] = compare;
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(md.contains("no order shown"), "{md}");
     assert!(!md.contains("next: ioscope run -r 1m"), "{md}");
 }
@@ -590,7 +570,7 @@ fn a_fall_past_a_peak_already_beyond_the_l2_is_not_blamed_on_the_l2() {
             set_summary(&mut p["rate"], m, 0.99 * m, 1.01 * m, 2);
         }
     }
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(
         md.contains("peaks at 128 KiB per call and falls from 512 KiB"),
         "{md}"
@@ -613,7 +593,7 @@ fn the_study_and_sweep_tell_one_story_of_the_rise_the_models_crossover() {
         .as_array_mut()
         .unwrap()
         .retain(|a| a["cache"] != "warm");
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(
         !md.contains("memory page each call moves part of a page"),
         "{md}"
@@ -643,7 +623,7 @@ fn where_no_model_fits_the_study_names_no_cause_for_the_rise() {
         .as_array_mut()
         .unwrap()
         .retain(|a| a["cache"] != "warm");
-    let md = study_markdown(&doc);
+    let md = report_markdown(&doc);
     assert!(md.contains("fits these times only roughly"), "{md}");
     assert!(!md.contains("memory page each call"), "{md}");
     assert!(!md.contains("the fitted model's crossover"), "{md}");
@@ -722,23 +702,7 @@ fn calibrate_markdown(mib: [f64; 3], resident: [u64; 3]) -> String {
     for key in ["bytes", "seconds", "bytes_per_second"] {
         doc[key] = last[key].clone();
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("calibrate.json");
-    std::fs::write(&path, doc.to_string()).unwrap();
-    let md = dir.path().join("out.md");
-    let out = ioscope()
-        .arg("report")
-        .arg(&path)
-        .arg("--markdown")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read_to_string(&md).unwrap()
+    report_markdown(&doc)
 }
 
 #[test]
@@ -781,19 +745,7 @@ fn compare_ends_with_its_verdict_and_keeps_how_readers_work_for_the_documents() 
     );
     // How dd counts its units and how the readers reach the cache: in the documents.
     assert!(!text.contains("dd prints decimal units"), "{text}");
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("compare.json");
-    std::fs::write(&path, doc.to_string()).unwrap();
-    let md = dir.path().join("out.md");
-    let out = ioscope()
-        .arg("report")
-        .arg(&path)
-        .arg("--markdown")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let md = std::fs::read_to_string(&md).unwrap();
+    let md = report_markdown(&doc);
     assert!(md.contains("dd prints decimal units"), "{md}");
 }
 
