@@ -207,7 +207,10 @@ fn wrap(s: &str, width: usize) -> String {
     if display_width(s) <= width {
         return s.to_string();
     }
-    let options = textwrap::Options::new(width.max(1)).break_words(false);
+    let options = textwrap::Options::new(width.max(1))
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
     textwrap::wrap(s, options).join("\n")
 }
 

@@ -131,7 +131,10 @@ pub fn fit_to(text: &str, width: usize) -> String {
         let options = textwrap::Options::new(width)
             .initial_indent(&first)
             .subsequent_indent(&hang)
-            .break_words(false);
+            .break_words(false)
+            // Only at spaces: a flag (`--every-call`), a path or a range stays whole.
+            .word_separator(textwrap::WordSeparator::AsciiSpace)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation);
         let wrapped = textwrap::wrap(body[lead..].trim_end(), options);
         for (i, l) in wrapped.iter().enumerate() {
             if i > 0 {
@@ -307,5 +310,21 @@ mod tests {
         let path = "/a/very/long/path/that/no/terminal/of/forty/columns/holds/report.html";
         let fitted = fit_to(&format!("report: {path}\n"), 40);
         assert!(fitted.contains(path));
+    }
+
+    #[test]
+    fn a_flag_a_hyphenated_path_or_a_range_is_never_broken_at_its_hyphen() {
+        let text = "stops     only at the calls counted: a seccomp-bpf filter let the other calls run (--every-call stops at every call) over /tmp/my-data-file and 726–2068 MiB/s\n";
+        for width in [40, 60, 72, 80] {
+            let fitted = fit_to(text, width);
+            for word in [
+                "--every-call",
+                "seccomp-bpf",
+                "/tmp/my-data-file",
+                "726–2068",
+            ] {
+                assert!(fitted.contains(word), "{word} at {width}:\n{fitted}");
+            }
+        }
     }
 }
