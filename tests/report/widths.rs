@@ -1,11 +1,11 @@
-//! The widest tables (`disk`, `disk --depth-curve`, `sweep`) at a terminal's width: no line
-//! wider than it, and every number of the full table whole in the fitted text, or its column
-//! named as hidden; below the floor, a list with every number whole.
+//! The tables of `disk`, `disk --depth-curve`, `sweep` and `cache` at a terminal's width:
+//! no line wider than it, and every number of the full table whole in the fitted text, or
+//! its column named as hidden; below the floor, a list with every number whole.
 
 use crate::common::{fixture_file, ioscope};
 
-/// The fixtures whose tables have the most columns.
-const WIDE: &[&str] = &["disk", "disk-curve", "sweep"];
+/// The fixtures whose tables are fitted to the width by one column list.
+const WIDE: &[&str] = &["disk", "disk-curve", "sweep", "cache"];
 
 /// `ioscope report` of `name`'s fixture with `$COLUMNS` (none: no width).
 fn text(name: &str, columns: Option<usize>) -> String {
@@ -156,6 +156,21 @@ fn wide_keeps_every_column_at_any_width() {
             assert!(
                 wide.lines().any(|l| l.chars().count() > 80),
                 "{name}\n{wide}"
+            );
+        }
+    }
+}
+
+#[test]
+fn at_40_columns_no_line_is_wider_but_a_word_that_cannot_break() {
+    for name in WIDE {
+        let fitted = text(name, Some(40));
+        for line in fitted.lines() {
+            let wide = line.chars().count() > 40;
+            assert!(
+                !wide || line.split_whitespace().any(|w| w.chars().count() > 30),
+                "{name}: {} columns: {line}\n{fitted}",
+                line.chars().count()
             );
         }
     }
