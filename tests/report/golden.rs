@@ -70,6 +70,8 @@ const WIDTHS: &[(&str, usize)] = &[
     ("sweep", 200),
     ("cache", 80),
     ("cache", 200),
+    ("syscalls", 80),
+    ("syscalls", 200),
 ];
 
 /// Saved results edited to numbers that contradict each usual story (the edits of
