@@ -72,6 +72,8 @@ const WIDTHS: &[(&str, usize)] = &[
     ("cache", 200),
     ("syscalls", 80),
     ("syscalls", 200),
+    ("compare", 80),
+    ("compare", 200),
 ];
 
 /// Saved results edited to numbers that contradict each usual story (the edits of
