@@ -74,6 +74,8 @@ const WIDTHS: &[(&str, usize)] = &[
     ("syscalls", 200),
     ("compare", 80),
     ("compare", 200),
+    ("patterns", 80),
+    ("patterns", 200),
 ];
 
 /// Saved results edited to numbers that contradict each usual story (the edits of

@@ -1,12 +1,20 @@
-//! The tables of `disk`, `disk --depth-curve`, `sweep`, `cache`, `syscalls` and `compare`
-//! at a terminal's width: no line wider than it, and every number of the full table whole
-//! in the fitted text, or its column named as hidden; below the floor, a list with every
-//! number whole.
+//! The tables of `disk`, `disk --depth-curve`, `sweep`, `cache`, `syscalls`, `compare` and
+//! `patterns` at a terminal's width: no line wider than it, and every number of the full
+//! table whole in the fitted text, or its column named as hidden; below the floor, a list
+//! with every number whole.
 
 use crate::common::{fixture_file, ioscope};
 
 /// The fixtures whose tables are fitted to the width by one column list.
-const WIDE: &[&str] = &["disk", "disk-curve", "sweep", "cache", "syscalls", "compare"];
+const WIDE: &[&str] = &[
+    "disk",
+    "disk-curve",
+    "sweep",
+    "cache",
+    "syscalls",
+    "compare",
+    "patterns",
+];
 
 /// `ioscope report` of `name`'s fixture with `$COLUMNS` (none: no width).
 fn text(name: &str, columns: Option<usize>) -> String {
