@@ -11,6 +11,7 @@
 
 use super::csv::Table;
 use comfy_table::{CellAlignment, ContentArrangement, presets::UTF8_FULL_CONDENSED};
+use std::borrow::Cow;
 use textwrap::core::display_width;
 
 /// A cell of one row, as a back end shows it.
@@ -25,8 +26,9 @@ struct Markdown<'a, R> {
 
 /// One column of a result's table.
 pub struct Column<'a, R> {
-    /// The heading the text shows (its unit is said in the line above the table).
-    name: &'static str,
+    /// The heading the text shows (its unit is said in the line above the table): fixed,
+    /// or made from the data (a pivot's record sizes).
+    name: Cow<'static, str>,
     /// The unit of its cells, added to the Markdown heading (`p50 µs`); empty when none.
     unit: &'static str,
     /// 0: never hidden; the higher, the sooner hidden when the text does not fit.
@@ -49,13 +51,13 @@ pub struct Column<'a, R> {
 impl<'a, R> Column<'a, R> {
     /// A column for a reader (text and Markdown), numbers aligned right.
     pub fn new(
-        name: &'static str,
+        name: impl Into<Cow<'static, str>>,
         unit: &'static str,
         priority: u8,
         cell: impl Fn(&R) -> String + 'a,
     ) -> Self {
         Column {
-            name,
+            name: name.into(),
             unit,
             priority,
             right: true,
@@ -73,7 +75,7 @@ impl<'a, R> Column<'a, R> {
     /// A column of the CSV alone (a raw figure no reader's table shows).
     pub fn raw(key: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
         Column {
-            name: key,
+            name: Cow::Borrowed(key),
             unit: "",
             priority: u8::MAX,
             right: false,
@@ -227,7 +229,7 @@ pub fn text<R>(columns: &[Column<'_, R>], rows: &[R], width: Option<usize>) -> F
             cells
                 .iter()
                 .map(|row| display_width(&row[k]))
-                .chain([display_width(cols[k].name)])
+                .chain([display_width(&cols[k].name)])
                 .max()
                 .unwrap_or(0)
         })
@@ -243,7 +245,7 @@ pub fn text<R>(columns: &[Column<'_, R>], rows: &[R], width: Option<usize>) -> F
                         display_width(&row[k])
                     }
                 })
-                .chain([widest_word(cols[k].name)])
+                .chain([widest_word(&cols[k].name)])
                 .max()
                 .unwrap_or(0)
         })
@@ -285,7 +287,7 @@ pub fn text<R>(columns: &[Column<'_, R>], rows: &[R], width: Option<usize>) -> F
         shown
             .iter()
             .zip(&widths)
-            .map(|(&k, &w)| wrap(cols[k].name, w))
+            .map(|(&k, &w)| wrap(&cols[k].name, w))
             .collect::<Vec<_>>(),
     );
     for row in &cells {
@@ -341,7 +343,7 @@ fn list<R>(cols: &[&Column<'_, R>], cells: &[Vec<String>]) -> String {
             } else {
                 format!(" {}", cols[k].unit)
             };
-            match cols[k].name {
+            match &*cols[k].name {
                 "" => out.push_str(&format!("{indent}{cell}\n")),
                 name => out.push_str(&format!("{indent}{name}: {cell}{unit}\n")),
             }
@@ -445,6 +447,18 @@ mod tests {
         let f = text(&cols, &rows(), None);
         assert!(f.hidden.is_empty());
         assert_eq!(f.text, text(&columns(), &rows(), None).text);
+    }
+
+    #[test]
+    fn a_column_named_from_the_data_is_hidden_and_named_like_any_other() {
+        let mut cols = columns();
+        let name = format!("{}k", 64);
+        cols.push(Column::new(name, "", 9, |r: &Row| r.iops.to_string()));
+        let f = text(&cols, &rows(), Some(36));
+        assert_eq!(f.hidden, ["p99", "64k"]);
+        assert!(f.text.contains("p99, 64k hidden"), "{}", f.text);
+        let full = text(&cols, &rows(), None);
+        assert!(full.text.contains("64k") && full.text.contains("119686"));
     }
 
     #[test]

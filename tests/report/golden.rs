@@ -59,8 +59,8 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("study-sentences", &["text", "csv", "md", "svg", "html"]),
 ];
 
-/// The widest tables' text at a terminal's width (`$COLUMNS`), kept as `NAME.WIDTH.txt`:
-/// at 80 columns their lowest-priority columns are left out and named, at 200 all shown.
+/// The tables' text at a terminal's width (`$COLUMNS`), kept as `NAME.WIDTH.txt`: at 80
+/// columns their lowest-priority columns are left out and named, at 200 all shown.
 const WIDTHS: &[(&str, usize)] = &[
     ("disk", 80),
     ("disk", 200),
@@ -68,6 +68,14 @@ const WIDTHS: &[(&str, usize)] = &[
     ("disk-curve", 200),
     ("sweep", 80),
     ("sweep", 200),
+    ("cache", 80),
+    ("cache", 200),
+    ("syscalls", 80),
+    ("syscalls", 200),
+    ("compare", 80),
+    ("compare", 200),
+    ("patterns", 80),
+    ("patterns", 200),
 ];
 
 /// Saved results edited to numbers that contradict each usual story (the edits of

@@ -1,11 +1,20 @@
-//! The widest tables (`disk`, `disk --depth-curve`, `sweep`) at a terminal's width: no line
-//! wider than it, and every number of the full table whole in the fitted text, or its column
-//! named as hidden; below the floor, a list with every number whole.
+//! The tables of `disk`, `disk --depth-curve`, `sweep`, `cache`, `syscalls`, `compare` and
+//! `patterns` at a terminal's width: no line wider than it, and every number of the full
+//! table whole in the fitted text, or its column named as hidden; below the floor, a list
+//! with every number whole.
 
 use crate::common::{fixture_file, ioscope};
 
-/// The fixtures whose tables have the most columns.
-const WIDE: &[&str] = &["disk", "disk-curve", "sweep"];
+/// The fixtures whose tables are fitted to the width by one column list.
+const WIDE: &[&str] = &[
+    "disk",
+    "disk-curve",
+    "sweep",
+    "cache",
+    "syscalls",
+    "compare",
+    "patterns",
+];
 
 /// `ioscope report` of `name`'s fixture with `$COLUMNS` (none: no width).
 fn text(name: &str, columns: Option<usize>) -> String {
@@ -224,5 +233,20 @@ fn disk_ends_with_its_read_write_grid_on_the_last_screen_and_keeps_details_for_v
     );
     for line in &lines {
         assert!(line.chars().count() <= 80, "{line}\n{verbose}");
+    }
+}
+
+#[test]
+fn at_40_columns_no_line_is_wider_but_a_word_that_cannot_break() {
+    for name in WIDE {
+        let fitted = text(name, Some(40));
+        for line in fitted.lines() {
+            let wide = line.chars().count() > 40;
+            assert!(
+                !wide || line.split_whitespace().any(|w| w.chars().count() > 30),
+                "{name}: {} columns: {line}\n{fitted}",
+                line.chars().count()
+            );
+        }
     }
 }

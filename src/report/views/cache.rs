@@ -1,13 +1,14 @@
 //! `cache`: cold, warm and cold-again side by side per block size, with their proof.
 
-use crate::report::cells::{mib, pct, rate, sample_cells};
+use crate::harness::Sample;
+use crate::report::cells::{mib, opt, pct, rate};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
-use crate::report::markdown::{self, flagged, header, percent};
+use crate::report::markdown::{self, flagged, percent};
 use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Series};
-use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
-use crate::results::cache::CacheReport;
+use crate::results::cache::{CacheReport, CacheRow};
 use crate::units::{format_block_size, format_size};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -35,54 +36,17 @@ pub fn text(r: &CacheReport) -> String {
         format_size(r.file_bytes),
         r.engine
     );
-    let mut table = table_with(&[
-        "block",
-        "cold MiB/s",
-        "warm MiB/s",
-        "cold again MiB/s",
-        "resident before (cold / warm / again)",
-        "device read (cold / warm / again)",
-    ]);
-    for row in &r.rows {
-        let runs = row.runs();
-        let rate = |i: usize| {
-            let s = runs[i].1;
-            let zeros = s.cache.is_some_and(|c| c.not_the_device());
-            format!(
-                "{:.1}{}",
-                mib(s.bytes_per_second()),
-                if zeros { " (not the device)" } else { "" }
-            )
-        };
-        let res: Vec<String> = runs
-            .iter()
-            .map(|(_, s)| {
-                let text = s
-                    .cache
-                    .and_then(|c| c.residency_before)
-                    .map_or("-".into(), |x| x.percent());
-                if s.cache.is_some_and(|c| !c.ok()) {
-                    format!("{text} (!)")
-                } else {
-                    text
-                }
-            })
-            .collect();
-        let dev: Vec<String> = runs
-            .iter()
-            .map(|(_, s)| s.device.map_or("-".into(), |d| format_size(d.read_bytes)))
-            .collect();
-        table.add_row(vec![
-            format_block_size(row.block_size),
-            rate(0),
-            rate(1),
-            rate(2),
-            res.join(" / "),
-            dev.join(" / "),
-        ]);
+    out.push_str(&columns::for_terminal(&cache_columns(r), &r.rows).text);
+    if r.rows
+        .iter()
+        .flat_map(|row| row.runs())
+        .any(|(_, s)| not_the_device(s))
+    {
+        let _ = writeln!(
+            out,
+            "* not the device: the file system returned zeros for unwritten extents or holes"
+        );
     }
-    right_align(&mut table, 1..4);
-    let _ = writeln!(out, "{table}");
     let _ = writeln!(
         out,
         "cold runs should start near 0% resident and read about the file's size from the device; warm runs 100% and about nothing"
@@ -92,6 +56,141 @@ pub fn text(r: &CacheReport) -> String {
     }
     out.push_str(&crate::report::caveats::text(&r.caveats));
     out
+}
+
+/// Whether a run's cold read was of zeros the file system made up, not the device's.
+fn not_the_device(s: &Sample) -> bool {
+    s.cache.is_some_and(|c| c.not_the_device())
+}
+
+/// One run of a row: its headings in the text, in Markdown and in the CSV.
+struct Run {
+    /// The text's headings: rate, share resident before, device read.
+    text: [&'static str; 3],
+    /// Markdown's headings, in the same order.
+    markdown: [&'static str; 3],
+    /// The CSV's keys: rate, seconds, share resident before, device read.
+    csv: [&'static str; 4],
+    /// The run of a row.
+    of: fn(&CacheRow) -> &Sample,
+}
+
+/// The three runs in the order they ran.
+const RUNS: [Run; 3] = [
+    Run {
+        text: ["cold MiB/s", "cold resident", "cold device read"],
+        markdown: [
+            "cold (MiB/s)",
+            "cold: resident before (%)",
+            "cold: device read",
+        ],
+        csv: [
+            "cold_bytes_per_second",
+            "cold_seconds",
+            "cold_resident_share_before",
+            "cold_device_read_bytes",
+        ],
+        of: |r| &r.cold,
+    },
+    Run {
+        text: ["warm MiB/s", "warm resident", "warm device read"],
+        markdown: [
+            "warm (MiB/s)",
+            "warm: resident before (%)",
+            "warm: device read",
+        ],
+        csv: [
+            "warm_bytes_per_second",
+            "warm_seconds",
+            "warm_resident_share_before",
+            "warm_device_read_bytes",
+        ],
+        of: |r| &r.warm,
+    },
+    Run {
+        text: [
+            "cold again MiB/s",
+            "cold again resident",
+            "cold again device read",
+        ],
+        markdown: [
+            "cold again (MiB/s)",
+            "cold again: resident before (%)",
+            "cold again: device read",
+        ],
+        csv: [
+            "cold_again_bytes_per_second",
+            "cold_again_seconds",
+            "cold_again_resident_share_before",
+            "cold_again_device_read_bytes",
+        ],
+        of: |r| &r.cold_again,
+    },
+];
+
+/// The cache's one table: a row per block size, and per run (cold, warm, cold again, in
+/// the order they ran) its rate, the share resident before it and the bytes the device
+/// read, for the text, Markdown and the CSV. The rates are never hidden; the device counts
+/// go first, then the residency, when the text does not fit.
+fn cache_columns(r: &CacheReport) -> Vec<Column<'_, CacheRow>> {
+    let mut columns = vec![
+        Column::new("block", "", 0, |row: &CacheRow| {
+            format_block_size(row.block_size)
+        })
+        .left()
+        .heading("block size")
+        .csv("block_size", |row: &CacheRow| row.block_size.to_string()),
+        Column::raw("bytes", |_: &CacheRow| r.file_bytes.to_string()),
+    ];
+    for run in RUNS {
+        let of = run.of;
+        columns.extend([
+            Column::new(run.text[0], "", 0, move |row: &CacheRow| {
+                let s = of(row);
+                let mark = if not_the_device(s) { "*" } else { "" };
+                format!("{:.1}{mark}", mib(s.bytes_per_second()))
+            })
+            .heading(run.markdown[0])
+            .markdown_cell(move |row: &CacheRow| rate(of(row).bytes_per_second()))
+            .csv(run.csv[0], move |row: &CacheRow| {
+                of(row).bytes_per_second().to_string()
+            }),
+            Column::raw(run.csv[1], move |row: &CacheRow| {
+                of(row).elapsed.seconds.to_string()
+            }),
+            Column::new(run.text[1], "", 1, move |row: &CacheRow| {
+                resident(of(row), |x| x.percent())
+            })
+            .heading(run.markdown[1])
+            .markdown_cell(move |row: &CacheRow| resident(of(row), |x| percent(x.fraction())))
+            .csv(run.csv[2], move |row: &CacheRow| {
+                opt(of(row)
+                    .cache
+                    .and_then(|c| c.residency_before)
+                    .map(|x| x.fraction()))
+            }),
+            Column::new(run.text[2], "", 2, move |row: &CacheRow| {
+                of(row)
+                    .device
+                    .map_or("-".into(), |d| format_size(d.read_bytes))
+            })
+            .heading(run.markdown[2])
+            .csv(run.csv[3], move |row: &CacheRow| {
+                opt(of(row).device.map(|d| d.read_bytes))
+            }),
+        ]);
+    }
+    columns
+}
+
+/// The share of the file resident before a run, as `show` writes it, flagged `(!)` where
+/// the run did not start in its state; `-` where it was not measured.
+fn resident(s: &Sample, show: impl Fn(&crate::measure::cache::Residency) -> String) -> String {
+    let cell = s
+        .cache
+        .and_then(|c| c.residency_before)
+        .map_or("-".into(), |x| show(&x));
+    flagged(cell, s.cache.is_none_or(|c| c.ok()))
 }
 
 /// The sentences that explain a cache report, each chosen by its numbers through the one
@@ -290,29 +389,7 @@ impl Exportable for CacheReport {
         &self.caveats
     }
     fn table(&self) -> Table {
-        let mut header = vec!["block_size".to_string(), "bytes".to_string()];
-        for run in ["cold", "warm", "cold_again"] {
-            for field in [
-                "bytes_per_second",
-                "seconds",
-                "resident_share_before",
-                "device_read_bytes",
-            ] {
-                header.push(format!("{run}_{field}"));
-            }
-        }
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
-                let mut row = vec![r.block_size.to_string(), self.file_bytes.to_string()];
-                for s in [&r.cold, &r.warm, &r.cold_again] {
-                    row.extend(sample_cells(s));
-                }
-                row
-            })
-            .collect();
-        Table { header, rows }
+        columns::csv(&cache_columns(self), &self.rows)
     }
     /// Grouped bars: a group per block size (a category, not a curve: there are two or
     /// three), a bar per run in the order they ran.
@@ -356,43 +433,7 @@ pub fn markdown(r: &CacheReport) -> Vec<String> {
         format_size(r.file_bytes),
         r.engine
     );
-    let rows = r
-        .rows
-        .iter()
-        .map(|row| {
-            let runs = row.runs();
-            let resident: Vec<String> = runs
-                .iter()
-                .map(|(_, s)| {
-                    let cell = s
-                        .cache
-                        .and_then(|c| c.residency_before)
-                        .map_or("-".into(), |x| percent(x.fraction()));
-                    flagged(cell, s.cache.is_none_or(|c| c.ok()))
-                })
-                .collect();
-            let device: Vec<String> = runs
-                .iter()
-                .map(|(_, s)| s.device.map_or("-".into(), |d| format_size(d.read_bytes)))
-                .collect();
-            let mut cells = vec![format_block_size(row.block_size)];
-            cells.extend(runs.iter().map(|(_, s)| rate(s.bytes_per_second())));
-            cells.push(resident.join(" / "));
-            cells.push(device.join(" / "));
-            cells
-        })
-        .collect();
-    let t = Table {
-        header: header(&[
-            "block size",
-            "cold (MiB/s)",
-            "warm (MiB/s)",
-            "cold again (MiB/s)",
-            "resident before, cold / warm / again (%)",
-            "device read, cold / warm / again",
-        ]),
-        rows,
-    };
+    let t = columns::markdown(&cache_columns(r), &r.rows);
     vec![markdown::table(&t, Some(&caption))]
 }
 

@@ -2,14 +2,14 @@
 
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
-use crate::report::cells::{capitalise, cells, mib, rate, rate_cell, table};
+use crate::report::cells::{capitalise, mib, rate, rate_cell};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
-use crate::report::markdown::{self, flagged, header, list, rate_spread};
+use crate::report::markdown::{self, flagged, list, rate_spread};
 use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
-use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
-use crate::results::compare::CompareReport;
+use crate::results::compare::{CompareReport, Row};
 use crate::units::{MIB, format_mib_per_s, format_size};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -26,35 +26,7 @@ pub fn text(r: &CompareReport) -> String {
         format_size(r.block_size),
         r.repeat
     );
-    let mut table = table_with(&[
-        "cache",
-        "contender",
-        "MiB/s (own figures)",
-        "MiB/s (process wall)",
-        "vs best",
-        "resident before",
-    ]);
-    for row in &r.rows {
-        let resident: Vec<String> = row
-            .runs
-            .iter()
-            .map(|x| format!("{:.0}%", 100.0 * x.resident_share_before))
-            .collect();
-        table.add_row(vec![
-            row.cache.name().to_string(),
-            row.contender.clone(),
-            format!("{:.0}", mib(row.median_bytes_per_second)),
-            format!("{:.0}", mib(row.median_wall_bytes_per_second)),
-            format!("{:.2}x", row.ratio_to_best),
-            format!(
-                "{}{}",
-                resident.join(" "),
-                if row.state_ok { "" } else { " (!)" }
-            ),
-        ]);
-    }
-    right_align(&mut table, 2..5);
-    let _ = writeln!(out, "{table}");
+    out.push_str(&columns::for_terminal(&compare_columns(), &r.rows).text);
     for s in &r.skipped {
         let _ = writeln!(out, "skipped: {s}");
     }
@@ -232,33 +204,7 @@ impl Exportable for CompareReport {
         markdown(self)
     }
     fn table(&self) -> Table {
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
-                cells([
-                    r.cache.name().to_string(),
-                    r.contender.clone(),
-                    r.median_bytes_per_second.to_string(),
-                    r.median_wall_bytes_per_second.to_string(),
-                    r.ratio_to_best.to_string(),
-                    r.runs.len().to_string(),
-                    r.state_ok.to_string(),
-                ])
-            })
-            .collect();
-        table(
-            &[
-                "cache",
-                "contender",
-                "median_bytes_per_second",
-                "median_wall_bytes_per_second",
-                "ratio_to_best",
-                "runs",
-                "state_ok",
-            ],
-            rows,
-        )
+        columns::csv(&compare_columns(), &self.rows)
     }
     fn is_empty(&self) -> bool {
         self.rows.is_empty()
@@ -283,46 +229,76 @@ pub fn markdown(r: &CompareReport) -> Vec<String> {
         format_size(r.block_size),
         r.repeat
     );
-    let rows = r
-        .rows
-        .iter()
-        .map(|row| {
-            let own = row.runs.iter().map(|x| x.bytes_per_second);
-            let min = own.clone().fold(f64::INFINITY, f64::min);
-            let max = own.fold(0.0, f64::max);
-            let resident: Vec<String> = row
-                .runs
-                .iter()
-                .map(|x| format!("{:.0}", 100.0 * x.resident_share_before))
-                .collect();
-            vec![
-                row.cache.name().to_string(),
-                row.contender.clone(),
-                if row.runs.is_empty() {
-                    rate(row.median_bytes_per_second)
-                } else {
-                    rate_spread(row.median_bytes_per_second, min, max)
-                },
-                rate(row.median_wall_bytes_per_second),
-                format!("{:.2}", row.ratio_to_best),
-                flagged(resident.join(" "), row.state_ok),
-            ]
-        })
-        .collect();
-    let t = Table {
-        header: header(&[
-            "cache",
-            "contender",
-            "MiB/s by its own figures, median (min–max)",
-            "MiB/s by process wall time, median",
-            "vs best (×)",
-            "resident before each run (%)",
-        ]),
-        rows,
-    };
+    let t = columns::markdown(&compare_columns(), &r.rows);
     let mut notes: Vec<String> = r.skipped.iter().map(|s| format!("skipped: {s}")).collect();
     notes.extend(compare_notes(r));
     vec![markdown::table(&t, Some(&caption)), list("Notes:", &notes)]
+}
+
+/// The share of the file resident before each run of a row, as `show` writes it, one
+/// after another, flagged `(!)` where a run did not start in its state.
+fn resident(row: &Row, show: fn(f64) -> String) -> String {
+    let shares: Vec<String> = row
+        .runs
+        .iter()
+        .map(|x| show(x.resident_share_before))
+        .collect();
+    flagged(shares.join(" "), row.state_ok)
+}
+
+/// The one table of `compare`: a row per contender and cache state, for the text, Markdown
+/// and the CSV. Its own figure and the ratio to the best are the answer; the rate by
+/// process wall time goes first, then the residency, when the text does not fit.
+fn compare_columns<'a>() -> Vec<Column<'a, Row>> {
+    vec![
+        Column::new("cache", "", 0, |row: &Row| row.cache.name().to_string())
+            .left()
+            .csv("cache", |row: &Row| row.cache.name().to_string()),
+        Column::new("contender", "", 0, |row: &Row| row.contender.clone())
+            .left()
+            .csv("contender", |row: &Row| row.contender.clone()),
+        Column::new("MiB/s (own figures)", "", 0, |row: &Row| {
+            format!("{:.0}", mib(row.median_bytes_per_second))
+        })
+        .heading("MiB/s by its own figures, median (min–max)")
+        .markdown_cell(|row: &Row| {
+            let own = row.runs.iter().map(|x| x.bytes_per_second);
+            let (min, max) = (
+                own.clone().fold(f64::INFINITY, f64::min),
+                own.fold(0.0, f64::max),
+            );
+            if row.runs.is_empty() {
+                rate(row.median_bytes_per_second)
+            } else {
+                rate_spread(row.median_bytes_per_second, min, max)
+            }
+        })
+        .csv("median_bytes_per_second", |row: &Row| {
+            row.median_bytes_per_second.to_string()
+        }),
+        Column::new("MiB/s (process wall)", "", 3, |row: &Row| {
+            format!("{:.0}", mib(row.median_wall_bytes_per_second))
+        })
+        .heading("MiB/s by process wall time, median")
+        .markdown_cell(|row: &Row| rate(row.median_wall_bytes_per_second))
+        .csv("median_wall_bytes_per_second", |row: &Row| {
+            row.median_wall_bytes_per_second.to_string()
+        }),
+        Column::new("vs best", "", 1, |row: &Row| {
+            format!("{:.2}x", row.ratio_to_best)
+        })
+        .heading("vs best (×)")
+        .markdown_cell(|row: &Row| format!("{:.2}", row.ratio_to_best))
+        .csv("ratio_to_best", |row: &Row| row.ratio_to_best.to_string()),
+        Column::raw("runs", |row: &Row| row.runs.len().to_string()),
+        Column::new("resident before", "", 2, |row: &Row| {
+            resident(row, |x| format!("{:.0}%", 100.0 * x))
+        })
+        .left()
+        .heading("resident before each run (%)")
+        .markdown_cell(|row: &Row| resident(row, |x| format!("{:.0}", 100.0 * x))),
+        Column::raw("state_ok", |row: &Row| row.state_ok.to_string()),
+    ]
 }
 
 /// `compare`'s rows as grouped bars: one group per contender, one bar per cache state.

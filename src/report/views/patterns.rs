@@ -7,12 +7,13 @@
 
 use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
-use crate::report::cells::{cells, mib, opt, pct, rate, rate_cell, table};
+use crate::report::cells::{mib, opt, pct, rate, rate_cell};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::latency;
 use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Heat, Series};
-use crate::report::text::{in_place, in_place_short, line, right_align, table_with};
+use crate::report::text::{in_place, in_place_short, line};
 use crate::report::view::Exportable;
 use crate::results::patterns::{PatternResult, PatternsReport, Test};
 use crate::units::{
@@ -210,45 +211,7 @@ fn single(out: &mut String, r: &PatternsReport) {
             format_size(first.record)
         ),
     );
-    let mut table = table_with(&[
-        "test",
-        "MiB/s",
-        "min..max",
-        "time",
-        "without fsync",
-        "fsync",
-        "close",
-        "iozone says",
-        "calls/s",
-        "cache",
-        "checks",
-    ]);
-    for res in &r.results {
-        let median_seconds = res.file_bytes as f64 / res.bytes_per_second.median.max(1e-9);
-        let fsync = res.fsync_seconds;
-        table.add_row(vec![
-            res.test.name().to_string(),
-            rate(res.bytes_per_second.median),
-            format!(
-                "{}..{}",
-                rate(res.bytes_per_second.min),
-                rate(res.bytes_per_second.max)
-            ),
-            format_seconds(median_seconds),
-            res.without_fsync.map_or("-".into(), |w| {
-                format_seconds(res.file_bytes as f64 / w.median.max(1e-9))
-            }),
-            fsync.map_or("-".into(), format_seconds),
-            res.close_seconds.map_or("-".into(), format_seconds),
-            res.without_fsync
-                .map_or("-".into(), |s| format!("{} MiB/s", rate(s.median))),
-            format!("{:.0}", res.calls_per_second),
-            cache_cell(res),
-            check_cell(res).to_string(),
-        ]);
-    }
-    right_align(&mut table, 1..9);
-    let _ = writeln!(out, "{table}");
+    out.push_str(&columns::for_terminal(&patterns_columns(r), &r.results).text);
     let _ = writeln!(
         out,
         "MiB/s is the median over the runs; for write-type tests it includes the final fsync (the time column), as \"without fsync\" and iozone's default figure do not.\n"
@@ -342,27 +305,133 @@ fn auto(out: &mut String, r: &PatternsReport) {
                 ""
             }
         );
-        let mut header = vec!["file".to_string()];
-        header.extend(r.records.iter().map(|&x| format_block_size(x)));
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        let mut table = table_with(&header);
-        for &size in &r.sizes {
-            let mut row = vec![format_size(size)];
-            for &record in &r.records {
-                let cell = r
-                    .results
+        out.push_str(&columns::for_terminal(&pivot_columns(r, test), &r.sizes).text);
+    }
+}
+
+/// Auto mode's table of one test: a row per file size, a column per record size, each
+/// cell the median MiB/s (empty where the pair was not run). The file size names the row;
+/// the largest records go first when the text does not fit.
+fn pivot_columns(r: &PatternsReport, test: Test) -> Vec<Column<'_, u64>> {
+    let mut columns = vec![Column::new("file", "", 0, |size: &u64| format_size(*size))];
+    columns.extend(r.records.iter().enumerate().map(|(i, &record)| {
+        // The smallest records first; of the rest, those further right go sooner.
+        let priority = u8::try_from(i.min(usize::from(u8::MAX))).unwrap_or(u8::MAX);
+        Column::new(
+            format_block_size(record),
+            "",
+            priority,
+            move |&size: &u64| {
+                r.results
                     .iter()
                     .find(|x| x.test == test && x.file_bytes == size && x.record == record)
                     .map_or(String::new(), |x| {
                         format!("{:.0}", x.bytes_per_second.median / MIB as f64)
-                    });
-                row.push(cell);
-            }
-            table.add_row(row);
+                    })
+            },
+        )
+    }));
+    columns
+}
+
+/// The one table of `patterns`: a row per test, for the text and the CSV (and so Markdown,
+/// which humanizes the CSV: see [`PatternsReport::markdown`]). The median MiB/s and the
+/// checks are the answer; the times, iozone's figure and the cache proof go first, lowest
+/// priority first, when the text does not fit.
+fn patterns_columns(r: &PatternsReport) -> Vec<Column<'_, PatternResult>> {
+    let median_seconds =
+        |x: &PatternResult| x.file_bytes as f64 / x.bytes_per_second.median.max(1e-9);
+    let mut columns = vec![
+        Column::new("test", "", 0, |x: &PatternResult| x.test.name().to_string())
+            .left()
+            .csv("test", |x: &PatternResult| x.test.name().to_string()),
+        Column::raw("file_bytes", |x: &PatternResult| x.file_bytes.to_string()),
+        Column::raw("record", |x: &PatternResult| x.record.to_string()),
+        Column::raw("runs", |x: &PatternResult| x.runs.len().to_string()),
+        Column::new("MiB/s", "", 0, |x: &PatternResult| {
+            rate(x.bytes_per_second.median)
+        })
+        .csv("bytes_per_second_median", |x: &PatternResult| {
+            x.bytes_per_second.median.to_string()
+        }),
+        Column::new("min..max", "", 2, |x: &PatternResult| {
+            format!(
+                "{}..{}",
+                rate(x.bytes_per_second.min),
+                rate(x.bytes_per_second.max)
+            )
+        })
+        .csv("bytes_per_second_min", |x: &PatternResult| {
+            x.bytes_per_second.min.to_string()
+        }),
+        Column::raw("bytes_per_second_max", |x: &PatternResult| {
+            x.bytes_per_second.max.to_string()
+        }),
+        Column::new("time", "", 5, move |x: &PatternResult| {
+            format_seconds(median_seconds(x))
+        }),
+        Column::new("without fsync", "", 6, |x: &PatternResult| {
+            x.without_fsync.map_or("-".into(), |w| {
+                format_seconds(x.file_bytes as f64 / w.median.max(1e-9))
+            })
+        }),
+        Column::new("iozone says", "", 4, |x: &PatternResult| {
+            x.without_fsync
+                .map_or("-".into(), |s| format!("{} MiB/s", rate(s.median)))
+        })
+        .csv("without_fsync_bytes_per_second", |x: &PatternResult| {
+            opt(x.without_fsync.map(|s| s.median))
+        }),
+        Column::new("fsync", "", 5, |x: &PatternResult| {
+            x.fsync_seconds.map_or("-".into(), format_seconds)
+        })
+        .csv("fsync_seconds", |x: &PatternResult| opt(x.fsync_seconds)),
+        Column::new("close", "", 7, |x: &PatternResult| {
+            x.close_seconds.map_or("-".into(), format_seconds)
+        })
+        .csv("close_seconds", |x: &PatternResult| opt(x.close_seconds)),
+        Column::new("calls/s", "", 6, |x: &PatternResult| {
+            format!("{:.0}", x.calls_per_second)
+        })
+        .csv("calls_per_second", |x: &PatternResult| {
+            x.calls_per_second.to_string()
+        }),
+        Column::new("cache", "", 3, cache_cell)
+            .words()
+            .csv("cache", |x: &PatternResult| {
+                opt(x.cache().map(|p| p.asked.name()))
+            }),
+        Column::raw("cache_verdict", |x: &PatternResult| {
+            opt(x.cache().map(|p| format!("{:?}", p.verdict).to_lowercase()))
+        }),
+        Column::raw("records_touched", |x: &PatternResult| {
+            opt(x.coverage.as_ref().map(|c| c.distinct))
+        }),
+        Column::raw("records", |x: &PatternResult| {
+            opt(x.coverage.as_ref().map(|c| c.pieces))
+        }),
+        Column::raw("verified", |x: &PatternResult| opt(x.verified)),
+        Column::raw("in_place", |x: &PatternResult| {
+            x.in_place.map(|v| in_place_short(&v)).unwrap_or_default()
+        }),
+        Column::raw("verify_seconds", |x: &PatternResult| {
+            opt(x.in_place.map(|v| v.seconds))
+        }),
+        Column::new("checks", "", 1, |x: &PatternResult| {
+            check_cell(x).to_string()
+        })
+        .words()
+        .csv("checks_ok", |x: &PatternResult| x.checks_ok.to_string()),
+    ];
+    // Latency columns only where a result has one, so older results keep their table.
+    if r.results.iter().any(|x| x.latency.is_some()) {
+        for (i, key) in latency::COLUMNS.into_iter().enumerate() {
+            columns.push(Column::raw(key, move |x: &PatternResult| {
+                latency::cells(x.latency.as_ref())[i].clone()
+            }));
         }
-        right_align(&mut table, 0..r.records.len() + 1);
-        let _ = writeln!(out, "{table}");
     }
+    columns
 }
 
 /// The write-type result where leaving fsync out flatters most.
@@ -441,64 +510,7 @@ impl Exportable for PatternsReport {
         &self.caveats
     }
     fn table(&self) -> Table {
-        let header = [
-            "test",
-            "file_bytes",
-            "record",
-            "runs",
-            "bytes_per_second_median",
-            "bytes_per_second_min",
-            "bytes_per_second_max",
-            "without_fsync_bytes_per_second",
-            "fsync_seconds",
-            "close_seconds",
-            "calls_per_second",
-            "cache",
-            "cache_verdict",
-            "records_touched",
-            "records",
-            "verified",
-            "in_place",
-            "verify_seconds",
-            "checks_ok",
-        ];
-        let rows = self
-            .results
-            .iter()
-            .map(|r| {
-                let proof = r.cache();
-                cells([
-                    r.test.name().to_string(),
-                    r.file_bytes.to_string(),
-                    r.record.to_string(),
-                    r.runs.len().to_string(),
-                    r.bytes_per_second.median.to_string(),
-                    r.bytes_per_second.min.to_string(),
-                    r.bytes_per_second.max.to_string(),
-                    opt(r.without_fsync.map(|s| s.median)),
-                    opt(r.fsync_seconds),
-                    opt(r.close_seconds),
-                    r.calls_per_second.to_string(),
-                    opt(proof.map(|p| p.asked.name())),
-                    opt(proof.map(|p| format!("{:?}", p.verdict).to_lowercase())),
-                    opt(r.coverage.as_ref().map(|c| c.distinct)),
-                    opt(r.coverage.as_ref().map(|c| c.pieces)),
-                    opt(r.verified),
-                    r.in_place.map(|v| in_place_short(&v)).unwrap_or_default(),
-                    opt(r.in_place.map(|v| v.seconds)),
-                    r.checks_ok.to_string(),
-                ])
-            })
-            .collect();
-        let mut t = table(&header, rows);
-        // Latency columns only where a result has one, so older results keep their table.
-        if self.results.iter().any(|r| r.latency.is_some()) {
-            t.header.extend(latency::COLUMNS.map(String::from));
-            for (row, r) in t.rows.iter_mut().zip(&self.results) {
-                row.extend(latency::cells(r.latency.as_ref()));
-            }
-        }
-        t
+        columns::csv(&patterns_columns(self), &self.results)
     }
     /// One result per test: grouped bars, with fsync and (writes) without. Auto mode: a
     /// heat map per test, file size by record size.

@@ -2,17 +2,17 @@
 
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
-use crate::report::cells::{cells, mib, opt};
+use crate::report::cells::{mib, opt};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
-use crate::report::markdown::{self, header, list};
+use crate::report::markdown::{self, list};
 use crate::report::page::{Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
-use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
 use crate::results::study::StudyReport;
 use crate::results::sweep::SweepReport;
 use crate::results::syscalls::OPS;
-use crate::results::syscalls::SyscallsReport;
+use crate::results::syscalls::{CallRow, SyscallsReport};
 use crate::units::{format_seconds, format_size, group_thousands};
 use crate::workload::study::Part;
 use std::fmt::Write;
@@ -26,28 +26,7 @@ pub fn text(r: &SyscallsReport) -> String {
         r.file,
         format_size(r.file_bytes)
     );
-    let mut table = table_with(&[
-        "op",
-        "calls",
-        "ns/call",
-        "calls/s",
-        "MiB/s",
-        "kernel-counted reads",
-    ]);
-    for row in &r.rows {
-        table.add_row(vec![
-            row.op.clone(),
-            group_thousands(row.calls),
-            format!("{:.1}", row.ns_per_call),
-            group_thousands(row.calls_per_second.round() as u64),
-            row.bytes_per_second.map_or("-".into(), |b| {
-                format!("{:.2}", b / crate::units::MIB as f64)
-            }),
-            row.kernel_calls.map_or("-".into(), group_thousands),
-        ]);
-    }
-    right_align(&mut table, 1..6);
-    let _ = writeln!(out, "{table}");
+    out.push_str(&columns::for_terminal(&syscalls_columns(), &r.rows).text);
     for s in &r.skipped_sizes {
         let _ = writeln!(out, "skipped size {}: the file is smaller", format_size(*s));
     }
@@ -156,36 +135,7 @@ impl Exportable for SyscallsReport {
         SyscallsReport::ok(self)
     }
     fn table(&self) -> Table {
-        let header = [
-            "op",
-            "size",
-            "calls",
-            "seconds",
-            "ns_per_call",
-            "calls_per_second",
-            "bytes_per_second",
-            "kernel_calls",
-        ];
-        let rows = self
-            .rows
-            .iter()
-            .map(|r| {
-                cells([
-                    r.op.clone(),
-                    r.size.to_string(),
-                    r.calls.to_string(),
-                    r.seconds.to_string(),
-                    r.ns_per_call.to_string(),
-                    r.calls_per_second.to_string(),
-                    opt(r.bytes_per_second),
-                    opt(r.kernel_calls),
-                ])
-            })
-            .collect();
-        Table {
-            header: header.iter().map(|h| h.to_string()).collect(),
-            rows,
-        }
+        columns::csv(&syscalls_columns(), &self.rows)
     }
     /// A bar per operation (a category: the sizes are only how many calls each
     /// measurement made), its median over the sizes, min–max as an error bar.
@@ -234,32 +184,7 @@ pub fn markdown(r: &SyscallsReport) -> Vec<String> {
         r.file,
         format_size(r.file_bytes)
     );
-    let rows = r
-        .rows
-        .iter()
-        .map(|row| {
-            vec![
-                row.op.clone(),
-                group_thousands(row.calls),
-                format!("{:.1}", row.ns_per_call),
-                group_thousands(row.calls_per_second.round() as u64),
-                row.bytes_per_second
-                    .map_or("-".into(), |b| format!("{:.2}", mib(b))),
-                row.kernel_calls.map_or("-".into(), group_thousands),
-            ]
-        })
-        .collect();
-    let t = Table {
-        header: header(&[
-            "op",
-            "calls",
-            "time per call (ns)",
-            "calls/s",
-            "MiB/s",
-            "reads the kernel counted",
-        ]),
-        rows,
-    };
+    let t = columns::markdown(&syscalls_columns(), &r.rows);
     let mut notes: Vec<String> = r
         .skipped_sizes
         .iter()
@@ -267,6 +192,45 @@ pub fn markdown(r: &SyscallsReport) -> Vec<String> {
         .collect();
     notes.push(syscalls_explanation(r));
     vec![markdown::table(&t, Some(&caption)), list("Notes:", &notes)]
+}
+
+/// The one table of `syscalls`: a row per operation and size, for the text, Markdown and
+/// the CSV. The time per call is the answer and never hidden; the kernel's count of reads
+/// (the check) goes last, the number of calls first, when the text does not fit.
+fn syscalls_columns<'a>() -> Vec<Column<'a, CallRow>> {
+    vec![
+        Column::new("op", "", 0, |row: &CallRow| row.op.clone())
+            .left()
+            .csv("op", |row: &CallRow| row.op.clone()),
+        Column::raw("size", |row: &CallRow| row.size.to_string()),
+        Column::new("calls", "", 3, |row: &CallRow| group_thousands(row.calls))
+            .csv("calls", |row: &CallRow| row.calls.to_string()),
+        Column::raw("seconds", |row: &CallRow| row.seconds.to_string()),
+        Column::new("ns/call", "", 0, |row: &CallRow| {
+            format!("{:.1}", row.ns_per_call)
+        })
+        .heading("time per call (ns)")
+        .csv("ns_per_call", |row: &CallRow| row.ns_per_call.to_string()),
+        Column::new("calls/s", "", 2, |row: &CallRow| {
+            group_thousands(row.calls_per_second.round() as u64)
+        })
+        .csv("calls_per_second", |row: &CallRow| {
+            row.calls_per_second.to_string()
+        }),
+        Column::new("MiB/s", "", 4, |row: &CallRow| {
+            row.bytes_per_second
+                .map_or("-".into(), |b| format!("{:.2}", mib(b)))
+        })
+        .csv(
+            "bytes_per_second",
+            |row: &CallRow| opt(row.bytes_per_second),
+        ),
+        Column::new("kernel-counted reads", "", 1, |row: &CallRow| {
+            row.kernel_calls.map_or("-".into(), group_thousands)
+        })
+        .heading("reads the kernel counted")
+        .csv("kernel_calls", |row: &CallRow| opt(row.kernel_calls)),
+    ]
 }
 
 pub(crate) fn section(
