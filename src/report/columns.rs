@@ -318,8 +318,9 @@ pub fn text<R>(columns: &[Column<'_, R>], rows: &[R], width: Option<usize>) -> F
         .collect();
     let mut text = format!("{table}\n");
     if !hidden.is_empty() {
+        let them = if hidden.len() == 1 { "it" } else { "them" };
         text.push_str(&format!(
-            "{} hidden — a wider terminal or --wide shows them\n",
+            "{} hidden — a wider terminal or --wide shows {them}\n",
             hidden.join(", ")
         ));
     }
@@ -426,7 +427,7 @@ mod tests {
         );
         assert!(
             f.text
-                .contains("p99 hidden — a wider terminal or --wide shows them")
+                .contains("p99 hidden — a wider terminal or --wide shows it")
         );
         assert!(f.text.contains("SEQ1M Q8T1") && f.text.contains("119,686"));
     }
