@@ -465,47 +465,49 @@ fn below_page(points: &[&SweepPoint], page: u64, crossover: Option<u64>) -> Opti
     let small = points.first().filter(|p| p.block_size < bound)?;
     let at_page = points.iter().find(|p| p.block_size >= bound)?;
     let rise = at_page.rate.median / small.rate.median.max(1e-9);
-    let rates = format!(
-        "{} in calls of {} against {} in calls of {}",
+    let steep = rise >= crate::measure::verdict::STEEP;
+    let page = format_size(page);
+    // One sentence: up to where, how much the rate rises, and the cause the numbers allow.
+    let up_to = match crossover {
+        Some(c) => format!(
+            "Below {} per call (the fitted model's crossover, where its fixed cost per call equals its cost of moving the bytes; not the {page} memory page)",
+            format_size(c)
+        ),
+        None => format!("From the smallest call up to the {page} memory page"),
+    };
+    let cause = match (crossover, steep) {
+        // The model fits and the rise is steep: its fixed cost is what the small calls pay.
+        (Some(_), true) => {
+            ": the fixed cost of the call (entering the kernel, finding the page in the cache) outweighs the bytes it moves, which is the steep rise on the left"
+        }
+        (Some(_), false) => "",
+        // No model fits, but a rate that barely rises from tiny calls to large ones says
+        // by itself that the cost of a call is not what limits them.
+        (None, false) => ": the fixed cost of a call is not what limits these reads",
+        // No model fits these times (`sweep` says how far off it is): the rise is stated,
+        // and no cause is named, the page's least of all.
+        (None, true) => {
+            "; a fixed cost per call plus a cost per byte does not fit these times, so no cause is named"
+        }
+    };
+    Some(format!(
+        "{up_to} the rate rises {}{} ({} in calls of {} against {} in calls of {}){cause}.",
+        if steep { "" } else { "only " },
+        times(rise),
         format_mib_per_s(small.rate.median),
         format_size(small.block_size),
         format_mib_per_s(at_page.rate.median),
         format_size(at_page.block_size)
-    );
-    Some(if let Some(c) = crossover {
-        if rise >= crate::measure::verdict::STEEP {
-            format!(
-                "Below {} per call (the fitted model's crossover, where its fixed cost per call equals its cost of moving the bytes; not the {} memory page) the fixed cost of the call (entering the kernel, finding the page in the cache) outweighs the bytes it moves: that is the steep rise on the left ({rise:.0}x: {rates}).",
-                format_size(c),
-                format_size(page)
-            )
-        } else {
-            format!(
-                "Below {} per call (the fitted model's crossover; not the {} memory page) the rate rises only {rise:.1}x ({rates}).",
-                format_size(c),
-                format_size(page)
-            )
-        }
-    } else if rise < crate::measure::verdict::STEEP {
-        // No model fits, but a rate that barely rises from tiny calls to large ones says
-        // by itself that the cost of a call is not what limits them.
-        format!(
-            "Up to the {} memory page the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
-            format_size(page)
-        )
+    ))
+}
+
+/// A ratio as `12x` from ten up, else `2.4x`.
+fn times(ratio: f64) -> String {
+    if ratio >= 10.0 {
+        format!("{ratio:.0}x")
     } else {
-        // No model fits these times (`sweep` says how far off it is): the rise is stated,
-        // and no cause is named, the page's least of all.
-        format!(
-            "The rate rises {} up to the {} memory page ({rates}); a fixed cost per call plus a cost per byte does not fit these times, so no cause is named.",
-            if rise >= 10.0 {
-                format!("{rise:.0}x")
-            } else {
-                format!("{rise:.1}x")
-            },
-            format_size(page),
-        )
-    })
+        format!("{ratio:.1}x")
+    }
 }
 
 /// The first block size after the peak where the rate falls below 85% of it, and the share.
