@@ -130,7 +130,12 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         }
         Command::Sweep(args) => {
             let o = SweepOptions::from_args(&args)?;
-            measured(&o.export, &o.path, |s| cmd::sweep::execute(&o, h, s))
+            measured(&o.export, &o.path, |s| {
+                cmd::sweep::execute(&o, h, s).map(|mut r| {
+                    r.verbose = args.verbose;
+                    r
+                })
+            })
         }
         Command::Cache(args) => {
             let o = CacheOptions::from_args(&args)?;

@@ -170,7 +170,9 @@ const SWEEP: &str = concat!(
     "  ioscope sweep big --block-sizes 4k,64k,1m --csv s.csv --svg s.svg\n",
     "      three block sizes, with a CSV and a chart\n",
     "  ioscope sweep big --cache cold --from 4k --to 16m --markdown s.md -q\n",
-    "      cold, quietly, as a Markdown table",
+    "      cold, quietly, as a Markdown table\n",
+    "  ioscope sweep big --verbose\n",
+    "      each block size's call latency and every XOR under the table",
 );
 const CACHE: &str = concat!(
     "Examples:\n",
@@ -882,6 +884,11 @@ pub struct SweepArgs {
     /// it); every run's bytes are then verified in place after its timing.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Show the details under the table: each block size's call latency (p50, p99, p99.9,
+    /// max) and every XOR read (by default the table's p99 column and one line for the
+    /// XORs; --json and the report have them all).
+    #[arg(short, long)]
+    pub verbose: bool,
     /// Engine, threads and depth.
     #[command(flatten)]
     pub engine: EngineArgs,

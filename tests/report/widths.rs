@@ -5,7 +5,7 @@
 use crate::common::{fixture_file, ioscope};
 
 /// The fixtures whose tables have the most columns.
-const WIDE: &[&str] = &["disk", "disk-curve", "sweep"];
+const WIDE: &[&str] = &["disk", "disk-curve", "sweep", "sweep-write"];
 
 /// `ioscope report` of `name`'s fixture with `$COLUMNS` (none: no width).
 fn text(name: &str, columns: Option<usize>) -> String {
