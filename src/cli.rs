@@ -170,7 +170,9 @@ const SWEEP: &str = concat!(
     "  ioscope sweep big --block-sizes 4k,64k,1m --csv s.csv --svg s.svg\n",
     "      three block sizes, with a CSV and a chart\n",
     "  ioscope sweep big --cache cold --from 4k --to 16m --markdown s.md -q\n",
-    "      cold, quietly, as a Markdown table",
+    "      cold, quietly, as a Markdown table\n",
+    "  ioscope sweep big --verbose\n",
+    "      each block size's call latency and every XOR under the table",
 );
 const CACHE: &str = concat!(
     "Examples:\n",
@@ -823,7 +825,8 @@ pub struct ExportArgs {
     pub quiet: bool,
     /// Every detail in the text, the answer still last: `disk` adds its full table (MiB/s,
     /// every percentile, the queue kept), the device's view and a sentence per row on its
-    /// queue; `trace` every file in full (also those opened only to load the program or its
+    /// queue; `sweep` each block size's call latency (p50, p99, p99.9, max) and every XOR
+    /// read; `trace` every file in full (also those opened only to load the program or its
     /// locale) and every detail of the kernel's counters. --json has them all.
     #[arg(short, long)]
     pub verbose: bool,

@@ -56,6 +56,7 @@ pub fn execute(
         allow_unwritten: options.allow_unwritten,
         caveats: Vec::new(),
         same_bytes: Vec::new(),
+        verbose: false,
     };
     let measured = match options.op {
         Op::Read => read_points(
@@ -359,6 +360,7 @@ fn point(block_size: u64, cache: Option<CacheState>, bytes: u64, runs: Vec<Sampl
         cache,
         bytes,
         rate: stats::summarize(&rates).expect("at least one timed run per point"),
+        without_fsync: crate::results::sweep::without_fsync_of(&runs),
         calls_per_second: median_of(runs.iter().map(Sample::calls_per_second).collect()),
         cpu_percent: median_of(runs.iter().map(|r| r.elapsed.cpu_percent()).collect()),
         resident_share_before,

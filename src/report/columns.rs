@@ -320,7 +320,7 @@ pub fn text<R>(columns: &[Column<'_, R>], rows: &[R], width: Option<usize>) -> F
     if !hidden.is_empty() {
         let them = if hidden.len() == 1 { "it" } else { "them" };
         text.push_str(&format!(
-            "{} hidden — a wider terminal or --wide shows {them}\n",
+            "{} hidden — --wide shows {them}\n",
             hidden.join(", ")
         ));
     }
@@ -425,10 +425,7 @@ mod tests {
                 .lines()
                 .all(|l| display_width(l) <= 36 || l.contains("hidden"))
         );
-        assert!(
-            f.text
-                .contains("p99 hidden — a wider terminal or --wide shows it")
-        );
+        assert!(f.text.contains("p99 hidden — --wide shows it"));
         assert!(f.text.contains("SEQ1M Q8T1") && f.text.contains("119,686"));
     }
 

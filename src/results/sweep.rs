@@ -29,8 +29,12 @@ pub struct SweepPoint {
     pub cache: Option<CacheState>,
     /// Bytes per run.
     pub bytes: u64,
-    /// Rate of the timed runs, bytes per second.
+    /// Rate of the timed runs, bytes per second (writes: the final fsync included).
     pub rate: Summary,
+    /// Writes: the same runs' rate up to their final fsync, bytes per second: the rate
+    /// into the page cache (as `patterns` names it; absent for reads and in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without_fsync: Option<Summary>,
     /// Calls per second, median over runs.
     pub calls_per_second: f64,
     /// CPU time over wall time, median, percent.
@@ -176,6 +180,31 @@ pub struct SweepReport {
     /// same bytes is a failed check (the file changed during the sweep).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub same_bytes: Vec<SameBytes>,
+    /// Whether the text shows the details (`--verbose`): each point's latency line and
+    /// every XOR read; not saved.
+    #[serde(skip)]
+    pub verbose: bool,
+}
+
+impl SweepPoint {
+    /// Writes: the rate without the final fsync, as saved, or from the runs of a result
+    /// saved before it was (`None` for reads).
+    pub fn without_fsync(&self) -> Option<Summary> {
+        self.without_fsync.or_else(|| without_fsync_of(&self.runs))
+    }
+}
+
+/// The rate of each run up to its final fsync (its time less the fsync's), over the runs;
+/// `None` unless every run timed an fsync (writes).
+pub fn without_fsync_of(runs: &[Sample]) -> Option<Summary> {
+    let rates: Option<Vec<f64>> = runs
+        .iter()
+        .map(|r| {
+            r.fsync_seconds
+                .map(|f| crate::units::per_second(r.moved.bytes, (r.elapsed.seconds - f).max(0.0)))
+        })
+        .collect();
+    crate::measure::stats::summarize(&rates?)
 }
 
 impl SweepReport {

@@ -565,3 +565,121 @@ fn two_sizes_in_a_refusal_that_would_read_the_same_are_shown_in_bytes() {
         "{err}"
     );
 }
+
+/// `sweep`'s stdout with `args` after the file, and the file's directory kept alive.
+fn sweep_text(path: &std::path::Path, args: &[&str]) -> String {
+    let out = ioscope()
+        .arg("sweep")
+        .arg(path)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_sweep_ends_with_its_table_and_answer_and_keeps_the_latency_lines_for_verbose() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = file_with(dir.path(), "f", &pattern(1 << 20));
+    // Three block sizes over three ranges (4 calls a run): one folded XOR line by default.
+    let args = [
+        "--block-sizes",
+        "4k,16k,64k",
+        "--max-calls",
+        "4",
+        "--repeat",
+        "2",
+    ];
+    let text = sweep_text(&f, &args);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        !lines.iter().any(|l| l.starts_with("latency ")),
+        "no latency line by default: {text}"
+    );
+    assert!(
+        text.contains("p99 per call"),
+        "the table's p99 column: {text}"
+    );
+    // After the table's bottom border come only notes, and the answer is the last one: the
+    // sentence on the curve.
+    let bottom = lines.iter().rposition(|l| l.starts_with('└')).unwrap();
+    assert!(lines.last().unwrap().starts_with("warm: "), "{text}");
+    assert!(
+        lines[bottom..]
+            .iter()
+            .filter(|l| l.starts_with("xor"))
+            .count()
+            == 1
+            && text
+                .contains("(3 ranges, the first 16 KiB up to 256 KiB); --verbose shows each XOR"),
+        "{text}"
+    );
+    let verbose = sweep_text(&f, &[&args[..], &["--verbose"]].concat());
+    assert_eq!(
+        verbose
+            .lines()
+            .filter(|l| l.starts_with("latency warm "))
+            .count(),
+        3,
+        "{verbose}"
+    );
+    assert_eq!(
+        verbose.lines().filter(|l| l.starts_with("xor ")).count(),
+        3,
+        "{verbose}"
+    );
+    assert!(
+        verbose.lines().last().unwrap().starts_with("warm: "),
+        "{verbose}"
+    );
+}
+
+#[test]
+fn a_write_sweep_shows_its_rate_without_the_fsync_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w");
+    let csv = dir.path().join("s.csv");
+    let v = json_of(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--op",
+        "write",
+        "--block-sizes",
+        "4k,64k",
+        "--size",
+        "256k",
+        "--repeat",
+        "2",
+        "--warmup",
+        "0",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    let rows = csv_rows(&csv);
+    let at = rows[0]
+        .iter()
+        .position(|h| h == "without_fsync_bytes_per_second")
+        .expect("a CSV column for the rate without fsync");
+    for (p, row) in v["points"].as_array().unwrap().iter().zip(&rows[1..]) {
+        let without = p["without_fsync"]["median"].as_f64().expect("in JSON");
+        assert_eq!(
+            row[at].parse::<f64>().unwrap(),
+            without,
+            "CSV and JSON agree"
+        );
+        // The same runs timed up to their fsync: never slower than with it.
+        assert!(without >= p["rate"]["median"].as_f64().unwrap(), "{p}");
+    }
+    let text = report_text(&v);
+    assert!(
+        text.contains("MiB/s with fsync") && text.contains("MiB/s without fsync"),
+        "{text}"
+    );
+    assert!(text.contains("the page cache's rate"), "{text}");
+    // The sentence that names the best block size says which figure it ranks.
+    assert!(
+        text.contains("the rate with fsync first comes within 5% of its best"),
+        "{text}"
+    );
+}

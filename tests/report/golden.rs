@@ -25,6 +25,10 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("fast", &["text", "csv", "md"]),
     ("compare", &["text", "csv", "md", "svg"]),
     ("sweep", &["text", "csv", "md", "svg"]),
+    // `ioscope sweep w --op write --block-sizes 4k,64k,1m --size 4m --repeat 3 --seed 1`
+    // (issue 37): the rate with the final fsync and without it (the page cache's), each
+    // call's p99.
+    ("sweep-write", &["text", "csv", "md", "svg"]),
     ("cache", &["text", "csv", "md", "svg"]),
     ("syscalls", &["text", "csv", "md", "svg"]),
     ("patterns", &["text", "csv", "md", "svg"]),
@@ -68,6 +72,8 @@ const WIDTHS: &[(&str, usize)] = &[
     ("disk-curve", 200),
     ("sweep", 80),
     ("sweep", 200),
+    ("sweep-write", 80),
+    ("sweep-write", 200),
     ("cache", 80),
     ("cache", 200),
     ("syscalls", 80),

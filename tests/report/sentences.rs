@@ -605,6 +605,28 @@ fn the_study_and_sweep_tell_one_story_of_the_rise_the_models_crossover() {
 }
 
 #[test]
+fn a_steep_rise_below_ten_times_is_written_to_a_tenth_as_every_other_rise() {
+    // The cold curve alone: 267 MiB/s in calls of 128 B, 2237 MiB/s in calls of 2 KiB (the
+    // first past the 767 B crossover), 8.4 times. Once written "8x" in this branch alone.
+    let mut doc = fixture_json("study-sentences.json");
+    let sweep = &mut doc["read_sweep"];
+    sweep["points"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|p| p["cache"] != "warm");
+    sweep["analyses"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|a| a["cache"] != "warm");
+    let md = report_markdown(&doc);
+    assert!(
+        md.contains("the rate rises 8.4x (267 MiB/s in calls of 128 B against 2237 MiB/s in calls of 2 KiB): the fixed cost of the call"),
+        "{md}"
+    );
+    assert!(md.contains("the steep rise on the left"), "{md}");
+}
+
+#[test]
 fn where_no_model_fits_the_study_names_no_cause_for_the_rise() {
     // The cold curve alone, its 32 KiB runs three times slower than the fitted model says:
     // `sweep` says the model fits only roughly, so the study blames neither the model's

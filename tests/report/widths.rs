@@ -10,6 +10,7 @@ const WIDE: &[&str] = &[
     "disk",
     "disk-curve",
     "sweep",
+    "sweep-write",
     "cache",
     "syscalls",
     "compare",

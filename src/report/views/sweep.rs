@@ -23,7 +23,10 @@ use crate::workload::study::Part;
 use crate::workload::verify::InPlace;
 use std::fmt::Write;
 
-/// Renders `sweep`.
+/// Renders `sweep`: how it was measured and what could make it wrong, the table, then the
+/// answer last (the fitted model and the sentence on the curve); each point's latency line
+/// and every XOR read only with `--verbose` (the table's p99 column and one line stand for
+/// them).
 pub fn text(r: &SweepReport) -> String {
     let mut out = String::new();
     let op = r.op.name();
@@ -42,22 +45,26 @@ pub fn text(r: &SweepReport) -> String {
             "every run (warm-up and timed) writes into the file emptied first (truncated to zero): none overwrites blocks in place"
         );
     }
+    // What could make the figures wrong comes with how they were measured, above the
+    // table, so that the table and the answer below it end the output together.
+    out.push_str(&crate::report::caveats::text(&r.caveats));
     out.push_str(&columns::for_terminal(&sweep_columns(r), &r.points).text);
-    for p in r.points.iter() {
-        if let Some(l) = &p.latency {
-            let _ = writeln!(
-                out,
-                "latency {} {}: {}",
-                p.cache.map_or(op, |c| c.name()),
-                format_block_size(p.block_size),
-                latency::line(l, &format!("{op}()"))
-            );
+    if r.verbose {
+        for p in r.points.iter() {
+            if let Some(l) = &p.latency {
+                let _ = writeln!(
+                    out,
+                    "latency {} {}: {}",
+                    p.cache.map_or(op, |c| c.name()),
+                    format_block_size(p.block_size),
+                    latency::line(l, &format!("{op}()"))
+                );
+            }
         }
     }
-    for note in sweep_notes(r) {
+    for note in notes(r, !r.verbose) {
         let _ = writeln!(out, "{note}");
     }
-    out.push_str(&crate::report::caveats::text(&r.caveats));
     out
 }
 
@@ -78,27 +85,28 @@ pub fn checks_cell(r: &SweepReport, p: &SweepPoint) -> &'static str {
     }
 }
 
-/// The lines under the table: the fitted model and one sentence per cache state, and what
-/// the reader must know about the rows (an engine that bypasses the cache, a flagged run).
+/// The lines under the table: what the reader must know about the rows (the data each
+/// run read, an engine that bypasses the cache, a flagged run, what the write columns
+/// time), then, last, the fitted model and one sentence per cache state.
 pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
+    notes(r, false)
+}
+
+/// [`sweep_notes`], with the XORs of several ranges that all held folded into one line
+/// where `folded` (the terminal's default; a changed XOR is always shown in full).
+fn notes(r: &SweepReport, folded: bool) -> Vec<String> {
     let mut out = Vec::new();
     let op = r.op.name();
-    for a in &r.analyses {
-        let label = a.cache.map_or(op, |c| c.name());
-        if let Some(m) = a.model {
-            out.push(format!(
-                "model ({label}): time = calls x {} + bytes / {}",
-                format_seconds(m.seconds_per_call),
-                format_mib_per_s(m.bytes_per_second)
-            ));
-        }
-        out.push(format!("{label}: {}", sweep_explanation(r, a)));
+    let held = r.same_bytes.iter().all(SameBytes::ok);
+    if folded && held && r.same_bytes.len() > 1 {
+        out.push(same_bytes_folded(&r.same_bytes));
+    } else {
+        out.extend(
+            r.same_bytes
+                .iter()
+                .map(|g| same_bytes_line(g, r.same_bytes.len() > 1)),
+        );
     }
-    out.extend(
-        r.same_bytes
-            .iter()
-            .map(|g| same_bytes_line(g, r.same_bytes.len() > 1)),
-    );
     if let Some(all) = InPlace::merged(r.points.iter().filter_map(|p| p.in_place.as_ref())) {
         let measured: f64 = r
             .points
@@ -145,7 +153,37 @@ pub fn sweep_notes(r: &SweepReport) -> Vec<String> {
                 .to_string(),
         );
     }
+    if r.points.iter().any(|p| p.without_fsync().is_some()) {
+        out.push(
+            "with fsync: each run timed to the end of its final fsync(); without: up to that fsync, the page cache's rate (dd's without conv=fdatasync)"
+                .to_string(),
+        );
+    }
+    for a in &r.analyses {
+        let label = a.cache.map_or(op, |c| c.name());
+        if let Some(m) = a.model {
+            out.push(format!(
+                "model ({label}): time = calls x {} + bytes / {}",
+                format_seconds(m.seconds_per_call),
+                format_mib_per_s(m.bytes_per_second)
+            ));
+        }
+        out.push(format!("{label}: {}", sweep_explanation(r, a)));
+    }
     out
+}
+
+/// The XORs of several ranges that each held, in one line: how many runs and ranges.
+fn same_bytes_folded(groups: &[SameBytes]) -> String {
+    let runs: usize = groups.iter().map(|g| g.runs).sum();
+    let smallest = groups.iter().map(|g| g.bytes).min().unwrap_or(0);
+    let largest = groups.iter().map(|g| g.bytes).max().unwrap_or(0);
+    format!(
+        "xor: each of the {runs} timed runs read the same data as every other run over its bytes ({} ranges, the first {} up to {}); --verbose shows each XOR",
+        groups.len(),
+        format_size(smallest),
+        format_size(largest)
+    )
 }
 
 /// What the runs over the same bytes read: one XOR, or `DATA CHANGED` with every XOR read
@@ -199,8 +237,13 @@ pub fn model_misfit(r: &SweepReport, a: &Analysis) -> Option<(f64, u64)> {
 pub fn sweep_explanation(r: &SweepReport, a: &Analysis) -> String {
     let op = r.op;
     let call = format!("{}()", op.name());
+    // Which figure the knee and the best are of: a write's includes its final fsync.
+    let rate = match op {
+        Op::Read => "the rate",
+        Op::Write => "the rate with fsync",
+    };
     let knee = format!(
-        "at {} the rate first comes within 5% of its best ({})",
+        "at {} {rate} first comes within 5% of its best ({})",
         format_size(a.knee_block_size),
         format_mib_per_s(a.best_bytes_per_second),
     );
@@ -238,6 +281,11 @@ impl Exportable for SweepReport {
     const HAS_CHART: bool = true;
     fn text(&self) -> String {
         text(self)
+    }
+    fn verbose_text(&self) -> String {
+        let mut all = self.clone();
+        all.verbose = true;
+        text(&all)
     }
     fn markdown(&self) -> Vec<String> {
         markdown(self)
@@ -344,6 +392,16 @@ fn cpu(p: &SweepPoint) -> String {
 /// latency columns only where a point has a latency, so older results keep their table).
 fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
     let op = r.op.name();
+    // A write's rate includes the fsync that ends each run; the rate without it is a column
+    // of its own (the page cache's), where the runs timed one.
+    let reads = r.op == Op::Read;
+    let (rate_name, rate_heading) = match r.op {
+        Op::Read => ("MiB/s", "MiB/s, median (min–max)"),
+        Op::Write => (
+            "MiB/s with fsync",
+            "MiB/s with the final fsync, median (min–max)",
+        ),
+    };
     let mut columns = vec![
         Column::raw("op", move |_: &SweepPoint| op.to_string()),
         Column::raw("engine", |_: &SweepPoint| r.engine.clone()),
@@ -363,14 +421,28 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             .heading("bytes per run")
             .csv("bytes", |p: &SweepPoint| p.bytes.to_string()),
         Column::raw("runs", |p: &SweepPoint| p.rate.n.to_string()),
-        Column::new("MiB/s", "", 0, |p: &SweepPoint| {
+        Column::new(rate_name, "", 0, |p: &SweepPoint| {
             format!("{:.1}", mib(p.rate.median))
         })
-        .heading("MiB/s, median (min–max)")
+        .heading(rate_heading)
         .markdown_cell(|p: &SweepPoint| rate_spread(p.rate.median, p.rate.min, p.rate.max))
         .csv("bytes_per_second_median", |p: &SweepPoint| {
             p.rate.median.to_string()
         }),
+    ];
+    if r.points.iter().any(|p| p.without_fsync().is_some()) {
+        columns.push(
+            Column::new("MiB/s without fsync", "", 1, |p: &SweepPoint| {
+                p.without_fsync()
+                    .map_or("-".to_string(), |w| format!("{:.1}", mib(w.median)))
+            })
+            .heading("MiB/s without fsync (the page cache's), median")
+            .csv("without_fsync_bytes_per_second", |p: &SweepPoint| {
+                opt(p.without_fsync().map(|w| w.median))
+            }),
+        );
+    }
+    columns.extend([
         Column::raw("bytes_per_second_min", |p: &SweepPoint| {
             p.rate.min.to_string()
         }),
@@ -402,12 +474,32 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
         .csv("calls_per_second", |p: &SweepPoint| {
             p.calls_per_second.to_string()
         }),
+    ]);
+    if r.points.iter().any(|p| p.latency.is_some()) {
+        // Each point's latency in one figure the table can drop; every percentile with
+        // --verbose, in Markdown and in the CSV.
+        columns.push(
+            Column::new("p99 per call", "", 4, |p: &SweepPoint| {
+                p.latency
+                    .as_ref()
+                    .map_or("-".to_string(), |l| latency::nanos(l.p99))
+            })
+            .text_only(),
+        );
+    }
+    columns.extend([
         Column::new("CPU", "", 6, cpu)
             .heading("CPU (%)")
             .markdown_cell(|p: &SweepPoint| cpu(p).trim_end_matches('%').to_string())
             .csv("cpu_percent", |p: &SweepPoint| p.cpu_percent.to_string()),
-        Column::new("resident before", "", 3, |p: &SweepPoint| {
-            resident(p, pct, "..")
+        // Writes have no residency before nor device reads: their text leaves the columns
+        // out (an empty column takes no room), Markdown shows `-`.
+        Column::new("resident before", "", 3, move |p: &SweepPoint| {
+            if reads {
+                resident(p, pct, "..")
+            } else {
+                String::new()
+            }
         })
         .heading("resident before (%)")
         .markdown_cell(|p: &SweepPoint| resident(p, percent, "–"))
@@ -417,9 +509,14 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
         Column::raw("resident_share_before_max", |p: &SweepPoint| {
             opt(p.resident_share_before.map(|r| r.max))
         }),
-        Column::new("device read", "", 5, |p: &SweepPoint| {
-            p.device_read_bytes.map_or("-".to_string(), format_size)
+        Column::new("device read", "", 5, move |p: &SweepPoint| {
+            match p.device_read_bytes {
+                Some(b) => format_size(b),
+                None if reads => "-".to_string(),
+                None => String::new(),
+            }
         })
+        .markdown_cell(|p: &SweepPoint| p.device_read_bytes.map_or("-".to_string(), format_size))
         .csv("device_read_bytes", |p: &SweepPoint| {
             opt(p.device_read_bytes)
         }),
@@ -436,7 +533,7 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
         Column::raw("verify_seconds", |p: &SweepPoint| {
             opt(p.in_place.map(|v| v.seconds))
         }),
-    ];
+    ]);
     if r.points.iter().any(|p| p.latency.is_some()) {
         columns.push(
             Column::new("latency", "", 9, |p: &SweepPoint| {
@@ -465,47 +562,49 @@ fn below_page(points: &[&SweepPoint], page: u64, crossover: Option<u64>) -> Opti
     let small = points.first().filter(|p| p.block_size < bound)?;
     let at_page = points.iter().find(|p| p.block_size >= bound)?;
     let rise = at_page.rate.median / small.rate.median.max(1e-9);
-    let rates = format!(
-        "{} in calls of {} against {} in calls of {}",
+    let steep = rise >= crate::measure::verdict::STEEP;
+    let page = format_size(page);
+    // One sentence: up to where, how much the rate rises, and the cause the numbers allow.
+    let up_to = match crossover {
+        Some(c) => format!(
+            "Below {} per call (the fitted model's crossover, where its fixed cost per call equals its cost of moving the bytes; not the {page} memory page)",
+            format_size(c)
+        ),
+        None => format!("From the smallest call up to the {page} memory page"),
+    };
+    let cause = match (crossover, steep) {
+        // The model fits and the rise is steep: its fixed cost is what the small calls pay.
+        (Some(_), true) => {
+            ": the fixed cost of the call (entering the kernel, finding the page in the cache) outweighs the bytes it moves, which is the steep rise on the left"
+        }
+        (Some(_), false) => "",
+        // No model fits, but a rate that barely rises from tiny calls to large ones says
+        // by itself that the cost of a call is not what limits them.
+        (None, false) => ": the fixed cost of a call is not what limits these reads",
+        // No model fits these times (`sweep` says how far off it is): the rise is stated,
+        // and no cause is named, the page's least of all.
+        (None, true) => {
+            "; a fixed cost per call plus a cost per byte does not fit these times, so no cause is named"
+        }
+    };
+    Some(format!(
+        "{up_to} the rate rises {}{} ({} in calls of {} against {} in calls of {}){cause}.",
+        if steep { "" } else { "only " },
+        times(rise),
         format_mib_per_s(small.rate.median),
         format_size(small.block_size),
         format_mib_per_s(at_page.rate.median),
         format_size(at_page.block_size)
-    );
-    Some(if let Some(c) = crossover {
-        if rise >= crate::measure::verdict::STEEP {
-            format!(
-                "Below {} per call (the fitted model's crossover, where its fixed cost per call equals its cost of moving the bytes; not the {} memory page) the fixed cost of the call (entering the kernel, finding the page in the cache) outweighs the bytes it moves: that is the steep rise on the left ({rise:.0}x: {rates}).",
-                format_size(c),
-                format_size(page)
-            )
-        } else {
-            format!(
-                "Below {} per call (the fitted model's crossover; not the {} memory page) the rate rises only {rise:.1}x ({rates}).",
-                format_size(c),
-                format_size(page)
-            )
-        }
-    } else if rise < crate::measure::verdict::STEEP {
-        // No model fits, but a rate that barely rises from tiny calls to large ones says
-        // by itself that the cost of a call is not what limits them.
-        format!(
-            "Up to the {} memory page the rate rises only {rise:.1}x ({rates}): the fixed cost of a call is not what limits these reads.",
-            format_size(page)
-        )
+    ))
+}
+
+/// A ratio as `12x` from ten up, else `2.4x`.
+fn times(ratio: f64) -> String {
+    if ratio >= 10.0 {
+        format!("{ratio:.0}x")
     } else {
-        // No model fits these times (`sweep` says how far off it is): the rise is stated,
-        // and no cause is named, the page's least of all.
-        format!(
-            "The rate rises {} up to the {} memory page ({rates}); a fixed cost per call plus a cost per byte does not fit these times, so no cause is named.",
-            if rise >= 10.0 {
-                format!("{rise:.0}x")
-            } else {
-                format!("{rise:.1}x")
-            },
-            format_size(page),
-        )
-    })
+        format!("{ratio:.1}x")
+    }
 }
 
 /// The first block size after the peak where the rate falls below 85% of it, and the share.
