@@ -3,7 +3,7 @@
 //! page is a handful of elements, and every figure comes from the typed result.
 
 use super::json::Provenance;
-use super::page::{Grid, Headline, Section};
+use super::page::{Grid, Section};
 use super::svg::{self, Chart};
 use crate::measure::env::Environment;
 use crate::units::format_size;
@@ -237,19 +237,6 @@ pub fn environment_sentence(env: &Environment) -> String {
         s.read_ahead_kb
             .map_or(String::new(), |kb| format!(", read-ahead {kb} KiB"))
     )
-}
-
-pub(crate) fn headline_table(out: &mut String, lines: &[Headline]) {
-    table(
-        out,
-        &Grid {
-            header: vec!["figure".into(), "median".into(), "spread / basis".into()],
-            rows: lines
-                .iter()
-                .map(|h| vec![h.label.clone(), h.value.clone(), h.spread.clone()])
-                .collect(),
-        },
-    );
 }
 
 pub(crate) fn section(out: &mut String, s: &Section) -> Result<()> {

@@ -714,7 +714,11 @@ pub(crate) fn read_section(s: &SweepReport, env: &Environment, part: Part) -> Se
             s.repeat,
             s.warmup
         ),
-        grid: Grid { header, rows },
+        grid: Grid {
+            header,
+            rows,
+            ..Grid::default()
+        },
         chart: s.chart(),
         why,
         warnings: Vec::new(),
