@@ -374,8 +374,9 @@ fn seen(r: &DiskRow, cell: impl FnOnce(&DeviceView) -> String) -> String {
     })
 }
 
-/// The panel's one table: the terminal's, Markdown's and the CSV's columns in one list.
-fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
+/// The panel's one table: the terminal's, Markdown's (and the study page's) and the CSV's
+/// columns in one list.
+pub(crate) fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
     vec![
         Column::new("row", "", 0, |r: &DiskRow| r.name.clone())
             .left()
