@@ -400,7 +400,6 @@ pub(crate) fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
         Column::new("MB/s", "", 6, |r: &DiskRow| {
             ran(r, |r| format!("{:.1}", r.bytes_per_second / MB))
         })
-        .text_only()
         .csv("bytes_per_second", |r: &DiskRow| {
             r.bytes_per_second.to_string()
         }),

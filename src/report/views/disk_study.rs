@@ -10,7 +10,7 @@ use crate::measure::writecache::WriteCache;
 use crate::report::columns;
 use crate::report::page::{Headline, Section};
 use crate::results::disk::{DiskReport, DiskRow, Path};
-use crate::units::{format_seconds, format_size, group_thousands};
+use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
 use crate::workload::Op;
 use crate::workload::study::Part;
 
@@ -251,8 +251,13 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
         if let Some(x) = r.row("SEQ1M Q8T1", op) {
             out.push(Headline {
                 label: format!("disk, sequential 1 MiB {}, 8 in flight", op.name()),
-                value: format!("{:.0} MB/s", x.bytes_per_second / MB),
-                spread: format!("{} IOPS; p99 {}", iops(x.iops), time_us(x.latency_us.p99)),
+                value: format_mib_per_s(x.bytes_per_second),
+                spread: format!(
+                    "{:.0} MB/s as the panels print it; {} IOPS; p99 {}",
+                    x.bytes_per_second / MB,
+                    iops(x.iops),
+                    time_us(x.latency_us.p99)
+                ),
             });
         }
     }
@@ -262,10 +267,10 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
                 label: format!("disk, random 4 KiB {}, 32 in flight", op.name()),
                 value: format!("{} IOPS", iops(x.iops)),
                 spread: format!(
-                    "p50 {}, p99 {}; {:.1} MB/s",
+                    "p50 {}, p99 {}; {}",
                     time_us(x.latency_us.p50),
                     time_us(x.latency_us.p99),
-                    x.bytes_per_second / MB
+                    format_mib_per_s(x.bytes_per_second)
                 ),
             });
         }
