@@ -68,7 +68,10 @@ footer { margin-top: 3rem; color: #57606a; font-size: .85rem; }
   figure.chart svg.wide, figure.chart svg.narrow { display: none; }
   /* Short enough to share a (landscape) page with its heading and table. */
   figure.chart svg.print { display: block; max-width: 100%; max-height: 68mm; }
-  section.wide figure.chart svg.print { max-height: 60mm; }
+  /* A landscape page is short: its chart lower, its text a little smaller, so the disk
+     panel's section ends on its own page. */
+  section.wide { font-size: 9pt; }
+  section.wide figure.chart svg.print { max-height: 50mm; }
   nav { display: none; }
   footer { margin-top: 1rem; }
 }
