@@ -28,6 +28,7 @@ td:first-child, th:first-child, td.l, th.l { text-align: left; }
 .nw { white-space: nowrap; }
 caption.paper { display: none; }
 .scroll { overflow-x: auto; max-width: 100%; }
+table.many { font-size: 14px; }
 figure.chart { margin: 1rem 0; }
 figure.chart svg { width: 100%; height: auto; display: block; }
 figure.chart svg.wide { max-width: 960px; }
@@ -60,7 +61,7 @@ footer { margin-top: 3rem; color: #57606a; font-size: .85rem; }
   .off { display: none; }
   caption.paper { display: table-caption; caption-side: bottom; text-align: left; color: #57606a; }
   .scroll { overflow: visible; }
-  table { font-size: 8pt; max-width: 100%; margin: .4rem 0; }
+  table, table.many { font-size: 8pt; max-width: 100%; margin: .4rem 0; }
   /* A number or a unit is one token: cells wrap between words, never inside one. */
   th, td { padding: 1px 3px; overflow-wrap: normal; word-break: normal; hyphens: none; }
   section.wide { page: wide; }
@@ -160,11 +161,21 @@ fn cell_html(cell: &str) -> String {
         .join(" ")
 }
 
+/// A table of more columns than this is set in 14 px on screen.
+const MANY_COLUMNS: usize = 10;
+
 pub(crate) fn table(out: &mut String, grid: &Grid) {
     if grid.rows.is_empty() {
         return;
     }
-    out.push_str("<div class=\"scroll\"><table>\n");
+    // A table of many columns (the disk panel's 14) is set a little smaller on screen so it
+    // stays whole at 1280 px; paper sets every table alike.
+    let many = if grid.header.len() > MANY_COLUMNS {
+        " class=\"many\""
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "<div class=\"scroll\"><table{many}>");
     let dropped: Vec<&str> = (0..grid.header.len())
         .filter(|&k| off_paper(grid, k))
         .map(|k| grid.header[k].as_str())
