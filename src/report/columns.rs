@@ -10,6 +10,9 @@
 //! becomes a `key: value` list. Markdown and CSV keep every column of theirs.
 
 use super::csv::Table;
+use super::page::Grid;
+use super::terminal::GLUE;
+pub(crate) use super::terminal::glued;
 use comfy_table::{CellAlignment, ContentArrangement, presets::UTF8_FULL_CONDENSED};
 use std::borrow::Cow;
 use textwrap::core::display_width;
@@ -181,6 +184,28 @@ pub fn markdown<R>(columns: &[Column<'_, R>], rows: &[R]) -> Table {
     }
 }
 
+/// The reader's whole table of `rows` (Markdown's columns, headings and cells), as a page's
+/// HTML and Markdown show it: the grid of a study's section, so the section and the
+/// command's own Markdown are one table. A column that says nothing (every cell empty or
+/// `-`, as a write sweep's residency) is left out, as the text leaves out a column no row
+/// fills.
+pub fn grid<R>(columns: &[Column<'_, R>], rows: &[R]) -> Grid {
+    let t = markdown(columns, rows);
+    let cols: Vec<&Column<'_, R>> = columns.iter().filter(|c| c.markdown.is_some()).collect();
+    let says = |k: usize| k == 0 || t.rows.iter().any(|r| !matches!(r[k].as_str(), "" | "-"));
+    let kept: Vec<usize> = (0..cols.len()).filter(|&k| says(k)).collect();
+    Grid {
+        header: kept.iter().map(|&k| t.header[k].clone()).collect(),
+        rows: t
+            .rows
+            .iter()
+            .map(|r| kept.iter().map(|&k| r[k].clone()).collect())
+            .collect(),
+        left: kept.iter().map(|&k| !cols[k].right).collect(),
+        priority: kept.iter().map(|&k| cols[k].priority).collect(),
+    }
+}
+
 /// What the text back end made: the lines, and the columns it left out to fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fitted {
@@ -194,9 +219,13 @@ pub struct Fitted {
 /// border is one more for the whole row).
 const FRAME: usize = 3;
 
-/// The widest word of `s`.
+/// The widest word of `s`, a number and its unit counted as one.
 fn widest_word(s: &str) -> usize {
-    s.split_whitespace().map(display_width).max().unwrap_or(0)
+    glued(s)
+        .split([' ', '\n'])
+        .map(display_width)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The drawn width of a table whose columns are `widths` wide.
@@ -204,7 +233,8 @@ fn drawn(widths: impl Iterator<Item = usize>) -> usize {
     widths.map(|w| w + FRAME).sum::<usize>() + 1
 }
 
-/// `s` wrapped between words to `width` (a word wider stays whole).
+/// `s` wrapped between words to `width` (a word wider stays whole, and a number keeps its
+/// unit: [`glued`]).
 fn wrap(s: &str, width: usize) -> String {
     if display_width(s) <= width {
         return s.to_string();
@@ -213,7 +243,9 @@ fn wrap(s: &str, width: usize) -> String {
         .break_words(false)
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    textwrap::wrap(s, options).join("\n")
+    textwrap::wrap(&glued(s), options)
+        .join("\n")
+        .replace(GLUE, " ")
 }
 
 /// The text of `rows` fitted to `width` columns (none: every column at its natural width).
@@ -275,6 +307,22 @@ pub fn text<R>(columns: &[Column<'_, R>], rows: &[R], width: Option<usize>) -> F
     }
     let mut widths: Vec<usize> = shown.iter().map(|&k| least[k]).collect();
     let mut room = width.map_or(usize::MAX, |w| w - drawn(widths.iter().copied()));
+    // The room left is shared in proportion to what each column lacks of its natural width
+    // (so one long column of words does not leave the next one a sliver), then what
+    // rounding left goes from the left.
+    let lacks: Vec<usize> = shown
+        .iter()
+        .zip(&widths)
+        .map(|(&k, &w)| natural[k] - w)
+        .collect();
+    let total: usize = lacks.iter().sum();
+    if room < total {
+        for (w, &lack) in widths.iter_mut().zip(&lacks) {
+            let more = lack * room / total;
+            *w += more;
+        }
+        room -= widths.iter().sum::<usize>() - shown.iter().map(|&k| least[k]).sum::<usize>();
+    }
     for (i, &k) in shown.iter().enumerate() {
         let more = (natural[k] - widths[i]).min(room);
         widths[i] += more;
@@ -457,6 +505,25 @@ mod tests {
         assert!(f.text.contains("p99, 64k hidden"), "{}", f.text);
         let full = text(&cols, &rows(), None);
         assert!(full.text.contains("64k") && full.text.contains("119686"));
+    }
+
+    #[test]
+    fn a_wrapped_cell_keeps_each_number_beside_its_unit() {
+        struct Line(&'static str);
+        let cols: Vec<Column<'_, Line>> = vec![
+            Column::new("figure", "", 0, |_: &Line| "write".to_string()).left(),
+            Column::new("spread / basis", "", 0, |l: &Line| l.0.to_string()).words(),
+        ];
+        let rows = [Line(
+            "978.3–1785.0 (n=2) in calls of 128 KiB; fsync 23.84 ms; tied with 2 others",
+        )];
+        let f = text(&cols, &rows, Some(34));
+        assert!(f.text.lines().all(|l| display_width(l) <= 34), "{}", f.text);
+        assert!(f.text.lines().count() > 5, "{}", f.text);
+        for whole in ["128 KiB;", "23.84 ms;", "2 others", "978.3–1785.0 (n=2)"] {
+            assert!(f.text.contains(whole), "{whole}:\n{}", f.text);
+        }
+        assert!(!f.text.contains(GLUE));
     }
 
     #[test]

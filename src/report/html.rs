@@ -3,7 +3,7 @@
 //! page is a handful of elements, and every figure comes from the typed result.
 
 use super::json::Provenance;
-use super::page::{Grid, Headline, Section};
+use super::page::{Grid, Section};
 use super::svg::{self, Chart};
 use crate::measure::env::Environment;
 use crate::units::format_size;
@@ -22,10 +22,13 @@ p, li, footer { overflow-wrap: anywhere; }
 .banner { background: #fff8c5; border: 1px solid #d4a72c; padding: .5rem .8rem; border-radius: 6px; }
 .banner.bad { background: #ffebe9; border-color: #cf222e; }
 table { border-collapse: collapse; margin: .8rem 0; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #d0d7de; padding: .25rem .55rem; text-align: right; vertical-align: top; }
+th, td { border: 1px solid #d0d7de; padding: .25rem .4rem; text-align: right; vertical-align: top; }
 th { background: #f6f8fa; font-weight: 600; }
-td:first-child, th:first-child { text-align: left; }
+td:first-child, th:first-child, td.l, th.l { text-align: left; }
+.nw { white-space: nowrap; }
+caption.paper { display: none; }
 .scroll { overflow-x: auto; max-width: 100%; }
+table.many { font-size: 14px; }
 figure.chart { margin: 1rem 0; }
 figure.chart svg { width: 100%; height: auto; display: block; }
 figure.chart svg.wide { max-width: 960px; }
@@ -43,23 +46,33 @@ footer { margin-top: 3rem; color: #57606a; font-size: .85rem; }
   table { font-size: 14px; }
   th, td { padding: .2rem .35rem; }
 }
-@page { size: A4; margin: 12mm; }
-@page wide { size: A4 landscape; margin: 12mm; }
+@page { size: A4; margin: 11mm; }
+@page wide { size: A4 landscape; margin: 11mm; }
 @media print {
   body { margin: 0; max-width: none; padding: 0; font-size: 10pt; line-height: 1.35; }
   h1 { font-size: 15pt; }
   h2 { font-size: 12.5pt; margin-top: 1.2rem; }
   h2, h3, h4, p.how, p.banner { break-after: avoid; }
-  figure.chart, table, tr, li { break-inside: avoid; }
+  figure.chart, tr, li { break-inside: avoid; }
+  /* A short table stays whole; a long one may run on, its heading row repeated. */
+  table { break-inside: auto; }
+  thead { display: table-header-group; }
+  p, li { orphans: 2; widows: 2; }
+  .off { display: none; }
+  caption.paper { display: table-caption; caption-side: bottom; text-align: left; color: #57606a; }
   .scroll { overflow: visible; }
-  table { font-size: 8pt; max-width: 100%; margin: .4rem 0; }
+  table, table.many { font-size: 8pt; max-width: 100%; margin: .4rem 0; }
   /* A number or a unit is one token: cells wrap between words, never inside one. */
   th, td { padding: 1px 3px; overflow-wrap: normal; word-break: normal; hyphens: none; }
   section.wide { page: wide; }
   figure.chart { margin: .4rem 0; }
   figure.chart svg.wide, figure.chart svg.narrow { display: none; }
   /* Short enough to share a (landscape) page with its heading and table. */
-  figure.chart svg.print { display: block; max-width: 100%; max-height: 95mm; }
+  figure.chart svg.print { display: block; max-width: 100%; max-height: 68mm; }
+  /* A landscape page is short: its chart lower, its text a little smaller, so the disk
+     panel's section ends on its own page. */
+  section.wide { font-size: 9pt; }
+  section.wide figure.chart svg.print { max-height: 50mm; }
   nav { display: none; }
   footer { margin-top: 1rem; }
 }
@@ -110,23 +123,111 @@ pub(crate) fn head(out: &mut String, title: &str) {
     );
 }
 
+/// Columns of this priority or lower (higher numbers) are left out on paper and named in
+/// the table's caption there, as the terminal leaves them out at 80 columns.
+pub const PAPER_DROPS: u8 = 8;
+
+/// Whether column `k` of `grid` is left out on paper.
+fn off_paper(grid: &Grid, k: usize) -> bool {
+    grid.priority.get(k).is_some_and(|&p| p >= PAPER_DROPS)
+}
+
+/// The classes of column `k`'s cells: `l` aligned left (names, words), `off` left out on
+/// paper.
+fn classes(grid: &Grid, k: usize) -> &'static str {
+    let left = k > 0 && grid.left.get(k).copied().unwrap_or(false);
+    match (left, off_paper(grid, k)) {
+        (false, false) => "",
+        (true, false) => " class=\"l\"",
+        (false, true) => " class=\"off\"",
+        (true, true) => " class=\"l off\"",
+    }
+}
+
+/// A cell's text as HTML whose tokens never break: a number and its unit are joined by a
+/// no-break space (`12.5&nbsp;ms`), a range (`283.9–302.6`) is kept on one line.
+fn cell_html(cell: &str) -> String {
+    super::columns::glued(cell)
+        .split(' ')
+        .map(|word| {
+            let word = escape(word).replace('\u{a0}', "&nbsp;");
+            if word.contains('–') {
+                format!("<span class=\"nw\">{word}</span>")
+            } else {
+                word
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A table of more columns than this is set in 14 px on screen.
+const MANY_COLUMNS: usize = 10;
+
 pub(crate) fn table(out: &mut String, grid: &Grid) {
     if grid.rows.is_empty() {
         return;
     }
-    out.push_str("<div class=\"scroll\"><table>\n<thead><tr>");
-    for h in &grid.header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
+    // A table of many columns (the disk panel's 14) is set a little smaller on screen so it
+    // stays whole at 1280 px; paper sets every table alike.
+    let many = if grid.header.len() > MANY_COLUMNS {
+        " class=\"many\""
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "<div class=\"scroll\"><table{many}>");
+    let dropped: Vec<&str> = (0..grid.header.len())
+        .filter(|&k| off_paper(grid, k))
+        .map(|k| grid.header[k].as_str())
+        .collect();
+    if !dropped.is_empty() {
+        let _ = writeln!(
+            out,
+            "<caption class=\"paper\">Left out on paper: {} (on screen and in the CSV).</caption>",
+            escape(&dropped.join(", "))
+        );
+    }
+    out.push_str("<thead><tr>");
+    for (k, h) in grid.header.iter().enumerate() {
+        let _ = write!(out, "<th{}>{}</th>", classes(grid, k), escape(h));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     for row in &grid.rows {
         out.push_str("<tr>");
-        for cell in row {
-            let _ = write!(out, "<td>{}</td>", escape(cell));
+        for (k, cell) in row.iter().enumerate() {
+            let _ = write!(out, "<td{}>{}</td>", classes(grid, k), cell_html(cell));
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
+}
+
+/// How many characters an A4 portrait line holds at the print tables' 8 pt, cells'
+/// padding included: a table whose widest cells need more is printed on a landscape page.
+pub const PORTRAIT_CHARS: usize = 112;
+
+/// Whether `grid` needs a landscape page on paper: the columns paper keeps, each as wide as
+/// its widest cell (its heading wraps between words), plus two characters of padding each.
+pub fn wide_on_paper(grid: &Grid) -> bool {
+    let need: usize = (0..grid.header.len())
+        .filter(|&k| !off_paper(grid, k))
+        .map(|k| {
+            let heading = grid.header[k]
+                .split(' ')
+                .map(|w| w.chars().count())
+                .max()
+                .unwrap_or(0);
+            let cells = grid
+                .rows
+                .iter()
+                .filter_map(|r| r.get(k))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0);
+            heading.max(cells) + 2
+        })
+        .sum();
+    need > PORTRAIT_CHARS
 }
 
 /// An inline chart, drawn three times — [`svg::WIDE`] for a screen, [`svg::NARROW`] for a
@@ -178,10 +279,6 @@ pub fn provenance(p: &Provenance) -> String {
     out.push_str(".</p>\n");
     out
 }
-
-/// A table is printed on a landscape page when it has more columns than this (A4 portrait
-/// holds about nine at 8 pt).
-pub const PORTRAIT_COLUMNS: usize = 9;
 
 /// The medium a study measured, in a few words: `ext4 on vda`, `tmpfs (no block device)`.
 pub fn medium_name(env: &Environment) -> String {
@@ -239,28 +336,11 @@ pub fn environment_sentence(env: &Environment) -> String {
     )
 }
 
-pub(crate) fn headline_table(out: &mut String, lines: &[Headline]) {
-    table(
-        out,
-        &Grid {
-            header: vec!["figure".into(), "median".into(), "spread / basis".into()],
-            rows: lines
-                .iter()
-                .map(|h| vec![h.label.clone(), h.value.clone(), h.spread.clone()])
-                .collect(),
-        },
-    );
-}
-
 pub(crate) fn section(out: &mut String, s: &Section) -> Result<()> {
     let _ = writeln!(
         out,
         "<section class=\"part{}\" id=\"{}\">\n<h2>{}</h2>",
-        if s.grid.header.len() > PORTRAIT_COLUMNS {
-            " wide"
-        } else {
-            ""
-        },
+        if wide_on_paper(&s.grid) { " wide" } else { "" },
         s.part.name(),
         prose(s.part.title())
     );

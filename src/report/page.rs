@@ -12,6 +12,12 @@ pub struct Grid {
     pub header: Vec<String>,
     /// Rows of cells.
     pub rows: Vec<Vec<String>>,
+    /// Which columns are aligned left (names and words); empty: the first alone, the
+    /// others (numbers) right.
+    pub left: Vec<bool>,
+    /// Each column's priority, as the column model gives it (0: never left out; the higher,
+    /// the sooner left out); empty: all 0. Paper leaves out the lowest.
+    pub priority: Vec<u8>,
 }
 
 /// One section of the report.
@@ -49,5 +55,7 @@ pub fn grid(header: &[&str], rows: Vec<Vec<String>>) -> Grid {
     Grid {
         header: header.iter().map(|h| h.to_string()).collect(),
         rows,
+        left: Vec::new(),
+        priority: Vec::new(),
     }
 }

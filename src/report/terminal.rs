@@ -89,6 +89,26 @@ fn is_table_row(line: &str) -> bool {
         .starts_with(['│', '┌', '└', '├', '╞', '╭', '╰', '|', '+'])
 }
 
+/// A space no wrap breaks at: [`glued`] puts it after a number so that the number and its
+/// unit (`32 KiB`, `23.84 ms`, `8 in flight`) stay on one line.
+pub(crate) const GLUE: char = '\u{a0}';
+
+/// `s` with every space after a word that ends in a digit made a [`GLUE`]: a number is
+/// never parted from the word after it (its unit) when the cell wraps.
+pub(crate) fn glued(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut last = None;
+    for c in s.chars() {
+        if c == ' ' && last.is_some_and(|l: char| l.is_ascii_digit()) {
+            out.push(GLUE);
+        } else {
+            out.push(c);
+        }
+        last = Some(c);
+    }
+    out
+}
+
 /// The column a wrapped `line` continues at: under the value of a `label   value` line (a
 /// label then two or more spaces, within the first 16 columns), else two in from the line's
 /// own indent; never more than half the width.
@@ -135,12 +155,14 @@ pub fn fit_to(text: &str, width: usize) -> String {
             // Only at spaces: a flag (`--every-call`), a path or a range stays whole.
             .word_separator(textwrap::WordSeparator::AsciiSpace)
             .word_splitter(textwrap::WordSplitter::NoHyphenation);
-        let wrapped = textwrap::wrap(body[lead..].trim_end(), options);
+        // A number keeps the word after it (its unit) on its line: `573 MiB/s`, `28.2 µs`.
+        let glued = glued(body[lead..].trim_end());
+        let wrapped = textwrap::wrap(&glued, options);
         for (i, l) in wrapped.iter().enumerate() {
             if i > 0 {
                 out.push('\n');
             }
-            out.push_str(l);
+            out.push_str(&l.replace('\u{a0}', " "));
         }
         out.push_str(end);
     }
@@ -303,6 +325,16 @@ mod tests {
             tables_as_lists(&text),
             "before\nrow: 1 read\n  MB/s: 1,234.5\n  p99: 12\nrow: 2 write\n  MB/s: 987\nafter\n"
         );
+    }
+
+    #[test]
+    fn a_wrapped_line_never_parts_a_number_from_its_unit() {
+        let text = "before it the bytes had only reached the page cache, at 573 MiB/s; the fsync\n";
+        for width in 40..70 {
+            let fitted = fit_to(text, width);
+            assert!(fitted.contains("573 MiB/s;"), "{width}: {fitted}");
+            assert!(!fitted.contains('\u{a0}'));
+        }
     }
 
     #[test]

@@ -82,6 +82,10 @@ const WIDTHS: &[(&str, usize)] = &[
     ("compare", 200),
     ("patterns", 80),
     ("patterns", 200),
+    // The study's summary (issue 37): at 80 columns its cells wrap between words, a number
+    // kept with its unit, and the answer (summary, verification) comes last.
+    ("study-sentences", 80),
+    ("study-sentences", 200),
 ];
 
 /// Saved results edited to numbers that contradict each usual story (the edits of

@@ -291,6 +291,54 @@ fn a_quick_study_fits_80_columns_and_its_page_reads_on_a_screen_a_phone_and_pape
     );
 }
 
+/// The pages of a PDF as chromium writes it (one uncompressed `/Type /Page` object each).
+fn pdf_pages(pdf: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(pdf);
+    text.match_indices("/Type /Page")
+        .filter(|(at, m)| !text[at + m.len()..].starts_with('s'))
+        .count()
+}
+
+/// A real standard study (tests/fixtures/study-standard.json: `ioscope study --level
+/// standard` on ext4 on vda, every part) printed to A4 by a real browser: at most 12 pages,
+/// as a student hands it in.
+#[test]
+fn a_standard_study_prints_on_at_most_12_a4_pages() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("study.html");
+    let out = ioscope()
+        .arg("report")
+        .arg(fixture_path("study-standard.json"))
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pdf = dir.path().join("study.pdf");
+    let printed = std::process::Command::new(&browser)
+        .args(BROWSER)
+        .arg("--no-pdf-header-footer")
+        .arg(format!("--print-to-pdf={}", pdf.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        printed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
+    let pages = pdf_pages(&std::fs::read(&pdf).unwrap());
+    assert!((1..=12).contains(&pages), "{pages} A4 pages");
+}
+
 #[test]
 fn the_readme_states_the_study_times_of_the_one_source() {
     use ioscope::workload::estimate::{LEVELS, readme_phrase};

@@ -465,8 +465,9 @@ fn seen(r: &DiskRow, cell: impl FnOnce(&DeviceView) -> String) -> String {
     })
 }
 
-/// The panel's one table: the terminal's, Markdown's and the CSV's columns in one list.
-fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
+/// The panel's one table: the terminal's, Markdown's (and the study page's) and the CSV's
+/// columns in one list.
+pub(crate) fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
     vec![
         Column::new("row", "", 0, |r: &DiskRow| r.name.clone())
             .left()
@@ -490,7 +491,6 @@ fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
         Column::new("MB/s", "", 6, |r: &DiskRow| {
             ran(r, |r| format!("{:.1}", r.bytes_per_second / MB))
         })
-        .text_only()
         .csv("bytes_per_second", |r: &DiskRow| {
             r.bytes_per_second.to_string()
         }),

@@ -7,9 +7,10 @@
 use super::disk::{MB, queue_sentence, verify_line};
 use crate::measure::verdict::{Figure, Relation, relate};
 use crate::measure::writecache::WriteCache;
-use crate::report::page::{Headline, Section, grid};
+use crate::report::columns;
+use crate::report::page::{Headline, Section};
 use crate::results::disk::{DiskReport, DiskRow, Path};
-use crate::units::{format_seconds, format_size, group_thousands};
+use crate::units::{format_mib_per_s, format_seconds, format_size, group_thousands};
 use crate::workload::Op;
 use crate::workload::study::Part;
 
@@ -34,55 +35,14 @@ fn iops(v: f64) -> String {
     group_thousands(v.round() as u64)
 }
 
-/// The section; `cache`: the device's write cache as the study read it.
+/// The section; `cache`: the device's write cache as the study read it. Its table is the
+/// `disk` view's own ([`super::disk::panel`]), as its Markdown shows it.
 pub(crate) fn section(r: &DiskReport, cache: Option<&WriteCache>, part: Part) -> Section {
-    let rows = r
-        .rows
-        .iter()
-        .map(|row| {
-            if let Some(why) = &row.skipped {
-                return vec![
-                    row.name.clone(),
-                    row.spec.op.name().to_string(),
-                    format!("skipped: {why}"),
-                ];
-            }
-            let l = &row.latency_us;
-            vec![
-                row.name.clone(),
-                row.spec.op.name().to_string(),
-                format!("{:.1}", row.bytes_per_second / MB),
-                iops(row.iops),
-                time_us(l.p50),
-                time_us(l.p99),
-                time_us(l.p99_9),
-                time_us(l.max),
-                format!("{:.1}", row.mean_in_flight),
-                row.device
-                    .as_ref()
-                    .map_or("-".into(), |d| format!("{:.1}", d.queue)),
-            ]
-        })
-        .collect();
     Section {
         part,
         status: None,
         how: how(r),
-        grid: grid(
-            &[
-                "row",
-                "op",
-                "MB/s",
-                "IOPS",
-                "p50",
-                "p99",
-                "p99.9",
-                "max",
-                "in flight (app)",
-                "queue (device)",
-            ],
-            rows,
-        ),
+        grid: columns::grid(&super::disk::panel(), &r.rows),
         chart: super::disk::chart(r),
         why: sentences(r, cache),
         warnings: Vec::new(),
@@ -291,8 +251,13 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
         if let Some(x) = r.row("SEQ1M Q8T1", op) {
             out.push(Headline {
                 label: format!("disk, sequential 1 MiB {}, 8 in flight", op.name()),
-                value: format!("{:.0} MB/s", x.bytes_per_second / MB),
-                spread: format!("{} IOPS; p99 {}", iops(x.iops), time_us(x.latency_us.p99)),
+                value: format_mib_per_s(x.bytes_per_second),
+                spread: format!(
+                    "{:.0} MB/s as the panels print it; {} IOPS; p99 {}",
+                    x.bytes_per_second / MB,
+                    iops(x.iops),
+                    time_us(x.latency_us.p99)
+                ),
             });
         }
     }
@@ -302,10 +267,10 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
                 label: format!("disk, random 4 KiB {}, 32 in flight", op.name()),
                 value: format!("{} IOPS", iops(x.iops)),
                 spread: format!(
-                    "p50 {}, p99 {}; {:.1} MB/s",
+                    "p50 {}, p99 {}; {}",
                     time_us(x.latency_us.p50),
                     time_us(x.latency_us.p99),
-                    x.bytes_per_second / MB
+                    format_mib_per_s(x.bytes_per_second)
                 ),
             });
         }

@@ -11,6 +11,7 @@ use crate::measure::env::Environment;
 use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
 use crate::report::svg::Chart;
+use crate::report::view::Exportable;
 use crate::results::study::{Outcome, Results, Stored, StudyReport};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -18,8 +19,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
 
-/// One part of the study, as the page shows it.
-pub trait PartView: Sync {
+/// One part of the study, as the page shows it (its warnings and CSV come from its kept
+/// result: [`FromKept`]).
+pub trait PartView: Sync + FromKept {
     /// Its names and its time at each level.
     fn part(&self) -> Part;
 
@@ -36,14 +38,6 @@ pub trait PartView: Sync {
     /// Its lines in the summary: the figures that matter, with their spread.
     fn headlines(&self, _r: &StudyReport) -> Vec<Headline> {
         Vec::new()
-    }
-
-    /// The warnings its result carries.
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning];
-
-    /// Its CSV in the report directory (`<name>.csv`), when it kept a result.
-    fn table(&self, _r: &StudyReport) -> Option<Table> {
-        None
     }
 
     /// Whether its checks held (true when it kept no result).
@@ -79,10 +73,59 @@ pub trait PartView: Sync {
     }
 }
 
+/// What a kept result gives every part the same way: its warnings and its CSV (the
+/// command's own, [`Exportable`]); `()` for a part that keeps its rows in the study's own
+/// fields.
+pub trait Answers {
+    /// The warnings it carries.
+    fn warnings(&self) -> &[Warning];
+    /// Its CSV table.
+    fn table(&self) -> Table;
+}
+
+impl<T: Exportable> Answers for T {
+    fn warnings(&self) -> &[Warning] {
+        Exportable::warnings(self)
+    }
+    fn table(&self) -> Table {
+        Exportable::table(self)
+    }
+}
+
+impl Answers for () {
+    fn warnings(&self) -> &[Warning] {
+        &[]
+    }
+    fn table(&self) -> Table {
+        Table {
+            header: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// A part's warnings and CSV, from what it kept ([`Kept::kept_warnings`],
+/// [`Kept::kept_table`]): every part has them without writing them out.
+pub trait FromKept {
+    /// The warnings its result carries.
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning];
+    /// Its CSV in the report directory (`<name>.csv`), when it kept a result.
+    fn table(&self, r: &StudyReport) -> Option<Table>;
+}
+
+impl<P: Kept> FromKept for P {
+    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept_warnings(r)
+    }
+    fn table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept_table(r)
+    }
+}
+
 /// A part's typed result, kept in the study's result under its field.
 pub trait Kept: PartView {
     /// Its result.
-    type Result: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + 'static;
+    type Result: Serialize + DeserializeOwned + Clone + Debug + Send + Sync + Answers + 'static;
     /// The field of `study.json` it is saved under (`None`: it keeps its rows in fields of
     /// the study's own, as write-read does).
     const FIELD: Option<&'static str>;
@@ -93,6 +136,16 @@ pub trait Kept: PartView {
     /// Its result in `r`, if it kept one.
     fn kept<'a>(&self, r: &'a StudyReport) -> Option<&'a Self::Result> {
         r.results.get(self.part())
+    }
+
+    /// The warnings of its result (none when it kept none).
+    fn kept_warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        self.kept(r).map_or(&[], Answers::warnings)
+    }
+
+    /// The CSV of its result, when it kept one.
+    fn kept_table(&self, r: &StudyReport) -> Option<Table> {
+        self.kept(r).map(Answers::table)
     }
 
     /// Keeps `result` in `report`: done, or partial when `complete` says it was interrupted

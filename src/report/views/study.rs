@@ -4,11 +4,11 @@
 
 use crate::measure::env::Environment;
 use crate::report::cells::{cells, mib, opt, pct, table};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
-use crate::report::html::{self, environment_sentence, escape, footer, head, headline_table};
+use crate::report::html::{self, environment_sentence, escape, footer, head};
 use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
-use crate::report::text::table_with;
 use crate::report::view::Exportable;
 use crate::results::study::{Outcome, StudyReport};
 use crate::results::sweep::SweepReport;
@@ -40,7 +40,19 @@ fn verification(r: &StudyReport) -> String {
     }
 }
 
-/// Renders `study`.
+/// The summary's one table: the terminal's (fitted to its width: the spread goes first,
+/// cells wrap between words and never part a number from its unit), the page's and
+/// Markdown's.
+pub(crate) fn summary_columns<'a>() -> Vec<Column<'a, Headline>> {
+    vec![
+        Column::new("figure", "", 0, |h: &Headline| h.label.clone()).words(),
+        Column::new("median", "", 0, |h: &Headline| h.value.clone()).words(),
+        Column::new("spread / basis", "", 1, |h: &Headline| h.spread.clone()).words(),
+    ]
+}
+
+/// Renders `study`: what each part did and its first explanation, then the answer — the
+/// summary's figures and the verification verdict — last, on the terminal's last screen.
 pub fn text(r: &StudyReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -56,11 +68,6 @@ pub fn text(r: &StudyReport) -> String {
             " — PARTIAL, interrupted"
         }
     );
-    let mut table = table_with(&["figure", "median", "spread / basis"]);
-    for h in headlines(r) {
-        table.add_row(vec![h.label, h.value, h.spread]);
-    }
-    let _ = writeln!(out, "{table}");
     // The environment only matters to the explanations' cache sizes: a saved study's own,
     // else (a study just run) this machine's, as its JSON document carries.
     let env = r.environment();
@@ -76,7 +83,6 @@ pub fn text(r: &StudyReport) -> String {
             let _ = writeln!(out, "{:<12} {first}", "");
         }
     }
-    let _ = writeln!(out, "{}", verification(r));
     out.push_str(&crate::report::caveats::text(&r.all_caveats()));
     if let Some(kept) = &r.kept_file {
         let kept = crate::text::printable(kept);
@@ -91,6 +97,8 @@ pub fn text(r: &StudyReport) -> String {
             None => writeln!(out, "scratch file kept at {kept}"),
         };
     }
+    out.push_str(&columns::for_terminal(&summary_columns(), &headlines(r)).text);
+    let _ = writeln!(out, "{}", verification(r));
     out
 }
 
@@ -422,7 +430,7 @@ pub fn page(
         format_seconds(r.seconds),
         format_seconds(r.estimated_seconds)
     );
-    headline_table(&mut out, &headlines(r));
+    html::table(&mut out, &columns::grid(&summary_columns(), &headlines(r)));
     out.push_str(&crate::report::caveats::html(&r.all_caveats()));
     let all = sections(r, env);
     out.push_str("<nav><p>");
@@ -465,14 +473,10 @@ pub fn markdown_blocks(
                 .to_string(),
         );
     }
-    let summary = crate::report::page::Grid {
-        header: vec!["figure".into(), "median".into(), "spread / basis".into()],
-        rows: headlines(r)
-            .into_iter()
-            .map(|h| vec![h.label, h.value, h.spread])
-            .collect(),
-    };
-    blocks.push(table(&grid(&summary), Some("Summary")));
+    blocks.push(table(
+        &columns::markdown(&summary_columns(), &headlines(r)),
+        Some("Summary"),
+    ));
     blocks.extend(crate::report::caveats::markdown(&r.all_caveats()));
     for s in sections(r, env) {
         let mut block = format!("## {}\n\n", escape(s.part.title()));

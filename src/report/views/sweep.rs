@@ -4,12 +4,12 @@ use crate::measure::cache::CacheState;
 use crate::measure::cache::Verdict;
 use crate::measure::env::Environment;
 use crate::measure::stats::Summary;
-use crate::report::cells::{capitalise, mib, opt, pct, rate_cell};
+use crate::report::cells::{capitalise, mib, opt, pct};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::latency;
 use crate::report::markdown::{self, flagged, list, percent, rate_spread};
-use crate::report::page::{Grid, Headline, Section, grid};
+use crate::report::page::{Headline, Section};
 use crate::report::svg::{Chart, Series};
 use crate::report::text::{cpu_cell, in_place, in_place_short};
 use crate::report::view::Exportable;
@@ -388,6 +388,17 @@ fn cpu(p: &SweepPoint) -> String {
     cpu_cell(p.cpu_percent, p.bytes as f64 / p.rate.median.max(1e-9))
 }
 
+/// The median over a point's runs of `f(fsync seconds, run seconds)`, where its runs ended
+/// with an fsync.
+fn fsync_median(p: &SweepPoint, f: impl Fn(f64, f64) -> f64) -> Option<f64> {
+    let each: Vec<f64> = p
+        .runs
+        .iter()
+        .filter_map(|r| r.fsync_seconds.map(|s| f(s, r.elapsed.seconds)))
+        .collect();
+    crate::measure::stats::summarize(&each).map(|s| s.median)
+}
+
 /// The sweep's one table: the terminal's, Markdown's and the CSV's columns in one list (the
 /// latency columns only where a point has a latency, so older results keep their table).
 fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
@@ -534,6 +545,25 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             opt(p.in_place.map(|v| v.seconds))
         }),
     ]);
+    if r.points
+        .iter()
+        .flat_map(|p| &p.runs)
+        .any(|run| run.fsync_seconds.is_some())
+    {
+        columns.push(
+            Column::new("fsync", "", 3, |p: &SweepPoint| {
+                fsync_median(p, |f, _| f).map_or("-".into(), format_seconds)
+            })
+            .markdown_only(),
+        );
+        columns.push(
+            Column::new("fsync share", "", 3, |p: &SweepPoint| {
+                fsync_median(p, |f, elapsed| f / elapsed.max(1e-9)).map_or("-".into(), pct)
+            })
+            .markdown_only()
+            .heading("fsync share of the time"),
+        );
+    }
     if r.points.iter().any(|p| p.latency.is_some()) {
         columns.push(
             Column::new("latency", "", 9, |p: &SweepPoint| {
@@ -668,52 +698,8 @@ fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<S
     ))
 }
 
+/// The read sweep's section of the study; its table is `sweep`'s own ([`sweep_columns`]).
 pub(crate) fn read_section(s: &SweepReport, env: &Environment, part: Part) -> Section {
-    let states: Vec<CacheState> = [CacheState::Cold, CacheState::Warm]
-        .into_iter()
-        .filter(|st| s.points.iter().any(|p| p.cache == Some(*st)))
-        .collect();
-    let mut header = vec!["block".to_string()];
-    for st in &states {
-        header.push(format!("{} MiB/s (min–max)", st.name()));
-        header.push(format!("{} calls/s", st.name()));
-        header.push(format!("{} resident before", st.name()));
-        header.push(format!("{} device read", st.name()));
-    }
-    let blocks: Vec<u64> = {
-        let mut b: Vec<u64> = s.points.iter().map(|p| p.block_size).collect();
-        b.sort_unstable();
-        b.dedup();
-        b
-    };
-    let rows = blocks
-        .iter()
-        .map(|&bs| {
-            let mut row = vec![format_block_size(bs)];
-            for st in &states {
-                match s
-                    .points
-                    .iter()
-                    .find(|p| p.block_size == bs && p.cache == Some(*st))
-                {
-                    Some(p) => {
-                        row.push(rate_cell(&p.rate));
-                        row.push(group_thousands(p.calls_per_second as u64));
-                        row.push(p.resident_share_before.map_or("-".into(), |sp| {
-                            if (sp.max - sp.min).abs() < 0.0005 {
-                                pct(sp.min)
-                            } else {
-                                format!("{}–{}", pct(sp.min), pct(sp.max))
-                            }
-                        }));
-                        row.push(p.device_read_bytes.map_or("-".into(), format_size));
-                    }
-                    None => row.extend(std::iter::repeat_n(String::new(), 4)),
-                }
-            }
-            row
-        })
-        .collect();
     let mut why = Vec::new();
     for a in &s.analyses {
         let label = a.cache.map_or("read", |c| c.name());
@@ -813,35 +799,17 @@ pub(crate) fn read_section(s: &SweepReport, env: &Environment, part: Part) -> Se
             s.repeat,
             s.warmup
         ),
-        grid: Grid { header, rows },
+        grid: columns::grid(&sweep_columns(s), &s.points),
         chart: s.chart(),
         why,
         warnings: Vec::new(),
     }
 }
 
+/// The write sweep's section of the study; its table is `sweep`'s own ([`sweep_columns`]),
+/// with the fsync's time and share.
 pub(crate) fn write_section(s: &SweepReport, part: Part) -> Section {
     let pts = points(s, None);
-    let rows = pts
-        .iter()
-        .map(|p| {
-            let fsync: Vec<f64> = p.runs.iter().filter_map(|r| r.fsync_seconds).collect();
-            let share: Vec<f64> = p
-                .runs
-                .iter()
-                .filter_map(|r| r.fsync_seconds.map(|f| f / r.elapsed.seconds.max(1e-9)))
-                .collect();
-            vec![
-                format_block_size(p.block_size),
-                format_size(p.bytes),
-                rate_cell(&p.rate),
-                group_thousands(p.calls_per_second as u64),
-                crate::measure::stats::summarize(&fsync)
-                    .map_or("-".into(), |f| format_seconds(f.median)),
-                crate::measure::stats::summarize(&share).map_or("-".into(), |f| pct(f.median)),
-            ]
-        })
-        .collect();
     let mut why: Vec<String> = s.analyses.iter().map(|a| sweep_explanation(s, a)).collect();
     let shares: Vec<f64> = pts
         .iter()
@@ -862,17 +830,7 @@ pub(crate) fn write_section(s: &SweepReport, part: Part) -> Section {
             format_size(s.file_bytes),
             s.repeat
         ),
-        grid: grid(
-            &[
-                "block",
-                "bytes/run",
-                "MiB/s incl. fsync (min–max)",
-                "calls/s",
-                "fsync",
-                "fsync share",
-            ],
-            rows,
-        ),
+        grid: columns::grid(&sweep_columns(s), &s.points),
         chart: s.chart(),
         why,
         warnings: Vec::new(),

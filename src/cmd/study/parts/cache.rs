@@ -4,14 +4,11 @@
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::coldwarm::CacheReport;
 use crate::harness::Setup;
-use crate::warning::Warning;
 use crate::engine;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
 use crate::options::CacheOptions;
-use crate::report::csv::Table;
 use crate::report::page::Section;
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::{KIB, MIB};
 use crate::workload::study::Part;
@@ -42,14 +39,6 @@ impl PartView for Cache {
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
         self.kept(r)
             .map(|c| crate::report::views::cache::section(c, PART))
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn ok(&self, r: &StudyReport) -> bool {

@@ -4,15 +4,12 @@
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport};
 use crate::cmd::calibrate::CalibrateReport;
 use crate::harness::Setup;
-use crate::warning::Warning;
 use crate::engine;
 use crate::error::Failure;
 use crate::measure::env::Environment;
 use crate::options::CalibrateOptions;
-use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
 use crate::report::svg::Chart;
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::MIB;
 use crate::workload::study::Part;
@@ -52,14 +49,6 @@ impl PartView for Calibrate {
             .map(crate::report::views::calibrate::headline)
             .into_iter()
             .collect()
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |c| &c.warnings)
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {

@@ -2,12 +2,9 @@
 
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::compare::CompareReport;
-use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::CompareOptions;
-use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::{MIB, format_size};
 use crate::workload::study::Part;
@@ -44,14 +41,6 @@ impl PartView for Compare {
         self.kept(r)
             .map(crate::report::views::compare::headlines)
             .unwrap_or_default()
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {

@@ -4,13 +4,10 @@
 
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::disk::DiskReport;
-use crate::warning::Warning;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
 use crate::options::DiskOptions;
-use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::workload::study::Part;
 use anyhow::{Context as _, Result};
@@ -52,14 +49,6 @@ impl PartView for Disk {
         self.kept(r)
             .map(crate::report::views::disk_study::headlines)
             .unwrap_or_default()
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn caveats<'a>(&self, r: &'a StudyReport) -> &'a [Caveat] {

@@ -2,12 +2,9 @@
 
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
 use crate::cmd::patterns::{PatternsReport, Test};
-use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::PatternsOptions;
-use crate::report::csv::Table;
 use crate::report::page::Section;
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::KIB;
 use crate::workload::plan::DEFAULT_STRIDE;
@@ -40,14 +37,6 @@ impl PartView for Patterns {
         self.kept(r).map(|p| {
             crate::report::views::patterns::section(p, env.storage.device.is_some(), PART)
         })
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn ok(&self, r: &StudyReport) -> bool {

@@ -3,12 +3,9 @@
 
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, something};
 use crate::cmd::sweep::SweepReport;
-use crate::warning::Warning;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
-use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::workload::Op;
 use crate::workload::study::Part;
@@ -49,14 +46,6 @@ impl PartView for ReadSweep {
         self.kept(r)
             .map(crate::report::views::sweep::read_headlines)
             .unwrap_or_default()
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn ok(&self, r: &StudyReport) -> bool {

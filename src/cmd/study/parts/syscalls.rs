@@ -3,12 +3,9 @@
 
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport};
 use crate::cmd::syscalls::SyscallsReport;
-use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::SyscallsOptions;
-use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::format_size;
 use crate::workload::study::Part;
@@ -45,14 +42,6 @@ impl PartView for Syscalls {
         self.kept(r)
             .map(crate::report::views::syscalls::headlines)
             .unwrap_or_default()
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {

@@ -3,12 +3,9 @@
 
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore};
 use crate::cmd::transfer::TransferReport;
-use crate::warning::Warning;
 use crate::measure::env::Environment;
 use crate::options::TransferOptions;
-use crate::report::csv::Table;
 use crate::report::page::Section;
-use crate::report::view::Exportable;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::{KIB, MIB};
 use crate::workload::study::Part;
@@ -39,14 +36,6 @@ impl PartView for Transfer {
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
         self.kept(r)
             .map(|t| crate::report::views::transfer::section(t, PART))
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        self.kept(r).map_or(&[], |x| x.warnings())
-    }
-
-    fn table(&self, r: &StudyReport) -> Option<Table> {
-        self.kept(r).map(|x| x.table())
     }
 
     fn ok(&self, r: &StudyReport) -> bool {

@@ -37,6 +37,11 @@ impl Kept for WriteRead {
     /// Its rows are the study's own `write_read`.
     type Result = ();
     const FIELD: Option<&'static str> = None;
+
+    /// The study's own warnings (the write and the read back are the study's rows).
+    fn kept_warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
+        &r.warnings
+    }
 }
 
 impl PartView for WriteRead {
@@ -56,10 +61,6 @@ impl PartView for WriteRead {
         crate::report::views::study::write_headline(r)
             .into_iter()
             .collect()
-    }
-
-    fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
-        &r.warnings
     }
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {
