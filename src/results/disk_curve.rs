@@ -142,10 +142,20 @@ impl CurveReport {
     }
 }
 
-/// Runs' depth, IOPS and p99, for [`knee`].
+/// Runs' depth, IOPS (median and range of the repeats) and p99, for [`knee`].
 pub fn curve_points(rows: &[DiskRow]) -> Vec<Point> {
     rows.iter()
-        .map(|r| Point::one(r.spec.depth, r.iops, r.latency_us.p99))
+        .map(|r| {
+            let f = r.iops_figure();
+            Point {
+                depth: r.spec.depth,
+                iops: f.median,
+                p99: r.latency_us.p99,
+                iops_min: f.min,
+                iops_max: f.max,
+                runs: f.n,
+            }
+        })
         .collect()
 }
 

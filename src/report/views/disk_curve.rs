@@ -57,7 +57,7 @@ fn what(r: &CurveReport) -> String {
 }
 
 /// What a reader can do about a curve too noisy for a knee.
-const NOISY_FIX: &str = "run the curve again, longer (--runtime), on a quieter machine";
+const NOISY_FIX: &str = "run the curve again with more runs per depth (--repeat) or longer ones (--runtime), on a quieter machine";
 
 /// The sentence on the curve's knee, chosen by the numbers.
 pub fn knee_sentence(r: &CurveReport) -> String {
@@ -287,9 +287,13 @@ pub fn text(r: &CurveReport) -> String {
         &mut out,
         "curve",
         format!(
-            "{}, {} per depth; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
+            "{}, {} per depth{}; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
             what(r),
-            format_seconds(r.runtime_seconds)
+            format_seconds(r.runtime_seconds),
+            match r.points.iter().map(DiskRow::n).max().unwrap_or(1) {
+                1 => String::new(),
+                n => format!(" per run, {n} runs each, median IOPS (the knee weighs their range)"),
+            }
         ),
     );
     if !r.points.is_empty() {
