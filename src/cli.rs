@@ -610,6 +610,10 @@ pub struct DiskArgs {
     /// Seconds each row runs for.
     #[arg(long, default_value = "2s", value_name = "DURATION")]
     pub runtime: String,
+    /// Runs of each row and each depth of the curve, each for --runtime: the figure is
+    /// their median, with their range (default 3, KDiskMark runs 5; 1 with --series).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
     /// One custom row instead of the panel: its direction and order.
     #[arg(long, value_enum)]
     pub rw: Option<DiskRw>,

@@ -858,6 +858,8 @@ pub struct DiskOptions {
     pub size: u64,
     /// Time per row.
     pub runtime: Duration,
+    /// Runs per row and per point of the depth curve (the search's steps run once).
+    pub repeat: usize,
     /// The rows, in order.
     pub rows: Vec<crate::workload::panel::RowSpec>,
     /// What the preset's rows became on this machine (capped threads, rows left out).
@@ -889,6 +891,12 @@ pub const MAX_DISK_DEPTH: usize = 4096;
 
 /// The most threads `disk` runs one row on.
 pub const MAX_DISK_THREADS: usize = 1024;
+
+/// Runs of each `disk` row when `--repeat` is not given (KDiskMark runs 5).
+pub const DISK_REPEAT: usize = 3;
+
+/// The most runs `disk --repeat` makes of one row.
+pub const MAX_DISK_REPEAT: usize = 1000;
 
 /// The longest `--runtime` of `disk`, in seconds: 365 days. Longer is refused, not run
 /// (a deadline beyond what the clock can hold would end the process with a panic).
@@ -922,6 +930,20 @@ impl DiskOptions {
                 "{what}: --runtime '{}' is longer than the limit of {}h (365 days) per row",
                 args.runtime,
                 MAX_DISK_RUNTIME_SECONDS / 3600
+            )));
+        }
+        let series_asked = args.series.series.is_some();
+        let repeat = args
+            .repeat
+            .unwrap_or(if series_asked { 1 } else { DISK_REPEAT });
+        if !(1..=MAX_DISK_REPEAT).contains(&repeat) {
+            return Err(input(format!(
+                "{what}: --repeat must be 1 to {MAX_DISK_REPEAT} (runs per row), not {repeat}"
+            )));
+        }
+        if series_asked && repeat > 1 {
+            return Err(input(format!(
+                "{what}: --series follows one run of each row over time; give --repeat 1 (its default with --series) or leave out --series"
             )));
         }
         let custom = args.bs.is_some() || args.depth.is_some() || args.threads.is_some();
@@ -1012,6 +1034,7 @@ impl DiskOptions {
             path,
             size,
             runtime,
+            repeat,
             rows,
             notes,
             mode,

@@ -295,6 +295,56 @@ impl Work<'_> {
     }
 }
 
+/// One row asked of [`run_repeated`]: what to run, for how long, how many times.
+pub(crate) struct Asked<'a> {
+    /// The row.
+    pub spec: RowSpec,
+    /// The seed of the file's content.
+    pub seed: Option<u64>,
+    /// Time per run.
+    pub runtime: Duration,
+    /// Runs (at least 1).
+    pub repeat: usize,
+    /// The block device behind the file.
+    pub device: Option<&'a str>,
+    /// The row over time (options refuse it with more than one run; were it given, the
+    /// first run's only).
+    pub series: Option<&'a SeriesOptions>,
+    /// What the progress line adds after the row's name (`(curve)`).
+    pub label: &'a str,
+}
+
+/// Runs a row `asked.repeat` times, each for `asked.runtime`, and keeps the median run
+/// with every run's figures ([`DiskRow::median_of`]).
+pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) -> Result<DiskRow> {
+    let spec = asked.spec;
+    let n = asked.repeat.max(1);
+    let mut runs = Vec::with_capacity(n);
+    for i in 0..n {
+        let of = if n > 1 {
+            format!(" (run {} of {n})", i + 1)
+        } else {
+            String::new()
+        };
+        harness.progress.begin(
+            &format!("{} {}{}{of}", spec.name(), spec.op.name(), asked.label),
+            None,
+        );
+        let series = if i == 0 { asked.series } else { None };
+        let row = run_row(
+            target,
+            spec,
+            asked.seed,
+            asked.runtime,
+            asked.device,
+            series,
+        );
+        harness.progress.end();
+        runs.push(row?);
+    }
+    Ok(DiskRow::median_of(runs).expect("at least one run"))
+}
+
 /// Runs `spec` on the test file for `runtime`.
 pub(crate) fn run_row(
     target: &Target,
@@ -490,6 +540,7 @@ pub(crate) fn run_row(
         verify,
         over_time,
         cores: Some(crate::workload::panel::cores()),
+        runs: Vec::new(),
     })
 }
 
@@ -844,18 +895,19 @@ pub fn execute(
                 save(&report)?;
                 continue;
             }
-            harness
-                .progress
-                .begin(&format!("{} {}", spec.name(), spec.op.name()), None);
-            let row = run_row(
+            let row = run_repeated(
                 &target,
-                spec,
-                seed,
-                options.runtime,
-                device_name.as_deref(),
-                options.series.as_ref(),
+                &Asked {
+                    spec,
+                    seed,
+                    runtime: options.runtime,
+                    repeat: options.repeat,
+                    device: device_name.as_deref(),
+                    series: options.series.as_ref(),
+                    label: "",
+                },
+                harness,
             );
-            harness.progress.end();
             report.rows.push(row?);
             save(&report)?;
         }
@@ -911,6 +963,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         verify: None,
         over_time: None,
         cores: None,
+        runs: Vec::new(),
     }
 }
 

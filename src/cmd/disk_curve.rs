@@ -7,7 +7,7 @@
 //! its ramp: each step one short run, every step kept as evidence; a depth the curve
 //! already measured is not run again.
 
-use crate::cmd::disk::{Target, prepare, run_row};
+use crate::cmd::disk::{Asked, Target, prepare, run_repeated};
 use crate::files;
 use crate::harness::Harness;
 use crate::measure::percentile::Target as LatencyTarget;
@@ -81,22 +81,30 @@ pub fn execute(
         complete: false,
         warnings: Vec::new(),
     };
-    let run = |t: &Target, depth: usize, label: &str| -> Result<DiskRow> {
+    // The curve's points are repeated (`--repeat`), the search's steps run once each.
+    let run = |t: &Target, depth: usize, label: &str, repeat: usize| -> Result<DiskRow> {
         let spec = RowSpec {
             depth,
             ..curve.spec
         };
-        harness
-            .progress
-            .begin(&format!("{} {} {label}", spec.name(), spec.op.name()), None);
-        let row = run_row(t, spec, seed, options.runtime, device_name.as_deref(), None);
-        harness.progress.end();
-        row
+        run_repeated(
+            t,
+            &Asked {
+                spec,
+                seed,
+                runtime: options.runtime,
+                repeat,
+                device: device_name.as_deref(),
+                series: None,
+                label: &format!(" {label}"),
+            },
+            harness,
+        )
     };
     let mut run_all = || -> Result<()> {
         if curve.sweep {
             for &depth in &curve.depths {
-                let row = run(&target, depth, "(curve)")?;
+                let row = run(&target, depth, "(curve)", options.repeat)?;
                 report.points.push(row);
                 report.knee_depth = knee_of(&report.points);
                 save(&report)?;
@@ -118,7 +126,7 @@ pub fn execute(
                 &curve.depths,
                 goal,
                 &known,
-                &mut |depth| run(&target, depth, "(search)"),
+                &mut |depth| run(&target, depth, "(search)", 1),
                 &mut steps,
             );
             let s = report.search.as_mut().expect("set just above");

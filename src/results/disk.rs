@@ -3,6 +3,7 @@
 pub use crate::engine::queue::Path;
 use crate::measure::devstats::DeviceView;
 use crate::measure::series::OverTime;
+use crate::measure::verdict::Figure;
 use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::panel::RowSpec;
@@ -100,6 +101,23 @@ pub struct DiskRow {
     /// The cores the machine had when the row ran (its threads beyond them took turns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<usize>,
+    /// Each run of a repeated row (`--repeat`), in the order run: the row's
+    /// `bytes_per_second` and `iops` are their medians, and the rest of the row (latency,
+    /// device, checks) is its median run's. Empty: the row ran once (every file written
+    /// before repeats).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<RowRun>,
+}
+
+/// One run of a repeated row: its figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RowRun {
+    /// Bytes per second.
+    pub bytes_per_second: f64,
+    /// I/Os per second.
+    pub iops: f64,
+    /// The 99th percentile of its latency, microseconds.
+    pub p99_us: f64,
 }
 
 /// The result of `disk`.
@@ -141,6 +159,77 @@ impl DiskRow {
     /// Whether the row ran and completed I/O: a figure, not a skipped or empty row.
     pub fn measured(&self) -> bool {
         self.skipped.is_none() && self.ios > 0
+    }
+
+    /// How many runs the row's figures are of (1 for a row run once).
+    pub fn n(&self) -> usize {
+        self.runs.len().max(1)
+    }
+
+    /// The row's bytes per second: the median with the range of its runs.
+    pub fn rate(&self) -> Figure {
+        self.figure(self.bytes_per_second, |r| r.bytes_per_second)
+    }
+
+    /// The row's IOPS: the median with the range of its runs.
+    pub fn iops_figure(&self) -> Figure {
+        self.figure(self.iops, |r| r.iops)
+    }
+
+    fn figure(&self, median: f64, of: impl Fn(&RowRun) -> f64) -> Figure {
+        if self.runs.is_empty() {
+            return Figure::one(median);
+        }
+        let min = self.runs.iter().map(&of).fold(f64::INFINITY, f64::min);
+        let max = self.runs.iter().map(&of).fold(f64::NEG_INFINITY, f64::max);
+        Figure {
+            median,
+            min,
+            max,
+            n: self.runs.len(),
+        }
+    }
+
+    /// One row of `runs` (the same spec, in the order run): with one run, that run; with
+    /// more, the run whose bytes per second is the median (the lower of the two middle ones
+    /// for an even count) with `bytes_per_second` and `iops` set to the medians of all and
+    /// every run's figures in `runs`. A skipped or empty run is returned as it is.
+    pub fn median_of(mut runs: Vec<DiskRow>) -> Option<DiskRow> {
+        if runs.len() <= 1 || runs.iter().any(|r| !r.measured()) {
+            return runs.pop();
+        }
+        let figures: Vec<RowRun> = runs
+            .iter()
+            .map(|r| RowRun {
+                bytes_per_second: r.bytes_per_second,
+                iops: r.iops,
+                p99_us: r.latency_us.p99,
+            })
+            .collect();
+        let median = |of: fn(&RowRun) -> f64| {
+            let mut v: Vec<f64> = figures.iter().map(of).collect();
+            v.sort_by(f64::total_cmp);
+            let m = v.len() / 2;
+            if v.len() % 2 == 1 {
+                v[m]
+            } else {
+                (v[m - 1] + v[m]) / 2.0
+            }
+        };
+        let bytes_per_second = median(|r| r.bytes_per_second);
+        let iops = median(|r| r.iops);
+        let mut order: Vec<usize> = (0..runs.len()).collect();
+        order.sort_by(|&a, &b| {
+            runs[a]
+                .bytes_per_second
+                .total_cmp(&runs[b].bytes_per_second)
+        });
+        let middle = order[(runs.len() - 1) / 2];
+        let mut row = runs.swap_remove(middle);
+        row.bytes_per_second = bytes_per_second;
+        row.iops = iops;
+        row.runs = figures;
+        Some(row)
     }
 }
 
@@ -196,6 +285,50 @@ impl DiskRow {
             verify: None,
             over_time: None,
             cores: None,
+            runs: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(mbs: f64, iops: f64, p99: f64) -> DiskRow {
+        DiskRow {
+            bytes_per_second: mbs * 1e6,
+            ..DiskRow::made_up(Op::Write, 8, iops, 10.0, p99)
+        }
+    }
+
+    #[test]
+    fn three_runs_give_the_median_run_with_every_runs_figures() {
+        // The SEQ1M write: 493, 1581 and 427 MB/s.
+        let row = DiskRow::median_of(vec![
+            run(493.0, 470.0, 900.0),
+            run(1581.0, 1508.0, 300.0),
+            run(427.0, 407.0, 1200.0),
+        ])
+        .unwrap();
+        assert_eq!(row.n(), 3);
+        assert_eq!(row.bytes_per_second, 493e6);
+        assert_eq!(row.iops, 470.0);
+        assert_eq!(row.latency_us.p99, 900.0, "the median run's latency");
+        let f = row.rate();
+        assert_eq!((f.min, f.max, f.n), (427e6, 1581e6, 3));
+        assert_eq!(row.runs[1].p99_us, 300.0, "in the order run");
+    }
+
+    #[test]
+    fn two_runs_give_the_mean_of_the_middle_and_one_run_stays_as_it_is() {
+        let row = DiskRow::median_of(vec![run(400.0, 100.0, 5.0), run(600.0, 300.0, 9.0)]).unwrap();
+        assert_eq!(row.bytes_per_second, 500e6);
+        assert_eq!(row.iops, 200.0);
+        let f = row.iops_figure();
+        assert!(f.min <= f.median && f.median <= f.max);
+        let one = DiskRow::median_of(vec![run(400.0, 100.0, 5.0)]).unwrap();
+        assert!(one.runs.is_empty());
+        assert_eq!(one.n(), 1);
+        assert_eq!(one.rate(), Figure::one(400e6));
     }
 }

@@ -1,7 +1,7 @@
 //! The result of `disk --depth-curve` and `--latency-target`: the curve, the search, the
 //! knee.
 
-use crate::measure::knee::{Point, knee};
+use crate::measure::knee::{Point, Shape, knee, shape};
 use crate::measure::percentile::{Percentile, Target as LatencyTarget};
 use crate::results::disk::{DiskRow, Latency};
 use crate::warning::Warning;
@@ -111,6 +111,20 @@ impl CurveReport {
         curve_points(&self.points)
     }
 
+    /// What the curve's points say about a knee, by today's rule (a file written by an
+    /// older version is judged again, whatever its `knee_depth`).
+    pub fn knee_shape(&self) -> Shape {
+        shape(&self.knee_points())
+    }
+
+    /// The depth of the knee by [`Self::knee_shape`], if there is one.
+    pub fn knee(&self) -> Option<usize> {
+        match self.knee_shape() {
+            Shape::Knee(k) => self.points.get(k).map(|p| p.spec.depth),
+            _ => None,
+        }
+    }
+
     /// Whether every byte checked was in place.
     pub fn ok(&self) -> bool {
         self.points
@@ -128,13 +142,19 @@ impl CurveReport {
     }
 }
 
-/// Runs' depth, IOPS and p99, for [`knee`].
+/// Runs' depth, IOPS (median and range of the repeats) and p99, for [`knee`].
 pub fn curve_points(rows: &[DiskRow]) -> Vec<Point> {
     rows.iter()
-        .map(|r| Point {
-            depth: r.spec.depth,
-            iops: r.iops,
-            p99: r.latency_us.p99,
+        .map(|r| {
+            let f = r.iops_figure();
+            Point {
+                depth: r.spec.depth,
+                iops: f.median,
+                p99: r.latency_us.p99,
+                iops_min: f.min,
+                iops_max: f.max,
+                runs: f.n,
+            }
         })
         .collect()
 }

@@ -45,6 +45,8 @@ fn the_curve_runs_each_depth_asked_and_draws_iops_and_p99() {
             "2m",
             "--runtime",
             "0.05s",
+            "--repeat",
+            "2",
             "--seed",
             "5",
             "--json",
@@ -66,6 +68,7 @@ fn the_curve_runs_each_depth_asked_and_draws_iops_and_p99() {
     assert_points(&doc["points"]);
     for p in doc["points"].as_array().unwrap() {
         assert_eq!(p["verify"]["bad_blocks"], 0, "{p}");
+        assert_eq!(p["runs"].as_array().map(Vec::len), Some(2), "{p}");
     }
     match doc["knee_depth"].as_u64() {
         None => {}
@@ -73,11 +76,13 @@ fn the_curve_runs_each_depth_asked_and_draws_iops_and_p99() {
     }
     assert!(doc["search"].is_null());
     let chart = std::fs::read_to_string(&svg).unwrap();
-    for words in ["IOPS", "queue depth", "latency (µs)", "p99"] {
+    // "latency (µs, log scale)" where the p99s span far: the axis follows the numbers.
+    for words in ["IOPS", "queue depth", "latency (µs", "p99"] {
         assert!(chart.contains(words), "{words}");
     }
     let text = common::report_text(&doc);
     assert!(text.contains("knee      "), "{text}");
+    assert!(text.contains("2 runs each, median IOPS"), "{text}");
     assert!(
         text.contains("queue     depth 4: asked 4 in flight"),
         "{text}"

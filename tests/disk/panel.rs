@@ -96,6 +96,38 @@ fn the_panel_runs_every_row_on_a_tiny_scratch_file_and_removes_it() {
 }
 
 #[test]
+fn repeated_rows_keep_every_run_and_their_median_lies_within_them() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let doc = json_of(&[
+        "disk",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "2m",
+        "--runtime",
+        "0.05s",
+        "--repeat",
+        "2",
+    ]);
+    let rows = doc["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        let runs = row["runs"].as_array().unwrap_or_else(|| panic!("{row}"));
+        assert_eq!(runs.len(), 2, "{row}");
+        for key in ["bytes_per_second", "iops"] {
+            let each: Vec<f64> = runs.iter().map(|r| r[key].as_f64().unwrap()).collect();
+            let (lo, hi) = (each[0].min(each[1]), each[0].max(each[1]));
+            let median = row[key].as_f64().unwrap();
+            assert!(lo <= median && median <= hi, "{key}: {median} in {each:?}");
+            assert!(lo > 0.0, "{row}");
+        }
+        assert!(runs.iter().all(|r| r["p99_us"].as_f64().unwrap() > 0.0));
+    }
+    let text = common::report_text(&doc);
+    assert!(text.contains("2 runs each, median"), "{text}");
+    assert!(scratch_files(dir.path()).is_empty());
+}
+
+#[test]
 fn the_text_shows_the_panel_the_device_and_one_queue_sentence_per_row() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let out = ioscope()
@@ -181,8 +213,13 @@ fn a_file_of_yours_is_read_and_its_write_rows_are_skipped_without_force_write() 
 fn bad_options_are_one_line_errors() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--rw", "read", "--depth", "0"], "--depth must be 1"),
+        (&["--repeat", "0"], "--repeat must be 1 to"),
+        (
+            &["--series", "s.jsonl", "--repeat", "2"],
+            "--series follows one run of each row",
+        ),
         (&["--runtime", "0"], "--runtime must be above 0"),
         (&["--runtime", "soon"], "--runtime"),
         (&["--rw", "randread", "--bs", "1000"], "multiple of 512"),

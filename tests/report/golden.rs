@@ -35,6 +35,10 @@ const FIXTURES: &[(&str, &[&str])] = &[
     // `ioscope disk DIR --size 8m --runtime 0.1s --seed 1` (issue 25): the panel, the
     // device's view and one queue sentence per row.
     ("disk", &["text", "csv", "md", "svg"]),
+    // `ioscope disk dir --size 8m --runtime 0.1s --repeat 3 --seed 1` (issue 38): each row
+    // the median of 3 runs, n in the rows line, the runs and their range in the CSV and
+    // Markdown.
+    ("disk-repeat", &["text", "csv", "md", "svg"]),
     // `ioscope disk dir --depths 1,4,16,64 --latency-target 2ms --size 8m --runtime 0.1s
     // --seed 1` (issue 25): the curve, its knee, the search's steps read off it.
     ("disk-curve", &["text", "csv", "md", "svg"]),
@@ -68,6 +72,7 @@ const FIXTURES: &[(&str, &[&str])] = &[
 const WIDTHS: &[(&str, usize)] = &[
     ("disk", 80),
     ("disk", 200),
+    ("disk-repeat", 200),
     ("disk-curve", 80),
     ("disk-curve", 200),
     ("sweep", 80),

@@ -213,12 +213,25 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     } else {
         "; --verbose: every percentile, the device's view, the queues"
     };
+    let n = r.rows.iter().map(DiskRow::n).max().unwrap_or(1);
+    let runs = if n > 1 {
+        format!(
+            "{} per run, {n} runs each, median{}",
+            format_seconds(r.runtime_seconds),
+            if verbose {
+                " (their range beside it)"
+            } else {
+                ""
+            }
+        )
+    } else {
+        format!("{} each", format_seconds(r.runtime_seconds))
+    };
     line(
         &mut out,
         "rows",
         format!(
-            "{} each; latency of every completed I/O, submitted to reaped (fio's lat), in µs; MB/s: 10^6 bytes/s{more}",
-            format_seconds(r.runtime_seconds)
+            "{runs}; latency of every completed I/O, submitted to reaped (fio's lat), in µs; MB/s: 10^6 bytes/s{more}",
         ),
     );
     for n in &r.notes {
@@ -275,7 +288,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     line(&mut out, "verify", verify_line(r));
     out.push_str(&crate::report::caveats::text(&r.caveats));
     if verbose {
-        out.push_str(&columns::for_terminal(&panel(), &r.rows).text);
+        out.push_str(&columns::for_terminal(&panel(&r.rows), &r.rows).text);
     } else {
         let pairs = pairs(&r.rows);
         out.push_str(&columns::for_terminal(&grid(&pairs), &pairs).text);
@@ -385,7 +398,10 @@ impl Exportable for DiskReport {
     }
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table};
-        let mut blocks = vec![table(&columns::markdown(&panel(), &self.rows), None)];
+        let mut blocks = vec![table(
+            &columns::markdown(&panel(&self.rows), &self.rows),
+            None,
+        )];
         let sentences: Vec<String> = self
             .rows
             .iter()
@@ -445,7 +461,7 @@ impl Exportable for DiskReport {
         &self.caveats
     }
     fn table(&self) -> Table {
-        columns::csv(&panel(), &self.rows)
+        columns::csv(&panel(&self.rows), &self.rows)
     }
 }
 
@@ -465,9 +481,60 @@ fn seen(r: &DiskRow, cell: impl FnOnce(&DeviceView) -> String) -> String {
     })
 }
 
+/// Whether any row's figures are of more than one run (`--repeat`).
+fn repeated(rows: &[DiskRow]) -> bool {
+    rows.iter().any(|r| r.n() > 1)
+}
+
+/// The columns of repeated rows: how many runs and the range of their MiB/s and IOPS.
+fn runs_columns<'a>() -> Vec<Column<'a, DiskRow>> {
+    let range = |f: Figure, scale: fn(f64) -> String| {
+        if f.n > 1 {
+            format!("{}–{}", scale(f.min), scale(f.max))
+        } else {
+            "-".to_string()
+        }
+    };
+    vec![
+        Column::new("runs", "", 2, |r: &DiskRow| ran(r, |r| r.n().to_string()))
+            .csv("runs", |r: &DiskRow| r.n().to_string()),
+        Column::new("MiB/s min–max", "", 1, move |r: &DiskRow| {
+            ran(r, |r| range(r.rate(), |v| format!("{:.1}", v / MIB as f64)))
+        })
+        .text_only(),
+        Column::new("MiB/s range", "", 1, move |r: &DiskRow| {
+            ran(r, |r| range(r.rate(), |v| format!("{:.1}", v / MIB as f64)))
+        })
+        .markdown_only(),
+        Column::raw("bytes_per_second_min", |r: &DiskRow| {
+            r.rate().min.to_string()
+        }),
+        Column::raw("bytes_per_second_max", |r: &DiskRow| {
+            r.rate().max.to_string()
+        }),
+        Column::new("IOPS min–max", "", 3, move |r: &DiskRow| {
+            ran(r, |r| {
+                range(r.iops_figure(), |v| group_thousands(v.round() as u64))
+            })
+        })
+        .csv("iops_min", |r: &DiskRow| r.iops_figure().min.to_string()),
+        Column::raw("iops_max", |r: &DiskRow| r.iops_figure().max.to_string()),
+    ]
+}
+
 /// The panel's one table: the terminal's, Markdown's (and the study page's) and the CSV's
-/// columns in one list.
-pub(crate) fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
+/// columns in one list; with repeated rows, their runs and ranges after the IOPS.
+pub(crate) fn panel<'a>(rows: &[DiskRow]) -> Vec<Column<'a, DiskRow>> {
+    let mut cols = head_columns();
+    if repeated(rows) {
+        cols.extend(runs_columns());
+    }
+    cols.extend(tail_columns());
+    cols
+}
+
+/// The panel's columns up to the IOPS.
+fn head_columns<'a>() -> Vec<Column<'a, DiskRow>> {
     vec![
         Column::new("row", "", 0, |r: &DiskRow| r.name.clone())
             .left()
@@ -501,6 +568,12 @@ pub(crate) fn panel<'a>() -> Vec<Column<'a, DiskRow>> {
             ran(r, |r| group_thousands(r.iops.round() as u64))
         })
         .csv("iops", |r: &DiskRow| r.iops.to_string()),
+    ]
+}
+
+/// The panel's columns after the IOPS.
+fn tail_columns<'a>() -> Vec<Column<'a, DiskRow>> {
+    vec![
         Column::new("p50", "µs", 3, |r: &DiskRow| {
             ran(r, |r| us(r.latency_us.p50))
         })

@@ -1,11 +1,11 @@
 //! `disk --depth-curve` / `--latency-target`: IOPS and latency per queue depth as a table
 //! and a chart (IOPS and p99 against depth, log₂ x axis, the knee marked), the sentence on
-//! the knee (found, at depth 1, followed by a fall, none while IOPS still grows, none at
-//! all) and on the latency target's search (its answer, the deepest tried, none, depths the
+//! the knee (found, at depth 1, followed by a fall, resting on one deeper point, too noisy
+//! for a knee, none while IOPS still grows, none at all) and on the latency target's search (its answer, the deepest tried, none, depths the
 //! bisection missed), each chosen by the numbers through [`crate::measure::knee`] and
 //! [`crate::measure::verdict`].
 
-use crate::measure::knee::growth_per_doubling;
+use crate::measure::knee::{Shape, growth_per_doubling};
 use crate::measure::verdict::{FALLEN, SAME_WITHIN};
 use crate::report::cells::opt;
 use crate::report::columns::{self, Column};
@@ -56,6 +56,9 @@ fn what(r: &CurveReport) -> String {
     )
 }
 
+/// What a reader can do about a curve too noisy for a knee.
+const NOISY_FIX: &str = "run the curve again with more runs per depth (--repeat) or longer ones (--runtime), on a quieter machine";
+
 /// The sentence on the curve's knee, chosen by the numbers.
 pub fn knee_sentence(r: &CurveReport) -> String {
     let points = r.knee_points();
@@ -71,30 +74,46 @@ pub fn knee_sentence(r: &CurveReport) -> String {
     if r.points.iter().all(|p| !p.path.uring()) {
         return "no knee: io_uring was refused, so pread/pwrite kept 1 I/O in flight per thread whatever the depth asked (see fallback)".to_string();
     }
-    let Some(depth) = r.knee_depth else {
-        let prev = points[points.len() - 2];
-        return match growth_per_doubling(prev, *last) {
-            Some(g) if g >= SAME_WITHIN => format!(
-                "no knee up to depth {}: IOPS still grows {:.0}% per doubling at the deepest step ({} → {}, {} → {} IOPS): the device may take a deeper queue",
-                last.depth,
-                100.0 * (g - 1.0),
-                prev.depth,
-                last.depth,
-                iops(prev.iops),
-                iops(last.iops)
-            ),
-            _ => format!(
-                "no knee: no depth after which IOPS grows less than {:.0}% per doubling while p99 rises beyond that (p99 {} at depth {}, {} at depth {})",
+    let k = match r.knee_shape() {
+        Shape::Knee(k) => k,
+        Shape::TooNoisy { high, low, again } => {
+            let (h, l, a) = (points[high], points[low], points[again]);
+            let repeated = h.runs > 1 && l.runs > 1 && a.runs > 1;
+            return format!(
+                "too noisy for a knee: IOPS falls from {} at depth {} to {} at depth {}, then rises to {} at depth {} (each step over {:.0}%{}): these points disagree, so no depth is named; {}",
+                iops(h.iops),
+                h.depth,
+                iops(l.iops),
+                l.depth,
+                iops(a.iops),
+                a.depth,
                 100.0 * (SAME_WITHIN - 1.0),
-                time(first.p99),
-                first.depth,
-                time(last.p99),
-                last.depth
-            ),
-        };
-    };
-    let Some(k) = points.iter().position(|p| p.depth == depth) else {
-        return format!("knee at depth {depth}");
+                if repeated { ", the runs apart" } else { "" },
+                NOISY_FIX
+            );
+        }
+        Shape::None => {
+            let prev = points[points.len() - 2];
+            return match growth_per_doubling(prev, *last) {
+                Some(g) if g >= SAME_WITHIN => format!(
+                    "no knee up to depth {}: IOPS still grows {:.0}% per doubling at the deepest step ({} → {}, {} → {} IOPS): the device may take a deeper queue",
+                    last.depth,
+                    100.0 * (g - 1.0),
+                    prev.depth,
+                    last.depth,
+                    iops(prev.iops),
+                    iops(last.iops)
+                ),
+                _ => format!(
+                    "no knee: no depth after which IOPS stays within {:.0}% while p99 rises beyond that (p99 {} at depth {}, {} at depth {})",
+                    100.0 * (SAME_WITHIN - 1.0),
+                    time(first.p99),
+                    first.depth,
+                    time(last.p99),
+                    last.depth
+                ),
+            };
+        }
     };
     let at = points[k];
     let later = &points[k + 1..];
@@ -103,36 +122,71 @@ pub fn knee_sentence(r: &CurveReport) -> String {
         .copied()
         .max_by(|a, b| a.iops.total_cmp(&b.iops))
         .filter(|p| p.iops > at.iops);
-    let deeper = match peak {
-        Some(p) => format!(
-            "IOPS grows less than {:.0}% per doubling (at most {} at depth {})",
+    let deeper = match (peak, later) {
+        (_, [one]) => format!(
+            "at depth {}, the one deeper point, IOPS is {} while p99 rises to {}: that IOPS grow no more rests on this one point",
+            one.depth,
+            iops(one.iops),
+            time(one.p99)
+        ),
+        (Some(p), _) if !crate::measure::verdict::same(p.iops, at.iops) => format!(
+            "IOPS stays within the knee's runs (at most {} at depth {}) while p99 rises to {} at depth {}",
+            iops(p.iops),
+            p.depth,
+            time(last.p99),
+            last.depth
+        ),
+        (Some(p), _) => format!(
+            "IOPS stays within {:.0}% of the knee's (at most {} at depth {}) while p99 rises to {} at depth {}",
             100.0 * (SAME_WITHIN - 1.0),
             iops(p.iops),
-            p.depth
+            p.depth,
+            time(last.p99),
+            last.depth
         ),
-        None => "IOPS grows no more".to_string(),
+        (None, _) => format!(
+            "IOPS grows no more ({} deeper points) while p99 rises to {} at depth {}",
+            later.len(),
+            time(last.p99),
+            last.depth
+        ),
     };
     let low = later
         .iter()
         .copied()
         .min_by(|a, b| a.iops.total_cmp(&b.iops));
     let head = if k == 0 {
+        let one = match later {
+            [one] => format!(
+                " (one deeper point, depth {}: this rests on it alone)",
+                one.depth
+            ),
+            _ => String::new(),
+        };
         format!(
-            "knee at depth 1 ({} IOPS, p99 {}): a queue adds latency and no throughput here",
+            "knee at depth 1 ({} IOPS, p99 {}): a queue adds latency and no throughput here{one}",
             iops(at.iops),
             time(at.p99)
         )
     } else {
         format!(
-            "knee at depth {} ({} IOPS, p99 {}): deeper, {deeper} while p99 rises to {} at depth {}",
+            "knee at depth {} ({} IOPS, p99 {}): deeper, {deeper}",
             at.depth,
             iops(at.iops),
             time(at.p99),
-            time(last.p99),
-            last.depth
         )
     };
     match low {
+        Some(low) if low.iops < FALLEN * at.iops && k > 0 && later.len() == 1 => format!(
+            "knee at depth {} ({} IOPS, p99 {}): deeper, IOPS falls to {} at depth {} (below {:.0}% of the knee's) while p99 rises to {}: a deeper queue costs throughput, though this rests on that one deeper point",
+            at.depth,
+            iops(at.iops),
+            time(at.p99),
+            iops(low.iops),
+            low.depth,
+            100.0 * FALLEN,
+            time(low.p99)
+        ),
         Some(low) if low.iops < FALLEN * at.iops => format!(
             "{head}; IOPS falls to {} at depth {} (below {:.0}% of the knee's): a deeper queue costs throughput",
             iops(low.iops),
@@ -233,9 +287,13 @@ pub fn text(r: &CurveReport) -> String {
         &mut out,
         "curve",
         format!(
-            "{}, {} per depth; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
+            "{}, {} per depth{}; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
             what(r),
-            format_seconds(r.runtime_seconds)
+            format_seconds(r.runtime_seconds),
+            match r.points.iter().map(DiskRow::n).max().unwrap_or(1) {
+                1 => String::new(),
+                n => format!(" per run, {n} runs each, median IOPS (the knee weighs their range)"),
+            }
         ),
     );
     if !r.points.is_empty() {
@@ -366,7 +424,7 @@ impl Exportable for CurveReport {
                 kind: format!("search step {}", i + 1),
                 row: &st.row,
                 under: Some(st.under),
-                knee: self.knee_depth == Some(st.row.spec.depth),
+                knee: self.knee() == Some(st.row.spec.depth),
             }));
         }
         columns::csv(&curve_columns(), &runs)
@@ -390,7 +448,7 @@ impl Exportable for CurveReport {
             name: "IOPS".into(),
             points: runs.iter().map(|r| (r.spec.depth as f64, r.iops)).collect(),
         }];
-        if let Some(k) = self.knee_depth.and_then(|d| point_at(self, d)) {
+        if let Some(k) = self.knee().and_then(|d| point_at(self, d)) {
             let top = runs.iter().map(|r| r.iops).fold(0.0f64, f64::max);
             series.push(Series {
                 name: format!("knee (depth {})", k.spec.depth),
@@ -458,7 +516,7 @@ fn curve_runs(r: &CurveReport) -> Vec<Run<'_>> {
                 .search
                 .as_ref()
                 .map(|s| pick(&p.latency_us, s.target.percentile) <= s.target.limit_us),
-            knee: r.knee_depth == Some(p.spec.depth),
+            knee: r.knee() == Some(p.spec.depth),
         })
         .collect()
 }
@@ -570,7 +628,7 @@ mod tests {
             "{s}"
         );
         assert!(
-            s.contains("IOPS grows less than 10% per doubling (at most 82,000 at depth 32)"),
+            s.contains("IOPS stays within 10% of the knee's (at most 82,000 at depth 32)"),
             "{s}"
         );
         assert!(s.contains("while p99 rises to 1.6 ms at depth 32"), "{s}");
@@ -588,7 +646,63 @@ mod tests {
         let s = knee_sentence(&r);
         assert!(s.starts_with("knee at depth 4"), "{s}");
         assert!(s.contains("IOPS falls to 25,000 at depth 16"), "{s}");
-        assert!(s.contains("deeper, IOPS grows no more while"), "{s}");
+        assert!(
+            s.contains("deeper, IOPS grows no more (2 deeper points)"),
+            "{s}"
+        );
+    }
+
+    fn curve_at(depths: &[usize], iops: &[f64], p99: &[f64]) -> CurveReport {
+        let r = report(iops, p99, Path::UringDirect);
+        let points: Vec<DiskRow> = r
+            .points
+            .iter()
+            .zip(depths)
+            .map(|(p, &d)| {
+                let mut p = p.clone();
+                p.spec.depth = d;
+                p
+            })
+            .collect();
+        CurveReport {
+            knee_depth: knee_of(&points),
+            points,
+            ..r
+        }
+    }
+
+    #[test]
+    fn a_curve_that_falls_then_jumps_is_too_noisy_and_names_the_points() {
+        // The curve: once "knee at depth 64 … deeper, IOPS grows no more".
+        let r = curve_at(
+            &[16, 32, 64, 128],
+            &[46e3, 37e3, 128e3, 117e3],
+            &[300.0, 700.0, 500.0, 1100.0],
+        );
+        let s = knee_sentence(&r);
+        assert!(
+            s.starts_with("too noisy for a knee: IOPS falls from 46,000 at depth 16 to 37,000 at depth 32, then rises to 128,000 at depth 64"),
+            "{s}"
+        );
+        assert!(!s.contains("knee at"), "{s}");
+        assert!(!s.contains("grows no more"), "{s}");
+        assert!(!text(&r).contains("← knee"));
+    }
+
+    #[test]
+    fn a_knee_with_one_deeper_point_says_it_rests_on_that_point() {
+        let r = curve_at(
+            &[16, 32, 64, 128],
+            &[30e3, 60e3, 128e3, 117e3],
+            &[300.0, 400.0, 500.0, 1100.0],
+        );
+        let s = knee_sentence(&r);
+        assert!(s.starts_with("knee at depth 64 (128,000 IOPS"), "{s}");
+        assert!(
+            s.contains("at depth 128, the one deeper point, IOPS is 117,000 while p99 rises to 1.1 ms: that IOPS grow no more rests on this one point"),
+            "{s}"
+        );
+        assert!(!s.contains("grows no more"), "{s}");
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub(crate) fn section(r: &DiskReport, cache: Option<&WriteCache>, part: Part) ->
         part,
         status: None,
         how: how(r),
-        grid: columns::grid(&super::disk::panel(), &r.rows),
+        grid: columns::grid(&super::disk::panel(&r.rows), &r.rows),
         chart: super::disk::chart(r),
         why: sentences(r, cache),
         warnings: Vec::new(),
@@ -133,7 +133,7 @@ pub(crate) fn depth_sentence(deep: &DiskRow, one: &DiskRow) -> String {
         time_us(deep.latency_us.p50),
         time_us(one.latency_us.p50)
     );
-    match relate(Figure::one(deep.iops), Figure::one(one.iops)) {
+    match relate(deep.iops_figure(), one.iops_figure()) {
         Relation::Same if memory(deep) => format!(
             "{what}: {figures} — the same: {NO_DEVICE}, and its path served one I/O at a time; {latency}."
         ),
@@ -164,10 +164,7 @@ pub(crate) fn sequential_sentence(deep: &DiskRow, one: &DiskRow) -> String {
         deep.bytes_per_second / MB,
         one.bytes_per_second / MB
     );
-    match relate(
-        Figure::one(deep.bytes_per_second),
-        Figure::one(one.bytes_per_second),
-    ) {
+    match relate(deep.rate(), one.rate()) {
         Relation::Same if memory(deep) => format!(
             "{figures} — the same: {NO_DEVICE}, and one request at a time already ran it at its rate."
         ),

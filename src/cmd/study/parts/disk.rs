@@ -1,5 +1,6 @@
 //! disk: the disk panel (SEQ1M Q8T1 … RND4K Q1T1, read and write) on the scratch file, each
-//! row for the level's runtime: its writes put the bytes the file already holds, so the
+//! row run once for the level's runtime (not repeated: the estimate counts one run per
+//! row; `disk` repeats them): its writes put the bytes the file already holds, so the
 //! later parts still read what write-read wrote.
 
 use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, ignore, something};
@@ -76,6 +77,9 @@ impl StudyPart for Disk {
             path: cx.scratch.path().to_path_buf(),
             size: cx.size,
             runtime: Duration::from_secs_f64(cx.budget.disk_runtime),
+            // One run per row: the level's seconds (PART) count one; `disk --repeat` is
+            // the command for rows repeated.
+            repeat: 1,
             rows: crate::workload::panel::default_panel(),
             notes: Vec::new(),
             mode: crate::options::disk::DiskMode::Panel,
