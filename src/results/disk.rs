@@ -100,6 +100,13 @@ pub struct DiskRow {
     /// The cores the machine had when the row ran (its threads beyond them took turns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<usize>,
+    /// Bytes the device moved in the row's direction beyond the row's own, when clearly
+    /// more: another process's I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_io_bytes: Option<u64>,
+    /// Stalls on the CPU, I/O and memory over the row (`/proc/pressure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<crate::measure::pressure::Pressure>,
 }
 
 /// The result of `disk`.
@@ -196,6 +203,8 @@ impl DiskRow {
             verify: None,
             over_time: None,
             cores: None,
+            other_io_bytes: None,
+            pressure: None,
         }
     }
 }
