@@ -131,11 +131,19 @@ pub fn warning(w: &Warning) -> String {
                 Resource::Io => "other processes waited for the device while this run read from the cache",
                 Resource::Memory => "processes waited for the kernel to reclaim memory",
             };
+            let which: Vec<String> = at
+                .iter()
+                .cloned()
+                .chain((*runs > 1).then(|| format!("{runs} of {of} runs")))
+                .collect();
+            let which = if which.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", which.join("; "))
+            };
             format!(
-                "{what} for {:.0}% of {}{}: {who}, so the figure was taken under interference (/proc/pressure); repeat on a quieter machine",
+                "{what} for {:.0}% of the run{which}: {who}, so the figure was taken under interference (/proc/pressure); repeat on a quieter machine",
                 100.0 * share,
-                at.as_ref().map_or("the run".to_string(), |a| format!("the run ({a})")),
-                also(*runs, *of)
             )
         }
     }
@@ -239,6 +247,19 @@ mod tests {
         assert!(
             cpu.starts_with("the CPU was contended for 35% of the run: other processes wanted it, so the figure was taken under interference"),
             "{cpu}"
+        );
+        let many = super::warning(&Warning::Contended {
+            resource: Resource::Memory,
+            at: Some("warm at 1 MiB".into()),
+            share: 0.53,
+            runs: 2,
+            of: 3,
+        });
+        assert!(
+            many.starts_with(
+                "memory was short for 53% of the run (warm at 1 MiB; 2 of 3 runs): processes waited"
+            ),
+            "{many}"
         );
     }
 }
