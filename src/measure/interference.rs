@@ -78,6 +78,15 @@ mod tests {
     }
 
     #[test]
+    fn a_direct_row_with_nearly_half_again_on_the_device_is_marked() {
+        // A SEQ1M Q1T1 read row (O_DIRECT): 610 MB read, 884 MB on the device.
+        assert_eq!(
+            other_io(Op::Read, 610_271_232, None, read(884_211_712)),
+            Some(884_211_712 - 610_271_232)
+        );
+    }
+
+    #[test]
     fn read_ahead_of_a_tenth_more_is_the_runs_own() {
         let device = 256 * MIB + 256 * MIB / 10;
         assert_eq!(other_io(Op::Read, 256 * MIB, None, read(device)), None);
