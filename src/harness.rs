@@ -13,8 +13,10 @@ use crate::files::{InputKind, OutputFile};
 use crate::measure::cache::{self, CacheProof, CacheState, Residency};
 use crate::measure::checks::{self, Check};
 use crate::measure::diskstats::DiskDelta;
+use crate::measure::interference;
 use crate::measure::latency::{self, Latency};
 use crate::measure::meter::{Claim, Meter, Region, SystemMeter};
+use crate::measure::pressure::Pressure;
 use crate::measure::procio::ProcIo;
 use crate::measure::timer::Elapsed;
 use crate::units::MIB;
@@ -59,6 +61,14 @@ pub struct Sample {
     pub kernel: Option<ProcIo>,
     /// The device's counters over the run (all processes).
     pub device: Option<DiskDelta>,
+    /// Bytes the device moved in the run's direction beyond the run's own, when clearly
+    /// more ([`crate::measure::interference::other_io`]): another process's I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_io_bytes: Option<u64>,
+    /// How long tasks on the machine stalled on the CPU, I/O and memory during the run
+    /// (absent without `/proc/pressure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<Pressure>,
     /// Claims compared with the kernel's counts (empty when the engine's calls are not the
     /// kind /proc/self/io counts).
     pub checks: Vec<Check>,
@@ -250,6 +260,13 @@ impl<'a> Harness<'a> {
             cache,
             kernel: measured.kernel,
             device: measured.device,
+            other_io_bytes: interference::other_io(
+                job.op,
+                moved.bytes,
+                measured.kernel,
+                measured.device,
+            ),
+            pressure: measured.pressure,
             checks: kernel_checks(&claim, measured.kernel),
             latency,
             call_times,
@@ -319,6 +336,13 @@ impl<'a> Harness<'a> {
             cache: None,
             kernel: measured.kernel,
             device: measured.device,
+            other_io_bytes: interference::other_io(
+                job.op,
+                moved.bytes,
+                measured.kernel,
+                measured.device,
+            ),
+            pressure: measured.pressure,
             checks: kernel_checks(&claim, measured.kernel),
             latency,
             call_times,

@@ -97,6 +97,111 @@ pub enum Warning {
         /// The read rows that measured them (`SEQ1M Q8T1 read`).
         rows: Vec<String>,
     },
+    /// The device moved clearly more than the runs did during them
+    /// ([`crate::measure::interference::other_io`]): another process used it, and the
+    /// figures were taken under interference. The run with the most is named.
+    OtherIo {
+        /// Which run (e.g. `cold at 1 MiB`); `None` for a command's only run.
+        at: Option<String>,
+        /// Bytes beyond that run's own.
+        bytes: u64,
+        /// How many runs were marked.
+        runs: usize,
+        /// Of how many timed runs.
+        of: usize,
+    },
+    /// Tasks on the machine waited for a resource during at least
+    /// [`crate::measure::verdict::STALLED`] of a run (`/proc/pressure`): the figure was
+    /// taken under interference. The most stalled run is named.
+    Contended {
+        /// The resource.
+        resource: crate::measure::pressure::Resource,
+        /// Which run; `None` for a command's only run.
+        at: Option<String>,
+        /// Its stalled share of the wall time (0 to 1).
+        share: f64,
+        /// How many runs were stalled on it beyond the threshold.
+        runs: usize,
+        /// Of how many timed runs.
+        of: usize,
+    },
+}
+
+/// What marks one timed run as taken under interference.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Marks {
+    /// Bytes the device moved beyond the run's own, when clearly more.
+    pub other_io_bytes: Option<u64>,
+    /// Stalls over the run.
+    pub pressure: Option<crate::measure::pressure::Pressure>,
+    /// Bytes the run itself fetched from or sent to the device (`/proc/self/io`).
+    pub own_device_bytes: u64,
+}
+
+impl From<&crate::harness::Sample> for Marks {
+    fn from(s: &crate::harness::Sample) -> Self {
+        Self {
+            other_io_bytes: s.other_io_bytes,
+            pressure: s.pressure,
+            own_device_bytes: s.kernel.map_or(0, |k| k.read_bytes + k.write_bytes),
+        }
+    }
+}
+
+/// The interference warnings of a command's timed runs (`at` naming each run, `None` for a
+/// command's only one): one [`Warning::OtherIo`] for the runs the device served others
+/// during, one [`Warning::Contended`] per resource stalled on; the worst run named, the rest
+/// counted. Nothing when no run was marked.
+pub fn interference(marks: impl IntoIterator<Item = (Option<String>, Marks)>) -> Vec<Warning> {
+    use crate::measure::interference::contended;
+    use crate::measure::pressure::Resource;
+    let mut of = 0;
+    let mut other: Option<(Option<String>, u64)> = None;
+    let mut other_runs = 0;
+    let mut stalled: Vec<(Resource, Option<String>, f64, usize)> = Vec::new();
+    for (at, s) in marks {
+        of += 1;
+        if let Some(bytes) = s.other_io_bytes {
+            other_runs += 1;
+            if other.as_ref().is_none_or(|(_, b)| bytes > *b) {
+                other = Some((at.clone(), bytes));
+            }
+        }
+        let own = s.own_device_bytes;
+        for (resource, share) in s.pressure.map_or(Vec::new(), |p| contended(&p, own)) {
+            match stalled.iter_mut().find(|(r, ..)| *r == resource) {
+                Some(worst) => {
+                    worst.3 += 1;
+                    if share > worst.2 {
+                        (worst.1, worst.2) = (at.clone(), share);
+                    }
+                }
+                None => stalled.push((resource, at.clone(), share, 1)),
+            }
+        }
+    }
+    let mut out: Vec<Warning> = other
+        .map(|(at, bytes)| Warning::OtherIo {
+            at,
+            bytes,
+            runs: other_runs,
+            of,
+        })
+        .into_iter()
+        .collect();
+    stalled.sort_by_key(|(r, ..)| Resource::ALL.iter().position(|x| x == r));
+    out.extend(
+        stalled
+            .into_iter()
+            .map(|(resource, at, share, runs)| Warning::Contended {
+                resource,
+                at,
+                share,
+                runs,
+                of,
+            }),
+    );
+    out
 }
 
 /// One [`Warning::Scattered`] for the measurements whose repeats scatter beyond the rule:
@@ -143,6 +248,13 @@ pub fn of_sample(sample: &crate::harness::Sample, at: Option<String>) -> Vec<War
     out
 }
 
+/// Replaces the interference warnings in `warnings` with `fresh` (a command that says them
+/// after every row, over all rows so far, keeps one set).
+pub fn set_interference(warnings: &mut Vec<Warning>, fresh: Vec<Warning>) {
+    warnings.retain(|w| !matches!(w, Warning::OtherIo { .. } | Warning::Contended { .. }));
+    warnings.extend(fresh);
+}
+
 /// Marks the cache-state warnings as kept by `--allow-unwritten` (`allow`): their text then
 /// says the figure was kept as asked instead of suggesting the flag.
 pub fn allowing_unwritten(warnings: &mut [Warning], allow: bool) {
@@ -150,5 +262,83 @@ pub fn allowing_unwritten(warnings: &mut [Warning], allow: bool) {
         if let Warning::CacheState { allowed, .. } = w {
             *allowed = allow;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::pressure::{Pressure, Resource, Stall};
+
+    const MIB: u64 = 1 << 20;
+
+    fn cpu(share: f64) -> Option<Pressure> {
+        Some(Pressure {
+            cpu: Some(Stall {
+                // Over a run of one second.
+                stalled_us: (share * 1e6) as u64,
+                share,
+                avg10: 0.0,
+            }),
+            ..Pressure::default()
+        })
+    }
+
+    fn marks(other_io_bytes: Option<u64>, pressure: Option<Pressure>) -> Marks {
+        Marks {
+            other_io_bytes,
+            pressure,
+            own_device_bytes: 256 * MIB,
+        }
+    }
+
+    #[test]
+    fn marked_runs_give_one_warning_each_naming_the_worst_and_counting_the_rest() {
+        let runs = [
+            (
+                Some("cold at 1 MiB".to_string()),
+                marks(Some(2 * MIB), cpu(0.25)),
+            ),
+            (
+                Some("cold at 4 MiB".to_string()),
+                marks(Some(498 * MIB), None),
+            ),
+            (Some("warm at 1 MiB".to_string()), marks(None, cpu(0.6))),
+            (Some("warm at 4 MiB".to_string()), marks(None, cpu(0.05))),
+        ];
+        assert_eq!(
+            interference(runs),
+            vec![
+                Warning::OtherIo {
+                    at: Some("cold at 4 MiB".into()),
+                    bytes: 498 * MIB,
+                    runs: 2,
+                    of: 4
+                },
+                Warning::Contended {
+                    resource: Resource::Cpu,
+                    at: Some("warm at 1 MiB".into()),
+                    share: 0.6,
+                    runs: 2,
+                    of: 4
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn quiet_runs_and_runs_without_a_device_or_pressure_files_give_nothing() {
+        let runs = [(None, marks(None, cpu(0.1))), (None, Marks::default())];
+        assert!(interference(runs).is_empty());
+    }
+
+    #[test]
+    fn interference_said_after_every_row_is_said_once() {
+        let mut warnings = vec![Warning::Partial];
+        let one = interference([(None, marks(Some(9 * MIB), None))]);
+        set_interference(&mut warnings, one.clone());
+        set_interference(&mut warnings, one.clone());
+        assert_eq!(warnings.len(), 2);
+        assert_eq!(warnings[1], one[0]);
     }
 }

@@ -74,6 +74,16 @@ pub fn execute(
             report.warnings.extend(found);
         }
         report.rows.push(row);
+        let interference = warning::interference(report.rows.iter().flat_map(|r| {
+            r.runs().map(|(name, sample)| {
+                let at = format!(
+                    "{name} at {}",
+                    crate::units::format_block_size(r.block_size)
+                );
+                (Some(at), warning::Marks::from(sample))
+            })
+        }));
+        warning::set_interference(&mut report.warnings, interference);
         save(&report)?;
     }
     report.complete = true;

@@ -388,6 +388,7 @@ pub(crate) fn run_row(
     };
     let limits = series.filter(|_| write).and_then(|_| DirtyLimits::read());
     let recording = series.map(|s| Series::start(s.interval, Clock::Nanos, device));
+    let pressure = crate::measure::pressure::PressureProbe::start();
     let watch = device.and_then(Watch::start);
     // Bounded by the options (MAX_DISK_RUNTIME_SECONDS); a far deadline rather than a panic
     // anyway, for callers that build the options themselves.
@@ -518,6 +519,16 @@ pub(crate) fn run_row(
     };
     let seconds = window.seconds();
     let device_view = watch.as_ref().and_then(Watch::finish);
+    let pressure = pressure.map(|p| p.finish(seconds));
+    let other_io_bytes = crate::measure::interference::other_io(
+        spec.op,
+        bytes,
+        None,
+        device_view.map(|d| crate::measure::diskstats::DiskDelta {
+            read_bytes: d.read_bytes,
+            write_bytes: d.write_bytes,
+        }),
+    );
     let over_time = recording
         .zip(series)
         .map(|(r, s)| OverTime::of(r.finish(), s.interval, write, limits));
@@ -541,6 +552,8 @@ pub(crate) fn run_row(
         over_time,
         cores: Some(crate::workload::panel::cores()),
         runs: Vec::new(),
+        other_io_bytes,
+        pressure,
     })
 }
 
@@ -938,6 +951,19 @@ pub fn execute(
             });
         }
     }
+    let interference =
+        crate::warning::interference(report.rows.iter().filter(|r| r.measured()).map(|r| {
+            (
+                Some(format!("{} {}", r.name, r.spec.op.name())),
+                crate::warning::Marks {
+                    other_io_bytes: r.other_io_bytes,
+                    pressure: r.pressure,
+                    // The row reads or writes the device itself: its I/O wait is its own.
+                    own_device_bytes: r.bytes,
+                },
+            )
+        }));
+    report.warnings.extend(interference);
     let mut target = target;
     report.kept = target.keep(options.keep && report.complete);
     Ok(report)
@@ -964,6 +990,8 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         over_time: None,
         cores: None,
         runs: Vec::new(),
+        other_io_bytes: None,
+        pressure: None,
     }
 }
 

@@ -150,6 +150,18 @@ pub fn execute(
         )
     }));
     report.warnings.extend(scattered);
+    let interference = warning::interference(report.results.iter().flat_map(|r| {
+        let at = format!(
+            "{} at {}, {}",
+            r.test.name(),
+            format_size(r.record),
+            format_size(r.file_bytes)
+        );
+        r.runs
+            .iter()
+            .map(move |run| (Some(at.clone()), warning::Marks::from(&run.sample)))
+    }));
+    report.warnings.extend(interference);
     // The write cache beside the first write-type test's fsync, and the file system's
     // compression (the data is ioscope's own: incompressible).
     if let Some(w) = report.results.iter().find(|r| r.fsync_seconds.is_some()) {

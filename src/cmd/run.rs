@@ -223,6 +223,10 @@ fn report(
     sample: Sample,
 ) -> RunReport {
     let mut warnings = warning::of_sample(&sample, None);
+    warnings.extend(warning::interference([(
+        None,
+        warning::Marks::from(&sample),
+    )]));
     let caps = options.setup.engine.caps();
     if !caps.has(flag::COUNTED) {
         warnings.push(Warning::NotCounted {
@@ -250,6 +254,8 @@ fn report(
         cache: sample.cache,
         kernel: sample.kernel,
         device: sample.device,
+        other_io_bytes: sample.other_io_bytes,
+        pressure: sample.pressure,
         checks: sample.checks,
         in_place: None,
         latency: sample.latency,

@@ -322,6 +322,17 @@ fn finish(report: &mut SweepReport) {
         )
     }));
     report.warnings.extend(scattered);
+    let interference = warning::interference(report.points.iter().flat_map(|p| {
+        let at = format!(
+            "{} at {}",
+            p.cache.map_or(report.op.name(), |c| c.name()),
+            crate::units::format_block_size(p.block_size)
+        );
+        p.runs
+            .iter()
+            .map(move |r| (Some(at.clone()), warning::Marks::from(r)))
+    }));
+    report.warnings.extend(interference);
     if crate::engine::by_name(&report.engine).is_some_and(|e| !e.caps().has(flag::COUNTED)) {
         report.warnings.push(Warning::NotCounted {
             engine: report.engine.clone(),

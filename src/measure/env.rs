@@ -25,6 +25,14 @@ pub struct Environment {
     pub cpu_caches: Vec<CpuCache>,
     /// The memory page size in bytes.
     pub page_size: u64,
+    /// The 1-minute load average when the result was measured (`/proc/loadavg`): tasks
+    /// running or waiting to run (or in uninterruptible sleep), the machine's, not ours.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_1m: Option<f64>,
+    /// The cores online on the machine, which the load is spread over (`cpus` is the share
+    /// this process may use).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cores_online: Option<usize>,
 }
 
 /// One data (or unified) cache of the CPU, from sysfs.
@@ -136,8 +144,24 @@ impl Environment {
             storage: Storage::of(path),
             cpu_caches: cpu_caches(),
             page_size: crate::measure::cache::page_size(),
+            load_1m: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|t| parse_loadavg(&t)),
+            cores_online: cores_online(),
         }
     }
+}
+
+/// The 1-minute load average from `/proc/loadavg` text (`0.52 0.58 0.59 1/345 12345`).
+pub fn parse_loadavg(text: &str) -> Option<f64> {
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The cores online (`sysconf(_SC_NPROCESSORS_ONLN)`).
+fn cores_online() -> Option<usize> {
+    // SAFETY: sysconf reads a system value and touches no memory of ours.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).ok().filter(|&n| n > 0)
 }
 
 fn kernel_release() -> String {
@@ -352,5 +376,23 @@ mod tests {
         assert!(env.memory_bytes > 0);
         assert!(!env.kernel.is_empty());
         assert!(env.storage.filesystem.is_some(), "{env:?}");
+    }
+
+    #[test]
+    fn the_load_is_the_first_figure_of_loadavg() {
+        assert_eq!(parse_loadavg("1.93 0.58 0.59 3/345 12345\n"), Some(1.93));
+        assert_eq!(parse_loadavg(""), None);
+        assert_eq!(parse_loadavg("x 0.58"), None);
+    }
+
+    #[test]
+    fn an_environment_saved_before_the_load_was_kept_still_loads() {
+        let env: Environment = serde_json::from_str(r#"{"kernel":"6.1","cpus":2}"#).unwrap();
+        assert_eq!((env.load_1m, env.cores_online), (None, None));
+        let now = Environment::collect(Path::new("."));
+        if std::path::Path::new("/proc/loadavg").exists() {
+            assert!(now.load_1m.is_some_and(|l| l >= 0.0));
+        }
+        assert!(now.cores_online.is_some_and(|c| c >= 1));
     }
 }

@@ -5,6 +5,7 @@
 
 use super::cache::{self, CacheState, Residency};
 use super::diskstats::{DiskDelta, DiskProbe};
+use super::pressure::{Pressure, PressureProbe};
 use super::procio::{IoProbe, ProcIo};
 use super::timer::{Elapsed, Stopwatch};
 use crate::workload::Op;
@@ -23,6 +24,9 @@ pub struct Measured {
     pub kernel: Option<ProcIo>,
     /// The device's counters over the region (all processes).
     pub device: Option<DiskDelta>,
+    /// How long tasks on the machine stalled on the CPU, I/O and memory over the region
+    /// (`None` without `/proc/pressure`).
+    pub pressure: Option<Pressure>,
 }
 
 /// What the work in a timed region claims it did, for meters that model it.
@@ -89,6 +93,7 @@ pub trait Meter: Sync {
 pub struct SystemMeter;
 
 struct SystemRegion {
+    pressure: Option<PressureProbe>,
     disk: Option<DiskProbe>,
     io: Option<IoProbe>,
     clock: Stopwatch,
@@ -97,9 +102,12 @@ struct SystemRegion {
 
 impl Meter for SystemMeter {
     fn start(&self, device: Option<&str>) -> Box<dyn Region> {
+        // Read before /proc/self/io, so that its reads are not counted as the run's.
+        let pressure = PressureProbe::start();
         let disk = device.and_then(DiskProbe::start);
         let io = IoProbe::start();
         Box::new(SystemRegion {
+            pressure,
             disk,
             io,
             clock: Stopwatch::start(),
@@ -140,11 +148,15 @@ impl Region for SystemRegion {
 
     fn stop(self: Box<Self>, _: &Claim) -> Measured {
         let elapsed = self.clock.stop();
+        let kernel = self.io.and_then(|p| p.finish());
+        let device = self.disk.and_then(|d| d.finish());
         Measured {
             elapsed,
             lap_seconds: self.lap,
-            kernel: self.io.and_then(|p| p.finish()),
-            device: self.disk.and_then(|d| d.finish()),
+            kernel,
+            device,
+            // Read after /proc/self/io, for the same reason.
+            pressure: self.pressure.map(|p| p.finish(elapsed.seconds)),
         }
     }
 }
@@ -237,6 +249,7 @@ impl Region for FixedRegion {
                 },
             }),
             device: None,
+            pressure: None,
         }
     }
 }

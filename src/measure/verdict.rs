@@ -42,6 +42,26 @@ pub fn scattered(f: Figure) -> bool {
 /// device, so it was not idle between them, whatever the program had in flight.
 pub const QUEUED: f64 = 2.0;
 
+/// A device moved "clearly more" than a run during it when its bytes in the run's
+/// direction exceed the run's own by this factor: 1.25x, as [`SCATTERED`]. The run's own
+/// include what the kernel fetched for it (read-ahead), so the margin covers only the file
+/// system's journal and metadata and read-ahead beyond what the process is charged; a
+/// direct-I/O `disk` row measured at 1.45x (274 MB another process read) must be marked.
+pub const OTHER_IO: f64 = 1.25;
+
+/// ... and by at least these bytes (1 MiB), so that the journal and metadata written
+/// around a small run are not taken for another process.
+pub const OTHER_IO_BYTES: u64 = 1 << 20;
+
+/// A resource was "contended" during a run when some task on the machine waited for it
+/// (`/proc/pressure`, the `some` line) for at least this share of the run's wall time: 20%.
+pub const STALLED: f64 = 0.2;
+
+/// ... and for at least this long (50 ms): the kernel's stall counters are the whole
+/// machine's, so over a run of a few milliseconds one other task's wait would be a large
+/// share of nothing.
+pub const STALLED_US: u64 = 50_000;
+
 /// Figures "alike" enough that one bound limits them all (every transfer pair against the
 /// device's write rate when each file is fsynced): the fastest within 25% of the slowest.
 pub const ALIKE: f64 = 1.25;

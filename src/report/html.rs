@@ -300,7 +300,7 @@ pub fn environment_sentence(env: &Environment) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!(
-        "{} on {}: {} ({} CPUs{}), {} of RAM, Linux {}; {} is on {}{}{}.",
+        "{} on {}: {} ({} CPUs{}), {} of RAM{}, Linux {}; {} is on {}{}{}.",
         crate::text::printable(&env.path),
         s.mount_point
             .as_deref()
@@ -317,6 +317,7 @@ pub fn environment_sentence(env: &Environment) -> String {
             format!("; caches {caches}")
         },
         format_size(env.memory_bytes),
+        crate::report::markdown::load(env).map_or(String::new(), |l| format!(", {l}")),
         env.kernel,
         crate::text::printable(&env.path),
         s.filesystem.as_deref().unwrap_or("an unknown file system"),

@@ -107,6 +107,13 @@ pub struct DiskRow {
     /// before repeats).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<RowRun>,
+    /// Bytes the device moved in the row's direction beyond the row's own, when clearly
+    /// more: another process's I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_io_bytes: Option<u64>,
+    /// Stalls on the CPU, I/O and memory over the row (`/proc/pressure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<crate::measure::pressure::Pressure>,
 }
 
 /// One run of a repeated row: its figures.
@@ -286,6 +293,8 @@ impl DiskRow {
             over_time: None,
             cores: None,
             runs: Vec::new(),
+            other_io_bytes: None,
+            pressure: None,
         }
     }
 }

@@ -60,6 +60,12 @@ pub struct RunReport {
     /// The device's counts over the timed region (`/proc/diskstats`, all processes), when
     /// a block device is behind the file.
     pub device: Option<DiskDelta>,
+    /// Bytes the device moved beyond the run's own, when clearly more: another process's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_io_bytes: Option<u64>,
+    /// Stalls on the CPU, I/O and memory over the timed region (`/proc/pressure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<crate::measure::pressure::Pressure>,
     /// Claims compared with the kernel's counts.
     pub checks: Vec<Check>,
     /// Reads with `--seed`: every byte read checked in place against the generator, after

@@ -545,3 +545,41 @@ fn an_error_naming_a_file_with_terminal_escapes_prints_them_escaped() {
     );
     assert!(line.contains("a\\u{1b}[2Jb\\u{7}"), "{line}");
 }
+
+#[test]
+fn a_run_records_the_machines_stalls_where_the_kernel_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let v = json_of(&["run", path.to_str().unwrap(), "-r", "64k"]);
+    if !std::path::Path::new("/proc/pressure/cpu").exists() {
+        eprintln!("skipped: no /proc/pressure here (a container, or a kernel without PSI)");
+        assert!(v.get("pressure").is_none(), "{v}");
+        return;
+    }
+    for resource in ["cpu", "io", "memory"] {
+        if !std::path::Path::new("/proc/pressure")
+            .join(resource)
+            .exists()
+        {
+            continue;
+        }
+        let stall = &v["pressure"][resource];
+        assert!(stall["stalled_us"].is_u64(), "{resource}: {v}");
+        let share = stall["share"].as_f64().expect("a share");
+        assert!((0.0..=1.0).contains(&share), "{resource}: {share}");
+        assert!(stall["avg10"].as_f64().is_some_and(|a| a >= 0.0), "{v}");
+    }
+    // The environment says the machine's load and its cores.
+    assert!(
+        v["environment"]["load_1m"]
+            .as_f64()
+            .is_some_and(|l| l >= 0.0),
+        "{v}"
+    );
+    assert!(
+        v["environment"]["cores_online"]
+            .as_u64()
+            .is_some_and(|c| c >= 1),
+        "{v}"
+    );
+}

@@ -155,6 +155,9 @@ pub fn environment(p: &Provenance) -> String {
         (n, true) => parts.push(format!("{n} CPUs")),
         (n, false) => parts.push(format!("{n} × {}", env.cpu_model)),
     }
+    if let Some(load) = load(env) {
+        parts.push(load);
+    }
     if env.memory_bytes > 0 {
         parts.push(format!("{} RAM", format_size(env.memory_bytes)));
     }
@@ -185,6 +188,19 @@ pub fn environment(p: &Provenance) -> String {
         format!(" on {}", parts.join(", "))
     };
     escape(&format!("Measured by {tool}{place}."))
+}
+
+/// The machine's load when the result was measured: "load 1.93 on 2 cores (1-minute
+/// average)"; `None` for a document saved without it.
+pub fn load(env: &crate::measure::env::Environment) -> Option<String> {
+    let load = env.load_1m?;
+    Some(match env.cores_online {
+        Some(cores) => format!(
+            "load {load:.2} on {cores} core{} (1-minute average)",
+            if cores == 1 { "" } else { "s" }
+        ),
+        None => format!("load {load:.2} (1-minute average)"),
+    })
 }
 
 /// How one CSV column is shown: its unit, and how a raw cell becomes a human one.
@@ -419,6 +435,21 @@ mod tests {
              | 4k | 1234.5 (1200.1–1250.0) |\n\
              | a\\|b | - |\n"
         );
+    }
+
+    #[test]
+    fn the_load_and_the_cores_follow_the_cpu_when_the_document_has_them() {
+        let mut p = provenance();
+        p.environment.load_1m = Some(1.934);
+        p.environment.cores_online = Some(2);
+        assert!(
+            environment(&p)
+                .contains("2 × Intel Xeon, load 1.93 on 2 cores (1-minute average), 24 GiB RAM"),
+            "{}",
+            environment(&p)
+        );
+        p.environment.cores_online = None;
+        assert!(environment(&p).contains("Xeon, load 1.93 (1-minute average), 24 GiB"));
     }
 
     #[test]

@@ -102,6 +102,59 @@ pub fn warning(w: &Warning) -> String {
             crate::units::format_size(*of),
             rows.join(", ")
         ),
+        Warning::OtherIo {
+            at,
+            bytes,
+            runs,
+            of,
+        } => format!(
+            "other I/O on the device during {}: {} beyond the run's own{}; another process read or wrote it, so the figure was taken under interference: repeat when the device is quiet (iotop shows who uses it)",
+            at.as_deref().unwrap_or("the run"),
+            format_size(*bytes),
+            also(*runs, *of)
+        ),
+        Warning::Contended {
+            resource,
+            at,
+            share,
+            runs,
+            of,
+        } => {
+            use crate::measure::pressure::Resource;
+            let what = match resource {
+                Resource::Cpu => "the CPU was contended",
+                Resource::Io => "the I/O was contended",
+                Resource::Memory => "memory was short",
+            };
+            let who = match resource {
+                Resource::Cpu => "other processes wanted it",
+                Resource::Io => "other processes waited for the device while this run read from the cache",
+                Resource::Memory => "processes waited for the kernel to reclaim memory",
+            };
+            let which: Vec<String> = at
+                .iter()
+                .cloned()
+                .chain((*runs > 1).then(|| format!("{runs} of {of} runs")))
+                .collect();
+            let which = if which.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", which.join("; "))
+            };
+            format!(
+                "{what} for {:.0}% of the run{which}: {who}, so the figure was taken under interference (/proc/pressure); repeat on a quieter machine",
+                100.0 * share,
+            )
+        }
+    }
+}
+
+/// " (3 of 12 runs)" when more than the one named of several runs was marked.
+fn also(runs: usize, of: usize) -> String {
+    if runs > 1 {
+        format!(" ({runs} of {of} runs)")
+    } else {
+        String::new()
     }
 }
 
@@ -155,5 +208,58 @@ mod tests {
         assert_eq!(super::apart(2.0), "2x");
         assert_eq!(super::apart(1.63), "63%");
         assert_eq!(super::apart(1.0), "0%");
+    }
+
+    #[test]
+    fn other_io_and_stalls_are_said_with_their_figures_and_the_runs_marked() {
+        use crate::measure::pressure::Resource;
+        use crate::warning::Warning;
+        let other = super::warning(&Warning::OtherIo {
+            at: Some("cold at 1 MiB".into()),
+            bytes: 498 << 20,
+            runs: 3,
+            of: 12,
+        });
+        assert!(
+            other.starts_with(
+                "other I/O on the device during cold at 1 MiB: 498 MiB beyond the run's own (3 of 12 runs)"
+            ),
+            "{other}"
+        );
+        let alone = super::warning(&Warning::OtherIo {
+            at: None,
+            bytes: 5 << 20,
+            runs: 1,
+            of: 1,
+        });
+        assert!(
+            alone
+                .starts_with("other I/O on the device during the run: 5 MiB beyond the run's own;"),
+            "{alone}"
+        );
+        let cpu = super::warning(&Warning::Contended {
+            resource: Resource::Cpu,
+            at: None,
+            share: 0.35,
+            runs: 1,
+            of: 1,
+        });
+        assert!(
+            cpu.starts_with("the CPU was contended for 35% of the run: other processes wanted it, so the figure was taken under interference"),
+            "{cpu}"
+        );
+        let many = super::warning(&Warning::Contended {
+            resource: Resource::Memory,
+            at: Some("warm at 1 MiB".into()),
+            share: 0.53,
+            runs: 2,
+            of: 3,
+        });
+        assert!(
+            many.starts_with(
+                "memory was short for 53% of the run (warm at 1 MiB; 2 of 3 runs): processes waited"
+            ),
+            "{many}"
+        );
     }
 }
