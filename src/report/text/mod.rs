@@ -6,6 +6,7 @@ mod inplace;
 mod warning;
 
 pub use inplace::{in_place, in_place_short};
+pub(crate) use warning::apart;
 pub use warning::warning;
 
 use crate::measure::cache::{CacheProof, Verdict};

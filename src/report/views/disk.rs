@@ -219,9 +219,9 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             "{} per run, {n} runs each, median{}",
             format_seconds(r.runtime_seconds),
             if verbose {
-                " (their range beside it)"
+                " (their range beside it)".to_string()
             } else {
-                ""
+                widest_spread(&r.rows)
             }
         )
     } else {
@@ -294,6 +294,29 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         out.push_str(&columns::for_terminal(&grid(&pairs), &pairs).text);
     }
     out
+}
+
+/// How far apart the runs of the most scattered row are, for the grid's `rows` line
+/// (" (runs up to 34% apart: SEQ1M Q8T1 read, 1165.3–1568.1 MB/s)"); empty when no row
+/// was repeated.
+fn widest_spread(rows: &[DiskRow]) -> String {
+    let widest = rows
+        .iter()
+        .filter(|r| r.measured() && r.n() > 1)
+        .map(|r| (r, r.rate()))
+        .filter(|(_, f)| f.min > 0.0)
+        .max_by(|(_, a), (_, b)| (a.max / a.min).total_cmp(&(b.max / b.min)));
+    match widest {
+        Some((row, f)) => format!(
+            " (runs up to {} apart: {} {}, {:.1}–{:.1} MB/s)",
+            crate::report::text::apart(f.max / f.min),
+            row.name,
+            row.spec.op.name(),
+            f.min / MB,
+            f.max / MB
+        ),
+        None => String::new(),
+    }
 }
 
 /// One line of the grid: a row of the panel with its read and its write.
@@ -706,6 +729,46 @@ mod tests {
             queue,
             ..DeviceView::default()
         }
+    }
+
+    /// A row whose runs moved `mb` MB/s each, their median the row's figure.
+    fn repeated(name: &str, op: Op, mb: &[f64]) -> DiskRow {
+        use crate::results::disk::RowRun;
+        let mut sorted = mb.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        DiskRow {
+            name: name.into(),
+            bytes_per_second: sorted[sorted.len() / 2] * MB,
+            runs: mb
+                .iter()
+                .map(|&m| RowRun {
+                    bytes_per_second: m * MB,
+                    iops: m,
+                    p99_us: 100.0,
+                })
+                .collect(),
+            ..DiskRow::made_up(op, 8, 1000.0, 0.0, 0.0)
+        }
+    }
+
+    #[test]
+    fn the_rows_line_names_the_most_scattered_row_and_says_nothing_of_single_runs() {
+        // The three writes of one row, 493, 1581 and 427 MB/s, beside a steady read.
+        let rows = [
+            repeated("SEQ1M Q8T1", Op::Read, &[1000.0, 1010.0, 990.0]),
+            repeated("SEQ1M Q8T1", Op::Write, &[493.0, 1581.0, 427.0]),
+        ];
+        assert_eq!(
+            widest_spread(&rows),
+            " (runs up to 4x apart: SEQ1M Q8T1 write, 427.0–1581.0 MB/s)"
+        );
+        let steady = [repeated("SEQ1M Q8T1", Op::Read, &[1000.0, 1010.0, 990.0])];
+        assert_eq!(
+            widest_spread(&steady),
+            " (runs up to 2% apart: SEQ1M Q8T1 read, 990.0–1010.0 MB/s)"
+        );
+        let once = [DiskRow::made_up(Op::Read, 8, 1000.0, 0.0, 0.0)];
+        assert_eq!(widest_spread(&once), "");
     }
 
     #[test]
