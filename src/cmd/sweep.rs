@@ -56,7 +56,6 @@ pub fn execute(
         allow_unwritten: options.allow_unwritten,
         caveats: Vec::new(),
         same_bytes: Vec::new(),
-        verbose: false,
     };
     let measured = match options.op {
         Op::Read => read_points(

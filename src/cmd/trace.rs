@@ -304,7 +304,6 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         } else {
             Vec::new()
         },
-        verbose: false,
     })
 }
 

@@ -180,10 +180,6 @@ pub struct SweepReport {
     /// same bytes is a failed check (the file changed during the sweep).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub same_bytes: Vec<SameBytes>,
-    /// Whether the text shows the details (`--verbose`): each point's latency line and
-    /// every XOR read; not saved.
-    #[serde(skip)]
-    pub verbose: bool,
 }
 
 impl SweepPoint {

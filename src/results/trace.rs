@@ -91,9 +91,6 @@ pub struct TraceReport {
     /// order they began (its tests; absent for other tools and in older reports).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stretches: Vec<crate::trace::phases::Stretch>,
-    /// Whether the text shows every file in full and every detail (`--verbose`); not saved.
-    #[serde(skip)]
-    pub verbose: bool,
 }
 
 fn is_zero(n: &u64) -> bool {

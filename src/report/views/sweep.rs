@@ -27,7 +27,7 @@ use std::fmt::Write;
 /// answer last (the fitted model and the sentence on the curve); each point's latency line
 /// and every XOR read only with `--verbose` (the table's p99 column and one line stand for
 /// them).
-pub fn text(r: &SweepReport) -> String {
+pub fn text(r: &SweepReport, verbose: bool) -> String {
     let mut out = String::new();
     let op = r.op.name();
     let _ = writeln!(
@@ -49,7 +49,7 @@ pub fn text(r: &SweepReport) -> String {
     // table, so that the table and the answer below it end the output together.
     out.push_str(&crate::report::caveats::text(&r.caveats));
     out.push_str(&columns::for_terminal(&sweep_columns(r), &r.points).text);
-    if r.verbose {
+    if verbose {
         for p in r.points.iter() {
             if let Some(l) = &p.latency {
                 let _ = writeln!(
@@ -62,7 +62,7 @@ pub fn text(r: &SweepReport) -> String {
             }
         }
     }
-    for note in notes(r, !r.verbose) {
+    for note in notes(r, !verbose) {
         let _ = writeln!(out, "{note}");
     }
     out
@@ -280,12 +280,10 @@ impl Exportable for SweepReport {
     const COMMAND: &'static str = "sweep";
     const HAS_CHART: bool = true;
     fn text(&self) -> String {
-        text(self)
+        text(self, false)
     }
     fn verbose_text(&self) -> String {
-        let mut all = self.clone();
-        all.verbose = true;
-        text(&all)
+        text(self, true)
     }
     fn markdown(&self) -> Vec<String> {
         markdown(self)

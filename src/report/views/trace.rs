@@ -28,17 +28,17 @@ const MAX_FAILED: usize = 8;
 /// counters, the tool's claims checked, and whether its writes waited for the disk. Before
 /// it the data files in full, the files it opened only to load itself in one line (each in
 /// full with `--verbose`), then the clock, what tracing cannot see and what it costs.
-pub fn text(r: &TraceReport) -> String {
+pub fn text(r: &TraceReport, verbose: bool) -> String {
     let mut out = String::new();
     header(&mut out, r);
-    files(&mut out, r);
+    files(&mut out, r, verbose);
     if let Some(c) = &r.clock {
         super::trace_clock::text(&mut out, c, r.seconds);
     }
     leftovers(&mut out, r);
     let _ = writeln!(out);
     totals(&mut out, r);
-    kernel(&mut out, r);
+    kernel(&mut out, r, verbose);
     claim(&mut out, r);
     for sentence in waited_lines(r) {
         line(&mut out, "verdict", printable(&sentence));
@@ -111,7 +111,7 @@ pub fn sync_words(r: &TraceReport) -> String {
 /// The data files in full (busiest first), the others summed in a line or two: the files
 /// the program opened only to load itself or to talk in one line, each in full with
 /// `--verbose` (see [`crate::trace::role`]).
-fn files(out: &mut String, r: &TraceReport) {
+fn files(out: &mut String, r: &TraceReport, verbose: bool) {
     use crate::trace::role::{Role, roles};
     let (data, loading): (Vec<_>, Vec<_>) = r
         .files
@@ -122,7 +122,7 @@ fn files(out: &mut String, r: &TraceReport) {
     let loading: Vec<&FileStats> = loading.into_iter().map(|(f, _)| f).collect();
     // With --verbose every file in full, the data files first; else the data files.
     let mut shown: Vec<&FileStats> = data.clone();
-    if r.verbose {
+    if verbose {
         shown.extend(loading.iter().copied());
     }
     // Files that moved no bytes and had no syncs or seeks (libraries the loader mapped,
@@ -134,7 +134,7 @@ fn files(out: &mut String, r: &TraceReport) {
     let sort = |v: &mut Vec<&FileStats>| {
         v.sort_by_key(|f| std::cmp::Reverse((f.bytes_read + f.bytes_written, f.syncs, f.seeks)))
     };
-    if r.verbose {
+    if verbose {
         // The data files first, each group busiest first.
         let (mut first, mut then): (Vec<_>, Vec<_>) = busy
             .into_iter()
@@ -146,7 +146,7 @@ fn files(out: &mut String, r: &TraceReport) {
     } else {
         sort(&mut busy);
     }
-    let cap = if r.verbose { usize::MAX } else { MAX_FILES };
+    let cap = if verbose { usize::MAX } else { MAX_FILES };
     let shown = busy.len().min(cap);
     let rest: Vec<_> = busy.split_off(shown);
     for f in busy {
@@ -178,7 +178,7 @@ fn files(out: &mut String, r: &TraceReport) {
             ),
         );
     }
-    if !r.verbose && !loading.is_empty() {
+    if !verbose && !loading.is_empty() {
         line(out, "loading", loaded_line(&loading));
     }
 }
@@ -386,10 +386,10 @@ fn totals(out: &mut String, r: &TraceReport) {
 }
 
 /// The kernel's own counters beside the traced ones.
-fn kernel(out: &mut String, r: &TraceReport) {
+fn kernel(out: &mut String, r: &TraceReport, verbose: bool) {
     if let Some(io) = r.proc_io {
         // Where they agree, the traced counts beside them are a detail (--verbose).
-        let traced = if r.verbose || r.kernel_agrees() != Some(true) {
+        let traced = if verbose || r.kernel_agrees() != Some(true) {
             format!(
                 " (traced: {} read calls, {} write calls; the kernel's counts also hold execve's own reads of the program and its loader, and children the command reaped)",
                 group_thousands(r.calls_of(&["read", "pread64", "readv", "preadv"])),
@@ -1148,12 +1148,10 @@ impl Exportable for TraceReport {
         })
     }
     fn text(&self) -> String {
-        text(self)
+        text(self, false)
     }
     fn verbose_text(&self) -> String {
-        let mut all = self.clone();
-        all.verbose = true;
-        text(&all)
+        text(self, true)
     }
     /// The CSV table made readable, its paths made printable (control characters escaped);
     /// then what was left running and what tracing cannot see.
