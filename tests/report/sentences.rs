@@ -579,21 +579,24 @@ fn a_fall_past_a_peak_already_beyond_the_l2_is_not_blamed_on_the_l2() {
     assert!(md.contains("the CPU caches do not explain it"), "{md}");
 }
 
+/// The study fixture with its read sweep's cold curve alone (points and fitted models).
+fn cold_curve_only() -> Value {
+    let mut doc = fixture_json("study-sentences.json");
+    let sweep = &mut doc["read_sweep"];
+    for key in ["points", "analyses"] {
+        sweep[key]
+            .as_array_mut()
+            .unwrap()
+            .retain(|x| x["cache"] != "warm");
+    }
+    doc
+}
+
 #[test]
 fn the_study_and_sweep_tell_one_story_of_the_rise_the_models_crossover() {
     // The cold curve alone, whose fitted model fits (crossover 767 B, as `sweep` says):
     // the rise is told up to the crossover, not blamed on the 4 KiB page.
-    let mut doc = fixture_json("study-sentences.json");
-    let sweep = &mut doc["read_sweep"];
-    sweep["points"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|p| p["cache"] != "warm");
-    sweep["analyses"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|a| a["cache"] != "warm");
-    let md = report_markdown(&doc);
+    let md = report_markdown(&cold_curve_only());
     assert!(
         !md.contains("memory page each call moves part of a page"),
         "{md}"
@@ -608,17 +611,7 @@ fn the_study_and_sweep_tell_one_story_of_the_rise_the_models_crossover() {
 fn a_steep_rise_below_ten_times_is_written_to_a_tenth_as_every_other_rise() {
     // The cold curve alone: 267 MiB/s in calls of 128 B, 2237 MiB/s in calls of 2 KiB (the
     // first past the 767 B crossover), 8.4 times. Once written "8x" in this branch alone.
-    let mut doc = fixture_json("study-sentences.json");
-    let sweep = &mut doc["read_sweep"];
-    sweep["points"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|p| p["cache"] != "warm");
-    sweep["analyses"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|a| a["cache"] != "warm");
-    let md = report_markdown(&doc);
+    let md = report_markdown(&cold_curve_only());
     assert!(
         md.contains("the rate rises 8.4x (267 MiB/s in calls of 128 B against 2237 MiB/s in calls of 2 KiB): the fixed cost of the call"),
         "{md}"
