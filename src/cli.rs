@@ -525,9 +525,9 @@ pub struct CompareArgs {
     /// Cache state(s) to compare in.
     #[arg(long, value_enum, default_value_t = CacheChoice::Both)]
     pub cache: CacheChoice,
-    /// Runs of each contender per cache state (the median is reported).
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub repeat: usize,
+    /// Runs of each contender per cache state: the median is reported, with its spread.
+    #[command(flatten)]
+    pub runs: RunsArgs,
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
@@ -611,9 +611,10 @@ pub struct DiskArgs {
     #[arg(long, default_value = "2s", value_name = "DURATION")]
     pub runtime: String,
     /// Runs of each row and each depth of the curve, each for --runtime: the figure is
-    /// their median, with their range (default 3, KDiskMark runs 5; 1 with --series).
-    #[arg(long, value_name = "N")]
-    pub repeat: Option<usize>,
+    /// their median, with their range (by default 3 to 5 runs, until stable; KDiskMark runs
+    /// 5; 1 with --series).
+    #[command(flatten)]
+    pub runs: RunsArgs,
     /// One custom row instead of the panel: its direction and order.
     #[arg(long, value_enum)]
     pub rw: Option<DiskRw>,
@@ -805,6 +806,31 @@ pub struct TransferArgs {
     pub export: ExportArgs,
 }
 
+/// How many timed runs each point gets: repeated until its figure is stable, within a
+/// budget, or a fixed count.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunsArgs {
+    /// Exactly N runs of each point, whatever their spread. Without it a point is repeated
+    /// until the 95% confidence interval of its median is within --precision, at least
+    /// --min-runs and at most --max-runs times, starting no run after --max-time.
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
+    /// Runs every point gets, however stable (default 3).
+    #[arg(long, value_name = "N", conflicts_with = "repeat")]
+    pub min_runs: Option<usize>,
+    /// Runs no point exceeds (default 10; `disk`: 5).
+    #[arg(long, value_name = "N", conflicts_with = "repeat")]
+    pub max_runs: Option<usize>,
+    /// Seconds of runs after which a point starts no new one, its --min-runs aside
+    /// (default 3s; `disk`: none, its runs are --runtime long).
+    #[arg(long, value_name = "DURATION", conflicts_with = "repeat")]
+    pub max_time: Option<String>,
+    /// Stop repeating a point once its median's 95% confidence interval is within this
+    /// share of the median (default 5%).
+    #[arg(long, value_name = "PERCENT", conflicts_with = "repeat")]
+    pub precision: Option<String>,
+}
+
 /// Where a measuring command's results go besides the text on stdout.
 #[derive(Debug, Clone, Args)]
 pub struct ExportArgs {
@@ -866,8 +892,8 @@ pub struct SweepArgs {
     #[arg(long, value_enum, default_value_t = CacheChoice::Warm)]
     pub cache: CacheChoice,
     /// Timed runs per point.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub repeat: usize,
+    #[command(flatten)]
+    pub runs: RunsArgs,
     /// Untimed runs before the timed ones, per point.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub warmup: usize,

@@ -10,6 +10,7 @@ use crate::engine::{Engine, Setup};
 use crate::error::input;
 use crate::files::display_name;
 use crate::measure::cache::CacheState;
+use crate::measure::converge::Stopping;
 use crate::measure::medium::LABEL_CHARS;
 use crate::measure::meter::{self, Meter, SystemMeter};
 use crate::transfer::methods::{RecvMethod, SendMethod};
@@ -210,6 +211,90 @@ pub fn block_size(text: &str, what: &str) -> Result<u64> {
         )));
     }
     Ok(bs)
+}
+
+/// A command's runs per point when the user names no count: at least `min_runs`, at most
+/// `max_runs`, no new run after `max_seconds`, until the median's interval is within
+/// [`crate::measure::converge::PRECISION`].
+#[derive(Debug, Clone, Copy)]
+pub struct RunsDefault {
+    /// Runs always made.
+    pub min_runs: usize,
+    /// Runs never exceeded.
+    pub max_runs: usize,
+    /// Seconds after which no new run starts.
+    pub max_seconds: f64,
+}
+
+/// Sweep points, compare contenders: 3 to 10 runs, 3 s each point (hyperfine's budget).
+pub const RUNS_DEFAULT: RunsDefault = RunsDefault {
+    min_runs: 3,
+    max_runs: 10,
+    max_seconds: 3.0,
+};
+
+/// Checks `--repeat`, `--min-runs`, `--max-runs`, `--max-time` and `--precision` and
+/// turns them into the rule that stops a point's repeats; counts above `limit` are refused.
+pub fn stopping(
+    args: &crate::cli::RunsArgs,
+    default: RunsDefault,
+    limit: usize,
+    what: &str,
+) -> Result<Stopping> {
+    let count = |flag: &str, n: usize| -> Result<usize> {
+        if (1..=limit).contains(&n) {
+            Ok(n)
+        } else {
+            Err(input(format!(
+                "{what}: {flag} must be 1 to {limit}, not {n}"
+            )))
+        }
+    };
+    if let Some(n) = args.repeat {
+        return Ok(Stopping::fixed(count("--repeat", n)?));
+    }
+    let min_runs = count("--min-runs", args.min_runs.unwrap_or(default.min_runs))?;
+    let max_runs = match args.max_runs {
+        Some(n) => count("--max-runs", n)?,
+        None => default.max_runs.max(min_runs).min(limit),
+    };
+    if max_runs < min_runs {
+        return Err(input(format!(
+            "{what}: --max-runs ({max_runs}) is below --min-runs ({min_runs})"
+        )));
+    }
+    let max_seconds = match &args.max_time {
+        Some(text) => {
+            let d = parse_duration(text).with_context(|| format!("{what}: --max-time"))?;
+            if d.is_zero() {
+                return Err(input(format!(
+                    "{what}: --max-time must be above 0, not '{text}' (--repeat N fixes the count)"
+                )));
+            }
+            d.as_secs_f64()
+        }
+        None => default.max_seconds,
+    };
+    let precision = match &args.precision {
+        Some(text) => {
+            let number = text.trim().trim_end_matches('%').trim();
+            match number.parse::<f64>() {
+                Ok(p) if p > 0.0 && p < 100.0 => p / 100.0,
+                _ => {
+                    return Err(input(format!(
+                        "{what}: --precision must be a percentage above 0 and below 100 (like 5%), not '{text}'"
+                    )));
+                }
+            }
+        }
+        None => crate::measure::converge::PRECISION,
+    };
+    Ok(Stopping {
+        min_runs,
+        max_runs,
+        max_seconds,
+        precision,
+    })
 }
 
 /// Parses `--min-free` (`None`: the default margin).
@@ -546,7 +631,7 @@ pub struct CompareOptions {
     /// Cache states to measure, in order.
     pub states: Vec<CacheState>,
     /// Runs per contender and state.
-    pub repeat: usize,
+    pub runs: Stopping,
     /// Outputs.
     pub export: ExportOptions,
 }
@@ -556,9 +641,7 @@ impl CompareOptions {
     pub fn from_args(args: &crate::cli::CompareArgs) -> Result<Self> {
         let what = format!("compare {}", display_name(&args.file));
         let bs = block_size(&args.block_size, &what)?;
-        if !(1..=100).contains(&args.repeat) {
-            return Err(input(format!("{what}: --repeat must be between 1 and 100")));
-        }
+        let runs = stopping(&args.runs, RUNS_DEFAULT, 100, &what)?;
         if args.file.as_os_str() == "-" {
             return Err(input(format!(
                 "{what}: needs a regular file every tool can open, not standard input"
@@ -569,7 +652,7 @@ impl CompareOptions {
             block_size: bs,
             block_size_text: crate::units::format_block_size(bs),
             states: cache_states(args.cache),
-            repeat: args.repeat,
+            runs,
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }
@@ -636,7 +719,7 @@ pub struct SweepOptions {
     /// Cache states, in order.
     pub states: Vec<CacheState>,
     /// Timed runs per point.
-    pub repeat: usize,
+    pub runs: Stopping,
     /// Untimed runs per point.
     pub warmup: usize,
     /// Cap on calls per run (`None`: whole size).
@@ -675,10 +758,9 @@ impl SweepOptions {
                 doubling(from, to)
             }
         };
-        if !(1..=1000).contains(&args.repeat) || args.warmup > 100 {
-            return Err(input(format!(
-                "{what}: --repeat must be 1 to 1000 and --warmup at most 100"
-            )));
+        let runs = stopping(&args.runs, RUNS_DEFAULT, 1000, &what)?;
+        if args.warmup > 100 {
+            return Err(input(format!("{what}: --warmup must be at most 100")));
         }
         if args.file.as_os_str() == "-" {
             return Err(input(format!(
@@ -703,7 +785,7 @@ impl SweepOptions {
             block_sizes,
             blocks_listed: args.block_sizes.is_some(),
             states,
-            repeat: args.repeat,
+            runs,
             warmup: args.warmup,
             max_calls: if args.full {
                 None
@@ -859,7 +941,7 @@ pub struct DiskOptions {
     /// Time per row.
     pub runtime: Duration,
     /// Runs per row and per point of the depth curve (the search's steps run once).
-    pub repeat: usize,
+    pub repeat: Stopping,
     /// The rows, in order.
     pub rows: Vec<crate::workload::panel::RowSpec>,
     /// What the preset's rows became on this machine (capped threads, rows left out).
@@ -892,8 +974,13 @@ pub const MAX_DISK_DEPTH: usize = 4096;
 /// The most threads `disk` runs one row on.
 pub const MAX_DISK_THREADS: usize = 1024;
 
-/// Runs of each `disk` row when `--repeat` is not given (KDiskMark runs 5).
-pub const DISK_REPEAT: usize = 3;
+/// Runs of each `disk` row when no count is given: 3 to 5 (KDiskMark runs 5), until the
+/// median is stable; each run is `--runtime` long, so no time budget beyond the count.
+pub const DISK_RUNS: RunsDefault = RunsDefault {
+    min_runs: 3,
+    max_runs: 5,
+    max_seconds: f64::INFINITY,
+};
 
 /// The most runs `disk --repeat` makes of one row.
 pub const MAX_DISK_REPEAT: usize = 1000;
@@ -933,15 +1020,22 @@ impl DiskOptions {
             )));
         }
         let series_asked = args.series.series.is_some();
-        let repeat = args
-            .repeat
-            .unwrap_or(if series_asked { 1 } else { DISK_REPEAT });
-        if !(1..=MAX_DISK_REPEAT).contains(&repeat) {
-            return Err(input(format!(
-                "{what}: --repeat must be 1 to {MAX_DISK_REPEAT} (runs per row), not {repeat}"
-            )));
-        }
-        if series_asked && repeat > 1 {
+        let runs_asked = &args.runs;
+        let repeat = if series_asked && runs_asked.repeat.is_none() {
+            let until_stable = runs_asked.min_runs.is_some()
+                || runs_asked.max_runs.is_some()
+                || runs_asked.max_time.is_some()
+                || runs_asked.precision.is_some();
+            if until_stable {
+                return Err(input(format!(
+                    "{what}: --series follows one run of each row over time; --min-runs, --max-runs, --max-time and --precision repeat rows: leave them out or leave out --series"
+                )));
+            }
+            Stopping::fixed(1)
+        } else {
+            stopping(runs_asked, DISK_RUNS, MAX_DISK_REPEAT, &what)?
+        };
+        if series_asked && repeat.max_runs > 1 {
             return Err(input(format!(
                 "{what}: --series follows one run of each row over time; give --repeat 1 (its default with --series) or leave out --series"
             )));

@@ -73,6 +73,22 @@ pub enum Warning {
         /// How many other measurements of the result scatter as well.
         others: usize,
     },
+    /// A point repeated until stable ran out of budget (`--max-runs`, `--max-time`) before
+    /// its median's 95% interval came within the precision asked
+    /// ([`crate::measure::converge`]): its figure is less certain than asked. The widest is
+    /// named, and how many others.
+    Unsettled {
+        /// Which point (e.g. `warm at 4 KiB`).
+        at: String,
+        /// Its interval's relative half-width (`None`: one run, no interval).
+        half_width: Option<f64>,
+        /// The half-width asked.
+        precision: f64,
+        /// How many runs it got.
+        runs: usize,
+        /// How many other points of the result did not settle either.
+        others: usize,
+    },
     /// Entries of the directories given to send that are neither regular files nor
     /// directories (symlinks, FIFOs, sockets, devices): left out.
     LeftOut {
@@ -224,6 +240,31 @@ pub fn scattered<'a>(
         max: worst.max,
         runs: worst.n,
         others: wide.len() - 1,
+    })
+}
+
+/// One [`Warning::Unsettled`] for the points whose repeats ran out of budget before they
+/// were stable: the widest named, the rest counted. `None` when every point settled, or
+/// none was repeated until stable.
+pub fn unsettled(
+    points: impl IntoIterator<Item = (String, Option<crate::measure::converge::Settled>, usize)>,
+    precision: f64,
+) -> Option<Warning> {
+    let open: Vec<(String, Option<f64>, usize)> = points
+        .into_iter()
+        .filter_map(|(at, s, n)| s.filter(|s| !s.settled).map(|s| (at, s.half_width, n)))
+        .collect();
+    let width = |w: Option<f64>| w.unwrap_or(f64::INFINITY);
+    let (at, half_width, runs) = open
+        .iter()
+        .max_by(|a, b| width(a.1).total_cmp(&width(b.1)))?
+        .clone();
+    Some(Warning::Unsettled {
+        at,
+        half_width,
+        precision,
+        runs,
+        others: open.len() - 1,
     })
 }
 

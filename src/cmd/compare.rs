@@ -206,7 +206,8 @@ pub fn execute(
         file,
         file_bytes: src.len,
         block_size: options.block_size,
-        repeat: options.repeat,
+        repeat: options.runs.min_runs,
+        until_stable: (!options.runs.is_fixed()).then_some(options.runs),
         contenders: list.clone(),
         skipped,
         rows: Vec::new(),
@@ -238,9 +239,20 @@ pub fn execute(
         .iter()
         .filter_map(|r| Some((format!("{}, {}", r.contender, r.cache.name()), r.rates()?)))
         .collect();
-    report.warnings.extend(crate::warning::scattered(
-        spreads.iter().map(|(at, s)| (at.clone(), s)),
-    ));
+    let spread = match report.until_stable {
+        Some(stop) => crate::warning::unsettled(
+            report.rows.iter().map(|r| {
+                (
+                    format!("{}, {}", r.contender, r.cache.name()),
+                    r.settled,
+                    r.runs.len(),
+                )
+            }),
+            stop.precision,
+        ),
+        None => crate::warning::scattered(spreads.iter().map(|(at, s)| (at.clone(), s))),
+    };
+    report.warnings.extend(spread);
     save(&report)?;
     Ok(report)
 }
@@ -256,11 +268,22 @@ fn measure_state(
 ) -> Result<(Vec<Row>, Vec<String>)> {
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); list.len()];
     let mut failed: Vec<Option<String>> = vec![None; list.len()];
-    for rep in 0..options.repeat {
+    // Rounds of every contender until each one's median is stable (or a fixed count): a
+    // contender already stable runs on while the others do, so the order keeps alternating.
+    let stop = options.runs;
+    let unsettled = |runs: &[Vec<Run>], failed: &[Option<String>]| {
+        runs.iter().zip(failed).any(|(r, f)| {
+            let rates: Vec<f64> = r.iter().map(|x| x.bytes_per_second).collect();
+            let seconds: f64 = r.iter().map(|x| x.seconds).sum();
+            f.is_none() && stop.more(&rates, seconds)
+        })
+    };
+    let mut rep = 0;
+    while unsettled(&runs, &failed) {
         // Alternate the order: each repeat starts with the next contender.
         for k in 0..list.len() {
             let i = (k + rep) % list.len();
-            if failed[i].is_some() {
+            if failed[i].is_some() || runs[i].len() >= stop.max_runs {
                 continue;
             }
             crate::interrupt::check()?;
@@ -281,6 +304,7 @@ fn measure_state(
                 }
             }
         }
+        rep += 1;
     }
     let mut skipped = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
@@ -305,6 +329,7 @@ fn measure_state(
             state_ok: r
                 .iter()
                 .all(|x| cache::observe(x.resident_share_before).reaches(state)),
+            settled: stop.outcome(&r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>()),
             runs: r.clone(),
         });
     }

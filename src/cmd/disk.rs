@@ -29,6 +29,7 @@ use crate::error::input;
 use crate::files::{self, OutputFile};
 use crate::harness::Harness;
 use crate::harness::queue::Feed;
+use crate::measure::converge::Stopping;
 use crate::measure::devstats::Watch;
 use crate::measure::inflight::{InFlight, Window, took};
 use crate::measure::series::{Clock, OverTime, Series};
@@ -303,8 +304,8 @@ pub(crate) struct Asked<'a> {
     pub seed: Option<u64>,
     /// Time per run.
     pub runtime: Duration,
-    /// Runs (at least 1).
-    pub repeat: usize,
+    /// How many runs: a fixed count, or until the median is stable.
+    pub repeat: Stopping,
     /// The block device behind the file.
     pub device: Option<&'a str>,
     /// The row over time (options refuse it with more than one run; were it given, the
@@ -314,17 +315,21 @@ pub(crate) struct Asked<'a> {
     pub label: &'a str,
 }
 
-/// Runs a row `asked.repeat` times, each for `asked.runtime`, and keeps the median run
-/// with every run's figures ([`DiskRow::median_of`]).
+/// Runs a row as many times as `asked.repeat` says (a count, or until its median rate is
+/// stable), each for `asked.runtime`, and keeps the median run with every run's figures
+/// ([`DiskRow::median_of`]).
 pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) -> Result<DiskRow> {
     let spec = asked.spec;
-    let n = asked.repeat.max(1);
-    let mut runs = Vec::with_capacity(n);
-    for i in 0..n {
-        let of = if n > 1 {
-            format!(" (run {} of {n})", i + 1)
-        } else {
-            String::new()
+    let stop = asked.repeat;
+    let mut runs: Vec<DiskRow> = Vec::with_capacity(stop.min_runs);
+    let mut rates: Vec<f64> = Vec::new();
+    let mut seconds = 0.0;
+    while runs.is_empty() || stop.more(&rates, seconds) {
+        let i = runs.len();
+        let of = match (stop.is_fixed(), stop.max_runs) {
+            (_, 1) => String::new(),
+            (true, n) => format!(" (run {} of {n})", i + 1),
+            (false, n) => format!(" (run {} of up to {n}, until stable)", i + 1),
         };
         harness.progress.begin(
             &format!("{} {}{}{of}", spec.name(), spec.op.name(), asked.label),
@@ -340,9 +345,14 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
             series,
         );
         harness.progress.end();
-        runs.push(row?);
+        let row = row?;
+        rates.push(row.bytes_per_second);
+        seconds += row.seconds;
+        runs.push(row);
     }
-    Ok(DiskRow::median_of(runs).expect("at least one run"))
+    let mut row = DiskRow::median_of(runs).expect("at least one run");
+    row.settled = stop.outcome(&rates);
+    Ok(row)
 }
 
 /// Runs `spec` on the test file for `runtime`.
@@ -552,6 +562,7 @@ pub(crate) fn run_row(
         over_time,
         cores: Some(crate::workload::panel::cores()),
         runs: Vec::new(),
+        settled: None,
         other_io_bytes,
         pressure,
     })
@@ -964,6 +975,14 @@ pub fn execute(
             )
         }));
     report.warnings.extend(interference);
+    report.warnings.extend(crate::warning::unsettled(
+        report
+            .rows
+            .iter()
+            .filter(|r| r.measured())
+            .map(|r| (format!("{} {}", r.name, r.spec.op.name()), r.settled, r.n())),
+        options.repeat.precision,
+    ));
     let mut target = target;
     report.kept = target.keep(options.keep && report.complete);
     Ok(report)
@@ -990,6 +1009,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         over_time: None,
         cores: None,
         runs: Vec::new(),
+        settled: None,
         other_io_bytes: None,
         pressure: None,
     }

@@ -10,6 +10,7 @@
 use crate::cmd::disk::{Asked, Target, prepare, run_repeated};
 use crate::files;
 use crate::harness::Harness;
+use crate::measure::converge::Stopping;
 use crate::measure::percentile::Target as LatencyTarget;
 use crate::options::DiskOptions;
 use crate::options::disk::CurveOptions;
@@ -82,7 +83,7 @@ pub fn execute(
         warnings: Vec::new(),
     };
     // The curve's points are repeated (`--repeat`), the search's steps run once each.
-    let run = |t: &Target, depth: usize, label: &str, repeat: usize| -> Result<DiskRow> {
+    let run = |t: &Target, depth: usize, label: &str, repeat: Stopping| -> Result<DiskRow> {
         let spec = RowSpec {
             depth,
             ..curve.spec
@@ -126,7 +127,7 @@ pub fn execute(
                 &curve.depths,
                 goal,
                 &known,
-                &mut |depth| run(&target, depth, "(search)", 1),
+                &mut |depth| run(&target, depth, "(search)", Stopping::fixed(1)),
                 &mut steps,
             );
             let s = report.search.as_mut().expect("set just above");
@@ -147,6 +148,13 @@ pub fn execute(
         }
         Err(e) => return Err(e),
     }
+    report.warnings.extend(crate::warning::unsettled(
+        report
+            .points
+            .iter()
+            .map(|r| (format!("depth {}", r.spec.depth), r.settled, r.n())),
+        options.repeat.precision,
+    ));
     let mut target = target;
     target.keep(options.keep && report.complete);
     Ok(report)

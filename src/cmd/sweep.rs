@@ -9,6 +9,7 @@ use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::harness::{Harness, Sample, Setup, Target};
 use crate::measure::cache::CacheState;
+use crate::measure::converge::Stopping;
 use crate::measure::diskstats;
 use crate::measure::latency::{self, Latency};
 use crate::measure::model::{self};
@@ -44,7 +45,8 @@ pub fn execute(
         engine: setup.engine.name().to_string(),
         threads: setup.threads,
         file_bytes: 0,
-        repeat: options.repeat,
+        repeat: options.runs.min_runs,
+        until_stable: (!options.runs.is_fixed()).then_some(options.runs),
         warmup: options.warmup,
         drop_caches: options.drop_caches,
         device: device.clone(),
@@ -169,11 +171,11 @@ fn read_points(
                     }
                     _ => None,
                 };
-                Ok((sample, checked))
+                Ok(Checked(sample, checked))
             })?;
             let checked = InPlace::merged(runs.iter().filter_map(|r| r.1.as_ref()));
             let runs = runs.into_iter().map(|r| r.0).collect();
-            let mut p = point(bs, Some(state), plan.len, runs);
+            let mut p = point(bs, Some(state), plan.len, runs, &options.runs);
             p.in_place = checked;
             push(report, p, save)?;
         }
@@ -243,7 +245,7 @@ fn write_points(
         let runs = repeated(options, || {
             harness.write(&out, device, setup, plan, seed, true)
         })?;
-        push(report, point(bs, None, plan.len, runs), save)?;
+        push(report, point(bs, None, plan.len, runs, &options.runs), save)?;
     }
     // The fsync of the largest run (the last point), its median beside the write cache.
     let last = report
@@ -258,14 +260,24 @@ fn write_points(
     out.finish()
 }
 
-/// The warm-up runs, then the timed runs, of one point: the timed ones are kept.
-fn repeated<T>(options: &SweepOptions, mut run: impl FnMut() -> Result<T>) -> Result<Vec<T>> {
-    let mut runs = Vec::new();
-    for i in 0..options.warmup + options.repeat {
-        let sample = run()?;
-        if i >= options.warmup {
-            runs.push(sample);
-        }
+/// The warm-up runs, then the timed runs of one point, as many as `options.runs` says (a
+/// count, or until the median rate is stable): the timed ones are kept.
+fn repeated<T: AsRef<Sample>>(
+    options: &SweepOptions,
+    mut run: impl FnMut() -> Result<T>,
+) -> Result<Vec<T>> {
+    for _ in 0..options.warmup {
+        run()?;
+    }
+    let mut runs: Vec<T> = Vec::new();
+    let mut rates: Vec<f64> = Vec::new();
+    let mut seconds = 0.0;
+    while runs.is_empty() || options.runs.more(&rates, seconds) {
+        let timed = run()?;
+        let sample = timed.as_ref();
+        rates.push(sample.bytes_per_second());
+        seconds += sample.elapsed.seconds;
+        runs.push(timed);
     }
     Ok(runs)
 }
@@ -310,17 +322,35 @@ fn finish(report: &mut SweepReport) {
         })
         .collect();
     warning::allowing_unwritten(&mut report.warnings, report.allow_unwritten);
-    let scattered = warning::scattered(report.points.iter().map(|p| {
-        (
-            format!(
-                "{} at {}",
-                p.cache.map_or(report.op.name(), |c| c.name()),
-                crate::units::format_block_size(p.block_size)
-            ),
-            &p.rate,
-        )
-    }));
-    report.warnings.extend(scattered);
+    // Repeated until stable, a point's spread is judged by its interval (and one that did
+    // not settle says so); a fixed count's by the spread rule.
+    let spread = match report.until_stable {
+        Some(stop) => warning::unsettled(
+            report.points.iter().map(|p| {
+                (
+                    format!(
+                        "{} at {}",
+                        p.cache.map_or(report.op.name(), |c| c.name()),
+                        crate::units::format_block_size(p.block_size)
+                    ),
+                    p.settled,
+                    p.runs.len(),
+                )
+            }),
+            stop.precision,
+        ),
+        None => warning::scattered(report.points.iter().map(|p| {
+            (
+                format!(
+                    "{} at {}",
+                    p.cache.map_or(report.op.name(), |c| c.name()),
+                    crate::units::format_block_size(p.block_size)
+                ),
+                &p.rate,
+            )
+        })),
+    };
+    report.warnings.extend(spread);
     let interference = warning::interference(report.points.iter().flat_map(|p| {
         let at = format!(
             "{} at {}",
@@ -346,7 +376,28 @@ fn median_of(values: Vec<f64>) -> f64 {
     stats::summarize(&values).map_or(0.0, |s| s.median)
 }
 
-fn point(block_size: u64, cache: Option<CacheState>, bytes: u64, runs: Vec<Sample>) -> SweepPoint {
+/// A timed read and what checking its bytes in place found.
+struct Checked(Sample, Option<InPlace>);
+
+impl AsRef<Sample> for Checked {
+    fn as_ref(&self) -> &Sample {
+        &self.0
+    }
+}
+
+impl AsRef<Sample> for Sample {
+    fn as_ref(&self) -> &Sample {
+        self
+    }
+}
+
+fn point(
+    block_size: u64,
+    cache: Option<CacheState>,
+    bytes: u64,
+    runs: Vec<Sample>,
+    stop: &Stopping,
+) -> SweepPoint {
     let rates: Vec<f64> = runs.iter().map(Sample::bytes_per_second).collect();
     let resident: Vec<f64> = runs
         .iter()
@@ -379,6 +430,7 @@ fn point(block_size: u64, cache: Option<CacheState>, bytes: u64, runs: Vec<Sampl
         state_ok,
         in_place: None,
         latency: runs_latency(&runs),
+        settled: stop.outcome(&rates),
         runs,
     }
 }

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod caveat;
 pub mod checks;
 pub mod compression;
+pub mod converge;
 pub mod devstats;
 pub mod diskstats;
 pub mod env;

@@ -62,6 +62,11 @@ pub struct Row {
     pub ratio_to_best: f64,
     /// Whether every run started in the intended cache state (by the one set of thresholds).
     pub state_ok: bool,
+    /// How the repeats ended when they ran until stable (absent with `--repeat`): the
+    /// relative half-width of the median's 95% interval, and whether it came within the
+    /// precision asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<crate::measure::converge::Settled>,
     /// Every run.
     pub runs: Vec<Run>,
 }
@@ -83,8 +88,12 @@ pub struct CompareReport {
     pub file_bytes: u64,
     /// Block size given to run, dd and fio.
     pub block_size: u64,
-    /// Runs per contender and state.
+    /// Runs per contender and state (the least, when they ran until stable).
     pub repeat: usize,
+    /// The rule that ended each point's repeats when they ran until stable (absent with
+    /// `--repeat`, and in results saved before it existed); `repeat` is then its minimum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_stable: Option<crate::measure::converge::Stopping>,
     /// The contenders that ran.
     pub contenders: Vec<Contender>,
     /// Contenders that could not run here, with the reason.

@@ -107,6 +107,11 @@ pub struct DiskRow {
     /// before repeats).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<RowRun>,
+    /// How the repeats ended when they ran until stable (absent with `--repeat`): the
+    /// relative half-width of the median's 95% interval, and whether it came within the
+    /// precision asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<crate::measure::converge::Settled>,
     /// Bytes the device moved in the row's direction beyond the row's own, when clearly
     /// more: another process's I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -293,6 +298,7 @@ impl DiskRow {
             over_time: None,
             cores: None,
             runs: Vec::new(),
+            settled: None,
             other_io_bytes: None,
             pressure: None,
         }

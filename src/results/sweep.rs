@@ -63,6 +63,11 @@ pub struct SweepPoint {
         skip_serializing_if = "Option::is_none"
     )]
     pub latency: Option<Latency>,
+    /// How the point's repeats ended when they ran until stable (absent with `--repeat`):
+    /// the relative half-width of its median's 95% interval, and whether it came within
+    /// the precision asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<crate::measure::converge::Settled>,
     /// Every timed run.
     pub runs: Vec<Sample>,
 }
@@ -149,8 +154,12 @@ pub struct SweepReport {
     pub threads: usize,
     /// Its size (reads) or the bytes written per run.
     pub file_bytes: u64,
-    /// Timed runs per point.
+    /// Timed runs per point (the least, when they ran until stable).
     pub repeat: usize,
+    /// The rule that ended each point's repeats when they ran until stable (absent with
+    /// `--repeat`, and in results saved before it existed); `repeat` is then its minimum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_stable: Option<crate::measure::converge::Stopping>,
     /// Untimed runs per point.
     pub warmup: usize,
     /// Whether cold runs dropped the global page cache.

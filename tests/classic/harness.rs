@@ -72,7 +72,7 @@ fn the_text_and_csv_of_a_null_sweep_are_exactly_as_rendered() {
     let r = null_sweep(name);
     let text = r.text().replace(name, "FILE");
     let expected = "\
-sweep read FILE (1 MiB) with the null engine: 3 timed run(s) per point after 1 warm-up, median and spread
+sweep read FILE (1 MiB) with the null engine: 3 timed runs per point after 1 warm-up, median and spread
 ┌───────┬───────┬───────────┬───────┬────────────────┬─────────┬─────┬─────────────────┬─────────────┬────────┐
 │ cache ┆ block ┆ bytes/run ┆ MiB/s ┆         spread ┆ calls/s ┆ CPU ┆ resident before ┆ device read ┆ checks │
 ╞═══════╪═══════╪═══════════╪═══════╪════════════════╪═════════╪═════╪═════════════════╪═════════════╪════════╡

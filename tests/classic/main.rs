@@ -16,6 +16,7 @@ mod honesty;
 mod latency;
 mod patterns;
 mod policy;
+mod repeats;
 mod run;
 mod series;
 mod sweep;

@@ -468,3 +468,65 @@ pub fn chromium() -> Option<PathBuf> {
                 .find(|p| p.is_file())
         })
 }
+
+/// [`FIXED_METER`] whose timed regions take `factors[i % len]` times as long, run after
+/// run: repeats that scatter as the test wants, the same on every machine.
+pub struct ScriptedMeter {
+    /// Each run's time over [`FIXED_METER`]'s, in turn.
+    pub factors: &'static [f64],
+    /// Runs timed so far.
+    pub next: std::sync::atomic::AtomicUsize,
+}
+
+impl ScriptedMeter {
+    /// A meter whose runs take `factors` times as long in turn.
+    pub const fn new(factors: &'static [f64]) -> Self {
+        Self {
+            factors,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+}
+
+struct ScriptedRegion {
+    inner: Box<dyn ioscope::measure::meter::Region>,
+    factor: f64,
+}
+
+impl ioscope::measure::meter::Region for ScriptedRegion {
+    fn lap(&mut self, claim: &ioscope::measure::meter::Claim) {
+        self.inner.lap(claim);
+    }
+
+    fn stop(
+        self: Box<Self>,
+        claim: &ioscope::measure::meter::Claim,
+    ) -> ioscope::measure::meter::Measured {
+        let mut m = self.inner.stop(claim);
+        m.elapsed.seconds *= self.factor;
+        m.elapsed.user_seconds *= self.factor;
+        m.elapsed.system_seconds *= self.factor;
+        m.lap_seconds = m.lap_seconds.map(|s| s * self.factor);
+        m
+    }
+}
+
+impl ioscope::measure::meter::Meter for ScriptedMeter {
+    fn start(&self, device: Option<&str>) -> Box<dyn ioscope::measure::meter::Region> {
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Box::new(ScriptedRegion {
+            inner: FIXED_METER.start(device),
+            factor: self.factors[i % self.factors.len()],
+        })
+    }
+
+    fn residency(
+        &self,
+        file: &std::fs::File,
+        name: &str,
+        start: u64,
+        len: u64,
+    ) -> Option<ioscope::measure::cache::Residency> {
+        FIXED_METER.residency(file, name, start, len)
+    }
+}

@@ -350,7 +350,7 @@ impl Context<'_> {
             block_sizes: b.sweep_blocks.clone(),
             blocks_listed: self.options.block_sizes.is_some(),
             states,
-            repeat: b.repeat,
+            runs: crate::measure::converge::Stopping::fixed(b.repeat),
             warmup,
             max_calls: Some(b.max_calls),
             size,

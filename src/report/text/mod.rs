@@ -19,6 +19,34 @@ use std::fmt::Write;
 /// Below this wall time, CPU time (a coarser clock) says nothing useful about a run.
 pub(crate) const CPU_MEANINGFUL_SECONDS: f64 = 0.05;
 
+/// How many timed runs each point was asked for: "3 timed runs", or "3 to 10 timed runs
+/// (until the median is known to ±5%, no new one after 3 s)".
+pub(crate) fn runs_asked(
+    repeat: usize,
+    until_stable: Option<crate::measure::converge::Stopping>,
+) -> String {
+    match until_stable {
+        None => format!("{repeat} timed run{}", if repeat == 1 { "" } else { "s" }),
+        Some(s) => {
+            let time = if s.max_seconds.is_finite() {
+                format!(
+                    ", no new one after {}",
+                    crate::units::format_seconds(s.max_seconds)
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{} to {} timed runs (until the median is known to ±{:.0}%{time})",
+                s.min_runs,
+                s.max_runs,
+                s.precision * 100.0
+            )
+        }
+    }
+}
+
+/// A `key: value` line of a report's header.
 pub(crate) fn line(out: &mut String, key: &str, value: impl std::fmt::Display) {
     let _ = writeln!(out, "{key:<9} {value}");
 }

@@ -82,6 +82,27 @@ pub fn warning(w: &Warning) -> String {
                 }
             )
         }
+        Warning::Unsettled {
+            at,
+            half_width,
+            precision,
+            runs,
+            others,
+        } => {
+            let known = half_width.map_or("has no interval".to_string(), |w| {
+                format!("is known to ±{:.0}%", w * 100.0)
+            });
+            format!(
+                "({at}) after {runs} run{} its median {known}, not the ±{:.0}% asked: the budget ran out first{}; its figure is that uncertain; give it more --max-runs or --max-time, or run on a quieter machine",
+                if *runs == 1 { "" } else { "s" },
+                precision * 100.0,
+                if *others > 0 {
+                    format!(" ({others} other point{} as well)", if *others == 1 { "" } else { "s" })
+                } else {
+                    String::new()
+                }
+            )
+        }
         Warning::LeftOut { count, first } => {
             let one = *count == 1;
             let first = crate::text::printable(first);

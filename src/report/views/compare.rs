@@ -20,11 +20,11 @@ pub fn text(r: &CompareReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "compare {} ({}), block size {}, median of {} run(s) each, alternating order",
+        "compare {} ({}), block size {}, median of {} each, alternating order",
         r.file,
         format_size(r.file_bytes),
         format_size(r.block_size),
-        r.repeat
+        crate::report::text::runs_asked(r.repeat, r.until_stable)
     );
     out.push_str(&columns::for_terminal(&compare_columns(), &r.rows).text);
     for s in &r.skipped {
@@ -223,11 +223,11 @@ impl Exportable for CompareReport {
 /// `compare`: one row per contender and cache state.
 pub fn markdown(r: &CompareReport) -> Vec<String> {
     let caption = format!(
-        "{} ({}) read by each contender, block size {}, {} run(s) each in alternating order; rates are the median (min–max) of the runs",
+        "{} ({}) read by each contender, block size {}, {} each in alternating order; rates are the median (min–max) of the runs",
         r.file,
         format_size(r.file_bytes),
         format_size(r.block_size),
-        r.repeat
+        crate::report::text::runs_asked(r.repeat, r.until_stable)
     );
     let t = columns::markdown(&compare_columns(), &r.rows);
     let mut notes: Vec<String> = r.skipped.iter().map(|s| format!("skipped: {s}")).collect();

@@ -214,9 +214,15 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         "; --verbose: every percentile, the device's view, the queues"
     };
     let n = r.rows.iter().map(DiskRow::n).max().unwrap_or(1);
+    let fewest = r.rows.iter().map(DiskRow::n).min().unwrap_or(1);
     let runs = if n > 1 {
+        let each = if fewest < n {
+            format!("{fewest} to {n} runs each (until stable)")
+        } else {
+            format!("{n} runs each")
+        };
         format!(
-            "{} per run, {n} runs each, median{}",
+            "{} per run, {each}, median{}",
             format_seconds(r.runtime_seconds),
             if verbose {
                 " (their range beside it)".to_string()

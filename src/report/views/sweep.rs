@@ -32,11 +32,11 @@ pub fn text(r: &SweepReport, verbose: bool) -> String {
     let op = r.op.name();
     let _ = writeln!(
         out,
-        "sweep {op} {} ({}) with the {} engine: {} timed run(s) per point after {} warm-up, median and spread",
+        "sweep {op} {} ({}) with the {} engine: {} per point after {} warm-up, median and spread",
         r.file,
         format_size(r.file_bytes),
         r.engine,
-        r.repeat,
+        crate::report::text::runs_asked(r.repeat, r.until_stable),
         r.warmup
     );
     if r.op == crate::workload::Op::Write {
@@ -354,11 +354,11 @@ impl Exportable for SweepReport {
 pub fn markdown(r: &SweepReport) -> Vec<String> {
     let op = r.op.name();
     let caption = format!(
-        "{op} {} ({}) with the {} engine: {} timed run(s) per point after {} warm-up; rates are the median (min–max) of the runs",
+        "{op} {} ({}) with the {} engine: {} per point after {} warm-up; rates are the median (min–max) of the runs",
         r.file,
         format_size(r.file_bytes),
         r.engine,
-        r.repeat,
+        crate::report::text::runs_asked(r.repeat, r.until_stable),
         r.warmup
     );
     let t = columns::markdown(&sweep_columns(r), &r.points);

@@ -64,7 +64,7 @@ impl StudyPart for Compare {
             block_size: MIB,
             block_size_text: "1m".into(),
             states: cx.states(),
-            repeat: cx.budget.compare_repeat,
+            runs: crate::measure::converge::Stopping::fixed(cx.budget.compare_repeat),
             export: cx.export(),
         };
         let r = crate::cmd::compare::execute(&options, cx.harness, &mut ignore)?;

@@ -79,7 +79,7 @@ impl StudyPart for Disk {
             runtime: Duration::from_secs_f64(cx.budget.disk_runtime),
             // One run per row: the level's seconds (PART) count one; `disk --repeat` is
             // the command for rows repeated.
-            repeat: 1,
+            repeat: crate::measure::converge::Stopping::fixed(1),
             rows: crate::workload::panel::default_panel(),
             notes: Vec::new(),
             mode: crate::options::disk::DiskMode::Panel,
