@@ -552,9 +552,14 @@ pub struct PatternsArgs {
     /// Comma-separated tests to run (default: all, in iozone's order).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub tests: Vec<Test>,
-    /// Timed runs per test (default: 3; 1 with --auto).
-    #[arg(long, value_name = "N")]
+    /// Exactly N timed runs per test (default: 1 with --auto; without it, each test is
+    /// repeated until its median is stable: see --min-runs, --max-runs, --max-time,
+    /// --precision).
+    #[arg(long, value_name = "N", conflicts_with_all = BUDGET_FLAGS)]
     pub runs: Option<usize>,
+    /// The budget of runs until stable.
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Cache state the read tests start in (reread always follows read, warm).
     #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
     pub cache: CacheMode,
@@ -813,22 +818,43 @@ pub struct RunsArgs {
     /// Exactly N runs of each point, whatever their spread. Without it a point is repeated
     /// until the 95% confidence interval of its median is within --precision, at least
     /// --min-runs and at most --max-runs times, starting no run after --max-time.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with_all = BUDGET_FLAGS)]
     pub repeat: Option<usize>,
+    /// The budget of runs until stable.
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// The ids of [`BudgetArgs`]' flags, which a fixed count excludes.
+pub const BUDGET_FLAGS: [&str; 4] = ["min_runs", "max_runs", "max_time", "precision"];
+
+/// How long a point is repeated until its median is stable.
+#[derive(Debug, Clone, Default, Args)]
+pub struct BudgetArgs {
     /// Runs every point gets, however stable (default 3).
-    #[arg(long, value_name = "N", conflicts_with = "repeat")]
+    #[arg(long, value_name = "N")]
     pub min_runs: Option<usize>,
     /// Runs no point exceeds (default 10; `disk`: 5).
-    #[arg(long, value_name = "N", conflicts_with = "repeat")]
+    #[arg(long, value_name = "N")]
     pub max_runs: Option<usize>,
     /// Seconds of runs after which a point starts no new one, its --min-runs aside
     /// (default 3s; `disk`: none, its runs are --runtime long).
-    #[arg(long, value_name = "DURATION", conflicts_with = "repeat")]
+    #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
     /// Stop repeating a point once its median's 95% confidence interval is within this
     /// share of the median (default 5%).
-    #[arg(long, value_name = "PERCENT", conflicts_with = "repeat")]
+    #[arg(long, value_name = "PERCENT")]
     pub precision: Option<String>,
+}
+
+impl BudgetArgs {
+    /// Whether any budget flag was given.
+    pub fn given(&self) -> bool {
+        self.min_runs.is_some()
+            || self.max_runs.is_some()
+            || self.max_time.is_some()
+            || self.precision.is_some()
+    }
 }
 
 /// Where a measuring command's results go besides the text on stdout.

@@ -241,6 +241,18 @@ pub fn stopping(
     limit: usize,
     what: &str,
 ) -> Result<Stopping> {
+    stopping_of(args.repeat, "--repeat", &args.budget, default, limit, what)
+}
+
+/// [`stopping`] for a command whose fixed count is `flag` (`patterns --runs`).
+pub fn stopping_of(
+    repeat: Option<usize>,
+    flag: &str,
+    args: &crate::cli::BudgetArgs,
+    default: RunsDefault,
+    limit: usize,
+    what: &str,
+) -> Result<Stopping> {
     let count = |flag: &str, n: usize| -> Result<usize> {
         if (1..=limit).contains(&n) {
             Ok(n)
@@ -250,8 +262,8 @@ pub fn stopping(
             )))
         }
     };
-    if let Some(n) = args.repeat {
-        return Ok(Stopping::fixed(count("--repeat", n)?));
+    if let Some(n) = repeat {
+        return Ok(Stopping::fixed(count(flag, n)?));
     }
     let min_runs = count("--min-runs", args.min_runs.unwrap_or(default.min_runs))?;
     let max_runs = match args.max_runs {
@@ -819,8 +831,8 @@ pub struct PatternsOptions {
     pub auto: bool,
     /// Tests, in the order run.
     pub tests: Vec<Test>,
-    /// Timed runs per test.
-    pub runs: usize,
+    /// Timed runs per test: a count, or until the median is stable.
+    pub runs: Stopping,
     /// Cache state of read tests.
     pub cache: CacheState,
     /// Stride in records.
@@ -880,10 +892,11 @@ impl PatternsOptions {
                 "{what}: --keep with --auto needs a directory (one file per size)"
             )));
         }
-        let runs = args.runs.unwrap_or(if args.auto { 1 } else { 3 });
-        if !(1..=1000).contains(&runs) {
-            return Err(input(format!("{what}: --runs must be 1 to 1000")));
-        }
+        let runs = if args.auto && args.runs.is_none() && !args.budget.given() {
+            Stopping::fixed(1)
+        } else {
+            stopping_of(args.runs, "--runs", &args.budget, RUNS_DEFAULT, 1000, &what)?
+        };
         if args.read_percent > 100 {
             return Err(input(format!(
                 "{what}: --read-percent must be 0 to 100, not {}",
@@ -1022,11 +1035,7 @@ impl DiskOptions {
         let series_asked = args.series.series.is_some();
         let runs_asked = &args.runs;
         let repeat = if series_asked && runs_asked.repeat.is_none() {
-            let until_stable = runs_asked.min_runs.is_some()
-                || runs_asked.max_runs.is_some()
-                || runs_asked.max_time.is_some()
-                || runs_asked.precision.is_some();
-            if until_stable {
+            if runs_asked.budget.given() {
                 return Err(input(format!(
                     "{what}: --series follows one run of each row over time; --min-runs, --max-runs, --max-time and --precision repeat rows: leave them out or leave out --series"
                 )));

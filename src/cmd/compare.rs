@@ -144,7 +144,29 @@ fn prepare(harness: &Harness, input: &files::Input, state: CacheState) -> Result
 
 /// Runs the contender once: the bytes and seconds it reports (by its own figures, or the
 /// file size over its wall time), and its wall time on the harness's clock.
-fn run_once(c: &Contender, file_bytes: u64, harness: &Harness) -> Result<(u64, f64, f64)> {
+/// What one run of a contender gave: its bytes and seconds as the tool reported them, the
+/// process's wall seconds, and what the rest of the machine did meanwhile.
+struct Ran {
+    bytes: u64,
+    seconds: f64,
+    wall: f64,
+    marks: Marks,
+}
+
+/// The interference around a child's run: the device's bytes beyond the file's (a cold
+/// read may fetch the whole file; more is someone else's) and the machine's stalls.
+#[derive(Debug, Clone, Copy, Default)]
+struct Marks {
+    other_io_bytes: Option<u64>,
+    pressure: Option<crate::measure::pressure::Pressure>,
+}
+
+fn run_once(
+    c: &Contender,
+    file_bytes: u64,
+    device: Option<&str>,
+    harness: &Harness,
+) -> Result<Ran> {
     // The child reads the file; none of its reads is counted as this process's.
     let work = Claim {
         op: Some(Op::Read),
@@ -152,18 +174,27 @@ fn run_once(c: &Contender, file_bytes: u64, harness: &Harness) -> Result<(u64, f
         bytes: file_bytes,
         counted: false,
     };
-    let (out, wall) = harness.time(&work, || {
-        Command::new(&c.argv[0])
-            .args(&c.argv[1..])
-            .stdin(Stdio::null())
-            .stdout(if c.figures == FigureSource::ProcessWall {
-                Stdio::null()
-            } else {
-                Stdio::piped()
-            })
-            .stderr(Stdio::piped())
-            .output()
-    });
+    // The whole child inside a region of the meter: its wall time, and the device's and
+    // the machine's counters around it (the child's own reads are not this process's).
+    let region = harness.meter.start(device);
+    let out = Command::new(&c.argv[0])
+        .args(&c.argv[1..])
+        .stdin(Stdio::null())
+        .stdout(if c.figures == FigureSource::ProcessWall {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
+        .stderr(Stdio::piped())
+        .output();
+    let measured = region.stop(&work);
+    let wall = measured.elapsed.seconds;
+    let marks = Marks {
+        other_io_bytes: measured
+            .device
+            .and_then(|d| crate::measure::interference::beyond(d.read_bytes, file_bytes)),
+        pressure: measured.pressure,
+    };
     let out = out.with_context(|| format!("start {}", c.name))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -180,12 +211,24 @@ fn run_once(c: &Contender, file_bytes: u64, harness: &Harness) -> Result<(u64, f
         FigureSource::IoscopeJson => external::ioscope(&stdout)?,
         FigureSource::DdSummary => external::dd(&stderr)?,
         FigureSource::FioJson => external::fio(&stdout)?,
-        FigureSource::ProcessWall => return Ok((file_bytes, wall, wall)),
+        FigureSource::ProcessWall => {
+            return Ok(Ran {
+                bytes: file_bytes,
+                seconds: wall,
+                wall,
+                marks,
+            });
+        }
     };
     if claim.seconds <= 0.0 {
         anyhow::bail!("{} reported a time of 0 s", c.name);
     }
-    Ok((claim.bytes(), claim.seconds, wall))
+    Ok(Ran {
+        bytes: claim.bytes(),
+        seconds: claim.seconds,
+        wall,
+        marks,
+    })
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -202,6 +245,7 @@ pub fn execute(
     let file = options.path.display().to_string();
     let mut skipped = Vec::new();
     let list = contenders(options, &file, &mut skipped)?;
+    let device = crate::measure::diskstats::device_of(&options.path);
     let mut report = CompareReport {
         file,
         file_bytes: src.len,
@@ -215,7 +259,7 @@ pub fn execute(
         warnings: Vec::new(),
     };
     for &state in &options.states {
-        match measure_state(options, harness, &src, &list, state) {
+        match measure_state(options, harness, &src, &list, state, device.as_deref()) {
             Ok((rows, skipped)) => {
                 report.rows.extend(rows);
                 report.skipped.extend(skipped);
@@ -253,6 +297,30 @@ pub fn execute(
         None => crate::warning::scattered(spreads.iter().map(|(at, s)| (at.clone(), s))),
     };
     report.warnings.extend(spread);
+    // Another process's I/O on the device, or stalls, during a contender's runs. A child's
+    // I/O wait is its own when it read the file from the device (cold).
+    report
+        .warnings
+        .extend(crate::warning::interference(report.rows.iter().flat_map(
+            |r| {
+                let at = format!("{}, {}", r.contender, r.cache.name());
+                let own = if r.cache == CacheState::Cold {
+                    report.file_bytes
+                } else {
+                    0
+                };
+                r.runs.iter().map(move |run| {
+                    (
+                        Some(at.clone()),
+                        crate::warning::Marks {
+                            other_io_bytes: run.other_io_bytes,
+                            pressure: run.pressure,
+                            own_device_bytes: own,
+                        },
+                    )
+                })
+            },
+        )));
     save(&report)?;
     Ok(report)
 }
@@ -265,6 +333,7 @@ fn measure_state(
     src: &files::Input,
     list: &[Contender],
     state: CacheState,
+    device: Option<&str>,
 ) -> Result<(Vec<Row>, Vec<String>)> {
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); list.len()];
     let mut failed: Vec<Option<String>> = vec![None; list.len()];
@@ -288,13 +357,15 @@ fn measure_state(
             }
             crate::interrupt::check()?;
             let resident_share_before = prepare(harness, src, state)?;
-            match run_once(&list[i], src.len, harness) {
-                Ok((bytes, seconds, wall)) => runs[i].push(Run {
-                    bytes,
-                    seconds,
-                    bytes_per_second: per_second(bytes, seconds),
-                    wall_seconds: wall,
+            match run_once(&list[i], src.len, device, harness) {
+                Ok(ran) => runs[i].push(Run {
+                    bytes: ran.bytes,
+                    seconds: ran.seconds,
+                    bytes_per_second: per_second(ran.bytes, ran.seconds),
+                    wall_seconds: ran.wall,
                     resident_share_before,
+                    other_io_bytes: ran.marks.other_io_bytes,
+                    pressure: ran.marks.pressure,
                 }),
                 Err(e) => {
                     // A child killed by the user's Ctrl-C (the whole process group gets it)

@@ -40,7 +40,8 @@ pub fn execute(
     let mut report = PatternsReport {
         path: files::display_name(&options.path),
         seed: fresh_seed(),
-        runs: options.runs,
+        runs: options.runs.min_runs,
+        until_stable: (!options.runs.is_fixed()).then_some(options.runs),
         cache: options.cache,
         stride: options.stride,
         read_percent: options.read_percent,
@@ -138,18 +139,27 @@ pub fn execute(
         }
         Err(e) => return Err(e),
     }
-    let scattered = warning::scattered(report.results.iter().map(|r| {
-        (
-            format!(
-                "{} at {}, {}",
-                r.test.name(),
-                format_size(r.record),
-                format_size(r.file_bytes)
-            ),
-            &r.bytes_per_second,
+    let at = |r: &PatternResult| {
+        format!(
+            "{} at {}, {}",
+            r.test.name(),
+            format_size(r.record),
+            format_size(r.file_bytes)
         )
-    }));
-    report.warnings.extend(scattered);
+    };
+    // Repeated until stable, a test's spread is judged by its interval; a fixed count's by
+    // the spread rule.
+    let spread = match report.until_stable {
+        Some(stop) => warning::unsettled(
+            report
+                .results
+                .iter()
+                .map(|r| (at(r), r.settled, r.runs.len())),
+            stop.precision,
+        ),
+        None => warning::scattered(report.results.iter().map(|r| (at(r), &r.bytes_per_second))),
+    };
+    report.warnings.extend(spread);
     let interference = warning::interference(report.results.iter().flat_map(|r| {
         let at = format!(
             "{} at {}, {}",
@@ -314,10 +324,17 @@ impl Bench<'_> {
         if written != self.size && test != Test::Write {
             self.write_run(Test::Write)?;
         }
-        let mut runs = Vec::new();
-        for _ in 0..self.options.runs {
+        let mut runs: Vec<PatternRun> = Vec::new();
+        let stop = self.options.runs;
+        let mut rates: Vec<f64> = Vec::new();
+        let mut seconds = 0.0;
+        while runs.is_empty() || stop.more(&rates, seconds) {
             match self.one(test) {
-                Ok(run) => runs.push(run),
+                Ok(run) => {
+                    rates.push(run.sample.bytes_per_second());
+                    seconds += run.sample.elapsed.seconds;
+                    runs.push(run);
+                }
                 Err(e)
                     if matches!(e.downcast_ref::<Failure>(), Some(Failure::Interrupted))
                         && !runs.is_empty() =>
@@ -478,6 +495,7 @@ impl Bench<'_> {
                 let samples: Vec<Sample> = runs.iter().map(|r| r.sample.clone()).collect();
                 super::sweep::runs_latency(&samples)
             },
+            settled: self.options.runs.outcome(&rates),
             runs,
         }
     }

@@ -45,6 +45,13 @@ pub struct Run {
     pub wall_seconds: f64,
     /// Share of the file resident just before the run.
     pub resident_share_before: f64,
+    /// Bytes the device read during the run beyond the file's own size, when clearly more:
+    /// another process's reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_io_bytes: Option<u64>,
+    /// Stalls on the CPU, I/O and memory over the run (`/proc/pressure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<crate::measure::pressure::Pressure>,
 }
 
 /// A contender's results in one cache state.

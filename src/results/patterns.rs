@@ -76,6 +76,11 @@ pub struct PatternResult {
     pub latency: Option<Latency>,
     /// Every run.
     pub runs: Vec<PatternRun>,
+    /// How the repeats ended when they ran until stable (absent with `--runs`): the
+    /// relative half-width of the median's 95% interval, and whether it came within the
+    /// precision asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<crate::measure::converge::Settled>,
 }
 
 impl PatternResult {
@@ -106,8 +111,12 @@ pub struct PatternsReport {
     pub path: String,
     /// Seed of the file's contents.
     pub seed: u64,
-    /// Timed runs per test.
+    /// Timed runs per test (the least, when they ran until stable).
     pub runs: usize,
+    /// The rule that ended each test's repeats when they ran until stable (absent with
+    /// `--runs`, `--auto`, and in results saved before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_stable: Option<crate::measure::converge::Stopping>,
     /// Cache state read tests start in (reread always follows read, warm).
     pub cache: CacheState,
     /// Stride of the stride read, in records.

@@ -43,8 +43,11 @@ pub fn text(r: &PatternsReport) -> String {
         &mut out,
         "setup",
         format!(
-            "{} run(s) per test; {cache}; {random}; stride {} records; mixed reads {}%; seed {:#x}",
-            r.runs, r.stride, r.read_percent, r.seed
+            "{} per test; {cache}; {random}; stride {} records; mixed reads {}%; seed {:#x}",
+            crate::report::text::runs_asked(r.runs, r.until_stable),
+            r.stride,
+            r.read_percent,
+            r.seed
         ),
     );
     line(&mut out, "timed", timed(r));

@@ -57,7 +57,7 @@ impl StudyPart for Patterns {
             records: vec![64 * KIB],
             auto: false,
             tests: Test::ALL.to_vec(),
-            runs: b.patterns_runs,
+            runs: crate::measure::converge::Stopping::fixed(b.patterns_runs),
             cache: cx.cold_if_possible(),
             stride: DEFAULT_STRIDE,
             stride_given: false,
