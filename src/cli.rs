@@ -620,6 +620,10 @@ pub struct DiskArgs {
     /// 5; 1 with --series).
     #[command(flatten)]
     pub runs: RunsArgs,
+    /// Give each row its fastest run, as CrystalDiskMark does, instead of the median of
+    /// its runs (labelled "best of N"; the median is the figure to compare).
+    #[arg(long)]
+    pub best: bool,
     /// One custom row instead of the panel: its direction and order.
     #[arg(long, value_enum)]
     pub rw: Option<DiskRw>,
@@ -834,7 +838,7 @@ pub struct BudgetArgs {
     /// Runs every point gets, however stable (default 3).
     #[arg(long, value_name = "N")]
     pub min_runs: Option<usize>,
-    /// Runs no point exceeds (default 10; `disk`: 5).
+    /// Runs no point exceeds (default 30; `disk`: 5).
     #[arg(long, value_name = "N")]
     pub max_runs: Option<usize>,
     /// Seconds of runs after which a point starts no new one, its --min-runs aside

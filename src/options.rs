@@ -226,10 +226,11 @@ pub struct RunsDefault {
     pub max_seconds: f64,
 }
 
-/// Sweep points, compare contenders: 3 to 10 runs, 3 s each point (hyperfine's budget).
+/// Sweep points, compare contenders, patterns tests: 3 to 30 runs, none started after 3 s
+/// of a point's runs (hyperfine's budget); the time ends most repeats of slow runs.
 pub const RUNS_DEFAULT: RunsDefault = RunsDefault {
     min_runs: 3,
-    max_runs: 10,
+    max_runs: 30,
     max_seconds: 3.0,
 };
 
@@ -955,6 +956,8 @@ pub struct DiskOptions {
     pub runtime: Duration,
     /// Runs per row and per point of the depth curve (the search's steps run once).
     pub repeat: Stopping,
+    /// Each row's figures are its fastest run's (CrystalDiskMark's), not the median.
+    pub best: bool,
     /// The rows, in order.
     pub rows: Vec<crate::workload::panel::RowSpec>,
     /// What the preset's rows became on this machine (capped threads, rows left out).
@@ -1138,6 +1141,7 @@ impl DiskOptions {
             size,
             runtime,
             repeat,
+            best: args.best,
             rows,
             notes,
             mode,

@@ -306,6 +306,8 @@ pub(crate) struct Asked<'a> {
     pub runtime: Duration,
     /// How many runs: a fixed count, or until the median is stable.
     pub repeat: Stopping,
+    /// Keep the fastest run's figures instead of the median (`--best`).
+    pub best: bool,
     /// The block device behind the file.
     pub device: Option<&'a str>,
     /// The row over time (options refuse it with more than one run; were it given, the
@@ -350,7 +352,12 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
         seconds += row.seconds;
         runs.push(row);
     }
-    let mut row = DiskRow::median_of(runs).expect("at least one run");
+    let mut row = if asked.best {
+        DiskRow::best_of(runs)
+    } else {
+        DiskRow::median_of(runs)
+    }
+    .expect("at least one run");
     row.settled = stop.outcome(&rates);
     Ok(row)
 }
@@ -563,6 +570,7 @@ pub(crate) fn run_row(
         cores: Some(crate::workload::panel::cores()),
         runs: Vec::new(),
         settled: None,
+        best_of: false,
         other_io_bytes,
         pressure,
     })
@@ -926,6 +934,7 @@ pub fn execute(
                     seed,
                     runtime: options.runtime,
                     repeat: options.repeat,
+                    best: options.best,
                     device: device_name.as_deref(),
                     series: options.series.as_ref(),
                     label: "",
@@ -1010,6 +1019,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         cores: None,
         runs: Vec::new(),
         settled: None,
+        best_of: false,
         other_io_bytes: None,
         pressure: None,
     }

@@ -95,6 +95,7 @@ pub fn execute(
                 seed,
                 runtime: options.runtime,
                 repeat,
+                best: false,
                 device: device_name.as_deref(),
                 series: None,
                 label: &format!(" {label}"),

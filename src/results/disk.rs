@@ -112,6 +112,10 @@ pub struct DiskRow {
     /// precision asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled: Option<crate::measure::converge::Settled>,
+    /// The row's figures are its fastest run's (`--best`, CrystalDiskMark's figure), not
+    /// the median of its runs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub best_of: bool,
     /// Bytes the device moved in the row's direction beyond the row's own, when clearly
     /// more: another process's I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -210,14 +214,7 @@ impl DiskRow {
         if runs.len() <= 1 || runs.iter().any(|r| !r.measured()) {
             return runs.pop();
         }
-        let figures: Vec<RowRun> = runs
-            .iter()
-            .map(|r| RowRun {
-                bytes_per_second: r.bytes_per_second,
-                iops: r.iops,
-                p99_us: r.latency_us.p99,
-            })
-            .collect();
+        let figures = Self::figures_of(&runs);
         let median = |of: fn(&RowRun) -> f64| {
             let mut v: Vec<f64> = figures.iter().map(of).collect();
             v.sort_by(f64::total_cmp);
@@ -242,6 +239,37 @@ impl DiskRow {
         row.iops = iops;
         row.runs = figures;
         Some(row)
+    }
+
+    /// One row of `runs` whose figures are the fastest run's, whole (`--best`: the figure
+    /// CrystalDiskMark prints), with every run's figures beside them and the row marked
+    /// [`DiskRow::best_of`]; one run, or a run that did not measure, as [`DiskRow::median_of`].
+    pub fn best_of(mut runs: Vec<DiskRow>) -> Option<DiskRow> {
+        if runs.len() <= 1 || runs.iter().any(|r| !r.measured()) {
+            return Self::median_of(runs);
+        }
+        let figures = Self::figures_of(&runs);
+        let fastest = (0..runs.len())
+            .max_by(|&a, &b| {
+                runs[a]
+                    .bytes_per_second
+                    .total_cmp(&runs[b].bytes_per_second)
+            })
+            .expect("more than one run");
+        let mut row = runs.swap_remove(fastest);
+        row.runs = figures;
+        row.best_of = true;
+        Some(row)
+    }
+
+    fn figures_of(runs: &[DiskRow]) -> Vec<RowRun> {
+        runs.iter()
+            .map(|r| RowRun {
+                bytes_per_second: r.bytes_per_second,
+                iops: r.iops,
+                p99_us: r.latency_us.p99,
+            })
+            .collect()
     }
 }
 
@@ -299,6 +327,7 @@ impl DiskRow {
             cores: None,
             runs: Vec::new(),
             settled: None,
+            best_of: false,
             other_io_bytes: None,
             pressure: None,
         }
@@ -345,5 +374,25 @@ mod tests {
         assert!(one.runs.is_empty());
         assert_eq!(one.n(), 1);
         assert_eq!(one.rate(), Figure::one(400e6));
+    }
+
+    #[test]
+    fn best_of_keeps_the_fastest_run_whole_and_says_so() {
+        let runs = vec![
+            run(493.0, 470.0, 900.0),
+            run(1581.0, 1508.0, 300.0),
+            run(427.0, 407.0, 1200.0),
+        ];
+        let best = DiskRow::best_of(runs.clone()).unwrap();
+        assert!(best.best_of);
+        assert_eq!(best.bytes_per_second, 1581e6);
+        assert_eq!(best.iops, 1508.0, "the fastest run's own IOPS");
+        assert_eq!(best.latency_us.p99, 300.0, "and its latency");
+        assert_eq!(best.n(), 3);
+        let median = DiskRow::median_of(runs).unwrap();
+        assert!(!median.best_of);
+        assert_eq!(median.bytes_per_second, 493e6);
+        let one = DiskRow::best_of(vec![run(400.0, 100.0, 5.0)]).unwrap();
+        assert!(!one.best_of, "one run is no best of anything");
     }
 }

@@ -46,7 +46,9 @@ fn identical_runs_settle_at_the_minimum_and_say_how_they_were_repeated() {
     );
     let first = r.text().lines().next().unwrap().to_string();
     assert!(
-        first.contains("3 to 10 timed runs (until the median is known to ±5%"),
+        first.contains(
+            "3 to 30 timed runs (until the median is known to ±5%, no new one after 3 s)"
+        ),
         "{first}"
     );
     let json: serde_json::Value = serde_json::to_value(&r).unwrap();

@@ -29,10 +29,12 @@ pub(crate) fn runs_asked(
         None => format!("{repeat} timed run{}", if repeat == 1 { "" } else { "s" }),
         Some(s) => {
             let time = if s.max_seconds.is_finite() {
-                format!(
-                    ", no new one after {}",
-                    crate::units::format_seconds(s.max_seconds)
-                )
+                let t = s.max_seconds;
+                if t.fract() == 0.0 && t < 1e6 {
+                    format!(", no new one after {t:.0} s")
+                } else {
+                    format!(", no new one after {}", format_seconds(t))
+                }
             } else {
                 String::new()
             };

@@ -221,8 +221,14 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         } else {
             format!("{n} runs each")
         };
+        // `--best`: CrystalDiskMark's figure, said where the median would be.
+        let figure = if r.rows.iter().any(|x| x.best_of) {
+            "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare)"
+        } else {
+            "median"
+        };
         format!(
-            "{} per run, {each}, median{}",
+            "{} per run, {each}, {figure}{}",
             format_seconds(r.runtime_seconds),
             if verbose {
                 " (their range beside it)".to_string()

@@ -80,6 +80,7 @@ impl StudyPart for Disk {
             // One run per row: the level's seconds (PART) count one; `disk --repeat` is
             // the command for rows repeated.
             repeat: crate::measure::converge::Stopping::fixed(1),
+            best: false,
             rows: crate::workload::panel::default_panel(),
             notes: Vec::new(),
             mode: crate::options::disk::DiskMode::Panel,
