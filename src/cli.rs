@@ -975,6 +975,10 @@ pub struct CacheArgs {
     /// the exit code no longer fails for them.
     #[arg(long)]
     pub allow_unwritten: bool,
+    /// Cycles of the three reads per block size: each read's figure is the median of its
+    /// runs, with their spread.
+    #[command(flatten)]
+    pub runs: RunsArgs,
     /// Engine, threads and depth.
     #[command(flatten)]
     pub engine: EngineArgs,

@@ -1170,6 +1170,8 @@ pub struct CacheOptions {
     pub drop_caches: bool,
     /// Cold figures over unwritten extents or holes do not fail the exit code.
     pub allow_unwritten: bool,
+    /// Cycles (cold, warm, cold again) per block size: a count, or until stable.
+    pub runs: Stopping,
     /// Outputs.
     pub export: ExportOptions,
 }
@@ -1190,6 +1192,7 @@ impl CacheOptions {
             setup: choice,
             drop_caches: args.drop_caches,
             allow_unwritten: args.allow_unwritten,
+            runs: stopping(&args.runs, RUNS_DEFAULT, 1000, &what)?,
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }

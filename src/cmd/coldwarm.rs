@@ -6,9 +6,10 @@
 use crate::files::{self};
 use crate::harness::{Harness, Sample, Target};
 use crate::measure::cache::CacheState;
+use crate::measure::converge::Stopping;
 use crate::measure::diskstats;
 use crate::options::CacheOptions;
-pub use crate::results::cache::{CacheReport, CacheRow};
+pub use crate::results::cache::{CacheReport, CacheRow, Cycle};
 use crate::warning::{self, Warning};
 use crate::workload::Op;
 use crate::workload::plan::Plan;
@@ -55,14 +56,13 @@ pub fn execute(
             }
             harness.read(target, &setup, plan, false, state)
         };
-        let measured = (|| {
-            Ok::<_, anyhow::Error>(CacheRow {
-                block_size: bs,
-                cold: run(CacheState::Cold)?,
-                warm: run(CacheState::Warm)?,
-                cold_again: run(CacheState::Cold)?,
-            })
-        })();
+        let measured = repeated(&options.runs, bs, || {
+            Ok([
+                run(CacheState::Cold)?,
+                run(CacheState::Warm)?,
+                run(CacheState::Cold)?,
+            ])
+        });
         let row = match measured {
             Ok(row) => row,
             Err(e) => return partial_or(report, e),
@@ -87,6 +87,19 @@ pub fn execute(
         save(&report)?;
     }
     report.complete = true;
+    report.warnings.extend(warning::unsettled(
+        report.rows.iter().map(|r| {
+            (
+                format!(
+                    "the reads at {}",
+                    crate::units::format_block_size(r.block_size)
+                ),
+                r.settled,
+                r.n(),
+            )
+        }),
+        options.runs.precision,
+    ));
     // The clock has stopped: what could make the cold figures wrong.
     if setup.engine.caps().has(crate::engine::flag::MOVES_BYTES) {
         report.caveats = super::caveats::of_read(
@@ -98,6 +111,68 @@ pub fn execute(
         );
     }
     Ok(report)
+}
+
+/// The cycles of one block size (cold, warm, cold again), as many as `stop` says: a count,
+/// or until the median rate of each of the three reads is stable. The row keeps each read's
+/// median run whole and every cycle's rates.
+fn repeated(
+    stop: &Stopping,
+    block_size: u64,
+    mut cycle: impl FnMut() -> Result<[Sample; 3]>,
+) -> Result<CacheRow> {
+    let mut cycles: Vec<[Sample; 3]> = Vec::new();
+    let rates = |cycles: &[[Sample; 3]], i: usize| -> Vec<f64> {
+        cycles.iter().map(|c| c[i].bytes_per_second()).collect()
+    };
+    let mut seconds = 0.0;
+    while cycles.is_empty() || (0..3).any(|i| stop.more(&rates(&cycles, i), seconds)) {
+        let c = cycle()?;
+        seconds += c.iter().map(|s| s.elapsed.seconds).sum::<f64>();
+        cycles.push(c);
+    }
+    // The least settled of the three reads speaks for the row.
+    let settled = (0..3)
+        .filter_map(|i| stop.outcome(&rates(&cycles, i)))
+        .min_by(|a, b| {
+            (a.settled, -a.half_width.unwrap_or(f64::INFINITY))
+                .partial_cmp(&(b.settled, -b.half_width.unwrap_or(f64::INFINITY)))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    let figures: Vec<Cycle> = if cycles.len() > 1 {
+        cycles
+            .iter()
+            .map(|c| Cycle {
+                cold: c[0].bytes_per_second(),
+                warm: c[1].bytes_per_second(),
+                cold_again: c[2].bytes_per_second(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // Each read's median run (the lower of the two middle ones for an even count); a run
+    // whose checks or cache proof failed is kept instead, so no failure hides in a median.
+    let median = |i: usize| -> Sample {
+        if let Some(failed) = cycles.iter().find(|c| !c[i].ok()) {
+            return failed[i].clone();
+        }
+        let mut order: Vec<usize> = (0..cycles.len()).collect();
+        order.sort_by(|&a, &b| {
+            cycles[a][i]
+                .bytes_per_second()
+                .total_cmp(&cycles[b][i].bytes_per_second())
+        });
+        cycles[order[(order.len() - 1) / 2]][i].clone()
+    };
+    Ok(CacheRow {
+        block_size,
+        cold: median(0),
+        warm: median(1),
+        cold_again: median(2),
+        cycles: figures,
+        settled,
+    })
 }
 
 /// Ctrl-C at any moment, before the first row too: the rows so far (maybe none) are the

@@ -5,20 +5,74 @@ use crate::measure::caveat::Caveat;
 use crate::warning::Warning;
 use serde::{Deserialize, Serialize};
 
-/// One block size: the three runs.
+/// One block size: the three runs (with repeats, each state's median run).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CacheRow {
     /// Bytes per call.
     pub block_size: u64,
-    /// The first cold read.
+    /// The first cold read (with repeats, the median run of the cold reads that began a
+    /// cycle).
     pub cold: Sample,
     /// The warm read right after it.
     pub warm: Sample,
     /// Cold again, after another eviction.
     pub cold_again: Sample,
+    /// Every cycle's rates, in order, when the row was repeated (empty: one cycle, as in
+    /// results saved before repeats).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cycles: Vec<Cycle>,
+    /// How the repeats ended when they ran until stable (absent with `--repeat`): the
+    /// least settled of the three states.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<crate::measure::converge::Settled>,
+}
+
+/// One cycle of a repeated row: the rates of its three reads, bytes per second.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Cycle {
+    /// The cold read.
+    pub cold: f64,
+    /// The warm read after it.
+    pub warm: f64,
+    /// Cold again.
+    pub cold_again: f64,
+}
+
+impl Cycle {
+    /// The rate of the read named as in [`CacheRow::runs`] (`cold`, `warm`, `cold again`).
+    pub fn get(&self, name: &str) -> f64 {
+        match name {
+            "cold" => self.cold,
+            "warm" => self.warm,
+            _ => self.cold_again,
+        }
+    }
 }
 
 impl CacheRow {
+    /// How many cycles the row's figures are of.
+    pub fn n(&self) -> usize {
+        self.cycles.len().max(1)
+    }
+
+    /// The rate of the read named `name` over the cycles: the median with their range
+    /// (one cycle: its value).
+    pub fn rate(&self, name: &str) -> crate::measure::verdict::Figure {
+        use crate::measure::verdict::Figure;
+        let values: Vec<f64> = self.cycles.iter().map(|c| c.get(name)).collect();
+        match crate::measure::stats::summarize(&values) {
+            Some(s) => Figure::from(&s),
+            None => {
+                let one = self
+                    .runs()
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, s)| s.bytes_per_second());
+                Figure::one(one.unwrap_or(0.0))
+            }
+        }
+    }
+
     /// The three runs in order, with their names.
     pub fn runs(&self) -> [(&'static str, &Sample); 3] {
         [

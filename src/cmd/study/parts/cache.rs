@@ -69,6 +69,7 @@ impl StudyPart for Cache {
             setup: Setup::single(&engine::stream::Stream),
             drop_caches: false,
             allow_unwritten: false,
+            runs: crate::measure::converge::Stopping::fixed(1),
             export: cx.export(),
         };
         let r = crate::cmd::coldwarm::execute(&options, cx.harness, &mut ignore)?;
