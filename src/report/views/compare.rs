@@ -161,8 +161,15 @@ fn ranking(r: &CompareReport) -> Vec<String> {
                 Relation::Unclear(_) => unclear.push(named),
             }
         }
+        // "Fastest" only where every other contender is clearly slower by the one rule;
+        // otherwise the first is first by the median and no more.
+        let (lead, whose) = if same.is_empty() && unclear.is_empty() {
+            ("fastest", "fastest's")
+        } else {
+            ("first by the median", "first's")
+        };
         let mut parts = vec![format!(
-            "{}: fastest {} ({:.0} MiB/s)",
+            "{}: {lead} {} ({:.0} MiB/s)",
             state.name(),
             best.contender,
             mib(best.median_bytes_per_second)
@@ -176,13 +183,14 @@ fn ranking(r: &CompareReport) -> Vec<String> {
         }
         if !slower.is_empty() {
             parts.push(format!(
-                "slower, their runs apart from the fastest's: {}",
+                "slower, their runs apart from the {whose}: {}",
                 slower.join(", ")
             ));
         }
         if !unclear.is_empty() {
             parts.push(format!(
-                "slower by the median, but their runs overlap the fastest's (no order shown): {}",
+                "slower by the median, but their runs overlap the {whose} (no order shown; {}): {}",
+                verdict::WHAT_WOULD_TELL,
                 unclear.join(", ")
             ));
         }
