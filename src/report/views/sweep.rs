@@ -483,7 +483,13 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             format!("{:.1}", mib(p.rate.median))
         })
         .heading(rate_heading)
-        .markdown_cell(|p: &SweepPoint| rate_spread(p.rate.median, p.rate.min, p.rate.max))
+        .markdown_cell(|p: &SweepPoint| {
+            if p.rate.n > 1 {
+                rate_spread(p.rate.median, p.rate.min, p.rate.max)
+            } else {
+                format!("{:.1} (n=1)", mib(p.rate.median))
+            }
+        })
         .csv("bytes_per_second_median", |p: &SweepPoint| {
             p.rate.median.to_string()
         }),
@@ -511,7 +517,11 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             p.rate.stddev.to_string()
         }),
         Column::raw("outliers", |p: &SweepPoint| p.rate.outliers.to_string()),
+        // A point measured once has no spread: it says so rather than `±0.0%`.
         Column::new("spread", "", 2, |p: &SweepPoint| {
+            if p.rate.n <= 1 {
+                return "n=1".to_string();
+            }
             format!(
                 "{:.0}..{:.0} ±{:.1}%{}",
                 mib(p.rate.min),
@@ -525,7 +535,13 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             )
         })
         .heading("spread (±%)")
-        .markdown_cell(|p: &SweepPoint| format!("{:.1}", 100.0 * p.rate.relative_spread())),
+        .markdown_cell(|p: &SweepPoint| {
+            if p.rate.n > 1 {
+                format!("{:.1}", 100.0 * p.rate.relative_spread())
+            } else {
+                "n=1".to_string()
+            }
+        }),
         Column::new("calls/s", "", 4, |p: &SweepPoint| {
             group_thousands(p.calls_per_second.round() as u64)
         })
