@@ -142,6 +142,20 @@ pub fn relate(a: Figure, b: Figure) -> Relation {
     }
 }
 
+/// How many of `others` the figure `top` does not stand clearly above by [`relate`]: those
+/// it cannot be told from (medians within [`SAME_WITHIN`], or repeats that overlap). Zero is
+/// what "the best", "the fastest" need; more makes `top` only first by the median.
+pub fn ties(top: Figure, others: impl IntoIterator<Item = Figure>) -> usize {
+    others
+        .into_iter()
+        .filter(|&o| !matches!(relate(top, o), Relation::Above(_)))
+        .count()
+}
+
+/// What would tell two figures apart that the rule cannot: the words every sentence on
+/// overlapping runs ends with.
+pub const WHAT_WOULD_TELL: &str = "more --repeat or a quieter machine would tell";
+
 /// The spread of a set of figures, largest over smallest median, and whether it is within
 /// the rule's "same" (every pair within [`SAME_WITHIN`]).
 pub fn spread(medians: &[f64]) -> (f64, bool) {
@@ -209,6 +223,25 @@ mod tests {
             relate(Figure::one(0.65), Figure::one(1.0)),
             Relation::Below(_)
         ));
+    }
+
+    #[test]
+    fn the_top_figure_is_tied_with_those_it_does_not_stand_clearly_above() {
+        let top = fig(300.0, 280.0, 320.0);
+        // Apart from both: no tie, so "the best" holds.
+        assert_eq!(
+            ties(top, [fig(100.0, 90.0, 110.0), fig(200.0, 190.0, 210.0)]),
+            0
+        );
+        // 0.93x: the same; 0.67x but runs reaching 290: overlapping; 0.33x apart.
+        let others = [
+            fig(280.0, 275.0, 285.0),
+            fig(200.0, 120.0, 290.0),
+            fig(100.0, 90.0, 110.0),
+        ];
+        assert_eq!(ties(top, others), 2);
+        // Single runs: 10% apart is apart.
+        assert_eq!(ties(Figure::one(120.0), [Figure::one(100.0)]), 0);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::csv::Table;
 use crate::harness::Sample;
 use crate::measure::stats::Summary;
+use crate::measure::verdict::Figure;
 use crate::units::MIB;
 
 /// A CSV table from its header and rows.
@@ -75,5 +76,44 @@ pub fn rate_cell(s: &Summary) -> String {
         format!("{:.1} ({:.1}–{:.1})", mib(s.median), mib(s.min), mib(s.max))
     } else {
         format!("{:.1}", mib(s.median))
+    }
+}
+
+/// How far a figure's farthest run lies from its median, as a share: every run is within
+/// this of the median (`0.34`: ±34%). Zero for a single run.
+pub fn farthest(f: Figure) -> f64 {
+    if f.n <= 1 || f.median <= 0.0 {
+        return 0.0;
+    }
+    (f.max - f.median).max(f.median - f.min).max(0.0) / f.median
+}
+
+/// The mark glued to a figure in a grid too narrow for a spread column: `±34%` (every run
+/// within that of the median, [`farthest`]) for repeated runs; `n=1` for a figure measured
+/// once where `repeated` (others in its table have more runs); empty otherwise.
+pub fn spread_mark(f: Figure, repeated: bool) -> String {
+    match f.n {
+        0 | 1 if repeated => "n=1".to_string(),
+        0 | 1 => String::new(),
+        _ => format!("±{:.0}%", 100.0 * farthest(f)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mark_is_the_farthest_run_from_the_median_or_n_1_among_repeats() {
+        let f = Figure {
+            median: 1228.4,
+            min: 1221.9,
+            max: 1644.2,
+            n: 3,
+        };
+        assert_eq!(spread_mark(f, true), "±34%");
+        assert_eq!(spread_mark(Figure::one(5.0), true), "n=1");
+        assert_eq!(spread_mark(Figure::one(5.0), false), "");
+        assert_eq!(farthest(Figure::one(5.0)), 0.0);
     }
 }

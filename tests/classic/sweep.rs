@@ -677,9 +677,11 @@ fn a_write_sweep_shows_its_rate_without_the_fsync_in_every_format() {
         "{text}"
     );
     assert!(text.contains("the page cache's rate"), "{text}");
-    // The sentence that names the best block size says which figure it ranks.
+    // The sentence that names where the curve levels off says which figure it ranks
+    // (or, where the runs overlap the best's, that the noise hides it).
     assert!(
-        text.contains("the rate with fsync first comes within 5% of its best"),
+        text.contains("the rate with fsync first comes within")
+            || text.contains("where the rate with fsync levels off is within the noise"),
         "{text}"
     );
 }

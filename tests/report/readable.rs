@@ -481,3 +481,31 @@ fn tables_narrower_than_forty_columns_are_lists_and_never_split_a_number() {
         }
     }
 }
+
+#[test]
+fn a_point_measured_once_says_n_1_instead_of_a_spread_of_nothing() {
+    // The sweep fixture's 4 KiB point cut to one run, beside points of three.
+    let mut doc = fixture_json("sweep.json");
+    let m = doc["points"][0]["rate"]["median"].as_f64().unwrap();
+    set_summary(&mut doc["points"][0]["rate"], m, m, m, 1);
+    let text = report_text(&doc);
+    let row = text
+        .lines()
+        .find(|l| l.contains("┆    4k ┆"))
+        .expect("the 4 KiB row");
+    assert!(row.contains(" n=1 ┆"), "{text}");
+    assert!(!row.contains("±0.0%"), "{text}");
+    let md = report_markdown(&doc);
+    assert!(md.contains("2621.2 (n=1)"), "{md}");
+    // The same for a pattern run once.
+    let mut doc = fixture_json("patterns.json");
+    let r = &mut doc["results"][0]["bytes_per_second"];
+    let m = r["median"].as_f64().unwrap();
+    set_summary(r, m, m, m, 1);
+    let text = report_text(&doc);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("│ write "))
+        .expect("the write row");
+    assert!(row.contains(" n=1 "), "{text}");
+}

@@ -2,7 +2,7 @@
 
 use crate::measure::cache::CacheState;
 use crate::measure::verdict::{self, Figure, Relation};
-use crate::report::cells::{capitalise, mib, rate, rate_cell};
+use crate::report::cells::{capitalise, mib, opt, rate, rate_cell, spread_mark};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, list, rate_spread};
@@ -161,8 +161,15 @@ fn ranking(r: &CompareReport) -> Vec<String> {
                 Relation::Unclear(_) => unclear.push(named),
             }
         }
+        // "Fastest" only where every other contender is clearly slower by the one rule;
+        // otherwise the first is first by the median and no more.
+        let (lead, whose) = if same.is_empty() && unclear.is_empty() {
+            ("fastest", "fastest's")
+        } else {
+            ("first by the median", "first's")
+        };
         let mut parts = vec![format!(
-            "{}: fastest {} ({:.0} MiB/s)",
+            "{}: {lead} {} ({:.0} MiB/s)",
             state.name(),
             best.contender,
             mib(best.median_bytes_per_second)
@@ -176,13 +183,14 @@ fn ranking(r: &CompareReport) -> Vec<String> {
         }
         if !slower.is_empty() {
             parts.push(format!(
-                "slower, their runs apart from the fastest's: {}",
+                "slower, their runs apart from the {whose}: {}",
                 slower.join(", ")
             ));
         }
         if !unclear.is_empty() {
             parts.push(format!(
-                "slower by the median, but their runs overlap the fastest's (no order shown): {}",
+                "slower by the median, but their runs overlap the {whose} (no order shown; {}): {}",
+                verdict::WHAT_WOULD_TELL,
                 unclear.join(", ")
             ));
         }
@@ -257,8 +265,11 @@ fn compare_columns<'a>() -> Vec<Column<'a, Row>> {
         Column::new("contender", "", 0, |row: &Row| row.contender.clone())
             .left()
             .csv("contender", |row: &Row| row.contender.clone()),
+        // The median with how far its farthest run lies (`±7%`) where it had repeats.
         Column::new("MiB/s (own figures)", "", 0, |row: &Row| {
-            format!("{:.0}", mib(row.median_bytes_per_second))
+            let mark = spread_mark(figure(row), false);
+            let sep = if mark.is_empty() { "" } else { " " };
+            format!("{:.0}{sep}{mark}", mib(row.median_bytes_per_second))
         })
         .heading("MiB/s by its own figures, median (min–max)")
         .markdown_cell(|row: &Row| {
@@ -291,6 +302,12 @@ fn compare_columns<'a>() -> Vec<Column<'a, Row>> {
         .markdown_cell(|row: &Row| format!("{:.2}", row.ratio_to_best))
         .csv("ratio_to_best", |row: &Row| row.ratio_to_best.to_string()),
         Column::raw("runs", |row: &Row| row.runs.len().to_string()),
+        Column::raw("bytes_per_second_min", |row: &Row| {
+            opt(row.rates().map(|s| s.min))
+        }),
+        Column::raw("bytes_per_second_max", |row: &Row| {
+            opt(row.rates().map(|s| s.max))
+        }),
         Column::new("resident before", "", 2, |row: &Row| {
             resident(row, |x| format!("{:.0}%", 100.0 * x))
         })
@@ -409,6 +426,20 @@ pub(crate) fn section(c: &CompareReport, part: Part) -> Section {
     }
 }
 
+/// How many runs a row's figure is the median of, with their range: `median of 3 runs,
+/// 5982–6376 MiB/s`, or `one run`.
+fn runs_of(row: &Row) -> String {
+    match row.rates() {
+        Some(s) if s.n > 1 => format!(
+            "median of {} runs, {:.0}–{:.0} MiB/s",
+            s.n,
+            mib(s.min),
+            mib(s.max)
+        ),
+        _ => "one run".to_string(),
+    }
+}
+
 /// Its lines in the study's summary: the fastest reader, cold and warm.
 pub(crate) fn headlines(c: &CompareReport) -> Vec<Headline> {
     let mut out = Vec::new();
@@ -433,34 +464,43 @@ pub(crate) fn headlines(c: &CompareReport) -> Vec<Headline> {
                 Some(next) if top.contender == fast.contender => {
                     match verdict::relate(figure(next), figure(top)) {
                         Relation::Below(_) => format!(
-                            "next: {} at {:.2}x; median of {} run(s)",
+                            "next: {} at {:.2}x; {}",
                             next.contender,
                             next.ratio_to_best,
-                            fast.runs.len()
+                            runs_of(fast)
                         ),
                         Relation::Same => format!(
-                            "{} the same within {:.0}% ({:.2}x); median of {} run(s)",
+                            "{} the same within {:.0}% ({:.2}x); {}",
                             next.contender,
                             100.0 * (verdict::SAME_WITHIN - 1.0),
                             next.ratio_to_best,
-                            fast.runs.len()
+                            runs_of(fast)
                         ),
                         _ => format!(
-                            "{} at {:.2}x by the median, but their runs overlap: no order shown; median of {} run(s)",
+                            "{} at {:.2}x by the median, but their runs overlap: no order shown; {}",
                             next.contender,
                             next.ratio_to_best,
-                            fast.runs.len()
+                            runs_of(fast)
                         ),
                     }
                 }
                 _ => format!(
-                    "ioscope fast at {:.2}x of it; median of {} run(s)",
+                    "ioscope fast at {:.2}x of it; {}",
                     fast.ratio_to_best,
-                    fast.runs.len()
+                    runs_of(top)
                 ),
             };
+            // "Fastest" only where every other reader is clearly slower by the one rule.
+            let others = rows
+                .iter()
+                .filter(|x| x.contender != top.contender)
+                .map(|x| figure(x));
+            let lead = match verdict::ties(figure(top), others) {
+                0 => "fastest reader",
+                _ => "first reader by the median",
+            };
             out.push(Headline {
-                label: format!("fastest reader, {}", state.name()),
+                label: format!("{lead}, {}", state.name()),
                 value: format!(
                     "{}: {}",
                     top.contender,

@@ -5,7 +5,7 @@
 
 use crate::measure::devstats::DeviceView;
 use crate::measure::verdict::{Figure, Relation, relate, same};
-use crate::report::cells::opt;
+use crate::report::cells::{opt, spread_mark};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
@@ -223,9 +223,9 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         };
         // `--best`: CrystalDiskMark's figure, said where the median would be.
         let figure = if r.rows.iter().any(|x| x.best_of) {
-            "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare)"
+            "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it"
         } else {
-            "median"
+            "median ±its farthest run"
         };
         format!(
             "{} per run, {each}, {figure}{}",
@@ -372,6 +372,11 @@ fn grid<'a>(pairs: &[Pair<'a>]) -> Vec<Column<'a, Pair<'a>>> {
             Some(r) => f(r),
         }
     }
+    let repeated = pairs
+        .iter()
+        .flat_map(|p| [p.read, p.write])
+        .flatten()
+        .any(|r| r.n() > 1);
     let mut cols = vec![Column::new("row", "", 0, |p: &Pair<'a>| p.name.to_string()).left()];
     let sides: [(Side<'a>, [&'static str; 3]); 2] = [
         (|p| p.read, ["read MB/s", "read IOPS", "read p99"]),
@@ -381,10 +386,17 @@ fn grid<'a>(pairs: &[Pair<'a>]) -> Vec<Column<'a, Pair<'a>>> {
         if pairs.iter().all(|p| side(p).is_none()) {
             continue;
         }
+        // With repeated rows, each rate carries how far its farthest run lies (`±7%`, the
+        // IOPS' alike: the same runs of one block size) or `n=1`: the grid has no room for
+        // a range column at 80 columns.
         cols.push(Column::new(rate, "", 0, move |p: &Pair<'a>| {
             match side(p) {
                 Some(r) if r.skipped.is_some() => "skipped".to_string(),
-                _ => cell(side, p, |r| format!("{:.1}", r.bytes_per_second / MB)),
+                _ => cell(side, p, |r| {
+                    let mark = spread_mark(r.rate(), repeated);
+                    let sep = if mark.is_empty() { "" } else { " " };
+                    format!("{:.1}{sep}{mark}", r.bytes_per_second / MB)
+                }),
             }
         }));
         cols.push(Column::new(iops, "", 1, move |p: &Pair<'a>| {
@@ -781,6 +793,34 @@ mod tests {
         );
         let once = [DiskRow::made_up(Op::Read, 8, 1000.0, 0.0, 0.0)];
         assert_eq!(widest_spread(&once), "");
+    }
+
+    #[test]
+    fn the_grids_rates_carry_their_farthest_run_or_n_1_among_repeats() {
+        // The writes (493 by the median, 427–1581: the farthest run 221% above),
+        // beside a read measured once: the grid says so of each.
+        let rows = [
+            DiskRow {
+                name: "SEQ1M Q8T1".into(),
+                ..DiskRow::made_up(Op::Read, 8, 1000.0, 0.0, 0.0)
+            },
+            repeated("SEQ1M Q8T1", Op::Write, &[493.0, 1581.0, 427.0]),
+        ];
+        let pairs = pairs(&rows);
+        let cols = grid(&pairs);
+        let t = columns::markdown(&cols, &pairs);
+        let at = |h: &str| t.header.iter().position(|x| x == h).unwrap();
+        assert_eq!(t.rows[0][at("write MB/s")], "493.0 ±221%");
+        assert!(
+            t.rows[0][at("read MB/s")].ends_with(" n=1"),
+            "{:?}",
+            t.rows[0]
+        );
+        // Measured once everywhere: the figures alone, as before.
+        let once = [DiskRow::made_up(Op::Read, 8, 1000.0, 0.0, 0.0)];
+        let pairs = super::pairs(&once);
+        let t = columns::markdown(&grid(&pairs), &pairs);
+        assert!(!t.rows[0][1].contains('n') && !t.rows[0][1].contains('±'));
     }
 
     #[test]

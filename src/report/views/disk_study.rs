@@ -244,13 +244,27 @@ pub(crate) fn read_write_sentence(
 /// the latency of one random read at a time.
 pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
     let mut out = Vec::new();
+    // Each figure with its runs: `median of 3 runs, 1165–1568; ` where the panel repeated
+    // its rows (`one run; ` for a row measured once among them), nothing where none was.
+    let repeated = r.rows.iter().any(|x| x.n() > 1);
+    let runs = |f: Figure, show: &dyn Fn(f64) -> String, unit: &str| match f.n {
+        0 | 1 if repeated => "one run; ".to_string(),
+        0 | 1 => String::new(),
+        n => format!(
+            "median of {n} runs, {}–{} {unit}; ",
+            show(f.min),
+            show(f.max)
+        ),
+    };
+    let mb = |v: f64| format!("{:.0}", v / MB);
     for op in [Op::Read, Op::Write] {
         if let Some(x) = r.row("SEQ1M Q8T1", op) {
             out.push(Headline {
                 label: format!("disk, sequential 1 MiB {}, 8 in flight", op.name()),
                 value: format_mib_per_s(x.bytes_per_second),
                 spread: format!(
-                    "{:.0} MB/s as the panels print it; {} IOPS; p99 {}",
+                    "{}{:.0} MB/s as the panels print it; {} IOPS; p99 {}",
+                    runs(x.rate(), &mb, "MB/s"),
                     x.bytes_per_second / MB,
                     iops(x.iops),
                     time_us(x.latency_us.p99)
@@ -264,7 +278,8 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
                 label: format!("disk, random 4 KiB {}, 32 in flight", op.name()),
                 value: format!("{} IOPS", iops(x.iops)),
                 spread: format!(
-                    "p50 {}, p99 {}; {}",
+                    "{}p50 {}, p99 {}; {}",
+                    runs(x.iops_figure(), &iops, "IOPS"),
                     time_us(x.latency_us.p50),
                     time_us(x.latency_us.p99),
                     format_mib_per_s(x.bytes_per_second)
@@ -277,7 +292,8 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
             label: "disk, one random 4 KiB read".into(),
             value: format!("{} at the median", time_us(x.latency_us.p50)),
             spread: format!(
-                "p99 {}, p99.9 {}; {} IOPS",
+                "{}p99 {}, p99.9 {}; {} IOPS",
+                runs(x.iops_figure(), &iops, "IOPS"),
                 time_us(x.latency_us.p99),
                 time_us(x.latency_us.p99_9),
                 iops(x.iops)
@@ -305,6 +321,31 @@ mod tests {
             mode: Some(mode.into()),
             ..WriteCache::default()
         }
+    }
+
+    #[test]
+    fn the_summarys_disk_lines_say_how_many_runs_and_their_range() {
+        let mut r: DiskReport =
+            serde_json::from_str(include_str!("../../../tests/fixtures/disk-repeat.json"))
+                .expect("the fixture reads");
+        let h = headlines(&r);
+        assert!(
+            h[0].spread
+                .starts_with("median of 3 runs, 1222–1644 MB/s; 1228 MB/s as the panels print it"),
+            "{}",
+            h[0].spread
+        );
+        // One row measured once among repeated ones says so; none repeated, nothing.
+        r.rows[0].runs.clear();
+        assert!(headlines(&r)[0].spread.starts_with("one run; "));
+        for row in &mut r.rows {
+            row.runs.clear();
+        }
+        assert!(
+            headlines(&r)[0]
+                .spread
+                .starts_with("1228 MB/s as the panels")
+        );
     }
 
     #[test]

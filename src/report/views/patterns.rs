@@ -357,7 +357,11 @@ fn patterns_columns(r: &PatternsReport) -> Vec<Column<'_, PatternResult>> {
         .csv("bytes_per_second_median", |x: &PatternResult| {
             x.bytes_per_second.median.to_string()
         }),
+        // A test run once has no range: it says so rather than `x..x`.
         Column::new("min..max", "", 2, |x: &PatternResult| {
+            if x.bytes_per_second.n <= 1 {
+                return "n=1".to_string();
+            }
             format!(
                 "{}..{}",
                 rate(x.bytes_per_second.min),

@@ -231,6 +231,59 @@ pub fn model_misfit(r: &SweepReport, a: &Analysis) -> Option<(f64, u64)> {
         .max_by(|x, y| x.0.total_cmp(&y.0))
 }
 
+/// Where the curve levels off, as a clause of [`sweep_explanation`]: "at 64 KiB the rate
+/// first comes within 5% of its best" only where every smaller block stands clearly below
+/// the best by the one rule ([`crate::measure::verdict::relate`]), so that "first" is
+/// beyond the noise. Where a smaller block is the same as the best by the rule (medians
+/// within 10%), the clause says so of the first such block; where its runs overlap the
+/// best's, it says that where the rate levels off is within the noise, and what would tell.
+pub(crate) fn levels_off(points: &[&SweepPoint], a: &Analysis, rate: &str) -> String {
+    use crate::measure::verdict::{Figure, Relation, WHAT_WOULD_TELL, relate};
+    let clear = format!(
+        "at {} {rate} first comes within 5% of its best ({})",
+        format_size(a.knee_block_size),
+        format_mib_per_s(a.best_bytes_per_second),
+    );
+    let Some(top) = best(points) else {
+        return clear;
+    };
+    let best_fig = Figure::from(&points[top].rate);
+    let reach = points
+        .iter()
+        .position(|p| !matches!(relate(Figure::from(&p.rate), best_fig), Relation::Below(_)));
+    let Some(reach) = reach.filter(|&i| points[i].block_size < a.knee_block_size) else {
+        return clear;
+    };
+    let p = points[reach];
+    let at_best = format!(
+        "{} in calls of {}",
+        format_mib_per_s(points[top].rate.median),
+        format_size(points[top].block_size)
+    );
+    match relate(Figure::from(&p.rate), best_fig) {
+        Relation::Unclear(_) => format!(
+            "where {rate} levels off is within the noise: already in calls of {} its runs ({}) overlap those of its best ({at_best}, runs {}), so no block size is shown to be where it levels off; {WHAT_WOULD_TELL}",
+            format_size(p.block_size),
+            run_range(&p.rate),
+            run_range(&points[top].rate),
+        ),
+        _ => format!(
+            "at {} {rate} first comes within 10% of its best ({at_best}), the same by the one rule, so that it comes within 5% only at {} is within the noise",
+            format_size(p.block_size),
+            format_size(a.knee_block_size),
+        ),
+    }
+}
+
+/// The runs of a figure as `610–980 MiB/s, n=3`, or `one run`.
+fn run_range(s: &Summary) -> String {
+    if s.n > 1 {
+        format!("{:.0}–{:.0} MiB/s, n={}", mib(s.min), mib(s.max), s.n)
+    } else {
+        "one run".to_string()
+    }
+}
+
 /// One sentence on a curve: the cost per call, the bandwidth, and where the knee is. The
 /// model's story ("whatever its size") is told only where it fits every point within
 /// [`crate::measure::verdict::MODEL_FITS`]; otherwise the sentence says how far off it is.
@@ -242,11 +295,7 @@ pub fn sweep_explanation(r: &SweepReport, a: &Analysis) -> String {
         Op::Read => "the rate",
         Op::Write => "the rate with fsync",
     };
-    let knee = format!(
-        "at {} {rate} first comes within 5% of its best ({})",
-        format_size(a.knee_block_size),
-        format_mib_per_s(a.best_bytes_per_second),
-    );
+    let knee = levels_off(&points(r, a.cache), a, rate);
     let misfit = model_misfit(r, a);
     match a.model {
         Some(m) if misfit.is_none_or(|(e, _)| e <= crate::measure::verdict::MODEL_FITS) => format!(
@@ -434,7 +483,13 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             format!("{:.1}", mib(p.rate.median))
         })
         .heading(rate_heading)
-        .markdown_cell(|p: &SweepPoint| rate_spread(p.rate.median, p.rate.min, p.rate.max))
+        .markdown_cell(|p: &SweepPoint| {
+            if p.rate.n > 1 {
+                rate_spread(p.rate.median, p.rate.min, p.rate.max)
+            } else {
+                format!("{:.1} (n=1)", mib(p.rate.median))
+            }
+        })
         .csv("bytes_per_second_median", |p: &SweepPoint| {
             p.rate.median.to_string()
         }),
@@ -462,7 +517,11 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             p.rate.stddev.to_string()
         }),
         Column::raw("outliers", |p: &SweepPoint| p.rate.outliers.to_string()),
+        // A point measured once has no spread: it says so rather than `±0.0%`.
         Column::new("spread", "", 2, |p: &SweepPoint| {
+            if p.rate.n <= 1 {
+                return "n=1".to_string();
+            }
             format!(
                 "{:.0}..{:.0} ±{:.1}%{}",
                 mib(p.rate.min),
@@ -476,7 +535,13 @@ fn sweep_columns(r: &SweepReport) -> Vec<Column<'_, SweepPoint>> {
             )
         })
         .heading("spread (±%)")
-        .markdown_cell(|p: &SweepPoint| format!("{:.1}", 100.0 * p.rate.relative_spread())),
+        .markdown_cell(|p: &SweepPoint| {
+            if p.rate.n > 1 {
+                format!("{:.1}", 100.0 * p.rate.relative_spread())
+            } else {
+                "n=1".to_string()
+            }
+        }),
         Column::new("calls/s", "", 4, |p: &SweepPoint| {
             group_thousands(p.calls_per_second.round() as u64)
         })
@@ -635,24 +700,42 @@ fn times(ratio: f64) -> String {
     }
 }
 
-/// The first block size after the peak where the rate falls below 85% of it, and the share.
-fn fall_after_peak(points: &[&SweepPoint]) -> Option<(u64, u64, f64)> {
+/// The first block size after the peak where the rate falls below 85% of it, the share the
+/// largest block reaches, and whether that fall is clear by the one rule (its runs apart
+/// from the peak's: [`crate::measure::verdict::relate`] says `Below`).
+fn fall_after_peak(points: &[&SweepPoint]) -> Option<(u64, u64, f64, bool)> {
+    use crate::measure::verdict::{Figure, Relation, relate};
     let peak = best(points)?;
     let top = points[peak].rate.median;
     let fall = points[peak + 1..]
         .iter()
         .find(|p| p.rate.median < crate::measure::verdict::FALLEN * top)?;
     let last = points.last()?;
+    let clear = matches!(
+        relate(Figure::from(&fall.rate), Figure::from(&points[peak].rate)),
+        Relation::Below(_)
+    );
     Some((
         points[peak].block_size,
         fall.block_size,
         last.rate.median / top.max(1e-9),
+        clear,
     ))
 }
 
-/// Why a curve falls at large blocks: the buffer outgrows a CPU cache.
+/// Why a curve falls at large blocks: the buffer outgrows a CPU cache; where the runs of
+/// the fall overlap the peak's, no fall is claimed and none is explained.
 fn explain_fall(op: &str, points: &[&SweepPoint], env: &Environment) -> Option<String> {
-    let (peak, fall, share) = fall_after_peak(points)?;
+    let (peak, fall, share, clear) = fall_after_peak(points)?;
+    if !clear {
+        return Some(format!(
+            "The {op} curve's median peaks at {} per call and drops below {:.0}% of it from {} per call up, but the runs there overlap the peak's: no fall is shown, so none is explained; {}.",
+            format_size(peak),
+            100.0 * crate::measure::verdict::FALLEN,
+            format_size(fall),
+            crate::measure::verdict::WHAT_WOULD_TELL
+        ));
+    }
     // A read() copies from the page cache into the buffer: source and destination together
     // are twice the block.
     // A cache level explains the fall only when the peak's buffers fit in it and the

@@ -191,14 +191,15 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
         .cells
         .iter()
         .find(|c| c.sender == SendMethod::Read && c.receiver == RecvMethod::Write);
-    // Pairs the one rule cannot tell from the fastest: it is then first among equals.
-    let tied = w
-        .cells
-        .iter()
-        .filter(|c| {
-            !std::ptr::eq(*c, best) && verdict::same(c.bytes_per_second, best.bytes_per_second)
-        })
-        .count();
+    // Pairs the one rule cannot tell from the fastest (medians within 10%, or repeats that
+    // overlap): it is then first among equals.
+    let tied = verdict::ties(
+        rate_figure(best),
+        w.cells
+            .iter()
+            .filter(|c| !std::ptr::eq(*c, best))
+            .map(rate_figure),
+    );
     let versus = match base {
         Some(b) if std::ptr::eq(b, best) => String::new(),
         Some(b) => format!(
@@ -209,7 +210,7 @@ fn transfer_lines(w: &Workload, synced: bool) -> Vec<(&'static str, String)> {
     } + &match tied {
         0 => String::new(),
         n => format!(
-            "; {n} other pair{} within {:.0}% of it, so no single fastest",
+            "; {n} other pair{} within {:.0}% of it or with repeats overlapping its, so no single fastest",
             if n == 1 { "" } else { "s" },
             100.0 * (verdict::SAME_WITHIN - 1.0)
         ),
@@ -417,6 +418,7 @@ impl Exportable for TransferReport {
             "receiver_seconds_median",
             "receiver_seconds_min",
             "receiver_seconds_max",
+            "runs",
             "bytes_per_second",
             "seconds_per_file",
             "verified",
@@ -436,6 +438,7 @@ impl Exportable for TransferReport {
                         c.receiver_seconds.median.to_string(),
                         c.receiver_seconds.min.to_string(),
                         c.receiver_seconds.max.to_string(),
+                        c.receiver_seconds.n.to_string(),
                         c.bytes_per_second.to_string(),
                         c.seconds_per_file.to_string(),
                         c.verified.to_string(),
@@ -629,5 +632,35 @@ mod tests {
             "{}",
             lines[1].1
         );
+    }
+
+    /// `w` with the receiver's times of each cell spread so its rates run from `lo` to
+    /// `hi` times its median over three repeats.
+    fn scattered(mut w: Workload, lo: f64, hi: f64) -> Workload {
+        for c in &mut w.cells {
+            let t = c.receiver_seconds.median;
+            c.receiver_seconds = summarize(&[t / hi, t, t / lo]).unwrap();
+        }
+        w
+    }
+
+    #[test]
+    fn a_first_pair_whose_repeats_overlap_anothers_is_not_called_fastest() {
+        use RecvMethod as R;
+        use SendMethod as S;
+        let m = MIB as f64;
+        let rates = [
+            (S::Read, R::Write, 1000.0 * m),
+            (S::Sendfile, R::Splice, 1500.0 * m),
+        ];
+        // 1.5x by the medians, runs 0.6x–1.6x each: 1500's reach down to 900, below 1000's
+        // top of 1600.
+        let lines = transfer_lines(&scattered(workload(&rates), 0.6, 1.6), false);
+        assert_eq!(lines[0].0, "first", "{lines:?}");
+        assert!(lines[0].1.contains("no single fastest"), "{}", lines[0].1);
+        // Runs within 5% of their medians: apart, so the first is the fastest.
+        let lines = transfer_lines(&scattered(workload(&rates), 0.95, 1.05), false);
+        assert_eq!(lines[0].0, "fastest", "{lines:?}");
+        assert!(!lines[0].1.contains("no single fastest"), "{}", lines[0].1);
     }
 }
