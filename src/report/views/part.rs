@@ -12,6 +12,7 @@ use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
 use crate::report::svg::Chart;
 use crate::report::view::Exportable;
+use crate::results::study::answers::Measured;
 use crate::results::study::{Outcome, Results, Stored, StudyReport};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -37,6 +38,12 @@ pub trait PartView: Sync + FromKept {
 
     /// Its lines in the summary: the figures that matter, with their spread.
     fn headlines(&self, _r: &StudyReport) -> Vec<Headline> {
+        Vec::new()
+    }
+
+    /// What it measured of the study's questions — the read of the scratch file cold and
+    /// warm — for the summary's one answer per question (`results::study::answers`).
+    fn reads(&self, _r: &StudyReport) -> Vec<Measured> {
         Vec::new()
     }
 

@@ -10,6 +10,9 @@ use crate::report::html::{self, environment_sentence, escape, footer, head};
 use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::view::Exportable;
+use crate::measure::cache::CacheState;
+use crate::measure::pressure::Resource;
+use crate::results::study::answers::{Answer, Disagreement, Measured, answer};
 use crate::results::study::{Outcome, StudyReport};
 use crate::results::sweep::SweepReport;
 use crate::units::{format_block_size, format_mib_per_s, format_seconds, format_size};
@@ -98,6 +101,9 @@ pub fn text(r: &StudyReport) -> String {
         };
     }
     out.push_str(&columns::for_terminal(&summary_columns(), &headlines(r)).text);
+    for line in answer_sentences(r) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out, "{}", verification(r));
     out
 }
@@ -176,12 +182,195 @@ pub(crate) fn write_headline(r: &StudyReport) -> Option<Headline> {
     })
 }
 
+/// The rank of the answers' lines in the summary: after the write, before the parts' own.
+const ANSWERS_RANK: u8 = 20;
+
+/// The study's answers: the cold and the warm read of the scratch file, each pooled over
+/// every part that measured it (`results::study::answers`, where the rule is).
+pub fn answers(r: &StudyReport) -> Vec<Answer> {
+    let measured: Vec<Measured> = super::part::all().flat_map(|p| p.reads(r)).collect();
+    [CacheState::Cold, CacheState::Warm]
+        .into_iter()
+        .filter_map(|state| answer(state, measured.clone()))
+        .collect()
+}
+
+/// A measurement's figure as a reader sees it: `906.0 (880.0–930.0, n=3)`, `163.0 (one run)`.
+fn measured_figure(m: &Measured) -> String {
+    m.figure().map_or("-".into(), |f| {
+        let (value, spread) = super::sweep::summary_spread(&f);
+        format!(
+            "{} ({spread})",
+            value.trim_end_matches(" MiB/s")
+        )
+    })
+}
+
+/// An answer's line in the summary: the pooled median with its spread and the parts it
+/// pools, or — the parts disagreeing — the range of their medians, never one part's alone.
+fn answer_headline(a: &Answer) -> Option<Headline> {
+    let pooled = a.pooled.as_ref()?;
+    let label = format!("read, {}", a.state.name());
+    let counts: Vec<String> = a
+        .parts
+        .iter()
+        .map(|m| format!("{} {}", m.part.name(), m.runs.len()))
+        .collect();
+    if let Some(d) = &a.disagreement {
+        let (lo, hi) = (&a.parts[d.low], &a.parts[d.high]);
+        let median = |m: &Measured| m.figure().map_or(0.0, |f| mib(f.median));
+        return Some(Headline {
+            label,
+            value: format!("{:.1}–{:.1} MiB/s", median(lo), median(hi)),
+            spread: format!(
+                "the parts disagree ({:.1}x apart): lowest {}, highest {}; no one figure",
+                d.ratio,
+                lo.label(),
+                hi.label()
+            ),
+        });
+    }
+    let (value, spread) = super::sweep::summary_spread(pooled);
+    Some(Headline {
+        label,
+        value,
+        spread: if a.is_pooled() {
+            format!(
+                "{spread}, pooled over {} parts' runs ({}) in calls of {}",
+                a.parts.len(),
+                counts.join(", "),
+                blocks(a)
+            )
+        } else {
+            format!("{spread}, from {} alone", a.parts[0].label())
+        },
+    })
+}
+
+/// The block sizes an answer pools: `1 MiB`, or `1 MiB and 2 MiB`.
+fn blocks(a: &Answer) -> String {
+    let mut sizes: Vec<u64> = a.parts.iter().map(|m| m.block_size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+        .iter()
+        .map(|&b| format_size(b))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// What the summary says beside the answers' lines: where the parts disagree, the range,
+/// which part gave which and what their runs show; which parts were left out and why.
+pub fn answer_sentences(r: &StudyReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in answers(r) {
+        let state = a.state.name();
+        let mut upper = state.to_string();
+        upper[..1].make_ascii_uppercase();
+        if let Some(d) = &a.disagreement {
+            let (lo, hi) = (&a.parts[d.low], &a.parts[d.high]);
+            let each: Vec<String> = a
+                .parts
+                .iter()
+                .map(|m| format!("{} {}", m.label(), measured_figure(m)))
+                .collect();
+            out.push(format!(
+                "{upper} read: the parts disagree beyond their spreads, {} to {} MiB/s ({:.1}x), so no one figure stands for the medium: {}.",
+                measured_figure(lo).split(' ').next().unwrap_or_default(),
+                measured_figure(hi).split(' ').next().unwrap_or_default(),
+                d.ratio,
+                each.join("; ")
+            ));
+            out.push(causes(&a, d));
+        }
+        if !a.left_out.is_empty() {
+            let each: Vec<String> = a
+                .left_out
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{} {} MiB/s ({})",
+                        m.label(),
+                        measured_figure(m),
+                        m.left_out.as_deref().unwrap_or_default()
+                    )
+                })
+                .collect();
+            out.push(format!(
+                "Left out of the {state} read: {}.",
+                each.join("; ")
+            ));
+        }
+    }
+    out
+}
+
+/// What the runs of disagreeing parts show, in one sentence; that they show nothing when
+/// they carry no mark.
+fn causes(a: &Answer, d: &Disagreement) -> String {
+    use crate::results::study::answers::Cause;
+    let name = |i: usize| a.parts[i].label();
+    let shown: Vec<String> = d
+        .causes
+        .iter()
+        .map(|c| match c {
+            Cause::OtherIo { who, bytes, runs } => format!(
+                "another process used the device during {} ({} beyond its own, {runs} of {} run(s))",
+                name(*who),
+                format_size(*bytes),
+                a.parts[*who].runs.len()
+            ),
+            Cause::Contended {
+                who,
+                resource,
+                share,
+                runs,
+            } => format!(
+                "tasks on the machine waited for {} during {} ({} of a run's time, {runs} of {} run(s))",
+                match resource {
+                    Resource::Cpu => "a CPU",
+                    Resource::Io => "I/O",
+                    Resource::Memory => "memory",
+                },
+                name(*who),
+                pct(*share),
+                a.parts[*who].runs.len()
+            ),
+            Cause::FirstAfterEviction { who } => format!(
+                "{} is the first read after the file's pages were evicted; the later cold reads followed it",
+                name(*who)
+            ),
+            Cause::BlockSize { low, high } => format!(
+                "the lowest read in calls of {}, the highest in calls of {}",
+                format_size(a.parts[*low].block_size),
+                format_size(a.parts[*high].block_size)
+            ),
+            Cause::Engine { low, high } => format!(
+                "the lowest read through the {} engine, the highest through {}",
+                a.parts[*low].engine, a.parts[*high].engine
+            ),
+        })
+        .collect();
+    if shown.is_empty() {
+        "Their runs carry no mark of other I/O or of pressure, and the lowest and the highest read through the same engine in calls of the same size: the data does not show why they differ.".into()
+    } else {
+        format!("What their runs show: {}.", shown.join("; "))
+    }
+}
+
 /// The figures that matter, with their spread: each part's lines (in the order of their
-/// rank, then the order they run), then the checksum's.
+/// rank, then the order they run) with the answers' lines at their rank, then the
+/// checksum's.
 pub fn headlines(r: &StudyReport) -> Vec<Headline> {
     let mut parts: Vec<_> = super::part::all().collect();
     parts.sort_by_key(|p| p.summary_rank());
-    let mut out: Vec<Headline> = parts.iter().flat_map(|p| p.headlines(r)).collect();
+    let (before, after): (Vec<&dyn super::part::PartView>, Vec<_>) = parts
+        .iter()
+        .copied()
+        .partition(|p| p.summary_rank() < ANSWERS_RANK);
+    let mut out: Vec<Headline> = before.iter().flat_map(|p| p.headlines(r)).collect();
+    out.extend(answers(r).iter().filter_map(answer_headline));
+    out.extend(after.iter().flat_map(|p| p.headlines(r)));
     let in_place = r.read_back().and_then(|x| x.in_place);
     out.push(Headline {
         label: "checksum".into(),
@@ -431,6 +620,14 @@ pub fn page(
         format_seconds(r.estimated_seconds)
     );
     html::table(&mut out, &columns::grid(&summary_columns(), &headlines(r)));
+    let said = answer_sentences(r);
+    if !said.is_empty() {
+        out.push_str("<ul class=\"why\">\n");
+        for line in &said {
+            let _ = writeln!(out, "<li>{}</li>", escape(line));
+        }
+        out.push_str("</ul>\n");
+    }
     out.push_str(&crate::report::caveats::html(&r.all_caveats()));
     let all = sections(r, env);
     out.push_str("<nav><p>");
@@ -477,6 +674,10 @@ pub fn markdown_blocks(
         &columns::markdown(&summary_columns(), &headlines(r)),
         Some("Summary"),
     ));
+    let said = answer_sentences(r);
+    if !said.is_empty() {
+        blocks.push(list("One answer per question:", &said));
+    }
     blocks.extend(crate::report::caveats::markdown(&r.all_caveats()));
     for s in sections(r, env) {
         let mut block = format!("## {}\n\n", escape(s.part.title()));

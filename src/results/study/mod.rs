@@ -11,6 +11,7 @@ use crate::workload::study::{Level, Part};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod answers;
 mod results;
 pub use results::{Results, Stored};
 
@@ -172,6 +173,11 @@ pub struct StudyReport {
     /// compression, the device's write cache beside the write's fsync.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<crate::measure::caveat::Caveat>,
+    /// One answer per question: the cold and the warm read of the scratch file, pooled over
+    /// the parts that measured them ([`answers`]); written for the reader of the JSON
+    /// document, never read back (a study read back recomputes them from its parts).
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<answers::Answer>,
 }
 
 impl StudyReport {
