@@ -47,9 +47,11 @@ pub trait PartView: Sync + FromKept {
         Vec::new()
     }
 
-    /// Whether its checks held (true when it kept no result).
-    fn ok(&self, _r: &StudyReport) -> bool {
-        true
+    /// Whether its checks held (true when it kept no result): by default its result's own
+    /// verdict (`Exportable::ok`: a disk row's failed verify, compare's runs that did not
+    /// start in their state), so that a failed check in any part fails the study.
+    fn ok(&self, r: &StudyReport) -> bool {
+        self.checks_held(r)
     }
 
     /// Its result's own caveats.
@@ -88,6 +90,8 @@ pub trait Answers {
     fn warnings(&self) -> &[Warning];
     /// Its CSV table.
     fn table(&self) -> Table;
+    /// Whether its checks held.
+    fn ok(&self) -> bool;
 }
 
 impl<T: Exportable> Answers for T {
@@ -97,11 +101,17 @@ impl<T: Exportable> Answers for T {
     fn table(&self) -> Table {
         Exportable::table(self)
     }
+    fn ok(&self) -> bool {
+        Exportable::ok(self)
+    }
 }
 
 impl Answers for () {
     fn warnings(&self) -> &[Warning] {
         &[]
+    }
+    fn ok(&self) -> bool {
+        true
     }
     fn table(&self) -> Table {
         Table {
@@ -118,9 +128,14 @@ pub trait FromKept {
     fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning];
     /// Its CSV in the report directory (`<name>.csv`), when it kept a result.
     fn table(&self, r: &StudyReport) -> Option<Table>;
+    /// Whether its result's checks held (true when it kept none).
+    fn checks_held(&self, r: &StudyReport) -> bool;
 }
 
 impl<P: Kept> FromKept for P {
+    fn checks_held(&self, r: &StudyReport) -> bool {
+        self.kept(r).is_none_or(Answers::ok)
+    }
     fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
         self.kept_warnings(r)
     }
