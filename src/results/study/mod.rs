@@ -83,6 +83,18 @@ pub struct Step {
     pub outcome: Outcome,
 }
 
+/// A study that took clearly longer than its estimate ([`crate::measure::verdict::overran`]):
+/// the seconds, and the parts that did, the largest overrun first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overrun {
+    /// Wall seconds the study took.
+    pub seconds: f64,
+    /// Seconds its parts were estimated at together.
+    pub estimated: f64,
+    /// The parts that took clearly longer: the part, its seconds and its estimate.
+    pub parts: Vec<(Part, f64, f64)>,
+}
+
 /// The write or the verified read of the scratch file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyRow {
@@ -209,6 +221,29 @@ impl StudyReport {
     /// through `Kept::kept`).
     pub fn result<T: 'static>(&self, part: Part) -> Option<&T> {
         self.results.get(part)
+    }
+
+    /// How far the study ran past its estimate, when clearly ([`Overrun`]); `None` for a
+    /// study that kept to it. The estimate is that of the parts that ran (an interrupted
+    /// study's too).
+    pub fn overrun(&self) -> Option<Overrun> {
+        use crate::measure::verdict::overran;
+        let estimated: f64 = self.steps.iter().map(|s| s.estimated_seconds).sum();
+        if !overran(self.seconds, estimated) {
+            return None;
+        }
+        let mut parts: Vec<(Part, f64, f64)> = self
+            .steps
+            .iter()
+            .filter(|s| overran(s.seconds, s.estimated_seconds))
+            .map(|s| (s.part, s.seconds, s.estimated_seconds))
+            .collect();
+        parts.sort_by(|a, b| (b.1 - b.2).total_cmp(&(a.1 - a.2)));
+        Some(Overrun {
+            seconds: self.seconds,
+            estimated,
+            parts,
+        })
     }
 
     /// The step record of `part`, if it ran or was skipped.
