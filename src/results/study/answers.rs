@@ -28,6 +28,10 @@ pub const POOL_BLOCK: u64 = 1 << 20;
 pub struct PooledRun {
     /// Its rate, bytes per second.
     pub bytes_per_second: f64,
+    /// Whether its interference was recorded (compare's contenders and calibrate's probes
+    /// record none: no mark on them proves nothing).
+    #[serde(skip)]
+    pub recorded: bool,
     /// Bytes the device moved beyond the run's own, when clearly more.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_io_bytes: Option<u64>,
@@ -42,6 +46,7 @@ impl PooledRun {
     pub fn new(bytes_per_second: f64, marks: Marks) -> Self {
         Self {
             bytes_per_second,
+            recorded: true,
             other_io_bytes: marks.other_io_bytes,
             contended: marks.pressure.map_or(Vec::new(), |p| {
                 crate::measure::interference::contended(&p, marks.own_device_bytes)
@@ -51,7 +56,10 @@ impl PooledRun {
 
     /// A run whose interference was not recorded (compare's contenders).
     pub fn unmarked(bytes_per_second: f64) -> Self {
-        Self::new(bytes_per_second, Marks::default())
+        Self {
+            recorded: false,
+            ..Self::new(bytes_per_second, Marks::default())
+        }
     }
 }
 
@@ -84,7 +92,7 @@ pub fn unproven<'a>(
 pub struct Measured {
     /// The part.
     pub part: Part,
-    /// Which of its measurements (`the point at 1 MiB`, `the first cold read`).
+    /// Which of its measurements (`at 1 MiB`, `first cold read`).
     pub what: String,
     /// The cache state.
     pub state: CacheState,
@@ -108,9 +116,14 @@ impl Measured {
         summarize(&rates)
     }
 
-    /// The part's name and which measurement: `cache, the first cold read`.
+    /// Whether its runs recorded their interference (other I/O, pressure).
+    pub fn recorded(&self) -> bool {
+        self.runs.iter().all(|r| r.recorded)
+    }
+
+    /// The part's name and which measurement: `cache (first cold read)`.
     pub fn label(&self) -> String {
-        format!("{}, {}", self.part.name(), self.what)
+        format!("{} ({})", self.part.name(), self.what)
     }
 }
 
@@ -138,10 +151,13 @@ pub enum Cause {
         /// How many of its runs were stalled.
         runs: usize,
     },
-    /// `who`, at one extreme, is the first cold read after an eviction; the others read later.
+    /// `who`, at one extreme, is the first cold read after an eviction, and a later cold read
+    /// of the same part differs from it.
     FirstAfterEviction {
         /// The measurement.
         who: usize,
+        /// The later cold read of the same part that differs from it.
+        later: usize,
     },
     /// The lowest and the highest read in calls of different sizes.
     BlockSize {
@@ -267,9 +283,18 @@ fn disagreement(parts: &[Measured]) -> Option<Disagreement> {
             }
         }
     }
+    // The first read after an eviction is a cause only where a later cold read of the same
+    // part differs from it by the rule: otherwise it is as the others are.
     for who in [low, high] {
-        if parts[who].first_after_eviction {
-            causes.push(Cause::FirstAfterEviction { who });
+        let m = &parts[who];
+        let later = parts.iter().enumerate().position(|(i, x)| {
+            i != who
+                && x.part == m.part
+                && !x.first_after_eviction
+                && relate(figures[who], figures[i]) != Relation::Same
+        });
+        if let Some(later) = later.filter(|_| m.first_after_eviction) {
+            causes.push(Cause::FirstAfterEviction { who, later });
         }
     }
     if parts[low].block_size != parts[high].block_size {
@@ -303,7 +328,10 @@ mod tests {
             block_size: POOL_BLOCK,
             engine: "stream".into(),
             first_after_eviction: false,
-            runs: mib_s.iter().map(|&x| PooledRun::unmarked(x * MIB)).collect(),
+            runs: mib_s
+                .iter()
+                .map(|&x| PooledRun::unmarked(x * MIB))
+                .collect(),
             left_out: None,
         }
     }
@@ -315,7 +343,7 @@ mod tests {
             vec![
                 measured(SWEEP, "the point at 1 MiB", &[900.0, 950.0, 1000.0]),
                 measured(CACHE, "the first cold read", &[960.0]),
-                measured(COMPARE, "`ioscope run -r 1m`", &[920.0, 980.0, 1010.0]),
+                measured(COMPARE, "ioscope run -r 1m", &[920.0, 980.0, 1010.0]),
             ],
         )
         .expect("measured");
@@ -331,6 +359,7 @@ mod tests {
     fn parts_apart_beyond_their_spreads_disagree_and_name_the_extremes() {
         // The VM's study: the cache's first cold read 163, the sweep 906, compare 1464.
         let mut first = measured(CACHE, "the first cold read", &[163.0]);
+        // (and the cache part's later cold read, 793, differs from it)
         first.first_after_eviction = true;
         first.runs[0].other_io_bytes = Some(498 << 20);
         let a = answer(
@@ -339,7 +368,7 @@ mod tests {
                 measured(SWEEP, "the point at 1 MiB", &[880.0, 906.0, 930.0]),
                 first,
                 measured(CACHE, "the cold read again", &[793.0]),
-                measured(COMPARE, "`ioscope run -r 1m`", &[1400.0, 1464.0, 1500.0]),
+                measured(COMPARE, "ioscope run -r 1m", &[1400.0, 1464.0, 1500.0]),
             ],
         )
         .expect("measured");
@@ -354,7 +383,7 @@ mod tests {
                     bytes: 498 << 20,
                     runs: 1
                 },
-                Cause::FirstAfterEviction { who: 1 }
+                Cause::FirstAfterEviction { who: 1, later: 2 }
             ]
         );
     }
@@ -365,7 +394,7 @@ mod tests {
             CacheState::Cold,
             vec![
                 measured(SWEEP, "the point at 1 MiB", &[500.0, 900.0, 1500.0]),
-                measured(COMPARE, "`ioscope run -r 1m`", &[600.0, 1400.0, 1450.0]),
+                measured(COMPARE, "ioscope run -r 1m", &[600.0, 1400.0, 1450.0]),
             ],
         )
         .expect("measured");

@@ -53,9 +53,9 @@ impl PartView for Cache {
             return Vec::new();
         };
         [
-            (&row.cold, CacheState::Cold, "the first cold read", true),
-            (&row.cold_again, CacheState::Cold, "the cold read again", false),
-            (&row.warm, CacheState::Warm, "the warm read", false),
+            (&row.cold, CacheState::Cold, "first cold read", true),
+            (&row.cold_again, CacheState::Cold, "cold read again", false),
+            (&row.warm, CacheState::Warm, "warm read", false),
         ]
         .into_iter()
         .map(|(sample, state, what, first)| Measured {

@@ -70,7 +70,7 @@ impl PartView for Calibrate {
             .is_some_and(|p| p.asked == c.cache && p.verdict == Verdict::Proven);
         vec![Measured {
             part: PART,
-            what: format!("the calibrated read of {}", format_size(c.bytes)),
+            what: format!("calibrated read of {}", format_size(c.bytes)),
             state: c.cache,
             block_size: c.block_size,
             engine: c.engine.clone(),

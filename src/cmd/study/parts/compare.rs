@@ -62,7 +62,7 @@ impl PartView for Compare {
                 (who.argv.get(1).map(String::as_str) == Some("run") && !who.direct).then(|| {
                     Measured {
                         part: PART,
-                        what: format!("`{}`", row.contender),
+                        what: row.contender.clone(),
                         state: row.cache,
                         block_size: c.block_size,
                         engine,

@@ -8,7 +8,7 @@ use crate::measure::env::Environment;
 use crate::measure::cache::CacheState;
 use crate::report::page::Section;
 use crate::results::study::answers::{Measured, POOL_BLOCK, PooledRun, unproven};
-use crate::units::format_block_size;
+use crate::units::format_size;
 use crate::warning::Marks;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::workload::Op;
@@ -62,7 +62,7 @@ impl PartView for ReadSweep {
                     .min_by_key(|p| p.block_size)?;
                 Some(Measured {
                     part: PART,
-                    what: format!("the point at {}", format_block_size(p.block_size)),
+                    what: format!("at {}", format_size(p.block_size)),
                     state,
                     block_size: p.block_size,
                     engine: s.engine.clone(),
