@@ -62,6 +62,22 @@ pub const STALLED: f64 = 0.2;
 /// share of nothing.
 pub const STALLED_US: u64 = 50_000;
 
+/// A study (or one of its parts) took "clearly longer" than estimated when it took more than
+/// this times its estimate: 1.25x, as [`SCATTERED`]. The estimates are 1.2x the median of
+/// quiet runs (`workload::estimate`), so a quiet run ends near 0.8 of its estimate and one
+/// past this took about 1.5x a quiet run's time.
+pub const OVERRUN: f64 = 1.25;
+
+/// ... and by at least this many seconds (1 s), so that a part estimated at a tenth of a
+/// second is not named for taking three.
+pub const OVERRUN_SECONDS: f64 = 1.0;
+
+/// Whether `actual` seconds are clearly longer than `estimated` ([`OVERRUN`],
+/// [`OVERRUN_SECONDS`]).
+pub fn overran(actual: f64, estimated: f64) -> bool {
+    actual > OVERRUN * estimated && actual - estimated >= OVERRUN_SECONDS
+}
+
 /// Figures "alike" enough that one bound limits them all (every transfer pair against the
 /// device's write rate when each file is fsynced): the fastest within 25% of the slowest.
 pub const ALIKE: f64 = 1.25;
@@ -242,6 +258,17 @@ mod tests {
         assert_eq!(ties(top, others), 2);
         // Single runs: 10% apart is apart.
         assert_eq!(ties(Figure::one(120.0), [Figure::one(100.0)]), 0);
+    }
+
+    #[test]
+    fn a_run_overruns_its_estimate_only_clearly_and_by_seconds() {
+        assert!(overran(84.4, 48.3), "the busy VM's standard study");
+        assert!(!overran(45.0, 48.3), "a quiet one");
+        assert!(
+            !overran(0.3, 0.1),
+            "three times a tenth of a second is not worth naming"
+        );
+        assert!(!overran(58.0, 48.3), "1.2x is within the padding");
     }
 
     #[test]

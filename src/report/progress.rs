@@ -166,15 +166,16 @@ impl StudyState {
         self.started.elapsed().as_secs_f64()
     }
 
-    /// Seconds still to go: the estimates left, scaled by how the finished parts compared
-    /// with theirs.
+    /// Seconds still to go: the estimates left, scaled by how the finished parts (and the
+    /// current one, once past its estimate) compared with theirs.
     fn eta(&self) -> f64 {
-        let ratio = if self.done_estimate > 0.5 {
-            (self.done_actual / self.done_estimate).clamp(0.2, 5.0)
-        } else {
-            1.0
-        };
-        ((self.estimate - self.elapsed()).max(0.0) + self.remaining) * ratio
+        crate::workload::estimate::eta(
+            self.done_estimate,
+            self.done_actual,
+            self.estimate,
+            self.elapsed(),
+            self.remaining,
+        )
     }
 
     fn draw(&self) {

@@ -41,6 +41,32 @@ impl Level {
     }
 }
 
+/// Seconds still to go in a study: the current part's estimate and those of the parts after
+/// it (`remaining`), scaled by how the parts finished so far compared with theirs
+/// (`done_actual` over `done_estimate`) and, once the current part has run past its own
+/// estimate, by its overrun too: a busy machine's slowness shows in the ETA as it happens,
+/// not only after the part ends. The scale is bounded (0.2x to 5x) so that one odd part does
+/// not swing it wildly.
+pub fn eta(
+    done_estimate: f64,
+    done_actual: f64,
+    estimate: f64,
+    elapsed: f64,
+    remaining: f64,
+) -> f64 {
+    let (mut est, mut act) = (done_estimate, done_actual);
+    if elapsed > estimate {
+        est += estimate;
+        act += elapsed;
+    }
+    let ratio = if est > 0.5 {
+        (act / est).clamp(0.2, 5.0)
+    } else {
+        1.0
+    };
+    (estimate * ratio - elapsed).max(0.0) + remaining * ratio
+}
+
 /// Every level, quickest first.
 pub const LEVELS: [Level; 3] = [Level::Quick, Level::Standard, Level::Thorough];
 
@@ -97,6 +123,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn on_time_parts_leave_the_eta_as_estimated() {
+        assert_eq!(eta(10.0, 10.0, 4.0, 1.0, 20.0), 23.0);
+    }
+
+    #[test]
+    fn parts_that_took_twice_their_estimate_double_what_is_left() {
+        assert_eq!(eta(10.0, 20.0, 4.0, 1.0, 20.0), 8.0 - 1.0 + 40.0);
+    }
+
+    #[test]
+    fn the_current_part_running_past_its_estimate_counts_at_once() {
+        // Nothing done yet; the first part, estimated 10 s, has run 20 s: the 30 s left
+        // scale by its 2x (before, the ETA stayed at 30 s until the part ended).
+        assert_eq!(eta(0.0, 0.0, 10.0, 20.0, 30.0), 60.0);
     }
 
     #[test]

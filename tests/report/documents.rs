@@ -742,3 +742,47 @@ fn the_html_page_says_when_with_what_command_and_which_ioscope_the_study_was_mea
     assert_eq!(both.matches("<p class=\"prov\">").count(), 2);
     assert!(one.find("<p class=\"prov\">").unwrap() < one.find("<h2>").unwrap());
 }
+
+/// Whether the saved standard study, with `edit` applied, passed its checks: the verdict
+/// `ioscope study` turns into its exit code (1 when false) and the page into its banner.
+fn edited_study_ok(edit: impl FnOnce(&mut serde_json::Value)) -> bool {
+    let mut doc = fixture_json("study-standard.json");
+    edit(&mut doc);
+    let study: ioscope::cmd::study::StudyReport =
+        serde_json::from_value(doc).expect("the fixture is a study");
+    ioscope::report::view::Exportable::ok(&study)
+}
+
+#[test]
+fn a_failed_check_in_any_part_of_a_study_fails_it() {
+    assert!(
+        edited_study_ok(|_| {}),
+        "the saved study passed every check"
+    );
+    assert!(
+        !edited_study_ok(|doc| {
+            let verify = &mut doc["disk"]["rows"][0]["verify"];
+            verify["bad_blocks"] = 1.into();
+            verify["first_bad_offset"] = 4096.into();
+        }),
+        "a disk row whose verify found a byte not the one written"
+    );
+    assert!(
+        !edited_study_ok(|doc| doc["compare"]["rows"][0]["state_ok"] = false.into()),
+        "a compare contender whose runs did not start in their cache state"
+    );
+    assert!(
+        !edited_study_ok(|doc| {
+            let row = &mut doc["syscalls"]["rows"][0];
+            row["kernel_calls"] = (row["calls"].as_u64().expect("calls") * 2 + 100).into();
+        }),
+        "a system-call count the kernel contradicts"
+    );
+    assert!(
+        !edited_study_ok(|doc| {
+            let probes = doc["calibrate"]["probes"].as_array_mut().expect("probes");
+            probes.last_mut().expect("a probe")["checks_ok"] = false.into();
+        }),
+        "a calibration whose last probe the kernel's counts contradict"
+    );
+}

@@ -300,10 +300,11 @@ fn pdf_pages(pdf: &[u8]) -> usize {
 }
 
 /// A real standard study (tests/fixtures/study-standard.json: `ioscope study --level
-/// standard` on ext4 on vda, every part) printed to A4 by a real browser: at most 12 pages,
-/// as a student hands it in.
+/// standard` on ext4 on vda, every part) printed to A4 by a real browser: at most 13 pages,
+/// as a student hands it in (12 until the summary named where its parts disagree on the cold
+/// and the warm read, and each part's figure, issue 38).
 #[test]
-fn a_standard_study_prints_on_at_most_12_a4_pages() {
+fn a_standard_study_prints_on_at_most_13_a4_pages() {
     let Some(browser) = chromium() else {
         eprintln!("skipped: chromium is not installed (apt-get install chromium)");
         return;
@@ -336,7 +337,7 @@ fn a_standard_study_prints_on_at_most_12_a4_pages() {
         String::from_utf8_lossy(&printed.stderr)
     );
     let pages = pdf_pages(&std::fs::read(&pdf).unwrap());
-    assert!((1..=12).contains(&pages), "{pages} A4 pages");
+    assert!((1..=13).contains(&pages), "{pages} A4 pages");
 }
 
 #[test]

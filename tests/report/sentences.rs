@@ -928,3 +928,137 @@ fn a_fall_past_the_peak_whose_runs_overlap_the_peaks_is_not_claimed() {
         "{md}"
     );
 }
+
+/// The study fixture's cache part, its row at 1 MiB.
+fn cache_row_1m(doc: &mut Value) -> &mut Value {
+    doc["cache"]["rows"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["block_size"] == 1048576)
+        .expect("the cache part read in calls of 1 MiB")
+}
+
+#[test]
+fn parts_that_agree_on_the_cold_read_give_one_pooled_figure() {
+    // The quick study with the cache part's two cold reads at 1 MiB (2641 and 2340 MiB/s:
+    // 13% over the sweep's, which the rule calls apart) made 2330 and 2350: within the rule
+    // of the sweep's at 2 MiB (2292–2370, n=2).
+    let mut doc = fixture_json("study-sentences.json");
+    let row = cache_row_1m(&mut doc);
+    set_rate(&mut row["cold"], 2330.0);
+    set_rate(&mut row["cold_again"], 2350.0);
+    let text = report_text(&doc);
+    assert!(
+        text.contains("2340.0 MiB/s ┆ 2292.2–2369.6 (n=4), pooled over the runs of 2 parts (read-sweep 2, cache 2) in calls of 1 MiB and 2 MiB"),
+        "{text}"
+    );
+    assert!(!text.contains("disagree"), "{text}");
+    assert!(
+        !text.contains("read, cold, highest median"),
+        "no one part's figure alone: {text}"
+    );
+}
+
+#[test]
+fn parts_apart_on_the_cold_read_give_the_range_which_part_gave_which_and_the_cause() {
+    // As on the VM: the cache part's first cold read at 163 MiB/s while another process read
+    // 498 MiB from the device, against the sweep's 2292–2370 and the cold read again's 2340.
+    let mut doc = fixture_json("study-sentences.json");
+    let row = cache_row_1m(&mut doc);
+    set_rate(&mut row["cold"], 163.0);
+    row["cold"]["other_io_bytes"] = (498u64 << 20).into();
+    let text = report_text(&doc);
+    assert!(text.contains("163.0–2340.1 MiB/s"), "{text}");
+    assert!(
+        text.contains("Cold read: the parts disagree beyond their spreads, 163.0 to 2340.1 MiB/s (14.4x), so no one figure stands for the medium: read-sweep (at 2 MiB) 2330.9 MiB/s (2292.2–2369.6, n=2); cache (first cold read) 163.0 MiB/s (one run); cache (cold read again) 2340.1 MiB/s (one run)."),
+        "{text}"
+    );
+    assert!(
+        text.contains("another process used the device during cache (first cold read): 498 MiB beyond its own in 1 of 1 run(s)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cache (first cold read) is the first read after the file's pages were evicted, and its cold read again (2340.1 MiB/s) differs from it"),
+        "{text}"
+    );
+    // The same numbers in Markdown.
+    let md = report_markdown(&doc);
+    assert!(
+        md.contains("the parts disagree beyond their spreads"),
+        "{md}"
+    );
+}
+
+#[test]
+fn parts_apart_with_no_mark_say_the_data_shows_no_cause() {
+    // Both of the cache part's cold reads at 800 MiB/s, the sweep's (made a 1 MiB point, so
+    // that the block size differs nowhere) at 2292–2370: apart, and nothing recorded why.
+    let mut doc = fixture_json("study-sentences.json");
+    for p in doc["read_sweep"]["points"].as_array_mut().unwrap() {
+        if p["block_size"] == 2097152 {
+            p["block_size"] = 1048576.into();
+        }
+    }
+    let row = cache_row_1m(&mut doc);
+    set_rate(&mut row["cold"], 800.0);
+    set_rate(&mut row["cold_again"], 820.0);
+    let text = report_text(&doc);
+    assert!(text.contains("the parts disagree"), "{text}");
+    assert!(
+        text.contains("the data does not show why they differ"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_cold_read_not_proven_cold_is_left_out_of_the_pool_and_said_to_be() {
+    let mut doc = fixture_json("study-sentences.json");
+    let row = cache_row_1m(&mut doc);
+    set_rate(&mut row["cold"], 2330.0);
+    set_rate(&mut row["cold_again"], 9000.0);
+    row["cold_again"]["cache"]["verdict"] = "contradicted".into();
+    let text = report_text(&doc);
+    assert!(
+        !text.contains("disagree"),
+        "the warm-looking read is not pooled: {text}"
+    );
+    assert!(
+        text.contains("Left out of the cold read: cache (cold read again) 9000.0 MiB/s (one run): 1 of its 1 run(s) not proven cold"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pooled over the runs of 2 parts (read-sweep 2, cache 1)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_study_that_took_clearly_longer_than_estimated_says_so_and_what_the_machine_did() {
+    let mut doc = fixture_json("study-sentences.json");
+    doc["seconds"] = 20.0.into();
+    let sweep = doc["steps"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|s| s["part"] == "read-sweep")
+        .unwrap();
+    sweep["seconds"] = 12.0.into();
+    doc["environment"]["load_1m"] = 9.8.into();
+    doc["environment"]["cores_online"] = 2.into();
+    let text = report_text(&doc);
+    assert!(
+        text.contains("The study took 20.000 s, 4.0x the 5.000 s estimated (on an idle 2-vCPU VM): read-sweep 12.000 s against 1.500 s; while it ran, the load was 9.8 on 2 cores at the end."),
+        "{text}"
+    );
+    assert!(
+        text.contains("read-sweep   done in 12.000 s, estimated 1.500 s"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_study_within_its_estimate_says_nothing_of_its_time() {
+    let text = report_text(&fixture_json("study-sentences.json"));
+    assert!(!text.contains("estimated"), "{text}");
+}

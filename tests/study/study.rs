@@ -73,6 +73,27 @@ fn a_study_verifies_its_reads_and_writes_every_file_of_the_report() {
         v["write_sweep"].is_null() && v["transfer"].is_null(),
         "not asked for"
     );
+    // One answer per question (issue 38): the warm read pooled over the sweep's 1 MiB
+    // point and the cache part's warm read (where a device is behind the directory).
+    let answers = v["answers"]
+        .as_array()
+        .expect("the answers are in the document");
+    let warm = answers
+        .iter()
+        .find(|a| a["state"] == "warm")
+        .expect("a warm answer");
+    let parts: Vec<&str> = warm["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(warm["left_out"].as_array().into_iter().flatten())
+        .map(|m| m["part"].as_str().unwrap())
+        .collect();
+    assert!(parts.contains(&"read-sweep"), "{warm}");
+    if !v["device"].is_null() {
+        assert!(parts.contains(&"cache"), "{warm}");
+        assert!(answers.iter().any(|a| a["state"] == "cold"), "{v}");
+    }
     for name in [
         "study.json",
         "report.html",

@@ -183,6 +183,7 @@ pub fn execute(
         warnings: Vec::new(),
         measured_on: None,
         caveats: Vec::new(),
+        answers: Vec::new(),
     };
     let context = Context {
         options,
@@ -211,6 +212,7 @@ pub fn execute(
             interrupted = true;
             break;
         }
+        report.answers = crate::report::views::study::answers(&report);
         save(&report)?;
     }
     if interrupted {
@@ -226,6 +228,7 @@ pub fn execute(
     }
     report.caveats = caveats(&report, &scratch, size);
     report.seconds = started.elapsed().as_secs_f64();
+    report.answers = crate::report::views::study::answers(&report);
     save(&report)?;
     Ok(report)
 }

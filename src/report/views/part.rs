@@ -12,6 +12,7 @@ use crate::report::csv::Table;
 use crate::report::page::{Headline, Section};
 use crate::report::svg::Chart;
 use crate::report::view::Exportable;
+use crate::results::study::answers::Measured;
 use crate::results::study::{Outcome, Results, Stored, StudyReport};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -40,9 +41,17 @@ pub trait PartView: Sync + FromKept {
         Vec::new()
     }
 
-    /// Whether its checks held (true when it kept no result).
-    fn ok(&self, _r: &StudyReport) -> bool {
-        true
+    /// What it measured of the study's questions — the read of the scratch file cold and
+    /// warm — for the summary's one answer per question (`results::study::answers`).
+    fn reads(&self, _r: &StudyReport) -> Vec<Measured> {
+        Vec::new()
+    }
+
+    /// Whether its checks held (true when it kept no result): by default its result's own
+    /// verdict (`Exportable::ok`: a disk row's failed verify, compare's runs that did not
+    /// start in their state), so that a failed check in any part fails the study.
+    fn ok(&self, r: &StudyReport) -> bool {
+        self.checks_held(r)
     }
 
     /// Its result's own caveats.
@@ -81,6 +90,8 @@ pub trait Answers {
     fn warnings(&self) -> &[Warning];
     /// Its CSV table.
     fn table(&self) -> Table;
+    /// Whether its checks held.
+    fn ok(&self) -> bool;
 }
 
 impl<T: Exportable> Answers for T {
@@ -90,11 +101,17 @@ impl<T: Exportable> Answers for T {
     fn table(&self) -> Table {
         Exportable::table(self)
     }
+    fn ok(&self) -> bool {
+        Exportable::ok(self)
+    }
 }
 
 impl Answers for () {
     fn warnings(&self) -> &[Warning] {
         &[]
+    }
+    fn ok(&self) -> bool {
+        true
     }
     fn table(&self) -> Table {
         Table {
@@ -111,9 +128,14 @@ pub trait FromKept {
     fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning];
     /// Its CSV in the report directory (`<name>.csv`), when it kept a result.
     fn table(&self, r: &StudyReport) -> Option<Table>;
+    /// Whether its result's checks held (true when it kept none).
+    fn checks_held(&self, r: &StudyReport) -> bool;
 }
 
 impl<P: Kept> FromKept for P {
+    fn checks_held(&self, r: &StudyReport) -> bool {
+        self.kept(r).is_none_or(Answers::ok)
+    }
     fn warnings<'a>(&self, r: &'a StudyReport) -> &'a [Warning] {
         self.kept_warnings(r)
     }

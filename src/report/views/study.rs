@@ -2,7 +2,9 @@
 //! how it ended and its first explanation, and the verification verdict. The tables, charts
 //! and every explanation are in the report directory.
 
+use crate::measure::cache::CacheState;
 use crate::measure::env::Environment;
+use crate::measure::pressure::Resource;
 use crate::report::cells::{cells, mib, opt, pct, table};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
@@ -10,6 +12,7 @@ use crate::report::html::{self, environment_sentence, escape, footer, head};
 use crate::report::page::{Grid, Headline, Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::view::Exportable;
+use crate::results::study::answers::{Answer, Disagreement, Measured, answer};
 use crate::results::study::{Outcome, StudyReport};
 use crate::results::sweep::SweepReport;
 use crate::units::{format_block_size, format_mib_per_s, format_seconds, format_size};
@@ -73,6 +76,15 @@ pub fn text(r: &StudyReport) -> String {
     let env = r.environment();
     for (step, section) in r.steps.iter().zip(sections(r, &env)) {
         let state = match &step.outcome {
+            Outcome::Done
+                if crate::measure::verdict::overran(step.seconds, step.estimated_seconds) =>
+            {
+                format!(
+                    "done in {}, estimated {}",
+                    format_seconds(step.seconds),
+                    format_seconds(step.estimated_seconds)
+                )
+            }
             Outcome::Done => format!("done in {}", format_seconds(step.seconds)),
             Outcome::Partial => "interrupted (partial)".to_string(),
             Outcome::Skipped { reason } => format!("skipped: {reason}"),
@@ -82,6 +94,9 @@ pub fn text(r: &StudyReport) -> String {
         if let Some(first) = section.why.first() {
             let _ = writeln!(out, "{:<12} {first}", "");
         }
+    }
+    if let Some(line) = overrun_sentence(r, &env) {
+        let _ = writeln!(out, "{line}");
     }
     out.push_str(&crate::report::caveats::text(&r.all_caveats()));
     if let Some(kept) = &r.kept_file {
@@ -96,6 +111,11 @@ pub fn text(r: &StudyReport) -> String {
             Some(now) => writeln!(out, "scratch file kept at {kept} ({})", format_size(now)),
             None => writeln!(out, "scratch file kept at {kept}"),
         };
+    }
+    // Where the parts disagree, said before the summary, so that its table and the
+    // verdict end the output (the answer last).
+    for line in answer_sentences(r) {
+        let _ = writeln!(out, "{line}");
     }
     out.push_str(&columns::for_terminal(&summary_columns(), &headlines(r)).text);
     let _ = writeln!(out, "{}", verification(r));
@@ -176,12 +196,307 @@ pub(crate) fn write_headline(r: &StudyReport) -> Option<Headline> {
     })
 }
 
+/// The rank of the answers' lines in the summary: after the write, before the parts' own.
+const ANSWERS_RANK: u8 = 20;
+
+/// The study's answers: the cold and the warm read of the scratch file, each pooled over
+/// every part that measured it (`results::study::answers`, where the rule is).
+pub fn answers(r: &StudyReport) -> Vec<Answer> {
+    let measured: Vec<Measured> = super::part::all().flat_map(|p| p.reads(r)).collect();
+    [CacheState::Cold, CacheState::Warm]
+        .into_iter()
+        .filter_map(|state| answer(state, measured.clone()))
+        .collect()
+}
+
+/// A measurement's figure as a reader sees it: `906.0 MiB/s (880.0–930.0, n=3)`,
+/// `163.0 MiB/s (one run)`.
+fn measured_figure(m: &Measured) -> String {
+    m.figure().map_or("-".into(), |f| {
+        if f.n > 1 {
+            format!(
+                "{:.1} MiB/s ({:.1}–{:.1}, n={})",
+                mib(f.median),
+                mib(f.min),
+                mib(f.max),
+                f.n
+            )
+        } else {
+            format!("{:.1} MiB/s (one run)", mib(f.median))
+        }
+    })
+}
+
+/// A ratio as the sentences give it: `1.13x`, `14.4x`.
+fn times(ratio: f64) -> String {
+    if ratio < 10.0 {
+        format!("{ratio:.2}x")
+    } else {
+        format!("{ratio:.1}x")
+    }
+}
+
+/// A measurement's median, MiB/s.
+fn median_mib(m: &Measured) -> f64 {
+    m.figure().map_or(0.0, |f| mib(f.median))
+}
+
+/// An answer's line in the summary: the pooled median with its spread and the parts it
+/// pools, or — the parts disagreeing — the range of their medians, never one part's alone.
+fn answer_headline(a: &Answer) -> Option<Headline> {
+    let pooled = a.pooled.as_ref()?;
+    let label = format!("read, {}", a.state.name());
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for m in &a.parts {
+        match counts.iter_mut().find(|(name, _)| *name == m.part.name()) {
+            Some((_, n)) => *n += m.runs.len(),
+            None => counts.push((m.part.name(), m.runs.len())),
+        }
+    }
+    let part_count = counts.len();
+    let counts: Vec<String> = counts.iter().map(|(p, n)| format!("{p} {n}")).collect();
+    if let Some(d) = &a.disagreement {
+        let (lo, hi) = (&a.parts[d.low], &a.parts[d.high]);
+        return Some(Headline {
+            label,
+            value: format!("{:.1}–{:.1} MiB/s", median_mib(lo), median_mib(hi)),
+            spread: format!(
+                "the parts disagree ({} apart): lowest {}, highest {}; no one figure stands",
+                times(d.ratio),
+                lo.label(),
+                hi.label()
+            ),
+        });
+    }
+    let (value, spread) = super::sweep::summary_spread(pooled);
+    Some(Headline {
+        label,
+        value,
+        spread: if a.is_pooled() {
+            format!(
+                "{spread}, pooled over the runs of {} ({}) in calls of {}",
+                if part_count == 1 {
+                    "one part".to_string()
+                } else {
+                    format!("{part_count} parts")
+                },
+                counts.join(", "),
+                blocks(a)
+            )
+        } else {
+            format!("{spread}, from {} alone", a.parts[0].label())
+        },
+    })
+}
+
+/// The block sizes an answer pools: `1 MiB`, or `1 MiB and 2 MiB`.
+fn blocks(a: &Answer) -> String {
+    let mut sizes: Vec<u64> = a.parts.iter().map(|m| m.block_size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+        .iter()
+        .map(|&b| format_size(b))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// What the summary says beside the answers' lines: where the parts disagree, the range,
+/// which part gave which and what their runs show; which parts were left out and why.
+pub fn answer_sentences(r: &StudyReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in answers(r) {
+        let state = a.state.name();
+        let mut upper = state.to_string();
+        upper[..1].make_ascii_uppercase();
+        if let Some(d) = &a.disagreement {
+            let (lo, hi) = (&a.parts[d.low], &a.parts[d.high]);
+            let each: Vec<String> = a
+                .parts
+                .iter()
+                .map(|m| format!("{} {}", m.label(), measured_figure(m)))
+                .collect();
+            out.push(format!(
+                "{upper} read: the parts disagree beyond their spreads, {:.1} to {:.1} MiB/s ({}), so no one figure stands for the medium: {}.",
+                median_mib(lo),
+                median_mib(hi),
+                times(d.ratio),
+                each.join("; ")
+            ));
+            out.push(causes(&a, d));
+        }
+        if !a.left_out.is_empty() {
+            let each: Vec<String> = a
+                .left_out
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{} {}: {}",
+                        m.label(),
+                        measured_figure(m),
+                        m.left_out.as_deref().unwrap_or_default()
+                    )
+                })
+                .collect();
+            out.push(format!(
+                "Left out of the {state} read: {}.",
+                each.join("; ")
+            ));
+        }
+    }
+    out
+}
+
+/// What the runs of disagreeing parts show, in one sentence; that they show nothing when
+/// they carry no mark.
+fn causes(a: &Answer, d: &Disagreement) -> String {
+    use crate::results::study::answers::Cause;
+    let name = |i: usize| a.parts[i].label();
+    let shown: Vec<String> = d
+        .causes
+        .iter()
+        .map(|c| match c {
+            Cause::OtherIo { who, bytes, runs } => format!(
+                "another process used the device during {}: {} beyond its own in {runs} of {} run(s)",
+                name(*who),
+                format_size(*bytes),
+                a.parts[*who].runs.len()
+            ),
+            Cause::Contended {
+                who,
+                resource,
+                share,
+                runs,
+            } => format!(
+                "tasks on the machine waited for {} during {}: {} of a run's time in {runs} of {} run(s)",
+                match resource {
+                    Resource::Cpu => "a CPU",
+                    Resource::Io => "I/O",
+                    Resource::Memory => "memory",
+                },
+                name(*who),
+                pct(*share),
+                a.parts[*who].runs.len()
+            ),
+            Cause::FirstAfterEviction { who, later } => format!(
+                "{} is the first read after the file's pages were evicted, and its {} ({:.1} MiB/s) differs from it",
+                name(*who),
+                a.parts[*later].what,
+                median_mib(&a.parts[*later])
+            ),
+            Cause::BlockSize { low, high } => format!(
+                "the lowest read in calls of {}, the highest in calls of {}",
+                format_size(a.parts[*low].block_size),
+                format_size(a.parts[*high].block_size)
+            ),
+            Cause::Engine { low, high } => format!(
+                "the lowest read through the {} engine, the highest through {}",
+                a.parts[*low].engine, a.parts[*high].engine
+            ),
+        })
+        .collect();
+    let unrecorded: Vec<String> = a
+        .parts
+        .iter()
+        .filter(|m| !m.recorded())
+        .map(Measured::label)
+        .collect();
+    let unrecorded = if unrecorded.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} recorded no interference)", unrecorded.join(" and "))
+    };
+    if shown.is_empty() {
+        format!(
+            "Their runs carry no mark of other I/O or of pressure{unrecorded}, and the lowest and the highest read through the same engine in calls of the same size: the data does not show why they differ."
+        )
+    } else {
+        format!("What their runs show: {}{unrecorded}.", shown.join("; "))
+    }
+}
+
+/// The sentence on the study's time when it ran clearly longer than estimated: by how much,
+/// the parts that did, and what the machine was doing that the study recorded (the load in
+/// `env`, the parts' other I/O and pressure marks) — or that it recorded nothing. `None`
+/// for a study that kept to its estimate.
+pub fn overrun_sentence(r: &StudyReport, env: &Environment) -> Option<String> {
+    use crate::warning::Warning;
+    let o = r.overrun()?;
+    let parts: Vec<String> = o
+        .parts
+        .iter()
+        .take(4)
+        .map(|(p, actual, estimated)| {
+            format!(
+                "{} {} against {}",
+                p.name(),
+                format_seconds(*actual),
+                format_seconds(*estimated)
+            )
+        })
+        .collect();
+    let mut doing = Vec::new();
+    if let Some(load) = env.load_1m {
+        let cores = env
+            .cores_online
+            .map_or(String::new(), |c| format!(" on {c} cores"));
+        doing.push(format!("the load was {load:.1}{cores} at the end"));
+    }
+    let with = |pick: &dyn Fn(&Warning) -> bool| -> Vec<&'static str> {
+        super::part::all()
+            .filter(|p| p.warnings(r).iter().any(pick))
+            .map(|p| p.part().name())
+            .collect()
+    };
+    let other = with(&|w| matches!(w, Warning::OtherIo { .. }));
+    if !other.is_empty() {
+        doing.push(format!(
+            "another process used the device during runs of {}",
+            other.join(", ")
+        ));
+    }
+    for (resource, what) in [
+        (Resource::Cpu, "a CPU"),
+        (Resource::Io, "I/O"),
+        (Resource::Memory, "memory"),
+    ] {
+        let stalled =
+            with(&|w| matches!(w, Warning::Contended { resource: x, .. } if *x == resource));
+        if !stalled.is_empty() {
+            doing.push(format!(
+                "tasks on the machine waited for {what} during runs of {}",
+                stalled.join(", ")
+            ));
+        }
+    }
+    let machine = if doing.is_empty() {
+        "it recorded no load, other I/O or pressure that would explain it: the medium may be slower than the VM's".to_string()
+    } else {
+        format!("while it ran, {}", doing.join("; "))
+    };
+    Some(format!(
+        "The study took {}, {:.1}x the {} estimated (on an idle 2-vCPU VM){}{}; {machine}.",
+        format_seconds(o.seconds),
+        o.seconds / o.estimated.max(1e-9),
+        format_seconds(o.estimated),
+        if parts.is_empty() { "" } else { ": " },
+        parts.join(", ")
+    ))
+}
+
 /// The figures that matter, with their spread: each part's lines (in the order of their
-/// rank, then the order they run), then the checksum's.
+/// rank, then the order they run) with the answers' lines at their rank, then the
+/// checksum's.
 pub fn headlines(r: &StudyReport) -> Vec<Headline> {
     let mut parts: Vec<_> = super::part::all().collect();
     parts.sort_by_key(|p| p.summary_rank());
-    let mut out: Vec<Headline> = parts.iter().flat_map(|p| p.headlines(r)).collect();
+    let (before, after): (Vec<&dyn super::part::PartView>, Vec<_>) = parts
+        .iter()
+        .copied()
+        .partition(|p| p.summary_rank() < ANSWERS_RANK);
+    let mut out: Vec<Headline> = before.iter().flat_map(|p| p.headlines(r)).collect();
+    out.extend(answers(r).iter().filter_map(answer_headline));
+    out.extend(after.iter().flat_map(|p| p.headlines(r)));
     let in_place = r.read_back().and_then(|x| x.in_place);
     out.push(Headline {
         label: "checksum".into(),
@@ -430,7 +745,18 @@ pub fn page(
         format_seconds(r.seconds),
         format_seconds(r.estimated_seconds)
     );
+    if let Some(line) = overrun_sentence(r, env) {
+        let _ = writeln!(out, "<p class=\"how\">{}</p>", escape(&line));
+    }
     html::table(&mut out, &columns::grid(&summary_columns(), &headlines(r)));
+    let said = answer_sentences(r);
+    if !said.is_empty() {
+        out.push_str("<ul class=\"why\">\n");
+        for line in &said {
+            let _ = writeln!(out, "<li>{}</li>", escape(line));
+        }
+        out.push_str("</ul>\n");
+    }
     out.push_str(&crate::report::caveats::html(&r.all_caveats()));
     let all = sections(r, env);
     out.push_str("<nav><p>");
@@ -477,6 +803,13 @@ pub fn markdown_blocks(
         &columns::markdown(&summary_columns(), &headlines(r)),
         Some("Summary"),
     ));
+    if let Some(line) = overrun_sentence(r, env) {
+        blocks.push(format!("{}\n", escape(&line)));
+    }
+    let said = answer_sentences(r);
+    if !said.is_empty() {
+        blocks.push(list("One answer per question:", &said));
+    }
     blocks.extend(crate::report::caveats::markdown(&r.all_caveats()));
     for s in sections(r, env) {
         let mut block = format!("## {}\n\n", escape(s.part.title()));

@@ -964,27 +964,6 @@ pub(crate) fn summary_spread(s: &Summary) -> (String, String) {
     )
 }
 
-/// The read sweep's lines in the study's summary: the best block size, cold and warm.
-pub(crate) fn read_headlines(s: &SweepReport) -> Vec<Headline> {
-    let mut out = Vec::new();
-    for state in [CacheState::Cold, CacheState::Warm] {
-        let pts = points(s, Some(state));
-        if let Some(i) = best(&pts) {
-            let (value, spread) = summary_spread(&pts[i].rate);
-            let (what, rest) = best_or_not(&pts, i);
-            out.push(Headline {
-                label: format!("read, {}, {what}", state.name()),
-                value,
-                spread: format!(
-                    "{spread} in calls of {}{rest}",
-                    format_size(pts[i].block_size)
-                ),
-            });
-        }
-    }
-    out
-}
-
 /// The write sweep's line in the study's summary: the best block size.
 pub(crate) fn write_headlines(s: &SweepReport) -> Vec<Headline> {
     let mut out = Vec::new();

@@ -11,6 +11,7 @@ use crate::workload::study::{Level, Part};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod answers;
 mod results;
 pub use results::{Results, Stored};
 
@@ -80,6 +81,18 @@ pub struct Step {
     /// How it ended.
     #[serde(flatten)]
     pub outcome: Outcome,
+}
+
+/// A study that took clearly longer than its estimate ([`crate::measure::verdict::overran`]):
+/// the seconds, and the parts that did, the largest overrun first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overrun {
+    /// Wall seconds the study took.
+    pub seconds: f64,
+    /// Seconds its parts were estimated at together.
+    pub estimated: f64,
+    /// The parts that took clearly longer: the part, its seconds and its estimate.
+    pub parts: Vec<(Part, f64, f64)>,
 }
 
 /// The write or the verified read of the scratch file.
@@ -172,6 +185,11 @@ pub struct StudyReport {
     /// compression, the device's write cache beside the write's fsync.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<crate::measure::caveat::Caveat>,
+    /// One answer per question: the cold and the warm read of the scratch file, pooled over
+    /// the parts that measured them ([`answers`]); written for the reader of the JSON
+    /// document, never read back (a study read back recomputes them from its parts).
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<answers::Answer>,
 }
 
 impl StudyReport {
@@ -203,6 +221,29 @@ impl StudyReport {
     /// through `Kept::kept`).
     pub fn result<T: 'static>(&self, part: Part) -> Option<&T> {
         self.results.get(part)
+    }
+
+    /// How far the study ran past its estimate, when clearly ([`Overrun`]); `None` for a
+    /// study that kept to it. The estimate is that of the parts that ran (an interrupted
+    /// study's too).
+    pub fn overrun(&self) -> Option<Overrun> {
+        use crate::measure::verdict::overran;
+        let estimated: f64 = self.steps.iter().map(|s| s.estimated_seconds).sum();
+        if !overran(self.seconds, estimated) {
+            return None;
+        }
+        let mut parts: Vec<(Part, f64, f64)> = self
+            .steps
+            .iter()
+            .filter(|s| overran(s.seconds, s.estimated_seconds))
+            .map(|s| (s.part, s.seconds, s.estimated_seconds))
+            .collect();
+        parts.sort_by(|a, b| (b.1 - b.2).total_cmp(&(a.1 - a.2)));
+        Some(Overrun {
+            seconds: self.seconds,
+            estimated,
+            parts,
+        })
     }
 
     /// The step record of `part`, if it ran or was skipped.

@@ -8,7 +8,10 @@ use crate::engine;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
 use crate::options::CacheOptions;
+use crate::measure::cache::CacheState;
 use crate::report::page::Section;
+use crate::results::study::answers::{Measured, POOL_BLOCK, PooledRun, unproven};
+use crate::warning::Marks;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::{KIB, MIB};
 use crate::workload::study::Part;
@@ -39,6 +42,33 @@ impl PartView for Cache {
     fn section(&self, r: &StudyReport, _env: &Environment) -> Option<Section> {
         self.kept(r)
             .map(|c| crate::report::views::cache::section(c, PART))
+    }
+
+    /// Its row at 1 MiB: the first cold read, the cold read again and the warm read.
+    fn reads(&self, r: &StudyReport) -> Vec<Measured> {
+        let Some(c) = self.kept(r) else {
+            return Vec::new();
+        };
+        let Some(row) = c.rows.iter().find(|x| x.block_size == POOL_BLOCK) else {
+            return Vec::new();
+        };
+        [
+            (&row.cold, CacheState::Cold, "first cold read", true),
+            (&row.cold_again, CacheState::Cold, "cold read again", false),
+            (&row.warm, CacheState::Warm, "warm read", false),
+        ]
+        .into_iter()
+        .map(|(sample, state, what, first)| Measured {
+            part: PART,
+            what: what.into(),
+            state,
+            block_size: row.block_size,
+            engine: c.engine.clone(),
+            first_after_eviction: first,
+            runs: vec![PooledRun::new(sample.bytes_per_second(), Marks::from(sample))],
+            left_out: unproven(state, [sample]),
+        })
+        .collect()
     }
 
     fn ok(&self, r: &StudyReport) -> bool {

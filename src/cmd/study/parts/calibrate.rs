@@ -8,7 +8,10 @@ use crate::engine;
 use crate::error::Failure;
 use crate::measure::env::Environment;
 use crate::options::CalibrateOptions;
+use crate::measure::cache::{CacheState, Verdict};
 use crate::report::page::{Headline, Section};
+use crate::results::study::answers::{Measured, PooledRun};
+use crate::units::format_size;
 use crate::report::svg::Chart;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::MIB;
@@ -49,6 +52,37 @@ impl PartView for Calibrate {
             .map(crate::report::views::calibrate::headline)
             .into_iter()
             .collect()
+    }
+
+    /// Its calibrated read (the probe of the size it chose), in the state it read.
+    fn reads(&self, r: &StudyReport) -> Vec<Measured> {
+        let Some(c) = self.kept(r) else {
+            return Vec::new();
+        };
+        let Some(probe) = c.probes.iter().rev().find(|p| p.bytes == c.bytes) else {
+            return Vec::new();
+        };
+        if c.cache == CacheState::AsIs {
+            return Vec::new();
+        }
+        let proven = probe
+            .cache
+            .is_some_and(|p| p.asked == c.cache && p.verdict == Verdict::Proven);
+        vec![Measured {
+            part: PART,
+            what: format!("calibrated read of {}", format_size(c.bytes)),
+            state: c.cache,
+            block_size: c.block_size,
+            engine: c.engine.clone(),
+            first_after_eviction: false,
+            runs: vec![PooledRun::unmarked(probe.bytes_per_second)],
+            left_out: (!proven).then(|| {
+                format!(
+                    "not proven {} by the residency before it and the device bytes",
+                    c.cache.name()
+                )
+            }),
+        }]
     }
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {

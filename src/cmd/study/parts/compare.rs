@@ -5,6 +5,7 @@ use crate::cmd::compare::CompareReport;
 use crate::measure::env::Environment;
 use crate::options::CompareOptions;
 use crate::report::page::{Headline, Section};
+use crate::results::study::answers::{Measured, PooledRun};
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::units::{MIB, format_size};
 use crate::workload::study::Part;
@@ -41,6 +42,46 @@ impl PartView for Compare {
         self.kept(r)
             .map(crate::report::views::compare::headlines)
             .unwrap_or_default()
+    }
+
+    /// Its `ioscope run` contender in each state (the stream engine in calls of 1 MiB, as
+    /// the other parts read); `fast` and the other tools read another way. Its runs carry
+    /// no interference marks, and their state is proven by the residency before each.
+    fn reads(&self, r: &StudyReport) -> Vec<Measured> {
+        let Some(c) = self.kept(r) else {
+            return Vec::new();
+        };
+        c.rows
+            .iter()
+            .filter_map(|row| {
+                let who = c.contenders.iter().find(|x| x.name == row.contender)?;
+                let engine = match who.argv.iter().position(|a| a == "--engine") {
+                    Some(i) => who.argv.get(i + 1)?.clone(),
+                    None => "stream".to_string(),
+                };
+                (who.argv.get(1).map(String::as_str) == Some("run") && !who.direct).then(|| {
+                    Measured {
+                        part: PART,
+                        what: row.contender.clone(),
+                        state: row.cache,
+                        block_size: c.block_size,
+                        engine,
+                        first_after_eviction: false,
+                        runs: row
+                            .runs
+                            .iter()
+                            .map(|x| PooledRun::unmarked(x.bytes_per_second))
+                            .collect(),
+                        left_out: (!row.state_ok).then(|| {
+                            format!(
+                                "not every run started {} by the residency before it",
+                                row.cache.name()
+                            )
+                        }),
+                    }
+                })
+            })
+            .collect()
     }
 
     fn measures(&self, media: &[Medium]) -> Vec<Measure> {

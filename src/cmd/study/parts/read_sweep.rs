@@ -5,7 +5,11 @@ use super::super::{Context, Kept, PartView, Outcome, StudyPart, StudyReport, som
 use crate::cmd::sweep::SweepReport;
 use crate::measure::caveat::Caveat;
 use crate::measure::env::Environment;
-use crate::report::page::{Headline, Section};
+use crate::measure::cache::CacheState;
+use crate::report::page::Section;
+use crate::results::study::answers::{Measured, POOL_BLOCK, PooledRun, unproven};
+use crate::units::format_size;
+use crate::warning::Marks;
 use crate::report::views::media_figures::{Measure, Medium};
 use crate::workload::Op;
 use crate::workload::study::Part;
@@ -42,10 +46,36 @@ impl PartView for ReadSweep {
         20
     }
 
-    fn headlines(&self, r: &StudyReport) -> Vec<Headline> {
-        self.kept(r)
-            .map(crate::report::views::sweep::read_headlines)
-            .unwrap_or_default()
+    /// Its point at 1 MiB in each state, or where its level has none its nearest above
+    /// (`results::study::answers`); its best block size stays in its section.
+    fn reads(&self, r: &StudyReport) -> Vec<Measured> {
+        let Some(s) = self.kept(r) else {
+            return Vec::new();
+        };
+        [CacheState::Cold, CacheState::Warm]
+            .into_iter()
+            .filter_map(|state| {
+                let p = s
+                    .points
+                    .iter()
+                    .filter(|p| p.cache == Some(state) && p.block_size >= POOL_BLOCK)
+                    .min_by_key(|p| p.block_size)?;
+                Some(Measured {
+                    part: PART,
+                    what: format!("at {}", format_size(p.block_size)),
+                    state,
+                    block_size: p.block_size,
+                    engine: s.engine.clone(),
+                    first_after_eviction: false,
+                    runs: p
+                        .runs
+                        .iter()
+                        .map(|x| PooledRun::new(x.bytes_per_second(), Marks::from(x)))
+                        .collect(),
+                    left_out: unproven(state, &p.runs),
+                })
+            })
+            .collect()
     }
 
     fn ok(&self, r: &StudyReport) -> bool {
