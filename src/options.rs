@@ -1617,3 +1617,62 @@ impl TransferOptions {
         })
     }
 }
+
+#[cfg(test)]
+mod baseline_tests {
+    use super::*;
+
+    #[test]
+    fn baseline_names_are_letters_digits_and_three_marks() {
+        for good in ["before", "v1.2", "kernel-6.8_rc1", &"a".repeat(64)] {
+            assert!(baseline_name(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            ".x",
+            "..",
+            "a/b",
+            "../up",
+            "sp ace",
+            "é",
+            &"a".repeat(65),
+        ] {
+            assert!(baseline_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_baseline_dir_is_under_xdg_data_home_else_home() {
+        let dir = |x: Option<&str>, h: Option<&str>| {
+            default_baseline_dir(x.map(Into::into), h.map(Into::into))
+        };
+        assert_eq!(
+            dir(Some("/d"), Some("/h")),
+            Some(PathBuf::from("/d/ioscope/baselines"))
+        );
+        // A relative XDG_DATA_HOME is ignored, as the specification says.
+        assert_eq!(
+            dir(Some("rel"), Some("/h")),
+            Some(PathBuf::from("/h/.local/share/ioscope/baselines"))
+        );
+        assert_eq!(dir(None, None), None);
+    }
+
+    #[test]
+    fn repeat_defaults_to_five_under_a_baseline_flag() {
+        let none = crate::cli::BaselineArgs::default();
+        let saving = crate::cli::BaselineArgs {
+            save_baseline: Some("a".to_string()),
+            ..Default::default()
+        };
+        assert_eq!(repeat(None, &none, false, false, "run f").unwrap(), 1);
+        assert_eq!(
+            repeat(None, &saving, false, false, "run f").unwrap(),
+            BASELINE_REPEAT
+        );
+        assert_eq!(repeat(Some(2), &saving, false, false, "run f").unwrap(), 2);
+        assert!(repeat(Some(0), &none, false, false, "run f").is_err());
+        assert!(repeat(Some(3), &none, false, true, "run -").is_err());
+        assert!(repeat(Some(3), &none, true, false, "run f").is_err());
+    }
+}
