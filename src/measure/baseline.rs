@@ -1,6 +1,8 @@
 //! The statistics of a figure against its baseline: the change of the medians, its
 //! confidence interval by a seeded bootstrap of the ratio of medians, and the noise floor
-//! measured now (the larger relative half-range of the old and the new runs). The verdict
+//! measured now (the larger relative half-interquartile range of the old and the new runs:
+//! the spread of the middle half, which unlike the full range does not grow with the number
+//! of runs, so more runs make a smaller change tellable). The verdict
 //! itself is the one rule's ([`super::verdict::movement`]). No I/O, no clock: the same runs
 //! give the same answer on every machine.
 
@@ -14,7 +16,8 @@ pub struct Change {
     pub change: f64,
     /// Its confidence interval (at [`CONFIDENCE`]), low then high.
     pub ci: [f64; 2],
-    /// The noise measured now: the larger relative half-range of the two sides' runs.
+    /// The noise measured now: the larger relative half-interquartile range of the two
+    /// sides' runs.
     pub floor: f64,
     /// What the figure did, by the one rule.
     pub verdict: Movement,
@@ -43,15 +46,26 @@ pub fn median_index(values: &[f64]) -> usize {
     order.get(values.len() / 2).copied().unwrap_or(0)
 }
 
-/// Half the range of `values` over their median: how far a run strays from the middle.
-pub fn relative_half_range(values: &[f64]) -> f64 {
+/// The `p` quantile of `values` (0 to 1, linear between the sorted values); 0 when empty.
+pub fn quantile(values: &[f64], p: f64) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let at = (v.len() - 1) as f64 * p.clamp(0.0, 1.0);
+    let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (at - lo as f64)
+}
+
+/// Half the interquartile range of `values` over their median: how far the middle half of
+/// the runs strays from the middle (0 for fewer than two runs).
+pub fn relative_half_iqr(values: &[f64]) -> f64 {
     let m = median(values);
     if values.len() < 2 || m <= 0.0 {
         return 0.0;
     }
-    let lo = values.iter().copied().fold(f64::MAX, f64::min);
-    let hi = values.iter().copied().fold(f64::MIN, f64::max);
-    (hi - lo) / 2.0 / m
+    (quantile(values, 0.75) - quantile(values, 0.25)) / 2.0 / m
 }
 
 /// A tiny deterministic generator (xorshift64*): the bootstrap gives the same interval for
@@ -102,7 +116,7 @@ pub fn bootstrap(old: &[f64], new: &[f64]) -> [f64; 2] {
 pub fn compare(old: &[f64], new: &[f64], higher_is_better: bool) -> Change {
     let change = median(new) / median(old).max(1e-300) - 1.0;
     let ci = bootstrap(old, new);
-    let floor = relative_half_range(old).max(relative_half_range(new));
+    let floor = relative_half_iqr(old).max(relative_half_iqr(new));
     let runs = old.len().min(new.len());
     Change {
         change,
@@ -166,13 +180,21 @@ mod tests {
 
     #[test]
     fn a_change_inside_the_measured_floor_is_noise_though_the_interval_excludes_zero() {
-        // Old runs spread ±20%: a 12% drop with every new run below every old median is
-        // still within what the old runs themselves strayed.
-        let old = [80.0, 100.0, 120.0];
-        let new = [87.0, 88.0, 89.0];
+        // Every new run is below every old one, but the new runs' middle half spreads ±16%:
+        // a 13% drop is within what they themselves stray.
+        let old = [100.0, 100.5, 101.0, 101.5, 102.0];
+        let new = [60.0, 70.0, 88.0, 98.0, 99.0];
         let c = compare(&old, &new, true);
-        assert!(c.floor >= 0.19, "{c:?}");
+        assert!(c.ci[1] < 0.0, "{c:?}");
+        assert!(c.floor > c.change.abs(), "{c:?}");
         assert_eq!(c.verdict, Movement::WithinNoise);
+    }
+
+    #[test]
+    fn the_floor_is_the_middle_half_so_one_stray_run_does_not_widen_it() {
+        assert!((quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25) - 2.0).abs() < 1e-12);
+        assert!((relative_half_iqr(&[100.0, 100.0, 100.0, 100.0, 30.0])).abs() < 1e-12);
+        assert_eq!(relative_half_iqr(&[100.0]), 0.0);
     }
 
     #[test]

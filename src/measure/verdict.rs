@@ -161,8 +161,9 @@ pub const RESAMPLES: usize = 2000;
 pub const CONFIDENCE: f64 = 0.95;
 
 /// A figure moved against its baseline only when the change exceeds its noise floor *and*
-/// this (3%): the floor is measured (the runs' relative half-range, the larger of the old
-/// and the new), but runs that happen to agree to the digit would make any change count.
+/// this (3%): the floor is measured (the runs' relative half-interquartile range, the larger
+/// of the old and the new), but runs that happen to agree to the digit would make any change
+/// count.
 pub const MOVED_AT_LEAST: f64 = 0.03;
 
 /// What a figure did since its baseline.

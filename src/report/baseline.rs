@@ -423,3 +423,103 @@ impl Pending {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provenance() -> Provenance {
+        Provenance {
+            version: "0.1.0".to_string(),
+            command_line: vec!["ioscope".to_string(), "sweep".to_string()],
+            ..Provenance::default()
+        }
+    }
+
+    #[test]
+    fn a_baseline_reads_back_as_it_was_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let figures = vec![Figure::rate("read warm 4 KiB", vec![1.0, 2.0, 3.0])];
+        let b = make(
+            "sweep",
+            "a",
+            &serde_json::json!({"x": 1}),
+            figures,
+            &provenance(),
+        );
+        let path = check_free(dir.path(), "sweep", "a").unwrap();
+        save(dir.path(), &path, &b).unwrap();
+        let (back, at) = load(dir.path(), "sweep", "a").unwrap();
+        assert_eq!(at, path);
+        assert_eq!(back.figures, b.figures);
+        assert_eq!(back.result, serde_json::json!({"x": 1}));
+        assert_eq!(back.command_line, b.command_line);
+        // Now taken: neither checked free nor saved over.
+        assert!(check_free(dir.path(), "sweep", "a").is_err());
+        assert!(save(dir.path(), &path, &b).is_err());
+        assert_eq!(load(dir.path(), "sweep", "a").unwrap().0.figures, b.figures);
+        // Another command's file of the same name is another baseline.
+        assert!(load(dir.path(), "disk", "a").is_err());
+    }
+
+    #[test]
+    fn a_link_is_neither_read_nor_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.json");
+        let figures = vec![Figure::rate("read", vec![1.0])];
+        let b = make("fast", "a", &1, figures, &provenance());
+        let real = dir.path().join("real");
+        save(&real, &path_of(&real, "fast", "a"), &b).unwrap();
+        std::fs::copy(path_of(&real, "fast", "a"), &target).unwrap();
+        std::os::unix::fs::symlink(&target, path_of(dir.path(), "fast", "a")).unwrap();
+        assert!(check_free(dir.path(), "fast", "a").is_err());
+        let err = format!("{:#}", load(dir.path(), "fast", "a").unwrap_err());
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+
+    #[test]
+    fn a_crafted_file_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(dir.path(), "sweep", "x");
+        let crafted = r#"{"schema":"ioscope/baseline/v1","command":"sweep","name":"x","version":"1","figures":[{"key":"a","unit":"bytes_per_second","higher_is_better":true,"runs":[0.0]}]}"#;
+        std::fs::write(&path, crafted).unwrap();
+        let err = format!("{:#}", load(dir.path(), "sweep", "x").unwrap_err());
+        assert!(
+            err.contains("sweep-x.json") && err.contains("positive"),
+            "{err}"
+        );
+        std::fs::write(&path, "[]").unwrap();
+        let err = format!("{:#}", load(dir.path(), "sweep", "x").unwrap_err());
+        assert!(err.contains("not an ioscope baseline"), "{err}");
+    }
+
+    #[test]
+    fn the_section_ends_with_the_answer_and_fits_80_columns() {
+        let old = make(
+            "sweep",
+            "a",
+            &1,
+            vec![
+                Figure::rate("read warm 4 KiB", vec![100e6, 101e6, 99e6]),
+                Figure::rate("read warm 64 KiB", vec![100e6, 101e6, 99e6]),
+            ],
+            &provenance(),
+        );
+        let new = [
+            Figure::rate("read warm 4 KiB", vec![50e6, 50.5e6, 49.5e6]),
+            Figure::rate("read warm 64 KiB", vec![100e6, 100.5e6, 99.5e6]),
+        ];
+        let env = crate::measure::env::Environment::default();
+        let a = crate::results::baseline::against(&old, "f", &new, &env, &Default::default());
+        let text = text(&a, Some(80));
+        assert!(
+            text.lines().all(|l| textwrap::core::display_width(l) <= 80),
+            "{text}"
+        );
+        assert_eq!(
+            text.lines().last(),
+            Some("1 of 2 figures regressed: read warm 4 KiB")
+        );
+        assert!(markdown(&a).join("\n").contains("read warm 4 KiB"));
+    }
+}
