@@ -1,12 +1,13 @@
 //! The statistics of a figure against its baseline: the change of the medians, its
 //! confidence interval by a seeded bootstrap of the ratio of medians, and the noise floor
-//! measured now (the larger relative half-interquartile range of the old and the new runs:
-//! the spread of the middle half, which unlike the full range does not grow with the number
-//! of runs, so more runs make a smaller change tellable). The verdict
+//! measured now (the larger of the old and the new runs' relative spread: the
+//! half-interquartile range from [`FLOOR_IQR_FROM`] runs, the spread of the middle half,
+//! which unlike the full range does not grow with the number of runs, so more runs make a
+//! smaller change tellable; below that, the half-range). The verdict
 //! itself is the one rule's ([`super::verdict::movement`]). No I/O, no clock: the same runs
 //! give the same answer on every machine.
 
-use super::verdict::{CONFIDENCE, Movement, RESAMPLES, movement};
+use super::verdict::{CONFIDENCE, FLOOR_IQR_FROM, Movement, RESAMPLES, movement};
 use serde::{Deserialize, Serialize};
 
 /// One figure's old and new runs compared.
@@ -44,6 +45,21 @@ pub fn median_index(values: &[f64]) -> usize {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
     order.get(values.len() / 2).copied().unwrap_or(0)
+}
+
+/// The noise of one side's runs, relative to their median: the half-interquartile range
+/// from [`FLOOR_IQR_FROM`] runs, else the half-range.
+pub fn noise(values: &[f64]) -> f64 {
+    if values.len() >= FLOOR_IQR_FROM {
+        return relative_half_iqr(values);
+    }
+    let m = median(values);
+    if values.len() < 2 || m <= 0.0 {
+        return 0.0;
+    }
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (hi - lo) / 2.0 / m
 }
 
 /// The `p` quantile of `values` (0 to 1, linear between the sorted values); 0 when empty.
@@ -116,7 +132,7 @@ pub fn bootstrap(old: &[f64], new: &[f64]) -> [f64; 2] {
 pub fn compare(old: &[f64], new: &[f64], higher_is_better: bool) -> Change {
     let change = median(new) / median(old).max(1e-300) - 1.0;
     let ci = bootstrap(old, new);
-    let floor = relative_half_iqr(old).max(relative_half_iqr(new));
+    let floor = noise(old).max(noise(new));
     let runs = old.len().min(new.len());
     Change {
         change,
@@ -182,8 +198,8 @@ mod tests {
     fn a_change_inside_the_measured_floor_is_noise_though_the_interval_excludes_zero() {
         // Every new run is below every old one, but the new runs' middle half spreads ±16%:
         // a 13% drop is within what they themselves stray.
-        let old = [100.0, 100.5, 101.0, 101.5, 102.0];
-        let new = [60.0, 70.0, 88.0, 98.0, 99.0];
+        let old = [100.0, 100.2, 100.5, 100.8, 101.0, 101.2, 101.5, 102.0];
+        let new = [60.0, 62.0, 70.0, 80.0, 96.0, 97.0, 98.0, 99.0];
         let c = compare(&old, &new, true);
         assert!(c.ci[1] < 0.0, "{c:?}");
         assert!(c.floor > c.change.abs(), "{c:?}");
@@ -195,6 +211,10 @@ mod tests {
         assert!((quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25) - 2.0).abs() < 1e-12);
         assert!((relative_half_iqr(&[100.0, 100.0, 100.0, 100.0, 30.0])).abs() < 1e-12);
         assert_eq!(relative_half_iqr(&[100.0]), 0.0);
+        // Few runs: the half-range, all the spread there is.
+        assert!((noise(&[90.0, 100.0, 110.0]) - 0.1).abs() < 1e-12);
+        let many = [100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 30.0];
+        assert!(noise(&many).abs() < 1e-12);
     }
 
     #[test]

@@ -53,22 +53,20 @@ impl Host {
 /// the file system's (`rw,relatime` and `rw,errors=remount-ro`), the last such line winning
 /// (the one mounted on top).
 pub fn mount_options(text: &str, point: &str) -> Option<String> {
-    text.lines()
-        .filter_map(|line| {
-            let (left, right) = line.split_once(" - ")?;
-            let fields: Vec<&str> = left.split(' ').collect();
-            if fields.get(4)?.replace("\\040", " ") != point {
-                return None;
-            }
-            let own = *fields.get(5)?;
-            let fs = right.split(' ').nth(2).unwrap_or("");
-            Some(if fs.is_empty() || fs == own {
-                own.to_string()
-            } else {
-                format!("{own} ({fs})")
-            })
+    text.lines().rev().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        let fields: Vec<&str> = left.split(' ').collect();
+        if fields.get(4)?.replace("\\040", " ") != point {
+            return None;
+        }
+        let own = *fields.get(5)?;
+        let fs = right.split(' ').nth(2).unwrap_or("");
+        Some(if fs.is_empty() || fs == own {
+            own.to_string()
+        } else {
+            format!("{own} ({fs})")
         })
-        .last()
+    })
 }
 
 #[cfg(test)]

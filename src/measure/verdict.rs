@@ -166,6 +166,11 @@ pub const CONFIDENCE: f64 = 0.95;
 /// count.
 pub const MOVED_AT_LEAST: f64 = 0.03;
 
+/// From this many runs a side the noise floor is the half-interquartile range; with fewer,
+/// the quartiles rest on one or two runs (the half-IQR of 2 runs is a quarter of their
+/// range), and the floor is the half-range: all the spread there is.
+pub const FLOOR_IQR_FROM: usize = 8;
+
 /// What a figure did since its baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
