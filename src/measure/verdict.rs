@@ -171,6 +171,10 @@ pub const MOVED_AT_LEAST: f64 = 0.03;
 /// range), and the floor is the half-range: all the spread there is.
 pub const FLOOR_IQR_FROM: usize = 8;
 
+/// The machine's load moved since a baseline when its 1-minute average differs by more than
+/// [`SAME_WITHIN`] *and* by at least this many tasks (1): one more task wanting a CPU.
+pub const LOAD_MOVED: f64 = 1.0;
+
 /// What a figure did since its baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

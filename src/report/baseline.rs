@@ -426,10 +426,11 @@ impl Pending {
         };
         let baseline = make(self.command, name, result, result.figures(), provenance);
         save(&self.dir, path, &baseline)?;
+        let n = baseline.figures.len();
         Ok(Some(format!(
-            "baseline {name} saved: {} ({} figures)\n",
+            "baseline {name} saved: {} ({n} figure{})\n",
             printable_path(path),
-            baseline.figures.len()
+            if n == 1 { "" } else { "s" }
         )))
     }
 }

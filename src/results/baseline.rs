@@ -9,7 +9,7 @@ use super::figures::Figure;
 use crate::measure::baseline::{Change, compare, median};
 use crate::measure::env::Environment;
 use crate::measure::host::Host;
-use crate::measure::verdict::{Movement, same};
+use crate::measure::verdict::{LOAD_MOVED, Movement, same};
 use crate::units::format_size;
 use serde::{Deserialize, Serialize};
 
@@ -340,6 +340,16 @@ pub fn changes(
             now: format_size(b),
         });
     }
+    if let (Some(a), Some(b)) = (then.load_1m, now.load_1m)
+        && !same(a, b)
+        && (a - b).abs() >= LOAD_MOVED
+    {
+        out.push(EnvChange {
+            what: "load (1 min)".to_string(),
+            then: format!("{a:.1}"),
+            now: format!("{b:.1}"),
+        });
+    }
     out
 }
 
@@ -445,5 +455,25 @@ mod tests {
         assert_eq!(c[0].what, "scheduler");
         assert_eq!(c[1].what, "free memory");
         assert!(changes(&then, &then_host, &then, &then_host).is_empty());
+    }
+
+    #[test]
+    fn the_load_is_named_when_it_moved_by_a_task_and_beyond_the_same() {
+        let at = |load: f64| Environment {
+            load_1m: Some(load),
+            ..Environment::default()
+        };
+        let h = Host::default();
+        assert!(
+            changes(&at(0.2), &h, &at(0.9), &h).is_empty(),
+            "under one task"
+        );
+        assert!(
+            changes(&at(20.0), &h, &at(21.5), &h).is_empty(),
+            "within 10%"
+        );
+        let c = changes(&at(3.0), &h, &at(7.0), &h);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].then.as_str(), c[0].now.as_str()), ("3.0", "7.0"));
     }
 }
