@@ -12,15 +12,17 @@ use crate::cmd;
 use crate::error::ExitKind;
 use crate::harness::Harness;
 use crate::options::{
-    CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions, PatternsOptions,
-    RunOptions, StudyOptions, SweepOptions, SyscallsOptions,
+    BaselineOptions, CacheOptions, CalibrateOptions, CompareOptions, ExportOptions, FastOptions,
+    PatternsOptions, RunOptions, StudyOptions, SweepOptions, SyscallsOptions,
 };
+use crate::report::baseline::Pending;
 use crate::report::json::Provenance;
-use crate::report::outputs::{Exports, finish, save};
+use crate::report::outputs::{Exports, finish, finish_against, save};
 use crate::report::progress::Bar;
 use crate::report::view::Exportable;
 use crate::report::views::over_time::{self, SeriesFiles};
 use crate::report::{self, json};
+use crate::results::figures::Figures;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
@@ -102,9 +104,10 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                 quiet,
                 ..ExportOptions::json_only(o.json)
             };
+            let baselines = pending("run", &args.baseline, "run")?;
             let series = SeriesFiles::reserve(o.series.as_ref(), &export, &[&o.path], "run")?;
-            let result = measured(&export, &o.path, |_| {
-                let r = cmd::run::execute(&o, h)?;
+            let result = measured_against(&export, &o.path, &baselines, |_| {
+                let r = cmd::run::execute_repeated(&o, h)?;
                 if let Some(files) = &series {
                     files.write(&over_time::run_panels(&r))?;
                 }
@@ -125,19 +128,29 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         }
         Command::Fast(args) => {
             let o = FastOptions::from_args(&args)?;
-            measured(&o.export, &o.path, |_| fast(&o))
+            let baselines = pending("fast", &args.baseline, "fast")?;
+            measured_against(&o.export, &o.path, &baselines, |_| fast(&o))
         }
         Command::Compare(args) => {
             let o = CompareOptions::from_args(&args)?;
-            measured(&o.export, &o.path, |s| cmd::compare::execute(&o, h, s))
+            let baselines = pending("compare", &args.baseline, "compare")?;
+            measured_against(&o.export, &o.path, &baselines, |s| {
+                cmd::compare::execute(&o, h, s)
+            })
         }
         Command::Sweep(args) => {
             let o = SweepOptions::from_args(&args)?;
-            measured(&o.export, &o.path, |s| cmd::sweep::execute(&o, h, s))
+            let baselines = pending("sweep", &args.baseline, "sweep")?;
+            measured_against(&o.export, &o.path, &baselines, |s| {
+                cmd::sweep::execute(&o, h, s)
+            })
         }
         Command::Cache(args) => {
             let o = CacheOptions::from_args(&args)?;
-            measured(&o.export, &o.path, |s| cmd::coldwarm::execute(&o, h, s))
+            let baselines = pending("cache", &args.baseline, "cache")?;
+            measured_against(&o.export, &o.path, &baselines, |s| {
+                cmd::coldwarm::execute(&o, h, s)
+            })
         }
         Command::Syscalls(args) => {
             let o = SyscallsOptions::from_args(&args)?;
@@ -153,11 +166,18 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         Command::Disk(args) => {
             use crate::options::disk::DiskMode;
             let o = crate::options::DiskOptions::from_args(&args)?;
+            let wanted = BaselineOptions::from_args(&args.baseline, "disk")?;
+            if wanted.any() && !matches!(o.mode, DiskMode::Panel) {
+                return Err(crate::error::input(
+                    "disk: --save-baseline and --baseline compare the panel's rows; the depth curve and the fsync preset have no baseline yet",
+                ));
+            }
+            let baselines = Pending::before("disk", &wanted)?;
             match &o.mode {
                 DiskMode::Panel => {
                     let series =
                         SeriesFiles::reserve(o.series.as_ref(), &o.export, &[&o.path], "disk")?;
-                    measured(&o.export, &o.path, |s| {
+                    measured_against(&o.export, &o.path, &baselines, |s| {
                         cmd::disk::execute(&o, h, &mut |r| {
                             s(r)?;
                             match &series {
@@ -175,7 +195,11 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                 }
             }
         }
-        Command::Study(args) => study(&StudyOptions::from_args(&args)?, quiet),
+        Command::Study(args) => study(
+            &StudyOptions::from_args(&args)?,
+            &pending("study", &args.baseline, "study")?,
+            quiet,
+        ),
         Command::Trace(args) => trace(&args),
         Command::Send(args) => send(&args),
         Command::Receive(args) => receive(&args),
@@ -197,14 +221,30 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
 /// A measuring command: its output files reserved before anything is measured (none may
 /// be `path`, what it measures), rewritten after every point `execute` hands to `save`,
 /// then the result printed.
-fn measured<T: Exportable>(
+fn measured<T: Exportable + Figures>(
     export: &ExportOptions,
     path: &Path,
     execute: impl FnOnce(&mut dyn FnMut(&T) -> Result<()>) -> Result<T>,
 ) -> Result<ExitKind> {
+    measured_against(export, path, &Pending::default(), execute)
+}
+
+/// As [`measured`], with the baseline to compare with read and the name to save under
+/// checked before anything is measured (`pending`).
+fn measured_against<T: Exportable + Figures>(
+    export: &ExportOptions,
+    path: &Path,
+    pending: &Pending,
+    execute: impl FnOnce(&mut dyn FnMut(&T) -> Result<()>) -> Result<T>,
+) -> Result<ExitKind> {
     let out = Exports::reserve::<T>(export, &[path])?;
     let result = execute(&mut |r| save(r, &out, path))?;
-    finish(&result, export, &out, path)
+    finish_against(&result, export, &out, path, pending)
+}
+
+/// The baselines of `command` (`--save-baseline`, `--baseline`), settled before measuring.
+fn pending(command: &'static str, args: &crate::cli::BaselineArgs, what: &str) -> Result<Pending> {
+    Pending::before(command, &BaselineOptions::from_args(args, what)?)
 }
 
 /// Text printed on stdout, and nothing else to do.
@@ -214,7 +254,7 @@ fn printed(text: &str) -> Result<ExitKind> {
 
 /// `fast`: the checksum, and with `--verbose` how it was read (on stderr).
 fn fast(options: &FastOptions) -> Result<cmd::fast::FastReport> {
-    let result = cmd::fast::execute(options)?;
+    let result = cmd::fast::execute_repeated(options)?;
     if options.verbose {
         report::note(&report::views::fast::fast_details(&result));
     }
@@ -417,7 +457,7 @@ fn ranks_failed(e: anyhow::Error) -> Result<ExitKind> {
 
 /// `study`: the report directory is made first (a bad --out fails before anything is
 /// measured), rewritten after every part, and named at the end.
-fn study(options: &StudyOptions, quiet: bool) -> Result<ExitKind> {
+fn study(options: &StudyOptions, baselines: &Pending, quiet: bool) -> Result<ExitKind> {
     let out =
         crate::report::results::ResultDir::create(options.out.as_deref(), options.export.force)?;
     let bar = if quiet {
@@ -437,7 +477,13 @@ fn study(options: &StudyOptions, quiet: bool) -> Result<ExitKind> {
         }
     };
     let dir = Path::new(&result.dir).to_path_buf();
-    let kind = finish(&result, &options.export, &Exports::default(), &dir)?;
+    let kind = finish_against(
+        &result,
+        &options.export,
+        &Exports::default(),
+        &dir,
+        baselines,
+    )?;
     report::note(&format!(
         "report: {}\n",
         crate::text::printable_path(&out.html())

@@ -311,6 +311,14 @@ pub struct RunArgs {
     /// The run over time.
     #[command(flatten)]
     pub series: SeriesArgs,
+    /// Timed runs, each measured the same way: the figure is their median, with n and
+    /// their range (default 1, and 5 with --save-baseline or --baseline). With -w, the
+    /// file this run created is rewritten by each run; an existing one needs --force.
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
+    /// Saving this result as a baseline, or comparing it with one.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -467,6 +475,9 @@ pub struct StudyArgs {
     /// Only the result and errors: no progress bar, no warnings.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Saving this result as a baseline, or comparing it with one.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// `ioscope fast FILE`
@@ -486,6 +497,10 @@ pub struct FastArgs {
     /// Reads in flight per thread for the uring engine.
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+    /// Timed reads, each measured the same way: the figure is their median, with n and
+    /// their range (default 1, and 5 with --save-baseline or --baseline).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
     /// Allow FILE to be a block or character device.
     #[arg(long)]
     pub allow_device: bool,
@@ -501,6 +516,9 @@ pub struct FastArgs {
     /// Overwrite an existing --markdown file.
     #[arg(long)]
     pub force: bool,
+    /// Saving this result as a baseline, or comparing it with one.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// Which cache states a command measures in.
@@ -531,6 +549,9 @@ pub struct CompareArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// Saving this result as a baseline, or comparing it with one.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// `ioscope patterns FILE|DIR`
@@ -657,6 +678,9 @@ pub struct DiskArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// Saving this result as a baseline, or comparing it with one.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// KDiskMark's profiles (`disk --profile`).
@@ -901,6 +925,24 @@ pub enum OpArg {
     Write,
 }
 
+/// `--save-baseline`, `--baseline` and `--baseline-dir` (criterion's flags), on every
+/// measuring command and the study.
+#[derive(Debug, Clone, Default, Args)]
+pub struct BaselineArgs {
+    /// Keep this result as baseline NAME (letters, digits, `-_.`; an existing one of that
+    /// name is never replaced: remove it or choose another name).
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
+    /// Measure, then compare every figure with baseline NAME: improved, regressed or within
+    /// the noise measured now, and what changed in the environment. Exit 1 on a regression.
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Where baselines are kept (default: $XDG_DATA_HOME/ioscope/baselines, else
+    /// ~/.local/share/ioscope/baselines).
+    #[arg(long, value_name = "DIR")]
+    pub baseline_dir: Option<PathBuf>,
+}
+
 /// `ioscope sweep FILE`
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -957,6 +999,9 @@ pub struct SweepArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// Saving this result as a baseline, or comparing it with one.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// `ioscope cache FILE`
@@ -985,6 +1030,9 @@ pub struct CacheArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// Saving this result as a baseline, or comparing it with one.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 }
 
 /// `ioscope syscalls FILE`
@@ -1218,11 +1266,13 @@ impl Cli {
                 threads: None,
                 block_size: None,
                 depth: None,
+                repeat: None,
                 allow_device: false,
                 verbose: false,
                 json: false,
                 markdown: None,
                 force: false,
+                baseline: BaselineArgs::default(),
             }),
             meter: None,
             no_latency: false,

@@ -154,6 +154,8 @@ pub struct RunOptions {
     pub series: Option<SeriesOptions>,
     /// JSON output.
     pub json: bool,
+    /// Timed runs (`--repeat`; 5 by default under a baseline flag, else 1).
+    pub repeat: usize,
 }
 
 /// Validated `--series` options.
@@ -380,10 +382,145 @@ impl RunOptions {
             force: args.force,
             allow_device: args.allow_device,
             min_free: min_free(args.min_free.as_deref(), &what)?,
+            repeat: repeat(
+                args.repeat,
+                &args.baseline,
+                series.is_some(),
+                args.file.as_os_str() == "-",
+                &what,
+            )?,
             series,
             json: args.json,
         })
     }
+}
+
+/// `--repeat` of `run` and `fast`: 1 by default, 5 under a baseline flag (a comparison
+/// needs a spread on each side); between 1 and 100. `--series` follows one run.
+fn repeat(
+    given: Option<usize>,
+    baseline: &crate::cli::BaselineArgs,
+    series: bool,
+    stdin: bool,
+    what: &str,
+) -> Result<usize> {
+    let wanted = baseline.save_baseline.is_some() || baseline.baseline.is_some();
+    let n = given.unwrap_or(if wanted && !series {
+        BASELINE_REPEAT
+    } else {
+        1
+    });
+    if !(1..=100).contains(&n) {
+        return Err(input(format!("{what}: --repeat must be between 1 and 100")));
+    }
+    if n > 1 && stdin {
+        return Err(input(format!(
+            "{what}: standard input can be read once; --repeat needs a file"
+        )));
+    }
+    if n > 1 && series {
+        return Err(input(format!(
+            "{what}: --series follows one run over time; leave out --repeat (or give --repeat 1)"
+        )));
+    }
+    Ok(n)
+}
+
+/// The runs `run` and `fast` make under a baseline flag unless `--repeat` says otherwise.
+pub const BASELINE_REPEAT: usize = 5;
+
+/// Validated `--save-baseline`, `--baseline` and `--baseline-dir`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BaselineOptions {
+    /// The name to save this result under.
+    pub save: Option<String>,
+    /// The name of the baseline to compare this result with.
+    pub compare: Option<String>,
+    /// The directory baselines are kept in.
+    pub dir: PathBuf,
+}
+
+/// The most characters a baseline name may have.
+pub const BASELINE_NAME_MAX: usize = 64;
+
+impl BaselineOptions {
+    /// Checks the names (letters, digits, `-_.`, no leading dot, at most
+    /// [`BASELINE_NAME_MAX`] characters) and finds the directory; `what` starts errors.
+    pub fn from_args(args: &crate::cli::BaselineArgs, what: &str) -> Result<Self> {
+        for (flag, name) in [
+            ("--save-baseline", &args.save_baseline),
+            ("--baseline", &args.baseline),
+        ] {
+            if let Some(name) = name {
+                baseline_name(name).map_err(|why| {
+                    input(format!(
+                        "{what}: {flag} {}: {why}",
+                        crate::text::printable(name)
+                    ))
+                })?;
+            }
+        }
+        let wanted = args.save_baseline.is_some() || args.baseline.is_some();
+        let dir = match &args.baseline_dir {
+            Some(dir) => dir.clone(),
+            None if !wanted => PathBuf::new(),
+            None => default_baseline_dir(
+                std::env::var_os("XDG_DATA_HOME"),
+                std::env::var_os("HOME"),
+            )
+            .ok_or_else(|| {
+                input(format!(
+                    "{what}: neither XDG_DATA_HOME nor HOME is set; name the directory with --baseline-dir"
+                ))
+            })?,
+        };
+        Ok(Self {
+            save: args.save_baseline.clone(),
+            compare: args.baseline.clone(),
+            dir,
+        })
+    }
+
+    /// Whether a baseline is saved or compared with.
+    pub fn any(&self) -> bool {
+        self.save.is_some() || self.compare.is_some()
+    }
+}
+
+/// Why `name` cannot name a baseline, if it cannot.
+pub fn baseline_name(name: &str) -> std::result::Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("a baseline name cannot be empty");
+    }
+    if name.chars().count() > BASELINE_NAME_MAX {
+        return Err("a baseline name has at most 64 characters");
+    }
+    if name.starts_with('.') {
+        return Err("a baseline name cannot start with a dot");
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err("a baseline name has only letters, digits, '-', '_' and '.'");
+    }
+    Ok(())
+}
+
+/// `$XDG_DATA_HOME/ioscope/baselines`, else `$HOME/.local/share/ioscope/baselines` (an
+/// empty or relative XDG_DATA_HOME is ignored, as the XDG specification says).
+pub fn default_baseline_dir(
+    xdg_data_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    let xdg = xdg_data_home.map(PathBuf::from).filter(|p| p.is_absolute());
+    let base = match xdg {
+        Some(x) => x,
+        None => PathBuf::from(home.filter(|h| !h.is_empty())?)
+            .join(".local")
+            .join("share"),
+    };
+    Some(base.join("ioscope").join("baselines"))
 }
 
 /// Validated options of `calibrate`.
@@ -592,6 +729,8 @@ pub struct FastOptions {
     pub verbose: bool,
     /// JSON output and the `--markdown` file.
     pub export: ExportOptions,
+    /// Timed reads (`--repeat`; 5 by default under a baseline flag, else 1).
+    pub repeat: usize,
 }
 
 impl FastOptions {
@@ -622,6 +761,13 @@ impl FastOptions {
             depth,
             allow_device: args.allow_device,
             verbose: args.verbose,
+            repeat: repeat(
+                args.repeat,
+                &args.baseline,
+                false,
+                args.file.as_os_str() == "-",
+                &what,
+            )?,
             export: ExportOptions {
                 json: args.json,
                 markdown: args.markdown.clone(),
@@ -1579,5 +1725,64 @@ impl TransferOptions {
             buffer: block_size(&args.buffer, what).context("--buffer")? as usize,
             min_free: min_free(args.min_free.as_deref(), what)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod baseline_tests {
+    use super::*;
+
+    #[test]
+    fn baseline_names_are_letters_digits_and_three_marks() {
+        for good in ["before", "v1.2", "kernel-6.8_rc1", &"a".repeat(64)] {
+            assert!(baseline_name(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            ".x",
+            "..",
+            "a/b",
+            "../up",
+            "sp ace",
+            "é",
+            &"a".repeat(65),
+        ] {
+            assert!(baseline_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_baseline_dir_is_under_xdg_data_home_else_home() {
+        let dir = |x: Option<&str>, h: Option<&str>| {
+            default_baseline_dir(x.map(Into::into), h.map(Into::into))
+        };
+        assert_eq!(
+            dir(Some("/d"), Some("/h")),
+            Some(PathBuf::from("/d/ioscope/baselines"))
+        );
+        // A relative XDG_DATA_HOME is ignored, as the specification says.
+        assert_eq!(
+            dir(Some("rel"), Some("/h")),
+            Some(PathBuf::from("/h/.local/share/ioscope/baselines"))
+        );
+        assert_eq!(dir(None, None), None);
+    }
+
+    #[test]
+    fn repeat_defaults_to_five_under_a_baseline_flag() {
+        let none = crate::cli::BaselineArgs::default();
+        let saving = crate::cli::BaselineArgs {
+            save_baseline: Some("a".to_string()),
+            ..Default::default()
+        };
+        assert_eq!(repeat(None, &none, false, false, "run f").unwrap(), 1);
+        assert_eq!(
+            repeat(None, &saving, false, false, "run f").unwrap(),
+            BASELINE_REPEAT
+        );
+        assert_eq!(repeat(Some(2), &saving, false, false, "run f").unwrap(), 2);
+        assert!(repeat(Some(0), &none, false, false, "run f").is_err());
+        assert!(repeat(Some(3), &none, false, true, "run -").is_err());
+        assert!(repeat(Some(3), &none, true, false, "run f").is_err());
     }
 }

@@ -83,6 +83,41 @@ pub fn execute(options: &RunOptions, harness: &Harness) -> Result<RunReport> {
     }
 }
 
+/// `run --repeat N`: N runs, each measured the same way; the result is the run whose rate
+/// is the median, with every run's rate. A write rewrites the file the first run created
+/// (its own); a file that existed before is rewritten only with `--force`, as one run's.
+/// A run whose checks failed is the result, so a failure is never hidden by the median.
+pub fn execute_repeated(options: &RunOptions, harness: &Harness) -> Result<RunReport> {
+    if options.repeat <= 1 {
+        return execute(options, harness);
+    }
+    let mut o = options.clone();
+    let existed = std::fs::symlink_metadata(&options.path).is_ok();
+    let mut reports: Vec<RunReport> = Vec::with_capacity(options.repeat);
+    for _ in 0..options.repeat {
+        let r = execute(&o, harness)?;
+        if matches!(o.mode, RunMode::Write { .. }) && !existed {
+            o.force = true;
+        }
+        reports.push(r);
+    }
+    let rates: Vec<f64> = reports.iter().map(|r| r.bytes_per_second).collect();
+    let pick = reports
+        .iter()
+        .position(|r| !r.ok())
+        .unwrap_or_else(|| crate::measure::baseline::median_index(&rates));
+    let mut warnings: Vec<Warning> = Vec::new();
+    for w in reports.iter().flat_map(|r| r.warnings.iter()) {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
+    let mut report = reports.swap_remove(pick);
+    report.warnings = warnings;
+    report.repeats = rates;
+    Ok(report)
+}
+
 fn read(
     options: &RunOptions,
     harness: &Harness,
@@ -262,5 +297,6 @@ fn report(
         over_time: None,
         warnings,
         caveats: Vec::new(),
+        repeats: Vec::new(),
     }
 }

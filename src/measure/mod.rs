@@ -2,6 +2,7 @@
 //! page-cache residency, and the environment a result was measured in. Nothing here knows
 //! which engine or subcommand is running.
 
+pub mod baseline;
 pub mod cache;
 pub mod caveat;
 pub mod checks;
@@ -12,6 +13,7 @@ pub mod diskstats;
 pub mod env;
 pub mod extents;
 pub mod external;
+pub mod host;
 pub mod inflight;
 pub mod interference;
 pub mod knee;

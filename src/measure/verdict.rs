@@ -183,6 +183,78 @@ pub fn spread(medians: &[f64]) -> (f64, bool) {
     (ratio(hi, lo), same(hi, lo))
 }
 
+/// How many bootstrap resamples give a baseline comparison's confidence interval: enough
+/// that the 2.5th and 97.5th percentiles move by less than the figures' own rounding.
+pub const RESAMPLES: usize = 2000;
+
+/// The confidence of that interval: 95%.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// A figure moved against its baseline only when the change exceeds its noise floor *and*
+/// this (3%): the floor is measured (the runs' relative half-interquartile range, the larger
+/// of the old and the new), but runs that happen to agree to the digit would make any change
+/// count.
+pub const MOVED_AT_LEAST: f64 = 0.03;
+
+/// From this many runs a side the noise floor is the half-interquartile range; with fewer,
+/// the quartiles rest on one or two runs (the half-IQR of 2 runs is a quarter of their
+/// range), and the floor is the half-range: all the spread there is.
+pub const FLOOR_IQR_FROM: usize = 8;
+
+/// The machine's load moved since a baseline when its 1-minute average differs by more than
+/// [`SAME_WITHIN`] *and* by at least this many tasks (1): one more task wanting a CPU.
+pub const LOAD_MOVED: f64 = 1.0;
+
+/// What a figure did since its baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Movement {
+    /// Better beyond the noise: the interval excludes no change, the change exceeds the floor.
+    Improved,
+    /// Worse beyond the noise, by the same rule.
+    Regressed,
+    /// The change is inside the noise floor or its interval holds no change.
+    WithinNoise,
+    /// One side has fewer than two runs: no spread, so no floor and no interval.
+    CannotTell,
+}
+
+impl Movement {
+    /// The words of a verdict in a table.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Improved => "improved",
+            Self::Regressed => "regressed",
+            Self::WithinNoise => "within noise",
+            Self::CannotTell => "cannot tell (n < 2)",
+        }
+    }
+}
+
+/// The one rule for a figure against its baseline: `change` is new median over old minus 1,
+/// `ci` its confidence interval, `floor` the noise measured now (relative), `runs` the fewer
+/// runs of the two sides; `higher_is_better` gives the sign of "worse".
+pub fn movement(
+    change: f64,
+    ci: (f64, f64),
+    floor: f64,
+    runs: usize,
+    higher_is_better: bool,
+) -> Movement {
+    if runs < 2 {
+        return Movement::CannotTell;
+    }
+    let excludes_zero = ci.0 > 0.0 || ci.1 < 0.0;
+    if !excludes_zero || change.abs() <= floor.max(MOVED_AT_LEAST) {
+        return Movement::WithinNoise;
+    }
+    if (change > 0.0) == higher_is_better {
+        Movement::Improved
+    } else {
+        Movement::Regressed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +341,40 @@ mod tests {
             "three times a tenth of a second is not worth naming"
         );
         assert!(!overran(58.0, 48.3), "1.2x is within the padding");
+    }
+
+    #[test]
+    fn a_baseline_change_counts_only_beyond_the_floor_and_the_interval() {
+        // 10% slower in MiB/s, tight runs: regressed.
+        assert_eq!(
+            movement(-0.10, (-0.12, -0.08), 0.02, 5, true),
+            Movement::Regressed
+        );
+        // The same change of a time (lower is better) is an improvement.
+        assert_eq!(
+            movement(-0.10, (-0.12, -0.08), 0.02, 5, false),
+            Movement::Improved
+        );
+        // Beyond the interval but inside the floor: noise.
+        assert_eq!(
+            movement(-0.10, (-0.12, -0.08), 0.15, 5, true),
+            Movement::WithinNoise
+        );
+        // Beyond the floor but the interval holds no change: noise.
+        assert_eq!(
+            movement(-0.10, (-0.2, 0.01), 0.02, 5, true),
+            Movement::WithinNoise
+        );
+        // One run on a side: no floor, no interval.
+        assert_eq!(
+            movement(-0.5, (-0.5, -0.5), 0.0, 1, true),
+            Movement::CannotTell
+        );
+        // Runs that agree to the digit: a 1% change is still within the noise.
+        assert_eq!(
+            movement(0.01, (0.01, 0.01), 0.0, 5, true),
+            Movement::WithinNoise
+        );
     }
 
     #[test]

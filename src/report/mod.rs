@@ -1,6 +1,7 @@
 //! Rendering: human text, JSON, CSV, Markdown, SVG and the progress bar. Renderers return strings; only
 //! [`emit`] and [`warn`] write, to stdout and stderr respectively.
 
+pub mod baseline;
 pub mod caveats;
 pub mod cells;
 pub mod columns;

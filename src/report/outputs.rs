@@ -13,6 +13,7 @@
 //! [`Exports`], [`save`] and [`finish`] are how every result goes out: its files reserved
 //! up front, rewritten after every point, then the text or JSON printed and the exit said.
 
+use super::baseline::Pending;
 use super::json::Provenance;
 use super::view::Exportable;
 use crate::error::{ExitKind, input};
@@ -21,6 +22,8 @@ use crate::files::{
 };
 use crate::interrupt::Registration;
 use crate::options::ExportOptions;
+use crate::results::baseline::Against;
+use crate::results::figures::Figures;
 use anyhow::{Context, Result};
 use std::cell::{Cell, OnceCell};
 use std::fs::OpenOptions;
@@ -261,16 +264,72 @@ pub fn finish<T: Exportable>(
     out: &Exports,
     path: &Path,
 ) -> Result<ExitKind> {
+    finish_with(result, options, out, path, None)
+}
+
+/// As [`finish`], with the result set against a baseline and saved as one where asked
+/// (`--baseline`, `--save-baseline`): the comparison follows the result and its warnings
+/// (its answer is the last line), goes into the JSON document as `baseline` and into the
+/// Markdown file; a regression exits 1. An interrupted result is neither compared nor saved.
+pub fn finish_against<T: Exportable + Figures>(
+    result: &T,
+    options: &ExportOptions,
+    out: &Exports,
+    path: &Path,
+    pending: &Pending,
+) -> Result<ExitKind> {
+    if pending.is_none() || !result.complete() {
+        return finish(result, options, out, path);
+    }
+    let against = pending.against(result, out.provenance(path));
+    let kind = finish_with(result, options, out, path, against.as_ref())?;
+    if let Some(line) = pending.save(result, out.provenance(path))? {
+        super::note(&line);
+    }
+    Ok(match (kind, &against) {
+        (ExitKind::Success, Some(a)) if a.regressed() => ExitKind::Failed,
+        _ => kind,
+    })
+}
+
+/// A result's document with the comparison beside its fields.
+#[derive(serde::Serialize)]
+struct WithBaseline<'a, T> {
+    #[serde(flatten)]
+    result: &'a T,
+    baseline: &'a Against,
+}
+
+fn finish_with<T: Exportable>(
+    result: &T,
+    options: &ExportOptions,
+    out: &Exports,
+    path: &Path,
+    against: Option<&Against>,
+) -> Result<ExitKind> {
     if !result.complete() && result.is_empty() && !options.json {
         // Nothing measured and no document asked for: the one "interrupted" line.
         return Err(crate::error::Failure::Interrupted.into());
     }
     save(result, out, path)?;
+    if let (Some(a), true) = (against, out.files.wants_markdown()) {
+        let mut text = super::view::markdown_document(result, out.provenance(path));
+        text.push('\n');
+        text.push_str(&super::baseline::markdown(a).join("\n"));
+        out.files.write("--markdown", text.as_bytes())?;
+    }
     let answer = result
         .answer()
-        .filter(|_| options.quiet && result.ok() && result.complete());
+        .filter(|_| options.quiet && result.ok() && result.complete() && against.is_none());
     let rendered = if options.json {
-        super::json::document(T::COMMAND, result, out.provenance(path))
+        match against {
+            Some(baseline) => super::json::document(
+                T::COMMAND,
+                &WithBaseline { result, baseline },
+                out.provenance(path),
+            ),
+            None => super::json::document(T::COMMAND, result, out.provenance(path)),
+        }
     } else if let Some(answer) = answer {
         format!("{answer}\n")
     } else {
@@ -285,6 +344,13 @@ pub fn finish<T: Exportable>(
     if !options.json {
         for w in result.warnings() {
             super::warn(&super::text::warning(w));
+        }
+        if let Some(a) = against {
+            let section = super::baseline::text(a, super::terminal::table_width());
+            super::emit(&super::terminal::fit(
+                &section,
+                super::terminal::Stream::Stdout,
+            ))?;
         }
     }
     Ok(if !result.complete() {

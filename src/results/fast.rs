@@ -51,4 +51,8 @@ pub struct FastReport {
     /// so the plain checksum costs nothing more.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<crate::measure::caveat::Caveat>,
+    /// With `--repeat N` (N > 1): the bytes per second of every run, in the order run; the
+    /// figures above are the run whose rate is the median's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<f64>,
 }

@@ -3,6 +3,7 @@
 //! its view use. Below `report/` (which renders them) and `cmd/` (which builds them), so a
 //! view names no command; a result names no command and no view.
 
+pub mod baseline;
 pub mod cache;
 pub mod calibrate;
 pub mod compare;
@@ -10,6 +11,7 @@ pub mod disk;
 pub mod disk_curve;
 pub mod disk_fsync;
 pub mod fast;
+pub mod figures;
 pub mod mpi;
 pub mod patterns;
 pub mod run;

@@ -94,6 +94,10 @@ pub struct RunReport {
     /// regular file), the device's write cache (writes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<Caveat>,
+    /// With `--repeat N` (N > 1): the bytes per second of every run, in the order run; the
+    /// figures above are the run whose rate is the median's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<f64>,
 }
 impl RunReport {
     /// Rate without the fsync, for writes.

@@ -55,6 +55,9 @@ pub fn fast_details(r: &FastReport) -> String {
             format_mib_per_s(r.bytes_per_second)
         ),
     );
+    if let Some(runs) = crate::report::baseline::repeats_line(&r.repeats) {
+        line(&mut out, "runs", runs);
+    }
     if r.caps.has(flag::ZERO_COPY) {
         line(
             &mut out,
@@ -129,7 +132,7 @@ impl Exportable for FastReport {
         markdown(self)
     }
     fn table(&self) -> Table {
-        one_row(&[
+        let mut t = one_row(&[
             ("file", self.file.clone()),
             ("engine", self.engine.clone()),
             ("threads", self.threads.to_string()),
@@ -139,7 +142,9 @@ impl Exportable for FastReport {
             ("xor", self.xor_hex.clone()),
             ("seconds", self.seconds.to_string()),
             ("bytes_per_second", self.bytes_per_second.to_string()),
-        ])
+        ]);
+        crate::report::baseline::repeats_columns(&mut t, &self.repeats);
+        t
     }
     fn ok(&self) -> bool {
         true

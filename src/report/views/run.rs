@@ -94,6 +94,9 @@ pub fn text(r: &RunReport) -> String {
             );
         }
     }
+    if let Some(runs) = crate::report::baseline::repeats_line(&r.repeats) {
+        line(&mut out, "runs", runs);
+    }
     match (&r.latency, crate::engine::by_name(&r.engine)) {
         (Some(l), _) => line(&mut out, "latency", latency::line(l, &call)),
         (None, Some(e)) => {
@@ -183,6 +186,7 @@ impl Exportable for RunReport {
             t.header.extend(latency::COLUMNS.map(String::from));
             t.rows[0].extend(latency::cells(Some(l)));
         }
+        crate::report::baseline::repeats_columns(&mut t, &self.repeats);
         t
     }
     /// The table, then the run over time when one was recorded.

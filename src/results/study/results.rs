@@ -46,6 +46,11 @@ impl Results {
             .and_then(|(_, r)| (**r).as_any().downcast_ref())
     }
 
+    /// Every part's result, in the order kept.
+    pub fn iter(&self) -> impl Iterator<Item = (Part, &dyn Stored)> {
+        self.0.iter().map(|(p, r)| (*p, &**r))
+    }
+
     /// Keeps `result` as `part`'s (in place of one it kept before).
     pub fn put<T: Stored>(&mut self, part: Part, result: T) {
         self.0.retain(|(p, _)| *p != part);

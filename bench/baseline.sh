@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Baselines against their targets (issue 38, item 5): a warm `sweep` of a file made with
+# `head -c`, saved once as a baseline, then
+#   - CHECKS A/A checks: the same sweep again with --baseline; a "regressed" is false;
+#   - CHECKS checks with a slowdown injected: CPU hogs on every core, each a duty-cycled
+#     busy loop (busy DUTY of every PERIOD_MS), started before the sweep and stopped after;
+#     a "regressed" is a catch. The slowdown the hogs actually cause is measured: the median
+#     over the checks of (median rate of the figures under hogs / median rate without).
+# Targets: at most 1 false "regressed" in 20 A/A checks; at least 19 of 20 slowdowns caught.
+# Usage: bench/baseline.sh [CHECKS] [SIZE_MIB] [DUTY] [PERIOD_MS]; default 20, 64, 0.05, 5.
+# The sweep: BLOCKS (default 64k,1m), REPEAT runs per point (default 15). PAIRED=1 saves a
+# fresh baseline before each pair of checks (the rule's own noise, without the machine's
+# drift over the whole script); by default one baseline is saved at the start.
+set -euo pipefail
+CHECKS=${1:-20}
+SIZE=${2:-64}
+DUTY=${3:-0.05}
+PERIOD_MS=${4:-5}
+BLOCKS=${BLOCKS:-64k,1m}
+REPEAT=${REPEAT:-15}
+PAIRED=${PAIRED:-0}
+here=$(cd "$(dirname "$0")/.." && pwd)
+io=${IOSCOPE:-$here/target/release/ioscope}
+work=$(mktemp -d "$here/.bench-baseline.XXXXXX")
+hogs=()
+cleanup() {
+    for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+f=$work/f
+head -c "$((SIZE << 20))" /dev/urandom >"$f"
+cat "$f" >/dev/null
+bl=$work/baselines
+sweep() {
+    "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --baseline-dir "$bl" "$@"
+}
+start_hogs() {
+    hogs=()
+    for _ in $(seq "$(nproc)"); do
+        python3 -c '
+import time, sys
+duty, period = float(sys.argv[1]), float(sys.argv[2]) / 1000
+busy = duty * period
+while True:
+    t = time.perf_counter()
+    while time.perf_counter() - t < busy:
+        pass
+    time.sleep(period - busy)' "$DUTY" "$PERIOD_MS" &
+        hogs+=($!)
+    done
+    sleep 0.2
+}
+stop_hogs() {
+    for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait "${hogs[@]}" 2>/dev/null || true
+    hogs=()
+}
+# One check: its exit code, the verdicts, and the median of the new medians over the old.
+check() {
+    set +e
+    sweep --baseline "$1" --json >"$work/out.json"
+    rc=$?
+    set -e
+    python3 - "$work/out.json" "$rc" <<'PY'
+import json, statistics as st, sys
+d = json.load(open(sys.argv[1]))
+b = d["baseline"]["figures"]
+ratios = [x["new"]["median"] / x["old"]["median"] for x in b]
+verdicts = ",".join(x["verdict"] for x in b)
+floors = ",".join(f"{x['floor'] * 100:.0f}%" for x in b)
+print(sys.argv[2], f"{st.median(ratios):.4f}", verdicts, floors)
+PY
+}
+load() { cut -d' ' -f1 /proc/loadavg; }
+echo "# bench/baseline.sh: PAIRED=$PAIRED, $CHECKS checks, ${SIZE} MiB, sweep --block-sizes $BLOCKS --repeat $REPEAT (warm), hogs: $(nproc) x duty $DUTY of ${PERIOD_MS} ms"
+echo "# load at start: $(load)"
+sweep --save-baseline base >/dev/null 2>&1
+: >"$work/aa"
+: >"$work/slow"
+for i in $(seq "$CHECKS"); do
+    name=base
+    if [ "$PAIRED" = 1 ]; then
+        name=base$i
+        sweep --save-baseline "$name" >/dev/null 2>&1
+    fi
+    check "$name" >>"$work/aa"
+    start_hogs
+    check "$name" >>"$work/slow"
+    stop_hogs
+done
+echo "# load at end: $(load)"
+python3 - "$work/aa" "$work/slow" "$CHECKS" <<'PY'
+import statistics as st, sys
+def rows(p):
+    return [l.split() for l in open(p) if l.strip()]
+aa, slow, n = rows(sys.argv[1]), rows(sys.argv[2]), int(sys.argv[3])
+false = sum(1 for r in aa if r[0] == "1")
+caught = sum(1 for r in slow if r[0] == "1")
+aa_ratio = st.median(float(r[1]) for r in aa)
+slow_ratio = st.median(float(r[1]) for r in slow)
+print(f"A/A: {false} of {n} checks said regressed (target: at most 1); median new/old {aa_ratio:.3f}")
+print(f"slowdown: {caught} of {n} caught (target: at least 19); median new/old {slow_ratio:.3f}, "
+      f"the hogs' own effect {slow_ratio / aa_ratio - 1:+.1%} against the A/A runs")
+print("A/A runs (exit, median new/old, verdicts, floors):")
+for r in aa:
+    print("  ", " ".join(r))
+print("slowed runs:")
+for r in slow:
+    print("  ", " ".join(r))
+PY

@@ -1,0 +1,233 @@
+//! The statistics of a figure against its baseline: the change of the medians, its
+//! confidence interval by a seeded bootstrap of the ratio of medians, and the noise floor
+//! measured now (the larger of the old and the new runs' relative spread: the
+//! half-interquartile range from [`FLOOR_IQR_FROM`] runs, the spread of the middle half,
+//! which unlike the full range does not grow with the number of runs, so more runs make a
+//! smaller change tellable; below that, the half-range). The verdict
+//! itself is the one rule's ([`super::verdict::movement`]). No I/O, no clock: the same runs
+//! give the same answer on every machine.
+
+use super::verdict::{CONFIDENCE, FLOOR_IQR_FROM, Movement, RESAMPLES, movement};
+use serde::{Deserialize, Serialize};
+
+/// One figure's old and new runs compared.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// New median over old median, minus 1 (+0.12: the figure is 12% higher).
+    pub change: f64,
+    /// Its confidence interval (at [`CONFIDENCE`]), low then high.
+    pub ci: [f64; 2],
+    /// The noise measured now: the larger relative half-interquartile range of the two
+    /// sides' runs.
+    pub floor: f64,
+    /// What the figure did, by the one rule.
+    pub verdict: Movement,
+}
+
+/// The median of `values` (mean of the two middle ones for an even count); 0 when empty.
+pub fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The index of the run whose value is the median (the upper middle one of an even count):
+/// the run a repeated command reports in full, beside every run's value.
+pub fn median_index(values: &[f64]) -> usize {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    order.get(values.len() / 2).copied().unwrap_or(0)
+}
+
+/// The noise of one side's runs, relative to their median: the half-interquartile range
+/// from [`FLOOR_IQR_FROM`] runs, else the half-range.
+pub fn noise(values: &[f64]) -> f64 {
+    if values.len() >= FLOOR_IQR_FROM {
+        return relative_half_iqr(values);
+    }
+    let m = median(values);
+    if values.len() < 2 || m <= 0.0 {
+        return 0.0;
+    }
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (hi - lo) / 2.0 / m
+}
+
+/// The `p` quantile of `values` (0 to 1, linear between the sorted values); 0 when empty.
+pub fn quantile(values: &[f64], p: f64) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let at = (v.len() - 1) as f64 * p.clamp(0.0, 1.0);
+    let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (at - lo as f64)
+}
+
+/// Half the interquartile range of `values` over their median: how far the middle half of
+/// the runs strays from the middle (0 for fewer than two runs).
+pub fn relative_half_iqr(values: &[f64]) -> f64 {
+    let m = median(values);
+    if values.len() < 2 || m <= 0.0 {
+        return 0.0;
+    }
+    (quantile(values, 0.75) - quantile(values, 0.25)) / 2.0 / m
+}
+
+/// A tiny deterministic generator (xorshift64*): the bootstrap gives the same interval for
+/// the same runs.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The seed of every bootstrap (any odd constant: the answer must not depend on the run).
+const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The confidence interval of `median(new) / median(old) - 1` by resampling each side with
+/// replacement [`RESAMPLES`] times.
+pub fn bootstrap(old: &[f64], new: &[f64]) -> [f64; 2] {
+    if old.is_empty() || new.is_empty() {
+        return [0.0, 0.0];
+    }
+    let mut rng = XorShift(SEED);
+    let mut a = vec![0.0; old.len()];
+    let mut b = vec![0.0; new.len()];
+    let mut ratios: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            a.iter_mut().for_each(|x| *x = old[rng.below(old.len())]);
+            b.iter_mut().for_each(|x| *x = new[rng.below(new.len())]);
+            median(&b) / median(&a).max(1e-300) - 1.0
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let tail = (1.0 - CONFIDENCE) / 2.0;
+    let at = |q: f64| ratios[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
+    [at(tail), at(1.0 - tail)]
+}
+
+/// `new` runs against `old` runs of one figure (`higher_is_better`: a rate, not a time).
+pub fn compare(old: &[f64], new: &[f64], higher_is_better: bool) -> Change {
+    let change = median(new) / median(old).max(1e-300) - 1.0;
+    let ci = bootstrap(old, new);
+    let floor = noise(old).max(noise(new));
+    let runs = old.len().min(new.len());
+    Change {
+        change,
+        ci,
+        floor,
+        verdict: movement(change, (ci[0], ci[1]), floor, runs, higher_is_better),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_runs_are_within_the_noise() {
+        let old = [100.0, 130.0, 90.0, 115.0, 105.0];
+        let new = [95.0, 120.0, 85.0, 110.0, 100.0];
+        let c = compare(&old, &new, true);
+        assert_eq!(c.verdict, Movement::WithinNoise, "{c:?}");
+        assert!(c.ci[0] < 0.0 && c.ci[1] > 0.0, "{c:?}");
+    }
+
+    #[test]
+    fn tight_runs_ten_percent_slower_are_a_regression() {
+        let old = [100.0, 101.0, 99.0, 100.5, 99.5];
+        let new = [90.0, 90.5, 89.5, 90.2, 89.8];
+        let c = compare(&old, &new, true);
+        assert_eq!(c.verdict, Movement::Regressed, "{c:?}");
+        assert!((c.change + 0.10).abs() < 1e-9);
+        assert!(c.ci[1] < 0.0);
+    }
+
+    #[test]
+    fn tight_runs_ten_percent_faster_are_an_improvement() {
+        let old = [100.0, 101.0, 99.0, 100.5, 99.5];
+        let new = [110.0, 110.5, 109.5, 110.2, 109.8];
+        assert_eq!(compare(&old, &new, true).verdict, Movement::Improved);
+    }
+
+    #[test]
+    fn a_time_that_grows_is_a_regression() {
+        let old = [1.0, 1.01, 0.99, 1.0];
+        let new = [1.2, 1.21, 1.19, 1.2];
+        let c = compare(&old, &new, false);
+        assert!(c.change > 0.0);
+        assert_eq!(c.verdict, Movement::Regressed);
+        assert_eq!(compare(&new, &old, false).verdict, Movement::Improved);
+    }
+
+    #[test]
+    fn one_run_on_either_side_cannot_tell() {
+        assert_eq!(
+            compare(&[100.0], &[50.0, 51.0, 50.5], true).verdict,
+            Movement::CannotTell
+        );
+        assert_eq!(
+            compare(&[100.0, 101.0], &[50.0], true).verdict,
+            Movement::CannotTell
+        );
+    }
+
+    #[test]
+    fn a_change_inside_the_measured_floor_is_noise_though_the_interval_excludes_zero() {
+        // Every new run is below every old one, but the new runs' middle half spreads ±16%:
+        // a 13% drop is within what they themselves stray.
+        let old = [100.0, 100.2, 100.5, 100.8, 101.0, 101.2, 101.5, 102.0];
+        let new = [60.0, 62.0, 70.0, 80.0, 96.0, 97.0, 98.0, 99.0];
+        let c = compare(&old, &new, true);
+        assert!(c.ci[1] < 0.0, "{c:?}");
+        assert!(c.floor > c.change.abs(), "{c:?}");
+        assert_eq!(c.verdict, Movement::WithinNoise);
+    }
+
+    #[test]
+    fn the_floor_is_the_middle_half_so_one_stray_run_does_not_widen_it() {
+        assert!((quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25) - 2.0).abs() < 1e-12);
+        assert!((relative_half_iqr(&[100.0, 100.0, 100.0, 100.0, 30.0])).abs() < 1e-12);
+        assert_eq!(relative_half_iqr(&[100.0]), 0.0);
+        // Few runs: the half-range, all the spread there is.
+        assert!((noise(&[90.0, 100.0, 110.0]) - 0.1).abs() < 1e-12);
+        let many = [100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 30.0];
+        assert!(noise(&many).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_median_run_is_found_among_repeats() {
+        assert_eq!(median_index(&[3.0, 1.0, 2.0]), 2);
+        assert_eq!(median_index(&[5.0]), 0);
+        assert_eq!(median_index(&[]), 0);
+    }
+
+    #[test]
+    fn the_bootstrap_is_the_same_every_time() {
+        let old = [100.0, 104.0, 97.0, 101.0];
+        let new = [93.0, 95.0, 90.0, 96.0];
+        assert_eq!(bootstrap(&old, &new), bootstrap(&old, &new));
+    }
+}

@@ -1,0 +1,536 @@
+//! Baselines on disk and on the page. One JSON file per command and name in the baseline
+//! directory (`sweep-before.json`), written whole under a temporary name in the same
+//! directory and linked into place only where nothing is (never replacing a baseline the user
+//! did not remove, never through a symbolic link). Read back with every check done before
+//! anything is measured: a missing, unreadable or crafted file is one line naming the file
+//! and the operation (exit 2). Rendered as a section after the result: one line per figure
+//! (old → new, change, interval, verdict) through the column model, what changed in the
+//! environment, and last the answer.
+
+use super::columns::{self, Column};
+use super::json::Provenance;
+use crate::error::input;
+use crate::files::{describe, refuse_symlink};
+use crate::measure::verdict::Movement;
+use crate::options::BaselineOptions;
+use crate::results::baseline::{Against, BASELINE_SCHEMA, Baseline, Compared};
+use crate::results::figures::{BYTES_PER_SECOND, Figure, Figures};
+use crate::text::{printable, printable_path};
+use anyhow::Result;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The largest baseline file read (a crafted one must not fill the memory).
+pub const MAX_BYTES: u64 = 64 << 20;
+
+/// The file of baseline `name` of `command` in `dir`.
+pub fn path_of(dir: &Path, command: &str, name: &str) -> PathBuf {
+    dir.join(format!("{command}-{name}.json"))
+}
+
+/// Refuses to go on when baseline `name` of `command` already exists (or a link is in its
+/// place): checked before measuring, so a long run is not lost at the end.
+pub fn check_free(dir: &Path, command: &str, name: &str) -> Result<PathBuf> {
+    let path = path_of(dir, command, name);
+    let at = format!("--save-baseline {name}: {}", printable_path(&path));
+    refuse_symlink(&path, &at)?;
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(input(format!(
+            "{at}: a baseline of that name exists; choose another name, or remove the file to replace it"
+        )));
+    }
+    if dir.exists() && !dir.is_dir() {
+        return Err(input(format!(
+            "--baseline-dir {}: not a directory",
+            printable_path(dir)
+        )));
+    }
+    Ok(path)
+}
+
+/// Reads baseline `name` of `command` from `dir`, refusing a missing, unreadable, oversized,
+/// malformed or crafted file in one line that names it.
+pub fn load(dir: &Path, command: &str, name: &str) -> Result<(Baseline, PathBuf)> {
+    use std::io::Read;
+    let path = path_of(dir, command, name);
+    let at = format!("--baseline {name}: read {}", printable_path(&path));
+    let meta = std::fs::symlink_metadata(&path).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::NotFound {
+            format!("; save one first with `ioscope {command} … --save-baseline {name}`")
+        } else {
+            String::new()
+        };
+        input(format!("{at}: {}{hint}", describe(&e)))
+    })?;
+    if !meta.is_file() {
+        return Err(input(format!(
+            "{at}: not a regular file (a link or a device is not read)"
+        )));
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(input(format!(
+            "{at}: {} bytes; a baseline is at most {MAX_BYTES}",
+            meta.len()
+        )));
+    }
+    let mut text = String::new();
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(MAX_BYTES).read_to_string(&mut text))
+        .map_err(|e| input(format!("{at}: {}", describe(&e))))?;
+    let baseline: Baseline = serde_json::from_str(&text).map_err(|e| {
+        input(format!(
+            "{at}: not an ioscope baseline ({BASELINE_SCHEMA}): {e}"
+        ))
+    })?;
+    if let Some(why) = baseline.refusal(command) {
+        return Err(input(format!("{at}: {why}")));
+    }
+    Ok((baseline, path))
+}
+
+/// The date and time now, UTC: `YYYY-MM-DD HH:MM UTC`.
+fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let day = secs % 86_400;
+    format!(
+        "{} {:02}:{:02} UTC",
+        crate::units::format_date(secs),
+        day / 3600,
+        day % 3600 / 60
+    )
+}
+
+/// The baseline of a result: its figures, the whole result as JSON, and who measured where.
+pub fn make<T: serde::Serialize>(
+    command: &str,
+    name: &str,
+    result: &T,
+    figures: Vec<Figure>,
+    provenance: &Provenance,
+) -> Baseline {
+    let env = &provenance.environment;
+    Baseline {
+        schema: BASELINE_SCHEMA.to_string(),
+        command: command.to_string(),
+        name: name.to_string(),
+        version: provenance.version.clone(),
+        commit: provenance.commit.clone(),
+        date: Some(now()),
+        command_line: provenance.command_line.clone(),
+        environment: env.clone(),
+        host: crate::measure::host::Host::collect(
+            env.storage.mount_point.as_deref(),
+            env.storage.device.as_deref(),
+        ),
+        figures,
+        result: serde_json::to_value(result).unwrap_or(serde_json::Value::Null),
+    }
+}
+
+/// Writes `baseline` to `path` (in `dir`, made if missing): whole under a temporary name
+/// in the same directory, synced, then linked to its name, which fails rather than replace
+/// a file that appeared there meanwhile.
+pub fn save(dir: &Path, path: &Path, baseline: &Baseline) -> Result<()> {
+    let at = format!(
+        "--save-baseline {}: write {}",
+        baseline.name,
+        printable_path(path)
+    );
+    std::fs::create_dir_all(dir).map_err(|e| {
+        input(format!(
+            "--baseline-dir {}: {}",
+            printable_path(dir),
+            describe(&e)
+        ))
+    })?;
+    let text = serde_json::to_string_pretty(baseline).expect("a baseline serialises") + "\n";
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()
+    };
+    let linked = write().and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    linked.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            input(format!(
+                "{at}: a baseline of that name appeared while measuring; choose another name, or remove the file to replace it"
+            ))
+        } else {
+            input(format!("{at}: {}", describe(&e)))
+        }
+    })?;
+    Ok(())
+}
+
+/// The line of a repeated `run` or `fast`: n, the median and the range of the rates, and
+/// whether they scatter by the one rule; `None` for a single run.
+pub fn repeats_line(rates: &[f64]) -> Option<String> {
+    use crate::measure::verdict::{Figure as Spread, SCATTERED, scattered};
+    use crate::units::format_mib_per_s;
+    if rates.len() < 2 {
+        return None;
+    }
+    let side = crate::results::baseline::Side::of(rates);
+    let spread = Spread {
+        median: side.median,
+        min: side.min,
+        max: side.max,
+        n: side.n,
+    };
+    let how = if scattered(spread) {
+        format!(
+            "; they scatter beyond {:.0}%: treat the median with care",
+            (SCATTERED - 1.0) * 100.0
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{} runs: median {}, min–max {}–{}{how}; the lines above are the median run's",
+        side.n,
+        format_mib_per_s(side.median),
+        format_mib_per_s(side.min),
+        format_mib_per_s(side.max),
+    ))
+}
+
+/// The columns a repeated `run` or `fast` adds to its one-row table: n, min and max bytes
+/// per second (nothing for a single run, so older tables stay as they were).
+pub fn repeats_columns(t: &mut super::csv::Table, rates: &[f64]) {
+    if rates.len() < 2 {
+        return;
+    }
+    let side = crate::results::baseline::Side::of(rates);
+    t.header
+        .extend(["runs", "min_bytes_per_second", "max_bytes_per_second"].map(String::from));
+    if let Some(row) = t.rows.first_mut() {
+        row.extend([
+            side.n.to_string(),
+            side.min.to_string(),
+            side.max.to_string(),
+        ]);
+    }
+}
+
+/// A value of `unit` as a reader reads it.
+fn value(unit: &str, v: f64) -> String {
+    if unit == BYTES_PER_SECOND {
+        crate::units::format_mib_per_s(v)
+    } else {
+        crate::units::format_seconds(v)
+    }
+}
+
+/// A signed percentage: `+12.3%`, `-4.0%`.
+fn percent(x: f64) -> String {
+    format!("{:+.1}%", x * 100.0)
+}
+
+/// Old → new in one cell, the unit said once: `2516 → 2152 MiB/s`.
+fn old_new(c: &Compared) -> String {
+    let (a, b) = (value(&c.unit, c.old.median), value(&c.unit, c.new.median));
+    match (a.rsplit_once(' '), b.rsplit_once(' ')) {
+        (Some((x, u)), Some((_, v))) if u == v => format!("{x} → {b}"),
+        _ => format!("{a} → {b}"),
+    }
+}
+
+/// The columns of the comparison, shared by the text and Markdown.
+fn compared_columns<'a>() -> Vec<Column<'a, Compared>> {
+    vec![
+        Column::new("figure", "", 0, |c: &Compared| c.key.clone()).left(),
+        Column::new("baseline → now", "", 1, old_new),
+        Column::new("change", "", 0, |c: &Compared| percent(c.change.change)),
+        Column::new("95% CI", "", 2, |c: &Compared| {
+            format!(
+                "{:+.1}..{:+.1}%",
+                c.change.ci[0] * 100.0,
+                c.change.ci[1] * 100.0
+            )
+        }),
+        Column::new("noise", "", 3, |c: &Compared| {
+            format!("±{:.1}%", c.change.floor * 100.0)
+        }),
+        Column::new("n", "", 4, |c: &Compared| {
+            format!("{}/{}", c.old.n, c.new.n)
+        }),
+        Column::new("verdict", "", 0, |c: &Compared| {
+            c.change.verdict.words().to_string()
+        })
+        .words(),
+    ]
+}
+
+/// The heading of the section: "against baseline NAME (saved DATE, host, commit)".
+fn heading(a: &Against) -> String {
+    let mut facts: Vec<String> = Vec::new();
+    if let Some(d) = &a.saved {
+        facts.push(format!("saved {d}"));
+    }
+    if let Some(h) = &a.host {
+        facts.push(printable(h));
+    }
+    if let Some(c) = &a.commit {
+        facts.push(format!("commit {}", printable(c)));
+    }
+    if facts.is_empty() {
+        format!("against baseline {}", a.name)
+    } else {
+        format!("against baseline {} ({})", a.name, facts.join(", "))
+    }
+}
+
+/// The section printed after the result: the figures, those of one side only, what changed
+/// in the environment, then the answer (last).
+pub fn text(a: &Against, width: Option<usize>) -> String {
+    let mut out = format!("\n{}\n", heading(a));
+    if !a.figures.is_empty() {
+        out.push_str(&columns::text(&compared_columns(), &a.figures, width).text);
+    }
+    if !a.only_baseline.is_empty() {
+        out.push_str(&format!(
+            "only in the baseline: {}\n",
+            printable(&a.only_baseline.join(", "))
+        ));
+    }
+    if !a.only_now.is_empty() {
+        out.push_str(&format!(
+            "only in this run: {}\n",
+            printable(&a.only_now.join(", "))
+        ));
+    }
+    if a.environment.is_empty() {
+        out.push_str("environment: as when the baseline was saved\n");
+    } else {
+        out.push_str("changed since the baseline (the first thing to suspect):\n");
+        for c in &a.environment {
+            out.push_str(&format!(
+                "  {}: {} → {}\n",
+                c.what,
+                printable(&c.then),
+                printable(&c.now)
+            ));
+        }
+    }
+    out.push_str(&format!("{}\n", printable(&a.answer())));
+    out
+}
+
+/// The section as Markdown: a heading, a table, the environment's changes, the answer.
+pub fn markdown(a: &Against) -> Vec<String> {
+    use super::markdown::{escape, list, table};
+    let mut blocks = vec![format!("{}\n", escape(&heading(a)))];
+    if !a.figures.is_empty() {
+        blocks.push(table(
+            &columns::markdown(&compared_columns(), &a.figures),
+            None,
+        ));
+    }
+    let changes: Vec<String> = a
+        .environment
+        .iter()
+        .map(|c| format!("{}: {} → {}", c.what, c.then, c.now))
+        .collect();
+    if !changes.is_empty() {
+        blocks.push(list(
+            "Changed since the baseline (the first thing to suspect):",
+            &changes,
+        ));
+    }
+    blocks.push(format!("{}\n", escape(&a.answer())));
+    blocks
+}
+
+/// Whether a verdict is a regression (for callers that count).
+pub fn is_regression(c: &Compared) -> bool {
+    c.change.verdict == Movement::Regressed
+}
+
+/// What a command does with baselines, settled before it measures: the old one read and
+/// checked, the new one's name checked free.
+#[derive(Debug, Default)]
+pub struct Pending {
+    command: &'static str,
+    old: Option<(Baseline, PathBuf)>,
+    save: Option<(String, PathBuf)>,
+    dir: PathBuf,
+}
+
+impl Pending {
+    /// Reads the baseline to compare with and checks the name to save under, for results of
+    /// `command`, before anything is measured.
+    pub fn before(command: &'static str, o: &BaselineOptions) -> Result<Self> {
+        let old = o
+            .compare
+            .as_deref()
+            .map(|name| load(&o.dir, command, name))
+            .transpose()?;
+        let save = o
+            .save
+            .as_deref()
+            .map(|name| check_free(&o.dir, command, name).map(|p| (name.to_string(), p)))
+            .transpose()?;
+        Ok(Self {
+            command,
+            old,
+            save,
+            dir: o.dir.clone(),
+        })
+    }
+
+    /// Whether nothing is to be done.
+    pub fn is_none(&self) -> bool {
+        self.old.is_none() && self.save.is_none()
+    }
+
+    /// `result` against the old baseline, if one was asked for.
+    pub fn against<T: Figures>(&self, result: &T, provenance: &Provenance) -> Option<Against> {
+        let (old, path) = self.old.as_ref()?;
+        let env = &provenance.environment;
+        let host = crate::measure::host::Host::collect(
+            env.storage.mount_point.as_deref(),
+            env.storage.device.as_deref(),
+        );
+        Some(crate::results::baseline::against(
+            old,
+            &path.display().to_string(),
+            &result.figures(),
+            env,
+            &host,
+        ))
+    }
+
+    /// Saves `result` under the new name, if one was given; the line saying where.
+    pub fn save<T: Figures + serde::Serialize>(
+        &self,
+        result: &T,
+        provenance: &Provenance,
+    ) -> Result<Option<String>> {
+        let Some((name, path)) = &self.save else {
+            return Ok(None);
+        };
+        let baseline = make(self.command, name, result, result.figures(), provenance);
+        save(&self.dir, path, &baseline)?;
+        let n = baseline.figures.len();
+        Ok(Some(format!(
+            "baseline {name} saved: {} ({n} figure{})\n",
+            printable_path(path),
+            if n == 1 { "" } else { "s" }
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provenance() -> Provenance {
+        Provenance {
+            version: "0.1.0".to_string(),
+            command_line: vec!["ioscope".to_string(), "sweep".to_string()],
+            ..Provenance::default()
+        }
+    }
+
+    #[test]
+    fn a_baseline_reads_back_as_it_was_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let figures = vec![Figure::rate("read warm 4 KiB", vec![1.0, 2.0, 3.0])];
+        let b = make(
+            "sweep",
+            "a",
+            &serde_json::json!({"x": 1}),
+            figures,
+            &provenance(),
+        );
+        let path = check_free(dir.path(), "sweep", "a").unwrap();
+        save(dir.path(), &path, &b).unwrap();
+        let (back, at) = load(dir.path(), "sweep", "a").unwrap();
+        assert_eq!(at, path);
+        assert_eq!(back.figures, b.figures);
+        assert_eq!(back.result, serde_json::json!({"x": 1}));
+        assert_eq!(back.command_line, b.command_line);
+        // Now taken: neither checked free nor saved over.
+        assert!(check_free(dir.path(), "sweep", "a").is_err());
+        assert!(save(dir.path(), &path, &b).is_err());
+        assert_eq!(load(dir.path(), "sweep", "a").unwrap().0.figures, b.figures);
+        // Another command's file of the same name is another baseline.
+        assert!(load(dir.path(), "disk", "a").is_err());
+    }
+
+    #[test]
+    fn a_link_is_neither_read_nor_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.json");
+        let figures = vec![Figure::rate("read", vec![1.0])];
+        let b = make("fast", "a", &1, figures, &provenance());
+        let real = dir.path().join("real");
+        save(&real, &path_of(&real, "fast", "a"), &b).unwrap();
+        std::fs::copy(path_of(&real, "fast", "a"), &target).unwrap();
+        std::os::unix::fs::symlink(&target, path_of(dir.path(), "fast", "a")).unwrap();
+        assert!(check_free(dir.path(), "fast", "a").is_err());
+        let err = format!("{:#}", load(dir.path(), "fast", "a").unwrap_err());
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+
+    #[test]
+    fn a_crafted_file_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(dir.path(), "sweep", "x");
+        let crafted = r#"{"schema":"ioscope/baseline/v1","command":"sweep","name":"x","version":"1","figures":[{"key":"a","unit":"bytes_per_second","higher_is_better":true,"runs":[0.0]}]}"#;
+        std::fs::write(&path, crafted).unwrap();
+        let err = format!("{:#}", load(dir.path(), "sweep", "x").unwrap_err());
+        assert!(
+            err.contains("sweep-x.json") && err.contains("positive"),
+            "{err}"
+        );
+        std::fs::write(&path, "[]").unwrap();
+        let err = format!("{:#}", load(dir.path(), "sweep", "x").unwrap_err());
+        assert!(err.contains("not an ioscope baseline"), "{err}");
+    }
+
+    #[test]
+    fn the_section_ends_with_the_answer_and_fits_80_columns() {
+        let old = make(
+            "sweep",
+            "a",
+            &1,
+            vec![
+                Figure::rate("read warm 4 KiB", vec![100e6, 101e6, 99e6]),
+                Figure::rate("read warm 64 KiB", vec![100e6, 101e6, 99e6]),
+            ],
+            &provenance(),
+        );
+        let new = [
+            Figure::rate("read warm 4 KiB", vec![50e6, 50.5e6, 49.5e6]),
+            Figure::rate("read warm 64 KiB", vec![100e6, 100.5e6, 99.5e6]),
+        ];
+        let env = crate::measure::env::Environment::default();
+        let a = crate::results::baseline::against(&old, "f", &new, &env, &Default::default());
+        let text = text(&a, Some(80));
+        assert!(
+            text.lines().all(|l| textwrap::core::display_width(l) <= 80),
+            "{text}"
+        );
+        assert_eq!(
+            text.lines().last(),
+            Some("1 of 2 figures regressed: read warm 4 KiB")
+        );
+        assert!(markdown(&a).join("\n").contains("read warm 4 KiB"));
+    }
+}

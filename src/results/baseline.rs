@@ -1,0 +1,479 @@
+//! Baselines: the document `--save-baseline` keeps (the whole result, every run of every
+//! figure, the environment, who measured when) and what `--baseline` finds against one: per
+//! figure the change, its confidence interval and the verdict by the one rule
+//! ([`crate::measure::baseline::compare`]), the figures only one side has, and what changed
+//! in the environment since (the first thing to suspect). Pure: the files are
+//! `report::baseline`'s.
+
+use super::figures::Figure;
+use crate::measure::baseline::{Change, compare, median};
+use crate::measure::env::Environment;
+use crate::measure::host::Host;
+use crate::measure::verdict::{LOAD_MOVED, Movement, same};
+use crate::units::format_size;
+use serde::{Deserialize, Serialize};
+
+/// The schema of a baseline document.
+pub const BASELINE_SCHEMA: &str = "ioscope/baseline/v1";
+
+/// The most figures, and runs of one figure, a baseline may hold (a crafted file must not
+/// make the comparison take an hour).
+pub const MAX_FIGURES: usize = 10_000;
+/// See [`MAX_FIGURES`].
+pub const MAX_RUNS: usize = 10_000;
+
+/// A saved baseline.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Baseline {
+    /// [`BASELINE_SCHEMA`].
+    pub schema: String,
+    /// The command that measured it (`sweep`, `disk`, `study`).
+    pub command: String,
+    /// Its name (`--save-baseline NAME`).
+    pub name: String,
+    /// The ioscope version that saved it.
+    pub version: String,
+    /// The commit ioscope was built from, when known.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The UTC date and time it was measured (`YYYY-MM-DD HH:MM`).
+    #[serde(default)]
+    pub date: Option<String>,
+    /// The command line that measured it.
+    #[serde(default)]
+    pub command_line: Vec<String>,
+    /// Kernel, CPU, memory, file system, device, scheduler, read-ahead.
+    #[serde(default)]
+    pub environment: Environment,
+    /// Host name, governor, free memory, mount options, device model.
+    #[serde(default)]
+    pub host: Host,
+    /// Every figure with every run.
+    pub figures: Vec<Figure>,
+    /// The whole result, as its JSON document has it (latency summaries included).
+    #[serde(default)]
+    pub result: serde_json::Value,
+}
+
+impl Baseline {
+    /// Why this document cannot be compared with a result of `command`, if it cannot: the
+    /// wrong schema or command, or figures no measurement gives (no runs, a value that is
+    /// not a positive finite number, a key twice, too many).
+    pub fn refusal(&self, command: &str) -> Option<String> {
+        if self.schema != BASELINE_SCHEMA {
+            return Some(format!(
+                "its schema is '{}', not {BASELINE_SCHEMA}",
+                crate::text::printable(&self.schema)
+            ));
+        }
+        if self.command != command {
+            return Some(format!(
+                "it is a baseline of `{}`, not of `{command}`; compare it with `ioscope {} …`",
+                crate::text::printable(&self.command),
+                crate::text::printable(&self.command),
+            ));
+        }
+        if self.figures.len() > MAX_FIGURES {
+            return Some(format!("it holds more than {MAX_FIGURES} figures"));
+        }
+        let mut keys = std::collections::HashSet::new();
+        for f in &self.figures {
+            let key = crate::text::printable(&f.key);
+            if f.runs.is_empty() || f.runs.len() > MAX_RUNS {
+                return Some(format!(
+                    "figure '{key}' has {} runs (1 to {MAX_RUNS})",
+                    f.runs.len()
+                ));
+            }
+            if let Some(v) = f.runs.iter().find(|v| !v.is_finite() || **v <= 0.0) {
+                return Some(format!(
+                    "figure '{key}' has a run of {v}, not a positive number"
+                ));
+            }
+            if !keys.insert(f.key.as_str()) {
+                return Some(format!("figure '{key}' appears twice"));
+            }
+        }
+        None
+    }
+}
+
+/// One side of a compared figure: its median, range and runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// The median of the runs.
+    pub median: f64,
+    /// The smallest run.
+    pub min: f64,
+    /// The largest run.
+    pub max: f64,
+    /// How many runs.
+    pub n: usize,
+}
+
+impl Side {
+    /// The side of `runs`.
+    pub fn of(runs: &[f64]) -> Self {
+        Self {
+            median: median(runs),
+            min: runs.iter().copied().fold(f64::INFINITY, f64::min),
+            max: runs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            n: runs.len(),
+        }
+    }
+}
+
+/// One figure against its baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compared {
+    /// The figure's key.
+    pub key: String,
+    /// Its unit.
+    pub unit: String,
+    /// Whether higher is better.
+    pub higher_is_better: bool,
+    /// The baseline's runs.
+    pub old: Side,
+    /// This run's.
+    pub new: Side,
+    /// The change, its interval, the noise floor and the verdict.
+    #[serde(flatten)]
+    pub change: Change,
+}
+
+/// A fact of the environment that differs from the baseline's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvChange {
+    /// What (`kernel`, `scheduler`, `read-ahead`).
+    pub what: String,
+    /// Its value when the baseline was saved.
+    pub then: String,
+    /// Its value now.
+    pub now: String,
+}
+
+/// A result against a baseline: the `baseline` object of its JSON document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Against {
+    /// The baseline's name.
+    pub name: String,
+    /// The file it was read from.
+    pub file: String,
+    /// When it was saved.
+    pub saved: Option<String>,
+    /// On which host.
+    pub host: Option<String>,
+    /// By which commit of ioscope.
+    pub commit: Option<String>,
+    /// Every figure both sides have, in this result's order.
+    pub figures: Vec<Compared>,
+    /// Figures only the baseline has.
+    pub only_baseline: Vec<String>,
+    /// Figures only this result has.
+    pub only_now: Vec<String>,
+    /// What changed in the environment since.
+    pub environment: Vec<EnvChange>,
+}
+
+impl Against {
+    /// The figures that did `what`.
+    pub fn that(&self, what: Movement) -> Vec<&Compared> {
+        self.figures
+            .iter()
+            .filter(|c| c.change.verdict == what)
+            .collect()
+    }
+
+    /// Whether any figure regressed (the exit code is then 1).
+    pub fn regressed(&self) -> bool {
+        !self.that(Movement::Regressed).is_empty()
+    }
+
+    /// The answer, one sentence chosen by the verdicts: how many regressed (named), how
+    /// many improved, or that none moved beyond the noise, or that none could be told.
+    pub fn answer(&self) -> String {
+        let total = self.figures.len();
+        let regressed = self.that(Movement::Regressed);
+        let improved = self.that(Movement::Improved);
+        let unknown = self.that(Movement::CannotTell).len();
+        let names = |v: &[&Compared]| {
+            let mut s: Vec<String> = v.iter().take(3).map(|c| c.key.clone()).collect();
+            if v.len() > 3 {
+                s.push(format!("{} more", v.len() - 3));
+            }
+            s.join(", ")
+        };
+        let of = |n: usize| format!("{n} of {total} figure{}", if total == 1 { "" } else { "s" });
+        if total == 0 {
+            return format!(
+                "no figure of this result is in baseline {}: nothing to compare",
+                self.name
+            );
+        }
+        let mut parts = Vec::new();
+        if !regressed.is_empty() {
+            parts.push(format!(
+                "{} regressed: {}",
+                of(regressed.len()),
+                names(&regressed)
+            ));
+        }
+        if !improved.is_empty() {
+            parts.push(format!(
+                "{} improved: {}",
+                of(improved.len()),
+                names(&improved)
+            ));
+        }
+        if parts.is_empty() {
+            return if unknown == total {
+                format!(
+                    "no figure can be told apart from baseline {}: one side has a single run (give --repeat)",
+                    self.name
+                )
+            } else {
+                format!(
+                    "no figure moved beyond the noise against baseline {}",
+                    self.name
+                )
+            };
+        }
+        parts.join("; ")
+    }
+}
+
+/// `new` figures against the baseline `old` (read from `file`), in an environment that is
+/// now `env` and `host`.
+pub fn against(
+    old: &Baseline,
+    file: &str,
+    new: &[Figure],
+    env: &Environment,
+    host: &Host,
+) -> Against {
+    let figures = new
+        .iter()
+        .filter_map(|n| {
+            let o = old.figures.iter().find(|o| o.key == n.key)?;
+            Some(Compared {
+                key: n.key.clone(),
+                unit: n.unit.clone(),
+                higher_is_better: n.higher_is_better,
+                old: Side::of(&o.runs),
+                new: Side::of(&n.runs),
+                change: compare(&o.runs, &n.runs, n.higher_is_better),
+            })
+        })
+        .collect();
+    Against {
+        name: old.name.clone(),
+        file: file.to_string(),
+        saved: old.date.clone(),
+        host: old.host.hostname.clone(),
+        commit: old.commit.clone(),
+        figures,
+        only_baseline: old
+            .figures
+            .iter()
+            .filter(|o| !new.iter().any(|n| n.key == o.key))
+            .map(|o| o.key.clone())
+            .collect(),
+        only_now: new
+            .iter()
+            .filter(|n| !old.figures.iter().any(|o| o.key == n.key))
+            .map(|n| n.key.clone())
+            .collect(),
+        environment: changes(&old.environment, &old.host, env, host),
+    }
+}
+
+/// The facts a baseline compares, as words.
+fn facts(env: &Environment, host: &Host) -> Vec<(&'static str, Option<String>)> {
+    let s = &env.storage;
+    vec![
+        ("kernel", Some(env.kernel.clone()).filter(|k| !k.is_empty())),
+        ("CPU", Some(env.cpu_model.clone()).filter(|k| !k.is_empty())),
+        ("CPUs usable", Some(env.cpus.to_string())),
+        ("memory", Some(format_size(env.memory_bytes))),
+        ("file system", s.filesystem.clone()),
+        ("device", s.device.clone()),
+        ("device model", host.device_model.clone()),
+        (
+            "rotational",
+            s.rotational
+                .map(|r| if r { "yes" } else { "no" }.to_string()),
+        ),
+        ("read-ahead", s.read_ahead_kb.map(|k| format!("{k} KiB"))),
+        ("scheduler", s.scheduler.clone()),
+        ("mount options", host.mount_options.clone()),
+        ("CPU governor", host.governor.clone()),
+    ]
+}
+
+/// What differs between the environment then and now: every fact that reads differently,
+/// and the free memory when it moved beyond the rule's "same".
+pub fn changes(
+    then: &Environment,
+    then_host: &Host,
+    now: &Environment,
+    now_host: &Host,
+) -> Vec<EnvChange> {
+    let unknown = || "unknown".to_string();
+    let mut out: Vec<EnvChange> = facts(then, then_host)
+        .into_iter()
+        .zip(facts(now, now_host))
+        .filter(|((_, a), (_, b))| a != b)
+        .map(|((what, a), (_, b))| EnvChange {
+            what: what.to_string(),
+            then: a.unwrap_or_else(unknown),
+            now: b.unwrap_or_else(unknown),
+        })
+        .collect();
+    if let (Some(a), Some(b)) = (
+        then_host.memory_available_bytes,
+        now_host.memory_available_bytes,
+    ) && !same(a as f64, b as f64)
+    {
+        out.push(EnvChange {
+            what: "free memory".to_string(),
+            then: format_size(a),
+            now: format_size(b),
+        });
+    }
+    if let (Some(a), Some(b)) = (then.load_1m, now.load_1m)
+        && !same(a, b)
+        && (a - b).abs() >= LOAD_MOVED
+    {
+        out.push(EnvChange {
+            what: "load (1 min)".to_string(),
+            then: format!("{a:.1}"),
+            now: format!("{b:.1}"),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn baseline(figures: Vec<Figure>) -> Baseline {
+        Baseline {
+            schema: BASELINE_SCHEMA.to_string(),
+            command: "sweep".to_string(),
+            name: "before".to_string(),
+            version: "0.1.0".to_string(),
+            commit: None,
+            date: None,
+            command_line: Vec::new(),
+            environment: Environment::default(),
+            host: Host::default(),
+            figures,
+            result: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn figures_on_one_side_only_are_listed_as_such() {
+        let old = baseline(vec![
+            Figure::rate("read warm 4 KiB", vec![100.0, 101.0]),
+            Figure::rate("read warm 8 KiB", vec![200.0, 201.0]),
+        ]);
+        let new = [
+            Figure::rate("read warm 4 KiB", vec![100.0, 100.5]),
+            Figure::rate("read warm 16 KiB", vec![300.0, 301.0]),
+        ];
+        let a = against(&old, "f", &new, &Environment::default(), &Host::default());
+        assert_eq!(a.figures.len(), 1);
+        assert_eq!(a.only_baseline, ["read warm 8 KiB"]);
+        assert_eq!(a.only_now, ["read warm 16 KiB"]);
+        assert!(!a.regressed());
+        assert!(a.answer().starts_with("no figure moved"), "{}", a.answer());
+    }
+
+    #[test]
+    fn the_answer_names_the_regressed_figures() {
+        let old = baseline(vec![
+            Figure::rate("a", vec![100.0, 101.0, 99.0]),
+            Figure::rate("b", vec![100.0, 101.0, 99.0]),
+        ]);
+        let new = [
+            Figure::rate("a", vec![50.0, 50.5, 49.5]),
+            Figure::rate("b", vec![100.0, 100.5, 99.5]),
+        ];
+        let a = against(&old, "f", &new, &Environment::default(), &Host::default());
+        assert!(a.regressed());
+        assert_eq!(a.answer(), "1 of 2 figures regressed: a");
+    }
+
+    #[test]
+    fn crafted_figures_are_refused() {
+        assert!(
+            baseline(vec![Figure::rate("a", vec![1.0])])
+                .refusal("sweep")
+                .is_none()
+        );
+        assert!(
+            baseline(vec![Figure::rate("a", vec![1.0])])
+                .refusal("disk")
+                .is_some()
+        );
+        assert!(
+            baseline(vec![Figure::rate("a", vec![])])
+                .refusal("sweep")
+                .is_some()
+        );
+        assert!(
+            baseline(vec![Figure::rate("a", vec![f64::NAN])])
+                .refusal("sweep")
+                .is_some()
+        );
+        assert!(
+            baseline(vec![Figure::rate("a", vec![-1.0])])
+                .refusal("sweep")
+                .is_some()
+        );
+        let twice = vec![Figure::rate("a", vec![1.0]), Figure::rate("a", vec![2.0])];
+        assert!(baseline(twice).refusal("sweep").is_some());
+    }
+
+    #[test]
+    fn a_changed_scheduler_and_much_less_free_memory_are_named() {
+        let mut then = Environment::default();
+        then.storage.scheduler = Some("mq-deadline".to_string());
+        let mut now = then.clone();
+        now.storage.scheduler = Some("none".to_string());
+        let then_host = Host {
+            memory_available_bytes: Some(8 << 30),
+            ..Host::default()
+        };
+        let mut now_host = then_host.clone();
+        assert_eq!(changes(&then, &then_host, &now, &now_host).len(), 1);
+        now_host.memory_available_bytes = Some(2 << 30);
+        let c = changes(&then, &then_host, &now, &now_host);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].what, "scheduler");
+        assert_eq!(c[1].what, "free memory");
+        assert!(changes(&then, &then_host, &then, &then_host).is_empty());
+    }
+
+    #[test]
+    fn the_load_is_named_when_it_moved_by_a_task_and_beyond_the_same() {
+        let at = |load: f64| Environment {
+            load_1m: Some(load),
+            ..Environment::default()
+        };
+        let h = Host::default();
+        assert!(
+            changes(&at(0.2), &h, &at(0.9), &h).is_empty(),
+            "under one task"
+        );
+        assert!(
+            changes(&at(20.0), &h, &at(21.5), &h).is_empty(),
+            "within 10%"
+        );
+        let c = changes(&at(3.0), &h, &at(7.0), &h);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].then.as_str(), c[0].now.as_str()), ("3.0", "7.0"));
+    }
+}

@@ -1,0 +1,226 @@
+//! The figures a baseline compares, of every result that has them: a stable human key
+//! ("read warm 64 KiB", "SEQ1M Q8T1 read"), the unit, whether higher is better, and the value
+//! of every run (not only the median), so the comparison can measure the noise itself. A
+//! study's figures are its parts', prefixed by the part.
+
+use super::cache::CacheReport;
+use super::compare::CompareReport;
+use super::disk::DiskReport;
+use super::fast::FastReport;
+use super::run::RunReport;
+use super::study::{Stored, StudyReport};
+use super::sweep::SweepReport;
+use crate::units::format_size;
+use serde::{Deserialize, Serialize};
+
+/// One figure and every run of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// What it is, stable across runs of the same command: "read warm 64 KiB".
+    pub key: String,
+    /// Its unit, as JSON names it (`bytes_per_second`, `seconds`).
+    pub unit: String,
+    /// Whether a higher value is better (a rate); false for a time.
+    pub higher_is_better: bool,
+    /// The value of every run, in the order measured.
+    pub runs: Vec<f64>,
+}
+
+/// The unit of rates.
+pub const BYTES_PER_SECOND: &str = "bytes_per_second";
+
+impl Figure {
+    /// A rate (bytes per second, higher is better).
+    pub fn rate(key: impl Into<String>, runs: Vec<f64>) -> Self {
+        Self {
+            key: key.into(),
+            unit: BYTES_PER_SECOND.to_string(),
+            higher_is_better: true,
+            runs,
+        }
+    }
+}
+
+/// A result whose figures a baseline can keep and compare.
+pub trait Figures {
+    /// Every figure, with every run; empty when the result has none to compare.
+    fn figures(&self) -> Vec<Figure> {
+        Vec::new()
+    }
+}
+
+/// The rates of a single run or of its repeats.
+fn repeated(one: f64, repeats: &[f64]) -> Vec<f64> {
+    if repeats.is_empty() {
+        vec![one]
+    } else {
+        repeats.to_vec()
+    }
+}
+
+impl Figures for RunReport {
+    fn figures(&self) -> Vec<Figure> {
+        let key = format!("{} {}", self.op.name(), format_size(self.block_size));
+        vec![Figure::rate(
+            key,
+            repeated(self.bytes_per_second, &self.repeats),
+        )]
+    }
+}
+
+impl Figures for FastReport {
+    fn figures(&self) -> Vec<Figure> {
+        vec![Figure::rate(
+            "read",
+            repeated(self.bytes_per_second, &self.repeats),
+        )]
+    }
+}
+
+impl Figures for SweepReport {
+    fn figures(&self) -> Vec<Figure> {
+        self.points
+            .iter()
+            .map(|p| {
+                let cache = p
+                    .cache
+                    .map(|c| format!(" {}", c.name()))
+                    .unwrap_or_default();
+                let key = format!("{}{cache} {}", self.op.name(), format_size(p.block_size));
+                let runs = if p.runs.is_empty() {
+                    vec![p.rate.median]
+                } else {
+                    p.runs.iter().map(|s| s.bytes_per_second()).collect()
+                };
+                Figure::rate(key, runs)
+            })
+            .collect()
+    }
+}
+
+impl Figures for CacheReport {
+    fn figures(&self) -> Vec<Figure> {
+        // Each cycle's first cold read and cold again are two runs of one figure; a row of
+        // one cycle (or saved before cycles) gives its three reads.
+        self.rows
+            .iter()
+            .flat_map(|r| {
+                let size = format_size(r.block_size);
+                let (cold, warm): (Vec<f64>, Vec<f64>) = if r.cycles.is_empty() {
+                    (
+                        vec![r.cold.bytes_per_second(), r.cold_again.bytes_per_second()],
+                        vec![r.warm.bytes_per_second()],
+                    )
+                } else {
+                    (
+                        r.cycles
+                            .iter()
+                            .flat_map(|c| [c.cold, c.cold_again])
+                            .collect(),
+                        r.cycles.iter().map(|c| c.warm).collect(),
+                    )
+                };
+                [
+                    Figure::rate(format!("read cold {size}"), cold),
+                    Figure::rate(format!("read warm {size}"), warm),
+                ]
+            })
+            .collect()
+    }
+}
+
+impl Figures for CompareReport {
+    fn figures(&self) -> Vec<Figure> {
+        self.rows
+            .iter()
+            .filter(|r| !r.runs.is_empty())
+            .map(|r| {
+                Figure::rate(
+                    format!("{} {}", r.contender, r.cache.name()),
+                    r.runs.iter().map(|x| x.bytes_per_second).collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Figures for DiskReport {
+    fn figures(&self) -> Vec<Figure> {
+        self.rows
+            .iter()
+            .filter(|r| r.measured())
+            .map(|r| {
+                let runs = if r.runs.is_empty() {
+                    vec![r.bytes_per_second]
+                } else {
+                    r.runs.iter().map(|x| x.bytes_per_second).collect()
+                };
+                Figure::rate(format!("{} {}", r.name, r.spec.op.name()), runs)
+            })
+            .collect()
+    }
+}
+
+// Results no baseline compares yet: `disk --curve` and `--fsync` refuse the flags.
+impl Figures for super::calibrate::CalibrateReport {}
+impl Figures for super::syscalls::SyscallsReport {}
+impl Figures for super::patterns::PatternsReport {}
+impl Figures for super::disk_curve::CurveReport {}
+impl Figures for super::disk_fsync::FsyncReport {}
+
+/// The figures of a part's result, of whichever type it is.
+fn stored_figures(r: &dyn Stored) -> Vec<Figure> {
+    let any = r.as_any();
+    if let Some(x) = any.downcast_ref::<SweepReport>() {
+        x.figures()
+    } else if let Some(x) = any.downcast_ref::<CacheReport>() {
+        x.figures()
+    } else if let Some(x) = any.downcast_ref::<CompareReport>() {
+        x.figures()
+    } else if let Some(x) = any.downcast_ref::<DiskReport>() {
+        x.figures()
+    } else if let Some(x) = any.downcast_ref::<RunReport>() {
+        x.figures()
+    } else if let Some(x) = any.downcast_ref::<FastReport>() {
+        x.figures()
+    } else {
+        Vec::new()
+    }
+}
+
+impl Figures for StudyReport {
+    fn figures(&self) -> Vec<Figure> {
+        let mut out: Vec<Figure> = self
+            .write_read
+            .iter()
+            .map(|row| {
+                Figure::rate(
+                    format!(
+                        "write-read: {} {}",
+                        row.op.name(),
+                        format_size(row.block_size)
+                    ),
+                    vec![row.bytes_per_second],
+                )
+            })
+            .collect();
+        for (part, result) in self.results.iter() {
+            out.extend(stored_figures(result).into_iter().map(|mut f| {
+                f.key = format!("{}: {}", part.name(), f.key);
+                f
+            }));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_run_is_one_value_and_repeats_are_every_value() {
+        assert_eq!(repeated(5.0, &[]), vec![5.0]);
+        assert_eq!(repeated(5.0, &[4.0, 5.0, 6.0]), vec![4.0, 5.0, 6.0]);
+    }
+}
