@@ -184,3 +184,52 @@ fn the_budget_flags_are_checked_before_anything_runs() {
         "--repeat fixes the count: no budget beside it"
     );
 }
+
+fn cache_on(meter: &dyn Meter, path: &str, more: &[&str]) -> ioscope::cmd::coldwarm::CacheReport {
+    let mut argv = vec!["cache", path, "--engine", "null", "--block-size", "64k"];
+    argv.extend_from_slice(more);
+    let options = match command_of(&argv) {
+        ioscope::cli::Command::Cache(a) => {
+            ioscope::options::CacheOptions::from_args(&a).expect("valid options")
+        }
+        _ => unreachable!("a cache command line"),
+    };
+    let harness = Harness {
+        meter,
+        progress: &NoProgress,
+    };
+    ioscope::cmd::coldwarm::execute(&options, &harness, &mut |_| Ok(())).expect("cache")
+}
+
+#[test]
+fn cache_repeats_its_cycles_and_each_rate_is_a_median_with_its_spread() {
+    // Cycles of cold, warm, cold again: the second cycle's reads take 1.6 times as long.
+    static METER: ScriptedMeter = ScriptedMeter::new(&[1.0, 1.0, 1.0, 1.6, 1.6, 1.6]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let r = cache_on(&METER, path.to_str().unwrap(), &["--max-runs", "5"]);
+    let row = &r.rows[0];
+    assert_eq!(row.n(), 5, "never settled: the budget's 5 cycles");
+    let warm = row.rate("warm");
+    assert_eq!(warm.n, 5);
+    assert!(warm.max > 1.5 * warm.min, "{warm:?}");
+    assert!(!row.settled.unwrap().settled);
+    let text = r.text();
+    assert!(
+        text.contains("5 cycles each, median ±its farthest run"),
+        "{text}"
+    );
+    assert!(text.contains("±"), "{text}");
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::Unsettled { runs: 5, .. })),
+        "{:?}",
+        r.warnings
+    );
+    // --repeat 1: the classic three reads, one each, no spread shown.
+    let once = cache_on(&FIXED_METER, path.to_str().unwrap(), &["--repeat", "1"]);
+    assert_eq!(once.rows[0].n(), 1);
+    assert!(once.rows[0].cycles.is_empty() && once.rows[0].settled.is_none());
+    assert!(!once.text().contains("cycles each"));
+}

@@ -1,7 +1,7 @@
 //! `cache`: cold, warm and cold-again side by side per block size, with their proof.
 
 use crate::harness::Sample;
-use crate::report::cells::{mib, opt, pct, rate};
+use crate::report::cells::{mib, opt, pct, rate, spread_mark};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::markdown::{self, flagged, percent};
@@ -31,10 +31,11 @@ pub fn text(r: &CacheReport) -> String {
     let eviction = eviction(r);
     let _ = writeln!(
         out,
-        "cache {} ({}) with the {} engine; cold = {eviction}",
+        "cache {} ({}) with the {} engine; cold = {eviction}{}",
         r.file,
         format_size(r.file_bytes),
-        r.engine
+        r.engine,
+        cycles(r)
     );
     out.push_str(&columns::for_terminal(&cache_columns(r), &r.rows).text);
     if r.rows
@@ -58,6 +59,18 @@ pub fn text(r: &CacheReport) -> String {
     out
 }
 
+/// How many cycles of the three reads each block size had, when more than one: each rate is
+/// then their median, its farthest run beside it.
+fn cycles(r: &CacheReport) -> String {
+    let most = r.rows.iter().map(CacheRow::n).max().unwrap_or(1);
+    let fewest = r.rows.iter().map(CacheRow::n).min().unwrap_or(1);
+    match (fewest, most) {
+        (_, 1) => String::new(),
+        (a, b) if a == b => format!("; {b} cycles each, median ±its farthest run"),
+        (a, b) => format!("; {a} to {b} cycles each (until stable), median ±its farthest run"),
+    }
+}
+
 /// Whether a run's cold read was of zeros the file system made up, not the device's.
 fn not_the_device(s: &Sample) -> bool {
     s.cache.is_some_and(|c| c.not_the_device())
@@ -73,6 +86,8 @@ struct Run {
     csv: [&'static str; 4],
     /// The run of a row.
     of: fn(&CacheRow) -> &Sample,
+    /// Its name in [`CacheRow::rate`].
+    name: &'static str,
 }
 
 /// The three runs in the order they ran.
@@ -91,6 +106,7 @@ const RUNS: [Run; 3] = [
             "cold_device_read_bytes",
         ],
         of: |r| &r.cold,
+        name: "cold",
     },
     Run {
         text: ["warm MiB/s", "warm resident", "warm device read"],
@@ -106,6 +122,7 @@ const RUNS: [Run; 3] = [
             "warm_device_read_bytes",
         ],
         of: |r| &r.warm,
+        name: "warm",
     },
     Run {
         text: [
@@ -125,6 +142,7 @@ const RUNS: [Run; 3] = [
             "cold_again_device_read_bytes",
         ],
         of: |r| &r.cold_again,
+        name: "cold again",
     },
 ];
 
@@ -142,18 +160,40 @@ fn cache_columns(r: &CacheReport) -> Vec<Column<'_, CacheRow>> {
         .csv("block_size", |row: &CacheRow| row.block_size.to_string()),
         Column::raw("bytes", |_: &CacheRow| r.file_bytes.to_string()),
     ];
+    // With repeated cycles each rate is the median of its runs, its spread glued to it.
+    let repeated = r.rows.iter().any(|row| row.n() > 1);
+    if repeated {
+        columns.push(Column::raw("cycles", |row: &CacheRow| row.n().to_string()).heading("cycles"));
+    }
     for run in RUNS {
         let of = run.of;
+        let name = run.name;
         columns.extend([
             Column::new(run.text[0], "", 0, move |row: &CacheRow| {
                 let s = of(row);
                 let mark = if not_the_device(s) { "*" } else { "" };
-                format!("{:.1}{mark}", mib(s.bytes_per_second()))
+                let f = row.rate(name);
+                let spread = spread_mark(f, repeated);
+                let gap = if spread.is_empty() { "" } else { " " };
+                format!("{:.1}{mark}{gap}{spread}", mib(f.median))
             })
             .heading(run.markdown[0])
-            .markdown_cell(move |row: &CacheRow| rate(of(row).bytes_per_second()))
+            .markdown_cell(move |row: &CacheRow| {
+                let f = row.rate(name);
+                if f.n > 1 {
+                    format!(
+                        "{} ({}–{}, n={})",
+                        rate(f.median),
+                        rate(f.min),
+                        rate(f.max),
+                        f.n
+                    )
+                } else {
+                    rate(f.median)
+                }
+            })
             .csv(run.csv[0], move |row: &CacheRow| {
-                of(row).bytes_per_second().to_string()
+                row.rate(name).median.to_string()
             }),
             Column::raw(run.csv[1], move |row: &CacheRow| {
                 of(row).elapsed.seconds.to_string()
@@ -199,7 +239,7 @@ fn resident(s: &Sample, show: impl Fn(&crate::measure::cache::Residency) -> Stri
 /// that points to its cause), and whether the device's counters bear the states out. Shared
 /// by `cache` and the study's cache section.
 pub fn explain(r: &CacheReport) -> Vec<String> {
-    use crate::measure::verdict::{Figure, Relation, ratio, relate, same};
+    use crate::measure::verdict::{Relation, ratio, relate, same};
     use crate::units::format_mib_per_s;
     let mut why = Vec::new();
     let Some(row) = r.rows.last() else {
@@ -222,15 +262,13 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
         ));
         return why;
     }
-    let (cold, warm, again) = (
-        row.cold.bytes_per_second(),
-        row.warm.bytes_per_second(),
-        row.cold_again.bytes_per_second(),
-    );
+    // Each read's figure: one run, or the median and range of its cycles.
+    let (cold_f, warm_f, again_f) = (row.rate("cold"), row.rate("warm"), row.rate("cold again"));
+    let (cold, warm, again) = (cold_f.median, warm_f.median, again_f.median);
     let rate = format_mib_per_s;
     let no_device = r.device.is_none() && row.cold.device.is_none();
-    let warm_vs_cold = relate(Figure::one(warm), Figure::one(cold));
-    let colds_agree = relate(Figure::one(again), Figure::one(cold)) == Relation::Same;
+    let warm_vs_cold = relate(warm_f, cold_f);
+    let colds_agree = relate(again_f, cold_f) == Relation::Same;
     why.push(match warm_vs_cold {
         Relation::Above(x) if colds_agree => format!(
             "In calls of {block} the warm read is {x:.1}x the cold one ({} against {}).",
@@ -254,6 +292,12 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
             rate(warm),
             rate(cold)
         ),
+        Relation::Unclear(x) if x > 1.0 => format!(
+            "In calls of {block} the warm read is {x:.1}x the cold one by the medians ({} against {}), but their runs overlap: no gain from the cache is shown; {}.",
+            rate(warm),
+            rate(cold),
+            crate::measure::verdict::WHAT_WOULD_TELL
+        ),
         Relation::Below(x) | Relation::Unclear(x) => format!(
             "In calls of {block} the warm read is slower than the cold one ({x:.2}x: {} against {}), which no cache explains: load or noise during the warm run; run it again on a quieter machine.",
             rate(warm),
@@ -267,7 +311,7 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
     };
     let device_read = |s: &crate::harness::Sample| s.device.map(|d| d.read_bytes);
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
-    match relate(Figure::one(again), Figure::one(cold)) {
+    match relate(again_f, cold_f) {
         Relation::Same => why.push(if matches!(warm_vs_cold, Relation::Above(_)) {
             format!(
                 "The second cold read ({}) repeats the first ({}) within 10%, so the difference is the cache, not a first-run effect.",
