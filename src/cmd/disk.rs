@@ -971,19 +971,9 @@ pub fn execute(
             });
         }
     }
-    let interference =
-        crate::warning::interference(report.rows.iter().filter(|r| r.measured()).map(|r| {
-            (
-                Some(format!("{} {}", r.name, r.spec.op.name())),
-                crate::warning::Marks {
-                    other_io_bytes: r.other_io_bytes,
-                    pressure: r.pressure,
-                    // The row reads or writes the device itself: its I/O wait is its own.
-                    own_device_bytes: r.bytes,
-                },
-            )
-        }));
-    report.warnings.extend(interference);
+    report.warnings.extend(interference(&report.rows, |r| {
+        format!("{} {}", r.name, r.spec.op.name())
+    }));
     report.warnings.extend(crate::warning::unsettled(
         report
             .rows
@@ -995,6 +985,22 @@ pub fn execute(
     let mut target = target;
     report.kept = target.keep(options.keep && report.complete);
     Ok(report)
+}
+
+/// The interference warnings of measured rows (`at` naming each): other I/O on the device
+/// and stalls, the worst named.
+pub(crate) fn interference(rows: &[DiskRow], at: impl Fn(&DiskRow) -> String) -> Vec<Warning> {
+    crate::warning::interference(rows.iter().filter(|r| r.measured()).map(|r| {
+        (
+            Some(at(r)),
+            crate::warning::Marks {
+                other_io_bytes: r.other_io_bytes,
+                pressure: r.pressure,
+                // The row reads or writes the device itself: its I/O wait is its own.
+                own_device_bytes: r.bytes,
+            },
+        )
+    }))
 }
 
 /// A row not run, and why.
