@@ -268,11 +268,15 @@ pub fn stopping_of(
     if let Some(n) = repeat {
         return Ok(Stopping::fixed(count(flag, n)?));
     }
-    let min_runs = count("--min-runs", args.min_runs.unwrap_or(default.min_runs))?;
-    let max_runs = match args.max_runs {
-        Some(n) => count("--max-runs", n)?,
-        None => default.max_runs.max(min_runs).min(limit),
+    // A --max-runs below the default minimum lowers the minimum with it (`--max-runs 1`:
+    // one run); only two numbers the user gave can contradict each other.
+    let max_given = args.max_runs.map(|n| count("--max-runs", n)).transpose()?;
+    let min_runs = match (args.min_runs, max_given) {
+        (Some(n), _) => count("--min-runs", n)?,
+        (None, Some(max)) => default.min_runs.min(max),
+        (None, None) => default.min_runs,
     };
+    let max_runs = max_given.unwrap_or_else(|| default.max_runs.max(min_runs).min(limit));
     if max_runs < min_runs {
         return Err(input(format!(
             "{what}: --max-runs ({max_runs}) is below --min-runs ({min_runs})"

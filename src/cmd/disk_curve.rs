@@ -149,9 +149,11 @@ pub fn execute(
         }
         Err(e) => return Err(e),
     }
-    report.warnings.extend(crate::cmd::disk::interference(&report.points, |r| {
-        format!("depth {}", r.spec.depth)
-    }));
+    report
+        .warnings
+        .extend(crate::cmd::disk::interference(&report.points, |r| {
+            format!("depth {}", r.spec.depth)
+        }));
     report.warnings.extend(crate::warning::unsettled(
         report
             .points

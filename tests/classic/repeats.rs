@@ -128,6 +128,26 @@ fn the_time_budget_stops_new_runs_but_never_before_the_minimum() {
 }
 
 #[test]
+fn a_max_runs_below_the_default_minimum_lowers_it() {
+    static METER: ScriptedMeter = ScriptedMeter::new(&[1.0, 1.6]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let r = sweep_on(&METER, path.to_str().unwrap(), &["--max-runs", "2"]);
+    assert_eq!(runs_per_point(&r), [2, 2]);
+    let r = sweep_on(&METER, path.to_str().unwrap(), &["--max-runs", "1"]);
+    assert_eq!(runs_per_point(&r), [1, 1]);
+    // As few runs as the least: a fixed count, said as one.
+    assert!(r.until_stable.is_none());
+    assert!(
+        r.text()
+            .lines()
+            .next()
+            .unwrap()
+            .contains("1 timed run per point")
+    );
+}
+
+#[test]
 fn a_fixed_count_is_kept_whatever_the_spread_and_judged_by_the_spread_rule() {
     static METER: ScriptedMeter = ScriptedMeter::new(&[1.0, 1.6]);
     let dir = tempfile::tempdir().unwrap();

@@ -39,12 +39,22 @@ pub(crate) fn runs_asked(
                 String::new()
             };
             format!(
-                "{} to {} timed runs (until the median is known to ±{:.0}%{time})",
+                "{} to {} timed runs (until the median is known to ±{}%{time})",
                 s.min_runs,
                 s.max_runs,
-                s.precision * 100.0
+                share(s.precision)
             )
         }
+    }
+}
+
+/// A share as a percentage without a needless decimal: 0.05 → `5`, 0.005 → `0.5`.
+pub(crate) fn share(x: f64) -> String {
+    let v = x * 100.0;
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
     }
 }
 

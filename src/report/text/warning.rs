@@ -93,9 +93,9 @@ pub fn warning(w: &Warning) -> String {
                 format!("is known to ±{:.0}%", w * 100.0)
             });
             format!(
-                "({at}) after {runs} run{} its median {known}, not the ±{:.0}% asked: the budget ran out first{}; its figure is that uncertain; give it more --max-runs or --max-time, or run on a quieter machine",
+                "({at}) after {runs} run{} its median {known}, not the ±{}% asked: the budget ran out first{}; its figure is that uncertain; give it more --max-runs or --max-time, or run on a quieter machine",
                 if *runs == 1 { "" } else { "s" },
-                precision * 100.0,
+                super::share(*precision),
                 if *others > 0 {
                     format!(" ({others} other point{} as well)", if *others == 1 { "" } else { "s" })
                 } else {
