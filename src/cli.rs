@@ -862,11 +862,11 @@ pub struct BudgetArgs {
     /// Runs every point gets, however stable (default 3).
     #[arg(long, value_name = "N")]
     pub min_runs: Option<usize>,
-    /// Runs no point exceeds (default 30; `disk`: 5).
+    /// Runs no point exceeds (default 30; `disk`: 5; `mpi`: 10).
     #[arg(long, value_name = "N")]
     pub max_runs: Option<usize>,
     /// Seconds of runs after which a point starts no new one, its --min-runs aside
-    /// (default 3s; `disk`: none, its runs are --runtime long).
+    /// (default 3s; `disk`: none, its runs are --runtime long; `mpi`: 30s).
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
     /// Stop repeating a point once its median's 95% confidence interval is within this
@@ -1103,9 +1103,10 @@ pub struct MpiArgs {
     /// Bytes per read()/write() call.
     #[arg(long, default_value = "1m", value_name = "SIZE")]
     pub block_size: String,
-    /// Timed runs of each phase.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub repeat: usize,
+    /// Timed runs of each phase: repeated (a write and a read each time) until every
+    /// phase's aggregate is stable, 3 to 10 times by default, or exactly --repeat N.
+    #[command(flatten)]
+    pub runs: RunsArgs,
     /// Cache state of the reads: cold evicts the reader's range and proves it by residency.
     #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
     pub cache: CacheMode,

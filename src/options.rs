@@ -1378,6 +1378,15 @@ impl SyscallsOptions {
     }
 }
 
+/// `mpi` phases: 3 to 10 runs of each (a write and a read per run), none started after
+/// 30 s of a phase's runs. A run is a collective job step, so the budget is smaller than a
+/// single process's and rank 0 decides for every rank.
+pub const MPI_RUNS: RunsDefault = RunsDefault {
+    min_runs: 3,
+    max_runs: 10,
+    max_seconds: 30.0,
+};
+
 /// Validated options of `mpi` (the same on every rank).
 #[derive(Debug, Clone)]
 pub struct MpiOptions {
@@ -1391,8 +1400,8 @@ pub struct MpiOptions {
     pub size: u64,
     /// Bytes per call.
     pub block_size: u64,
-    /// Timed runs of each phase.
-    pub repeat: usize,
+    /// When to stop repeating the phases (rank 0 decides, from every phase's aggregate).
+    pub runs: Stopping,
     /// Cache state of the reads.
     pub cache: CacheState,
     /// Seed of the data (`None`: rank 0 picks one).
@@ -1428,9 +1437,7 @@ impl MpiOptions {
                 args.block_size
             )));
         }
-        if !(1..=1000).contains(&args.repeat) {
-            return Err(input(format!("{what}: --repeat must be 1 to 1000")));
-        }
+        let runs = stopping(&args.runs, MPI_RUNS, 1000, &what)?;
         if let Some(name) = &args.existing {
             if phases != Phases::Read {
                 return Err(input(format!(
@@ -1455,7 +1462,7 @@ impl MpiOptions {
             layout: args.layout,
             size,
             block_size,
-            repeat: args.repeat,
+            runs,
             cache: cache_state(args.cache),
             seed: args.seed,
             keep: args.keep,
@@ -1492,7 +1499,8 @@ pub struct Io500Options {
 
 impl Io500Options {
     /// Checks and converts `mpi io500`'s arguments; the flags of timed phases alone
-    /// (`--layout`, `--repeat`, `--existing`, `--reuse-files`, `--cache`) are refused.
+    /// (`--layout`, `--repeat` and the budget flags, `--existing`, `--reuse-files`, `--cache`)
+    /// are refused.
     pub fn from_args(args: &crate::cli::MpiArgs) -> Result<Self> {
         let what = format!("mpi io500 {}", display_name(&args.dir));
         let size = args.size.as_deref().unwrap_or("1g");
@@ -1520,7 +1528,11 @@ impl Io500Options {
                 args.layout != crate::workload::layout::Layout::FilePerRank,
                 "--layout",
             ),
-            (args.repeat != 3, "--repeat"),
+            (args.runs.repeat.is_some(), "--repeat"),
+            (args.runs.budget.min_runs.is_some(), "--min-runs"),
+            (args.runs.budget.max_runs.is_some(), "--max-runs"),
+            (args.runs.budget.max_time.is_some(), "--max-time"),
+            (args.runs.budget.precision.is_some(), "--precision"),
             (args.existing.is_some(), "--existing"),
             (args.reuse_files, "--reuse-files"),
             (args.cache != crate::cli::CacheMode::Cold, "--cache"),
@@ -1788,5 +1800,73 @@ mod baseline_tests {
         assert!(repeat(Some(0), &none, false, false, "run f").is_err());
         assert!(repeat(Some(3), &none, false, true, "run -").is_err());
         assert!(repeat(Some(3), &none, true, false, "run f").is_err());
+    }
+}
+
+#[cfg(test)]
+mod mpi_tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(line: &[&str]) -> crate::cli::MpiArgs {
+        let mut all = vec!["ioscope", "mpi"];
+        all.extend_from_slice(line);
+        match crate::cli::Cli::try_parse_from(all)
+            .expect("parses")
+            .command
+        {
+            crate::cli::Command::Mpi(a) => a,
+            other => panic!("not mpi: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn mpi_phases_repeat_until_stable_by_default_or_a_fixed_count() {
+        let dir = std::env::temp_dir();
+        let dir = dir.to_str().expect("utf-8");
+        let runs = |line: &[&str]| MpiOptions::from_args(&args(line)).map(|o| o.runs);
+        let default = runs(&["both", dir]).expect("default");
+        assert_eq!(
+            (default.min_runs, default.max_runs, default.max_seconds),
+            (MPI_RUNS.min_runs, MPI_RUNS.max_runs, MPI_RUNS.max_seconds)
+        );
+        assert!(!default.is_fixed());
+        assert_eq!(
+            runs(&["write", dir, "--repeat", "4"]).unwrap(),
+            Stopping::fixed(4)
+        );
+        let tight = runs(&["read", dir, "--precision", "2%", "--max-runs", "6"]).unwrap();
+        assert_eq!((tight.precision, tight.max_runs), (0.02, 6));
+        for bad in [
+            vec!["write", dir, "--repeat", "0"],
+            vec!["write", dir, "--min-runs", "5", "--max-runs", "3"],
+            vec!["write", dir, "--precision", "150"],
+        ] {
+            let err = runs(&bad).expect_err("refused").to_string();
+            assert!(err.starts_with("mpi "), "{err}");
+        }
+    }
+
+    #[test]
+    fn io500_refuses_every_flag_of_the_repeats() {
+        let dir = std::env::temp_dir();
+        let dir = dir.to_str().expect("utf-8");
+        for flag in [
+            "--repeat",
+            "--min-runs",
+            "--max-runs",
+            "--max-time",
+            "--precision",
+        ] {
+            let value = if flag == "--max-time" { "5s" } else { "3" };
+            let err = Io500Options::from_args(&args(&["io500", dir, flag, value]))
+                .expect_err("refused")
+                .to_string();
+            assert!(
+                err.contains(&format!("{flag} is for `mpi write|read|both`")),
+                "{err}"
+            );
+        }
+        assert!(Io500Options::from_args(&args(&["io500", dir])).is_ok());
     }
 }

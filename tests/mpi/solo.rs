@@ -6,6 +6,7 @@
 use ioscope::cmd::mpi::{Layout, MpiReport, Phases, RepeatFiles, Solo, execute};
 use ioscope::harness::{Harness, NoProgress};
 use ioscope::measure::cache::CacheState;
+use ioscope::measure::converge::Stopping;
 use ioscope::options::MpiOptions;
 use ioscope::workload::Op;
 use std::path::Path;
@@ -17,7 +18,7 @@ fn options(dir: &Path, phases: Phases, layout: Layout) -> MpiOptions {
         layout,
         size: 2 << 20,
         block_size: 512 << 10,
-        repeat: 3,
+        runs: Stopping::fixed(3),
         cache: CacheState::Cold,
         seed: Some(11),
         keep: false,
@@ -115,7 +116,7 @@ fn kept_files_are_named_with_their_seed_and_read_back_verified_without_writing()
     for layout in [Layout::FilePerRank, Layout::SharedStrided] {
         let mut o = options(dir.path(), Phases::Write, layout);
         o.keep = true;
-        o.repeat = 1;
+        o.runs = Stopping::fixed(1);
         o.seed = Some(77);
         let kept = run(&o).expect("writes").kept.expect("the files kept");
         assert_eq!(kept.seed, 77);
@@ -148,7 +149,7 @@ fn kept_files_are_named_with_their_seed_and_read_back_verified_without_writing()
         assert_eq!(modified, after, "{layout:?}: not written again");
         // Read with another seed: the check fails, and the report says so.
         r.seed = Some(78);
-        r.repeat = 1;
+        r.runs = Stopping::fixed(1);
         let failed = run(&r).expect("a report").failed.expect("a failed read");
         assert_eq!((failed.op, failed.repeat), (Op::Read, 1));
         // The check in place finds it first (the XOR would too), with the first bad byte.
@@ -167,7 +168,7 @@ fn reading_kept_files_of_another_size_is_an_input_error_naming_the_file() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut o = options(dir.path(), Phases::Write, Layout::FilePerRank);
     o.keep = true;
-    o.repeat = 1;
+    o.runs = Stopping::fixed(1);
     let kept = run(&o).expect("writes").kept.expect("kept");
     let mut r = options(dir.path(), Phases::Read, Layout::FilePerRank);
     r.existing = Some(kept.name.clone());
@@ -177,4 +178,64 @@ fn reading_kept_files_of_another_size_is_an_input_error_naming_the_file() {
     assert!(text.contains(&kept.files[0]), "{text}");
     assert!(text.contains("2097152 bytes"), "{text}");
     assert!(Path::new(&kept.files[0]).is_file(), "left in place");
+}
+
+#[test]
+fn phases_repeat_together_until_each_is_stable_within_the_budget_and_say_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let budget = Stopping {
+        min_runs: 3,
+        max_runs: 5,
+        max_seconds: f64::INFINITY,
+        precision: 0.05,
+    };
+    let mut o = options(dir.path(), Phases::Both, Layout::FilePerRank);
+    o.runs = budget;
+    let report = run(&o).expect("runs");
+    assert_eq!(report.until_stable, Some(budget));
+    let counts: Vec<usize> = report.results.iter().map(|p| p.repeats.len()).collect();
+    assert_eq!(counts.len(), 2);
+    assert_eq!(counts[0], counts[1], "a run is a write and a read");
+    assert!((3..=5).contains(&counts[0]), "{counts:?}");
+    for phase in &report.results {
+        let settled = phase.settled.expect("an outcome per phase");
+        assert_eq!(phase.bytes_per_second.n, phase.repeats.len());
+        if !settled.settled {
+            assert_eq!(
+                phase.repeats.len(),
+                5,
+                "only the budget stops an open phase"
+            );
+            assert!(
+                report
+                    .warnings
+                    .iter()
+                    .any(|w| matches!(w, ioscope::warning::Warning::Unsettled { .. }))
+            );
+        }
+    }
+    // Fewer than five runs: every phase had settled when they stopped.
+    if counts[0] < 5 {
+        assert!(report.results.iter().all(|p| p.settled.unwrap().settled));
+    }
+    let text = ioscope::report::views::mpi::text(&report);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("3 to 5 timed runs (until the median is known to ±5%) of each phase"),
+        "{text}"
+    );
+    // A fixed count: no outcome, no budget in the document.
+    o.runs = Stopping::fixed(2);
+    let fixed = run(&o).expect("runs");
+    assert_eq!(fixed.until_stable, None);
+    assert!(
+        fixed
+            .results
+            .iter()
+            .all(|p| p.settled.is_none() && p.repeats.len() == 2)
+    );
+    let json = serde_json::to_value(&fixed).expect("json");
+    assert!(json.get("until_stable").is_none());
 }

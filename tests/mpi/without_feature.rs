@@ -35,7 +35,7 @@ fn report_renders_a_saved_mpi_result_in_any_build() {
         layout: Layout::SharedStrided,
         size: 1 << 20,
         block_size: 256 << 10,
-        repeat: 1,
+        runs: ioscope::measure::converge::Stopping::fixed(1),
         cache: ioscope::measure::cache::CacheState::Cold,
         seed: None,
         keep: false,

@@ -22,6 +22,7 @@ use crate::files::{self, CreatePolicy, InputKind, OutputFile};
 use crate::harness::{Harness, Sample, Setup, Target};
 use crate::hooks;
 use crate::measure::cache::{self, CacheState};
+use crate::measure::converge::Stopping;
 use crate::measure::diskstats;
 use crate::measure::env::Environment;
 use crate::measure::meter::Claim;
@@ -458,7 +459,7 @@ pub fn execute(
         me.write(false)?;
     }
     let mut failed = None;
-    for repeat in 1..=options.repeat {
+    for repeat in 1.. {
         if options.phases != Phases::Read {
             add(&mut phases, Op::Write, me.write(true)?);
         }
@@ -471,6 +472,11 @@ pub fn execute(
                     break;
                 }
             }
+        }
+        // Rank 0 alone holds the phases: it decides, and every rank follows.
+        let more = rank == 0 && another_run(&options.runs, &phases);
+        if comm.broadcast(u64::from(more)) == 0 {
+            break;
         }
     }
     if options.keep
@@ -552,6 +558,30 @@ fn prepare(
     Ok(files)
 }
 
+/// Whether another run of the phases is worth making: while any phase's aggregate is not
+/// yet stable within the budget (`runs`), or below a fixed count.
+fn another_run(runs: &Stopping, phases: &[Phase]) -> bool {
+    phases.iter().any(|p| {
+        let (rates, seconds) = rates_of(p);
+        runs.more(&rates, seconds)
+    })
+}
+
+/// A phase's aggregate rate of each repeat, and the seconds they took (the slowest rank's).
+fn rates_of(phase: &Phase) -> (Vec<f64>, f64) {
+    let rates = phase
+        .repeats
+        .iter()
+        .map(|r| r.aggregate.bytes_per_second)
+        .collect();
+    let seconds = phase
+        .repeats
+        .iter()
+        .map(|r| r.aggregate.slowest_seconds)
+        .sum();
+    (rates, seconds)
+}
+
 /// Adds a repeat (rank 0's; `None` elsewhere) to the phase of `op`.
 fn add(phases: &mut Vec<Phase>, op: Op, repeat: Option<Repeat>) {
     let Some(repeat) = repeat else { return };
@@ -563,6 +593,7 @@ fn add(phases: &mut Vec<Phase>, op: Op, repeat: Option<Repeat>) {
             bytes_per_second: one(0.0),
             ior_bytes_per_second: None,
             without_xor_bytes_per_second: None,
+            settled: None,
         }),
     }
 }
@@ -881,12 +912,9 @@ impl Rank<'_> {
     fn report(&self, mut phases: Vec<Phase>, rank_info: Vec<RankInfo>) -> MpiReport {
         let options = self.options;
         for phase in &mut phases {
-            let rates: Vec<f64> = phase
-                .repeats
-                .iter()
-                .map(|r| r.aggregate.bytes_per_second)
-                .collect();
+            let (rates, _) = rates_of(phase);
             phase.bytes_per_second = summarize(&rates).unwrap_or_else(|| one(0.0));
+            phase.settled = options.runs.outcome(&rates);
             phase.ior_bytes_per_second = over_repeats(phase, |a| a.ior_bytes_per_second);
             phase.without_xor_bytes_per_second =
                 over_repeats(phase, |a| a.without_xor_bytes_per_second);
@@ -902,12 +930,39 @@ impl Rank<'_> {
                 )
             })
             .collect();
-        // The aggregate of each phase over its repeats.
-        warnings.extend(warning::scattered(
-            phases
-                .iter()
-                .map(|p| (format!("{} aggregate", p.op.name()), &p.bytes_per_second)),
-        ));
+        // The aggregate of each phase over its repeats: one that the budget stopped before
+        // it was stable, or (a fixed count) whose runs scatter.
+        if options.runs.is_fixed() {
+            warnings.extend(warning::scattered(
+                phases
+                    .iter()
+                    .map(|p| (format!("{} aggregate", p.op.name()), &p.bytes_per_second)),
+            ));
+        } else {
+            warnings.extend(warning::unsettled(
+                phases.iter().map(|p| {
+                    (
+                        format!("{} aggregate", p.op.name()),
+                        p.settled,
+                        p.repeats.len(),
+                    )
+                }),
+                options.runs.precision,
+            ));
+        }
+        let hosts = distinct_hosts(&rank_info);
+        warnings.extend(warning::interference(phases.iter().flat_map(|p| {
+            p.repeats.iter().enumerate().flat_map(move |(i, r)| {
+                per_host(p.op, r).into_iter().map(move |(host, marks)| {
+                    let on = if hosts > 1 {
+                        format!(" on {host}")
+                    } else {
+                        String::new()
+                    };
+                    (Some(format!("{} run {}{on}", p.op.name(), i + 1)), marks)
+                })
+            })
+        })));
         MpiReport {
             dir: files::display_name(&options.dir),
             phases_timed: options.phases,
@@ -933,8 +988,58 @@ impl Rank<'_> {
             read_existing: None,
             kept: None,
             failed: None,
+            until_stable: (!options.runs.is_fixed()).then_some(options.runs),
         }
     }
+}
+
+/// What marks one repeat of a phase as taken under interference, per host: the ranks on a
+/// host share its devices, so each rank's device count holds its neighbours' bytes. Their
+/// own bytes are summed and set against the device's count over the longest rank's run
+/// (they start at one barrier, so its window holds the others'); the pressure is that run's.
+fn per_host(op: Op, repeat: &Repeat) -> Vec<(String, warning::Marks)> {
+    let mut hosts: Vec<&str> = repeat.ranks.iter().map(|r| r.host.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    hosts
+        .into_iter()
+        .filter_map(|host| {
+            let ranks: Vec<&RankRun> = repeat.ranks.iter().filter(|r| r.host == host).collect();
+            let longest = ranks.iter().max_by(|a, b| {
+                a.sample
+                    .elapsed
+                    .seconds
+                    .total_cmp(&b.sample.elapsed.seconds)
+            })?;
+            let own: u64 = ranks
+                .iter()
+                .map(|r| {
+                    let counted = r.sample.kernel.map_or(0, |k| match op {
+                        Op::Read => k.read_bytes,
+                        Op::Write => k.write_bytes,
+                    });
+                    r.sample.moved.bytes.max(counted)
+                })
+                .sum();
+            let device = longest.sample.device.map(|d| match op {
+                Op::Read => d.read_bytes,
+                Op::Write => d.write_bytes,
+            });
+            let own_device_bytes = ranks
+                .iter()
+                .map(|r| r.sample.kernel.map_or(0, |k| k.read_bytes + k.write_bytes))
+                .sum();
+            Some((
+                host.to_string(),
+                warning::Marks {
+                    other_io_bytes: device
+                        .and_then(|d| crate::measure::interference::beyond(d, own)),
+                    pressure: longest.sample.pressure,
+                    own_device_bytes,
+                },
+            ))
+        })
+        .collect()
 }
 
 /// The summary of one aggregate figure over a phase's repeats, when every repeat has it.
@@ -1040,7 +1145,7 @@ mod tests {
             layout,
             size: 3 << 20,
             block_size: 1 << 20,
-            repeat: 2,
+            runs: Stopping::fixed(2),
             cache: CacheState::Cold,
             seed: Some(42),
             keep: false,
@@ -1147,31 +1252,136 @@ mod tests {
         assert!(line.contains("No such file or directory"), "{line}");
     }
 
+    /// A rank's write run of `bytes` in `seconds` on `host`, its device having written
+    /// `device` bytes over the run (`None`: no block device).
+    fn rank_run(rank: usize, host: &str, seconds: f64, bytes: u64, device: Option<u64>) -> RankRun {
+        let sample: Sample = serde_json::from_value(serde_json::json!({
+            "bytes": bytes, "calls": 1, "xor": 0,
+            "elapsed": {"seconds": seconds, "user_seconds": 0.0, "system_seconds": 0.0},
+            "fsync_seconds": seconds / 2.0, "cache": null, "kernel": null,
+            "device": device.map(|d| serde_json::json!({"read_bytes": 0, "write_bytes": d})),
+            "checks": []
+        }))
+        .expect("a sample");
+        RankRun {
+            rank,
+            host: host.to_string(),
+            file: "f".into(),
+            segment_of: rank,
+            offset: 0,
+            bytes_per_second: per_second(bytes, seconds),
+            xor_hex: "00000000".into(),
+            expected_xor_hex: None,
+            times: None,
+            xor_seconds: None,
+            file_bytes_at_start: None,
+            in_place: None,
+            sample,
+        }
+    }
+
+    /// A write phase whose repeats' aggregates ran at `rates` (one rank, 1 s each).
+    fn phase_at(rates: &[f64]) -> Phase {
+        let repeats = rates
+            .iter()
+            .map(|&rate| {
+                let ranks = vec![rank_run(0, "h", 1.0, rate as u64, None)];
+                Repeat {
+                    aggregate: aggregate(&ranks, rate as u64, 1.0),
+                    ranks,
+                }
+            })
+            .collect();
+        Phase {
+            op: Op::Write,
+            repeats,
+            bytes_per_second: one(0.0),
+            ior_bytes_per_second: None,
+            without_xor_bytes_per_second: None,
+            settled: None,
+        }
+    }
+
+    #[test]
+    fn rank_0_repeats_the_phases_until_every_one_is_stable_or_the_budget_is_spent() {
+        let budget = crate::options::MPI_RUNS;
+        let until = Stopping {
+            min_runs: budget.min_runs,
+            max_runs: budget.max_runs,
+            max_seconds: budget.max_seconds,
+            precision: crate::measure::converge::PRECISION,
+        };
+        let mib = 1_048_576.0;
+        let steady = phase_at(&[500.0 * mib; 3]);
+        // Three equal runs settle; two do not make the minimum.
+        assert!(!another_run(&until, std::slice::from_ref(&steady)));
+        assert!(another_run(&until, &[phase_at(&[500.0 * mib; 2])]));
+        // One scattered phase keeps both going: a run is a write and a read.
+        let scattered = phase_at(&[500.0 * mib, 800.0 * mib, 420.0 * mib]);
+        assert!(another_run(&until, &[steady.clone(), scattered]));
+        // The run budget ends it however wide the spread.
+        let wild: Vec<f64> = (0..10)
+            .map(|i| (100 + 400 * (i % 2)) as f64 * mib)
+            .collect();
+        assert!(!another_run(&until, &[phase_at(&wild)]));
+        // So does the time budget: 30 runs of 1 s.
+        let slow = Stopping {
+            max_runs: 100,
+            ..until
+        };
+        let long: Vec<f64> = (0..30)
+            .map(|i| (100 + 400 * (i % 2)) as f64 * mib)
+            .collect();
+        assert!(!another_run(&slow, &[phase_at(&long)]));
+        assert!(another_run(&slow, &[phase_at(&long[..29])]));
+        // A fixed count ignores the spread.
+        assert!(!another_run(&Stopping::fixed(2), &[phase_at(&[1.0, 9.0])]));
+        assert!(another_run(&Stopping::fixed(3), &[phase_at(&[1.0, 1.0])]));
+    }
+
+    #[test]
+    fn ranks_sharing_a_host_are_not_each_other_s_interference_but_a_stranger_is() {
+        const MIB: u64 = 1 << 20;
+        let repeat = |ranks: Vec<RankRun>| {
+            let total = ranks.iter().map(|r| r.sample.moved.bytes).sum();
+            Repeat {
+                aggregate: aggregate(&ranks, total, 2.0),
+                ranks,
+            }
+        };
+        // Two ranks on one host: each rank's device count holds both ranks' bytes.
+        let shared = repeat(vec![
+            rank_run(0, "a", 2.0, 256 * MIB, Some(512 * MIB)),
+            rank_run(1, "a", 1.5, 256 * MIB, Some(512 * MIB)),
+        ]);
+        let marks = per_host(Op::Write, &shared);
+        assert_eq!(marks.len(), 1);
+        assert_eq!(marks[0].1.other_io_bytes, None, "the ranks' own bytes");
+        // The same with another process writing 1 GiB beside them.
+        let busy = repeat(vec![
+            rank_run(0, "a", 2.0, 256 * MIB, Some(1536 * MIB)),
+            rank_run(1, "a", 1.5, 256 * MIB, Some(1400 * MIB)),
+        ]);
+        assert_eq!(
+            per_host(Op::Write, &busy)[0].1.other_io_bytes,
+            Some(1024 * MIB),
+            "the longest run's count less both ranks' bytes"
+        );
+        // Hosts apart are judged apart: only b's device served someone else.
+        let apart = repeat(vec![
+            rank_run(0, "a", 2.0, 256 * MIB, Some(256 * MIB)),
+            rank_run(1, "b", 2.0, 256 * MIB, Some(1024 * MIB)),
+        ]);
+        let marks = per_host(Op::Write, &apart);
+        assert_eq!(marks[0].1.other_io_bytes, None);
+        assert_eq!(marks[1].0, "b");
+        assert_eq!(marks[1].1.other_io_bytes, Some(768 * MIB));
+    }
+
     #[test]
     fn the_aggregate_takes_the_slowest_rank_and_names_first_and_last() {
         let run = |rank: usize, seconds: f64, bytes: u64| {
-            let sample: Sample = serde_json::from_value(serde_json::json!({
-                "bytes": bytes, "calls": 1, "xor": 0,
-                "elapsed": {"seconds": seconds, "user_seconds": 0.0, "system_seconds": 0.0},
-                "fsync_seconds": seconds / 2.0, "cache": null, "kernel": null,
-                "device": null, "checks": []
-            }))
-            .expect("a sample");
-            RankRun {
-                rank,
-                host: format!("h{rank}"),
-                file: "f".into(),
-                segment_of: rank,
-                offset: 0,
-                bytes_per_second: per_second(bytes, seconds),
-                xor_hex: "00000000".into(),
-                expected_xor_hex: None,
-                times: None,
-                xor_seconds: None,
-                file_bytes_at_start: None,
-                in_place: None,
-                sample,
-            }
+            rank_run(rank, &format!("h{rank}"), seconds, bytes, None)
         };
         let ranks = [run(0, 2.0, 100), run(1, 1.0, 100), run(2, 4.0, 100)];
         let a = aggregate(&ranks, 300, 4.0);

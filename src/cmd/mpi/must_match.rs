@@ -12,6 +12,7 @@
 
 use super::{Comm, RanksFailed};
 use crate::error::ExitKind;
+use crate::measure::converge::Stopping;
 use crate::options::{Io500Options, MpiOptions};
 use crate::workload::layout::Layout;
 use anyhow::Result;
@@ -83,6 +84,22 @@ fn dir(dir: &Path) -> String {
     absolute.to_string_lossy().into_owned()
 }
 
+/// The runs asked: a fixed count, or the budget until stable (rank 0 decides how many, but
+/// a rank given another budget was given another job).
+fn runs_term(runs: &Stopping) -> String {
+    if runs.is_fixed() {
+        runs.min_runs.to_string()
+    } else {
+        format!(
+            "until stable within {}%: {} to {} runs, {} s",
+            runs.precision * 100.0,
+            runs.min_runs,
+            runs.max_runs,
+            runs.max_seconds
+        )
+    }
+}
+
 fn version() -> Term {
     term("ioscope version", env!("IOSCOPE_VERSION"))
 }
@@ -96,7 +113,7 @@ impl MustMatch {
             layout,
             size: bytes,
             block_size,
-            repeat,
+            runs,
             cache,
             seed: data_seed,
             keep,
@@ -119,7 +136,7 @@ impl MustMatch {
         terms.extend([
             term("--size", size(*bytes)),
             term("--block-size", size(*block_size)),
-            term("--repeat", repeat.to_string()),
+            term("--repeat", runs_term(runs)),
             term("--cache", cache.name()),
             term("--seed", seed(*data_seed)),
             term("--keep", given(*keep)),
@@ -347,7 +364,7 @@ mod tests {
             layout: Layout::FilePerRank,
             size: 64 << 20,
             block_size: 1 << 20,
-            repeat: 3,
+            runs: Stopping::fixed(3),
             cache: CacheState::Cold,
             seed: None,
             keep: false,
@@ -385,7 +402,7 @@ mod tests {
             ("DIR", |o| o.dir = PathBuf::from("/scratch/e")),
             ("--size", |o| o.size = 32 << 20),
             ("--block-size", |o| o.block_size = 4096),
-            ("--repeat", |o| o.repeat = 2),
+            ("--repeat", |o| o.runs = Stopping::fixed(2)),
             ("--cache", |o| o.cache = CacheState::Warm),
             ("--seed", |o| o.seed = Some(7)),
             ("--keep", |o| o.keep = true),
@@ -482,7 +499,7 @@ mod tests {
             "{line}"
         );
         let mut two = ior();
-        two.repeat = 2;
+        two.runs = Stopping::fixed(2);
         let mut others = vec![MustMatch::of_ior(&ior()); 20];
         for r in [3, 4, 5, 9, 19] {
             others[r] = MustMatch::of_ior(&two);

@@ -94,9 +94,10 @@ fn header(out: &mut String, r: &MpiReport) {
             r.cache.name()
         )
     };
+    let repeats = r.results.iter().map(|p| p.repeats.len()).max().unwrap_or(0);
     let _ = writeln!(
         out,
-        "mpi {} in {}: {} rank{} on {} host{}{launched}, {}: {} per rank ({} in all) in calls of {}{reads}",
+        "mpi {} in {}: {} rank{} on {} host{}{launched}, {}: {} per rank ({} in all) in calls of {}{reads}; {} of each phase",
         r.phases_timed.name(),
         printable(&r.dir),
         r.ranks,
@@ -107,6 +108,7 @@ fn header(out: &mut String, r: &MpiReport) {
         format_size(r.bytes_per_rank),
         format_size(r.bytes_per_rank * r.ranks as u64),
         format_size(r.block_size),
+        crate::report::text::runs_asked(repeats, r.until_stable),
     );
 }
 
@@ -189,10 +191,9 @@ fn ranks(out: &mut String, r: &MpiReport) {
             let rates: Vec<f64> = runs.iter().map(|x| x.bytes_per_second).collect();
             let median = crate::measure::stats::summarize(&rates).map_or(0.0, |s| s.median);
             let fsyncs: Vec<f64> = runs.iter().filter_map(|x| x.sample.fsync_seconds).collect();
-            let resident: Vec<String> = runs
+            let resident: Vec<crate::measure::cache::Residency> = runs
                 .iter()
                 .filter_map(|x| x.sample.cache.and_then(|c| c.residency_before))
-                .map(|x| x.percent())
                 .collect();
             let verified = runs
                 .iter()
@@ -225,11 +226,7 @@ fn ranks(out: &mut String, r: &MpiReport) {
                 format!("{:.1}", mib(median)),
                 crate::measure::stats::summarize(&fsyncs)
                     .map_or("-".into(), |s| format_seconds(s.median)),
-                if resident.is_empty() {
-                    "-".to_string()
-                } else {
-                    resident.join(" / ")
-                },
+                resident_cell(&resident),
                 // The last repeat's calls (each repeat keeps its own distribution).
                 runs.iter()
                     .rev()
@@ -331,5 +328,54 @@ impl Exportable for MpiReport {
             }
         }
         table(&header, rows)
+    }
+}
+
+/// The share resident before each repeat's read: each one for up to three repeats, else
+/// the one share all had ("0.0% in all 10") or the lowest and highest.
+fn resident_cell(shares: &[crate::measure::cache::Residency]) -> String {
+    let by_share = |a: &&crate::measure::cache::Residency,
+                    b: &&crate::measure::cache::Residency| {
+        a.fraction().total_cmp(&b.fraction())
+    };
+    let (Some(low), Some(high)) = (
+        shares.iter().min_by(by_share),
+        shares.iter().max_by(by_share),
+    ) else {
+        return "-".to_string();
+    };
+    let n = shares.len();
+    if n <= 3 {
+        shares
+            .iter()
+            .map(|s| s.percent())
+            .collect::<Vec<_>>()
+            .join(" / ")
+    } else if low.percent() == high.percent() {
+        format!("{} in all {n}", low.percent())
+    } else {
+        format!("{}–{} over {n}", low.percent(), high.percent())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::cache::Residency;
+
+    fn pages(resident: u64) -> Residency {
+        Residency {
+            resident_pages: resident,
+            total_pages: 1000,
+        }
+    }
+
+    #[test]
+    fn many_repeats_residency_is_one_share_or_its_range_not_a_list() {
+        assert_eq!(resident_cell(&[]), "-");
+        assert_eq!(resident_cell(&[pages(0), pages(5)]), "0.0% / 0.5%");
+        assert_eq!(resident_cell(&[pages(0); 10]), "0.0% in all 10");
+        let mixed = [pages(0), pages(0), pages(250), pages(0), pages(5)];
+        assert_eq!(resident_cell(&mixed), "0.0%–25.0% over 5");
     }
 }

@@ -133,6 +133,10 @@ pub struct Phase {
     /// Reads: the aggregate without the XOR, over the repeats.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub without_xor_bytes_per_second: Option<Summary>,
+    /// Whether the aggregate's median came within the precision asked (repeated until
+    /// stable; absent for a fixed `--repeat` and in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<crate::measure::converge::Settled>,
 }
 
 /// Everything `mpi` measured, as rank 0 assembled it.
@@ -184,6 +188,10 @@ pub struct MpiReport {
     /// A phase that failed after the results above were in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<FailedPhase>,
+    /// The budget the phases were repeated within until stable (absent: a fixed
+    /// `--repeat`, or an older document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_stable: Option<crate::measure::converge::Stopping>,
 }
 
 impl MpiReport {
