@@ -166,13 +166,14 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         Command::Disk(args) => {
             use crate::options::disk::DiskMode;
             let o = crate::options::DiskOptions::from_args(&args)?;
-            let wanted = BaselineOptions::from_args(&args.baseline, "disk")?;
-            if wanted.any() && !matches!(o.mode, DiskMode::Panel) {
-                return Err(crate::error::input(
-                    "disk: --save-baseline and --baseline compare the panel's rows; the depth curve and the fsync preset have no baseline yet",
-                ));
-            }
-            let baselines = Pending::before("disk", &wanted)?;
+            // The panel, the depth curve and the fsync preset keep baselines apart
+            // (`disk-NAME.json`, `disk-curve-NAME.json`, `disk-fsync-NAME.json`): their
+            // figures are of different things.
+            let baselines = pending(
+                crate::options::disk::schema_command(&args),
+                &args.baseline,
+                "disk",
+            )?;
             match &o.mode {
                 DiskMode::Panel => {
                     let series =
@@ -187,12 +188,12 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                         })
                     })
                 }
-                DiskMode::Curve(c) => measured(&o.export, &o.path, |s| {
+                DiskMode::Curve(c) => measured_against(&o.export, &o.path, &baselines, |s| {
                     cmd::disk_curve::execute(&o, c, h, s)
                 }),
-                DiskMode::Fsync(f) => {
-                    measured(&o.export, &o.path, |_| cmd::disk_fsync::execute(&o, f, h))
-                }
+                DiskMode::Fsync(f) => measured_against(&o.export, &o.path, &baselines, |_| {
+                    cmd::disk_fsync::execute(&o, f, h)
+                }),
             }
         }
         Command::Study(args) => study(

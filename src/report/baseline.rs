@@ -14,7 +14,7 @@ use crate::files::{describe, refuse_symlink};
 use crate::measure::verdict::Movement;
 use crate::options::BaselineOptions;
 use crate::results::baseline::{Against, BASELINE_SCHEMA, Baseline, Compared};
-use crate::results::figures::{BYTES_PER_SECOND, Figure, Figures};
+use crate::results::figures::{BYTES_PER_SECOND, Figure, Figures, IOPS, SYNCS_PER_SECOND};
 use crate::text::{printable, printable_path};
 use anyhow::Result;
 use std::io::Write;
@@ -56,7 +56,10 @@ pub fn load(dir: &Path, command: &str, name: &str) -> Result<(Baseline, PathBuf)
     let at = format!("--baseline {name}: read {}", printable_path(&path));
     let meta = std::fs::symlink_metadata(&path).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::NotFound {
-            format!("; save one first with `ioscope {command} … --save-baseline {name}`")
+            format!(
+                "; save one first with `ioscope {} --save-baseline {name}`",
+                crate::results::baseline::invocation(command)
+            )
         } else {
             String::new()
         };
@@ -229,10 +232,12 @@ pub fn repeats_columns(t: &mut super::csv::Table, rates: &[f64]) {
 
 /// A value of `unit` as a reader reads it.
 fn value(unit: &str, v: f64) -> String {
-    if unit == BYTES_PER_SECOND {
-        crate::units::format_mib_per_s(v)
-    } else {
-        crate::units::format_seconds(v)
+    use crate::units::group_thousands;
+    match unit {
+        BYTES_PER_SECOND => crate::units::format_mib_per_s(v),
+        IOPS => format!("{} IOPS", group_thousands(v.round() as u64)),
+        SYNCS_PER_SECOND => format!("{} syncs/s", group_thousands(v.round() as u64)),
+        _ => crate::units::format_seconds(v),
     }
 }
 
