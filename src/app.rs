@@ -17,7 +17,7 @@ use crate::options::{
 };
 use crate::report::baseline::Pending;
 use crate::report::json::Provenance;
-use crate::report::outputs::{Exports, finish, finish_against, save};
+use crate::report::outputs::{Exports, compared, finish, finish_against, finish_compared, save};
 use crate::report::progress::Bar;
 use crate::report::view::Exportable;
 use crate::report::views::over_time::{self, SeriesFiles};
@@ -478,12 +478,19 @@ fn study(options: &StudyOptions, baselines: &Pending, quiet: bool) -> Result<Exi
         }
     };
     let dir = Path::new(&result.dir).to_path_buf();
-    let kind = finish_against(
+    let exports = Exports::default();
+    // The comparison goes into the report directory's page, Markdown and study.json too.
+    let against = compared(&result, &exports, &dir, baselines);
+    if against.is_some() {
+        out.save_against(&result, against.as_ref())?;
+    }
+    let kind = finish_compared(
         &result,
         &options.export,
-        &Exports::default(),
+        &exports,
         &dir,
         baselines,
+        against.as_ref(),
     )?;
     report::note(&format!(
         "report: {}\n",

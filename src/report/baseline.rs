@@ -346,6 +346,14 @@ pub fn markdown(a: &Against) -> Vec<String> {
             None,
         ));
     }
+    for (what, keys) in [
+        ("Only in the baseline", &a.only_baseline),
+        ("Only in this run", &a.only_now),
+    ] {
+        if !keys.is_empty() {
+            blocks.push(format!("{what}: {}\n", escape(&keys.join(", "))));
+        }
+    }
     let changes: Vec<String> = a
         .environment
         .iter()
@@ -359,6 +367,58 @@ pub fn markdown(a: &Against) -> Vec<String> {
     }
     blocks.push(format!("{}\n", escape(&a.answer())));
     blocks
+}
+
+/// The section as HTML, through the crate's table helper: a heading, the table, the
+/// figures of one side only, what changed in the environment, then the answer.
+pub fn html(a: &Against) -> String {
+    use super::html::{escape, table};
+    use std::fmt::Write as _;
+    let regressed = if a.regressed() { " bad" } else { "" };
+    // A heading of the page, capitalised as the others are.
+    let title = heading(a);
+    let title = format!("A{}", title.strip_prefix('a').unwrap_or(&title));
+    let mut out = format!(
+        "<section class=\"part baseline\" id=\"baseline\">\n<h2>{}</h2>\n",
+        escape(&title)
+    );
+    table(&mut out, &columns::grid(&compared_columns(), &a.figures));
+    let mut facts: Vec<String> = Vec::new();
+    if !a.only_baseline.is_empty() {
+        facts.push(format!(
+            "only in the baseline: {}",
+            printable(&a.only_baseline.join(", "))
+        ));
+    }
+    if !a.only_now.is_empty() {
+        facts.push(format!(
+            "only in this run: {}",
+            printable(&a.only_now.join(", "))
+        ));
+    }
+    if a.environment.is_empty() {
+        facts.push("environment: as when the baseline was saved".to_string());
+    } else {
+        facts.extend(a.environment.iter().map(|c| {
+            format!(
+                "changed since the baseline (the first thing to suspect): {}: {} → {}",
+                c.what,
+                printable(&c.then),
+                printable(&c.now)
+            )
+        }));
+    }
+    out.push_str("<ul class=\"why\">\n");
+    for f in &facts {
+        let _ = writeln!(out, "<li>{}</li>", escape(f));
+    }
+    out.push_str("</ul>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"banner{regressed}\">{}</p>\n</section>",
+        escape(&printable(&a.answer()))
+    );
+    out
 }
 
 /// Whether a verdict is a regression (for callers that count).
@@ -537,5 +597,14 @@ mod tests {
             Some("1 of 2 figures regressed: read warm 4 KiB")
         );
         assert!(markdown(&a).join("\n").contains("read warm 4 KiB"));
+        let page = html(&a);
+        assert!(page.contains("<h2>Against baseline a"), "{page}");
+        assert!(page.contains("<td>read warm 4&nbsp;KiB</td>"), "{page}");
+        assert!(
+            page.ends_with(
+                "<p class=\"banner bad\">1 of 2 figures regressed: read warm 4 KiB</p>\n</section>\n"
+            ),
+            "{page}"
+        );
     }
 }
