@@ -377,10 +377,14 @@ fn finish_with<T: Exportable>(
         }
         if let Some(a) = against {
             let section = super::baseline::text(a, super::terminal::table_width());
-            super::emit(&super::terminal::fit(
-                &section,
-                super::terminal::Stream::Stdout,
-            ))?;
+            if T::STDOUT_IS_THE_ANSWER {
+                super::note(&section);
+            } else {
+                super::emit(&super::terminal::fit(
+                    &section,
+                    super::terminal::Stream::Stdout,
+                ))?;
+            }
         }
     }
     Ok(if !result.complete() {
