@@ -17,7 +17,7 @@ use crate::options::{
 };
 use crate::report::baseline::Pending;
 use crate::report::json::Provenance;
-use crate::report::outputs::{Exports, finish, finish_against, save};
+use crate::report::outputs::{Exports, compared, finish, finish_against, finish_compared, save};
 use crate::report::progress::Bar;
 use crate::report::view::Exportable;
 use crate::report::views::over_time::{self, SeriesFiles};
@@ -166,13 +166,14 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
         Command::Disk(args) => {
             use crate::options::disk::DiskMode;
             let o = crate::options::DiskOptions::from_args(&args)?;
-            let wanted = BaselineOptions::from_args(&args.baseline, "disk")?;
-            if wanted.any() && !matches!(o.mode, DiskMode::Panel) {
-                return Err(crate::error::input(
-                    "disk: --save-baseline and --baseline compare the panel's rows; the depth curve and the fsync preset have no baseline yet",
-                ));
-            }
-            let baselines = Pending::before("disk", &wanted)?;
+            // The panel, the depth curve and the fsync preset keep baselines apart
+            // (`disk-NAME.json`, `disk-curve-NAME.json`, `disk-fsync-NAME.json`): their
+            // figures are of different things.
+            let baselines = pending(
+                crate::options::disk::schema_command(&args),
+                &args.baseline,
+                "disk",
+            )?;
             match &o.mode {
                 DiskMode::Panel => {
                     let series =
@@ -187,12 +188,12 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                         })
                     })
                 }
-                DiskMode::Curve(c) => measured(&o.export, &o.path, |s| {
+                DiskMode::Curve(c) => measured_against(&o.export, &o.path, &baselines, |s| {
                     cmd::disk_curve::execute(&o, c, h, s)
                 }),
-                DiskMode::Fsync(f) => {
-                    measured(&o.export, &o.path, |_| cmd::disk_fsync::execute(&o, f, h))
-                }
+                DiskMode::Fsync(f) => measured_against(&o.export, &o.path, &baselines, |_| {
+                    cmd::disk_fsync::execute(&o, f, h)
+                }),
             }
         }
         Command::Study(args) => study(
@@ -477,12 +478,19 @@ fn study(options: &StudyOptions, baselines: &Pending, quiet: bool) -> Result<Exi
         }
     };
     let dir = Path::new(&result.dir).to_path_buf();
-    let kind = finish_against(
+    let exports = Exports::default();
+    // The comparison goes into the report directory's page, Markdown and study.json too.
+    let against = compared(&result, &exports, &dir, baselines);
+    if against.is_some() {
+        out.save_against(&result, against.as_ref())?;
+    }
+    let kind = finish_compared(
         &result,
         &options.export,
-        &Exports::default(),
+        &exports,
         &dir,
         baselines,
+        against.as_ref(),
     )?;
     report::note(&format!(
         "report: {}\n",

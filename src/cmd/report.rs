@@ -233,7 +233,17 @@ fn load_study(path: &Path) -> Result<LoadedStudy> {
     let environment = provenance.environment.clone();
     let report = serde_json::from_str(&text)
         .map_err(|e| input(format!("report {name}: not a valid {want} document: {e}")))?;
+    // A study run with `--baseline` kept its comparison; the page shows it again.
+    #[derive(serde::Deserialize)]
+    struct Kept {
+        #[serde(default)]
+        baseline: Option<crate::results::baseline::Against>,
+    }
+    let baseline = serde_json::from_str::<Kept>(&text)
+        .map_err(|e| input(format!("report {name}: bad baseline comparison: {e}")))?
+        .baseline;
     Ok(LoadedStudy {
+        baseline,
         report,
         environment,
         provenance,

@@ -14,7 +14,7 @@ use crate::files::{describe, refuse_symlink};
 use crate::measure::verdict::Movement;
 use crate::options::BaselineOptions;
 use crate::results::baseline::{Against, BASELINE_SCHEMA, Baseline, Compared};
-use crate::results::figures::{BYTES_PER_SECOND, Figure, Figures};
+use crate::results::figures::{BYTES_PER_SECOND, Figure, Figures, IOPS, SYNCS_PER_SECOND};
 use crate::text::{printable, printable_path};
 use anyhow::Result;
 use std::io::Write;
@@ -56,7 +56,10 @@ pub fn load(dir: &Path, command: &str, name: &str) -> Result<(Baseline, PathBuf)
     let at = format!("--baseline {name}: read {}", printable_path(&path));
     let meta = std::fs::symlink_metadata(&path).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::NotFound {
-            format!("; save one first with `ioscope {command} … --save-baseline {name}`")
+            format!(
+                "; save one first with `ioscope {} --save-baseline {name}`",
+                crate::results::baseline::invocation(command)
+            )
         } else {
             String::new()
         };
@@ -229,10 +232,12 @@ pub fn repeats_columns(t: &mut super::csv::Table, rates: &[f64]) {
 
 /// A value of `unit` as a reader reads it.
 fn value(unit: &str, v: f64) -> String {
-    if unit == BYTES_PER_SECOND {
-        crate::units::format_mib_per_s(v)
-    } else {
-        crate::units::format_seconds(v)
+    use crate::units::group_thousands;
+    match unit {
+        BYTES_PER_SECOND => crate::units::format_mib_per_s(v),
+        IOPS => format!("{} IOPS", group_thousands(v.round() as u64)),
+        SYNCS_PER_SECOND => format!("{} syncs/s", group_thousands(v.round() as u64)),
+        _ => crate::units::format_seconds(v),
     }
 }
 
@@ -341,6 +346,14 @@ pub fn markdown(a: &Against) -> Vec<String> {
             None,
         ));
     }
+    for (what, keys) in [
+        ("Only in the baseline", &a.only_baseline),
+        ("Only in this run", &a.only_now),
+    ] {
+        if !keys.is_empty() {
+            blocks.push(format!("{what}: {}\n", escape(&keys.join(", "))));
+        }
+    }
     let changes: Vec<String> = a
         .environment
         .iter()
@@ -354,6 +367,58 @@ pub fn markdown(a: &Against) -> Vec<String> {
     }
     blocks.push(format!("{}\n", escape(&a.answer())));
     blocks
+}
+
+/// The section as HTML, through the crate's table helper: a heading, the table, the
+/// figures of one side only, what changed in the environment, then the answer.
+pub fn html(a: &Against) -> String {
+    use super::html::{escape, table};
+    use std::fmt::Write as _;
+    let regressed = if a.regressed() { " bad" } else { "" };
+    // A heading of the page, capitalised as the others are.
+    let title = heading(a);
+    let title = format!("A{}", title.strip_prefix('a').unwrap_or(&title));
+    let mut out = format!(
+        "<section class=\"part baseline\" id=\"baseline\">\n<h2>{}</h2>\n",
+        escape(&title)
+    );
+    table(&mut out, &columns::grid(&compared_columns(), &a.figures));
+    let mut facts: Vec<String> = Vec::new();
+    if !a.only_baseline.is_empty() {
+        facts.push(format!(
+            "only in the baseline: {}",
+            printable(&a.only_baseline.join(", "))
+        ));
+    }
+    if !a.only_now.is_empty() {
+        facts.push(format!(
+            "only in this run: {}",
+            printable(&a.only_now.join(", "))
+        ));
+    }
+    if a.environment.is_empty() {
+        facts.push("environment: as when the baseline was saved".to_string());
+    } else {
+        facts.extend(a.environment.iter().map(|c| {
+            format!(
+                "changed since the baseline (the first thing to suspect): {}: {} → {}",
+                c.what,
+                printable(&c.then),
+                printable(&c.now)
+            )
+        }));
+    }
+    out.push_str("<ul class=\"why\">\n");
+    for f in &facts {
+        let _ = writeln!(out, "<li>{}</li>", escape(f));
+    }
+    out.push_str("</ul>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"banner{regressed}\">{}</p>\n</section>",
+        escape(&printable(&a.answer()))
+    );
+    out
 }
 
 /// Whether a verdict is a regression (for callers that count).
@@ -532,5 +597,14 @@ mod tests {
             Some("1 of 2 figures regressed: read warm 4 KiB")
         );
         assert!(markdown(&a).join("\n").contains("read warm 4 KiB"));
+        let page = html(&a);
+        assert!(page.contains("<h2>Against baseline a"), "{page}");
+        assert!(page.contains("<td>read warm 4&nbsp;KiB</td>"), "{page}");
+        assert!(
+            page.ends_with(
+                "<p class=\"banner bad\">1 of 2 figures regressed: read warm 4 KiB</p>\n</section>\n"
+            ),
+            "{page}"
+        );
     }
 }

@@ -281,12 +281,42 @@ pub fn finish_against<T: Exportable + Figures>(
     if pending.is_none() || !result.complete() {
         return finish(result, options, out, path);
     }
-    let against = pending.against(result, out.provenance(path));
-    let kind = finish_with(result, options, out, path, against.as_ref())?;
+    let against = compared(result, out, path, pending);
+    finish_compared(result, options, out, path, pending, against.as_ref())
+}
+
+/// The comparison [`finish_against`] makes, made beforehand by a command that writes it
+/// into files of its own (the study's report directory); `None` without `--baseline` or
+/// for an interrupted result.
+pub fn compared<T: Exportable + Figures>(
+    result: &T,
+    out: &Exports,
+    path: &Path,
+    pending: &Pending,
+) -> Option<Against> {
+    if !result.complete() {
+        return None;
+    }
+    pending.against(result, out.provenance(path))
+}
+
+/// As [`finish_against`], with the comparison made already ([`compared`]).
+pub fn finish_compared<T: Exportable + Figures>(
+    result: &T,
+    options: &ExportOptions,
+    out: &Exports,
+    path: &Path,
+    pending: &Pending,
+    against: Option<&Against>,
+) -> Result<ExitKind> {
+    if pending.is_none() || !result.complete() {
+        return finish(result, options, out, path);
+    }
+    let kind = finish_with(result, options, out, path, against)?;
     if let Some(line) = pending.save(result, out.provenance(path))? {
         super::note(&line);
     }
-    Ok(match (kind, &against) {
+    Ok(match (kind, against) {
         (ExitKind::Success, Some(a)) if a.regressed() => ExitKind::Failed,
         _ => kind,
     })
@@ -347,10 +377,14 @@ fn finish_with<T: Exportable>(
         }
         if let Some(a) = against {
             let section = super::baseline::text(a, super::terminal::table_width());
-            super::emit(&super::terminal::fit(
-                &section,
-                super::terminal::Stream::Stdout,
-            ))?;
+            if T::STDOUT_IS_THE_ANSWER {
+                super::note(&section);
+            } else {
+                super::emit(&super::terminal::fit(
+                    &section,
+                    super::terminal::Stream::Stdout,
+                ))?;
+            }
         }
     }
     Ok(if !result.complete() {

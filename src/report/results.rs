@@ -8,6 +8,7 @@ use super::views::study::sections;
 use crate::error::input;
 use crate::files;
 use crate::report::json::Provenance;
+use crate::results::baseline::Against;
 use crate::results::study::StudyReport;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -208,11 +209,33 @@ impl ResultDir {
 
     /// Writes every file of the report so far.
     pub fn save(&self, r: &StudyReport) -> Result<()> {
+        self.save_against(r, None)
+    }
+
+    /// Writes every file of the report, with the comparison with a baseline in the page,
+    /// the Markdown and `study.json` (as `--json` prints it) where there is one.
+    pub fn save_against(&self, r: &StudyReport, baseline: Option<&Against>) -> Result<()> {
+        #[derive(serde::Serialize)]
+        struct WithBaseline<'a> {
+            #[serde(flatten)]
+            result: &'a StudyReport,
+            baseline: &'a Against,
+        }
         let provenance = self
             .provenance
             .get_or_init(|| Provenance::here(Path::new(&r.dir)));
         let env = &provenance.environment;
-        let json = super::json::document("study", r, provenance);
+        let json = match baseline {
+            Some(baseline) => super::json::document(
+                "study",
+                &WithBaseline {
+                    result: r,
+                    baseline,
+                },
+                provenance,
+            ),
+            None => super::json::document("study", r, provenance),
+        };
         self.put("study.json", json.as_bytes())?;
         let csv = |t: &super::csv::Table| super::csv::render(t);
         self.put("write-read.csv", &csv(&r.table())?)?;
@@ -231,11 +254,11 @@ impl ResultDir {
             .map(|a| crate::text::printable(&crate::text::lossless(&a)))
             .collect::<Vec<_>>()
             .join(" ");
-        let page = super::views::study::page(r, env, provenance, &command_line, None)?;
+        let page = super::views::study::page(r, env, provenance, &command_line, None, baseline)?;
         self.put("report.html", page.as_bytes())?;
         self.put(
             "report.md",
-            super::views::study::report_markdown(r, provenance).as_bytes(),
+            super::views::study::report_markdown(r, provenance, baseline).as_bytes(),
         )
     }
 }

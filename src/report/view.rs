@@ -18,6 +18,9 @@ pub trait Exportable: Serialize + DeserializeOwned {
     const COMMAND: &'static str;
     /// Whether [`Exportable::chart`] draws one (`--svg` is refused up front otherwise).
     const HAS_CHART: bool = false;
+    /// Whether stdout carries the answer alone whatever else is asked (`fast`: the checksum,
+    /// so `$(ioscope fast f)` is the XOR): the comparison with a baseline goes to stderr.
+    const STDOUT_IS_THE_ANSWER: bool = false;
     /// Human-readable text.
     fn text(&self) -> String;
     /// The text with every detail (`--verbose`); by default [`Exportable::text`].

@@ -68,9 +68,10 @@ impl Baseline {
         }
         if self.command != command {
             return Some(format!(
-                "it is a baseline of `{}`, not of `{command}`; compare it with `ioscope {} …`",
-                crate::text::printable(&self.command),
-                crate::text::printable(&self.command),
+                "it is a baseline of `{}`, not of `{}`; compare it with `ioscope {}`",
+                invocation(&crate::text::printable(&self.command)),
+                invocation(command),
+                invocation(&crate::text::printable(&self.command)),
             ));
         }
         if self.figures.len() > MAX_FIGURES {
@@ -95,6 +96,16 @@ impl Baseline {
             }
         }
         None
+    }
+}
+
+/// How the command whose baselines are named `command` is run: `disk … --depth-curve` for
+/// `disk-curve`, `disk … --preset fsync` for `disk-fsync`, `sweep …` for `sweep`.
+pub fn invocation(command: &str) -> String {
+    match command {
+        "disk-curve" => "disk … --depth-curve".to_string(),
+        "disk-fsync" => "disk … --preset fsync".to_string(),
+        other => format!("{other} …"),
     }
 }
 

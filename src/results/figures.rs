@@ -6,6 +6,8 @@
 use super::cache::CacheReport;
 use super::compare::CompareReport;
 use super::disk::DiskReport;
+use super::disk_curve::CurveReport;
+use super::disk_fsync::FsyncReport;
 use super::fast::FastReport;
 use super::run::RunReport;
 use super::study::{Stored, StudyReport};
@@ -28,6 +30,12 @@ pub struct Figure {
 
 /// The unit of rates.
 pub const BYTES_PER_SECOND: &str = "bytes_per_second";
+/// The unit of I/O operations per second, as JSON names it.
+pub const IOPS: &str = "iops";
+/// The unit of write + fdatasync pairs per second, as JSON names it.
+pub const SYNCS_PER_SECOND: &str = "syncs_per_second";
+/// The unit of times.
+pub const SECONDS: &str = "seconds";
 
 impl Figure {
     /// A rate (bytes per second, higher is better).
@@ -36,6 +44,26 @@ impl Figure {
             key: key.into(),
             unit: BYTES_PER_SECOND.to_string(),
             higher_is_better: true,
+            runs,
+        }
+    }
+
+    /// A count per second of `unit` (higher is better).
+    pub fn per_second(key: impl Into<String>, unit: &str, runs: Vec<f64>) -> Self {
+        Self {
+            key: key.into(),
+            unit: unit.to_string(),
+            higher_is_better: true,
+            runs,
+        }
+    }
+
+    /// A time in seconds (lower is better).
+    pub fn time(key: impl Into<String>, runs: Vec<f64>) -> Self {
+        Self {
+            key: key.into(),
+            unit: SECONDS.to_string(),
+            higher_is_better: false,
             runs,
         }
     }
@@ -161,12 +189,51 @@ impl Figures for DiskReport {
     }
 }
 
-// Results no baseline compares yet: `disk --curve` and `--fsync` refuse the flags.
+impl Figures for CurveReport {
+    /// Each depth's IOPS, with every run of it (the search's steps run once and are not
+    /// figures: the depth it finds is an answer, not a measurement to compare).
+    fn figures(&self) -> Vec<Figure> {
+        self.points
+            .iter()
+            .filter(|r| r.measured())
+            .map(|r| {
+                let runs = if r.runs.is_empty() {
+                    vec![r.iops]
+                } else {
+                    r.runs.iter().map(|x| x.iops).collect()
+                };
+                Figure::per_second(format!("{} {} IOPS", r.name, r.spec.op.name()), IOPS, runs)
+            })
+            .collect()
+    }
+}
+
+impl Figures for FsyncReport {
+    /// fdatasync's watched percentile (a time, lower is better) and the write + fdatasync
+    /// pairs per second, of the one run the preset makes.
+    fn figures(&self) -> Vec<Figure> {
+        if self.writes == 0 {
+            return Vec::new();
+        }
+        let p = self.target.percentile;
+        vec![
+            Figure::time(
+                format!("fdatasync {}", p.name()),
+                vec![super::disk_curve::pick(&self.fdatasync_latency_us, p) / 1e6],
+            ),
+            Figure::per_second(
+                "write + fdatasync pairs",
+                SYNCS_PER_SECOND,
+                vec![self.syncs_per_second],
+            ),
+        ]
+    }
+}
+
+// Results no baseline compares.
 impl Figures for super::calibrate::CalibrateReport {}
 impl Figures for super::syscalls::SyscallsReport {}
 impl Figures for super::patterns::PatternsReport {}
-impl Figures for super::disk_curve::CurveReport {}
-impl Figures for super::disk_fsync::FsyncReport {}
 
 /// The figures of a part's result, of whichever type it is.
 fn stored_figures(r: &dyn Stored) -> Vec<Figure> {

@@ -166,7 +166,7 @@ fn another_command_s_baseline_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     let line = one_line_stderr(&out);
     assert!(
-        line.contains("run-s.json") && line.contains("`sweep`"),
+        line.contains("run-s.json") && line.contains("`sweep …`"),
         "{line}"
     );
 }

@@ -125,6 +125,7 @@ fn percent(part: f64, whole: f64) -> String {
 
 impl Exportable for FastReport {
     const COMMAND: &'static str = "fast";
+    const STDOUT_IS_THE_ANSWER: bool = true;
     fn text(&self) -> String {
         text(self)
     }

@@ -70,6 +70,8 @@ pub struct LoadedStudy {
     pub label: String,
     /// A hash of its text (two files with the same hash are copies of one study).
     pub(crate) hash: u64,
+    /// Its comparison with a baseline, when the study was run with `--baseline`.
+    pub baseline: Option<crate::results::baseline::Against>,
 }
 
 /// Prints or writes what `report` was asked for.
@@ -164,6 +166,7 @@ fn write_page(page: &Page) -> Result<ExitKind> {
             one.provenance.unwrap_or(&Provenance::default()),
             &line,
             Some(&one.source),
+            page.studies[0].baseline.as_ref(),
         )?;
         let out = Outputs::reserve_apart(
             &[("-o", &page.output)],

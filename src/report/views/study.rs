@@ -166,7 +166,7 @@ impl Exportable for StudyReport {
     /// The whole study as report.md has it, without the chart links (the SVGs are in the
     /// report directory, not beside this file).
     fn markdown(&self) -> Vec<String> {
-        markdown_blocks(self, &self.environment(), false)
+        markdown_blocks(self, &self.environment(), false, None)
     }
     fn chart(&self) -> Option<Chart> {
         super::part::kept::<SweepReport>(self, "read-sweep").and_then(|s| s.chart())
@@ -708,6 +708,7 @@ pub fn page(
     provenance: &crate::report::json::Provenance,
     command_line: &str,
     raw: Option<&str>,
+    baseline: Option<&crate::results::baseline::Against>,
 ) -> Result<String> {
     let mut out = String::new();
     let medium = html::medium_name(env);
@@ -758,17 +759,21 @@ pub fn page(
         out.push_str("</ul>\n");
     }
     out.push_str(&crate::report::caveats::html(&r.all_caveats()));
+    if let Some(a) = baseline {
+        out.push_str(&crate::report::baseline::html(a));
+    }
     let all = sections(r, env);
     out.push_str("<nav><p>");
-    let links: Vec<String> = all
-        .iter()
-        .map(|s| {
+    let links: Vec<String> = baseline
+        .map(|_| "<a href=\"#baseline\">Against the baseline</a>".to_string())
+        .into_iter()
+        .chain(all.iter().map(|s| {
             format!(
                 "<a href=\"#{}\">{}</a>",
                 s.part.name(),
                 crate::report::html::prose(s.part.title())
             )
-        })
+        }))
         .collect();
     out.push_str(&links.join(" · "));
     out.push_str("</p></nav>\n");
@@ -786,6 +791,7 @@ pub fn markdown_blocks(
     r: &StudyReport,
     env: &crate::measure::env::Environment,
     charts: bool,
+    baseline: Option<&crate::results::baseline::Against>,
 ) -> Vec<String> {
     use crate::report::markdown::{escape, list, table};
     let grid = |g: &crate::report::page::Grid| crate::report::csv::Table {
@@ -811,6 +817,9 @@ pub fn markdown_blocks(
         blocks.push(list("One answer per question:", &said));
     }
     blocks.extend(crate::report::caveats::markdown(&r.all_caveats()));
+    if let Some(a) = baseline {
+        blocks.extend(crate::report::baseline::markdown(a));
+    }
     for s in sections(r, env) {
         let mut block = format!("## {}\n\n", escape(s.part.title()));
         if let Some(status) = &s.status {
@@ -840,7 +849,11 @@ pub fn markdown_blocks(
 /// `report.md`: the page as GitHub-flavoured Markdown — the summary, then per part how it
 /// was measured, its chart as a link to the SVG beside it, its table and its sentences — to
 /// paste into a course report or commit beside the code.
-pub fn report_markdown(r: &StudyReport, provenance: &crate::report::json::Provenance) -> String {
+pub fn report_markdown(
+    r: &StudyReport,
+    provenance: &crate::report::json::Provenance,
+    baseline: Option<&crate::results::baseline::Against>,
+) -> String {
     crate::report::markdown::document(
         &format!(
             "ioscope study of {} ({}, {} level)",
@@ -849,7 +862,7 @@ pub fn report_markdown(r: &StudyReport, provenance: &crate::report::json::Proven
             r.level.name()
         ),
         provenance,
-        &markdown_blocks(r, &provenance.environment, true),
+        &markdown_blocks(r, &provenance.environment, true, baseline),
     )
 }
 
