@@ -1280,6 +1280,13 @@ impl DiskOptions {
                 )));
             }
         }
+        if matches!(mode, disk::DiskMode::Fsync(_))
+            && (runs_asked.repeat.is_some() || runs_asked.budget.given() || args.best)
+        {
+            return Err(input(format!(
+                "{what}: the fsync preset runs once, its figures the distribution of every fdatasync in it: --repeat, --min-runs, --max-runs, --max-time, --precision and --best are for the panel and the depth curve (give a longer --runtime for more fdatasyncs)"
+            )));
+        }
         let series = SeriesOptions::from_args(&args.series, args.export.force, &what)?;
         if series.is_some() && !matches!(mode, disk::DiskMode::Panel) {
             return Err(input(format!(

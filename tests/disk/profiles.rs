@@ -225,7 +225,20 @@ fn bad_presets_and_their_options_are_one_line_errors() {
     let f = file.to_str().unwrap();
     let series = dir.path().join("s.jsonl");
     let series = series.to_str().unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 10] = [
+        // The fsync preset runs once: a count or budget would be silently ignored.
+        (
+            &[d, "--preset", "fsync", "--repeat", "3"],
+            "the fsync preset runs once",
+        ),
+        (
+            &[d, "--preset", "fsync", "--max-runs", "4"],
+            "the fsync preset runs once",
+        ),
+        (
+            &[d, "--preset", "fsync", "--best"],
+            "the fsync preset runs once",
+        ),
         (&[d, "--preset", "turbo"], "no preset 'turbo'"),
         // The series follows the panel's rows; the curve and the fsync preset have none.
         (
