@@ -239,7 +239,7 @@ impl Against {
         if parts.is_empty() {
             return if unknown == total {
                 format!(
-                    "no figure can be told apart from baseline {}: one side has a single run (give --repeat)",
+                    "no figure can be told apart from baseline {}: one side has a single run of each, which has no spread to judge a change by (give --repeat N; the fsync preset runs once)",
                     self.name
                 )
             } else {
