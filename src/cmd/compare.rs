@@ -5,6 +5,7 @@
 use crate::files::{self};
 use crate::harness::{Harness, Target};
 use crate::measure::cache::{self, CacheState};
+use crate::measure::converge::Repeats;
 use crate::measure::external::{self, ToolClaim};
 use crate::measure::meter::Claim;
 use crate::measure::stats::Summary;
@@ -340,33 +341,37 @@ fn measure_state(
     // Rounds of every contender until each one's median is stable (or a fixed count): a
     // contender already stable runs on while the others do, so the order keeps alternating.
     let stop = options.runs;
-    let unsettled = |runs: &[Vec<Run>], failed: &[Option<String>]| {
-        runs.iter().zip(failed).any(|(r, f)| {
-            let rates: Vec<f64> = r.iter().map(|x| x.bytes_per_second).collect();
-            let seconds: f64 = r.iter().map(|x| x.seconds).sum();
-            f.is_none() && stop.more(&rates, seconds)
-        })
+    let mut repeats = vec![Repeats::new(stop); list.len()];
+    let unsettled = |repeats: &[Repeats], failed: &[Option<String>]| {
+        repeats
+            .iter()
+            .zip(failed)
+            .any(|(r, f)| f.is_none() && r.more())
     };
     let mut rep = 0;
-    while unsettled(&runs, &failed) {
+    while unsettled(&repeats, &failed) {
         // Alternate the order: each repeat starts with the next contender.
         for k in 0..list.len() {
             let i = (k + rep) % list.len();
-            if failed[i].is_some() || runs[i].len() >= stop.max_runs {
+            if failed[i].is_some() || repeats[i].len() >= stop.max_runs {
                 continue;
             }
             crate::interrupt::check()?;
             let resident_share_before = prepare(harness, src, state)?;
             match run_once(&list[i], src.len, device, harness) {
-                Ok(ran) => runs[i].push(Run {
-                    bytes: ran.bytes,
-                    seconds: ran.seconds,
-                    bytes_per_second: per_second(ran.bytes, ran.seconds),
-                    wall_seconds: ran.wall,
-                    resident_share_before,
-                    other_io_bytes: ran.marks.other_io_bytes,
-                    pressure: ran.marks.pressure,
-                }),
+                Ok(ran) => {
+                    let bytes_per_second = per_second(ran.bytes, ran.seconds);
+                    repeats[i].push(bytes_per_second, ran.seconds);
+                    runs[i].push(Run {
+                        bytes: ran.bytes,
+                        seconds: ran.seconds,
+                        bytes_per_second,
+                        wall_seconds: ran.wall,
+                        resident_share_before,
+                        other_io_bytes: ran.marks.other_io_bytes,
+                        pressure: ran.marks.pressure,
+                    })
+                }
                 Err(e) => {
                     // A child killed by the user's Ctrl-C (the whole process group gets it)
                     // did not fail: the comparison was interrupted.
@@ -400,7 +405,7 @@ fn measure_state(
             state_ok: r
                 .iter()
                 .all(|x| cache::observe(x.resident_share_before).reaches(state)),
-            settled: stop.outcome(&r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>()),
+            settled: repeats[i].outcome(),
             runs: r.clone(),
         });
     }

@@ -325,14 +325,11 @@ impl Bench<'_> {
             self.write_run(Test::Write)?;
         }
         let mut runs: Vec<PatternRun> = Vec::new();
-        let stop = self.options.runs;
-        let mut rates: Vec<f64> = Vec::new();
-        let mut seconds = 0.0;
-        while runs.is_empty() || stop.more(&rates, seconds) {
+        let mut repeats = crate::measure::converge::Repeats::new(self.options.runs);
+        while repeats.more() {
             match self.one(test) {
                 Ok(run) => {
-                    rates.push(run.sample.bytes_per_second());
-                    seconds += run.sample.elapsed.seconds;
+                    repeats.push(run.sample.bytes_per_second(), run.sample.elapsed.seconds);
                     runs.push(run);
                 }
                 Err(e)

@@ -230,7 +230,7 @@ fn cache_repeats_its_cycles_and_each_rate_is_a_median_with_its_spread() {
     let r = cache_on(&METER, path.to_str().unwrap(), &["--max-runs", "5"]);
     let row = &r.rows[0];
     assert_eq!(row.n(), 5, "never settled: the budget's 5 cycles");
-    let warm = row.rate("warm");
+    let warm = row.rate(ioscope::results::cache::Read::Warm);
     assert_eq!(warm.n, 5);
     assert!(warm.max > 1.5 * warm.min, "{warm:?}");
     assert!(!row.settled.unwrap().settled);

@@ -213,31 +213,26 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     } else {
         "; --verbose: every percentile, the device's view, the queues"
     };
-    let n = r.rows.iter().map(DiskRow::n).max().unwrap_or(1);
-    let fewest = r.rows.iter().map(DiskRow::n).min().unwrap_or(1);
-    let runs = if n > 1 {
-        let each = if fewest < n {
-            format!("{fewest} to {n} runs each (until stable)")
-        } else {
-            format!("{n} runs each")
-        };
-        // `--best`: CrystalDiskMark's figure, said where the median would be.
-        let figure = if r.rows.iter().any(|x| x.best_of) {
-            "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it"
-        } else {
-            "median ±its farthest run"
-        };
-        format!(
-            "{} per run, {each}, {figure}{}",
-            format_seconds(r.runtime_seconds),
-            if verbose {
-                " (their range beside it)".to_string()
+    let each = crate::report::text::runs_each(r.rows.iter().map(DiskRow::n), "runs");
+    let runs = match each {
+        Some(each) => {
+            // `--best`: CrystalDiskMark's figure, said where the median would be.
+            let figure = if r.rows.iter().any(|x| x.best_of) {
+                "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it"
             } else {
-                widest_spread(&r.rows)
-            }
-        )
-    } else {
-        format!("{} each", format_seconds(r.runtime_seconds))
+                "median ±its farthest run"
+            };
+            format!(
+                "{} per run, {each}, {figure}{}",
+                format_seconds(r.runtime_seconds),
+                if verbose {
+                    " (their range beside it)".to_string()
+                } else {
+                    widest_spread(&r.rows)
+                }
+            )
+        }
+        None => format!("{} each", format_seconds(r.runtime_seconds)),
     };
     line(
         &mut out,
