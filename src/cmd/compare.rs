@@ -16,6 +16,8 @@ use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
+use std::ffi::OsString;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn tool_available(program: &str, version_arg: &str) -> bool {
@@ -28,11 +30,60 @@ fn tool_available(program: &str, version_arg: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Where a contender's argument holds the file's path: NUL, which neither a path nor an
+/// argument can hold.
+const PATH: &str = "\0";
+/// Where it holds the path as fio's `--filename` takes it: each ':' (fio's separator of
+/// several files) escaped as `\:`.
+const FIO_PATH: &str = "\0\0";
+
+/// `template` with the file's path put where [`PATH`] and [`FIO_PATH`] stand: as text to
+/// show (`shown`), and as the bytes to run (`path`, which need not be UTF-8).
+fn with_path(template: &[String], shown: &str, path: &Path) -> (Vec<String>, Vec<OsString>) {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let fio = |p: &[u8]| -> Vec<u8> {
+        p.iter()
+            .flat_map(|&b| {
+                if b == b':' {
+                    vec![b'\\', b':']
+                } else {
+                    vec![b]
+                }
+            })
+            .collect()
+    };
+    let put = |arg: &str, path: &[u8]| -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, part) in arg.split(FIO_PATH).enumerate() {
+            if i > 0 {
+                out.extend(fio(path));
+            }
+            for (j, piece) in part.split(PATH).enumerate() {
+                if j > 0 {
+                    out.extend_from_slice(path);
+                }
+                out.extend_from_slice(piece.as_bytes());
+            }
+        }
+        out
+    };
+    template
+        .iter()
+        .map(|arg| {
+            let text = String::from_utf8_lossy(&put(arg, shown.as_bytes())).into_owned();
+            let bytes = OsString::from_vec(put(arg, path.as_os_str().as_bytes()));
+            (text, bytes)
+        })
+        .unzip()
+}
+
 fn contenders(
     options: &CompareOptions,
-    file: &str,
+    path: &Path,
     skipped: &mut Vec<String>,
 ) -> Result<Vec<Contender>> {
+    let shown = options.path.display().to_string();
+    let file = PATH;
     let me = std::env::current_exe()
         .context("find the ioscope executable")?
         .display()
@@ -47,12 +98,14 @@ fn contenders(
             argv: s(&[&me, "run", file, "-r", &raw, "--json"]),
             figures: FigureSource::IoscopeJson,
             direct: false,
+            run: Vec::new(),
         },
         Contender {
             name: "ioscope fast".into(),
             argv: s(&[&me, "fast", file, "--json"]),
             figures: FigureSource::IoscopeJson,
             direct: false,
+            run: Vec::new(),
         },
     ];
     if tool_available("dd", "--version") {
@@ -66,6 +119,7 @@ fn contenders(
             ]),
             figures: FigureSource::DdSummary,
             direct: false,
+            run: Vec::new(),
         });
         list.push(Contender {
             name: format!("dd bs={bs} iflag=direct"),
@@ -78,6 +132,7 @@ fn contenders(
             ]),
             figures: FigureSource::DdSummary,
             direct: true,
+            run: Vec::new(),
         });
     } else {
         skipped.push("dd: not installed".into());
@@ -88,6 +143,7 @@ fn contenders(
             argv: s(&["cat", file]),
             figures: FigureSource::ProcessWall,
             direct: false,
+            run: Vec::new(),
         });
     } else {
         skipped.push("cat: not installed".into());
@@ -97,7 +153,7 @@ fn contenders(
             s(&[
                 "fio",
                 "--name=ioscope-compare",
-                &format!("--filename={file}"),
+                &format!("--filename={FIO_PATH}"),
                 "--rw=read",
                 &format!("--bs={raw}"),
                 &format!("--ioengine={engine}"),
@@ -113,15 +169,20 @@ fn contenders(
             argv: base("psync", "0", "1"),
             figures: FigureSource::FioJson,
             direct: false,
+            run: Vec::new(),
         });
         list.push(Contender {
             name: format!("fio io_uring direct bs={bs} qd32"),
             argv: base("io_uring", "1", "32"),
             figures: FigureSource::FioJson,
             direct: true,
+            run: Vec::new(),
         });
     } else {
         skipped.push("fio: not installed (apt-get install fio to include it)".into());
+    }
+    for c in &mut list {
+        (c.argv, c.run) = with_path(&c.argv, &shown, path);
     }
     Ok(list)
 }
@@ -178,8 +239,15 @@ fn run_once(
     // The whole child inside a region of the meter: its wall time, and the device's and
     // the machine's counters around it (the child's own reads are not this process's).
     let region = harness.meter.start(device);
-    let out = Command::new(&c.argv[0])
-        .args(&c.argv[1..])
+    // A contender made here has its arguments as run; one read back from a saved result
+    // only as shown.
+    let argv: Vec<OsString> = if c.run.is_empty() {
+        c.argv.iter().map(OsString::from).collect()
+    } else {
+        c.run.clone()
+    };
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
         .stdin(Stdio::null())
         .stdout(if c.figures == FigureSource::ProcessWall {
             Stdio::null()
@@ -211,7 +279,12 @@ fn run_once(
     let claim: ToolClaim = match c.figures {
         FigureSource::IoscopeJson => external::ioscope(&stdout)?,
         FigureSource::DdSummary => external::dd(&stderr)?,
-        FigureSource::FioJson => external::fio(&stdout)?,
+        // fio writes the file's name into its JSON raw: a tab or an ESC in it would make
+        // the document invalid, so they are escaped first.
+        FigureSource::FioJson => match crate::report::json::printable_strings(&stdout) {
+            Some(escaped) => external::fio(&escaped)?,
+            None => external::fio(&stdout)?,
+        },
         FigureSource::ProcessWall => {
             return Ok(Ran {
                 bytes: file_bytes,
@@ -245,7 +318,7 @@ pub fn execute(
     let src = files::open_measurable(&options.path, "compare")?;
     let file = options.path.display().to_string();
     let mut skipped = Vec::new();
-    let list = contenders(options, &file, &mut skipped)?;
+    let list = contenders(options, &options.path, &mut skipped)?;
     let device = crate::measure::diskstats::device_of(&options.path);
     let mut report = CompareReport {
         file,

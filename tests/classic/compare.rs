@@ -249,3 +249,68 @@ fn report_svg_of_a_result_without_a_chart_is_a_usage_error() {
     assert!(one_line_stderr(&out).contains("no chart"));
     assert!(!svg.exists());
 }
+
+#[test]
+fn a_file_whose_name_is_not_utf8_and_holds_controls_and_a_colon_is_read_by_every_contender() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A tab, a terminal escape, fio's separator ':' and a byte that is no UTF-8.
+    let name = std::ffi::OsStr::from_bytes(b"a\tb\x1b[31m:red\xff.bin");
+    let path = dir.path().join(name);
+    std::fs::write(&path, pattern(1 << 20)).unwrap();
+    let out = ioscope()
+        .current_dir(dir.path())
+        .arg("compare")
+        .arg(name)
+        .args(["--cache", "warm", "--repeat", "1", "--block-size", "64k"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The name reaches each tool as its bytes (they all read it), and the text escapes it.
+    assert!(!text.contains("skipped: ioscope"), "{text}");
+    assert!(!text.contains("skipped: cat"), "{text}");
+    // O_DIRECT may be refused where the test runs (tmpfs); the name never is.
+    assert!(!text.contains("No such file"), "{text}");
+    assert!(!text.contains("total_file_size"), "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\t'), "{text}");
+    assert!(text.contains("a\\tb\\u{1b}[31m:red"), "{text}");
+    for contender in ["ioscope fast", "dd bs=64k", "cat"] {
+        assert!(text.contains(contender), "{contender}: {text}");
+    }
+    // The JSON document is valid, its rows every contender's.
+    let out = ioscope()
+        .current_dir(dir.path())
+        .arg("compare")
+        .arg(name)
+        .args([
+            "--cache",
+            "warm",
+            "--repeat",
+            "1",
+            "--block-size",
+            "64k",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let rows = doc["rows"].as_array().unwrap();
+    let ran = |name: &str| rows.iter().any(|r| r["contender"] == name);
+    assert!(ran("ioscope run -r 64k") && ran("ioscope fast") && ran("cat"));
+    assert!(ran("dd bs=64k"), "{}", doc["skipped"]);
+    let fio = !doc["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s.as_str().unwrap().starts_with("fio: not installed"));
+    assert!(!fio || ran("fio psync bs=64k"), "{}", doc["skipped"]);
+    assert!(
+        doc["file"]
+            .as_str()
+            .unwrap()
+            .starts_with("a\tb\u{1b}[31m:red")
+    );
+}
