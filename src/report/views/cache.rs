@@ -32,7 +32,7 @@ pub fn text(r: &CacheReport) -> String {
     let _ = writeln!(
         out,
         "cache {} ({}) with the {} engine; cold = {eviction}{}",
-        r.file,
+        crate::text::printable(&r.file),
         format_size(r.file_bytes),
         r.engine,
         cycles(r)
@@ -293,13 +293,15 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
             rate(warm),
             rate(cold)
         ),
-        Relation::Unclear(x) if x > 1.0 => format!(
-            "In calls of {block} the warm read is {x:.1}x the cold one by the medians ({} against {}), but their runs overlap: no gain from the cache is shown; {}.",
+        // Runs that overlap show no gain, and no loss either: the medians' order is noise.
+        Relation::Unclear(x) => format!(
+            "In calls of {block} the warm read is {} the cold one by the medians ({} against {}), but their runs overlap: no gain from the cache is shown; {}.",
+            times(x),
             rate(warm),
             rate(cold),
             crate::measure::verdict::WHAT_WOULD_TELL
         ),
-        Relation::Below(x) | Relation::Unclear(x) => format!(
+        Relation::Below(x) => format!(
             "In calls of {block} the warm read is slower than the cold one ({x:.2}x: {} against {}), which no cache explains: load or noise during the warm run; run it again on a quieter machine.",
             rate(warm),
             rate(cold)
@@ -313,6 +315,15 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
     let device_read = |s: &crate::harness::Sample| s.device.map(|d| d.read_bytes);
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     match relate(again_f, cold_f) {
+        // Overlapping runs of the two cold reads: no first-run effect is shown, and no
+        // agreement within 10% either.
+        Relation::Unclear(x) => why.push(format!(
+            "The second cold read is {} the first by the medians ({} against {}), but their runs overlap: the cold reads are not shown to differ; {}.",
+            times(x),
+            rate(again),
+            rate(cold),
+            crate::measure::verdict::WHAT_WOULD_TELL
+        )),
         Relation::Same => why.push(if matches!(warm_vs_cold, Relation::Above(_)) {
             format!(
                 "The second cold read ({}) repeats the first ({}) within 10%, so the difference is the cache, not a first-run effect.",
@@ -326,7 +337,7 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
                 rate(cold)
             )
         }),
-        Relation::Above(x) | Relation::Unclear(x) if x > 1.0 => {
+        Relation::Above(x) => {
             let cause = match (resident(&row.cold), resident(&row.cold_again)) {
                 (Some(first), Some(second)) if second > first + 0.05 => format!(
                     "{} of the file was still cached before it ({} before the first), so it was not as cold",
@@ -359,7 +370,7 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
                 rate(cold)
             ));
         }
-        Relation::Above(x) | Relation::Below(x) | Relation::Unclear(x) => why.push(format!(
+        Relation::Below(x) => why.push(format!(
             "The second cold read is slower than the first ({x:.2}x: {} against {}): the cold figures disagree by more than 10%, from load or noise between the runs; neither alone is the medium's rate.",
             rate(again),
             rate(cold)
@@ -398,6 +409,15 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
 }
 
 use crate::measure::verdict::SAME_WITHIN;
+
+/// A ratio as the sentences write it: `1.4x` above 1, `0.85x` below.
+fn times(x: f64) -> String {
+    if x >= 1.0 {
+        format!("{x:.1}x")
+    } else {
+        format!("{x:.2}x")
+    }
+}
 
 /// Whether a device count is short of the bytes a run read, beyond [`SAME_WITHIN`].
 fn short_of(device: u64, read: u64) -> bool {
@@ -469,14 +489,17 @@ impl Exportable for CacheReport {
     }
 }
 
-/// `cache`: cold, warm and cold again side by side per block size (one run each).
+/// `cache`: cold, warm and cold again side by side per block size (one run each, or the
+/// median of the cycles each had).
 pub fn markdown(r: &CacheReport) -> Vec<String> {
     let eviction = eviction(r);
     let caption = format!(
-        "cold, warm and cold again: {} ({}) with the {} engine, one run each; cold = {eviction}",
-        r.file,
+        "cold, warm and cold again: {} ({}) with the {} engine, {}; cold = {eviction}",
+        crate::text::printable(&r.file),
         format_size(r.file_bytes),
-        r.engine
+        r.engine,
+        crate::report::text::runs_each(r.rows.iter().map(CacheRow::n), "cycles")
+            .unwrap_or_else(|| "one run each".into())
     );
     let t = columns::markdown(&cache_columns(r), &r.rows);
     vec![markdown::table(&t, Some(&caption))]
