@@ -181,6 +181,12 @@ pub(crate) fn file_lines(
     );
 }
 
+/// What a `--best` panel's figures are, in the text's rows line.
+const BEST_OF_RUNS: &str = "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it";
+
+/// The same, as the caption of a `--best` panel's Markdown table.
+const BEST_OF: &str = "each figure is the best of its runs (the fastest run, CrystalDiskMark's figure; the median is the one to compare), ±the farthest run from it";
+
 /// Renders `disk`: where and how it ran, then its answer last, the 4×2 grid engineers know
 /// from CrystalDiskMark (each row's read and write side by side: MB/s, IOPS, p99). With
 /// `verbose` also the device's view and a sentence per row on its queue, and the full
@@ -218,7 +224,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         Some(each) => {
             // `--best`: CrystalDiskMark's figure, said where the median would be.
             let figure = if r.rows.iter().any(|x| x.best_of) {
-                "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it"
+                BEST_OF_RUNS
             } else {
                 "median ±its farthest run"
             };
@@ -440,9 +446,11 @@ impl Exportable for DiskReport {
     }
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table};
+        // `--best`: the figures are the fastest runs', said where the table is.
+        let best = self.rows.iter().any(|x| x.best_of).then_some(BEST_OF);
         let mut blocks = vec![table(
             &columns::markdown(&panel(&self.rows), &self.rows),
-            None,
+            best,
         )];
         let sentences: Vec<String> = self
             .rows
