@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 /// The half-width (relative to the median) a point's interval must come within by default.
 pub const PRECISION: f64 = 0.05;
 
+/// The finest precision that may be asked (±0.1%): the reports write it to a tenth of a
+/// percent, and a finer one would only spend every point's whole budget.
+pub const FINEST_PRECISION: f64 = 0.001;
+
 /// When to stop repeating a timed point.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stopping {
