@@ -399,6 +399,27 @@ pub fn execute(
     Ok(report)
 }
 
+/// Stops the comparison unless the name still names the file first opened, at the size it
+/// had: the tools open it by name before each run, so another file put there (a link, a
+/// copy), or this one grown or shrunk, would be measured in its place, and a row would mix
+/// runs of two files.
+fn unchanged(src: &files::Input, path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let now = std::fs::metadata(path).ok();
+    let same = now.is_some_and(|m| {
+        Some((m.dev(), m.ino())) == files::file_id(&src.file)
+            && (!m.file_type().is_file() || m.len() == src.start + src.len)
+    });
+    if same {
+        return Ok(());
+    }
+    Err(crate::error::Failure::Check(format!(
+        "compare {}: the file at this name changed during the comparison (replaced, moved, grown or shrunk); stopped: the tools read it by name",
+        crate::text::printable(&src.name)
+    ))
+    .into())
+}
+
 /// Every contender in one cache state, in alternating order; the rows and the contenders
 /// that failed.
 fn measure_state(
@@ -430,6 +451,7 @@ fn measure_state(
                 continue;
             }
             crate::interrupt::check()?;
+            unchanged(src, &options.path)?;
             let resident_share_before = prepare(harness, src, state)?;
             match run_once(&list[i], src.len, device, harness) {
                 Ok(ran) => {

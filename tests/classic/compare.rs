@@ -314,3 +314,71 @@ fn a_file_whose_name_is_not_utf8_and_holds_controls_and_a_colon_is_read_by_every
             .starts_with("a\tb\u{1b}[31m:red")
     );
 }
+
+/// Compares `path` (warm, two runs each) with FIXED_METER meddling as the third run starts.
+fn compare_meddled(
+    path: &std::path::Path,
+    meddle: impl FnOnce() + Send + 'static,
+) -> anyhow::Result<ioscope::cmd::compare::CompareReport> {
+    let argv = [
+        "compare",
+        path.to_str().unwrap(),
+        "--cache",
+        "warm",
+        "--repeat",
+        "2",
+        "--block-size",
+        "64k",
+    ];
+    let options = match command_of(&argv) {
+        ioscope::cli::Command::Compare(a) => {
+            ioscope::options::CompareOptions::from_args(&a).expect("valid options")
+        }
+        _ => unreachable!("a compare command line"),
+    };
+    let meter = MeddlingMeter::new(2, meddle);
+    let harness = ioscope::harness::Harness {
+        meter: &meter,
+        progress: &ioscope::harness::NoProgress,
+    };
+    let result = ioscope::cmd::compare::execute(&options, &harness, &mut |_| Ok(()));
+    assert!(meter.meddled(), "the third run started");
+    result
+}
+
+#[test]
+fn a_file_replaced_grown_or_shrunk_between_runs_stops_the_comparison_in_one_line() {
+    type Meddle = fn(&std::path::Path, &std::path::Path);
+    let meddles: [(&str, Meddle); 3] = [
+        ("swapped for a link", |p, other| {
+            std::fs::remove_file(p).unwrap();
+            std::os::unix::fs::symlink(other, p).unwrap();
+        }),
+        ("grown", |p, _| {
+            let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+            std::io::Write::write_all(&mut f, &[7u8; 4096]).unwrap();
+        }),
+        ("shrunk", |p, _| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_len(4096)
+                .unwrap();
+        }),
+    ];
+    for (what, meddle) in meddles {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(dir.path(), "f", &pattern(1 << 20));
+        let other = file_with(dir.path(), "other", &pattern(3 << 20));
+        let p = path.clone();
+        // Before, the tools read whatever was at the name: a row mixed two files' runs.
+        let e = compare_meddled(&path, move || meddle(&p, &other)).expect_err(what);
+        let said = format!("{e:#}");
+        assert!(
+            said.contains("the file at this name changed during the comparison"),
+            "{what}: {said}"
+        );
+        assert_eq!(said.lines().count(), 1, "{what}: {said}");
+    }
+}
