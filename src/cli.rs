@@ -870,7 +870,7 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
     /// Stop repeating a point once its median's 95% confidence interval is within this
-    /// share of the median (default 5%).
+    /// share of the median (default 5%; 0.1% at the finest).
     #[arg(long, value_name = "PERCENT")]
     pub precision: Option<String>,
 }

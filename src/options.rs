@@ -296,12 +296,15 @@ pub fn stopping_of(
     };
     let precision = match &args.precision {
         Some(text) => {
-            let number = text.trim().trim_end_matches('%').trim();
+            // One '%' at most: "5%%" is a typo, not five percent.
+            let trimmed = text.trim();
+            let number = trimmed.strip_suffix('%').unwrap_or(trimmed).trim();
+            let finest = 100.0 * crate::measure::converge::FINEST_PRECISION;
             match number.parse::<f64>() {
-                Ok(p) if p > 0.0 && p < 100.0 => p / 100.0,
+                Ok(p) if p >= finest && p < 100.0 => p / 100.0,
                 _ => {
                     return Err(input(format!(
-                        "{what}: --precision must be a percentage above 0 and below 100 (like 5%), not '{text}'"
+                        "{what}: --precision must be a percentage from {finest} to below 100 (like 5%), not '{text}'"
                     )));
                 }
             }

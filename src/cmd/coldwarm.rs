@@ -6,8 +6,9 @@
 use crate::files::{self};
 use crate::harness::{Harness, Sample, Target};
 use crate::measure::cache::CacheState;
-use crate::measure::converge::Stopping;
+use crate::measure::converge::{Repeats, Stopping};
 use crate::measure::diskstats;
+use crate::measure::stats;
 use crate::options::CacheOptions;
 pub use crate::results::cache::{CacheReport, CacheRow, Cycle};
 use crate::warning::{self, Warning};
@@ -122,23 +123,27 @@ fn repeated(
     mut cycle: impl FnMut() -> Result<[Sample; 3]>,
 ) -> Result<CacheRow> {
     let mut cycles: Vec<[Sample; 3]> = Vec::new();
-    let rates = |cycles: &[[Sample; 3]], i: usize| -> Vec<f64> {
-        cycles.iter().map(|c| c[i].bytes_per_second()).collect()
-    };
-    let mut seconds = 0.0;
-    while cycles.is_empty() || (0..3).any(|i| stop.more(&rates(&cycles, i), seconds)) {
+    // One count per read; each is charged the whole cycle's seconds, as a cycle is what
+    // one more run of any read costs.
+    let mut reads = [
+        Repeats::new(*stop),
+        Repeats::new(*stop),
+        Repeats::new(*stop),
+    ];
+    while reads.iter().any(Repeats::more) {
         let c = cycle()?;
-        seconds += c.iter().map(|s| s.elapsed.seconds).sum::<f64>();
+        let seconds = c.iter().map(|s| s.elapsed.seconds).sum::<f64>();
+        for (read, sample) in reads.iter_mut().zip(&c) {
+            read.push(sample.bytes_per_second(), seconds);
+        }
         cycles.push(c);
     }
     // The least settled of the three reads speaks for the row.
-    let settled = (0..3)
-        .filter_map(|i| stop.outcome(&rates(&cycles, i)))
-        .min_by(|a, b| {
-            (a.settled, -a.half_width.unwrap_or(f64::INFINITY))
-                .partial_cmp(&(b.settled, -b.half_width.unwrap_or(f64::INFINITY)))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+    let settled = reads.iter().filter_map(Repeats::outcome).min_by(|a, b| {
+        (a.settled, -a.half_width.unwrap_or(f64::INFINITY))
+            .partial_cmp(&(b.settled, -b.half_width.unwrap_or(f64::INFINITY)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     let figures: Vec<Cycle> = if cycles.len() > 1 {
         cycles
             .iter()
@@ -157,13 +162,9 @@ fn repeated(
         if let Some(failed) = cycles.iter().find(|c| !c[i].ok()) {
             return failed[i].clone();
         }
-        let mut order: Vec<usize> = (0..cycles.len()).collect();
-        order.sort_by(|&a, &b| {
-            cycles[a][i]
-                .bytes_per_second()
-                .total_cmp(&cycles[b][i].bytes_per_second())
-        });
-        cycles[order[(order.len() - 1) / 2]][i].clone()
+        let middle = stats::median_index_by(cycles.len(), |k| cycles[k][i].bytes_per_second())
+            .expect("at least one cycle");
+        cycles[middle][i].clone()
     };
     Ok(CacheRow {
         block_size,

@@ -5,6 +5,7 @@
 use crate::files::{self};
 use crate::harness::{Harness, Target};
 use crate::measure::cache::{self, CacheState};
+use crate::measure::converge::Repeats;
 use crate::measure::external::{self, ToolClaim};
 use crate::measure::meter::Claim;
 use crate::measure::stats::Summary;
@@ -15,6 +16,8 @@ use crate::warning::Warning;
 use crate::workload::Op;
 use crate::workload::plan::Plan;
 use anyhow::{Context, Result};
+use std::ffi::OsString;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn tool_available(program: &str, version_arg: &str) -> bool {
@@ -27,11 +30,60 @@ fn tool_available(program: &str, version_arg: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Where a contender's argument holds the file's path: NUL, which neither a path nor an
+/// argument can hold.
+const PATH: &str = "\0";
+/// Where it holds the path as fio's `--filename` takes it: each ':' (fio's separator of
+/// several files) escaped as `\:`.
+const FIO_PATH: &str = "\0\0";
+
+/// `template` with the file's path put where [`PATH`] and [`FIO_PATH`] stand: as text to
+/// show (`shown`), and as the bytes to run (`path`, which need not be UTF-8).
+fn with_path(template: &[String], shown: &str, path: &Path) -> (Vec<String>, Vec<OsString>) {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let fio = |p: &[u8]| -> Vec<u8> {
+        p.iter()
+            .flat_map(|&b| {
+                if b == b':' {
+                    vec![b'\\', b':']
+                } else {
+                    vec![b]
+                }
+            })
+            .collect()
+    };
+    let put = |arg: &str, path: &[u8]| -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, part) in arg.split(FIO_PATH).enumerate() {
+            if i > 0 {
+                out.extend(fio(path));
+            }
+            for (j, piece) in part.split(PATH).enumerate() {
+                if j > 0 {
+                    out.extend_from_slice(path);
+                }
+                out.extend_from_slice(piece.as_bytes());
+            }
+        }
+        out
+    };
+    template
+        .iter()
+        .map(|arg| {
+            let text = String::from_utf8_lossy(&put(arg, shown.as_bytes())).into_owned();
+            let bytes = OsString::from_vec(put(arg, path.as_os_str().as_bytes()));
+            (text, bytes)
+        })
+        .unzip()
+}
+
 fn contenders(
     options: &CompareOptions,
-    file: &str,
+    path: &Path,
     skipped: &mut Vec<String>,
 ) -> Result<Vec<Contender>> {
+    let shown = options.path.display().to_string();
+    let file = PATH;
     let me = std::env::current_exe()
         .context("find the ioscope executable")?
         .display()
@@ -46,12 +98,14 @@ fn contenders(
             argv: s(&[&me, "run", file, "-r", &raw, "--json"]),
             figures: FigureSource::IoscopeJson,
             direct: false,
+            run: Vec::new(),
         },
         Contender {
             name: "ioscope fast".into(),
             argv: s(&[&me, "fast", file, "--json"]),
             figures: FigureSource::IoscopeJson,
             direct: false,
+            run: Vec::new(),
         },
     ];
     if tool_available("dd", "--version") {
@@ -65,6 +119,7 @@ fn contenders(
             ]),
             figures: FigureSource::DdSummary,
             direct: false,
+            run: Vec::new(),
         });
         list.push(Contender {
             name: format!("dd bs={bs} iflag=direct"),
@@ -77,6 +132,7 @@ fn contenders(
             ]),
             figures: FigureSource::DdSummary,
             direct: true,
+            run: Vec::new(),
         });
     } else {
         skipped.push("dd: not installed".into());
@@ -87,6 +143,7 @@ fn contenders(
             argv: s(&["cat", file]),
             figures: FigureSource::ProcessWall,
             direct: false,
+            run: Vec::new(),
         });
     } else {
         skipped.push("cat: not installed".into());
@@ -96,7 +153,7 @@ fn contenders(
             s(&[
                 "fio",
                 "--name=ioscope-compare",
-                &format!("--filename={file}"),
+                &format!("--filename={FIO_PATH}"),
                 "--rw=read",
                 &format!("--bs={raw}"),
                 &format!("--ioengine={engine}"),
@@ -112,15 +169,20 @@ fn contenders(
             argv: base("psync", "0", "1"),
             figures: FigureSource::FioJson,
             direct: false,
+            run: Vec::new(),
         });
         list.push(Contender {
             name: format!("fio io_uring direct bs={bs} qd32"),
             argv: base("io_uring", "1", "32"),
             figures: FigureSource::FioJson,
             direct: true,
+            run: Vec::new(),
         });
     } else {
         skipped.push("fio: not installed (apt-get install fio to include it)".into());
+    }
+    for c in &mut list {
+        (c.argv, c.run) = with_path(&c.argv, &shown, path);
     }
     Ok(list)
 }
@@ -177,8 +239,15 @@ fn run_once(
     // The whole child inside a region of the meter: its wall time, and the device's and
     // the machine's counters around it (the child's own reads are not this process's).
     let region = harness.meter.start(device);
-    let out = Command::new(&c.argv[0])
-        .args(&c.argv[1..])
+    // A contender made here has its arguments as run; one read back from a saved result
+    // only as shown.
+    let argv: Vec<OsString> = if c.run.is_empty() {
+        c.argv.iter().map(OsString::from).collect()
+    } else {
+        c.run.clone()
+    };
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
         .stdin(Stdio::null())
         .stdout(if c.figures == FigureSource::ProcessWall {
             Stdio::null()
@@ -210,7 +279,12 @@ fn run_once(
     let claim: ToolClaim = match c.figures {
         FigureSource::IoscopeJson => external::ioscope(&stdout)?,
         FigureSource::DdSummary => external::dd(&stderr)?,
-        FigureSource::FioJson => external::fio(&stdout)?,
+        // fio writes the file's name into its JSON raw: a tab or an ESC in it would make
+        // the document invalid, so they are escaped first.
+        FigureSource::FioJson => match crate::report::json::printable_strings(&stdout) {
+            Some(escaped) => external::fio(&escaped)?,
+            None => external::fio(&stdout)?,
+        },
         FigureSource::ProcessWall => {
             return Ok(Ran {
                 bytes: file_bytes,
@@ -244,7 +318,7 @@ pub fn execute(
     let src = files::open_measurable(&options.path, "compare")?;
     let file = options.path.display().to_string();
     let mut skipped = Vec::new();
-    let list = contenders(options, &file, &mut skipped)?;
+    let list = contenders(options, &options.path, &mut skipped)?;
     let device = crate::measure::diskstats::device_of(&options.path);
     let mut report = CompareReport {
         file,
@@ -325,6 +399,27 @@ pub fn execute(
     Ok(report)
 }
 
+/// Stops the comparison unless the name still names the file first opened, at the size it
+/// had: the tools open it by name before each run, so another file put there (a link, a
+/// copy), or this one grown or shrunk, would be measured in its place, and a row would mix
+/// runs of two files.
+fn unchanged(src: &files::Input, path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let now = std::fs::metadata(path).ok();
+    let same = now.is_some_and(|m| {
+        Some((m.dev(), m.ino())) == files::file_id(&src.file)
+            && (!m.file_type().is_file() || m.len() == src.start + src.len)
+    });
+    if same {
+        return Ok(());
+    }
+    Err(crate::error::Failure::Check(format!(
+        "compare {}: the file at this name changed during the comparison (replaced, moved, grown or shrunk); stopped: the tools read it by name",
+        crate::text::printable(&src.name)
+    ))
+    .into())
+}
+
 /// Every contender in one cache state, in alternating order; the rows and the contenders
 /// that failed.
 fn measure_state(
@@ -340,33 +435,38 @@ fn measure_state(
     // Rounds of every contender until each one's median is stable (or a fixed count): a
     // contender already stable runs on while the others do, so the order keeps alternating.
     let stop = options.runs;
-    let unsettled = |runs: &[Vec<Run>], failed: &[Option<String>]| {
-        runs.iter().zip(failed).any(|(r, f)| {
-            let rates: Vec<f64> = r.iter().map(|x| x.bytes_per_second).collect();
-            let seconds: f64 = r.iter().map(|x| x.seconds).sum();
-            f.is_none() && stop.more(&rates, seconds)
-        })
+    let mut repeats = vec![Repeats::new(stop); list.len()];
+    let unsettled = |repeats: &[Repeats], failed: &[Option<String>]| {
+        repeats
+            .iter()
+            .zip(failed)
+            .any(|(r, f)| f.is_none() && r.more())
     };
     let mut rep = 0;
-    while unsettled(&runs, &failed) {
+    while unsettled(&repeats, &failed) {
         // Alternate the order: each repeat starts with the next contender.
         for k in 0..list.len() {
             let i = (k + rep) % list.len();
-            if failed[i].is_some() || runs[i].len() >= stop.max_runs {
+            if failed[i].is_some() || repeats[i].len() >= stop.max_runs {
                 continue;
             }
             crate::interrupt::check()?;
+            unchanged(src, &options.path)?;
             let resident_share_before = prepare(harness, src, state)?;
             match run_once(&list[i], src.len, device, harness) {
-                Ok(ran) => runs[i].push(Run {
-                    bytes: ran.bytes,
-                    seconds: ran.seconds,
-                    bytes_per_second: per_second(ran.bytes, ran.seconds),
-                    wall_seconds: ran.wall,
-                    resident_share_before,
-                    other_io_bytes: ran.marks.other_io_bytes,
-                    pressure: ran.marks.pressure,
-                }),
+                Ok(ran) => {
+                    let bytes_per_second = per_second(ran.bytes, ran.seconds);
+                    repeats[i].push(bytes_per_second, ran.seconds);
+                    runs[i].push(Run {
+                        bytes: ran.bytes,
+                        seconds: ran.seconds,
+                        bytes_per_second,
+                        wall_seconds: ran.wall,
+                        resident_share_before,
+                        other_io_bytes: ran.marks.other_io_bytes,
+                        pressure: ran.marks.pressure,
+                    })
+                }
                 Err(e) => {
                     // A child killed by the user's Ctrl-C (the whole process group gets it)
                     // did not fail: the comparison was interrupted.
@@ -400,7 +500,7 @@ fn measure_state(
             state_ok: r
                 .iter()
                 .all(|x| cache::observe(x.resident_share_before).reaches(state)),
-            settled: stop.outcome(&r.iter().map(|x| x.bytes_per_second).collect::<Vec<_>>()),
+            settled: repeats[i].outcome(),
             runs: r.clone(),
         });
     }

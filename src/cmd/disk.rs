@@ -29,7 +29,7 @@ use crate::error::input;
 use crate::files::{self, OutputFile};
 use crate::harness::Harness;
 use crate::harness::queue::Feed;
-use crate::measure::converge::Stopping;
+use crate::measure::converge::{Repeats, Stopping};
 use crate::measure::devstats::Watch;
 use crate::measure::inflight::{InFlight, Window, took};
 use crate::measure::series::{Clock, OverTime, Series};
@@ -324,9 +324,8 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
     let spec = asked.spec;
     let stop = asked.repeat;
     let mut runs: Vec<DiskRow> = Vec::with_capacity(stop.min_runs);
-    let mut rates: Vec<f64> = Vec::new();
-    let mut seconds = 0.0;
-    while runs.is_empty() || stop.more(&rates, seconds) {
+    let mut repeats = Repeats::new(stop);
+    while repeats.more() {
         let i = runs.len();
         let of = match (stop.is_fixed(), stop.max_runs) {
             (_, 1) => String::new(),
@@ -348,8 +347,7 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
         );
         harness.progress.end();
         let row = row?;
-        rates.push(row.bytes_per_second);
-        seconds += row.seconds;
+        repeats.push(row.bytes_per_second, row.seconds);
         runs.push(row);
     }
     let mut row = if asked.best {
@@ -358,7 +356,7 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
         DiskRow::median_of(runs)
     }
     .expect("at least one run");
-    row.settled = stop.outcome(&rates);
+    row.settled = repeats.outcome();
     Ok(row)
 }
 

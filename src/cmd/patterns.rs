@@ -297,13 +297,43 @@ impl Bench<'_> {
         }
     }
 
-    /// Opens the test file again, for reading or for both.
+    /// Opens the test file again, for reading or for both: the file made for the tests
+    /// (through `/proc/self/fd`), never what its name holds now. Between runs another
+    /// program may have moved it or put a link or another file at its name: the run stops
+    /// then, as `disk`'s does, and nothing is read or written through the name.
     fn open(&self, write: bool) -> Result<File> {
-        OpenOptions::new()
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let ours = files::file_id(self.out.file());
+        let replaced = || {
+            anyhow::anyhow!(
+                "patterns {}: the file at this name was replaced during the run (moved, or another file or a link put there); stopped: nothing is written through the name",
+                self.out.name()
+            )
+        };
+        let named = std::fs::symlink_metadata(self.out.path()).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            Some((m.dev(), m.ino())) == ours
+        });
+        if !named {
+            return Err(replaced());
+        }
+        let fd = std::path::PathBuf::from(format!("/proc/self/fd/{}", self.out.file().as_raw_fd()));
+        let (path, flags) = if fd.exists() {
+            (fd.as_path(), 0)
+        } else {
+            (self.out.path(), libc::O_NOFOLLOW)
+        };
+        let file = OpenOptions::new()
             .read(true)
             .write(write)
-            .open(self.out.path())
-            .with_context(|| format!("open {} for the patterns", self.out.name()))
+            .custom_flags(flags)
+            .open(path)
+            .with_context(|| format!("open {} for the patterns", self.out.name()))?;
+        if files::file_id(&file) != ours {
+            return Err(replaced());
+        }
+        Ok(file)
     }
 
     fn target<'f>(&'f self, file: &'f File) -> Target<'f> {
@@ -318,21 +348,16 @@ impl Bench<'_> {
     /// Runs `test`'s timed runs; a file that does not hold its data yet is written first.
     /// Interrupted after some runs, it returns those (summarized) and the interruption.
     fn measure(&mut self, test: Test) -> Result<(PatternResult, Option<anyhow::Error>)> {
-        let written = std::fs::metadata(self.out.path())
-            .map(|m| m.len())
-            .unwrap_or(0);
+        let written = self.out.file().metadata().map(|m| m.len()).unwrap_or(0);
         if written != self.size && test != Test::Write {
             self.write_run(Test::Write)?;
         }
         let mut runs: Vec<PatternRun> = Vec::new();
-        let stop = self.options.runs;
-        let mut rates: Vec<f64> = Vec::new();
-        let mut seconds = 0.0;
-        while runs.is_empty() || stop.more(&rates, seconds) {
+        let mut repeats = crate::measure::converge::Repeats::new(self.options.runs);
+        while repeats.more() {
             match self.one(test) {
                 Ok(run) => {
-                    rates.push(run.sample.bytes_per_second());
-                    seconds += run.sample.elapsed.seconds;
+                    repeats.push(run.sample.bytes_per_second(), run.sample.elapsed.seconds);
                     runs.push(run);
                 }
                 Err(e)

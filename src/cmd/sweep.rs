@@ -9,7 +9,7 @@ use crate::engine::flag;
 use crate::files::{self, CreatePolicy, InputKind};
 use crate::harness::{Harness, Sample, Setup, Target};
 use crate::measure::cache::CacheState;
-use crate::measure::converge::Stopping;
+use crate::measure::converge::{Repeats, Stopping};
 use crate::measure::diskstats;
 use crate::measure::latency::{self, Latency};
 use crate::measure::model::{self};
@@ -270,13 +270,11 @@ fn repeated<T: AsRef<Sample>>(
         run()?;
     }
     let mut runs: Vec<T> = Vec::new();
-    let mut rates: Vec<f64> = Vec::new();
-    let mut seconds = 0.0;
-    while runs.is_empty() || options.runs.more(&rates, seconds) {
+    let mut repeats = Repeats::new(options.runs);
+    while repeats.more() {
         let timed = run()?;
         let sample = timed.as_ref();
-        rates.push(sample.bytes_per_second());
-        seconds += sample.elapsed.seconds;
+        repeats.push(sample.bytes_per_second(), sample.elapsed.seconds);
         runs.push(timed);
     }
     Ok(runs)
@@ -307,15 +305,20 @@ fn finish(report: &mut SweepReport) {
         Vec::new()
     };
     let partial = report.warnings.contains(&Warning::Partial);
+    // A point as the warnings name it: "warm at 64 KiB", "write at 1 MiB".
+    let op = report.op;
+    let at = move |p: &SweepPoint| {
+        format!(
+            "{} at {}",
+            p.cache.map_or(op.name(), |c| c.name()),
+            crate::units::format_block_size(p.block_size)
+        )
+    };
     report.warnings = report
         .points
         .iter()
         .flat_map(|p| {
-            let at = format!(
-                "{} at {}",
-                p.cache.map_or(report.op.name(), |c| c.name()),
-                crate::units::format_block_size(p.block_size)
-            );
+            let at = at(p);
             p.runs
                 .iter()
                 .flat_map(move |r| warning::of_sample(r, Some(at.clone())))
@@ -326,37 +329,17 @@ fn finish(report: &mut SweepReport) {
     // not settle says so); a fixed count's by the spread rule.
     let spread = match report.until_stable {
         Some(stop) => warning::unsettled(
-            report.points.iter().map(|p| {
-                (
-                    format!(
-                        "{} at {}",
-                        p.cache.map_or(report.op.name(), |c| c.name()),
-                        crate::units::format_block_size(p.block_size)
-                    ),
-                    p.settled,
-                    p.runs.len(),
-                )
-            }),
+            report
+                .points
+                .iter()
+                .map(|p| (at(p), p.settled, p.runs.len())),
             stop.precision,
         ),
-        None => warning::scattered(report.points.iter().map(|p| {
-            (
-                format!(
-                    "{} at {}",
-                    p.cache.map_or(report.op.name(), |c| c.name()),
-                    crate::units::format_block_size(p.block_size)
-                ),
-                &p.rate,
-            )
-        })),
+        None => warning::scattered(report.points.iter().map(|p| (at(p), &p.rate))),
     };
     report.warnings.extend(spread);
     let interference = warning::interference(report.points.iter().flat_map(|p| {
-        let at = format!(
-            "{} at {}",
-            p.cache.map_or(report.op.name(), |c| c.name()),
-            crate::units::format_block_size(p.block_size)
-        );
+        let at = at(p);
         p.runs
             .iter()
             .map(move |r| (Some(at.clone()), warning::Marks::from(r)))

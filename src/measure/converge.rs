@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 /// The half-width (relative to the median) a point's interval must come within by default.
 pub const PRECISION: f64 = 0.05;
 
+/// The finest precision that may be asked (±0.1%): the reports write it to a tenth of a
+/// percent, and a finer one would only spend every point's whole budget.
+pub const FINEST_PRECISION: f64 = 0.001;
+
 /// When to stop repeating a timed point.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stopping {
@@ -69,6 +73,58 @@ impl Stopping {
             half_width: half_width(values),
             settled: self.settled(values),
         })
+    }
+}
+
+/// One point's runs so far, as [`Stopping`] judges them: each run's rate and the seconds
+/// spent, and whether one more run is worth making. Every until-stable loop keeps one per
+/// point (cache: one per read of its cycles).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeats {
+    stop: Stopping,
+    rates: Vec<f64>,
+    seconds: f64,
+}
+
+impl Repeats {
+    /// No run yet, to be repeated as `stop` says.
+    pub fn new(stop: Stopping) -> Self {
+        Self {
+            stop,
+            rates: Vec::with_capacity(stop.min_runs),
+            seconds: 0.0,
+        }
+    }
+
+    /// Counts a run that gave `rate` and took `seconds`.
+    pub fn push(&mut self, rate: f64, seconds: f64) {
+        self.rates.push(rate);
+        self.seconds += seconds;
+    }
+
+    /// Whether to make another run: always before the first, then as [`Stopping::more`] says.
+    pub fn more(&self) -> bool {
+        self.rates.is_empty() || self.stop.more(&self.rates, self.seconds)
+    }
+
+    /// How the runs ended, as [`Stopping::outcome`] says.
+    pub fn outcome(&self) -> Option<Settled> {
+        self.stop.outcome(&self.rates)
+    }
+
+    /// The runs counted so far.
+    pub fn len(&self) -> usize {
+        self.rates.len()
+    }
+
+    /// Whether no run was counted yet.
+    pub fn is_empty(&self) -> bool {
+        self.rates.is_empty()
+    }
+
+    /// The rates counted so far, in order.
+    pub fn rates(&self) -> &[f64] {
+        &self.rates
     }
 }
 
@@ -205,6 +261,38 @@ mod tests {
         assert!(stop.more(&[1.0, 100.0], 0.0));
         assert!(!stop.more(&[1.0, 100.0, 50.0], 0.0));
         assert!(stop.outcome(&[1.0, 100.0, 50.0]).is_none());
+    }
+
+    #[test]
+    fn repeats_ask_for_a_first_run_then_follow_the_rule() {
+        let stop = Stopping {
+            min_runs: 2,
+            max_runs: 4,
+            max_seconds: 10.0,
+            precision: 0.05,
+        };
+        let mut runs = Repeats::new(stop);
+        assert!(runs.more() && runs.is_empty(), "always one run");
+        runs.push(100.0, 1.0);
+        assert!(runs.more(), "below the minimum");
+        runs.push(100.5, 1.0);
+        assert!(!runs.more(), "settled at the minimum");
+        assert_eq!(runs.outcome(), stop.outcome(&[100.0, 100.5]));
+        // The seconds add up: a budget spent stops a scattered point.
+        let mut slow = Repeats::new(stop);
+        slow.push(50.0, 6.0);
+        slow.push(150.0, 6.0);
+        assert!(!slow.more() && slow.len() == 2);
+        assert_eq!(slow.rates(), [50.0, 150.0]);
+        // Even a fixed count of 0 (never built by the options) makes one run.
+        let mut none = Repeats::new(Stopping {
+            min_runs: 0,
+            max_runs: 0,
+            ..stop
+        });
+        assert!(none.more());
+        none.push(1.0, 0.0);
+        assert!(!none.more());
     }
 
     #[test]

@@ -74,6 +74,18 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     })
 }
 
+/// The index of the median of `n` items by `key`: the middle one for an odd count, the
+/// lower of the two middle ones for an even count (a real run, not an average of two);
+/// `None` for no items. Ties keep the items' order.
+pub fn median_index_by(n: usize, key: impl Fn(usize) -> f64) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+    Some(order[(n - 1) / 2])
+}
+
 impl Summary {
     /// Relative spread: standard deviation over mean (0 when the mean is 0).
     pub fn relative_spread(&self) -> f64 {
@@ -107,6 +119,17 @@ mod tests {
         let s = summarize(&[10.0, 10.5, 9.5, 10.2, 9.8, 100.0]).unwrap();
         assert_eq!(s.outliers, 1);
         assert_eq!(s.median, 10.1);
+    }
+
+    #[test]
+    fn the_median_index_is_the_lower_middle_for_an_even_count() {
+        let rates = [300.0, 100.0, 400.0, 200.0];
+        // Sorted 100, 200, 300, 400: the lower middle is 200, at index 3.
+        assert_eq!(median_index_by(rates.len(), |i| rates[i]), Some(3));
+        let odd = [5.0, 1.0, 3.0];
+        assert_eq!(median_index_by(odd.len(), |i| odd[i]), Some(2));
+        assert_eq!(median_index_by(1, |_| 7.0), Some(0));
+        assert_eq!(median_index_by(0, |_| 7.0), None);
     }
 
     #[test]

@@ -276,6 +276,14 @@ pub fn printable_strings(text: &str) -> Option<String> {
                     None => i += 2,
                 }
             }
+            // A raw C0 control, which JSON does not allow in a string but a tool may write
+            // there (fio echoes a file's name as it is): as printable writes it (`\t`).
+            0x00..=0x1f => {
+                let c = char::from(b);
+                let with = format!("\\\\{}", &c.escape_default().to_string()[1..]);
+                replace(&mut out, &mut copied, i, i + 1, &with);
+                i += 1;
+            }
             // DEL, the C1 controls and the reordering or invisible characters, which JSON
             // allows raw: each as printable writes it (`\u{7f}`, `\u{202e}`).
             0x7f.. => {
@@ -342,6 +350,19 @@ mod tests {
             None,
             "nothing to change, nothing copied"
         );
+    }
+
+    #[test]
+    fn raw_control_characters_in_a_tools_strings_make_it_json_again() {
+        // fio echoes a file's name into its JSON as it is: a tab and an ESC raw.
+        let raw = "{\"jobs\": [{\"filename\": \"a\tb\u{1b}[31m:c\", \"io\": 5}]}";
+        assert!(serde_json::from_str::<serde_json::Value>(raw).is_err());
+        let safe = printable_strings(raw).expect("something to escape");
+        let back: serde_json::Value = serde_json::from_str(&safe).expect("JSON now");
+        assert_eq!(back["jobs"][0]["filename"], "a\\tb\\u{1b}[31m:c");
+        assert_eq!(back["jobs"][0]["io"], 5);
+        // Line ends between values are the document's own whitespace, left alone.
+        assert_eq!(printable_strings("{\n\t\"a\": 1\n}"), None);
     }
 
     #[test]

@@ -38,13 +38,44 @@ pub struct Cycle {
     pub cold_again: f64,
 }
 
+/// One of a cycle's three reads, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Read {
+    /// The first cold read.
+    Cold,
+    /// The warm read right after it.
+    Warm,
+    /// Cold again, after another eviction.
+    ColdAgain,
+}
+
+impl Read {
+    /// The three reads in the order they run.
+    pub const ALL: [Read; 3] = [Read::Cold, Read::Warm, Read::ColdAgain];
+
+    /// Its name in the text and the warnings: `cold`, `warm`, `cold again`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Read::Cold => "cold",
+            Read::Warm => "warm",
+            Read::ColdAgain => "cold again",
+        }
+    }
+}
+
+impl std::fmt::Display for Read {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl Cycle {
-    /// The rate of the read named as in [`CacheRow::runs`] (`cold`, `warm`, `cold again`).
-    pub fn get(&self, name: &str) -> f64 {
-        match name {
-            "cold" => self.cold,
-            "warm" => self.warm,
-            _ => self.cold_again,
+    /// The rate of `read` in this cycle.
+    pub fn get(&self, read: Read) -> f64 {
+        match read {
+            Read::Cold => self.cold,
+            Read::Warm => self.warm,
+            Read::ColdAgain => self.cold_again,
         }
     }
 }
@@ -55,31 +86,29 @@ impl CacheRow {
         self.cycles.len().max(1)
     }
 
-    /// The rate of the read named `name` over the cycles: the median with their range
-    /// (one cycle: its value).
-    pub fn rate(&self, name: &str) -> crate::measure::verdict::Figure {
+    /// The rate of `read` over the cycles: the median with their range (one cycle: its
+    /// run's).
+    pub fn rate(&self, read: Read) -> crate::measure::verdict::Figure {
         use crate::measure::verdict::Figure;
-        let values: Vec<f64> = self.cycles.iter().map(|c| c.get(name)).collect();
+        let values: Vec<f64> = self.cycles.iter().map(|c| c.get(read)).collect();
         match crate::measure::stats::summarize(&values) {
             Some(s) => Figure::from(&s),
-            None => {
-                let one = self
-                    .runs()
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, s)| s.bytes_per_second());
-                Figure::one(one.unwrap_or(0.0))
-            }
+            None => Figure::one(self.run(read).bytes_per_second()),
         }
     }
 
-    /// The three runs in order, with their names.
-    pub fn runs(&self) -> [(&'static str, &Sample); 3] {
-        [
-            ("cold", &self.cold),
-            ("warm", &self.warm),
-            ("cold again", &self.cold_again),
-        ]
+    /// The run kept for `read` (with repeats, its median run).
+    pub fn run(&self, read: Read) -> &Sample {
+        match read {
+            Read::Cold => &self.cold,
+            Read::Warm => &self.warm,
+            Read::ColdAgain => &self.cold_again,
+        }
+    }
+
+    /// The three runs in order, with their reads.
+    pub fn runs(&self) -> [(Read, &Sample); 3] {
+        Read::ALL.map(|read| (read, self.run(read)))
     }
 }
 

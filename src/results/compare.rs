@@ -24,8 +24,12 @@ pub enum FigureSource {
 pub struct Contender {
     /// Short name for the table.
     pub name: String,
-    /// The program and its arguments.
+    /// The program and its arguments, as shown.
     pub argv: Vec<String>,
+    /// The program and its arguments as run: the file's path as its bytes, which need not
+    /// be UTF-8 (`argv` shows them as text). Not saved.
+    #[serde(skip)]
+    pub run: Vec<std::ffi::OsString>,
     /// Where its figures come from.
     pub figures: FigureSource,
     /// Whether it reads with O_DIRECT (bypassing the cache).
@@ -116,6 +120,37 @@ pub struct CompareReport {
 impl CompareReport {
     /// Whether every contender's runs started in their cache state.
     pub fn ok(&self) -> bool {
-        self.rows.iter().all(|r| r.state_ok)
+        // A comparison that ran to its end and measured no contender failed.
+        self.rows.iter().all(|r| r.state_ok) && (!self.rows.is_empty() || !self.complete)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_comparison_that_ran_to_its_end_and_measured_no_contender_is_not_ok() {
+        let report = CompareReport {
+            file: "f".into(),
+            file_bytes: 1 << 20,
+            block_size: 1 << 20,
+            repeat: 1,
+            until_stable: None,
+            contenders: Vec::new(),
+            skipped: vec!["cat (warm): cat failed (exit status: 1)".into()],
+            rows: Vec::new(),
+            complete: true,
+            warnings: Vec::new(),
+        };
+        assert!(!report.ok(), "every contender failed: exit 1");
+        let interrupted = CompareReport {
+            complete: false,
+            ..report
+        };
+        assert!(
+            interrupted.ok(),
+            "interrupted before a row: 130, not a failure"
+        );
     }
 }

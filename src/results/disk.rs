@@ -227,13 +227,9 @@ impl DiskRow {
         };
         let bytes_per_second = median(|r| r.bytes_per_second);
         let iops = median(|r| r.iops);
-        let mut order: Vec<usize> = (0..runs.len()).collect();
-        order.sort_by(|&a, &b| {
-            runs[a]
-                .bytes_per_second
-                .total_cmp(&runs[b].bytes_per_second)
-        });
-        let middle = order[(runs.len() - 1) / 2];
+        let middle =
+            crate::measure::stats::median_index_by(runs.len(), |i| runs[i].bytes_per_second)
+                .expect("more than one run");
         let mut row = runs.swap_remove(middle);
         row.bytes_per_second = bytes_per_second;
         row.iops = iops;

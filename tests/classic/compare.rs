@@ -249,3 +249,136 @@ fn report_svg_of_a_result_without_a_chart_is_a_usage_error() {
     assert!(one_line_stderr(&out).contains("no chart"));
     assert!(!svg.exists());
 }
+
+#[test]
+fn a_file_whose_name_is_not_utf8_and_holds_controls_and_a_colon_is_read_by_every_contender() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A tab, a terminal escape, fio's separator ':' and a byte that is no UTF-8.
+    let name = std::ffi::OsStr::from_bytes(b"a\tb\x1b[31m:red\xff.bin");
+    let path = dir.path().join(name);
+    std::fs::write(&path, pattern(1 << 20)).unwrap();
+    let out = ioscope()
+        .current_dir(dir.path())
+        .arg("compare")
+        .arg(name)
+        .args(["--cache", "warm", "--repeat", "1", "--block-size", "64k"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The name reaches each tool as its bytes (they all read it), and the text escapes it.
+    assert!(!text.contains("skipped: ioscope"), "{text}");
+    assert!(!text.contains("skipped: cat"), "{text}");
+    // O_DIRECT may be refused where the test runs (tmpfs); the name never is.
+    assert!(!text.contains("No such file"), "{text}");
+    assert!(!text.contains("total_file_size"), "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\t'), "{text}");
+    assert!(text.contains("a\\tb\\u{1b}[31m:red"), "{text}");
+    for contender in ["ioscope fast", "dd bs=64k", "cat"] {
+        assert!(text.contains(contender), "{contender}: {text}");
+    }
+    // The JSON document is valid, its rows every contender's.
+    let out = ioscope()
+        .current_dir(dir.path())
+        .arg("compare")
+        .arg(name)
+        .args([
+            "--cache",
+            "warm",
+            "--repeat",
+            "1",
+            "--block-size",
+            "64k",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let rows = doc["rows"].as_array().unwrap();
+    let ran = |name: &str| rows.iter().any(|r| r["contender"] == name);
+    assert!(ran("ioscope run -r 64k") && ran("ioscope fast") && ran("cat"));
+    assert!(ran("dd bs=64k"), "{}", doc["skipped"]);
+    let fio = !doc["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s.as_str().unwrap().starts_with("fio: not installed"));
+    assert!(!fio || ran("fio psync bs=64k"), "{}", doc["skipped"]);
+    assert!(
+        doc["file"]
+            .as_str()
+            .unwrap()
+            .starts_with("a\tb\u{1b}[31m:red")
+    );
+}
+
+/// Compares `path` (warm, two runs each) with FIXED_METER meddling as the third run starts.
+fn compare_meddled(
+    path: &std::path::Path,
+    meddle: impl FnOnce() + Send + 'static,
+) -> anyhow::Result<ioscope::cmd::compare::CompareReport> {
+    let argv = [
+        "compare",
+        path.to_str().unwrap(),
+        "--cache",
+        "warm",
+        "--repeat",
+        "2",
+        "--block-size",
+        "64k",
+    ];
+    let options = match command_of(&argv) {
+        ioscope::cli::Command::Compare(a) => {
+            ioscope::options::CompareOptions::from_args(&a).expect("valid options")
+        }
+        _ => unreachable!("a compare command line"),
+    };
+    let meter = MeddlingMeter::new(2, meddle);
+    let harness = ioscope::harness::Harness {
+        meter: &meter,
+        progress: &ioscope::harness::NoProgress,
+    };
+    let result = ioscope::cmd::compare::execute(&options, &harness, &mut |_| Ok(()));
+    assert!(meter.meddled(), "the third run started");
+    result
+}
+
+#[test]
+fn a_file_replaced_grown_or_shrunk_between_runs_stops_the_comparison_in_one_line() {
+    type Meddle = fn(&std::path::Path, &std::path::Path);
+    let meddles: [(&str, Meddle); 3] = [
+        ("swapped for a link", |p, other| {
+            std::fs::remove_file(p).unwrap();
+            std::os::unix::fs::symlink(other, p).unwrap();
+        }),
+        ("grown", |p, _| {
+            let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+            std::io::Write::write_all(&mut f, &[7u8; 4096]).unwrap();
+        }),
+        ("shrunk", |p, _| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_len(4096)
+                .unwrap();
+        }),
+    ];
+    for (what, meddle) in meddles {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(dir.path(), "f", &pattern(1 << 20));
+        let other = file_with(dir.path(), "other", &pattern(3 << 20));
+        let p = path.clone();
+        // Before, the tools read whatever was at the name: a row mixed two files' runs.
+        let e = compare_meddled(&path, move || meddle(&p, &other)).expect_err(what);
+        let said = format!("{e:#}");
+        assert!(
+            said.contains("the file at this name changed during the comparison"),
+            "{what}: {said}"
+        );
+        assert_eq!(said.lines().count(), 1, "{what}: {said}");
+    }
+}

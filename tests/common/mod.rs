@@ -530,3 +530,50 @@ impl ioscope::measure::meter::Meter for ScriptedMeter {
         FIXED_METER.residency(file, name, start, len)
     }
 }
+
+/// [`FIXED_METER`] that calls `meddle` once, as its `at`-th timed region starts (from 0):
+/// another program changing the measured file between one run and the next.
+pub struct MeddlingMeter {
+    /// The timed region before which `meddle` runs.
+    pub at: usize,
+    next: std::sync::atomic::AtomicUsize,
+    meddle: std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl MeddlingMeter {
+    /// A meter that runs `meddle` as its `at`-th timed region starts.
+    pub fn new(at: usize, meddle: impl FnOnce() + Send + 'static) -> Self {
+        Self {
+            at,
+            next: std::sync::atomic::AtomicUsize::new(0),
+            meddle: std::sync::Mutex::new(Some(Box::new(meddle))),
+        }
+    }
+
+    /// Whether `meddle` has run.
+    pub fn meddled(&self) -> bool {
+        self.meddle.lock().unwrap().is_none()
+    }
+}
+
+impl ioscope::measure::meter::Meter for MeddlingMeter {
+    fn start(&self, device: Option<&str>) -> Box<dyn ioscope::measure::meter::Region> {
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if i == self.at
+            && let Some(meddle) = self.meddle.lock().unwrap().take()
+        {
+            meddle();
+        }
+        FIXED_METER.start(device)
+    }
+
+    fn residency(
+        &self,
+        file: &std::fs::File,
+        name: &str,
+        start: u64,
+        len: u64,
+    ) -> Option<ioscope::measure::cache::Residency> {
+        FIXED_METER.residency(file, name, start, len)
+    }
+}

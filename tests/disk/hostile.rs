@@ -1291,3 +1291,59 @@ fn a_kept_file_is_named_as_kept_and_force_write_is_not_read_as_it_is() {
     assert!(!text.contains("read as it is"), "{text}");
     assert!(text.contains("overwritten"), "{text}");
 }
+
+#[test]
+fn signals_during_repeated_rows_end_130_with_whole_rows_only_and_no_scratch() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = dir.path().to_str().unwrap();
+    // A row interrupted among its runs is left out, never shown with fewer runs.
+    let whole = |doc: &Value, fewest: usize, most: usize| {
+        for row in doc["rows"].as_array().unwrap() {
+            let n = row["runs"].as_array().map_or(0, Vec::len);
+            assert!((fewest..=most).contains(&n), "{row}");
+        }
+    };
+    // A fixed count of three runs a row, the first signal in the rows' runs, a second
+    // Ctrl-C well after it (while the result is put out, or after): one request each.
+    let fixed = [
+        "disk",
+        d,
+        "--size",
+        "8m",
+        "--runtime",
+        "1s",
+        "--rw",
+        "randread",
+        "--repeat",
+        "3",
+    ];
+    let doc = interrupted(
+        dir.path(),
+        &fixed,
+        Duration::from_millis(1500),
+        libc::SIGINT,
+        Some(Duration::from_millis(1200)),
+    );
+    whole(&doc, 3, 3);
+    // Until stable: SIGTERM to the process twice at once, as `timeout` and a shell may.
+    let stable = [
+        "disk",
+        d,
+        "--size",
+        "8m",
+        "--runtime",
+        "1s",
+        "--rw",
+        "randread",
+        "--max-runs",
+        "5",
+    ];
+    let doc = interrupted(
+        dir.path(),
+        &stable,
+        Duration::from_millis(1500),
+        libc::SIGTERM,
+        Some(Duration::from_millis(5)),
+    );
+    whole(&doc, 3, 5);
+}

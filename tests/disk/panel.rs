@@ -368,3 +368,33 @@ fn ctrl_c_stops_the_panel_and_removes_the_scratch_file() {
         "the scratch file is gone"
     );
 }
+
+#[test]
+fn a_best_of_panel_says_its_figures_are_the_fastest_runs_in_the_text_and_the_markdown() {
+    let mut doc = crate::common::fixture_json("disk-repeat.json");
+    let median = crate::common::report_text(&doc);
+    assert!(median.contains("median ±its farthest run"), "{median}");
+    assert!(!median.contains("CrystalDiskMark's figure"), "{median}");
+    for row in doc["rows"].as_array_mut().unwrap() {
+        row["best_of"] = serde_json::Value::Bool(true);
+    }
+    let text = crate::common::report_text(&doc);
+    let rows = text
+        .lines()
+        .find(|l| l.starts_with("rows"))
+        .expect("a rows line");
+    assert!(
+        rows.contains("3 runs each, best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it"),
+        "{rows}"
+    );
+    assert!(!rows.contains("median ±its farthest run"), "{rows}");
+    let md = crate::common::report_markdown(&doc);
+    assert!(
+        md.contains("each figure is the best of its runs (the fastest run, CrystalDiskMark's figure; the median is the one to compare)"),
+        "{md}"
+    );
+    assert!(
+        !crate::common::report_markdown(&crate::common::fixture_json("disk-repeat.json"))
+            .contains("best of its runs")
+    );
+}

@@ -155,13 +155,14 @@ fn cache_markdown_shows_the_json_rates_of_each_run() {
     assert_eq!(rows.len(), report.rows.len());
     for (row, r) in rows.iter().zip(&report.rows) {
         assert_eq!(row[0], format_block_size(r.block_size));
-        for (heading, name) in [
-            ("cold (", "cold"),
-            ("warm", "warm"),
-            ("cold again", "cold again"),
+        use ioscope::results::cache::Read;
+        for (heading, read) in [
+            ("cold (", Read::Cold),
+            ("warm", Read::Warm),
+            ("cold again", Read::ColdAgain),
         ] {
             // Each read's median over the cycles, with their range and n when repeated.
-            let f = r.rate(name);
+            let f = r.rate(read);
             let mib = |x: f64| format!("{:.1}", x / MIB as f64);
             let expected = if f.n > 1 {
                 format!(
@@ -174,7 +175,7 @@ fn cache_markdown_shows_the_json_rates_of_each_run() {
             } else {
                 mib(f.median)
             };
-            assert_eq!(row[column(header, heading)], expected, "{name}");
+            assert_eq!(row[column(header, heading)], expected, "{read}");
         }
     }
 }

@@ -1062,3 +1062,82 @@ fn a_study_within_its_estimate_says_nothing_of_its_time() {
     let text = report_text(&fixture_json("study-sentences.json"));
     assert!(!text.contains("estimated"), "{text}");
 }
+
+/// Gives the last cache row these cycles (cold, warm, cold again, in MiB/s): each read's
+/// figure is then the median of its cycles, with their range.
+fn set_cache_cycles(rows: &mut Value, cycles: &[(f64, f64, f64)]) {
+    let row = rows.as_array_mut().unwrap().last_mut().unwrap();
+    row["cycles"] = cycles
+        .iter()
+        .map(|&(cold, warm, again)| {
+            serde_json::json!({
+                "cold": cold * MIB,
+                "warm": warm * MIB,
+                "cold_again": again * MIB,
+            })
+        })
+        .collect();
+}
+
+#[test]
+fn a_warm_median_above_the_cold_one_with_overlapping_cycles_shows_no_gain_from_the_cache() {
+    let mut doc = fixture_json("cache.json");
+    // Warm 1500 against cold 1200 by the medians (1.25x), but the cold cycles reach 1800
+    // and the warm ones fall to 1100.
+    set_cache_cycles(
+        &mut doc["rows"],
+        &[
+            (1000.0, 1500.0, 1000.0),
+            (1200.0, 1100.0, 1200.0),
+            (1800.0, 1600.0, 1800.0),
+        ],
+    );
+    let text = report_text(&doc);
+    assert!(
+        text.contains("the warm read is 1.2x the cold one by the medians (1500 MiB/s against 1200 MiB/s), but their runs overlap: no gain from the cache is shown"),
+        "{text}"
+    );
+    assert!(!text.contains("the difference is the cache"), "{text}");
+}
+
+#[test]
+fn a_warm_median_below_the_cold_one_with_overlapping_cycles_is_not_called_slower() {
+    let mut doc = fixture_json("cache.json");
+    // Warm 1000 against cold 1200 by the medians, but the warm cycles reach 1900.
+    set_cache_cycles(
+        &mut doc["rows"],
+        &[
+            (1000.0, 1000.0, 1000.0),
+            (1200.0, 900.0, 1200.0),
+            (1800.0, 1900.0, 1800.0),
+        ],
+    );
+    let text = report_text(&doc);
+    assert!(!text.contains("slower than the cold one"), "{text}");
+    assert!(!text.contains("which no cache explains"), "{text}");
+    assert!(
+        text.contains("the warm read is 0.83x the cold one by the medians (1000 MiB/s against 1200 MiB/s), but their runs overlap: no gain from the cache is shown"),
+        "{text}"
+    );
+}
+
+#[test]
+fn cold_reads_whose_cycles_overlap_are_not_said_to_disagree() {
+    let mut doc = fixture_json("cache.json");
+    // Cold again 1500 against cold 1000 by the medians (1.5x), their cycles overlapping.
+    set_cache_cycles(
+        &mut doc["rows"],
+        &[
+            (1000.0, 6000.0, 1500.0),
+            (900.0, 6100.0, 950.0),
+            (1600.0, 5900.0, 1700.0),
+        ],
+    );
+    let text = report_text(&doc);
+    assert!(!text.contains("the cold figures disagree"), "{text}");
+    assert!(!text.contains("first-run effect"), "{text}");
+    assert!(
+        text.contains("The second cold read is 1.5x the first by the medians (1500 MiB/s against 1000 MiB/s), but their runs overlap: the cold reads are not shown to differ"),
+        "{text}"
+    );
+}

@@ -879,3 +879,34 @@ fn a_program_ioscope_starts_gets_the_default_sigxfsz_and_sigusr1_unless_the_call
     assert_ne!(ignored & bit(libc::SIGXFSZ), 0, "SIGXFSZ still ignored");
     assert_ne!(ignored & bit(libc::SIGUSR1), 0, "SIGUSR1 still ignored");
 }
+
+#[test]
+fn a_second_signal_while_a_point_repeats_ends_130_with_one_document_and_no_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    file_with(dir.path(), "F", &pattern(32 << 20));
+    std::fs::create_dir(dir.path().join("D")).unwrap();
+    // Each repeated until stable by default: patterns' writes of one byte, cache's cycles.
+    let commands: [&[&str]; 2] = [
+        &[
+            "patterns", "D", "--size", "32m", "--record", "1", "--tests", "write", "--json",
+        ],
+        &["cache", "F", "--block-size", "1", "--json"],
+    ];
+    for args in commands {
+        let mut child = spawn_in_group(args, dir.path());
+        wait_until_caught(&mut child);
+        std::thread::sleep(Duration::from_millis(300));
+        // Ctrl-C, then again well after it (while the result is put out, or after).
+        // SAFETY: signalling our own child, which has not been reaped yet.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        std::thread::sleep(Duration::from_millis(1200));
+        // SAFETY: as above (an ended child is a zombie until waited for).
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = wait_or_kill(child, args[0]);
+        incomplete_document(&out, args[0]);
+        assert!(
+            scratch_in(dir.path()).is_empty() && scratch_in(&dir.path().join("D")).is_empty(),
+            "{args:?}: scratch left"
+        );
+    }
+}

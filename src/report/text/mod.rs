@@ -48,6 +48,20 @@ pub(crate) fn runs_asked(
     }
 }
 
+/// How many runs each repeated row had, from each row's count: "5 runs each", or "3 to 5
+/// runs each (until stable)" when the counts differ (`noun`: "runs", "cycles"); `None`
+/// when no row had more than one.
+pub(crate) fn runs_each(counts: impl IntoIterator<Item = usize>, noun: &str) -> Option<String> {
+    let (fewest, most) = counts
+        .into_iter()
+        .fold((usize::MAX, 1), |(a, b), n| (a.min(n), b.max(n)));
+    match most {
+        1 => None,
+        n if fewest < n => Some(format!("{fewest} to {n} {noun} each (until stable)")),
+        n => Some(format!("{n} {noun} each")),
+    }
+}
+
 /// A share as a percentage without a needless decimal: 0.05 → `5`, 0.005 → `0.5`.
 pub(crate) fn share(x: f64) -> String {
     let v = x * 100.0;

@@ -8,7 +8,7 @@ use crate::report::markdown::{self, flagged, percent};
 use crate::report::page::{Section, grid};
 use crate::report::svg::{Chart, Series};
 use crate::report::view::Exportable;
-use crate::results::cache::{CacheReport, CacheRow};
+use crate::results::cache::{CacheReport, CacheRow, Read};
 use crate::units::{format_block_size, format_size};
 use crate::warning::Warning;
 use crate::workload::study::Part;
@@ -32,7 +32,7 @@ pub fn text(r: &CacheReport) -> String {
     let _ = writeln!(
         out,
         "cache {} ({}) with the {} engine; cold = {eviction}{}",
-        r.file,
+        crate::text::printable(&r.file),
         format_size(r.file_bytes),
         r.engine,
         cycles(r)
@@ -62,13 +62,10 @@ pub fn text(r: &CacheReport) -> String {
 /// How many cycles of the three reads each block size had, when more than one: each rate is
 /// then their median, its farthest run beside it.
 fn cycles(r: &CacheReport) -> String {
-    let most = r.rows.iter().map(CacheRow::n).max().unwrap_or(1);
-    let fewest = r.rows.iter().map(CacheRow::n).min().unwrap_or(1);
-    match (fewest, most) {
-        (_, 1) => String::new(),
-        (a, b) if a == b => format!("; {b} cycles each, median ±its farthest run"),
-        (a, b) => format!("; {a} to {b} cycles each (until stable), median ±its farthest run"),
-    }
+    crate::report::text::runs_each(r.rows.iter().map(CacheRow::n), "cycles")
+        .map_or(String::new(), |each| {
+            format!("; {each}, median ±its farthest run")
+        })
 }
 
 /// Whether a run's cold read was of zeros the file system made up, not the device's.
@@ -86,8 +83,8 @@ struct Run {
     csv: [&'static str; 4],
     /// The run of a row.
     of: fn(&CacheRow) -> &Sample,
-    /// Its name in [`CacheRow::rate`].
-    name: &'static str,
+    /// Which of the cycle's reads it is.
+    read: Read,
 }
 
 /// The three runs in the order they ran.
@@ -106,7 +103,7 @@ const RUNS: [Run; 3] = [
             "cold_device_read_bytes",
         ],
         of: |r| &r.cold,
-        name: "cold",
+        read: Read::Cold,
     },
     Run {
         text: ["warm MiB/s", "warm resident", "warm device read"],
@@ -122,7 +119,7 @@ const RUNS: [Run; 3] = [
             "warm_device_read_bytes",
         ],
         of: |r| &r.warm,
-        name: "warm",
+        read: Read::Warm,
     },
     Run {
         text: [
@@ -142,7 +139,7 @@ const RUNS: [Run; 3] = [
             "cold_again_device_read_bytes",
         ],
         of: |r| &r.cold_again,
-        name: "cold again",
+        read: Read::ColdAgain,
     },
 ];
 
@@ -167,19 +164,19 @@ fn cache_columns(r: &CacheReport) -> Vec<Column<'_, CacheRow>> {
     }
     for run in RUNS {
         let of = run.of;
-        let name = run.name;
+        let read = run.read;
         columns.extend([
             Column::new(run.text[0], "", 0, move |row: &CacheRow| {
                 let s = of(row);
                 let mark = if not_the_device(s) { "*" } else { "" };
-                let f = row.rate(name);
+                let f = row.rate(read);
                 let spread = spread_mark(f, repeated);
                 let gap = if spread.is_empty() { "" } else { " " };
                 format!("{:.1}{mark}{gap}{spread}", mib(f.median))
             })
             .heading(run.markdown[0])
             .markdown_cell(move |row: &CacheRow| {
-                let f = row.rate(name);
+                let f = row.rate(read);
                 if f.n > 1 {
                     format!(
                         "{} ({}–{}, n={})",
@@ -193,7 +190,7 @@ fn cache_columns(r: &CacheReport) -> Vec<Column<'_, CacheRow>> {
                 }
             })
             .csv(run.csv[0], move |row: &CacheRow| {
-                row.rate(name).median.to_string()
+                row.rate(read).median.to_string()
             }),
             Column::raw(run.csv[1], move |row: &CacheRow| {
                 of(row).elapsed.seconds.to_string()
@@ -252,7 +249,7 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
         .runs()
         .iter()
         .filter(|(_, s)| s.cache.is_some_and(|c| c.not_the_device()))
-        .map(|(name, _)| *name)
+        .map(|(read, _)| read.name())
         .collect();
     if !zeros.is_empty() {
         why.push(format!(
@@ -263,7 +260,11 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
         return why;
     }
     // Each read's figure: one run, or the median and range of its cycles.
-    let (cold_f, warm_f, again_f) = (row.rate("cold"), row.rate("warm"), row.rate("cold again"));
+    let (cold_f, warm_f, again_f) = (
+        row.rate(Read::Cold),
+        row.rate(Read::Warm),
+        row.rate(Read::ColdAgain),
+    );
     let (cold, warm, again) = (cold_f.median, warm_f.median, again_f.median);
     let rate = format_mib_per_s;
     let no_device = r.device.is_none() && row.cold.device.is_none();
@@ -292,13 +293,15 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
             rate(warm),
             rate(cold)
         ),
-        Relation::Unclear(x) if x > 1.0 => format!(
-            "In calls of {block} the warm read is {x:.1}x the cold one by the medians ({} against {}), but their runs overlap: no gain from the cache is shown; {}.",
+        // Runs that overlap show no gain, and no loss either: the medians' order is noise.
+        Relation::Unclear(x) => format!(
+            "In calls of {block} the warm read is {} the cold one by the medians ({} against {}), but their runs overlap: no gain from the cache is shown; {}.",
+            times(x),
             rate(warm),
             rate(cold),
             crate::measure::verdict::WHAT_WOULD_TELL
         ),
-        Relation::Below(x) | Relation::Unclear(x) => format!(
+        Relation::Below(x) => format!(
             "In calls of {block} the warm read is slower than the cold one ({x:.2}x: {} against {}), which no cache explains: load or noise during the warm run; run it again on a quieter machine.",
             rate(warm),
             rate(cold)
@@ -312,6 +315,15 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
     let device_read = |s: &crate::harness::Sample| s.device.map(|d| d.read_bytes);
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     match relate(again_f, cold_f) {
+        // Overlapping runs of the two cold reads: no first-run effect is shown, and no
+        // agreement within 10% either.
+        Relation::Unclear(x) => why.push(format!(
+            "The second cold read is {} the first by the medians ({} against {}), but their runs overlap: the cold reads are not shown to differ; {}.",
+            times(x),
+            rate(again),
+            rate(cold),
+            crate::measure::verdict::WHAT_WOULD_TELL
+        )),
         Relation::Same => why.push(if matches!(warm_vs_cold, Relation::Above(_)) {
             format!(
                 "The second cold read ({}) repeats the first ({}) within 10%, so the difference is the cache, not a first-run effect.",
@@ -325,7 +337,7 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
                 rate(cold)
             )
         }),
-        Relation::Above(x) | Relation::Unclear(x) if x > 1.0 => {
+        Relation::Above(x) => {
             let cause = match (resident(&row.cold), resident(&row.cold_again)) {
                 (Some(first), Some(second)) if second > first + 0.05 => format!(
                     "{} of the file was still cached before it ({} before the first), so it was not as cold",
@@ -358,7 +370,7 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
                 rate(cold)
             ));
         }
-        Relation::Above(x) | Relation::Below(x) | Relation::Unclear(x) => why.push(format!(
+        Relation::Below(x) => why.push(format!(
             "The second cold read is slower than the first ({x:.2}x: {} against {}): the cold figures disagree by more than 10%, from load or noise between the runs; neither alone is the medium's rate.",
             rate(again),
             rate(cold)
@@ -397,6 +409,15 @@ pub fn explain(r: &CacheReport) -> Vec<String> {
 }
 
 use crate::measure::verdict::SAME_WITHIN;
+
+/// A ratio as the sentences write it: `1.4x` above 1, `0.85x` below.
+fn times(x: f64) -> String {
+    if x >= 1.0 {
+        format!("{x:.1}x")
+    } else {
+        format!("{x:.2}x")
+    }
+}
 
 /// Whether a device count is short of the bytes a run read, beyond [`SAME_WITHIN`].
 fn short_of(device: u64, read: u64) -> bool {
@@ -468,14 +489,17 @@ impl Exportable for CacheReport {
     }
 }
 
-/// `cache`: cold, warm and cold again side by side per block size (one run each).
+/// `cache`: cold, warm and cold again side by side per block size (one run each, or the
+/// median of the cycles each had).
 pub fn markdown(r: &CacheReport) -> Vec<String> {
     let eviction = eviction(r);
     let caption = format!(
-        "cold, warm and cold again: {} ({}) with the {} engine, one run each; cold = {eviction}",
-        r.file,
+        "cold, warm and cold again: {} ({}) with the {} engine, {}; cold = {eviction}",
+        crate::text::printable(&r.file),
         format_size(r.file_bytes),
-        r.engine
+        r.engine,
+        crate::report::text::runs_each(r.rows.iter().map(CacheRow::n), "cycles")
+            .unwrap_or_else(|| "one run each".into())
     );
     let t = columns::markdown(&cache_columns(r), &r.rows);
     vec![markdown::table(&t, Some(&caption))]

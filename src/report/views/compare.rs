@@ -21,14 +21,15 @@ pub fn text(r: &CompareReport) -> String {
     let _ = writeln!(
         out,
         "compare {} ({}), block size {}, median of {} each, alternating order",
-        r.file,
+        crate::text::printable(&r.file),
         format_size(r.file_bytes),
         format_size(r.block_size),
         crate::report::text::runs_asked(r.repeat, r.until_stable)
     );
     out.push_str(&columns::for_terminal(&compare_columns(), &r.rows).text);
     for s in &r.skipped {
-        let _ = writeln!(out, "skipped: {s}");
+        // A tool's own message may echo the file's name raw.
+        let _ = writeln!(out, "skipped: {}", crate::text::printable(s));
     }
     for n in data_notes(r) {
         let _ = writeln!(out, "note: {n}");
@@ -232,7 +233,7 @@ impl Exportable for CompareReport {
 pub fn markdown(r: &CompareReport) -> Vec<String> {
     let caption = format!(
         "{} ({}) read by each contender, block size {}, {} each in alternating order; rates are the median (min–max) of the runs",
-        r.file,
+        crate::text::printable(&r.file),
         format_size(r.file_bytes),
         format_size(r.block_size),
         crate::report::text::runs_asked(r.repeat, r.until_stable)

@@ -181,6 +181,12 @@ pub(crate) fn file_lines(
     );
 }
 
+/// What a `--best` panel's figures are, in the text's rows line.
+const BEST_OF_RUNS: &str = "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it";
+
+/// The same, as the caption of a `--best` panel's Markdown table.
+const BEST_OF: &str = "each figure is the best of its runs (the fastest run, CrystalDiskMark's figure; the median is the one to compare), ±the farthest run from it";
+
 /// Renders `disk`: where and how it ran, then its answer last, the 4×2 grid engineers know
 /// from CrystalDiskMark (each row's read and write side by side: MB/s, IOPS, p99). With
 /// `verbose` also the device's view and a sentence per row on its queue, and the full
@@ -213,31 +219,26 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     } else {
         "; --verbose: every percentile, the device's view, the queues"
     };
-    let n = r.rows.iter().map(DiskRow::n).max().unwrap_or(1);
-    let fewest = r.rows.iter().map(DiskRow::n).min().unwrap_or(1);
-    let runs = if n > 1 {
-        let each = if fewest < n {
-            format!("{fewest} to {n} runs each (until stable)")
-        } else {
-            format!("{n} runs each")
-        };
-        // `--best`: CrystalDiskMark's figure, said where the median would be.
-        let figure = if r.rows.iter().any(|x| x.best_of) {
-            "best of them (the fastest run, CrystalDiskMark's figure; the median is the one to compare) ±the farthest run from it"
-        } else {
-            "median ±its farthest run"
-        };
-        format!(
-            "{} per run, {each}, {figure}{}",
-            format_seconds(r.runtime_seconds),
-            if verbose {
-                " (their range beside it)".to_string()
+    let each = crate::report::text::runs_each(r.rows.iter().map(DiskRow::n), "runs");
+    let runs = match each {
+        Some(each) => {
+            // `--best`: CrystalDiskMark's figure, said where the median would be.
+            let figure = if r.rows.iter().any(|x| x.best_of) {
+                BEST_OF_RUNS
             } else {
-                widest_spread(&r.rows)
-            }
-        )
-    } else {
-        format!("{} each", format_seconds(r.runtime_seconds))
+                "median ±its farthest run"
+            };
+            format!(
+                "{} per run, {each}, {figure}{}",
+                format_seconds(r.runtime_seconds),
+                if verbose {
+                    " (their range beside it)".to_string()
+                } else {
+                    widest_spread(&r.rows)
+                }
+            )
+        }
+        None => format!("{} each", format_seconds(r.runtime_seconds)),
     };
     line(
         &mut out,
@@ -445,9 +446,11 @@ impl Exportable for DiskReport {
     }
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table};
+        // `--best`: the figures are the fastest runs', said where the table is.
+        let best = self.rows.iter().any(|x| x.best_of).then_some(BEST_OF);
         let mut blocks = vec![table(
             &columns::markdown(&panel(&self.rows), &self.rows),
-            None,
+            best,
         )];
         let sentences: Vec<String> = self
             .rows

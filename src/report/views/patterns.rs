@@ -38,7 +38,7 @@ pub fn text(r: &PatternsReport) -> String {
     } else {
         "random tests touch every record once".to_string()
     };
-    line(&mut out, "patterns", &r.path);
+    line(&mut out, "patterns", crate::text::printable(&r.path));
     line(
         &mut out,
         "setup",
@@ -197,7 +197,8 @@ fn in_place_line(out: &mut String, r: &PatternsReport) {
         .flat_map(|x| &x.runs)
         .map(|run| run.sample.elapsed.seconds)
         .sum();
-    line(out, "verify", in_place(&all, &r.path, measured));
+    let path = crate::text::printable(&r.path);
+    line(out, "verify", in_place(&all, &path, measured));
 }
 
 fn single(out: &mut String, r: &PatternsReport) {

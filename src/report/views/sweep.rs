@@ -33,7 +33,7 @@ pub fn text(r: &SweepReport, verbose: bool) -> String {
     let _ = writeln!(
         out,
         "sweep {op} {} ({}) with the {} engine: {} per point after {} warm-up, median and spread",
-        r.file,
+        crate::text::printable(&r.file),
         format_size(r.file_bytes),
         r.engine,
         crate::report::text::runs_asked(r.repeat, r.until_stable),
@@ -118,12 +118,12 @@ fn notes(r: &SweepReport, folded: bool) -> Vec<String> {
         out.push(format!(
             "verify (seed {}): {}",
             r.seed.unwrap_or(0),
-            in_place(&all, &r.file, measured)
+            in_place(&all, &crate::text::printable(&r.file), measured)
         ));
     } else if let (Some(seed), Op::Write) = (r.seed, r.op) {
         out.push(format!(
             "seed {seed}: every run wrote the same bytes; `sweep {} --seed {seed}` reads them back verified in place",
-            r.file
+            crate::text::printable(&r.file)
         ));
     }
     let bypassed = r
