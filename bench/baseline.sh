@@ -8,6 +8,11 @@
 #     over the checks of (median rate of the figures under hogs / median rate without).
 # Targets: at most 1 false "regressed" in 20 A/A checks; at least 19 of 20 slowdowns caught.
 # Usage: bench/baseline.sh [CHECKS] [SIZE_MIB] [DUTY] [PERIOD_MS]; default 20, 64, 0.05, 5.
+# SLOW=cgroup injects the slowdown instead as a CPU quota on the slowed sweep alone (root,
+# cgroup v1 or v2 cpu controller): QUOTA (default 0.9) of one CPU per 5 ms period, so each
+# ~20 ms run is throttled evenly (a 100 ms period would stall one run in five and leave
+# the median alone). On a quiet machine the hogs barely slow a warm sweep (its thread
+# preempts them); the quota does, by a known share.
 # The sweep: BLOCKS (default 64k,1m), REPEAT runs per point (default 15). PAIRED=1 saves a
 # fresh baseline before each pair of checks (the rule's own noise, without the machine's
 # drift over the whole script); by default one baseline is saved at the start.
@@ -19,12 +24,16 @@ PERIOD_MS=${4:-5}
 BLOCKS=${BLOCKS:-64k,1m}
 REPEAT=${REPEAT:-15}
 PAIRED=${PAIRED:-0}
+SLOW=${SLOW:-hogs}
+QUOTA=${QUOTA:-0.9}
 here=$(cd "$(dirname "$0")/.." && pwd)
 io=${IOSCOPE:-$here/target/release/ioscope}
 work=$(mktemp -d "$here/.bench-baseline.XXXXXX")
 hogs=()
+cgroup_dir=""
 cleanup() {
     for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+    [ -n "$cgroup_dir" ] && rmdir "$cgroup_dir" 2>/dev/null
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -32,8 +41,25 @@ f=$work/f
 head -c "$((SIZE << 20))" /dev/urandom >"$f"
 cat "$f" >/dev/null
 bl=$work/baselines
+cg=""
 sweep() {
-    "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --baseline-dir "$bl" "$@"
+    if [ -n "$cg" ]; then
+        # The quota holds this sweep alone: it joins the group, then becomes ioscope.
+        sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$cg" \
+            "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --baseline-dir "$bl" "$@"
+    else
+        "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --baseline-dir "$bl" "$@"
+    fi
+}
+quota_group() {
+    local us=$(python3 -c "print(int($QUOTA * 5000))")
+    if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+        local g=/sys/fs/cgroup/ioscope-bench-$$
+        mkdir "$g" && echo "$us 5000" >"$g/cpu.max" && echo "$g/cgroup.procs"
+    elif [ -d /sys/fs/cgroup/cpu ]; then
+        local g=/sys/fs/cgroup/cpu/ioscope-bench-$$
+        mkdir "$g" && echo 5000 >"$g/cpu.cfs_period_us" && echo "$us" >"$g/cpu.cfs_quota_us" && echo "$g/tasks"
+    fi
 }
 start_hogs() {
     hogs=()
@@ -73,7 +99,18 @@ print(sys.argv[2], f"{st.median(ratios):.4f}", verdicts, floors)
 PY
 }
 load() { cut -d' ' -f1 /proc/loadavg; }
-echo "# bench/baseline.sh: PAIRED=$PAIRED, $CHECKS checks, ${SIZE} MiB, sweep --block-sizes $BLOCKS --repeat $REPEAT (warm), hogs: $(nproc) x duty $DUTY of ${PERIOD_MS} ms"
+if [ "$SLOW" = cgroup ]; then
+    slow_group=$(quota_group) || true
+    if [ -z "$slow_group" ]; then
+        echo "bench/baseline.sh: SLOW=cgroup needs root and a cgroup cpu controller; skipped" >&2
+        exit 0
+    fi
+    cgroup_dir=$(dirname "$slow_group")
+    how="a CPU quota of $QUOTA of one CPU per 5 ms on the slowed sweep"
+else
+    how="hogs: $(nproc) x duty $DUTY of ${PERIOD_MS} ms"
+fi
+echo "# bench/baseline.sh: PAIRED=$PAIRED, $CHECKS checks, ${SIZE} MiB, sweep --block-sizes $BLOCKS --repeat $REPEAT (warm), $how"
 echo "# load at start: $(load)"
 sweep --save-baseline base >/dev/null 2>&1
 : >"$work/aa"
@@ -85,9 +122,15 @@ for i in $(seq "$CHECKS"); do
         sweep --save-baseline "$name" >/dev/null 2>&1
     fi
     check "$name" >>"$work/aa"
-    start_hogs
-    check "$name" >>"$work/slow"
-    stop_hogs
+    if [ "$SLOW" = cgroup ]; then
+        cg=$slow_group
+        check "$name" >>"$work/slow"
+        cg=""
+    else
+        start_hogs
+        check "$name" >>"$work/slow"
+        stop_hogs
+    fi
 done
 echo "# load at end: $(load)"
 python3 - "$work/aa" "$work/slow" "$CHECKS" <<'PY'
@@ -101,7 +144,7 @@ aa_ratio = st.median(float(r[1]) for r in aa)
 slow_ratio = st.median(float(r[1]) for r in slow)
 print(f"A/A: {false} of {n} checks said regressed (target: at most 1); median new/old {aa_ratio:.3f}")
 print(f"slowdown: {caught} of {n} caught (target: at least 19); median new/old {slow_ratio:.3f}, "
-      f"the hogs' own effect {slow_ratio / aa_ratio - 1:+.1%} against the A/A runs")
+      f"the slowdown's own effect {slow_ratio / aa_ratio - 1:+.1%} against the A/A runs")
 print("A/A runs (exit, median new/old, verdicts, floors):")
 for r in aa:
     print("  ", " ".join(r))

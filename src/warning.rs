@@ -164,6 +164,17 @@ impl From<&crate::harness::Sample> for Marks {
     }
 }
 
+impl Marks {
+    /// Whether these marks say the run was taken under interference.
+    pub fn interfered(&self) -> bool {
+        crate::measure::interference::marked(
+            self.other_io_bytes,
+            self.pressure.as_ref(),
+            self.own_device_bytes,
+        )
+    }
+}
+
 /// The interference warnings of a command's timed runs (`at` naming each run, `None` for a
 /// command's only one): one [`Warning::OtherIo`] for the runs the device served others
 /// during, one [`Warning::Contended`] per resource stalled on; the worst run named, the rest

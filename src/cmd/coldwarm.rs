@@ -134,7 +134,11 @@ fn repeated(
         let c = cycle()?;
         let seconds = c.iter().map(|s| s.elapsed.seconds).sum::<f64>();
         for (read, sample) in reads.iter_mut().zip(&c) {
-            read.push(sample.bytes_per_second(), seconds);
+            read.push_marked(
+                sample.bytes_per_second(),
+                seconds,
+                crate::warning::Marks::from(sample).interfered(),
+            );
         }
         cycles.push(c);
     }

@@ -456,7 +456,21 @@ fn measure_state(
             match run_once(&list[i], src.len, device, harness) {
                 Ok(ran) => {
                     let bytes_per_second = per_second(ran.bytes, ran.seconds);
-                    repeats[i].push(bytes_per_second, ran.seconds);
+                    // A cold read's I/O wait is its own.
+                    let own = if state == CacheState::Cold {
+                        src.len
+                    } else {
+                        0
+                    };
+                    repeats[i].push_marked(
+                        bytes_per_second,
+                        ran.seconds,
+                        crate::measure::interference::marked(
+                            ran.marks.other_io_bytes,
+                            ran.marks.pressure.as_ref(),
+                            own,
+                        ),
+                    );
                     runs[i].push(Run {
                         bytes: ran.bytes,
                         seconds: ran.seconds,

@@ -347,7 +347,13 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
         );
         harness.progress.end();
         let row = row?;
-        repeats.push(row.bytes_per_second, row.seconds);
+        // Its own I/O reaches the device (O_DIRECT): the I/O stall is its own.
+        let interfered = crate::measure::interference::marked(
+            row.other_io_bytes,
+            row.pressure.as_ref(),
+            row.bytes,
+        );
+        repeats.push_marked(row.bytes_per_second, row.seconds, interfered);
         runs.push(row);
     }
     let mut row = if asked.best {

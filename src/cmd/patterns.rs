@@ -357,7 +357,11 @@ impl Bench<'_> {
         while repeats.more() {
             match self.one(test) {
                 Ok(run) => {
-                    repeats.push(run.sample.bytes_per_second(), run.sample.elapsed.seconds);
+                    repeats.push_marked(
+                        run.sample.bytes_per_second(),
+                        run.sample.elapsed.seconds,
+                        crate::warning::Marks::from(&run.sample).interfered(),
+                    );
                     runs.push(run);
                 }
                 Err(e)

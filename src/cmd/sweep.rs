@@ -274,7 +274,11 @@ fn repeated<T: AsRef<Sample>>(
     while repeats.more() {
         let timed = run()?;
         let sample = timed.as_ref();
-        repeats.push(sample.bytes_per_second(), sample.elapsed.seconds);
+        repeats.push_marked(
+            sample.bytes_per_second(),
+            sample.elapsed.seconds,
+            crate::warning::Marks::from(sample).interfered(),
+        );
         runs.push(timed);
     }
     Ok(runs)

@@ -84,6 +84,9 @@ pub struct Repeats {
     stop: Stopping,
     rates: Vec<f64>,
     seconds: f64,
+    /// Runs taken with no interference marked (another process's I/O on the device, or
+    /// the machine stalled).
+    clean: usize,
 }
 
 impl Repeats {
@@ -93,18 +96,35 @@ impl Repeats {
             stop,
             rates: Vec::with_capacity(stop.min_runs),
             seconds: 0.0,
+            clean: 0,
         }
     }
 
-    /// Counts a run that gave `rate` and took `seconds`.
+    /// Counts a run that gave `rate` and took `seconds`, with no interference marked.
     pub fn push(&mut self, rate: f64, seconds: f64) {
-        self.rates.push(rate);
-        self.seconds += seconds;
+        self.push_marked(rate, seconds, false);
     }
 
-    /// Whether to make another run: always before the first, then as [`Stopping::more`] says.
+    /// Counts a run that gave `rate` and took `seconds`, `interfered` when it was taken
+    /// under interference (its figure is kept: the median and the interval judge it).
+    pub fn push_marked(&mut self, rate: f64, seconds: f64, interfered: bool) {
+        self.rates.push(rate);
+        self.seconds += seconds;
+        self.clean += usize::from(!interfered);
+    }
+
+    /// Whether to make another run: always before the first, then as [`Stopping::more`]
+    /// says; and, until stable, while fewer than `min_runs` runs were free of interference
+    /// and the budget allows (a point settled on runs another process disturbed is
+    /// measured again rather than trusted: the clean runs then outvote them in the median).
     pub fn more(&self) -> bool {
-        self.rates.is_empty() || self.stop.more(&self.rates, self.seconds)
+        if self.rates.is_empty() || self.stop.more(&self.rates, self.seconds) {
+            return true;
+        }
+        !self.stop.is_fixed()
+            && self.clean < self.stop.min_runs
+            && self.rates.len() < self.stop.max_runs
+            && self.seconds < self.stop.max_seconds
     }
 
     /// How the runs ended, as [`Stopping::outcome`] says.
@@ -293,6 +313,46 @@ mod tests {
         assert!(none.more());
         none.push(1.0, 0.0);
         assert!(!none.more());
+    }
+
+    #[test]
+    fn a_point_settled_on_disturbed_runs_is_measured_again_while_the_budget_allows() {
+        let stop = Stopping {
+            min_runs: 3,
+            max_runs: 6,
+            max_seconds: 10.0,
+            precision: 0.05,
+        };
+        // Three equal runs, two of them under another process's I/O: settled, not trusted.
+        let mut runs = Repeats::new(stop);
+        runs.push_marked(100.0, 1.0, true);
+        runs.push_marked(100.0, 1.0, false);
+        runs.push_marked(100.0, 1.0, true);
+        assert!(runs.more(), "one clean run of three asked");
+        runs.push(100.0, 1.0);
+        assert!(runs.more());
+        runs.push(100.0, 1.0);
+        assert!(!runs.more(), "three clean runs");
+        // Every run disturbed: the run budget ends it.
+        let mut busy = Repeats::new(stop);
+        for _ in 0..6 {
+            assert!(busy.more());
+            busy.push_marked(100.0, 1.0, true);
+        }
+        assert!(!busy.more() && busy.len() == 6);
+        // So does the time budget.
+        let mut slow = Repeats::new(stop);
+        for _ in 0..3 {
+            slow.push_marked(100.0, 4.0, true);
+        }
+        assert!(!slow.more(), "12 s spent of 10");
+        // A fixed count is kept whatever the marks.
+        let mut fixed = Repeats::new(Stopping::fixed(2));
+        fixed.push_marked(100.0, 1.0, true);
+        fixed.push_marked(100.0, 1.0, true);
+        assert!(!fixed.more());
+        // The figures are kept either way: the marked runs are in the median.
+        assert_eq!(runs.rates().len(), 5);
     }
 
     #[test]

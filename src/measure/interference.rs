@@ -51,6 +51,17 @@ pub fn contended(pressure: &Pressure, own_device_bytes: u64) -> Vec<(Resource, f
     out
 }
 
+/// Whether a run is marked as taken under interference: the device served another
+/// process clearly beyond the run (`other_io_bytes`), or the machine stalled on a resource
+/// by [`contended`].
+pub fn marked(
+    other_io_bytes: Option<u64>,
+    pressure: Option<&Pressure>,
+    own_device_bytes: u64,
+) -> bool {
+    other_io_bytes.is_some() || pressure.is_some_and(|p| !contended(p, own_device_bytes).is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +184,16 @@ mod tests {
             contended(&stalls(0.5, 0.9, 0.0), 64 * MIB),
             vec![(Resource::Cpu, 0.5)]
         );
+    }
+
+    #[test]
+    fn a_run_is_marked_by_other_io_or_a_stall_not_by_its_own_io_wait() {
+        assert!(marked(Some(64 * MIB), None, 0));
+        assert!(marked(None, Some(&stalls(0.5, 0.0, 0.0)), 64 * MIB));
+        assert!(!marked(None, Some(&stalls(0.0, 0.9, 0.0)), 64 * MIB));
+        assert!(marked(None, Some(&stalls(0.0, 0.9, 0.0)), 0));
+        assert!(!marked(None, Some(&stalls(0.1, 0.1, 0.1)), 0));
+        assert!(!marked(None, None, 0));
     }
 
     #[test]
