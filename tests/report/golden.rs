@@ -93,6 +93,9 @@ const WIDTHS: &[(&str, usize)] = &[
     // kept with its unit, and the answer (summary, verification) comes last.
     ("study-sentences", 80),
     ("study-sentences", 200),
+    // mpi's tables on the column model: at 80 columns the least needed columns go, named.
+    ("mpi", 80),
+    ("mpi", 200),
 ];
 
 /// Saved results edited to numbers that contradict each usual story (the edits of

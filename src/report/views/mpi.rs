@@ -2,8 +2,8 @@
 //! Names (the directory, hosts) are printed through [`printable`].
 
 use crate::report::cells::{cells, mib, opt, sample_cells, table};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
-use crate::report::text::{right_align, table_with};
 use crate::report::view::Exportable;
 use crate::results::mpi::MpiReport;
 use crate::text::printable;
@@ -114,17 +114,7 @@ fn header(out: &mut String, r: &MpiReport) {
 
 /// One row per phase: the aggregate over the repeats, and the repeat nearest the median.
 fn phases(out: &mut String, r: &MpiReport) {
-    let mut table = table_with(&[
-        "phase",
-        "aggregate MiB/s",
-        "min–max (n)",
-        "IOR formula MiB/s",
-        "total",
-        "first done",
-        "last done",
-        "rank MiB/s min–max",
-        "fsync max",
-    ]);
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for phase in &r.results {
         // The repeat whose aggregate is nearest the median stands for the phase.
         let Some(typical) = phase.repeats.iter().min_by(|a, b| {
@@ -134,7 +124,7 @@ fn phases(out: &mut String, r: &MpiReport) {
             continue;
         };
         let a = &typical.aggregate;
-        table.add_row(vec![
+        rows.push(vec![
             phase.op.name().to_string(),
             format!("{:.1}", mib(phase.bytes_per_second.median)),
             format!(
@@ -163,23 +153,54 @@ fn phases(out: &mut String, r: &MpiReport) {
             a.fsync_seconds_max.map_or("-".into(), format_seconds),
         ]);
     }
-    right_align(&mut table, 1..5);
-    let _ = writeln!(out, "{table}");
+    out.push_str(&fitted(
+        &[
+            ("phase", 0, Align::Left),
+            ("aggregate MiB/s", 0, Align::Right),
+            ("min–max (n)", 1, Align::Right),
+            ("IOR formula MiB/s", 2, Align::Right),
+            ("total", 4, Align::Right),
+            ("first done", 5, Align::Words),
+            ("last done", 3, Align::Words),
+            ("rank MiB/s min–max", 3, Align::Left),
+            ("fsync max", 4, Align::Right),
+        ],
+        &rows,
+    ));
+}
+
+/// How a column's cells sit.
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+    /// Words, which may wrap between them.
+    Words,
+}
+
+/// `rows` of cells under `headings` (each with its priority: 0 never hidden, the higher
+/// the sooner), fitted to the terminal's width by the one column model.
+fn fitted(headings: &[(&'static str, u8, Align)], rows: &[Vec<String>]) -> String {
+    let columns: Vec<Column<'_, Vec<String>>> = headings
+        .iter()
+        .enumerate()
+        .map(|(i, &(name, priority, align))| {
+            let column = Column::new(name, "", priority, move |row: &Vec<String>| {
+                row.get(i).cloned().unwrap_or_default()
+            });
+            match align {
+                Align::Right => column,
+                Align::Left => column.left(),
+                Align::Words => column.words(),
+            }
+        })
+        .collect();
+    columns::for_terminal(&columns, rows).text
 }
 
 /// One row per phase and rank: its rate, fsync, residency and checksum.
 fn ranks(out: &mut String, r: &MpiReport) {
-    let mut ranks = table_with(&[
-        "phase",
-        "rank",
-        "host",
-        "segment of",
-        "MiB/s (median)",
-        "fsync (median)",
-        "resident before",
-        "calls p50 / p99 / p99.9 / max (last repeat)",
-        "checksum",
-    ]);
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for phase in &r.results {
         for rank in 0..r.ranks {
             let runs: Vec<_> = phase
@@ -218,7 +239,7 @@ fn ranks(out: &mut String, r: &MpiReport) {
                     format!("{} (expected {})", printable(&first.xor_hex), printable(e))
                 }
             };
-            ranks.add_row(vec![
+            rows.push(vec![
                 phase.op.name().to_string(),
                 rank.to_string(),
                 printable(&first.host),
@@ -236,8 +257,24 @@ fn ranks(out: &mut String, r: &MpiReport) {
             ]);
         }
     }
-    right_align(&mut ranks, 4..6);
-    let _ = writeln!(out, "{ranks}");
+    out.push_str(&fitted(
+        &[
+            ("phase", 0, Align::Left),
+            ("rank", 0, Align::Left),
+            ("host", 3, Align::Left),
+            ("segment of", 4, Align::Words),
+            ("MiB/s (median)", 0, Align::Right),
+            ("fsync (median)", 2, Align::Right),
+            ("resident before", 2, Align::Words),
+            (
+                "calls p50 / p99 / p99.9 / max (last repeat)",
+                5,
+                Align::Words,
+            ),
+            ("checksum", 1, Align::Words),
+        ],
+        &rows,
+    ));
     let reads = r
         .results
         .iter()
