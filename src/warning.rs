@@ -279,6 +279,27 @@ pub fn unsettled(
     })
 }
 
+/// The spread warning of repeated points, each `(at, its summary, how it settled, runs)`:
+/// repeated until stable (`until_stable`), the widest that the budget stopped before it
+/// settled ([`unsettled`]); a fixed count, those whose runs scatter ([`scattered`]).
+pub fn spread<'a>(
+    until_stable: Option<crate::measure::converge::Stopping>,
+    points: impl IntoIterator<
+        Item = (
+            String,
+            &'a crate::measure::stats::Summary,
+            Option<crate::measure::converge::Settled>,
+            usize,
+        ),
+    >,
+) -> Option<Warning> {
+    let points = points.into_iter();
+    match until_stable {
+        Some(stop) => unsettled(points.map(|(at, _, s, n)| (at, s, n)), stop.precision),
+        None => scattered(points.map(|(at, summary, ..)| (at, summary))),
+    }
+}
+
 /// The warnings a run's checks and cache proof give, `at` naming the run.
 pub fn of_sample(sample: &crate::harness::Sample, at: Option<String>) -> Vec<Warning> {
     let mut out: Vec<Warning> = sample

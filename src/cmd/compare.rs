@@ -325,7 +325,7 @@ pub fn execute(
         file_bytes: src.len,
         block_size: options.block_size,
         repeat: options.runs.min_runs,
-        until_stable: (!options.runs.is_fixed()).then_some(options.runs),
+        until_stable: options.runs.until_stable(),
         contenders: list.clone(),
         skipped,
         rows: Vec::new(),
@@ -378,11 +378,7 @@ pub fn execute(
         .extend(crate::warning::interference(report.rows.iter().flat_map(
             |r| {
                 let at = format!("{}, {}", r.contender, r.cache.name());
-                let own = if r.cache == CacheState::Cold {
-                    report.file_bytes
-                } else {
-                    0
-                };
+                let own = own_device_bytes(r.cache, report.file_bytes);
                 r.runs.iter().map(move |run| {
                     (
                         Some(at.clone()),
@@ -397,6 +393,16 @@ pub fn execute(
         )));
     save(&report)?;
     Ok(report)
+}
+
+/// The device bytes a contender's run counts as its own, for the interference rule: a cold
+/// read fetched the file from the device, so its I/O wait is its own; a warm one none.
+fn own_device_bytes(state: CacheState, file_bytes: u64) -> u64 {
+    if state == CacheState::Cold {
+        file_bytes
+    } else {
+        0
+    }
 }
 
 /// Stops the comparison unless the name still names the file first opened, at the size it
@@ -456,12 +462,7 @@ fn measure_state(
             match run_once(&list[i], src.len, device, harness) {
                 Ok(ran) => {
                     let bytes_per_second = per_second(ran.bytes, ran.seconds);
-                    // A cold read's I/O wait is its own.
-                    let own = if state == CacheState::Cold {
-                        src.len
-                    } else {
-                        0
-                    };
+                    let own = own_device_bytes(state, src.len);
                     repeats[i].push_marked(
                         bytes_per_second,
                         ran.seconds,

@@ -347,13 +347,7 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
         );
         harness.progress.end();
         let row = row?;
-        // Its own I/O reaches the device (O_DIRECT): the I/O stall is its own.
-        let interfered = crate::measure::interference::marked(
-            row.other_io_bytes,
-            row.pressure.as_ref(),
-            row.bytes,
-        );
-        repeats.push_marked(row.bytes_per_second, row.seconds, interfered);
+        repeats.push_marked(row.bytes_per_second, row.seconds, marks(&row).interfered());
         runs.push(row);
     }
     let mut row = if asked.best {
@@ -994,17 +988,21 @@ pub fn execute(
 /// The interference warnings of measured rows (`at` naming each): other I/O on the device
 /// and stalls, the worst named.
 pub(crate) fn interference(rows: &[DiskRow], at: impl Fn(&DiskRow) -> String) -> Vec<Warning> {
-    crate::warning::interference(rows.iter().filter(|r| r.measured()).map(|r| {
-        (
-            Some(at(r)),
-            crate::warning::Marks {
-                other_io_bytes: r.other_io_bytes,
-                pressure: r.pressure,
-                // The row reads or writes the device itself: its I/O wait is its own.
-                own_device_bytes: r.bytes,
-            },
-        )
-    }))
+    crate::warning::interference(
+        rows.iter()
+            .filter(|r| r.measured())
+            .map(|r| (Some(at(r)), marks(r))),
+    )
+}
+
+/// What marks a row as run under interference. The row reads or writes the device itself
+/// (O_DIRECT): its I/O wait is its own.
+fn marks(r: &DiskRow) -> crate::warning::Marks {
+    crate::warning::Marks {
+        other_io_bytes: r.other_io_bytes,
+        pressure: r.pressure,
+        own_device_bytes: r.bytes,
+    }
 }
 
 /// A row not run, and why.

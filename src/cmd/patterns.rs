@@ -41,7 +41,7 @@ pub fn execute(
         path: files::display_name(&options.path),
         seed: fresh_seed(),
         runs: options.runs.min_runs,
-        until_stable: (!options.runs.is_fixed()).then_some(options.runs),
+        until_stable: options.runs.until_stable(),
         cache: options.cache,
         stride: options.stride,
         read_percent: options.read_percent,
@@ -149,16 +149,13 @@ pub fn execute(
     };
     // Repeated until stable, a test's spread is judged by its interval; a fixed count's by
     // the spread rule.
-    let spread = match report.until_stable {
-        Some(stop) => warning::unsettled(
-            report
-                .results
-                .iter()
-                .map(|r| (at(r), r.settled, r.runs.len())),
-            stop.precision,
-        ),
-        None => warning::scattered(report.results.iter().map(|r| (at(r), &r.bytes_per_second))),
-    };
+    let spread = warning::spread(
+        report.until_stable,
+        report
+            .results
+            .iter()
+            .map(|r| (at(r), &r.bytes_per_second, r.settled, r.runs.len())),
+    );
     report.warnings.extend(spread);
     let interference = warning::interference(report.results.iter().flat_map(|r| {
         let at = format!(

@@ -46,7 +46,7 @@ pub fn execute(
         threads: setup.threads,
         file_bytes: 0,
         repeat: options.runs.min_runs,
-        until_stable: (!options.runs.is_fixed()).then_some(options.runs),
+        until_stable: options.runs.until_stable(),
         warmup: options.warmup,
         drop_caches: options.drop_caches,
         device: device.clone(),
@@ -331,16 +331,13 @@ fn finish(report: &mut SweepReport) {
     warning::allowing_unwritten(&mut report.warnings, report.allow_unwritten);
     // Repeated until stable, a point's spread is judged by its interval (and one that did
     // not settle says so); a fixed count's by the spread rule.
-    let spread = match report.until_stable {
-        Some(stop) => warning::unsettled(
-            report
-                .points
-                .iter()
-                .map(|p| (at(p), p.settled, p.runs.len())),
-            stop.precision,
-        ),
-        None => warning::scattered(report.points.iter().map(|p| (at(p), &p.rate))),
-    };
+    let spread = warning::spread(
+        report.until_stable,
+        report
+            .points
+            .iter()
+            .map(|p| (at(p), &p.rate, p.settled, p.runs.len())),
+    );
     report.warnings.extend(spread);
     let interference = warning::interference(report.points.iter().flat_map(|p| {
         let at = at(p);

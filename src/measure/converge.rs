@@ -44,6 +44,11 @@ impl Stopping {
         }
     }
 
+    /// The rule a result records as `until_stable`: itself, or `None` for a fixed count.
+    pub fn until_stable(self) -> Option<Self> {
+        (!self.is_fixed()).then_some(self)
+    }
+
     /// Whether the count is fixed (`--repeat`): no run depends on the spread.
     pub fn is_fixed(&self) -> bool {
         self.min_runs >= self.max_runs

@@ -27,12 +27,25 @@ pub fn other_io(
     kernel: Option<ProcIo>,
     device: Option<DiskDelta>,
 ) -> Option<u64> {
-    let device = device?;
-    let (dev, counted) = match op {
-        Op::Read => (device.read_bytes, kernel.map_or(0, |k| k.read_bytes)),
-        Op::Write => (device.write_bytes, kernel.map_or(0, |k| k.write_bytes)),
-    };
-    beyond(dev, moved.max(counted))
+    beyond(device_bytes(op, device?), own_bytes(op, moved, kernel))
+}
+
+/// A run's own bytes in direction `op`: the larger of what it moved and what the kernel
+/// fetched or sent for it (`/proc/self/io`, which holds its read-ahead).
+pub fn own_bytes(op: Op, moved: u64, kernel: Option<ProcIo>) -> u64 {
+    let counted = kernel.map_or(0, |k| match op {
+        Op::Read => k.read_bytes,
+        Op::Write => k.write_bytes,
+    });
+    moved.max(counted)
+}
+
+/// The bytes the device moved in direction `op`.
+pub fn device_bytes(op: Op, device: DiskDelta) -> u64 {
+    match op {
+        Op::Read => device.read_bytes,
+        Op::Write => device.write_bytes,
+    }
 }
 
 /// The resources tasks on the machine waited for during at least [`STALLED`] of a run, with

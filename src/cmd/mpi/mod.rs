@@ -25,6 +25,7 @@ use crate::measure::cache::{self, CacheState};
 use crate::measure::converge::Stopping;
 use crate::measure::diskstats;
 use crate::measure::env::Environment;
+use crate::measure::interference;
 use crate::measure::meter::Claim;
 use crate::measure::stats::{Summary, summarize};
 use crate::measure::wallclock;
@@ -932,24 +933,17 @@ impl Rank<'_> {
             .collect();
         // The aggregate of each phase over its repeats: one that the budget stopped before
         // it was stable, or (a fixed count) whose runs scatter.
-        if options.runs.is_fixed() {
-            warnings.extend(warning::scattered(
-                phases
-                    .iter()
-                    .map(|p| (format!("{} aggregate", p.op.name()), &p.bytes_per_second)),
-            ));
-        } else {
-            warnings.extend(warning::unsettled(
-                phases.iter().map(|p| {
-                    (
-                        format!("{} aggregate", p.op.name()),
-                        p.settled,
-                        p.repeats.len(),
-                    )
-                }),
-                options.runs.precision,
-            ));
-        }
+        warnings.extend(warning::spread(
+            options.runs.until_stable(),
+            phases.iter().map(|p| {
+                (
+                    format!("{} aggregate", p.op.name()),
+                    &p.bytes_per_second,
+                    p.settled,
+                    p.repeats.len(),
+                )
+            }),
+        ));
         let hosts = distinct_hosts(&rank_info);
         warnings.extend(warning::interference(phases.iter().flat_map(|p| {
             p.repeats.iter().enumerate().flat_map(move |(i, r)| {
@@ -988,7 +982,7 @@ impl Rank<'_> {
             read_existing: None,
             kept: None,
             failed: None,
-            until_stable: (!options.runs.is_fixed()).then_some(options.runs),
+            until_stable: options.runs.until_stable(),
         }
     }
 }
@@ -1013,27 +1007,20 @@ fn per_host(op: Op, repeat: &Repeat) -> Vec<(String, warning::Marks)> {
             })?;
             let own: u64 = ranks
                 .iter()
-                .map(|r| {
-                    let counted = r.sample.kernel.map_or(0, |k| match op {
-                        Op::Read => k.read_bytes,
-                        Op::Write => k.write_bytes,
-                    });
-                    r.sample.moved.bytes.max(counted)
-                })
+                .map(|r| interference::own_bytes(op, r.sample.moved.bytes, r.sample.kernel))
                 .sum();
-            let device = longest.sample.device.map(|d| match op {
-                Op::Read => d.read_bytes,
-                Op::Write => d.write_bytes,
-            });
+            let device = longest
+                .sample
+                .device
+                .map(|d| interference::device_bytes(op, d));
             let own_device_bytes = ranks
                 .iter()
-                .map(|r| r.sample.kernel.map_or(0, |k| k.read_bytes + k.write_bytes))
+                .map(|r| warning::Marks::from(&r.sample).own_device_bytes)
                 .sum();
             Some((
                 host.to_string(),
                 warning::Marks {
-                    other_io_bytes: device
-                        .and_then(|d| crate::measure::interference::beyond(d, own)),
+                    other_io_bytes: device.and_then(|d| interference::beyond(d, own)),
                     pressure: longest.sample.pressure,
                     own_device_bytes,
                 },

@@ -92,7 +92,7 @@ fn runs_term(runs: &Stopping) -> String {
     } else {
         format!(
             "until stable within {}%: {} to {} runs, {} s",
-            runs.precision * 100.0,
+            crate::report::text::share(runs.precision),
             runs.min_runs,
             runs.max_runs,
             runs.max_seconds
