@@ -130,7 +130,9 @@ fn repeated(
         Repeats::new(*stop),
         Repeats::new(*stop),
     ];
+    let mut starts = crate::measure::cpus::Starts::new();
     while reads.iter().any(Repeats::more) {
+        starts.next();
         let c = cycle()?;
         let seconds = c.iter().map(|s| s.elapsed.seconds).sum::<f64>();
         for (read, sample) in reads.iter_mut().zip(&c) {

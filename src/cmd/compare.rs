@@ -449,7 +449,10 @@ fn measure_state(
             .any(|(r, f)| f.is_none() && r.more())
     };
     let mut rep = 0;
+    // Each round starts on the next CPU, every contender of it on the same one.
+    let mut starts = crate::measure::cpus::Starts::new();
     while unsettled(&repeats, &failed) {
+        starts.next();
         // Alternate the order: each repeat starts with the next contender.
         for k in 0..list.len() {
             let i = (k + rep) % list.len();

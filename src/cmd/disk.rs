@@ -325,7 +325,9 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
     let stop = asked.repeat;
     let mut runs: Vec<DiskRow> = Vec::with_capacity(stop.min_runs);
     let mut repeats = Repeats::new(stop);
+    let mut starts = crate::measure::cpus::Starts::new();
     while repeats.more() {
+        starts.next();
         let i = runs.len();
         let of = match (stop.is_fixed(), stop.max_runs) {
             (_, 1) => String::new(),

@@ -351,7 +351,9 @@ impl Bench<'_> {
         }
         let mut runs: Vec<PatternRun> = Vec::new();
         let mut repeats = crate::measure::converge::Repeats::new(self.options.runs);
+        let mut starts = crate::measure::cpus::Starts::new();
         while repeats.more() {
+            starts.next();
             match self.one(test) {
                 Ok(run) => {
                     repeats.push_marked(

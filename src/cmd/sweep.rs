@@ -271,7 +271,9 @@ fn repeated<T: AsRef<Sample>>(
     }
     let mut runs: Vec<T> = Vec::new();
     let mut repeats = Repeats::new(options.runs);
+    let mut starts = crate::measure::cpus::Starts::new();
     while repeats.more() {
+        starts.next();
         let timed = run()?;
         let sample = timed.as_ref();
         repeats.push_marked(

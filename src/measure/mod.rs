@@ -8,6 +8,7 @@ pub mod caveat;
 pub mod checks;
 pub mod compression;
 pub mod converge;
+pub mod cpus;
 pub mod devstats;
 pub mod diskstats;
 pub mod env;
