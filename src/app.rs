@@ -267,13 +267,24 @@ fn fast(options: &FastOptions) -> Result<cmd::fast::FastReport> {
 fn trace(args: &TraceArgs) -> Result<ExitKind> {
     let export = ExportOptions::from_args(&args.export, "trace")?;
     let out = Exports::reserve::<cmd::trace::TraceReport>(&export, &[])?;
+    let ptrace_only = if args.every_call {
+        Some("--every-call")
+    } else if args.seccomp {
+        Some("--seccomp")
+    } else {
+        None
+    };
+    let chosen = crate::trace::choose(args.engine, ptrace_only)?;
+    let vdso = args.vdso.unwrap_or_default();
+    // Either engine may use a seccomp filter (ptrace's on the counted calls, the kernel
+    // engine's on the opens alone); it needs a keeper for what the command may leave
+    // running: the process the shell waits for splits off the tracer now, before any
+    // thread exists.
     crate::trace::filter::ask(!args.every_call);
-    // The filter needs a keeper for what the command may leave running: the process the
-    // shell waits for splits off the tracer now, before any thread exists.
     if crate::trace::filter::refusal().is_none() {
         crate::trace::keeper::split();
     }
-    let result = cmd::trace::execute(&args.command, export.json, args.vdso)?;
+    let result = cmd::trace::execute(&args.command, export.json, vdso, chosen)?;
     finish(&result, &export, &out, Path::new("."))?;
     if !result.complete {
         return Ok(ExitKind::Interrupted);

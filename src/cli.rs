@@ -1054,11 +1054,18 @@ pub struct TraceArgs {
     /// Outputs.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// What records the calls: `kernel` (the kernel's tracepoints: the program runs
+    /// unstopped; needs root or CAP_PERFMON) or `ptrace` (stops it at each counted call).
+    /// By default the kernel's where it can run, and ptrace where it cannot or where a
+    /// flag only ptrace has is given; the choice and its reason are printed.
+    #[arg(long, value_enum)]
+    pub engine: Option<crate::trace::Engine>,
     /// Whether the traced program keeps its vDSO: `hide` (the default) makes its clock
     /// reads system calls the trace sees, to find the regions it timed (each read then
-    /// costs a traced call); `keep` leaves them fast and unseen.
-    #[arg(long, value_enum, default_value = "hide")]
-    pub vdso: crate::trace::clock::Vdso,
+    /// costs a traced call; the kernel engine stops the program at each exec to hide it);
+    /// `keep` leaves them fast and unseen.
+    #[arg(long, value_enum)]
+    pub vdso: Option<crate::trace::clock::Vdso>,
     /// Stop the traced program only at the calls trace counts (the default where the kernel
     /// has seccomp): a seccomp-bpf filter in the kernel, as `strace --seccomp-bpf`, lets its
     /// other calls run at full speed. A filter cannot be removed, so when the command leaves

@@ -6,13 +6,12 @@
 use crate::measure::external::{self};
 pub use crate::measure::procio::ProcIo;
 pub use crate::results::trace::{STOPS_EVERY_CALL, STOPS_FILTERED, TraceReport};
-use crate::trace::Proc;
 use crate::trace::claims::{self};
 use crate::trace::clock::{Clocks, Vdso};
 use crate::trace::filter as sys_filter;
 use crate::trace::phases::Phases;
 use crate::trace::sys::{self, Ended, Event};
-use crate::trace::tally::{CallStats, Resolver, Tally};
+use crate::trace::tally::{CallStats, Tally};
 use crate::trace::tee::{self, Tee};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
@@ -47,11 +46,17 @@ fn live_children(pid: i32) -> Vec<i32> {
 /// output goes to our standard error, so that ours holds exactly one JSON document. With
 /// `vdso` [`Vdso::Hide`], each program's vDSO is hidden at its exec so that its clock reads
 /// are seen (see `trace::clock`).
-pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceReport> {
+pub fn execute(
+    command: &[OsString],
+    json: bool,
+    vdso: Vdso,
+    chosen: crate::trace::Chosen,
+) -> Result<TraceReport> {
     command.first().ok_or_else(|| {
         crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
     })?;
-    let overhead = overhead_ns_per_call().ok();
+    let engine = chosen.engine;
+    let overhead = overhead_ns_per_call(engine).ok();
     // What one clock read costs through the kernel under trace and through the vDSO.
     let read_traced = overhead.map(|o| (o + crate::trace::clock::kernel_read_ns()) / 1e9);
     let read_vdso = crate::trace::clock::vdso_read_ns() / 1e9;
@@ -103,14 +108,15 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let leader = std::cell::Cell::new(0);
     let mut proc_io = None;
     let mut children = Vec::new();
-    let resolve = Proc;
     let clocks = std::cell::RefCell::new(Clocks::new(started_at));
     let phases = std::cell::RefCell::new(Phases::new(started_at));
     let mut changed = crate::trace::changed::Changed::default();
     // Before the command's first exec the traced task is ioscope's own child, installing
     // the trace's seccomp filter: its calls are no program's.
     let mut started = false;
-    let finish = sys::trace(
+    let (finish, counted) = crate::trace::run(
+        engine,
+        vdso == Vdso::Hide,
         command,
         sys::OnSignal::PassOn,
         &prepare,
@@ -118,7 +124,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
             leader.set(pid);
             *tally.borrow_mut() = Some(Tally::new(pid));
         },
-        &mut |event| {
+        &mut |event, now, resolve| {
             // Calls stopped at only to see the program's own seccomp: counted nowhere.
             match event {
                 Event::Enter { call, .. } if call.watched_only() => return,
@@ -155,12 +161,15 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
             {
                 unseen.push(note);
             }
-            let now = Instant::now();
             let mut clocks = clocks.borrow_mut();
             match event {
                 Event::Exec { tid } => clocks.exec(
                     tid,
-                    (vdso == Vdso::Hide).then(|| crate::trace::vdso::hide(tid)),
+                    (vdso == Vdso::Hide).then(|| {
+                        resolve
+                            .hidden_at_exec(tid)
+                            .unwrap_or_else(|| crate::trace::vdso::hide(tid))
+                    }),
                 ),
                 Event::Exiting { tid, .. } => clocks.ended(tid),
                 // Threads and processes, for the regions one times around another's I/O.
@@ -183,7 +192,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
                         .borrow_mut()
                         .before(s, now, |fd| t.file_of(s.tid, fd).map(|f| f.0));
                 }
-                t.event(&event, &resolve);
+                t.event(&event, resolve);
                 if let Event::Exit(s) = &event {
                     phases
                         .borrow_mut()
@@ -218,7 +227,7 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         unseen.push("io_uring: reads and writes submitted through the ring are not system calls; only io_uring_enter is seen, not what it moved".to_string());
     }
     if totals.contains_key("mmap") {
-        unseen.push("mmap: bytes read or written through a mapping move by page faults, which ptrace does not see".to_string());
+        unseen.push("mmap: bytes read or written through a mapping move by page faults, which are not system calls and are not traced".to_string());
     }
     let stretches = phases.into_inner().finish();
     // The tool's figures against the time inside the calls of their direction.
@@ -257,6 +266,8 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
     let (stops, stops_why) = match &finish.stops {
         sys_filter::Stops::Filtered => (STOPS_FILTERED, None),
         sys_filter::Stops::EveryCall(why) => (STOPS_EVERY_CALL, Some(why.clone())),
+        sys_filter::Stops::Never => (crate::results::trace::STOPS_NEVER, None),
+        sys_filter::Stops::AtExec => (crate::results::trace::STOPS_AT_EXEC, None),
     };
     let kept_by = (matches!(finish.stops, sys_filter::Stops::Filtered)
         && !finish.left.is_empty()
@@ -304,6 +315,8 @@ pub fn execute(command: &[OsString], json: bool, vdso: Vdso) -> Result<TraceRepo
         } else {
             Vec::new()
         },
+        engine: Some(chosen),
+        lost_events: counted.map(|c| c.lost),
     })
 }
 
@@ -312,7 +325,7 @@ const CALIBRATION_CALLS: u64 = 20_000;
 
 /// What tracing adds to one system call here: the same loop of `getppid` run by a traced
 /// child (`ioscope __syscall-loop N`, which times itself) and untraced in this process.
-fn overhead_ns_per_call() -> Result<f64> {
+fn overhead_ns_per_call(engine: crate::trace::Engine) -> Result<f64> {
     let untraced = syscall_loop(CALIBRATION_CALLS);
     let exe = std::env::current_exe().context("trace: find ioscope's own executable")?;
     let (read, write) = tee::pipe().context("trace: pipe for the calibration")?;
@@ -323,7 +336,9 @@ fn overhead_ns_per_call() -> Result<f64> {
             libc::dup2(fd, 1);
         }
     };
-    sys::trace(
+    crate::trace::run(
+        engine,
+        false,
         &[
             exe.into_os_string(),
             "__syscall-loop".into(),
@@ -332,7 +347,7 @@ fn overhead_ns_per_call() -> Result<f64> {
         sys::OnSignal::Kill,
         &prepare,
         &mut |_| {},
-        &mut |_| {},
+        &mut |_, _, _| {},
     )?;
     // The loop has ended: its one line is in the pipe, whose last writer we close.
     drop(write);

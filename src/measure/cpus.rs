@@ -25,9 +25,8 @@ impl Rotation {
         // SAFETY: cpu_set_t is plain data; an all-zero set is valid.
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         // SAFETY: the pointer and size describe `set`, which outlives the call.
-        let rc = unsafe {
-            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set)
-        };
+        let rc =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
         if rc != 0 {
             return None;
         }

@@ -91,6 +91,14 @@ pub struct TraceReport {
     /// order they began (its tests; absent for other tools and in older reports).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stretches: Vec<crate::trace::phases::Stretch>,
+    /// What recorded the calls, `kernel` or `ptrace`, and why that one (absent in older
+    /// reports: ptrace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<crate::trace::Chosen>,
+    /// Records the kernel could not write (a ring full): every count is then a lower
+    /// bound. Absent under ptrace, which loses nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_events: Option<u64>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -101,6 +109,11 @@ fn is_zero(n: &u64) -> bool {
 pub const STOPS_FILTERED: &str = "filtered";
 /// [`TraceReport::stops`] when every system call stopped.
 pub const STOPS_EVERY_CALL: &str = "every call";
+/// [`TraceReport::stops`] under the kernel engine: the program never stopped.
+pub const STOPS_NEVER: &str = "never";
+/// [`TraceReport::stops`] under the kernel engine with ptrace beside it: only at each
+/// open, exec, fork and signal.
+pub const STOPS_AT_EXEC: &str = "at open and exec";
 
 /// Read-type and write-type calls, as /proc/<pid>/io counts them (syscr, syscw).
 const READS: &[&str] = &["read", "pread64", "readv", "preadv"];

@@ -82,6 +82,15 @@ pub fn traced_numbers() -> Vec<u32> {
         .collect()
 }
 
+/// The calls that open a file by name (open, openat, openat2, creat): the kernel engine
+/// stops at these alone, to read the name while the program waits.
+pub fn open_numbers() -> Vec<u32> {
+    (0..MAX_NR)
+        .filter(|&nr| matches!(Call::of(nr), Some(Call::Open | Call::Openat | Call::Creat)))
+        .map(|nr| nr as u32)
+        .collect()
+}
+
 /// The BPF program: not this architecture → trace (an i386 call's number means another
 /// call: the tracer reads it in its own ABI, counts it or names it as not counted); a
 /// traced number → trace; else allow.
@@ -115,13 +124,18 @@ pub struct Plan {
 impl Plan {
     /// Decides from the environment and this process's status.
     pub fn decide() -> Self {
+        Self::decide_for(&traced_numbers())
+    }
+
+    /// As [`Plan::decide`], for a filter that stops at `numbers` only.
+    pub fn decide_for(numbers: &[u32]) -> Self {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         let program = match refusal() {
             Some(why) => Err(why),
             None if !super::keeper::available() => Err(
                 "no keeper process: a filter would outlive the trace in what the command leaves running".to_string(),
             ),
-            None => Ok(program(&traced_numbers())),
+            None => Ok(program(numbers)),
         };
         let caps = status
             .lines()
@@ -191,6 +205,11 @@ pub enum Stops {
     Filtered,
     /// At every system call, and why.
     EveryCall(String),
+    /// Never: the kernel engine (`trace::kernel`) records the calls without stopping.
+    Never,
+    /// Only at each exec (to hide the vDSO), fork and signal: the kernel engine with the
+    /// vDSO hidden.
+    AtExec,
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod errno;
 pub mod filter;
 pub mod i386;
 pub mod keeper;
+pub mod kernel;
 pub mod order;
 pub mod phases;
 pub mod ptrace;
@@ -24,8 +25,109 @@ pub mod tee;
 pub mod tools;
 pub mod vdso;
 
+use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
 use std::path::Path;
+use std::time::Instant;
 use tally::Resolver;
+
+/// What records the traced command's calls (`--engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// The kernel's tracepoints (`trace::kernel`): the program is never stopped. Needs
+    /// root or CAP_PERFMON.
+    Kernel,
+    /// ptrace (`trace::sys`): the program stops at each counted call.
+    Ptrace,
+}
+
+impl Engine {
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Kernel => "kernel",
+            Self::Ptrace => "ptrace",
+        }
+    }
+}
+
+/// The engine a trace used and why that one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chosen {
+    /// The engine.
+    pub engine: Engine,
+    /// Why: asked for, or what ruled the other out.
+    pub why: String,
+}
+
+/// The engine for `asked` (`None`: ptrace, for now, saying whether the kernel's could run;
+/// `ptrace_only` names a flag only ptrace has).
+pub fn choose(asked: Option<Engine>, ptrace_only: Option<&str>) -> anyhow::Result<Chosen> {
+    match asked {
+        Some(Engine::Ptrace) => Ok(Chosen {
+            engine: Engine::Ptrace,
+            why: "asked for (--engine ptrace)".into(),
+        }),
+        Some(Engine::Kernel) => {
+            if let Some(flag) = ptrace_only {
+                return Err(crate::error::input(format!(
+                    "trace: --engine kernel cannot take {flag}: it is ptrace's"
+                )));
+            }
+            kernel::available().map_err(|why| {
+                crate::error::input(format!("trace: --engine kernel: cannot run here: {why}"))
+            })?;
+            Ok(Chosen {
+                engine: Engine::Kernel,
+                why: "asked for (--engine kernel)".into(),
+            })
+        }
+        None => Ok(match (ptrace_only, kernel::available()) {
+            (Some(flag), _) => Chosen {
+                engine: Engine::Ptrace,
+                why: format!("{flag} is ptrace's"),
+            },
+            // ptrace stays the default until the kernel engine passes every trace test
+            // (what a command leaves running, signals, i386 calls, libaio's requests).
+            (None, Ok(())) => Chosen {
+                engine: Engine::Ptrace,
+                why: "the default; --engine kernel runs here (root or CAP_PERFMON) and stops the program only at opens and execs".into(),
+            },
+            (None, Err(why)) => Chosen {
+                engine: Engine::Ptrace,
+                why: format!("the default; the kernel engine cannot run here: {why}"),
+            },
+        }),
+    }
+}
+
+/// Runs `command` under `engine`, each event handed to `sink` with when it happened and
+/// the resolver to ask about it; returns how it ended and, under the kernel engine, the
+/// records it lost.
+pub fn run(
+    engine: Engine,
+    hide_vdso: bool,
+    command: &[OsString],
+    on_signal: sys::OnSignal,
+    prepare: &dyn Fn(),
+    started: &mut dyn FnMut(i32),
+    sink: &mut dyn FnMut(sys::Event, Instant, &dyn Resolver),
+) -> anyhow::Result<(sys::Finish, Option<kernel::Counted>)> {
+    match engine {
+        Engine::Ptrace => {
+            let finish = sys::trace(command, on_signal, prepare, started, &mut |e| {
+                sink(e, Instant::now(), &Proc)
+            })?;
+            Ok((finish, None))
+        }
+        Engine::Kernel => {
+            let (finish, counted) =
+                kernel::trace(command, hide_vdso, on_signal, prepare, started, sink)?;
+            Ok((finish, Some(counted)))
+        }
+    }
+}
 
 /// Task `tid`'s name as the kernel keeps it (/proc/TID/comm), without losing bytes that
 /// are not UTF-8 (see [`crate::text::lossless`]); empty where it cannot be read. Not yet

@@ -135,20 +135,20 @@ pub enum OnSignal {
 /// `struct ptrace_syscall_info` as the kernel lays it out (the union as raw words).
 #[repr(C)]
 #[derive(Default)]
-struct SyscallInfo {
-    op: u8,
+pub(super) struct SyscallInfo {
+    pub(super) op: u8,
     _pad: u8,
     _flags: u16,
     arch: u32,
     _ip: u64,
     _sp: u64,
     /// entry: nr, args[6]; exit: rval, is_error; seccomp: nr, args[6], ret_data.
-    data: [u64; 8],
+    pub(super) data: [u64; 8],
 }
 
 const INFO_ENTRY: u8 = 1;
 const INFO_EXIT: u8 = 2;
-const INFO_SECCOMP: u8 = 3;
+pub(super) const INFO_SECCOMP: u8 = 3;
 
 /// Starts `command` as a traced child and reports its calls to `sink` until its first
 /// process ends; then lets go of whatever it left running (it runs on, untraced, and is

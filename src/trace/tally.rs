@@ -39,6 +39,12 @@ pub trait Resolver {
     fn kind(&self, _tid: i32, _fd: i32) -> Option<FileKind> {
         None
     }
+    /// What became of the vDSO of the program task `tid` has just executed, where the
+    /// engine hid it at the exec itself (the kernel engine); `None`: hide it now, at the
+    /// exec stop (ptrace).
+    fn hidden_at_exec(&self, _tid: i32) -> Option<super::vdso::Hidden> {
+        None
+    }
 }
 
 /// What kind of file a descriptor stood for, as `stat` saw it when the trace first met it:

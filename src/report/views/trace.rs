@@ -991,11 +991,31 @@ fn leftovers(out: &mut String, r: &TraceReport) {
         line(out, "unseen", printable(u));
     }
     let filtered = r.stops.as_deref() == Some(crate::results::trace::STOPS_FILTERED);
+    let never = matches!(
+        r.stops.as_deref(),
+        Some(crate::results::trace::STOPS_NEVER | crate::results::trace::STOPS_AT_EXEC)
+    );
+    let at_exec = r.stops.as_deref() == Some(crate::results::trace::STOPS_AT_EXEC);
+    if let Some(lost) = r.lost_events.filter(|&n| n > 0) {
+        line(
+            out,
+            "lost",
+            format!(
+                "{} events lost (the kernel's ring was full): every count here is a lower bound",
+                crate::units::group_thousands(lost)
+            ),
+        );
+    }
     if let Some(ns) = r.overhead_ns_per_call {
         line(
             out,
             "overhead",
-            if filtered {
+            if never {
+                format!(
+                    "recording adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
+                    format_seconds(ns / 1e9)
+                )
+            } else if filtered {
                 format!(
                     "tracing adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
                     format_seconds(ns / 1e9)
@@ -1008,7 +1028,24 @@ fn leftovers(out: &mut String, r: &TraceReport) {
             },
         );
     }
+    if let Some(c) = &r.engine {
+        line(
+            out,
+            "engine",
+            format!("{}: {}", c.engine.name(), printable(&c.why)),
+        );
+    }
     match (&r.stops, &r.stops_why) {
+        (Some(_), _) if at_exec => line(
+            out,
+            "stops",
+            "only at each open (to read its name), exec (to hide the vDSO), fork and signal; the kernel's tracepoints recorded the calls while the program ran",
+        ),
+        (Some(_), _) if never => line(
+            out,
+            "stops",
+            "never: the kernel's tracepoints recorded the calls while the program ran",
+        ),
         (Some(_), _) if filtered => line(
             out,
             "stops",

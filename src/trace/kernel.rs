@@ -1,0 +1,1491 @@
+//! The kernel engine: the command runs at full speed while the kernel's own tracepoints
+//! record its file-I/O system calls into ring buffers that ioscope reads beside it, as
+//! DTrace's probes did for the study `trace` grows from, and as `perf trace` does.
+//!
+//! Through `perf_event_open(2)`, no library and no BPF object: on every CPU, one event per
+//! tracepoint — `raw_syscalls:sys_enter`/`sys_exit` with a filter in the kernel that keeps
+//! only the calls [`Call::of`] knows, and `sched:sched_process_fork`/`exec`/`exit` for the
+//! process tree — opened on the command's first task with `inherit` (its children and
+//! threads carry the events with them) and `enable_on_exec` (nothing of ioscope's own
+//! child before the exec is counted), all of a CPU's events writing into one ring. Each
+//! record carries the task, its process and a CLOCK_MONOTONIC time; the CPUs' rings are
+//! merged by time and handed to the same sink the ptrace loop feeds ([`super::sys`]), with
+//! a resolver ([`Tracked`]) that answers from what the events said and from /proc.
+//!
+//! What it cannot do as ptrace does: read a task's memory at the moment of the call. The
+//! path an open was given and libaio's requests are read a few milliseconds later, from
+//! the task's memory if it is still there; a descriptor's path from /proc while it is
+//! open. Records the kernel could not write (a ring full) are counted, never hidden:
+//! [`Finish::lost`] says how many, and the counts are then lower bounds.
+
+use super::call::Call;
+use super::sys::{Ended, Event, Finish, OnSignal, Syscall};
+use super::tally::{FileKind, Resolver};
+use anyhow::{Context, Result, bail};
+use std::collections::{HashMap, VecDeque};
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::time::{Duration, Instant};
+
+/// Where the kernel's tracing file system is, or may be mounted.
+const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+
+/// Pages of each CPU's ring (a power of two): 4 MiB, about 40,000 call records.
+const RING_PAGES: usize = 1024;
+
+/// How often the rings are read while the command runs.
+const POLL: Duration = Duration::from_millis(2);
+
+/// How far behind the newest record the merge waits for a CPU that has written nothing:
+/// a record is published a few microseconds after its time is taken.
+const SLACK_NS: u64 = 5_000_000;
+
+/// Whether the kernel engine can run here, or why not (the sentence `trace` prints when it
+/// falls back to ptrace).
+pub fn available() -> std::result::Result<(), String> {
+    let root = tracefs().map_err(|e| format!("{e:#}"))?;
+    for event in ["raw_syscalls/sys_enter", "raw_syscalls/sys_exit"] {
+        Format::read(&root, event).map_err(|e| format!("{e:#}"))?;
+    }
+    // One event on this process, opened and closed at once: the privilege test.
+    let id = Format::read(&root, "raw_syscalls/sys_enter")
+        .map_err(|e| format!("{e:#}"))?
+        .id;
+    let attr = Attr::tracepoint(id, false);
+    let fd = open_event(&attr, 0, -1).map_err(|e| {
+        format!("the kernel refused a tracepoint event ({e}); it needs root or CAP_PERFMON")
+    })?;
+    // SAFETY: closing the descriptor we just opened.
+    unsafe { libc::close(fd) };
+    Ok(())
+}
+
+/// The tracing file system's root, mounted there when it is not and we may (root).
+fn tracefs() -> Result<std::path::PathBuf> {
+    for root in TRACEFS {
+        let p = std::path::Path::new(root);
+        if p.join("events").is_dir() {
+            return Ok(p.to_path_buf());
+        }
+    }
+    let target = std::path::Path::new(TRACEFS[0]);
+    if target.is_dir() {
+        let dir = CString::new(TRACEFS[0]).expect("no NUL");
+        // SAFETY: NUL-terminated strings that live across the call; no data.
+        let rc = unsafe {
+            libc::mount(
+                c"nodev".as_ptr(),
+                dir.as_ptr(),
+                c"tracefs".as_ptr(),
+                0,
+                std::ptr::null(),
+            )
+        };
+        if rc == 0 && target.join("events").is_dir() {
+            return Ok(target.to_path_buf());
+        }
+        let err = std::io::Error::last_os_error();
+        bail!(
+            "the tracing file system is not mounted at {} and could not be ({err})",
+            TRACEFS[0]
+        );
+    }
+    bail!("the kernel has no tracing file system (tracefs)")
+}
+
+/// A tracepoint's id and the offsets of its fields, from its `format` file.
+#[derive(Debug, Clone)]
+struct Format {
+    id: u64,
+    fields: HashMap<String, usize>,
+}
+
+impl Format {
+    fn read(root: &std::path::Path, event: &str) -> Result<Format> {
+        let path = root.join("events").join(event).join("format");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("no tracepoint {event} ({})", path.display()))?;
+        Format::parse(&text).with_context(|| format!("tracepoint {event}: unreadable format"))
+    }
+
+    fn parse(text: &str) -> Result<Format> {
+        let mut id = None;
+        let mut fields = HashMap::new();
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(v) = line.strip_prefix("ID:") {
+                id = v.trim().parse().ok();
+            }
+            let Some(rest) = line.strip_prefix("field:") else {
+                continue;
+            };
+            let mut parts = rest.split(';');
+            let decl = parts.next().unwrap_or("");
+            let name = decl
+                .split_whitespace()
+                .last()
+                .unwrap_or("")
+                .split('[')
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let offset = parts
+                .find_map(|p| p.trim().strip_prefix("offset:"))
+                .and_then(|v| v.parse().ok());
+            if let Some(offset) = offset {
+                fields.insert(name, offset);
+            }
+        }
+        Ok(Format {
+            id: id.context("no ID")?,
+            fields,
+        })
+    }
+
+    fn at(&self, name: &str) -> Result<usize> {
+        self.fields
+            .get(name)
+            .copied()
+            .with_context(|| format!("no field {name}"))
+    }
+}
+
+/// `struct perf_event_attr` as far as version 8 (the kernel takes any known size).
+#[repr(C)]
+#[derive(Default)]
+struct Attr {
+    kind: u32,
+    size: u32,
+    config: u64,
+    sample_period: u64,
+    sample_type: u64,
+    read_format: u64,
+    flags: u64,
+    wakeup_events: u32,
+    bp_type: u32,
+    config1: u64,
+    config2: u64,
+    branch_sample_type: u64,
+    sample_regs_user: u64,
+    sample_stack_user: u32,
+    clockid: i32,
+    sample_regs_intr: u64,
+    aux_watermark: u32,
+    sample_max_stack: u16,
+    reserved2: u16,
+    aux_sample_size: u32,
+    reserved3: u32,
+    sig_data: u64,
+    config3: u64,
+}
+
+const PERF_TYPE_TRACEPOINT: u32 = 2;
+const SAMPLE_TID: u64 = 1 << 1;
+const SAMPLE_TIME: u64 = 1 << 2;
+const SAMPLE_RAW: u64 = 1 << 10;
+const FLAG_DISABLED: u64 = 1 << 0;
+const FLAG_INHERIT: u64 = 1 << 1;
+const FLAG_ENABLE_ON_EXEC: u64 = 1 << 12;
+const FLAG_USE_CLOCKID: u64 = 1 << 25;
+const IOC_SET_OUTPUT: libc::c_ulong = 0x2405;
+const IOC_SET_FILTER: libc::c_ulong = 0x4008_2406;
+const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
+const RECORD_LOST: u32 = 2;
+const RECORD_SAMPLE: u32 = 9;
+
+impl Attr {
+    /// Every hit of tracepoint `id` sampled with its task, time and raw fields; on a
+    /// command (`follow`): its children too, and only from its exec on.
+    fn tracepoint(id: u64, follow: bool) -> Attr {
+        let mut flags = FLAG_DISABLED | FLAG_USE_CLOCKID;
+        if follow {
+            flags |= FLAG_INHERIT | FLAG_ENABLE_ON_EXEC;
+        }
+        Attr {
+            kind: PERF_TYPE_TRACEPOINT,
+            size: std::mem::size_of::<Attr>() as u32,
+            config: id,
+            sample_period: 1,
+            sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
+            flags,
+            clockid: libc::CLOCK_MONOTONIC,
+            ..Attr::default()
+        }
+    }
+}
+
+fn open_event(attr: &Attr, pid: i32, cpu: i32) -> std::io::Result<i32> {
+    // SAFETY: `attr` is a live, fully initialised perf_event_attr of the size it states.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_perf_event_open,
+            attr as *const Attr,
+            pid,
+            cpu,
+            -1,
+            PERF_FLAG_FD_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd as i32)
+}
+
+/// One CPU's ring and the events writing into it.
+struct Ring {
+    fds: Vec<i32>,
+    base: *mut u8,
+    len: usize,
+    page: usize,
+}
+
+impl Ring {
+    /// The largest ring the kernel allows this user, from [`RING_PAGES`] down (locked
+    /// memory: a user without CAP_IPC_LOCK has perf_event_mlock_kb, 516 KiB by default).
+    fn map(fd: i32) -> std::io::Result<Ring> {
+        let mut pages = RING_PAGES;
+        loop {
+            match Ring::map_pages(fd, pages) {
+                Err(e) if pages > 8 && e.raw_os_error() == Some(libc::EPERM) => pages /= 4,
+                other => return other,
+            }
+        }
+    }
+
+    fn map_pages(fd: i32, pages: usize) -> std::io::Result<Ring> {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let len = page * (1 + pages);
+        // SAFETY: a shared read-write mapping of a perf event's ring, of the size the
+        // kernel expects (one header page and a power of two of data pages).
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Ring {
+            fds: vec![fd],
+            base: base.cast(),
+            len,
+            page,
+        })
+    }
+
+    /// Appends every byte written since the last call to `out` (whole records, in
+    /// order), and frees their room.
+    fn drain(&mut self, out: &mut Vec<u8>) {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        // struct perf_event_mmap_page: data_head at 1024, data_tail at 1032.
+        // SAFETY: both words are inside the mapped header page, 8-byte aligned; the
+        // kernel writes the head and reads the tail, as atomics.
+        let (head_word, tail_word) = unsafe {
+            (
+                &*(self.base.add(1024) as *const AtomicU64),
+                &*(self.base.add(1032) as *const AtomicU64),
+            )
+        };
+        let head = head_word.load(Ordering::Acquire);
+        let tail = tail_word.load(Ordering::Relaxed);
+        let size = self.len - self.page;
+        if head > tail {
+            // SAFETY: the data pages follow the header page; [tail, head) is at most the
+            // ring's size, read in at most two pieces around its end.
+            let data = unsafe { std::slice::from_raw_parts(self.base.add(self.page), size) };
+            let from = (tail % size as u64) as usize;
+            let n = ((head - tail) as usize).min(size);
+            let first = n.min(size - from);
+            out.extend_from_slice(&data[from..from + first]);
+            out.extend_from_slice(&data[..n - first]);
+        }
+        tail_word.store(head, Ordering::Release);
+    }
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the mapping we made and closing the descriptors we opened.
+        unsafe {
+            libc::munmap(self.base.cast(), self.len);
+            for &fd in &self.fds {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+/// The tracepoints the engine decodes, with their fields' offsets.
+struct Points {
+    enter: Format,
+    exit: Format,
+    fork: Format,
+    exec: Format,
+    gone: Format,
+}
+
+impl Points {
+    fn read(root: &std::path::Path) -> Result<Points> {
+        let points = Points {
+            enter: Format::read(root, "raw_syscalls/sys_enter")?,
+            exit: Format::read(root, "raw_syscalls/sys_exit")?,
+            fork: Format::read(root, "sched/sched_process_fork")?,
+            exec: Format::read(root, "sched/sched_process_exec")?,
+            gone: Format::read(root, "sched/sched_process_exit")?,
+        };
+        // Every field decoded, or none: a kernel that renamed one is refused here.
+        for (f, names) in [
+            (&points.enter, &["id", "args"][..]),
+            (&points.exit, &["id", "ret"][..]),
+            (&points.fork, &["parent_pid", "child_pid"][..]),
+            (&points.exec, &["pid", "old_pid"][..]),
+            (&points.gone, &["pid"][..]),
+        ] {
+            for name in names {
+                f.at(name).context("a tracepoint's format")?;
+            }
+        }
+        Ok(points)
+    }
+
+    fn all(&self) -> [&Format; 5] {
+        [&self.enter, &self.exit, &self.fork, &self.exec, &self.gone]
+    }
+}
+
+/// One record, decoded.
+#[derive(Debug, Clone)]
+enum Raw {
+    Enter { nr: u64, args: [u64; 6] },
+    Exit { nr: u64, ret: i64 },
+    Fork { parent: i32, child: i32 },
+    Exec { tid: i32, old: i32 },
+    Gone { tid: i32 },
+}
+
+#[derive(Debug, Clone)]
+struct Record {
+    pid: i32,
+    tid: i32,
+    time: u64,
+    raw: Raw,
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
+}
+
+fn i32_at(b: &[u8], at: usize) -> i32 {
+    b.get(at..at + 4)
+        .map_or(0, |s| i32::from_ne_bytes(s.try_into().expect("4 bytes")))
+}
+
+impl Points {
+    /// A sample record's task, time and tracepoint fields; `None` for another record.
+    fn decode(&self, rec: &[u8]) -> Option<Record> {
+        let kind = u32::from_ne_bytes(rec.get(0..4)?.try_into().ok()?);
+        if kind != RECORD_SAMPLE {
+            return None;
+        }
+        // header, u32 pid, u32 tid, u64 time, u32 size, raw.
+        let pid = i32_at(rec, 8);
+        let tid = i32_at(rec, 12);
+        let time = u64_at(rec, 16);
+        let size = u32::from_ne_bytes(rec.get(24..28)?.try_into().ok()?) as usize;
+        let raw = rec.get(28..28 + size)?;
+        let kind = u16::from_ne_bytes(raw.get(0..2)?.try_into().ok()?) as u64;
+        let f = |fmt: &Format, name: &str| fmt.fields.get(name).copied().unwrap_or(usize::MAX);
+        let raw = if kind == self.enter.id {
+            let a = f(&self.enter, "args");
+            let mut args = [0u64; 6];
+            for (i, arg) in args.iter_mut().enumerate() {
+                *arg = u64_at(raw, a + 8 * i);
+            }
+            Raw::Enter {
+                nr: u64_at(raw, f(&self.enter, "id")),
+                args,
+            }
+        } else if kind == self.exit.id {
+            Raw::Exit {
+                nr: u64_at(raw, f(&self.exit, "id")),
+                ret: u64_at(raw, f(&self.exit, "ret")) as i64,
+            }
+        } else if kind == self.fork.id {
+            Raw::Fork {
+                parent: i32_at(raw, f(&self.fork, "parent_pid")),
+                child: i32_at(raw, f(&self.fork, "child_pid")),
+            }
+        } else if kind == self.exec.id {
+            Raw::Exec {
+                tid: i32_at(raw, f(&self.exec, "pid")),
+                old: i32_at(raw, f(&self.exec, "old_pid")),
+            }
+        } else if kind == self.gone.id {
+            Raw::Gone {
+                tid: i32_at(raw, f(&self.gone, "pid")),
+            }
+        } else {
+            return None;
+        };
+        Some(Record {
+            pid,
+            tid,
+            time,
+            raw,
+        })
+    }
+}
+
+/// The kernel's filter on the system-call events: the calls [`Call::of`] knows, less the
+/// ones ptrace watches only for its own seccomp filter.
+fn filter() -> String {
+    (0..1024u64)
+        .filter(|&nr| Call::of(nr).is_some_and(|c| !c.watched_only()))
+        .map(|nr| format!("id == {nr}"))
+        .collect::<Vec<_>>()
+        .join(" || ")
+}
+
+/// What the engine knows of the traced tasks, for the tally to ask ([`Resolver`]).
+#[derive(Default)]
+pub struct Tracked {
+    tgid: HashMap<i32, i32>,
+    /// Descriptors opened during the trace: (process, fd) → what the open said.
+    opened: HashMap<(i32, i32), Opened>,
+    /// The descriptors the command started with (its standard ones, say), read from /proc
+    /// before it ran: what a descriptor it never opened stands for once /proc is gone.
+    inherited: Inherited,
+    /// What became of each program's vDSO at its exec, by the task that executed it.
+    hidden: HashMap<i32, super::vdso::Hidden>,
+    /// The open being handed on, and the name it was given (absolute), read at its stop.
+    named: Option<(i32, OsString)>,
+}
+
+/// A descriptor opened during the trace.
+#[derive(Debug, Clone)]
+struct Opened {
+    path: OsString,
+    kind: Option<FileKind>,
+    /// Opened with O_CLOEXEC: an exec closes it.
+    cloexec: bool,
+}
+
+/// The descriptors a process had, with their paths, kinds and positions.
+#[derive(Debug, Clone, Default)]
+struct Inherited(HashMap<i32, (OsString, Option<FileKind>, Option<u64>)>);
+
+impl Inherited {
+    fn of(pid: i32) -> Inherited {
+        let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            return Inherited::default();
+        };
+        Inherited(
+            dir.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter_map(|fd| {
+                    let path = super::Proc.path(pid, fd)?;
+                    Some((
+                        fd,
+                        (
+                            path,
+                            super::Proc.kind(pid, fd),
+                            super::Proc.position(pid, fd),
+                        ),
+                    ))
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Tracked {
+    fn process(&self, tid: i32) -> i32 {
+        self.tgid
+            .get(&tid)
+            .copied()
+            .or_else(|| super::Proc.tgid(tid))
+            .unwrap_or(tid)
+    }
+}
+
+impl Resolver for Tracked {
+    fn path(&self, tid: i32, fd: i32) -> Option<OsString> {
+        if let Some(o) = self.opened.get(&(self.process(tid), fd)) {
+            return Some(o.path.clone());
+        }
+        super::Proc
+            .path(tid, fd)
+            .or_else(|| self.inherited.0.get(&fd).map(|i| i.0.clone()))
+    }
+    fn position(&self, tid: i32, fd: i32) -> Option<u64> {
+        // Opened during the trace: at its start (an O_APPEND one is not, and has no entry
+        // here: see `opened`).
+        if self.opened.contains_key(&(self.process(tid), fd)) {
+            return Some(0);
+        }
+        super::Proc
+            .position(tid, fd)
+            .or_else(|| self.inherited.0.get(&fd).and_then(|i| i.2))
+    }
+    fn tgid(&self, tid: i32) -> Option<i32> {
+        self.tgid
+            .get(&tid)
+            .copied()
+            .or_else(|| super::Proc.tgid(tid))
+    }
+    fn memory(&self, tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
+        super::Proc.memory(tid, addr, len)
+    }
+    fn string(&self, tid: i32, addr: u64) -> Option<OsString> {
+        if let Some((t, name)) = &self.named
+            && *t == tid
+        {
+            return Some(name.clone());
+        }
+        // Read after the call: one with control characters is taken for memory the
+        // program has reused since, and refused.
+        super::Proc
+            .string(tid, addr)
+            .filter(|s| !s.as_bytes().iter().any(|&b| b < 0x20 || b == 0x7f))
+    }
+    fn kind(&self, tid: i32, fd: i32) -> Option<FileKind> {
+        if let Some(o) = self.opened.get(&(self.process(tid), fd)) {
+            return o.kind;
+        }
+        super::Proc
+            .kind(tid, fd)
+            .or_else(|| self.inherited.0.get(&fd).and_then(|i| i.1))
+    }
+    fn cwd(&self, tid: i32) -> Option<OsString> {
+        super::Proc.cwd(tid)
+    }
+    fn hidden_at_exec(&self, tid: i32) -> Option<super::vdso::Hidden> {
+        self.hidden.get(&tid).cloned()
+    }
+}
+
+/// What the kernel engine adds to a [`Finish`]: records lost and its own reading.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counted {
+    /// Records the kernel could not write (a ring was full): the counts are lower bounds.
+    pub lost: u64,
+    /// Records read.
+    pub records: u64,
+}
+
+/// Starts `command` with the kernel's tracepoints on it and reports its calls to `sink`,
+/// with the time each happened and the resolver to ask about them, until its first
+/// process ends (what it left running runs on, no longer traced). `prepare` runs in the
+/// child before exec (async-signal-safe calls only); `started` here with its pid.
+pub fn trace(
+    command: &[OsString],
+    hide_vdso: bool,
+    on_signal: OnSignal,
+    prepare: &dyn Fn(),
+    started: &mut dyn FnMut(i32),
+    sink: &mut dyn FnMut(Event, Instant, &dyn Resolver),
+) -> Result<(Finish, Counted)> {
+    let Some(program) = command.first() else {
+        bail!("trace: no command given (ioscope trace -- CMD [ARGS...])");
+    };
+    let shown = crate::text::printable_path(std::path::Path::new(program));
+    let root = tracefs().context("trace: the kernel engine")?;
+    let points = Points::read(&root).context("trace: the kernel engine")?;
+    let argv: Vec<CString> = command
+        .iter()
+        .map(|a| CString::new(a.as_bytes()))
+        .collect::<Result<_, _>>()
+        .context("trace: an argument contains a NUL byte")?;
+    crate::interrupt::check()?;
+    let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    argv_ptrs.push(std::ptr::null());
+    // The opens stop (a seccomp filter on them alone), so that their names are read while
+    // the program waits; everything else runs on.
+    let plan = super::filter::Plan::decide_for(&super::filter::open_numbers());
+    // `go`: the child waits on it until the events are on it; `errno`: exec's failure.
+    let mut go = [0; 2];
+    let mut errno_pipe = [0; 2];
+    // SAFETY: pipe2 fills the two-int arrays we pass.
+    if unsafe { libc::pipe2(go.as_mut_ptr(), libc::O_CLOEXEC) } != 0
+        || unsafe { libc::pipe2(errno_pipe.as_mut_ptr(), libc::O_CLOEXEC) } != 0
+    {
+        return Err(std::io::Error::last_os_error()).context("trace: pipe");
+    }
+    // SAFETY: after fork the child calls only async-signal-safe functions (read, close,
+    // signal, write, execvp, _exit, and `prepare`, which promises the same).
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error()).context("trace: fork");
+    }
+    if pid == 0 {
+        // SAFETY: see above; argv_ptrs is a NULL-terminated array of live C strings.
+        unsafe {
+            libc::close(go[1]);
+            libc::close(errno_pipe[0]);
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            prepare();
+            // Ready: its descriptors are what the command will inherit.
+            libc::write(errno_pipe[1], [0u8].as_ptr().cast(), 1);
+            let mut byte = 0u8;
+            if libc::read(go[0], (&mut byte as *mut u8).cast(), 1) != 1 {
+                libc::_exit(127);
+            }
+            // Attached (with PTRACE_O_TRACESECCOMP) where byte is 2: the stops reach us.
+            if byte == 2 {
+                plan.install();
+            }
+            libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
+            let errno = *libc::__errno_location();
+            libc::write(errno_pipe[1], (&errno as *const i32).cast(), 4);
+            libc::_exit(127);
+        }
+    }
+    // SAFETY: closing our copies of the child's ends.
+    unsafe {
+        libc::close(go[0]);
+        libc::close(errno_pipe[1]);
+    }
+    let kill_child = |why: anyhow::Error| -> anyhow::Error {
+        let mut status = 0;
+        // SAFETY: killing and reaping the child we forked; closing the ends we own.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            libc::waitpid(pid, &mut status, 0);
+            libc::close(go[1]);
+            libc::close(errno_pipe[0]);
+        }
+        why
+    };
+    let mut ready = 0u8;
+    // SAFETY: one byte into a live local from the pipe we own.
+    unsafe { libc::read(errno_pipe[0], (&mut ready as *mut u8).cast(), 1) };
+    let inherited = Inherited::of(pid);
+    let rings = match open_rings(&points, pid) {
+        Ok(r) => r,
+        Err(e) => {
+            return Err(kill_child(
+                e.context(format!("trace {shown}: the kernel engine")),
+            ));
+        }
+    };
+    let mut execs = ExecStops::attach(pid, hide_vdso);
+    // The clock the records carry, against ours.
+    let base = Instant::now();
+    let base_ns = monotonic_ns();
+    started(pid);
+    // SAFETY: one byte to the child (2: attached, install the filter), then our end
+    // closed.
+    unsafe {
+        let word = if execs.is_some() { 2u8 } else { 1u8 };
+        libc::write(go[1], [word].as_ptr().cast(), 1);
+        libc::close(go[1]);
+    }
+    // SIGCHLD blocked here, and waited for: a task stopped at an open is served at once.
+    let chld = Chld::block();
+    let mut engine = Engine {
+        points,
+        rings,
+        queues: Vec::new(),
+        tracked: Tracked {
+            inherited,
+            ..Tracked::default()
+        },
+        pending: HashMap::new(),
+        names: HashMap::new(),
+        counted: Counted::default(),
+        base,
+        base_ns,
+        leader: pid,
+    };
+    engine.queues = (0..engine.rings.len()).map(|_| VecDeque::new()).collect();
+    let mut ended = None;
+    let mut interrupted: Option<Instant> = None;
+    let mut forwarded = false;
+    let at;
+    loop {
+        if let Some(x) = &mut execs {
+            x.serve(pid);
+            engine.tracked.hidden.extend(x.hidden.drain());
+            for (tid, names) in x.names.drain() {
+                engine.names.entry(tid).or_default().extend(names);
+            }
+        }
+        engine.read(sink, false);
+        if let Some(status) = exited(pid) {
+            at = Instant::now();
+            ended = Some(status);
+            break;
+        }
+        if crate::interrupt::requested() {
+            let since = *interrupted.get_or_insert_with(Instant::now);
+            match on_signal {
+                OnSignal::Kill => {
+                    // SAFETY: signalling the process we started.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+                OnSignal::PassOn => {
+                    let signal = crate::interrupt::last_signal().unwrap_or(libc::SIGTERM);
+                    if !forwarded && since.elapsed() >= Duration::from_millis(50) {
+                        // SAFETY: signalling the process we started.
+                        unsafe { libc::kill(pid, signal) };
+                        forwarded = true;
+                    }
+                    if since.elapsed() >= super::sys::GRACE || crate::interrupt::again() {
+                        at = Instant::now();
+                        break;
+                    }
+                }
+            }
+        }
+        chld.wait(POLL);
+    }
+    drop(chld);
+    // Every record of the command is written once it has ended: the last ones read.
+    if let Some(x) = &mut execs {
+        x.serve(pid);
+        engine.tracked.hidden.extend(x.hidden.drain());
+        for (tid, names) in x.names.drain() {
+            engine.names.entry(tid).or_default().extend(names);
+        }
+        // Tasks with the filter cannot be let go of (their opens would fail with ENOSYS):
+        // a keeper takes them over where there is one.
+        if x.filtered && super::keeper::available() {
+            if x.tasks
+                .iter()
+                .any(|&t| t != pid && super::Proc.tgid(t).is_some())
+            {
+                super::keeper::needed();
+            }
+        } else {
+            x.let_go(pid);
+        }
+    }
+    engine.read(sink, true);
+    // SAFETY: reading the errno the child may have written; closing our end.
+    let errno = unsafe {
+        let mut e = 0i32;
+        let n = libc::read(errno_pipe[0], (&mut e as *mut i32).cast(), 4);
+        libc::close(errno_pipe[0]);
+        (n == 4).then_some(e)
+    };
+    if ended.is_some() {
+        let mut status = 0;
+        // SAFETY: reaping the child whose exit we saw.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+    }
+    if let Some(errno) = errno {
+        return Err(crate::error::input(format!(
+            "trace {shown}: cannot run it: {}",
+            std::io::Error::from_raw_os_error(errno)
+        )));
+    }
+    let processes: std::collections::BTreeSet<i32> = engine
+        .tracked
+        .tgid
+        .values()
+        .copied()
+        .filter(|&p| p != pid)
+        .collect();
+    let left = processes
+        .into_iter()
+        .filter_map(|p| {
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
+            let state = status
+                .lines()
+                .find_map(|l| l.strip_prefix("State:"))?
+                .trim();
+            if state.starts_with('Z') || state.starts_with('X') {
+                return None;
+            }
+            Some(super::sys::Left {
+                pid: p,
+                name: super::comm(p).unwrap_or_default(),
+                stopped: state.starts_with('T'),
+            })
+        })
+        .collect();
+    let ended = match ended {
+        Some(e) => e,
+        None => Ended::Running,
+    };
+    let waited = match (&ended, interrupted) {
+        (Ended::Running, Some(since)) => Some(at.duration_since(since)),
+        _ => None,
+    };
+    Ok((
+        Finish {
+            ended,
+            at,
+            left,
+            stops: if execs.as_ref().is_some_and(|x| x.hide || x.filtered) {
+                super::filter::Stops::AtExec
+            } else {
+                super::filter::Stops::Never
+            },
+            waited,
+            compat: super::i386::Seen::default(),
+        },
+        engine.counted,
+    ))
+}
+
+/// The status of `pid` once it has exited, leaving it to be reaped (its /proc entries
+/// still readable for the last records' sake).
+fn exited(pid: i32) -> Option<Ended> {
+    // SAFETY: a zeroed siginfo_t the call fills.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; the pid is our child.
+    let rc = unsafe {
+        libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        )
+    };
+    // SAFETY: si_pid and si_status are valid for a WEXITED report.
+    let (who, status) = unsafe { (info.si_pid(), info.si_status()) };
+    if rc != 0 || who != pid {
+        return None;
+    }
+    // A traced child's stops are reported whatever the flags: only an end counts.
+    match info.si_code {
+        libc::CLD_EXITED => Some(Ended::Code(status)),
+        libc::CLD_KILLED | libc::CLD_DUMPED => Some(Ended::Signal(status)),
+        _ => None,
+    }
+}
+
+fn monotonic_ns() -> u64 {
+    // SAFETY: a zeroed timespec the call fills.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The events on `pid`, one ring per CPU, enabled at its exec.
+fn open_rings(points: &Points, pid: i32) -> Result<Vec<Ring>> {
+    // SAFETY: sysconf has no preconditions.
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as i32;
+    let filter = CString::new(filter()).expect("no NUL");
+    let mut rings = Vec::new();
+    for cpu in 0..cpus {
+        let mut ring: Option<Ring> = None;
+        for (i, point) in points.all().into_iter().enumerate() {
+            let attr = Attr::tracepoint(point.id, true);
+            let fd = match open_event(&attr, pid, cpu) {
+                Ok(fd) => fd,
+                // A CPU that is offline has no events.
+                Err(e) if e.raw_os_error() == Some(libc::ENODEV) && i == 0 => break,
+                Err(e) => {
+                    return Err(anyhow::Error::new(e).context("perf_event_open of a tracepoint"));
+                }
+            };
+            if i < 2 {
+                // SAFETY: a NUL-terminated filter string for our own event.
+                let rc = unsafe { libc::ioctl(fd, IOC_SET_FILTER, filter.as_ptr()) };
+                if rc != 0 {
+                    let e = std::io::Error::last_os_error();
+                    // SAFETY: closing the descriptor we opened.
+                    unsafe { libc::close(fd) };
+                    return Err(anyhow::Error::new(e).context("the tracepoint filter"));
+                }
+            }
+            match &mut ring {
+                None => match Ring::map(fd) {
+                    Ok(r) => ring = Some(r),
+                    Err(e) => {
+                        // SAFETY: closing the descriptor we opened.
+                        unsafe { libc::close(fd) };
+                        return Err(anyhow::Error::new(e).context("mapping a ring"));
+                    }
+                },
+                Some(r) => {
+                    r.fds.push(fd);
+                    // SAFETY: both descriptors are our perf events on the same CPU.
+                    if unsafe { libc::ioctl(fd, IOC_SET_OUTPUT, r.fds[0]) } != 0 {
+                        let e = std::io::Error::last_os_error();
+                        return Err(anyhow::Error::new(e).context("sharing a ring"));
+                    }
+                }
+            }
+        }
+        // Armed: enable_on_exec turns them on at the command's exec.
+        if let Some(r) = ring {
+            rings.push(r);
+        }
+    }
+    if rings.is_empty() {
+        bail!("no CPU took the events");
+    }
+    Ok(rings)
+}
+
+/// The reading side: rings, their records merged by time, and the calls in flight.
+struct Engine {
+    points: Points,
+    rings: Vec<Ring>,
+    queues: Vec<VecDeque<Record>>,
+    tracked: Tracked,
+    /// Calls entered and not yet exited, per task, with the name an open was given.
+    pending: HashMap<i32, (Call, [u64; 6], u64, Option<OsString>)>,
+    /// The names the opens were given, read at their stops, per task, in order.
+    names: HashMap<i32, VecDeque<OsString>>,
+    counted: Counted,
+    base: Instant,
+    base_ns: u64,
+    leader: i32,
+}
+
+impl Engine {
+    /// Reads every ring and hands on, in time order, the records that no CPU can still
+    /// precede (`all`: every one).
+    fn read(&mut self, sink: &mut dyn FnMut(Event, Instant, &dyn Resolver), all: bool) {
+        let now = monotonic_ns();
+        let mut bytes = Vec::new();
+        for (i, ring) in self.rings.iter_mut().enumerate() {
+            bytes.clear();
+            ring.drain(&mut bytes);
+            let mut at = 0;
+            while at + 8 <= bytes.len() {
+                let len = u16::from_ne_bytes([bytes[at + 6], bytes[at + 7]]) as usize;
+                if len < 8 || at + len > bytes.len() {
+                    break;
+                }
+                let rec = &bytes[at..at + len];
+                at += len;
+                let kind = u32::from_ne_bytes(rec[0..4].try_into().expect("4 bytes"));
+                if kind == RECORD_LOST {
+                    self.counted.lost += u64_at(rec, 16);
+                    continue;
+                }
+                if let Some(r) = self.points.decode(rec) {
+                    self.counted.records += 1;
+                    self.queues[i].push_back(r);
+                }
+            }
+        }
+        let bound = if all {
+            u64::MAX
+        } else {
+            now.saturating_sub(SLACK_NS)
+        };
+        loop {
+            let next = self
+                .queues
+                .iter()
+                .enumerate()
+                .filter_map(|(i, q)| q.front().map(|r| (r.time, i)))
+                .min();
+            let Some((time, i)) = next else { break };
+            if time > bound {
+                break;
+            }
+            let r = self.queues[i].pop_front().expect("a front");
+            self.hand_on(r, sink);
+        }
+    }
+
+    fn at(&self, time: u64) -> Instant {
+        if time >= self.base_ns {
+            self.base + Duration::from_nanos(time - self.base_ns)
+        } else {
+            self.base
+                .checked_sub(Duration::from_nanos(self.base_ns - time))
+                .unwrap_or(self.base)
+        }
+    }
+
+    /// The process of a task just forked, from the first record it wrote, if read yet.
+    fn process_of_new(&self, child: i32) -> Option<i32> {
+        self.queues
+            .iter()
+            .flat_map(|q| q.iter())
+            .find(|r| r.tid == child)
+            .map(|r| r.pid)
+    }
+
+    fn hand_on(&mut self, r: Record, sink: &mut dyn FnMut(Event, Instant, &dyn Resolver)) {
+        let when = self.at(r.time);
+        if r.pid > 0 {
+            self.tracked.tgid.insert(r.tid, r.pid);
+        }
+        match r.raw {
+            Raw::Enter { nr, args } => {
+                let Some(call) = Call::of(nr) else { return };
+                let name = matches!(call, Call::Open | Call::Openat | Call::Creat)
+                    .then(|| self.names.get_mut(&r.tid).and_then(VecDeque::pop_front))
+                    .flatten();
+                self.pending.insert(r.tid, (call, args, r.time, name));
+                sink(
+                    Event::Enter {
+                        tid: r.tid,
+                        call,
+                        args,
+                    },
+                    when,
+                    &self.tracked,
+                );
+            }
+            Raw::Exit { nr, ret } => {
+                let Some((call, args, entered, name)) = self.pending.remove(&r.tid) else {
+                    return;
+                };
+                if Call::of(nr) != Some(call) {
+                    return;
+                }
+                let failed = (-4095..0).contains(&ret);
+                if !failed {
+                    self.learn(r.tid, r.pid, nr, &args, ret, name.clone());
+                }
+                self.tracked.named = name.map(|n| (r.tid, n));
+                let s = Syscall {
+                    tid: r.tid,
+                    call,
+                    args,
+                    ret,
+                    failed,
+                    nanos: r.time.saturating_sub(entered),
+                };
+                sink(Event::Exit(s), when, &self.tracked);
+                self.tracked.named = None;
+                if !failed {
+                    self.forget(r.pid, call, &args, ret);
+                }
+            }
+            Raw::Fork { parent, child } => {
+                if let Some(p) = self
+                    .process_of_new(child)
+                    .or_else(|| super::Proc.tgid(child))
+                {
+                    self.tracked.tgid.insert(child, p);
+                }
+                sink(Event::Spawned { parent, child }, when, &self.tracked);
+            }
+            Raw::Exec { tid, old } => {
+                if old != tid {
+                    self.tracked.tgid.insert(tid, tid);
+                }
+                // exec closes the close-on-exec descriptors.
+                let process = self.tracked.process(tid);
+                self.tracked
+                    .opened
+                    .retain(|&(p, _), o| p != process || !o.cloexec);
+                sink(Event::Exec { tid }, when, &self.tracked);
+            }
+            Raw::Gone { tid } => {
+                let status = (tid == self.leader).then(|| exited(tid)).flatten();
+                let status = status.map(|e| match e {
+                    Ended::Code(c) => (c & 0xff) << 8,
+                    Ended::Signal(s) => s & 0x7f,
+                    Ended::Running => 0,
+                });
+                self.pending.remove(&tid);
+                sink(Event::Exiting { tid, status }, when, &self.tracked);
+            }
+        }
+    }
+
+    /// What a successful open says of the descriptor it made: its path (the name it was
+    /// given, made absolute, read from the task's memory now; else /proc's), its kind.
+    fn learn(
+        &mut self,
+        tid: i32,
+        pid: i32,
+        nr: u64,
+        args: &[u64; 6],
+        ret: i64,
+        name: Option<OsString>,
+    ) {
+        let Some(call) = Call::of(nr) else { return };
+        let (dirfd, addr, flags) = match call {
+            // openat2(dirfd, path, struct open_how *how, size): how->flags first.
+            Call::Openat if nr == libc::SYS_openat2 as u64 => {
+                let flags = super::Proc
+                    .memory(tid, args[2], 8)
+                    .map_or(0, |b| u64_at(&b, 0));
+                (args[0] as i32, args[1], flags)
+            }
+            Call::Openat => (args[0] as i32, args[1], args[2]),
+            Call::Open => (libc::AT_FDCWD, args[0], args[1]),
+            Call::Creat => (libc::AT_FDCWD, args[0], 0),
+            _ => return,
+        };
+        let fd = ret as i32;
+        let process = if pid > 0 {
+            pid
+        } else {
+            self.tracked.process(tid)
+        };
+        let append = flags & libc::O_APPEND as u64 != 0;
+        // The name read at the open's stop, made absolute there; else read back now.
+        if let Some(name) = name {
+            let path = std::fs::canonicalize(&name).map_or(name, |p| p.into_os_string());
+            let kind = std::fs::metadata(&path)
+                .ok()
+                .map(|m| FileKind::of(m.file_type()));
+            self.tracked.opened.remove(&(process, fd));
+            if !append {
+                let cloexec = flags & libc::O_CLOEXEC as u64 != 0;
+                self.tracked.opened.insert(
+                    (process, fd),
+                    Opened {
+                        path,
+                        kind,
+                        cloexec,
+                    },
+                );
+            }
+            return;
+        }
+        let from_proc = super::Proc.path(tid, fd);
+        let given = super::Proc.string(tid, addr).map(|name| {
+            if name.as_bytes().starts_with(b"/") {
+                return name;
+            }
+            let dir = if dirfd == libc::AT_FDCWD {
+                super::Proc.cwd(tid)
+            } else {
+                self.tracked.path(tid, dirfd)
+            };
+            match dir {
+                Some(dir) => {
+                    let mut p = dir.into_vec();
+                    if !p.ends_with(b"/") {
+                        p.push(b'/');
+                    }
+                    p.extend_from_slice(name.as_bytes());
+                    OsString::from_vec(p)
+                }
+                None => name,
+            }
+        });
+        // /proc's answer is the canonical one, when it is this open's file still (the same
+        // last component as the name given; else the descriptor was reused meanwhile).
+        // A name read back that the program has since overwritten is refused: it holds
+        // control characters, or names nothing (the open succeeded, so its file was there).
+        let given = given.and_then(|g| {
+            let plausible = !g.as_bytes().iter().any(|&b| b < 0x20 || b == 0x7f);
+            match std::fs::canonicalize(&g) {
+                Ok(real) => Some(real.into_os_string()),
+                Err(_) if plausible && !g.as_bytes().ends_with(b"/") => Some(g),
+                Err(_) => None,
+            }
+        });
+        let path = match (from_proc, given) {
+            (Some(p), Some(g)) if last_name(&p) == last_name(&g) => p,
+            (_, Some(g)) => g,
+            (Some(p), None) => p,
+            (None, None) => format!("fd {fd} (its path was not read in time)").into(),
+        };
+        let kind = std::fs::metadata(&path)
+            .ok()
+            .map(|m| FileKind::of(m.file_type()));
+        self.tracked.opened.remove(&(process, fd));
+        if !append {
+            let cloexec = flags & libc::O_CLOEXEC as u64 != 0;
+            self.tracked.opened.insert(
+                (process, fd),
+                Opened {
+                    path,
+                    kind,
+                    cloexec,
+                },
+            );
+        }
+    }
+
+    /// Descriptors a call closed or replaced, forgotten after the tally has seen it.
+    fn forget(&mut self, pid: i32, call: Call, args: &[u64; 6], ret: i64) {
+        let process = pid;
+        match call {
+            Call::Close => {
+                self.tracked.opened.remove(&(process, args[0] as i32));
+            }
+            Call::Dup2 | Call::Dup3 => {
+                self.tracked.opened.remove(&(process, args[1] as i32));
+            }
+            Call::CloseRange => {
+                let (lo, hi) = (args[0] as i32, args[1].min(i32::MAX as u64) as i32);
+                self.tracked
+                    .opened
+                    .retain(|&(p, fd), _| p != process || fd < lo || fd > hi);
+            }
+            _ => {}
+        }
+        let _ = ret;
+    }
+}
+
+fn last_name(p: &OsString) -> &[u8] {
+    let b = p.as_bytes();
+    match b.iter().rposition(|&c| c == b'/') {
+        Some(i) => &b[i + 1..],
+        None => b,
+    }
+}
+
+/// ptrace kept for what the kernel's events cannot do: read the name an open is given
+/// while the program waits (a seccomp filter stops the opens alone), and hide each
+/// program's vDSO at its exec (`trace::vdso`), so that its clock reads are system calls the
+/// tracepoints record. The tasks stop only at an open, an exec, a fork or clone (to follow
+/// it) and a signal (passed on at once); never at another call.
+struct ExecStops {
+    /// Tasks attached (the command's, and what they started).
+    tasks: std::collections::HashSet<i32>,
+    /// Whether to hide the vDSO at each exec.
+    hide: bool,
+    /// Whether the command's program runs under the filter (seen at its exec).
+    filtered: bool,
+    checked: bool,
+    /// What became of each program's vDSO, by the task that executed it.
+    hidden: HashMap<i32, super::vdso::Hidden>,
+    /// The names the opens were given (absolute), per task, in order.
+    names: HashMap<i32, Vec<OsString>>,
+}
+
+impl ExecStops {
+    /// Attaches to the command's first task (waiting to exec); `None` where ptrace is
+    /// refused (the vDSO then stays, and open's names are read after the call).
+    fn attach(pid: i32, hide: bool) -> Option<ExecStops> {
+        let options = libc::PTRACE_O_TRACEEXEC
+            | libc::PTRACE_O_TRACEFORK
+            | libc::PTRACE_O_TRACEVFORK
+            | libc::PTRACE_O_TRACECLONE
+            | libc::PTRACE_O_TRACESECCOMP;
+        if super::ptrace::ptrace(libc::PTRACE_SEIZE, pid, 0, options as usize) != 0 {
+            return None;
+        }
+        Some(ExecStops {
+            tasks: [pid].into_iter().collect(),
+            hide,
+            filtered: false,
+            checked: false,
+            hidden: HashMap::new(),
+            names: HashMap::new(),
+        })
+    }
+
+    /// The name an open stopped at was given, made absolute against its directory.
+    fn name_at_stop(tid: i32) -> Option<OsString> {
+        let mut info = super::sys::SyscallInfo::default();
+        let got = super::ptrace::ptrace(
+            libc::PTRACE_GET_SYSCALL_INFO,
+            tid,
+            std::mem::size_of::<super::sys::SyscallInfo>(),
+            &mut info as *mut super::sys::SyscallInfo as usize,
+        );
+        if got <= 0 || info.op != super::sys::INFO_SECCOMP {
+            return None;
+        }
+        let nr = info.data[0];
+        let args = &info.data[1..7];
+        let (dirfd, addr) = match Call::of(nr)? {
+            Call::Openat => (args[0] as i32, args[1]),
+            Call::Open | Call::Creat => (libc::AT_FDCWD, args[0]),
+            _ => return None,
+        };
+        let name = super::Proc.string(tid, addr)?;
+        if name.as_bytes().starts_with(b"/") {
+            return Some(name);
+        }
+        let dir = if dirfd == libc::AT_FDCWD {
+            super::Proc.cwd(tid)
+        } else {
+            super::Proc.path(tid, dirfd)
+        }?;
+        let mut p = dir.into_vec();
+        if !p.ends_with(b"/") {
+            p.push(b'/');
+        }
+        p.extend_from_slice(name.as_bytes());
+        Some(OsString::from_vec(p))
+    }
+
+    /// Handles every stop waiting now, and leaves the first process's exit unreaped.
+    fn serve(&mut self, leader: i32) {
+        loop {
+            // SAFETY: a zeroed siginfo_t the call fills.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: as above.
+            let rc = unsafe {
+                libc::waitid(
+                    libc::P_ALL,
+                    0,
+                    &mut info,
+                    libc::WEXITED | libc::WSTOPPED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
+                )
+            };
+            // SAFETY: si_pid is valid for any report; 0 when none was waiting.
+            let who = unsafe { info.si_pid() };
+            if rc != 0 || who == 0 {
+                return;
+            }
+            let exit = matches!(
+                info.si_code,
+                libc::CLD_EXITED | libc::CLD_KILLED | libc::CLD_DUMPED
+            );
+            if who == leader && exit {
+                return;
+            }
+            let mut status = 0;
+            // SAFETY: status is a live local; `who` has a report waiting.
+            let got = unsafe { libc::waitpid(who, &mut status, libc::__WALL | libc::WNOHANG) };
+            if got != who {
+                return;
+            }
+            if !libc::WIFSTOPPED(status) {
+                self.tasks.remove(&who);
+                continue;
+            }
+            let event = status >> 16;
+            if event == libc::PTRACE_EVENT_SECCOMP {
+                // Pushed even when unread, so the names stay in step with the opens.
+                let name = Self::name_at_stop(who)
+                    .unwrap_or_else(|| OsString::from("(a name that could not be read)"));
+                self.names.entry(who).or_default().push(name);
+            }
+            if event == libc::PTRACE_EVENT_EXEC {
+                if self.hide {
+                    self.hidden.insert(who, super::vdso::hide(who));
+                }
+                if who == leader && !self.checked {
+                    self.checked = true;
+                    self.filtered = super::filter::installed(who);
+                }
+            }
+            if matches!(
+                event,
+                libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE
+            ) {
+                let mut child: libc::c_ulong = 0;
+                super::ptrace::ptrace(
+                    libc::PTRACE_GETEVENTMSG,
+                    who,
+                    0,
+                    (&mut child as *mut libc::c_ulong) as usize,
+                );
+                self.tasks.insert(child as i32);
+            }
+            self.tasks.insert(who);
+            super::ptrace::pass(who, status);
+        }
+    }
+
+    /// Lets go of every task still attached: stopped (PTRACE_INTERRUPT) and detached, a
+    /// signal it was stopped for delivered; what does not stop within a second is let go
+    /// of by the kernel when ioscope exits.
+    fn let_go(&mut self, leader: i32) {
+        let mut waiting: std::collections::HashSet<i32> = self
+            .tasks
+            .iter()
+            .copied()
+            .filter(|&t| t != leader)
+            .filter(|&t| super::ptrace::ptrace(libc::PTRACE_INTERRUPT, t, 0, 0) == 0)
+            .collect();
+        let until = Instant::now() + Duration::from_secs(1);
+        while !waiting.is_empty() && Instant::now() < until {
+            let mut status = 0;
+            let tid = match super::ptrace::wait_any(&mut status, true) {
+                None => continue,
+                Some(Ok(tid)) => tid,
+                Some(Err(_)) => break,
+            };
+            if tid == leader {
+                continue;
+            }
+            if !libc::WIFSTOPPED(status) {
+                waiting.remove(&tid);
+                continue;
+            }
+            let sig = libc::WSTOPSIG(status);
+            let event = status >> 16;
+            let deliver = if event == 0 { sig } else { 0 };
+            super::ptrace::ptrace(libc::PTRACE_DETACH, tid, 0, deliver as usize);
+            waiting.remove(&tid);
+        }
+        self.tasks.clear();
+    }
+}
+
+/// SIGCHLD blocked on this thread and waited for, so that a stopped task is served as soon
+/// as it stops; the former mask is put back when dropped.
+struct Chld {
+    old: libc::sigset_t,
+}
+
+impl Chld {
+    fn block() -> Chld {
+        // SAFETY: sigset_t values filled by sigemptyset/sigaddset and pthread_sigmask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGCHLD);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            Chld { old }
+        }
+    }
+
+    /// Until a SIGCHLD comes or `most` has passed.
+    fn wait(&self, most: Duration) {
+        let ts = libc::timespec {
+            tv_sec: most.as_secs() as libc::time_t,
+            tv_nsec: most.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: as in `block`; the timespec lives for the call.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGCHLD);
+            libc::sigtimedwait(&set, std::ptr::null_mut(), &ts);
+        }
+    }
+}
+
+impl Drop for Chld {
+    fn drop(&mut self) {
+        // SAFETY: the mask saved in `block`.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_format_file_gives_the_id_and_each_fields_offset() {
+        let text = "name: sys_enter\nID: 443\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n";
+        let f = Format::parse(text).unwrap();
+        assert_eq!(f.id, 443);
+        assert_eq!(f.at("id").unwrap(), 8);
+        assert_eq!(f.at("args").unwrap(), 16);
+        assert_eq!(f.at("common_pid").unwrap(), 4);
+        assert!(f.at("ret").is_err());
+    }
+
+    #[test]
+    fn the_filter_keeps_the_counted_calls_and_not_the_watched_ones() {
+        let f = filter();
+        assert!(f.contains(&format!("id == {}", libc::SYS_read)));
+        assert!(f.contains(&format!("id == {}", libc::SYS_openat)));
+        assert!(!f.contains(&format!("id == {} ", libc::SYS_prctl)));
+        assert!(!f.contains(&format!("id == {} ", libc::SYS_getppid)));
+    }
+
+    #[test]
+    fn a_name_is_its_last_component() {
+        assert_eq!(last_name(&"/a/b/c".into()), b"c");
+        assert_eq!(last_name(&"c".into()), b"c");
+    }
+}

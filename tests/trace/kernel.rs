@@ -1,0 +1,119 @@
+//! `trace --engine kernel` (issue 39): the kernel's tracepoints record the calls while the
+//! program runs, stopped only at its opens (to read their names) and execs (to hide its
+//! vDSO). Its counts, files and timed regions are ptrace's on the same command; the
+//! engine, its reason and the events lost are in the report. Skipped with the reason
+//! where the kernel engine cannot run (no root or CAP_PERFMON, no tracefs).
+
+use crate::common::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// `trace --json --engine ENGINE -- ARGS`, or `None` where that engine cannot run here.
+fn traced(engine: &str, args: &[&str]) -> Option<Value> {
+    let t = trace_run(&["--engine", engine], args, &[])?;
+    if t.code != 0 && t.stderr.contains("cannot run here") {
+        eprintln!("skipped: {}", t.stderr.trim());
+        return None;
+    }
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    Some(t.doc)
+}
+
+fn calls(doc: &Value) -> BTreeMap<String, u64> {
+    doc["totals"]
+        .as_object()
+        .expect("totals")
+        .iter()
+        .map(|(k, v)| (k.clone(), v["calls"].as_u64().unwrap()))
+        .collect()
+}
+
+fn file<'a>(doc: &'a Value, path: &std::path::Path) -> &'a Value {
+    let want = std::fs::canonicalize(path).unwrap();
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str() == want.to_str())
+        .unwrap_or_else(|| panic!("{} not in the trace: {doc:#}", want.display()))
+}
+
+#[test]
+fn dd_under_the_kernel_engine_is_counted_as_ptrace_counts_it_with_its_files_and_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let output = dir.path().join("out");
+    std::fs::write(&input, vec![7u8; 1 << 20]).unwrap();
+    let (i, o) = (
+        format!("if={}", input.display()),
+        format!("of={}", output.display()),
+    );
+    let args = ["dd", i.as_str(), o.as_str(), "bs=4k", "conv=fsync"];
+    let Some(kernel) = traced("kernel", &args) else {
+        return;
+    };
+    let ptrace = traced("ptrace", &args).expect("ptrace runs where the kernel engine does");
+    assert_eq!(kernel["engine"]["engine"], "kernel", "{kernel:#}");
+    assert_eq!(kernel["stops"], "at open and exec");
+    assert_eq!(kernel["lost_events"], 0, "a 1 MiB dd fits the rings");
+    // The calls that move and sync the data, one for one.
+    let (k, p) = (calls(&kernel), calls(&ptrace));
+    for name in ["read", "write", "fsync"] {
+        assert_eq!(k.get(name), p.get(name), "{name}: {k:?} against {p:?}");
+    }
+    assert_eq!(k["fsync"], 1);
+    // Each file under its own name, with its bytes, though dd has exited before most of
+    // its records are read.
+    assert_eq!(file(&kernel, &input)["bytes_read"], 1 << 20);
+    assert_eq!(file(&kernel, &output)["bytes_written"], 1 << 20);
+    // Its clock reads seen (the vDSO hidden at the exec): dd's own timed region found.
+    let regions = kernel["clock"]["regions"].as_array().expect("regions");
+    assert!(
+        regions.iter().any(|r| r["bytes_read"] == 1 << 20),
+        "{regions:#?}"
+    );
+}
+
+#[test]
+fn a_failed_open_under_the_kernel_engine_is_named_by_the_path_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("not-there");
+    let m = missing.to_str().unwrap();
+    // cat exits 1; the trace says so and counts the open that failed.
+    let Some(t) = trace_run(&["--engine", "kernel"], &["cat", m], &[]) else {
+        return;
+    };
+    if t.stderr.contains("cannot run here") {
+        eprintln!("skipped: {}", t.stderr.trim());
+        return;
+    }
+    assert_eq!(t.code, 1, "{}", t.stderr);
+    let f = t.doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str() == Some(m))
+        .unwrap_or_else(|| panic!("{m} not named: {:#}", t.doc));
+    assert_eq!(f["calls"]["openat"]["errors"], 1, "{f:#}");
+}
+
+#[test]
+fn the_engine_and_why_are_said_and_a_ptrace_flag_refuses_the_kernel_engine() {
+    let Some(doc) = trace_doc(&["true"]) else {
+        return;
+    };
+    // ptrace is the default for now, and the reason names the other engine.
+    assert_eq!(doc["engine"]["engine"], "ptrace", "{doc:#}");
+    assert!(
+        doc["engine"]["why"].as_str().unwrap().contains("kernel"),
+        "{doc:#}"
+    );
+    let out = ioscope()
+        .args(["trace", "--engine", "kernel", "--every-call", "--", "true"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--every-call"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
