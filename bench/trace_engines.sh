@@ -31,7 +31,7 @@
 #    noise of these figures on this VM).
 # Without a working kernel engine its two targets "cannot be judged" (said, not a failure).
 #
-#   bench/trace_engines.sh                          ~8 minutes on a 2-vCPU VM (ROUNDS=5)
+#   bench/trace_engines.sh                          ~8.5 minutes on a 2-vCPU VM (ROUNDS=5)
 #   SHORT=1 bench/trace_engines.sh                  ~1.5 minutes: 64 MiB, 1 s, -g 4m, 3 rounds
 #   ROUNDS=3 DIR=/mnt/x IOSCOPE=/path/to/ioscope IOZONE=/path/to/iozone bench/trace_engines.sh
 # Also: SIZE (256m), RUNTIME (3, whole seconds), IOZONE_ARGS, TOLERANCE. Files go in DIR (default .; not a
