@@ -34,8 +34,10 @@
 #   bench/trace_engines.sh                          ~8.5 minutes on a 2-vCPU VM (ROUNDS=5)
 #   SHORT=1 bench/trace_engines.sh                  ~1.5 minutes: 64 MiB, 1 s, -g 4m, 3 rounds
 #   ROUNDS=3 DIR=/mnt/x IOSCOPE=/path/to/ioscope IOZONE=/path/to/iozone bench/trace_engines.sh
-# Also: SIZE (256m), RUNTIME (3, whole seconds), IOZONE_ARGS, TOLERANCE. Files go in DIR (default .; not a
-# tmpfs, or job 1 measures memory), in a directory removed on exit and on INT/TERM.
+# Also: SIZE (256m), RUNTIME (3, whole seconds), IOZONE_ARGS, TOLERANCE, RUN_LIMIT (180 s:
+# a run that takes longer is stopped and counts as giving no figure). Files go in DIR
+# (default .; not a tmpfs, or job 1 measures memory), in a directory removed on exit and on
+# INT/TERM.
 # Exits 1 when a target is missed, 2 when it cannot run (no fio, strace, python3, iozone, or
 # no working ptrace engine).
 set -euo pipefail
@@ -46,6 +48,7 @@ else
     ROUNDS=${ROUNDS:-5} SIZE=${SIZE:-256m} RUNTIME=${RUNTIME:-3} IOZONE_ARGS=${IOZONE_ARGS:--a -n 1m -g 16m}
 fi
 TOLERANCE=${TOLERANCE:-0.05}
+RUN_LIMIT=${RUN_LIMIT:-180}
 for tool in fio strace python3 dd; do
     command -v "$tool" >/dev/null || { echo "bench/trace_engines.sh: needs $tool (apt-get install -y $tool)" >&2; exit 2; }
 done
@@ -112,9 +115,10 @@ FIO=(fio --name=j --filename="$F" --rw=randread --bs=4k --size="$SIZE" --time_ba
 # run PROGRAM RUNNER ROUND: one run; appends "ROUND FIGURE" to $WORK/PROGRAM.RUNNER, or
 # "ROUND nan" and the reason to $WORK/PROGRAM.RUNNER.err when it gave no figure.
 run() {
-    local prog=$1 runner=$2 round=$3 s e fig="" out=$WORK/out err=$WORK/err
+    local prog=$1 runner=$2 round=$3 s e fig="" out=$WORK/out err=$WORK/err rc=0
     local T
     tracer "$runner"
+    T=(timeout -k 10 "$RUN_LIMIT" "${T[@]}")
     case $prog in psync | dd) cat "$F" >/dev/null ;; esac
     rm -f "$WORK/fio.json" "$WORK/iozone.tmp"
     s=$EPOCHREALTIME
@@ -123,7 +127,7 @@ run() {
     psync) "${T[@]}" "${FIO[@]}" --ioengine=psync --direct=0 --invalidate=0 ;;
     iozone) (cd "$WORK" && "${T[@]}" "$IOZONE" "${IZ[@]}" -f "$WORK/iozone.tmp") ;;
     dd) "${T[@]}" dd if="$F" of=/dev/null bs=4k ;;
-    esac >"$out" 2>"$err" </dev/null || true
+    esac >"$out" 2>"$err" </dev/null || rc=$?
     e=$EPOCHREALTIME
     case $prog in
     libaio | psync)
@@ -136,7 +140,11 @@ run() {
         echo "$round $fig" >>"$WORK/$prog.$runner"
     else
         echo "$round nan" >>"$WORK/$prog.$runner"
-        echo "round $round: no figure; stderr: $(tail -1 "$err")" >>"$WORK/$prog.$runner.err"
+        if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+            echo "round $round: stopped after RUN_LIMIT=$RUN_LIMIT s" >>"$WORK/$prog.$runner.err"
+        else
+            echo "round $round: no figure (exit $rc); stderr: $(tail -1 "$err")" >>"$WORK/$prog.$runner.err"
+        fi
     fi
 }
 
