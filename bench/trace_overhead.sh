@@ -21,6 +21,9 @@
 #   bench/trace_overhead.sh
 #   ROUNDS=7 CALLS=50000 READS=1000 OTHER=50 DIR=/mnt/x bench/trace_overhead.sh
 # Exits 1 when a target is missed, 2 when it cannot run.
+# Issue 39's part, the slowdown of real programs (fio, iozone, dd) under each tracer and
+# each `trace` engine beside strace -f -c and perf trace -s: bench/trace_engines.sh
+# (bench/trace.sh runs both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
