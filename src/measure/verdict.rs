@@ -198,6 +198,11 @@ pub const CONFIDENCE: f64 = 0.95;
 /// one A/A check in four said "regressed" on a quiet machine; at 5% one in ten.
 pub const MOVED_AT_LEAST: f64 = 0.05;
 
+/// A traced figure is not the program's own speed when tracing took more than this share
+/// of the time the program timed (issue 39: a traced fio ran 17x slower and was told it
+/// "agrees"): its claim line says so, and by about how much, before any verdict.
+pub const TRACING_DISTORTS: f64 = 0.10;
+
 /// From this many runs a side the noise floor is the half-interquartile range; with fewer,
 /// the quartiles rest on one or two runs (the half-IQR of 2 runs is a quarter of their
 /// range), and the floor is the half-range: all the spread there is.

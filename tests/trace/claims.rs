@@ -489,3 +489,27 @@ fn each_figure_is_checked_against_the_region_that_moved_its_bytes_in_the_order_t
         Covers::TimedRegion
     );
 }
+
+#[test]
+fn a_claim_that_agrees_under_a_trace_that_took_half_its_time_says_first_it_is_not_its_own_speed() {
+    // 1000 writes, 30 ms inside; the tool says 31 ms: it agrees with the traced figure.
+    let files = [file("/d/F", &[("write", 1000, 64 * MIB, 0.030)])];
+    let claimed = claim(vec![figure("write", Moves::Write, 64 * MIB, 0.031)]);
+    // At 15 µs a call, tracing took 15 of its 31 ms: the line says so before "agrees".
+    let c = check(&claimed, &files, Some(15_000.0));
+    assert_eq!(c.figures[0].verdict, Verdict::Agree);
+    let s = claim_figure(&c.figures[0]);
+    let (before, _) = s.split_once("agrees").expect("agrees");
+    assert!(before.contains("not its own speed"), "{s}");
+    assert!(
+        before.contains("48%") && before.contains("1.9x faster"),
+        "{s}"
+    );
+    // At 1 µs a call, tracing took 1 ms of 31 (3%): nothing is said of it.
+    let c = check(&claimed, &files, Some(1_000.0));
+    let s = claim_figure(&c.figures[0]);
+    assert!(!s.contains("not its own speed"), "{s}");
+    // No measure of tracing's cost: nothing claimed either way.
+    let c = check(&claimed, &files, None);
+    assert!(!claim_figure(&c.figures[0]).contains("not its own speed"));
+}

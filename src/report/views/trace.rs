@@ -745,10 +745,34 @@ pub fn claim_figure(f: &FigureCheck) -> String {
         ),
     };
     format!(
-        "{head}: {} (said {}): {judged}{why}",
+        "{head}: {} (said {}): {}{judged}{why}",
         rate(claimed),
-        fig.said
+        fig.said,
+        distorted(f).unwrap_or_default()
     )
+}
+
+/// Said first on a claim line where tracing took more than
+/// [`crate::measure::verdict::TRACING_DISTORTS`] of the time the program timed: its figure
+/// is the traced program's, not its own, and by about how much.
+pub fn distorted(f: &FigureCheck) -> Option<String> {
+    let took = f.tracing_seconds?;
+    let timed = f.figure.seconds.filter(|&s| s > 0.0)?;
+    let share = (took / timed).min(1.0);
+    if share <= crate::measure::verdict::TRACING_DISTORTS {
+        return None;
+    }
+    let faster = if share < 0.99 {
+        format!("about {:.1}x", 1.0 / (1.0 - share))
+    } else {
+        "many times".to_string()
+    };
+    Some(format!(
+        "not its own speed: tracing took about {:.0}% of the {} it timed ({}), so untraced it would run {faster} faster; ",
+        share * 100.0,
+        format_seconds(timed),
+        format_seconds(took)
+    ))
 }
 
 /// A direction's claimed bytes against the traced ones.
@@ -1007,26 +1031,36 @@ fn leftovers(out: &mut String, r: &TraceReport) {
         );
     }
     if let Some(ns) = r.overhead_ns_per_call {
-        line(
-            out,
-            "overhead",
-            if never {
-                format!(
-                    "recording adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
-                    format_seconds(ns / 1e9)
-                )
-            } else if filtered {
-                format!(
-                    "tracing adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
-                    format_seconds(ns / 1e9)
-                )
-            } else {
-                format!(
-                    "tracing adds about {} per system call here (measured just before): traced times include it",
-                    format_seconds(ns / 1e9)
-                )
-            },
+        // What that came to over the whole run.
+        let calls: u64 = r.totals.values().map(|s| s.calls).sum();
+        let share = if r.seconds > 0.0 {
+            (ns / 1e9 * calls as f64 / r.seconds).min(1.0)
+        } else {
+            0.0
+        };
+        let of_run = format!(
+            "; over its {} traced calls, about {:.0}% of the run's {}",
+            group_thousands(calls),
+            share * 100.0,
+            format_seconds(r.seconds)
         );
+        let text = if never {
+            format!(
+                "recording adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
+                format_seconds(ns / 1e9)
+            )
+        } else if filtered {
+            format!(
+                "tracing adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
+                format_seconds(ns / 1e9)
+            )
+        } else {
+            format!(
+                "tracing adds about {} per system call here (measured just before): traced times include it",
+                format_seconds(ns / 1e9)
+            )
+        };
+        line(out, "overhead", format!("{text}{of_run}"));
     }
     if let Some(c) = &r.engine {
         line(
