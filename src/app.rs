@@ -284,7 +284,7 @@ fn trace(args: &TraceArgs) -> Result<ExitKind> {
     if crate::trace::filter::refusal().is_none() {
         crate::trace::keeper::split();
     }
-    let result = cmd::trace::execute(&args.command, export.json, vdso, chosen)?;
+    let result = cmd::trace::execute(&args.command, export.json, vdso, chosen, args.reference)?;
     finish(&result, &export, &out, Path::new("."))?;
     if !result.complete {
         return Ok(ExitKind::Interrupted);

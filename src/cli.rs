@@ -1066,6 +1066,10 @@ pub struct TraceArgs {
     /// `keep` leaves them fast and unseen.
     #[arg(long, value_enum)]
     pub vdso: Option<crate::trace::clock::Vdso>,
+    /// Run the command once untraced first, its output kept aside, for its own wall time
+    /// and figures beside the traced ones (it runs twice: what it writes is written twice).
+    #[arg(long)]
+    pub reference: bool,
     /// Stop the traced program only at the calls trace counts (the default where the kernel
     /// has seccomp): a seccomp-bpf filter in the kernel, as `strace --seccomp-bpf`, lets its
     /// other calls run at full speed. A filter cannot be removed, so when the command leaves

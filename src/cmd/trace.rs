@@ -51,6 +51,7 @@ pub fn execute(
     json: bool,
     vdso: Vdso,
     chosen: crate::trace::Chosen,
+    with_reference: bool,
 ) -> Result<TraceReport> {
     command.first().ok_or_else(|| {
         crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
@@ -62,6 +63,11 @@ pub fn execute(
     let read_vdso = crate::trace::clock::vdso_read_ns() / 1e9;
     // Interrupted while measuring that: the command is not started at all.
     crate::interrupt::check()?;
+    let reference = if with_reference {
+        Some(reference(command)?)
+    } else {
+        None
+    };
     // The known tool: the command, or the one a shell's script names (`sh -c 'dd ...'`).
     let runs_of = crate::trace::tools::of(command);
     let tool = runs_of.tool.clone();
@@ -204,14 +210,7 @@ pub fn execute(
     let seconds = finish.at.duration_since(started_at).as_secs_f64();
     let out_text = out_tee.map(Tee::text).unwrap_or_default();
     let err_text = err_tee.map(Tee::text).unwrap_or_default();
-    let claim = match tool.as_str() {
-        "dd" => external::dd(&err_text).ok(),
-        "fio" => external::fio_any(&out_text).ok(),
-        "ioscope" => external::ioscope(&out_text).ok(),
-        "iozone" => external::iozone(&out_text).ok(),
-        "bonnie++" => external::bonnie(&out_text).ok(),
-        _ => None,
-    };
+    let claim = claim_of(&tool, &out_text, &err_text);
     let tally = tally
         .into_inner()
         .context("trace: the child never started")?;
@@ -238,7 +237,7 @@ pub fn execute(
     // checked against (iozone's write test: the region around its writes).
     let claim_check = claim.as_ref().map(|c| {
         let mut check = claims::check(c, &files, overhead);
-        claims::against_regions(&mut check, &clock.regions);
+        claims::against_regions(&mut check, &clock.regions, overhead);
         // bonnie++ times each test from its file's open to its close.
         if c.tool == "bonnie++" {
             claims::against_stretches(&mut check, &stretches);
@@ -317,6 +316,40 @@ pub fn execute(
         },
         engine: Some(chosen),
         lost_events: counted.map(|c| c.lost),
+        reference,
+    })
+}
+
+/// What a known tool said, from its standard output and error.
+fn claim_of(tool: &str, out_text: &str, err_text: &str) -> Option<external::ToolClaim> {
+    match tool {
+        "dd" => external::dd(err_text).ok(),
+        "fio" => external::fio_any(out_text).ok(),
+        "ioscope" => external::ioscope(out_text).ok(),
+        "iozone" => external::iozone(out_text).ok(),
+        "bonnie++" => external::bonnie(out_text).ok(),
+        _ => None,
+    }
+}
+
+/// `--reference`: the command run once untraced, before the trace, its output kept aside:
+/// its wall time, and what a known tool said of itself.
+pub fn reference(command: &[OsString]) -> Result<crate::results::trace::Reference> {
+    let shown = crate::text::printable_path(std::path::Path::new(&command[0]));
+    let tool = crate::trace::tools::of(command).tool;
+    let start = Instant::now();
+    let out = std::process::Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .with_context(|| format!("trace {shown}: run it untraced (--reference)"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    crate::interrupt::check()?;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    Ok(crate::results::trace::Reference {
+        seconds,
+        exit_code: out.status.code(),
+        claim: claim_of(&tool, &text(&out.stdout), &text(&out.stderr)),
     })
 }
 

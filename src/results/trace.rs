@@ -99,6 +99,20 @@ pub struct TraceReport {
     /// bound. Absent under ptrace, which loses nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_events: Option<u64>,
+    /// `--reference`: the command run once untraced just before, for its own figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+}
+
+/// The command run once untraced (`trace --reference`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// Its wall time, start to exit.
+    pub seconds: f64,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// What the known tool said of itself, when it is one.
+    pub claim: Option<crate::measure::external::ToolClaim>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -635,8 +635,9 @@ pub fn check_against_region(figure: &ClaimedFigure, region: &RegionSeen) -> Figu
 /// ran) taking the first unused region after the last one taken that moved, in the figure's
 /// direction, the figure's bytes within the one rule's "same" (iozone's write test: the
 /// region around its 1,024 write() calls). Figures with no such region keep their check
-/// against the time inside the calls.
-pub fn against_regions(check: &mut ClaimCheck, regions: &[Region]) {
+/// against the time inside the calls. `overhead_ns`, tracing's measured cost per call,
+/// gives what the traced calls inside a region cost it.
+pub fn against_regions(check: &mut ClaimCheck, regions: &[Region], overhead_ns: Option<f64>) {
     // A tool's figure is first looked for among the regions its threads timed around their
     // own I/O; one timed around other tasks' I/O (a parent timing its children) is taken
     // only where none of those matches.
@@ -701,6 +702,9 @@ pub fn against_regions(check: &mut ClaimCheck, regions: &[Region]) {
             ),
         };
         *fc = check_against_region(&fc.figure, &seen);
+        // Every traced call inside the region paid tracing's cost, inside the tool's time.
+        let traced_calls: u64 = region.inside.values().map(|m| m.calls).sum();
+        fc.tracing_seconds = overhead_ns.map(|ns| ns / 1e9 * traced_calls as f64);
     }
 }
 

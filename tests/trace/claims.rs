@@ -458,7 +458,7 @@ fn each_figure_is_checked_against_the_region_that_moved_its_bytes_in_the_order_t
         region(0.100, 0.008, 16 * MIB, &[], &[("fsync", 1), ("close", 1)]),
         region(0.300, 0.010, 16 * MIB, &[("fsync", 1)], &[("close", 1)]),
     ];
-    ioscope::trace::claims::against_regions(&mut c, &regions);
+    ioscope::trace::claims::against_regions(&mut c, &regions, None);
     let (write, rewrite) = (&c.figures[0], &c.figures[1]);
     for f in [write, rewrite] {
         let t = f.traced.as_ref().expect("a traced figure");
@@ -483,7 +483,7 @@ fn each_figure_is_checked_against_the_region_that_moved_its_bytes_in_the_order_t
         &files,
         None,
     );
-    ioscope::trace::claims::against_regions(&mut c, &regions);
+    ioscope::trace::claims::against_regions(&mut c, &regions, None);
     assert_ne!(
         c.figures[0].traced.as_ref().unwrap().covers,
         Covers::TimedRegion

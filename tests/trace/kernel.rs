@@ -117,3 +117,35 @@ fn the_engine_and_why_are_said_and_a_ptrace_flag_refuses_the_kernel_engine() {
     assert!(err.contains("--every-call"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn reference_runs_dd_once_untraced_and_puts_its_own_figure_beside_the_traced_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::write(&input, vec![1u8; 4 << 20]).unwrap();
+    let i = format!("if={}", input.display());
+    let args = ["dd", i.as_str(), "of=/dev/null", "bs=4k"];
+    let Some(t) = trace_run(&["--reference"], &args, &[]) else {
+        return;
+    };
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    let r = &t.doc["reference"];
+    assert!(r["seconds"].as_f64().unwrap() > 0.0, "{r:#}");
+    assert_eq!(r["exit_code"], 0);
+    assert_eq!(r["claim"]["tool"], "dd", "{r:#}");
+    assert_eq!(r["claim"]["bytes_read"], 4 << 20);
+    // The text puts the untraced run and dd's own figure beside the traced ones.
+    let out = ioscope()
+        .args(["trace", "--reference", "--"])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("untraced")).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(lines[0].contains("(--reference)"), "{text}");
+    assert!(
+        text.contains("copy: untraced it said") || text.contains("untraced it said"),
+        "{text}"
+    );
+}

@@ -209,7 +209,7 @@ fn dd_s_copy_is_checked_against_its_own_timed_region_in_one_direction() {
     // (No file stats needed: the region alone decides.)
     let files = [];
     let mut c = check(&dd_claim(&[(16 * MIB, 0.1)]), &files, None);
-    against_regions(&mut c, &[copy_region(1.0, 0.1, 16 * MIB)]);
+    against_regions(&mut c, &[copy_region(1.0, 0.1, 16 * MIB)], None);
     let f = &c.figures[0];
     let t = f.traced.as_ref().expect("a traced figure");
     assert_eq!(t.covers, Covers::TimedRegion, "{f:?}");
@@ -217,7 +217,7 @@ fn dd_s_copy_is_checked_against_its_own_timed_region_in_one_direction() {
     assert_eq!(f.verdict, Verdict::Agree, "{f:?}");
     // Against the usual story: the region is half as fast as dd says; the rule says so.
     let mut c = check(&dd_claim(&[(16 * MIB, 0.1)]), &files, None);
-    against_regions(&mut c, &[copy_region(1.0, 0.2, 16 * MIB)]);
+    against_regions(&mut c, &[copy_region(1.0, 0.2, 16 * MIB)], None);
     assert_eq!(c.figures[0].verdict, Verdict::ClaimHigher);
 }
 

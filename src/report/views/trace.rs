@@ -455,6 +455,70 @@ fn claim(out: &mut String, r: &TraceReport) {
     for sentence in claim_lines(r) {
         line(out, "", printable(&sentence));
     }
+    for (i, sentence) in reference_lines(r).into_iter().enumerate() {
+        line(
+            out,
+            if i == 0 { "untraced" } else { "" },
+            printable(&sentence),
+        );
+    }
+}
+
+/// `--reference`: the untraced run beside the traced one, its wall time and each figure the
+/// tool printed both times, chosen by their ratio.
+pub fn reference_lines(r: &TraceReport) -> Vec<String> {
+    let Some(reference) = &r.reference else {
+        return Vec::new();
+    };
+    let same = crate::measure::verdict::SAME_WITHIN;
+    let compare = |traced: f64, own: f64, slower: &str, faster: &str| -> String {
+        let ratio = traced / own;
+        if ratio > same {
+            format!("{ratio:.2}x {slower}")
+        } else if ratio < 1.0 / same {
+            format!("{:.2}x {faster}", 1.0 / ratio)
+        } else {
+            "about the same (within 10%)".to_string()
+        }
+    };
+    let mut lines = vec![format!(
+        "run once untraced just before (--reference), the command took {}{}; traced, {}: {}",
+        format_seconds(reference.seconds),
+        match reference.exit_code {
+            Some(0) => String::new(),
+            Some(c) => format!(" and exited {c}"),
+            None => " and was killed".to_string(),
+        },
+        format_seconds(r.seconds),
+        compare(r.seconds, reference.seconds.max(1e-9), "as long", "shorter")
+    )];
+    let (Some(traced), Some(own)) = (&r.claim, &reference.claim) else {
+        return lines;
+    };
+    for f in &traced.figures {
+        let Some(o) = own
+            .figures
+            .iter()
+            .find(|o| o.label == f.label && o.moves == f.moves)
+        else {
+            continue;
+        };
+        let (Some(t), Some(u)) = (f.bytes_per_second(), o.bytes_per_second()) else {
+            continue;
+        };
+        if u <= 0.0 {
+            continue;
+        }
+        lines.push(format!(
+            "{}: untraced it said {} ({}); traced, {}: the traced figure is {}",
+            f.label,
+            format_mib_per_s(u),
+            o.said,
+            format_mib_per_s(t),
+            compare(u, t.max(1e-9), "slower", "faster")
+        ));
+    }
+    lines
 }
 
 /// How many times the known tool ran and which of its outputs were read, when it ran from
@@ -762,16 +826,20 @@ pub fn distorted(f: &FigureCheck) -> Option<String> {
     if share <= crate::measure::verdict::TRACING_DISTORTS {
         return None;
     }
-    let faster = if share < 0.99 {
-        format!("about {:.1}x", 1.0 / (1.0 - share))
-    } else {
-        "many times".to_string()
-    };
+    // Near all of it, the estimate of how much faster means nothing but "many times".
+    if share >= 0.95 {
+        return Some(format!(
+            "not its own speed: tracing took nearly all of the {} it timed ({} by its cost per call), so untraced it would run many times faster; ",
+            format_seconds(timed),
+            format_seconds(took)
+        ));
+    }
     Some(format!(
-        "not its own speed: tracing took about {:.0}% of the {} it timed ({}), so untraced it would run {faster} faster; ",
+        "not its own speed: tracing took about {:.0}% of the {} it timed ({}), so untraced it would run about {:.1}x faster; ",
         share * 100.0,
         format_seconds(timed),
-        format_seconds(took)
+        format_seconds(took),
+        1.0 / (1.0 - share)
     ))
 }
 
