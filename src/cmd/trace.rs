@@ -156,8 +156,14 @@ pub fn execute(
                 }
                 children = live_children(pid);
             }
+            let program = |tid: i32| {
+                resolve
+                    .program(tid)
+                    .map(|p| crate::trace::tool_name(&p))
+                    .or_else(|| crate::trace::tools::running(tid))
+            };
             if let Event::Exec { tid } = event
-                && crate::trace::tools::running(tid).as_deref() == Some(tool.as_str())
+                && program(tid).as_deref() == Some(tool.as_str())
             {
                 tool_runs.set(tool_runs.get() + 1);
             }
@@ -168,6 +174,13 @@ pub fn execute(
                 unseen.push(note);
             }
             let mut clocks = clocks.borrow_mut();
+            // The engine's own name for a task, where it has one (the kernel engine's: the
+            // task may be gone when its calls are handed on).
+            if let Event::Exec { tid } | Event::Spawned { child: tid, .. } = event
+                && let Some(name) = resolve.comm(tid)
+            {
+                clocks.name(tid, crate::text::printable(&crate::text::lossless(&name)));
+            }
             match event {
                 Event::Exec { tid } => clocks.exec(
                     tid,

@@ -388,6 +388,9 @@ pub struct Clocks {
     unattributed: u64,
     unattributed_first: Option<Unattributed>,
     name_of: fn(i32) -> Option<String>,
+    /// Task names the engine gave (the kernel engine's, from its fork and exec events),
+    /// asked before `name_of`: a task may be gone when its calls are handed on.
+    names: HashMap<i32, String>,
 }
 
 impl Clocks {
@@ -409,7 +412,13 @@ impl Clocks {
             unattributed: 0,
             unattributed_first: None,
             name_of: proc_comm,
+            names: HashMap::new(),
         }
+    }
+
+    /// Task `tid`'s name, as the engine saw it when the task started or executed.
+    pub fn name(&mut self, tid: i32, name: String) {
+        self.names.insert(tid, name);
     }
 
     /// The process of task `tid` (its own id when not seen created as a thread).
@@ -468,7 +477,11 @@ impl Clocks {
             match self.relation(w, s.tid) {
                 Some(relation) => {
                     let pid = self.pid_of(s.tid);
-                    let name_of = self.name_of;
+                    let name = self
+                        .names
+                        .get(&s.tid)
+                        .cloned()
+                        .or_else(|| (self.name_of)(s.tid));
                     let Some(t) = self.threads.get_mut(&w) else {
                         continue;
                     };
@@ -478,7 +491,7 @@ impl Clocks {
                             tid: s.tid,
                             pid,
                             relation,
-                            program: name_of(s.tid),
+                            program: name,
                         });
                     }
                     o.calls.add(s, got, when, file.clone());

@@ -363,11 +363,27 @@ impl Points {
 /// One record, decoded.
 #[derive(Debug, Clone)]
 enum Raw {
-    Enter { nr: u64, args: [u64; 6] },
-    Exit { nr: u64, ret: i64 },
-    Fork { parent: i32, child: i32 },
-    Exec { tid: i32, old: i32 },
-    Gone { tid: i32 },
+    Enter {
+        nr: u64,
+        args: [u64; 6],
+    },
+    Exit {
+        nr: u64,
+        ret: i64,
+    },
+    Fork {
+        parent: i32,
+        child: i32,
+        comm: Vec<u8>,
+    },
+    Exec {
+        tid: i32,
+        old: i32,
+        filename: Vec<u8>,
+    },
+    Gone {
+        tid: i32,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -381,6 +397,15 @@ struct Record {
 fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8)
         .map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
+}
+
+/// A `__data_loc` string field: a word at `at` holding its offset (low 16 bits) and length
+/// (high 16) in the record; the bytes up to the first NUL.
+fn data_loc(b: &[u8], at: usize) -> Vec<u8> {
+    let word = i32_at(b, at) as u32;
+    let (start, len) = ((word & 0xffff) as usize, (word >> 16) as usize);
+    let bytes = b.get(start..start + len).unwrap_or(&[]);
+    bytes.split(|&c| c == 0).next().unwrap_or(&[]).to_vec()
 }
 
 fn i32_at(b: &[u8], at: usize) -> i32 {
@@ -422,11 +447,13 @@ impl Points {
             Raw::Fork {
                 parent: i32_at(raw, f(&self.fork, "parent_pid")),
                 child: i32_at(raw, f(&self.fork, "child_pid")),
+                comm: data_loc(raw, f(&self.fork, "child_comm")),
             }
         } else if kind == self.exec.id {
             Raw::Exec {
                 tid: i32_at(raw, f(&self.exec, "pid")),
                 old: i32_at(raw, f(&self.exec, "old_pid")),
+                filename: data_loc(raw, f(&self.exec, "filename")),
             }
         } else if kind == self.gone.id {
             Raw::Gone {
@@ -467,6 +494,9 @@ pub struct Tracked {
     hidden: HashMap<i32, super::vdso::Hidden>,
     /// The open being handed on, and the name it was given (absolute), read at its stop.
     named: Option<(i32, OsString)>,
+    /// Each task's name (comm) and program, from its fork and exec events.
+    comm: HashMap<i32, OsString>,
+    program: HashMap<i32, OsString>,
 }
 
 /// A descriptor opened during the trace.
@@ -569,6 +599,12 @@ impl Resolver for Tracked {
     }
     fn hidden_at_exec(&self, tid: i32) -> Option<super::vdso::Hidden> {
         self.hidden.get(&tid).cloned()
+    }
+    fn program(&self, tid: i32) -> Option<OsString> {
+        self.program.get(&tid).cloned()
+    }
+    fn comm(&self, tid: i32) -> Option<OsString> {
+        self.comm.get(&tid).cloned()
     }
 }
 
@@ -1062,7 +1098,15 @@ impl Engine {
                     self.forget(r.pid, call, &args, ret);
                 }
             }
-            Raw::Fork { parent, child } => {
+            Raw::Fork {
+                parent,
+                child,
+                comm,
+            } => {
+                self.tracked.comm.insert(child, OsString::from_vec(comm));
+                if let Some(p) = self.tracked.program.get(&parent).cloned() {
+                    self.tracked.program.insert(child, p);
+                }
                 if let Some(p) = self
                     .process_of_new(child)
                     .or_else(|| super::Proc.tgid(child))
@@ -1071,10 +1115,17 @@ impl Engine {
                 }
                 sink(Event::Spawned { parent, child }, when, &self.tracked);
             }
-            Raw::Exec { tid, old } => {
+            Raw::Exec { tid, old, filename } => {
                 if old != tid {
                     self.tracked.tgid.insert(tid, tid);
                 }
+                // The kernel names the task after the file's last component, cut to 15
+                // bytes (TASK_COMM_LEN).
+                let program = OsString::from_vec(filename);
+                let name = last_name(&program);
+                let comm = name[..name.len().min(15)].to_vec();
+                self.tracked.comm.insert(tid, OsString::from_vec(comm));
+                self.tracked.program.insert(tid, program);
                 // exec closes the close-on-exec descriptors.
                 let process = self.tracked.process(tid);
                 self.tracked

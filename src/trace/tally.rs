@@ -45,6 +45,16 @@ pub trait Resolver {
     fn hidden_at_exec(&self, _tid: i32) -> Option<super::vdso::Hidden> {
         None
     }
+    /// The program task `tid` runs, as the engine saw it at its exec (`None`: ask /proc
+    /// now, as ptrace, which stops the task there, does).
+    fn program(&self, _tid: i32) -> Option<OsString> {
+        None
+    }
+    /// Task `tid`'s name as the kernel keeps it (comm), as the engine saw it at its fork or
+    /// exec (`None`: ask /proc now).
+    fn comm(&self, _tid: i32) -> Option<OsString> {
+        None
+    }
 }
 
 /// What kind of file a descriptor stood for, as `stat` saw it when the trace first met it:
