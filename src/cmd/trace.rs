@@ -141,7 +141,16 @@ pub fn execute(
                     return;
                 }
                 Event::Exec { .. } => started = true,
-                Event::Exiting { tid, status } => changed.exiting(tid, status),
+                Event::Exiting { tid, status } => changed.exiting_named(
+                    tid,
+                    status,
+                    resolve.comm(tid).map(|name| {
+                        (
+                            resolve.tgid(tid).unwrap_or(tid),
+                            crate::text::printable(&crate::text::lossless(&name)),
+                        )
+                    }),
+                ),
                 _ => {}
             }
             // The counters are read as each thread of the first process exits, the last

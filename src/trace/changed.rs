@@ -86,6 +86,12 @@ impl Changed {
 
     /// Task `tid` is exiting with wait status `status`: a crash is kept.
     pub fn exiting(&mut self, tid: i32, status: Option<i32>) {
+        self.exiting_named(tid, status, None);
+    }
+
+    /// As [`Changed::exiting`], with the task's process and name where the engine knows
+    /// them (the kernel engine's: /proc may be gone when the exit is handed on).
+    pub fn exiting_named(&mut self, tid: i32, status: Option<i32>, known: Option<(i32, String)>) {
         let Some(status) = status else { return };
         if !libc::WIFSIGNALED(status) {
             return;
@@ -94,7 +100,7 @@ impl Changed {
         let Some(&(_, name)) = CRASHES.iter().find(|(s, _)| *s == signal) else {
             return;
         };
-        let (pid, program) = who(tid);
+        let (pid, program) = known.unwrap_or_else(|| who(tid));
         if !self.crashes.iter().any(|c| c.0 == pid) {
             self.crashes.push((pid, program, name));
         }

@@ -736,6 +736,7 @@ pub fn trace(
         },
         pending: HashMap::new(),
         names: HashMap::new(),
+        ended: HashMap::new(),
         counted: Counted::default(),
         base,
         base_ns,
@@ -753,6 +754,7 @@ pub fn trace(
             for (tid, names) in x.names.drain() {
                 engine.names.entry(tid).or_default().extend(names);
             }
+            engine.ended.extend(x.ended.drain());
         }
         engine.read(sink, false);
         if let Some(status) = exited(pid) {
@@ -791,6 +793,7 @@ pub fn trace(
         for (tid, names) in x.names.drain() {
             engine.names.entry(tid).or_default().extend(names);
         }
+        engine.ended.extend(x.ended.drain());
         // Tasks with the filter cannot be let go of (their opens would fail with ENOSYS):
         // a keeper takes them over where there is one.
         if x.filtered && super::keeper::available() {
@@ -976,6 +979,8 @@ struct Engine {
     pending: HashMap<i32, (Call, [u64; 6], u64, Option<OsString>)>,
     /// The names the opens were given, read at their stops, per task, in order.
     names: HashMap<i32, VecDeque<OsString>>,
+    /// Wait statuses of the tasks that ended, as the tracer heard them.
+    ended: HashMap<i32, i32>,
     counted: Counted,
     base: Instant,
     base_ns: u64,
@@ -1134,11 +1139,17 @@ impl Engine {
                 sink(Event::Exec { tid }, when, &self.tracked);
             }
             Raw::Gone { tid } => {
-                let status = (tid == self.leader).then(|| exited(tid)).flatten();
-                let status = status.map(|e| match e {
-                    Ended::Code(c) => (c & 0xff) << 8,
-                    Ended::Signal(s) => s & 0x7f,
-                    Ended::Running => 0,
+                // The status as the tracer heard it; the first process's, which the tracer
+                // leaves unreaped, from a look that does not reap it.
+                let status = self.ended.remove(&tid).or_else(|| {
+                    (tid == self.leader)
+                        .then(|| exited(tid))
+                        .flatten()
+                        .map(|e| match e {
+                            Ended::Code(c) => (c & 0xff) << 8,
+                            Ended::Signal(s) => s & 0x7f,
+                            Ended::Running => 0,
+                        })
                 });
                 self.pending.remove(&tid);
                 sink(Event::Exiting { tid, status }, when, &self.tracked);
@@ -1302,6 +1313,8 @@ struct ExecStops {
     hidden: HashMap<i32, super::vdso::Hidden>,
     /// The names the opens were given (absolute), per task, in order.
     names: HashMap<i32, Vec<OsString>>,
+    /// The wait status of each task that ended (the tracer hears of every one).
+    ended: HashMap<i32, i32>,
 }
 
 impl ExecStops {
@@ -1323,6 +1336,7 @@ impl ExecStops {
             checked: false,
             hidden: HashMap::new(),
             names: HashMap::new(),
+            ended: HashMap::new(),
         })
     }
 
@@ -1396,6 +1410,7 @@ impl ExecStops {
             }
             if !libc::WIFSTOPPED(status) {
                 self.tasks.remove(&who);
+                self.ended.insert(who, status);
                 continue;
             }
             let event = status >> 16;
