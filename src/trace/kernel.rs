@@ -808,13 +808,9 @@ pub fn trace(
         }
     }
     engine.read(sink, true);
-    // SAFETY: reading the errno the child may have written; closing our end.
-    let errno = unsafe {
-        let mut e = 0i32;
-        let n = libc::read(errno_pipe[0], (&mut e as *mut i32).cast(), 4);
-        libc::close(errno_pipe[0]);
-        (n == 4).then_some(e)
-    };
+    let errno = super::sys::read_errno(errno_pipe[0]);
+    // SAFETY: closing the read end we own.
+    unsafe { libc::close(errno_pipe[0]) };
     if ended.is_some() {
         let mut status = 0;
         // SAFETY: reaping the child whose exit we saw.
@@ -1188,48 +1184,21 @@ impl Engine {
         } else {
             self.tracked.process(tid)
         };
-        let append = flags & libc::O_APPEND as u64 != 0;
         // The name read at the open's stop, made absolute there; else read back now.
         if let Some(name) = name {
             let path = std::fs::canonicalize(&name).map_or(name, |p| p.into_os_string());
-            let kind = std::fs::metadata(&path)
-                .ok()
-                .map(|m| FileKind::of(m.file_type()));
-            self.tracked.opened.remove(&(process, fd));
-            if !append {
-                let cloexec = flags & libc::O_CLOEXEC as u64 != 0;
-                self.tracked.opened.insert(
-                    (process, fd),
-                    Opened {
-                        path,
-                        kind,
-                        cloexec,
-                    },
-                );
-            }
+            self.remember(process, fd, path, flags);
             return;
         }
         let from_proc = super::Proc.path(tid, fd);
         let given = super::Proc.string(tid, addr).map(|name| {
-            if name.as_bytes().starts_with(b"/") {
-                return name;
-            }
-            let dir = if dirfd == libc::AT_FDCWD {
-                super::Proc.cwd(tid)
-            } else {
-                self.tracked.path(tid, dirfd)
-            };
-            match dir {
-                Some(dir) => {
-                    let mut p = dir.into_vec();
-                    if !p.ends_with(b"/") {
-                        p.push(b'/');
-                    }
-                    p.extend_from_slice(name.as_bytes());
-                    OsString::from_vec(p)
+            super::tally::absolute(name, dirfd, |relative| {
+                if relative == libc::AT_FDCWD {
+                    super::Proc.cwd(tid)
+                } else {
+                    self.tracked.path(tid, relative)
                 }
-                None => name,
-            }
+            })
         });
         // /proc's answer is the canonical one, when it is this open's file still (the same
         // last component as the name given; else the descriptor was reused meanwhile).
@@ -1249,21 +1218,28 @@ impl Engine {
             (Some(p), None) => p,
             (None, None) => format!("fd {fd} (its path was not read in time)").into(),
         };
+        self.remember(process, fd, path, flags);
+    }
+
+    /// Descriptor `fd` of `process`, just opened with `flags`, stands for `path`; an
+    /// O_APPEND one is not kept (its position is not the start: /proc is asked).
+    fn remember(&mut self, process: i32, fd: i32, path: OsString, flags: u64) {
+        self.tracked.opened.remove(&(process, fd));
+        if flags & libc::O_APPEND as u64 != 0 {
+            return;
+        }
         let kind = std::fs::metadata(&path)
             .ok()
             .map(|m| FileKind::of(m.file_type()));
-        self.tracked.opened.remove(&(process, fd));
-        if !append {
-            let cloexec = flags & libc::O_CLOEXEC as u64 != 0;
-            self.tracked.opened.insert(
-                (process, fd),
-                Opened {
-                    path,
-                    kind,
-                    cloexec,
-                },
-            );
-        }
+        let cloexec = flags & libc::O_CLOEXEC as u64 != 0;
+        self.tracked.opened.insert(
+            (process, fd),
+            Opened {
+                path,
+                kind,
+                cloexec,
+            },
+        );
     }
 
     /// Descriptors a call closed or replaced, forgotten after the tally has seen it.
@@ -1363,17 +1339,13 @@ impl ExecStops {
         if name.as_bytes().starts_with(b"/") {
             return Some(name);
         }
+        // Relative to a directory that cannot be read: not read at all.
         let dir = if dirfd == libc::AT_FDCWD {
             super::Proc.cwd(tid)
         } else {
             super::Proc.path(tid, dirfd)
         }?;
-        let mut p = dir.into_vec();
-        if !p.ends_with(b"/") {
-            p.push(b'/');
-        }
-        p.extend_from_slice(name.as_bytes());
-        Some(OsString::from_vec(p))
+        Some(super::tally::absolute(name, dirfd, |_| Some(dir)))
     }
 
     /// Handles every stop waiting now, and leaves the first process's exit unreaped.

@@ -246,7 +246,7 @@ pub fn trace(
 }
 
 /// The errno the child wrote before failing, if any (exec closed the pipe otherwise).
-fn read_errno(fd: i32) -> Option<i32> {
+pub(super) fn read_errno(fd: i32) -> Option<i32> {
     let mut errno = 0i32;
     // SAFETY: reading at most 4 bytes into a local i32.
     let n = unsafe { libc::read(fd, (&mut errno as *mut i32).cast(), 4) };

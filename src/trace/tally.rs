@@ -57,6 +57,31 @@ pub trait Resolver {
     }
 }
 
+/// `name` as an open was given it, relative to descriptor `dirfd`, made absolute against
+/// `dir_of(dirfd)` (the caller's answer for AT_FDCWD: the working directory) where it is
+/// relative and that directory is known; as given otherwise.
+pub(super) fn absolute(
+    name: OsString,
+    dirfd: i32,
+    dir_of: impl FnOnce(i32) -> Option<OsString>,
+) -> OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    if name.as_bytes().starts_with(b"/") {
+        return name;
+    }
+    match dir_of(dirfd) {
+        Some(dir) => {
+            let mut p = dir.into_vec();
+            if !p.ends_with(b"/") {
+                p.push(b'/');
+            }
+            p.extend_from_slice(name.as_bytes());
+            OsString::from_vec(p)
+        }
+        None => name,
+    }
+}
+
 /// What kind of file a descriptor stood for, as `stat` saw it when the trace first met it:
 /// what tells a data file from the pipes and character devices a program's plumbing uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -461,31 +486,18 @@ impl Tally {
     /// The path a failed open was given, made absolute against its directory descriptor
     /// or the working directory where it can be.
     fn failed_path(&mut self, s: &Syscall, resolve: &dyn Resolver) -> Option<OsString> {
-        use std::os::unix::ffi::{OsStrExt, OsStringExt};
         let (dirfd, addr) = match s.call {
             Call::Openat => (s.args[0] as i32, s.args[1]),
             _ => (libc::AT_FDCWD, s.args[0]),
         };
         let name = resolve.string(s.tid, addr)?;
-        if name.as_bytes().starts_with(b"/") {
-            return Some(name);
-        }
-        let dir = if dirfd == libc::AT_FDCWD {
-            resolve.cwd(s.tid)
-        } else {
-            resolve.path(s.tid, dirfd)
-        };
-        Some(match dir {
-            Some(dir) => {
-                let mut p = dir.into_vec();
-                if !p.ends_with(b"/") {
-                    p.push(b'/');
-                }
-                p.extend_from_slice(name.as_bytes());
-                OsString::from_vec(p)
+        Some(absolute(name, dirfd, |relative| {
+            if relative == libc::AT_FDCWD {
+                resolve.cwd(s.tid)
+            } else {
+                resolve.path(s.tid, relative)
             }
-            None => name,
-        })
+        }))
     }
 
     /// The path of description `d`.
