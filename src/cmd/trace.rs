@@ -290,10 +290,8 @@ pub fn execute(
         sys_filter::Stops::Never => (crate::results::trace::STOPS_NEVER, None),
         sys_filter::Stops::AtExec => (crate::results::trace::STOPS_AT_EXEC, None),
     };
-    let kept_by = (matches!(finish.stops, sys_filter::Stops::Filtered)
-        && !finish.left.is_empty()
-        && crate::trace::keeper::available())
-    .then(crate::trace::keeper::pid);
+    let kept_by = (!finish.left.is_empty() && crate::trace::keeper::is_needed())
+        .then(crate::trace::keeper::pid);
     unseen.extend(finish.compat.unseen_sentence());
     // What tracing changed in the program that it could tell (its own seccomp, a crash
     // with its vDSO hidden).

@@ -150,6 +150,11 @@ pub fn needed() {
     NEEDED.store(1, Ordering::SeqCst);
 }
 
+/// Whether the trace left tasks for the keeper (this process, once the report is out).
+pub fn is_needed() -> bool {
+    available() && NEEDED.load(Ordering::SeqCst) != 0
+}
+
 /// At the very end of ioscope, with the exit code to give: returns it when there is
 /// nothing to keep (this process then exits, and the waiting process with it). Otherwise
 /// sends the code to the waiting process, leaves the user's terminal and streams, keeps

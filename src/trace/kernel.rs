@@ -744,8 +744,11 @@ pub fn trace(
     };
     engine.queues = (0..engine.rings.len()).map(|_| VecDeque::new()).collect();
     let mut ended = None;
-    let mut interrupted: Option<Instant> = None;
-    let mut forwarded = false;
+    let mut interruption = super::sys::Interruption::default();
+    // Without ptrace (refused), the first process alone is known to be signalled.
+    let mut alone: HashMap<i32, super::sys::Task> =
+        [(pid, super::sys::Task::default())].into_iter().collect();
+    let no_signals = HashMap::new();
     let at;
     loop {
         if let Some(x) = &mut execs {
@@ -762,31 +765,19 @@ pub fn trace(
             ended = Some(status);
             break;
         }
-        if crate::interrupt::requested() {
-            let since = *interrupted.get_or_insert_with(Instant::now);
-            match on_signal {
-                OnSignal::Kill => {
-                    // SAFETY: signalling the process we started.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                }
-                OnSignal::PassOn => {
-                    let signal = crate::interrupt::last_signal().unwrap_or(libc::SIGTERM);
-                    if !forwarded && since.elapsed() >= Duration::from_millis(50) {
-                        // SAFETY: signalling the process we started.
-                        unsafe { libc::kill(pid, signal) };
-                        forwarded = true;
-                    }
-                    if since.elapsed() >= super::sys::GRACE || crate::interrupt::again() {
-                        at = Instant::now();
-                        break;
-                    }
-                }
-            }
+        let (tasks, delivered) = match &execs {
+            Some(x) => (&x.tasks, &x.delivered),
+            None => (&alone, &no_signals),
+        };
+        if interruption.act(on_signal, pid, tasks, delivered).0 {
+            at = Instant::now();
+            break;
         }
         chld.wait(POLL);
     }
     drop(chld);
-    // Every record of the command is written once it has ended: the last ones read.
+    // Every record of the command is written once it has ended: the last ones read, while
+    // the first process, unreaped, can still be asked about.
     if let Some(x) = &mut execs {
         x.serve(pid);
         engine.tracked.hidden.extend(x.hidden.drain());
@@ -794,18 +785,6 @@ pub fn trace(
             engine.names.entry(tid).or_default().extend(names);
         }
         engine.ended.extend(x.ended.drain());
-        // Tasks with the filter cannot be let go of (their opens would fail with ENOSYS):
-        // a keeper takes them over where there is one.
-        if x.filtered && super::keeper::available() {
-            if x.tasks
-                .iter()
-                .any(|&t| t != pid && super::Proc.tgid(t).is_some())
-            {
-                super::keeper::needed();
-            }
-        } else {
-            x.let_go(pid);
-        }
     }
     engine.read(sink, true);
     let errno = super::sys::read_errno(errno_pipe[0]);
@@ -815,43 +794,36 @@ pub fn trace(
         let mut status = 0;
         // SAFETY: reaping the child whose exit we saw.
         unsafe { libc::waitpid(pid, &mut status, 0) };
+        alone.clear();
+        if let Some(x) = &mut execs {
+            x.tasks.remove(&pid);
+        }
     }
+    // What the command left running, as the ptrace engine finds it: tasks with the filter
+    // cannot be let go of (their opens would fail with ENOSYS), so a keeper takes them over
+    // where there is one; the others are let go of, running or stopped as they were.
+    let left = match &mut execs {
+        Some(x) if x.filtered && super::keeper::available() => {
+            let left = super::sys::still_running(&mut x.tasks);
+            if !left.is_empty() {
+                super::keeper::needed();
+            }
+            left
+        }
+        Some(x) => super::sys::let_go(&mut x.tasks),
+        None => left_untraced(ended.is_some().then_some(pid), &engine.tracked),
+    };
     if let Some(errno) = errno {
         return Err(crate::error::input(format!(
             "trace {shown}: cannot run it: {}",
             std::io::Error::from_raw_os_error(errno)
         )));
     }
-    let processes: std::collections::BTreeSet<i32> = engine
-        .tracked
-        .tgid
-        .values()
-        .copied()
-        .filter(|&p| p != pid)
-        .collect();
-    let left = processes
-        .into_iter()
-        .filter_map(|p| {
-            let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
-            let state = status
-                .lines()
-                .find_map(|l| l.strip_prefix("State:"))?
-                .trim();
-            if state.starts_with('Z') || state.starts_with('X') {
-                return None;
-            }
-            Some(super::sys::Left {
-                pid: p,
-                name: super::comm(p).unwrap_or_default(),
-                stopped: state.starts_with('T'),
-            })
-        })
-        .collect();
     let ended = match ended {
         Some(e) => e,
         None => Ended::Running,
     };
-    let waited = match (&ended, interrupted) {
+    let waited = match (&ended, interruption.since) {
         (Ended::Running, Some(since)) => Some(at.duration_since(since)),
         _ => None,
     };
@@ -870,6 +842,35 @@ pub fn trace(
         },
         engine.counted,
     ))
+}
+
+/// The processes of the command still running at the end (but `ended`, its first one if
+/// that ended), where ptrace was refused: those the events named, as /proc shows them.
+fn left_untraced(ended: Option<i32>, tracked: &Tracked) -> Vec<super::sys::Left> {
+    let processes: std::collections::BTreeSet<i32> = tracked
+        .tgid
+        .values()
+        .copied()
+        .filter(|&p| Some(p) != ended)
+        .collect();
+    processes
+        .into_iter()
+        .filter_map(|p| {
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
+            let state = status
+                .lines()
+                .find_map(|l| l.strip_prefix("State:"))?
+                .trim();
+            if state.starts_with('Z') || state.starts_with('X') {
+                return None;
+            }
+            Some(super::sys::Left {
+                pid: p,
+                name: super::comm(p).unwrap_or_default(),
+                stopped: state.starts_with('T'),
+            })
+        })
+        .collect()
 }
 
 /// The status of `pid` once it has exited, leaving it to be reaped (its /proc entries
@@ -1278,8 +1279,10 @@ fn last_name(p: &OsString) -> &[u8] {
 /// tracepoints record. The tasks stop only at an open, an exec, a fork or clone (to follow
 /// it) and a signal (passed on at once); never at another call.
 struct ExecStops {
-    /// Tasks attached (the command's, and what they started).
-    tasks: std::collections::HashSet<i32>,
+    /// Tasks attached (the command's, and what they started), and whether each is stopped.
+    tasks: HashMap<i32, super::sys::Task>,
+    /// The last signal each process was seen to receive, and when.
+    delivered: HashMap<i32, (i32, Instant)>,
     /// Whether to hide the vDSO at each exec.
     hide: bool,
     /// Whether the command's program runs under the filter (seen at its exec).
@@ -1306,7 +1309,8 @@ impl ExecStops {
             return None;
         }
         Some(ExecStops {
-            tasks: [pid].into_iter().collect(),
+            tasks: [(pid, super::sys::Task::default())].into_iter().collect(),
+            delivered: HashMap::new(),
             hide,
             filtered: false,
             checked: false,
@@ -1412,46 +1416,20 @@ impl ExecStops {
                     0,
                     (&mut child as *mut libc::c_ulong) as usize,
                 );
-                self.tasks.insert(child as i32);
+                self.tasks.entry(child as i32).or_default();
             }
-            self.tasks.insert(who);
-            super::ptrace::pass(who, status);
+            if event == 0 && libc::WSTOPSIG(status) != libc::SIGTRAP
+                && let Some(pid) = super::sys::tgid(who)
+            {
+                self.delivered
+                    .insert(pid, (libc::WSTOPSIG(status), Instant::now()));
+            }
+            let task = self.tasks.entry(who).or_default();
+            task.stopped = matches!(
+                super::ptrace::pass(who, status),
+                super::ptrace::Passed::Stopped(true)
+            );
         }
-    }
-
-    /// Lets go of every task still attached: stopped (PTRACE_INTERRUPT) and detached, a
-    /// signal it was stopped for delivered; what does not stop within a second is let go
-    /// of by the kernel when ioscope exits.
-    fn let_go(&mut self, leader: i32) {
-        let mut waiting: std::collections::HashSet<i32> = self
-            .tasks
-            .iter()
-            .copied()
-            .filter(|&t| t != leader)
-            .filter(|&t| super::ptrace::ptrace(libc::PTRACE_INTERRUPT, t, 0, 0) == 0)
-            .collect();
-        let until = Instant::now() + Duration::from_secs(1);
-        while !waiting.is_empty() && Instant::now() < until {
-            let mut status = 0;
-            let tid = match super::ptrace::wait_any(&mut status, true) {
-                None => continue,
-                Some(Ok(tid)) => tid,
-                Some(Err(_)) => break,
-            };
-            if tid == leader {
-                continue;
-            }
-            if !libc::WIFSTOPPED(status) {
-                waiting.remove(&tid);
-                continue;
-            }
-            let sig = libc::WSTOPSIG(status);
-            let event = status >> 16;
-            let deliver = if event == 0 { sig } else { 0 };
-            super::ptrace::ptrace(libc::PTRACE_DETACH, tid, 0, deliver as usize);
-            waiting.remove(&tid);
-        }
-        self.tasks.clear();
     }
 }
 

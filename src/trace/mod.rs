@@ -88,11 +88,9 @@ pub fn choose(asked: Option<Engine>, ptrace_only: Option<&str>) -> anyhow::Resul
                 engine: Engine::Ptrace,
                 why: format!("{flag} is ptrace's"),
             },
-            // ptrace stays the default until the kernel engine passes every trace test
-            // (what a command leaves running, signals, i386 calls, libaio's requests).
             (None, Ok(())) => Chosen {
-                engine: Engine::Ptrace,
-                why: "the default; --engine kernel runs here (root or CAP_PERFMON) and stops the program only at opens and execs".into(),
+                engine: Engine::Kernel,
+                why: "the kernel's tracepoints run here (root or CAP_PERFMON): the program stops only at opens and execs".into(),
             },
             (None, Err(why)) => Chosen {
                 engine: Engine::Ptrace,

@@ -255,14 +255,63 @@ pub(super) fn read_errno(fd: i32) -> Option<i32> {
 
 /// Per traced thread: whether it is inside a call, and since when; whether it is stopped.
 #[derive(Default)]
-struct Task {
+pub(super) struct Task {
     inside: Option<(Call, [u64; 6], Instant)>,
     /// In a group-stop (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU), kept with PTRACE_LISTEN.
-    stopped: bool,
+    pub(super) stopped: bool,
+}
+
+/// What the trace does about a signal to ioscope (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT), either
+/// engine alike: it is passed on, as received, to the command's processes that do not
+/// have it already (or they are killed, for [`OnSignal::Kill`]); if the command has not
+/// ended within [`GRACE`], the trace stops and lets it run on, untraced.
+#[derive(Default)]
+pub(super) struct Interruption {
+    /// When our own signal came.
+    pub(super) since: Option<Instant>,
+    /// Whether it has been passed on.
+    forwarded: bool,
+}
+
+impl Interruption {
+    /// Acts on a signal to ioscope, if one came: returns whether the trace stops now, and
+    /// when to look again (`None`: no new deadline).
+    pub(super) fn act(
+        &mut self,
+        on_signal: OnSignal,
+        leader: i32,
+        tasks: &HashMap<i32, Task>,
+        delivered: &HashMap<i32, (i32, Instant)>,
+    ) -> (bool, Option<Instant>) {
+        let mut next = None;
+        if self.since.is_none() && crate::interrupt::requested() {
+            let now = Instant::now();
+            self.since = Some(now);
+            if on_signal == OnSignal::Kill {
+                kill_all(tasks);
+                self.forwarded = true;
+            }
+            next = Some(now + if self.forwarded { GRACE } else { FORWARD_AFTER });
+        }
+        let Some(since) = self.since else {
+            return (false, next);
+        };
+        if !self.forwarded && since.elapsed() >= FORWARD_AFTER {
+            self.forwarded = true;
+            let signal = crate::interrupt::last_signal().unwrap_or(libc::SIGINT);
+            forward(signal, leader, tasks, delivered);
+            next = Some(since + GRACE);
+        }
+        // A second signal (see `trace::keeper`) ends the grace at once.
+        (
+            since.elapsed() >= GRACE || crate::interrupt::again(),
+            next,
+        )
+    }
 }
 
 /// The process (thread group) of task `tid`, from /proc.
-fn tgid(tid: i32) -> Option<i32> {
+pub(super) fn tgid(tid: i32) -> Option<i32> {
     let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
     super::field(&text, "Tgid:").and_then(|v| i32::try_from(v).ok())
 }
@@ -298,38 +347,19 @@ fn follow(
     tasks.insert(leader, Task::default());
     let mut ended = None;
     let mut exec_checked = false;
-    // When our own signal came, and whether it has been passed on.
-    let mut interrupted: Option<Instant> = None;
-    let mut forwarded = false;
+    let mut interruption = Interruption::default();
     // The last signal each process was seen to receive, and when.
     let mut delivered: HashMap<i32, (i32, Instant)> = HashMap::new();
     // The loop blocks in waitpid, before and after a signal alike (polling would slow every
     // call of the command, its clean-up included); this breaks the wait at our deadlines.
     let waker = Waker::start();
     loop {
-        // A signal to ioscope (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) is passed on, as received,
-        // to the command's processes that do not have it already; if the command has not
-        // ended within GRACE, the trace stops and lets it run on, untraced.
-        if interrupted.is_none() && crate::interrupt::requested() {
-            let now = Instant::now();
-            interrupted = Some(now);
-            if on_signal == OnSignal::Kill {
-                kill_all(&tasks);
-                forwarded = true;
-            }
-            waker.at(Some(now + if forwarded { GRACE } else { FORWARD_AFTER }));
+        let (stop, next) = interruption.act(on_signal, leader, &tasks, &delivered);
+        if next.is_some() {
+            waker.at(next);
         }
-        if let Some(since) = interrupted {
-            if !forwarded && since.elapsed() >= FORWARD_AFTER {
-                forwarded = true;
-                let signal = crate::interrupt::last_signal().unwrap_or(libc::SIGINT);
-                forward(signal, leader, &tasks, &delivered);
-                waker.at(Some(since + GRACE));
-            }
-            // A second signal (see `trace::keeper`) ends the grace at once.
-            if since.elapsed() >= GRACE || crate::interrupt::again() {
-                break;
-            }
+        if stop {
+            break;
         }
         let mut status = 0;
         let tid = match wait_any(&mut status, false) {
@@ -505,10 +535,10 @@ fn follow(
     }
     let ended = match ended {
         Some(ended) => ended,
-        None if interrupted.is_some() => Ended::Running,
+        None if interruption.since.is_some() => Ended::Running,
         None => bail!("trace: the traced command vanished without an exit status"),
     };
-    let waited = match (&ended, interrupted) {
+    let waited = match (&ended, interruption.since) {
         (Ended::Running, Some(since)) => Some(at.duration_since(since)),
         _ => None,
     };
@@ -643,7 +673,7 @@ fn event_message(tid: i32) -> Option<i32> {
 /// already has it (pending, or delivered within the last second). Those that left the
 /// group (daemons, `setsid`) are not signalled. A stopped process is also sent SIGCONT, so
 /// that it can act on the signal (as a shell's `kill` does for a stopped job).
-fn forward(
+pub(super) fn forward(
     signal: i32,
     leader: i32,
     tasks: &HashMap<i32, Task>,
@@ -705,7 +735,7 @@ const SETTLE: Duration = Duration::from_millis(200);
 /// each is stopped (PTRACE_INTERRUPT) and detached, with the signal it was about to receive,
 /// if any; a stopped one stays stopped. New tasks forked meanwhile are let go of too.
 /// Returns the processes still running then.
-fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
+pub(super) fn let_go(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
     let mut stopped: HashSet<i32> = HashSet::new();
     for (&tid, task) in tasks.iter() {
         if task.stopped
@@ -823,7 +853,7 @@ impl Left {
 /// takes over (see [`keep`]). What is already under way is let happen first, briefly (a
 /// stop signal sent just before the end stops its process), so that each is reported as
 /// it will be.
-fn still_running(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
+pub(super) fn still_running(tasks: &mut HashMap<i32, Task>) -> Vec<Left> {
     let until = Instant::now() + SETTLE;
     let mut quiet_since = Instant::now();
     while Instant::now() < until && quiet_since.elapsed() < Duration::from_millis(20) {
