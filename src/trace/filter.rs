@@ -82,11 +82,17 @@ pub fn traced_numbers() -> Vec<u32> {
         .collect()
 }
 
-/// The calls that open a file by name (open, openat, openat2, creat): the kernel engine
-/// stops at these alone, to read the name while the program waits.
-pub fn open_numbers() -> Vec<u32> {
+/// The calls the kernel engine stops at, to read what the program could change before the
+/// call's record is read: the name an open is given (open, openat, openat2, creat), the
+/// requests io_submit passes and the events io_getevents fills (libaio).
+pub fn stop_numbers() -> Vec<u32> {
     (0..MAX_NR)
-        .filter(|&nr| matches!(Call::of(nr), Some(Call::Open | Call::Openat | Call::Creat)))
+        .filter(|&nr| {
+            matches!(
+                Call::of(nr),
+                Some(Call::Open | Call::Openat | Call::Creat | Call::IoSubmit | Call::IoGetevents)
+            )
+        })
         .map(|nr| nr as u32)
         .collect()
 }

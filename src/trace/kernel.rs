@@ -474,8 +474,17 @@ impl Points {
 /// The kernel's filter on the system-call events: the calls [`Call::of`] knows, less the
 /// ones ptrace watches only for its own seccomp filter.
 fn filter() -> String {
+    // The records carry an i386 call's own number: those counted are kept too (the
+    // filter's stop says which ABI a call was made in).
+    let i386 = |nr: u64| {
+        cfg!(target_arch = "x86_64")
+            && matches!(
+                super::i386::call(nr),
+                Some(super::i386::Compat::Counted(c)) if !c.watched_only()
+            )
+    };
     (0..1024u64)
-        .filter(|&nr| Call::of(nr).is_some_and(|c| !c.watched_only()))
+        .filter(|&nr| Call::of(nr).is_some_and(|c| !c.watched_only()) || i386(nr))
         .map(|nr| format!("id == {nr}"))
         .collect::<Vec<_>>()
         .join(" || ")
@@ -494,6 +503,8 @@ pub struct Tracked {
     hidden: HashMap<i32, super::vdso::Hidden>,
     /// The open being handed on, and the name it was given (absolute), read at its stop.
     named: Option<(i32, OsString)>,
+    /// Memory read while the call being handed on stopped: (task, regions).
+    memory: Option<(i32, Vec<(u64, Vec<u8>)>)>,
     /// Each task's name (comm) and program, from its fork and exec events.
     comm: HashMap<i32, OsString>,
     program: HashMap<i32, OsString>,
@@ -572,6 +583,19 @@ impl Resolver for Tracked {
             .or_else(|| super::Proc.tgid(tid))
     }
     fn memory(&self, tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
+        // What the program could have reused since is read as it was at the call.
+        if let Some((task, regions)) = &self.memory
+            && *task == tid
+        {
+            let end = addr.checked_add(len as u64)?;
+            let held = regions
+                .iter()
+                .find(|(at, b)| *at <= addr && end <= at + b.len() as u64);
+            if let Some((at, b)) = held {
+                let from = (addr - at) as usize;
+                return Some(b[from..from + len].to_vec());
+            }
+        }
         super::Proc.memory(tid, addr, len)
     }
     fn string(&self, tid: i32, addr: u64) -> Option<OsString> {
@@ -643,9 +667,9 @@ pub fn trace(
     crate::interrupt::check()?;
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
-    // The opens stop (a seccomp filter on them alone), so that their names are read while
-    // the program waits; everything else runs on.
-    let plan = super::filter::Plan::decide_for(&super::filter::open_numbers());
+    // The opens and libaio's calls stop (a seccomp filter on them alone), so that names and
+    // requests are read while the program waits; everything else runs on.
+    let plan = super::filter::Plan::decide_for(&super::filter::stop_numbers());
     // `go`: the child waits on it until the events are on it; `errno`: exec's failure.
     let mut go = [0; 2];
     let mut errno_pipe = [0; 2];
@@ -656,7 +680,7 @@ pub fn trace(
         return Err(std::io::Error::last_os_error()).context("trace: pipe");
     }
     // SAFETY: after fork the child calls only async-signal-safe functions (read, close,
-    // signal, write, execvp, _exit, and `prepare`, which promises the same).
+    // signal, raise, write, execvp, _exit, and `prepare`, which promises the same).
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(std::io::Error::last_os_error()).context("trace: fork");
@@ -668,8 +692,9 @@ pub fn trace(
             libc::close(errno_pipe[0]);
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
             prepare();
-            // Ready: its descriptors are what the command will inherit.
-            libc::write(errno_pipe[1], [0u8].as_ptr().cast(), 1);
+            // Ready: its descriptors are what the command will inherit. (A stop, not a
+            // write, which /proc/<pid>/io would count against the command.)
+            libc::raise(libc::SIGSTOP);
             let mut byte = 0u8;
             if libc::read(go[0], (&mut byte as *mut u8).cast(), 1) != 1 {
                 libc::_exit(127);
@@ -700,9 +725,12 @@ pub fn trace(
         }
         why
     };
-    let mut ready = 0u8;
-    // SAFETY: one byte into a live local from the pipe we own.
-    unsafe { libc::read(errno_pipe[0], (&mut ready as *mut u8).cast(), 1) };
+    let mut status = 0;
+    if let Err(e) = super::ptrace::wait(pid, &mut status, libc::WUNTRACED) {
+        return Err(kill_child(
+            anyhow::Error::new(e).context("trace: waiting for the child to stop"),
+        ));
+    }
     let inherited = Inherited::of(pid);
     let rings = match open_rings(&points, pid) {
         Ok(r) => r,
@@ -718,11 +746,12 @@ pub fn trace(
     let base_ns = monotonic_ns();
     started(pid);
     // SAFETY: one byte to the child (2: attached, install the filter), then our end
-    // closed.
+    // closed, and the stop it put itself in ended.
     unsafe {
         let word = if execs.is_some() { 2u8 } else { 1u8 };
         libc::write(go[1], [word].as_ptr().cast(), 1);
         libc::close(go[1]);
+        libc::kill(pid, libc::SIGCONT);
     }
     // SIGCHLD blocked here, and waited for: a task stopped at an open is served at once.
     let chld = Chld::block();
@@ -735,7 +764,9 @@ pub fn trace(
             ..Tracked::default()
         },
         pending: HashMap::new(),
-        names: HashMap::new(),
+        stops: HashMap::new(),
+        filled: HashMap::new(),
+        awaiting: Default::default(),
         ended: HashMap::new(),
         counted: Counted::default(),
         base,
@@ -753,11 +784,7 @@ pub fn trace(
     loop {
         if let Some(x) = &mut execs {
             x.serve(pid);
-            engine.tracked.hidden.extend(x.hidden.drain());
-            for (tid, names) in x.names.drain() {
-                engine.names.entry(tid).or_default().extend(names);
-            }
-            engine.ended.extend(x.ended.drain());
+            engine.take(x);
         }
         engine.read(sink, false);
         if let Some(status) = exited(pid) {
@@ -780,11 +807,7 @@ pub fn trace(
     // the first process, unreaped, can still be asked about.
     if let Some(x) = &mut execs {
         x.serve(pid);
-        engine.tracked.hidden.extend(x.hidden.drain());
-        for (tid, names) in x.names.drain() {
-            engine.names.entry(tid).or_default().extend(names);
-        }
-        engine.ended.extend(x.ended.drain());
+        engine.take(x);
     }
     engine.read(sink, true);
     let errno = super::sys::read_errno(errno_pipe[0]);
@@ -838,7 +861,7 @@ pub fn trace(
                 super::filter::Stops::Never
             },
             waited,
-            compat: super::i386::Seen::default(),
+            compat: execs.map(|x| x.compat).unwrap_or_default(),
         },
         engine.counted,
     ))
@@ -972,10 +995,15 @@ struct Engine {
     rings: Vec<Ring>,
     queues: Vec<VecDeque<Record>>,
     tracked: Tracked,
-    /// Calls entered and not yet exited, per task, with the name an open was given.
-    pending: HashMap<i32, (Call, [u64; 6], u64, Option<OsString>)>,
-    /// The names the opens were given, read at their stops, per task, in order.
-    names: HashMap<i32, VecDeque<OsString>>,
+    /// Calls entered and not yet exited, per task.
+    pending: HashMap<i32, Inside>,
+    /// What ptrace took at the filter's stops, per task, in order.
+    stops: HashMap<i32, VecDeque<AtStop>>,
+    /// Memory each io_getevents filled, read at its exit stop, per task, in order.
+    filled: HashMap<i32, VecDeque<Vec<(u64, Vec<u8>)>>>,
+    /// Tasks inside an io_getevents whose exit stop has not been served yet: their exit
+    /// records wait for it.
+    awaiting: std::collections::HashSet<i32>,
     /// Wait statuses of the tasks that ended, as the tracer heard them.
     ended: HashMap<i32, i32>,
     counted: Counted,
@@ -985,6 +1013,36 @@ struct Engine {
 }
 
 impl Engine {
+    /// What the tracer learnt since the last look.
+    fn take(&mut self, x: &mut ExecStops) {
+        self.tracked.hidden.extend(x.hidden.drain());
+        for (tid, stops) in x.stops.drain() {
+            self.stops.entry(tid).or_default().extend(stops);
+        }
+        for (tid, filled) in x.filled.drain() {
+            self.filled.entry(tid).or_default().extend(filled);
+        }
+        self.awaiting = x.awaiting.keys().copied().collect();
+        self.ended.extend(x.ended.drain());
+    }
+
+    /// The stop of the filter whose call a record of `tid` at `time` with number `nr` is,
+    /// if any: the first after the task was resumed. A stop whose call left no record (one
+    /// the kernel's filter drops, or a lost record) is passed over.
+    fn stop_of(&mut self, tid: i32, time: u64, nr: u64) -> Option<AtStop> {
+        let queue = self.stops.get_mut(&tid)?;
+        while let Some(front) = queue.front() {
+            if front.time > time {
+                return None;
+            }
+            let at = queue.pop_front()?;
+            if at.nr == nr {
+                return Some(at);
+            }
+        }
+        None
+    }
+
     /// Reads every ring and hands on, in time order, the records that no CPU can still
     /// precede (`all`: every one).
     fn read(&mut self, sink: &mut dyn FnMut(Event, Instant, &dyn Resolver), all: bool) {
@@ -1028,6 +1086,11 @@ impl Engine {
             if time > bound {
                 break;
             }
+            // The exit of an io_getevents whose events the tracer has not read yet.
+            let front = self.queues[i].front().expect("a front");
+            if !all && matches!(front.raw, Raw::Exit { .. }) && self.awaiting.contains(&front.tid) {
+                break;
+            }
             let r = self.queues[i].pop_front().expect("a front");
             self.hand_on(r, sink);
         }
@@ -1059,11 +1122,29 @@ impl Engine {
         }
         match r.raw {
             Raw::Enter { nr, args } => {
-                let Some(call) = Call::of(nr) else { return };
-                let name = matches!(call, Call::Open | Call::Openat | Call::Creat)
-                    .then(|| self.names.get_mut(&r.tid).and_then(VecDeque::pop_front))
-                    .flatten();
-                self.pending.insert(r.tid, (call, args, r.time, name));
+                let at = self.stop_of(r.tid, r.time, nr);
+                let (call, args, compat) = match at.as_ref().and_then(|a| a.compat) {
+                    // A call of another ABI, counted as its 64-bit equivalent, or not.
+                    Some(Some((call, args))) => (call, args, true),
+                    Some(None) => return,
+                    None => match Call::of(nr) {
+                        Some(call) => (call, args, false),
+                        None => return,
+                    },
+                };
+                let (name, memory) = at.map(|a| (a.name, a.memory)).unwrap_or_default();
+                self.pending.insert(
+                    r.tid,
+                    Inside {
+                        call,
+                        args,
+                        time: r.time,
+                        nr,
+                        compat,
+                        name,
+                        memory,
+                    },
+                );
                 sink(
                     Event::Enter {
                         tid: r.tid,
@@ -1075,17 +1156,45 @@ impl Engine {
                 );
             }
             Raw::Exit { nr, ret } => {
-                let Some((call, args, entered, name)) = self.pending.remove(&r.tid) else {
+                let Some(inside) = self.pending.remove(&r.tid) else {
                     return;
                 };
-                if Call::of(nr) != Some(call) {
+                if nr != inside.nr {
                     return;
                 }
                 let failed = (-4095..0).contains(&ret);
+                let ret = if inside.compat {
+                    super::i386::ret(ret as u64, failed)
+                } else {
+                    ret
+                };
+                // openat2: i386's 437.
+                let openat2 = if inside.compat {
+                    nr == 437
+                } else {
+                    nr == libc::SYS_openat2 as u64
+                };
+                let Inside {
+                    call,
+                    args,
+                    name,
+                    mut memory,
+                    time: entered,
+                    ..
+                } = inside;
                 if !failed {
-                    self.learn(r.tid, r.pid, nr, &args, ret, name.clone());
+                    self.learn(r.tid, r.pid, call, openat2, &args, ret, name.clone());
                 }
                 self.tracked.named = name.map(|n| (r.tid, n));
+                if call == Call::IoGetevents {
+                    memory.extend(
+                        self.filled
+                            .get_mut(&r.tid)
+                            .and_then(VecDeque::pop_front)
+                            .unwrap_or_default(),
+                    );
+                }
+                self.tracked.memory = (!memory.is_empty()).then_some((r.tid, memory));
                 let s = Syscall {
                     tid: r.tid,
                     call,
@@ -1096,6 +1205,7 @@ impl Engine {
                 };
                 sink(Event::Exit(s), when, &self.tracked);
                 self.tracked.named = None;
+                self.tracked.memory = None;
                 if !failed {
                     self.forget(r.pid, call, &args, ret);
                 }
@@ -1160,15 +1270,15 @@ impl Engine {
         &mut self,
         tid: i32,
         pid: i32,
-        nr: u64,
+        call: Call,
+        openat2: bool,
         args: &[u64; 6],
         ret: i64,
         name: Option<OsString>,
     ) {
-        let Some(call) = Call::of(nr) else { return };
         let (dirfd, addr, flags) = match call {
             // openat2(dirfd, path, struct open_how *how, size): how->flags first.
-            Call::Openat if nr == libc::SYS_openat2 as u64 => {
+            Call::Openat if openat2 => {
                 let flags = super::Proc
                     .memory(tid, args[2], 8)
                     .map_or(0, |b| u64_at(&b, 0));
@@ -1273,6 +1383,37 @@ fn last_name(p: &OsString) -> &[u8] {
     }
 }
 
+/// What ptrace took at a stop of the filter, for the record of the same call: the name an
+/// open was given, the requests an io_submit passed, and how a call of another ABI (an
+/// i386 `int 0x80`) is counted, which its record alone cannot tell.
+#[derive(Default)]
+struct AtStop {
+    /// When the task was resumed (CLOCK_MONOTONIC, as the records): the call's own
+    /// records are its first ones after this.
+    time: u64,
+    /// The call's number, in its own ABI (as the record carries it).
+    nr: u64,
+    /// For a call of another ABI: the 64-bit call it counts as, with its arguments in that
+    /// call's layout (`None`: a call that is not counted).
+    compat: Option<Option<(Call, [u64; 6])>>,
+    /// An open's name, made absolute.
+    name: Option<OsString>,
+    /// Memory read at the stop: (address, bytes).
+    memory: Vec<(u64, Vec<u8>)>,
+}
+
+/// The call a task is inside, from its enter record.
+struct Inside {
+    call: Call,
+    args: [u64; 6],
+    time: u64,
+    /// The number the record carries (an i386 call's own).
+    nr: u64,
+    compat: bool,
+    name: Option<OsString>,
+    memory: Vec<(u64, Vec<u8>)>,
+}
+
 /// ptrace kept for what the kernel's events cannot do: read the name an open is given
 /// while the program waits (a seccomp filter stops the opens alone), and hide each
 /// program's vDSO at its exec (`trace::vdso`), so that its clock reads are system calls the
@@ -1290,8 +1431,14 @@ struct ExecStops {
     checked: bool,
     /// What became of each program's vDSO, by the task that executed it.
     hidden: HashMap<i32, super::vdso::Hidden>,
-    /// The names the opens were given (absolute), per task, in order.
-    names: HashMap<i32, Vec<OsString>>,
+    /// What each stop of the filter took, per task, in order.
+    stops: HashMap<i32, Vec<AtStop>>,
+    /// Memory an io_getevents filled, read at its exit stop, per task, in order.
+    filled: HashMap<i32, Vec<Vec<(u64, Vec<u8>)>>>,
+    /// Tasks inside an io_getevents, to be stopped at its exit: where its events go.
+    awaiting: HashMap<i32, u64>,
+    /// Calls of another ABI, counted or not.
+    compat: super::i386::Seen,
     /// The wait status of each task that ended (the tracer hears of every one).
     ended: HashMap<i32, i32>,
 }
@@ -1301,6 +1448,7 @@ impl ExecStops {
     /// refused (the vDSO then stays, and open's names are read after the call).
     fn attach(pid: i32, hide: bool) -> Option<ExecStops> {
         let options = libc::PTRACE_O_TRACEEXEC
+            | libc::PTRACE_O_TRACESYSGOOD
             | libc::PTRACE_O_TRACEFORK
             | libc::PTRACE_O_TRACEVFORK
             | libc::PTRACE_O_TRACECLONE
@@ -1315,13 +1463,17 @@ impl ExecStops {
             filtered: false,
             checked: false,
             hidden: HashMap::new(),
-            names: HashMap::new(),
+            stops: HashMap::new(),
+            filled: HashMap::new(),
+            awaiting: HashMap::new(),
+            compat: super::i386::Seen::default(),
             ended: HashMap::new(),
         })
     }
 
-    /// The name an open stopped at was given, made absolute against its directory.
-    fn name_at_stop(tid: i32) -> Option<OsString> {
+    /// What a task stopped at by the filter is taking: its call, read in its own ABI, the
+    /// name it opens (made absolute against its directory), the requests it submits.
+    fn at_stop(&mut self, tid: i32) -> AtStop {
         let mut info = super::sys::SyscallInfo::default();
         let got = super::ptrace::ptrace(
             libc::PTRACE_GET_SYSCALL_INFO,
@@ -1329,12 +1481,49 @@ impl ExecStops {
             std::mem::size_of::<super::sys::SyscallInfo>(),
             &mut info as *mut super::sys::SyscallInfo as usize,
         );
+        let mut at = AtStop::default();
         if got <= 0 || info.op != super::sys::INFO_SECCOMP {
-            return None;
+            return at;
         }
-        let nr = info.data[0];
-        let args = &info.data[1..7];
-        let (dirfd, addr) = match Call::of(nr)? {
+        at.nr = info.data[0];
+        let mut raw = [0u64; 6];
+        raw.copy_from_slice(&info.data[1..7]);
+        let native = super::filter::ARCH;
+        let (call, args) = if info.arch != native {
+            let counted = super::i386::entered(info.arch, native, at.nr, raw, &mut self.compat);
+            at.compat = Some(counted);
+            match counted {
+                Some(c) => c,
+                None => return at,
+            }
+        } else {
+            match Call::of(at.nr) {
+                Some(c) => (c, raw),
+                None => return at,
+            }
+        };
+        match call {
+            Call::Openat | Call::Open | Call::Creat => {
+                // Pushed even when unread, so the names stay in step with the opens.
+                at.name = Some(
+                    Self::name_of(tid, call, &args)
+                        .unwrap_or_else(|| OsString::from("(a name that could not be read)")),
+                );
+            }
+            Call::IoSubmit if at.compat.is_none() => {
+                at.memory = super::tally::aio::submitted(tid, args[1], args[2]);
+            }
+            Call::IoGetevents if at.compat.is_none() => {
+                self.awaiting.insert(tid, args[3]);
+            }
+            _ => {}
+        }
+        at
+    }
+
+    /// The name an open is given, made absolute against its directory.
+    fn name_of(tid: i32, call: Call, args: &[u64; 6]) -> Option<OsString> {
+        let (dirfd, addr) = match call {
             Call::Openat => (args[0] as i32, args[1]),
             Call::Open | Call::Creat => (libc::AT_FDCWD, args[0]),
             _ => return None,
@@ -1350,6 +1539,25 @@ impl ExecStops {
             super::Proc.path(tid, dirfd)
         }?;
         Some(super::tally::absolute(name, dirfd, |_| Some(dir)))
+    }
+
+    /// The events an io_getevents stopped at its exit wrote at `events`.
+    fn events_filled(tid: i32, events: u64) -> Vec<(u64, Vec<u8>)> {
+        let mut info = super::sys::SyscallInfo::default();
+        let got = super::ptrace::ptrace(
+            libc::PTRACE_GET_SYSCALL_INFO,
+            tid,
+            std::mem::size_of::<super::sys::SyscallInfo>(),
+            &mut info as *mut super::sys::SyscallInfo as usize,
+        );
+        let n = info.data[0] as i64;
+        if got <= 0 || info.op != super::sys::INFO_EXIT || n <= 0 {
+            return Vec::new();
+        }
+        let len = (n as usize).min(4096) * super::tally::aio::EVENT_SIZE;
+        super::tally::aio::peek(tid, events, len)
+            .map(|b| vec![(events, b)])
+            .unwrap_or_default()
     }
 
     /// Handles every stop waiting now, and leaves the first process's exit unreaped.
@@ -1391,10 +1599,24 @@ impl ExecStops {
             }
             let event = status >> 16;
             if event == libc::PTRACE_EVENT_SECCOMP {
-                // Pushed even when unread, so the names stay in step with the opens.
-                let name = Self::name_at_stop(who)
-                    .unwrap_or_else(|| OsString::from("(a name that could not be read)"));
-                self.names.entry(who).or_default().push(name);
+                let mut at = self.at_stop(who);
+                at.time = monotonic_ns();
+                self.stops.entry(who).or_default().push(at);
+                if self.awaiting.contains_key(&who) {
+                    // On to the call's exit, where its events are read.
+                    super::ptrace::ptrace(libc::PTRACE_SYSCALL, who, 0, 0);
+                    continue;
+                }
+            }
+            if libc::WSTOPSIG(status) == (libc::SIGTRAP | 0x80) {
+                if let Some(events) = self.awaiting.remove(&who) {
+                    self.filled
+                        .entry(who)
+                        .or_default()
+                        .push(Self::events_filled(who, events));
+                }
+                super::ptrace::ptrace(libc::PTRACE_CONT, who, 0, 0);
+                continue;
             }
             if event == libc::PTRACE_EVENT_EXEC {
                 if self.hide {
@@ -1418,7 +1640,8 @@ impl ExecStops {
                 );
                 self.tasks.entry(child as i32).or_default();
             }
-            if event == 0 && libc::WSTOPSIG(status) != libc::SIGTRAP
+            if event == 0
+                && libc::WSTOPSIG(status) != libc::SIGTRAP
                 && let Some(pid) = super::sys::tgid(who)
             {
                 self.delivered

@@ -139,7 +139,7 @@ pub(super) struct SyscallInfo {
     pub(super) op: u8,
     _pad: u8,
     _flags: u16,
-    arch: u32,
+    pub(super) arch: u32,
     _ip: u64,
     _sp: u64,
     /// entry: nr, args[6]; exit: rval, is_error; seccomp: nr, args[6], ret_data.
@@ -147,7 +147,7 @@ pub(super) struct SyscallInfo {
 }
 
 const INFO_ENTRY: u8 = 1;
-const INFO_EXIT: u8 = 2;
+pub(super) const INFO_EXIT: u8 = 2;
 pub(super) const INFO_SECCOMP: u8 = 3;
 
 /// Starts `command` as a traced child and reports its calls to `sink` until its first
@@ -303,10 +303,7 @@ impl Interruption {
             next = Some(since + GRACE);
         }
         // A second signal (see `trace::keeper`) ends the grace at once.
-        (
-            since.elapsed() >= GRACE || crate::interrupt::again(),
-            next,
-        )
+        (since.elapsed() >= GRACE || crate::interrupt::again(), next)
     }
 }
 

@@ -135,6 +135,34 @@ pub fn events(b: &[u8]) -> Vec<(u64, i64)> {
         .collect()
 }
 
+/// The most requests of one io_submit read while the program waits at it.
+const MOST_AT_STOP: u64 = 4096;
+
+/// The memory an io_submit of task `tid` (`nr` requests, their pointers at `array`) is
+/// read from: the pointer array, each iocb, and a vectored request's iovecs, as regions
+/// (address, bytes). Read at the call's stop, before the program can reuse an iocb.
+pub fn submitted(tid: i32, nr: u64, array: u64) -> Vec<(u64, Vec<u8>)> {
+    let nr = nr.min(MOST_AT_STOP) as usize;
+    let Some(list) = peek(tid, array, nr * 8) else {
+        return Vec::new();
+    };
+    let mut regions = Vec::with_capacity(nr + 1);
+    for at in pointers(&list) {
+        let Some(b) = peek(tid, at, IOCB_SIZE) else {
+            continue;
+        };
+        if let Some(cb) = iocb(&b)
+            && cb.op.vectored()
+            && let Some(v) = peek(tid, cb.buf, (cb.nbytes as usize).min(1024) * 16)
+        {
+            regions.push((cb.buf, v));
+        }
+        regions.push((at, b));
+    }
+    regions.push((array, list));
+    regions
+}
+
 /// Reads `len` bytes at `addr` of task `tid` (process_vm_readv), or `None` where the
 /// memory is gone or not readable.
 pub fn peek(tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
