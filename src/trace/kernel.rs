@@ -504,7 +504,7 @@ pub struct Tracked {
     /// The open being handed on, and the name it was given (absolute), read at its stop.
     named: Option<(i32, OsString)>,
     /// Memory read while the call being handed on stopped: (task, regions).
-    memory: Option<(i32, Vec<(u64, Vec<u8>)>)>,
+    memory: Option<(i32, Regions)>,
     /// Each task's name (comm) and program, from its fork and exec events.
     comm: HashMap<i32, OsString>,
     program: HashMap<i32, OsString>,
@@ -1000,7 +1000,7 @@ struct Engine {
     /// What ptrace took at the filter's stops, per task, in order.
     stops: HashMap<i32, VecDeque<AtStop>>,
     /// Memory each io_getevents filled, read at its exit stop, per task, in order.
-    filled: HashMap<i32, VecDeque<Vec<(u64, Vec<u8>)>>>,
+    filled: HashMap<i32, VecDeque<Regions>>,
     /// Tasks inside an io_getevents whose exit stop has not been served yet: their exit
     /// records wait for it.
     awaiting: std::collections::HashSet<i32>,
@@ -1183,7 +1183,7 @@ impl Engine {
                     ..
                 } = inside;
                 if !failed {
-                    self.learn(r.tid, r.pid, call, openat2, &args, ret, name.clone());
+                    self.learn(r.tid, r.pid, (call, openat2), &args, ret, name.clone());
                 }
                 self.tracked.named = name.map(|n| (r.tid, n));
                 if call == Call::IoGetevents {
@@ -1270,8 +1270,7 @@ impl Engine {
         &mut self,
         tid: i32,
         pid: i32,
-        call: Call,
-        openat2: bool,
+        (call, openat2): (Call, bool),
         args: &[u64; 6],
         ret: i64,
         name: Option<OsString>,
@@ -1383,6 +1382,9 @@ fn last_name(p: &OsString) -> &[u8] {
     }
 }
 
+/// Memory read from a task while it waited: (address, bytes) per region.
+type Regions = Vec<(u64, Vec<u8>)>;
+
 /// What ptrace took at a stop of the filter, for the record of the same call: the name an
 /// open was given, the requests an io_submit passed, and how a call of another ABI (an
 /// i386 `int 0x80`) is counted, which its record alone cannot tell.
@@ -1399,7 +1401,7 @@ struct AtStop {
     /// An open's name, made absolute.
     name: Option<OsString>,
     /// Memory read at the stop: (address, bytes).
-    memory: Vec<(u64, Vec<u8>)>,
+    memory: Regions,
 }
 
 /// The call a task is inside, from its enter record.
@@ -1411,7 +1413,7 @@ struct Inside {
     nr: u64,
     compat: bool,
     name: Option<OsString>,
-    memory: Vec<(u64, Vec<u8>)>,
+    memory: Regions,
 }
 
 /// ptrace kept for what the kernel's events cannot do: read the name an open is given
@@ -1434,7 +1436,7 @@ struct ExecStops {
     /// What each stop of the filter took, per task, in order.
     stops: HashMap<i32, Vec<AtStop>>,
     /// Memory an io_getevents filled, read at its exit stop, per task, in order.
-    filled: HashMap<i32, Vec<Vec<(u64, Vec<u8>)>>>,
+    filled: HashMap<i32, Vec<Regions>>,
     /// Tasks inside an io_getevents, to be stopped at its exit: where its events go.
     awaiting: HashMap<i32, u64>,
     /// Calls of another ABI, counted or not.
@@ -1542,7 +1544,7 @@ impl ExecStops {
     }
 
     /// The events an io_getevents stopped at its exit wrote at `events`.
-    fn events_filled(tid: i32, events: u64) -> Vec<(u64, Vec<u8>)> {
+    fn events_filled(tid: i32, events: u64) -> Regions {
         let mut info = super::sys::SyscallInfo::default();
         let got = super::ptrace::ptrace(
             libc::PTRACE_GET_SYSCALL_INFO,
