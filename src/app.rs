@@ -274,7 +274,8 @@ fn trace(args: &TraceArgs) -> Result<ExitKind> {
     } else {
         None
     };
-    let chosen = crate::trace::choose(args.engine, ptrace_only)?;
+    let preferred = std::env::var_os(crate::trace::ENGINE_VARIABLE);
+    let chosen = crate::trace::choose(args.engine, preferred.as_deref(), ptrace_only)?;
     let vdso = args.vdso.unwrap_or_default();
     // Either engine may use a seccomp filter (ptrace's on the counted calls, the kernel
     // engine's on the opens alone); it needs a keeper for what the command may leave

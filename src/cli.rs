@@ -1056,8 +1056,9 @@ pub struct TraceArgs {
     pub export: ExportArgs,
     /// What records the calls: `kernel` (the kernel's tracepoints: the program runs
     /// unstopped; needs root or CAP_PERFMON) or `ptrace` (stops it at each counted call).
-    /// By default the kernel's where it can run, and ptrace where it cannot or where a
-    /// flag only ptrace has is given; the choice and its reason are printed.
+    /// By default the kernel's where it can run (or the one IOSCOPE_TRACE_ENGINE names), and
+    /// ptrace where it cannot or where a flag only ptrace has is given; the choice and its
+    /// reason are printed.
     #[arg(long, value_enum)]
     pub engine: Option<crate::trace::Engine>,
     /// Whether the traced program keeps its vDSO: `hide` (the default) makes its clock

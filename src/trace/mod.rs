@@ -61,14 +61,26 @@ pub struct Chosen {
     pub why: String,
 }
 
-/// The engine for `asked` (`None`: ptrace, for now, saying whether the kernel's could run;
-/// `ptrace_only` names a flag only ptrace has).
-pub fn choose(asked: Option<Engine>, ptrace_only: Option<&str>) -> anyhow::Result<Chosen> {
+/// The variable that sets the engine `trace` prefers when `--engine` is not given (as
+/// `--engine` does, but for every trace of a session or a script, or a test suite run
+/// once under each engine).
+pub const ENGINE_VARIABLE: &str = "IOSCOPE_TRACE_ENGINE";
+
+/// The engine to trace with: the one asked for with `--engine` (an error where it cannot
+/// run, or takes a flag only ptrace has); else the one `preferred` names (the value of
+/// [`ENGINE_VARIABLE`], if set); else the kernel's where it runs. A flag only ptrace has
+/// (`ptrace_only`) and a kernel engine that cannot run here choose ptrace, saying why.
+pub fn choose(
+    asked: Option<Engine>,
+    preferred: Option<&std::ffi::OsStr>,
+    ptrace_only: Option<&str>,
+) -> anyhow::Result<Chosen> {
+    let ptrace = |why: String| Chosen {
+        engine: Engine::Ptrace,
+        why,
+    };
     match asked {
-        Some(Engine::Ptrace) => Ok(Chosen {
-            engine: Engine::Ptrace,
-            why: "asked for (--engine ptrace)".into(),
-        }),
+        Some(Engine::Ptrace) => return Ok(ptrace("asked for (--engine ptrace)".into())),
         Some(Engine::Kernel) => {
             if let Some(flag) = ptrace_only {
                 return Err(crate::error::input(format!(
@@ -78,26 +90,47 @@ pub fn choose(asked: Option<Engine>, ptrace_only: Option<&str>) -> anyhow::Resul
             kernel::available().map_err(|why| {
                 crate::error::input(format!("trace: --engine kernel: cannot run here: {why}"))
             })?;
-            Ok(Chosen {
+            return Ok(Chosen {
                 engine: Engine::Kernel,
                 why: "asked for (--engine kernel)".into(),
-            })
+            });
         }
-        None => Ok(match (ptrace_only, kernel::available()) {
-            (Some(flag), _) => Chosen {
-                engine: Engine::Ptrace,
-                why: format!("{flag} is ptrace's"),
-            },
-            (None, Ok(())) => Chosen {
-                engine: Engine::Kernel,
-                why: "the kernel's tracepoints run here (root or CAP_PERFMON): the program stops only at opens and execs".into(),
-            },
-            (None, Err(why)) => Chosen {
-                engine: Engine::Ptrace,
-                why: format!("the default; the kernel engine cannot run here: {why}"),
-            },
-        }),
+        None => {}
     }
+    let preferred = match preferred.map(|v| v.to_str()) {
+        None => None,
+        Some(Some("kernel")) => Some(Engine::Kernel),
+        Some(Some("ptrace")) => Some(Engine::Ptrace),
+        Some(other) => {
+            let shown = other.map_or_else(
+                || "a value that is not UTF-8".to_string(),
+                |v| format!("`{}`", crate::text::printable(v)),
+            );
+            return Err(crate::error::input(format!(
+                "trace: {ENGINE_VARIABLE} is {shown}: it takes kernel or ptrace"
+            )));
+        }
+    };
+    if let Some(flag) = ptrace_only {
+        return Ok(ptrace(format!("{flag} is ptrace's")));
+    }
+    Ok(match (preferred, kernel::available()) {
+        (Some(Engine::Ptrace), _) => ptrace(format!("asked for ({ENGINE_VARIABLE}=ptrace)")),
+        (Some(Engine::Kernel), Ok(())) => Chosen {
+            engine: Engine::Kernel,
+            why: format!("asked for ({ENGINE_VARIABLE}=kernel)"),
+        },
+        (Some(Engine::Kernel), Err(why)) => ptrace(format!(
+            "{ENGINE_VARIABLE}=kernel, but the kernel engine cannot run here: {why}"
+        )),
+        (None, Ok(())) => Chosen {
+            engine: Engine::Kernel,
+            why: "the kernel's tracepoints run here (root or CAP_PERFMON): the program stops only at opens, libaio's calls and execs".into(),
+        },
+        (None, Err(why)) => ptrace(format!(
+            "the default where the kernel engine cannot run: {why}"
+        )),
+    })
 }
 
 /// Runs `command` under `engine`, each event handed to `sink` with when it happened and

@@ -97,25 +97,83 @@ fn a_failed_open_under_the_kernel_engine_is_named_by_the_path_it_was_given() {
     assert_eq!(f["calls"]["openat"]["errors"], 1, "{f:#}");
 }
 
+/// `ioscope trace --json [FLAGS] -- true` with IOSCOPE_TRACE_ENGINE set to `variable` (or
+/// unset): its document, standard error and exit code.
+fn engine_of(flags: &[&str], variable: Option<&str>) -> (Value, String, i32) {
+    let mut cmd = ioscope();
+    cmd.args(["trace", "--json"])
+        .args(flags)
+        .args(["--", "true"]);
+    match variable {
+        Some(v) => cmd.env("IOSCOPE_TRACE_ENGINE", v),
+        None => cmd.env_remove("IOSCOPE_TRACE_ENGINE"),
+    };
+    let out = cmd.output().unwrap();
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (doc, err, out.status.code().unwrap_or(-1))
+}
+
 #[test]
 fn the_engine_and_why_are_said_and_a_ptrace_flag_refuses_the_kernel_engine() {
-    let Some(doc) = trace_doc(&["true"]) else {
+    let (doc, err, _) = engine_of(&[], None);
+    if err.contains("ptrace refused") {
+        eprintln!("skipped: {}", err.trim());
         return;
-    };
-    // ptrace is the default for now, and the reason names the other engine.
+    }
+    // The kernel's where it runs, else ptrace, with the reason the kernel's cannot.
+    let (_, kernel_err, kernel_code) = engine_of(&["--engine", "kernel"], None);
+    let engine = &doc["engine"];
+    if kernel_code == 0 {
+        assert_eq!(engine["engine"], "kernel", "{doc:#}");
+        assert!(
+            engine["why"].as_str().unwrap().contains("tracepoints"),
+            "{doc:#}"
+        );
+    } else {
+        assert!(kernel_err.contains("cannot run here"), "{kernel_err}");
+        assert_eq!(engine["engine"], "ptrace", "{doc:#}");
+        assert!(
+            engine["why"]
+                .as_str()
+                .unwrap()
+                .contains("kernel engine cannot run"),
+            "{doc:#}"
+        );
+    }
+    // The variable chooses, and says so; a flag only ptrace has chooses ptrace.
+    let (doc, _, _) = engine_of(&[], Some("ptrace"));
     assert_eq!(doc["engine"]["engine"], "ptrace", "{doc:#}");
     assert!(
-        doc["engine"]["why"].as_str().unwrap().contains("kernel"),
+        doc["engine"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("IOSCOPE_TRACE_ENGINE=ptrace"),
         "{doc:#}"
     );
-    let out = ioscope()
-        .args(["trace", "--engine", "kernel", "--every-call", "--", "true"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--every-call"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let (doc, _, _) = engine_of(&["--every-call"], Some("kernel"));
+    assert_eq!(doc["engine"]["engine"], "ptrace", "{doc:#}");
+    assert!(
+        doc["engine"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("--every-call")
+    );
+    // A value it does not know, and a ptrace flag with --engine kernel: refused, one line.
+    for (flags, variable, named) in [
+        (&[][..], Some("bpf\u{1b}[31m"), "IOSCOPE_TRACE_ENGINE"),
+        (
+            &["--engine", "kernel", "--every-call"][..],
+            None,
+            "--every-call",
+        ),
+    ] {
+        let (_, err, code) = engine_of(flags, variable);
+        assert_ne!(code, 0, "{err}");
+        assert!(err.contains(named), "{err}");
+        assert!(!err.contains('\u{1b}'), "control characters escaped: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
 }
 
 #[test]
