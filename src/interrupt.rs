@@ -368,6 +368,9 @@ pub fn ignore_in_child_what_was_ignored() {
 
 /// Keeps the signals away from the calling thread (a helper that only waits), so that the
 /// kernel delivers them to a thread doing the work, whose blocked call they interrupt.
+/// SIGCHLD too: a thread that leaves it unblocked takes it and drops it (its default is to
+/// ignore it), and the kernel engine's tracer waits for it (`trace::kernel`) to serve a
+/// stopped task at once; without it, each stop waited out the tracer's 2 ms poll.
 pub fn keep_away() {
     // SAFETY: the set is initialised by sigemptyset before use; pthread_sigmask only changes
     // the calling thread's mask.
@@ -377,6 +380,7 @@ pub fn keep_away() {
         for signal in all() {
             libc::sigaddset(&mut set, signal);
         }
+        libc::sigaddset(&mut set, libc::SIGCHLD);
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
     }
 }

@@ -781,12 +781,18 @@ pub fn trace(
         [(pid, super::sys::Task::default())].into_iter().collect();
     let no_signals = HashMap::new();
     let at;
+    // The rings are read every POLL at most: a stop wakes the loop at once, and is served
+    // without waiting for a read.
+    let mut read_at = Instant::now();
     loop {
         if let Some(x) = &mut execs {
             x.serve(pid);
             engine.take(x);
         }
-        engine.read(sink, false);
+        if read_at.elapsed() >= POLL {
+            engine.read(sink, false);
+            read_at = Instant::now();
+        }
         if let Some(status) = exited(pid) {
             at = Instant::now();
             ended = Some(status);
