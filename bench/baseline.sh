@@ -16,6 +16,9 @@
 # The sweep: BLOCKS (default 64k,1m), REPEAT runs per point (default 15). PAIRED=1 saves a
 # fresh baseline before each pair of checks (the rule's own noise, without the machine's
 # drift over the whole script); by default one baseline is saved at the start.
+# PROCESSES=N measures each baseline and each check over N processes (`--processes N`),
+# REPEAT then being the runs of each process (so PROCESSES=3 REPEAT=5 makes the 15 runs of
+# the default in three processes).
 set -euo pipefail
 CHECKS=${1:-20}
 SIZE=${2:-64}
@@ -24,6 +27,7 @@ PERIOD_MS=${4:-5}
 BLOCKS=${BLOCKS:-64k,1m}
 REPEAT=${REPEAT:-15}
 PAIRED=${PAIRED:-0}
+PROCESSES=${PROCESSES:-1}
 SLOW=${SLOW:-hogs}
 QUOTA=${QUOTA:-0.9}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,9 +50,9 @@ sweep() {
     if [ -n "$cg" ]; then
         # The quota holds this sweep alone: it joins the group, then becomes ioscope.
         sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$cg" \
-            "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --baseline-dir "$bl" "$@"
+            "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --processes "$PROCESSES" --baseline-dir "$bl" "$@"
     else
-        "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --baseline-dir "$bl" "$@"
+        "$io" sweep "$f" --block-sizes "$BLOCKS" --repeat "$REPEAT" --processes "$PROCESSES" --baseline-dir "$bl" "$@"
     fi
 }
 quota_group() {
@@ -110,7 +114,7 @@ if [ "$SLOW" = cgroup ]; then
 else
     how="hogs: $(nproc) x duty $DUTY of ${PERIOD_MS} ms"
 fi
-echo "# bench/baseline.sh: PAIRED=$PAIRED, $CHECKS checks, ${SIZE} MiB, sweep --block-sizes $BLOCKS --repeat $REPEAT (warm), $how"
+echo "# bench/baseline.sh: PAIRED=$PAIRED, PROCESSES=$PROCESSES, $CHECKS checks, ${SIZE} MiB, sweep --block-sizes $BLOCKS --repeat $REPEAT (warm), $how"
 echo "# load at start: $(load)"
 sweep --save-baseline base >/dev/null 2>&1
 : >"$work/aa"

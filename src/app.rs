@@ -238,14 +238,27 @@ fn measured_against<T: Exportable + Figures>(
     pending: &Pending,
     execute: impl FnOnce(&mut dyn FnMut(&T) -> Result<()>) -> Result<T>,
 ) -> Result<ExitKind> {
+    if pending.is_part() {
+        // One of another's --processes: its figures, for that one to pool.
+        let result = execute(&mut |_| Ok(()))?;
+        let figures = serde_json::to_string(&result.figures())?;
+        return printed(&format!("{figures}\n"));
+    }
     let out = Exports::reserve::<T>(export, &[path])?;
     let result = execute(&mut |r| save(r, &out, path))?;
+    pending.measure_others()?;
     finish_against(&result, export, &out, path, pending)
 }
 
 /// The baselines of `command` (`--save-baseline`, `--baseline`), settled before measuring.
 fn pending(command: &'static str, args: &crate::cli::BaselineArgs, what: &str) -> Result<Pending> {
-    Pending::before(command, &BaselineOptions::from_args(args, what)?)
+    let options = BaselineOptions::from_args(args, what)?;
+    if command == "study" && (options.processes > 1 || options.part) {
+        return Err(crate::error::input(
+            "study: --processes is for run, sweep, cache, fast, compare and disk; a study's parts repeat their own runs",
+        ));
+    }
+    Pending::before(command, &options)
 }
 
 /// Text printed on stdout, and nothing else to do.

@@ -941,6 +941,16 @@ pub struct BaselineArgs {
     /// ~/.local/share/ioscope/baselines).
     #[arg(long, value_name = "DIR")]
     pub baseline_dir: Option<PathBuf>,
+    /// With a baseline flag: measure in N separate processes (this one and N-1 more, one
+    /// after another), pooling each figure's runs, so that what sets one process apart
+    /// (the CPU it ran on, its memory's layout) is inside the spread instead of between a
+    /// baseline and its check. Each process makes the runs one would; 1 by default.
+    #[arg(long, value_name = "N")]
+    pub processes: Option<usize>,
+    /// Internal: this process is one of another's `--processes`: measure, print the
+    /// figures as JSON, save and compare nothing.
+    #[arg(long, hide = true)]
+    pub baseline_part: bool,
 }
 
 /// `ioscope sweep FILE`

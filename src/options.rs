@@ -445,7 +445,14 @@ pub struct BaselineOptions {
     pub compare: Option<String>,
     /// The directory baselines are kept in.
     pub dir: PathBuf,
+    /// How many processes measure the figures a baseline keeps or compares (1: this one).
+    pub processes: usize,
+    /// Whether this process is one of another's processes (`--baseline-part`).
+    pub part: bool,
 }
+
+/// The most processes `--processes` may ask for.
+pub const PROCESSES_MAX: usize = 20;
 
 /// The most characters a baseline name may have.
 pub const BASELINE_NAME_MAX: usize = 64;
@@ -481,10 +488,23 @@ impl BaselineOptions {
                 ))
             })?,
         };
+        let processes = args.processes.unwrap_or(1);
+        if !(1..=PROCESSES_MAX).contains(&processes) {
+            return Err(input(format!(
+                "{what}: --processes must be between 1 and {PROCESSES_MAX}"
+            )));
+        }
+        if processes > 1 && !wanted {
+            return Err(input(format!(
+                "{what}: --processes pools the runs a baseline keeps or compares: give --save-baseline or --baseline"
+            )));
+        }
         Ok(Self {
             save: args.save_baseline.clone(),
             compare: args.baseline.clone(),
             dir,
+            processes,
+            part: args.baseline_part,
         })
     }
 

@@ -16,7 +16,7 @@ use crate::options::BaselineOptions;
 use crate::results::baseline::{Against, BASELINE_SCHEMA, Baseline, Compared};
 use crate::results::figures::{BYTES_PER_SECOND, Figure, Figures, IOPS, SYNCS_PER_SECOND};
 use crate::text::{printable, printable_path};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -293,6 +293,9 @@ fn heading(a: &Against) -> String {
     if let Some(c) = &a.commit {
         facts.push(format!("commit {}", printable(c)));
     }
+    if a.processes > 1 {
+        facts.push(format!("now over {} processes", a.processes));
+    }
     if facts.is_empty() {
         format!("against baseline {}", a.name)
     } else {
@@ -434,12 +437,25 @@ pub struct Pending {
     old: Option<(Baseline, PathBuf)>,
     save: Option<(String, PathBuf)>,
     dir: PathBuf,
+    /// How many processes measure (`--processes`), and whether this is one of another's.
+    processes: usize,
+    part: bool,
+    /// The figures the other processes measured.
+    others: std::cell::RefCell<Vec<Vec<Figure>>>,
 }
 
 impl Pending {
     /// Reads the baseline to compare with and checks the name to save under, for results of
     /// `command`, before anything is measured.
     pub fn before(command: &'static str, o: &BaselineOptions) -> Result<Self> {
+        if o.part {
+            return Ok(Self {
+                command,
+                part: true,
+                processes: 1,
+                ..Self::default()
+            });
+        }
         let old = o
             .compare
             .as_deref()
@@ -455,7 +471,68 @@ impl Pending {
             old,
             save,
             dir: o.dir.clone(),
+            processes: o.processes,
+            part: false,
+            others: Default::default(),
         })
+    }
+
+    /// Whether this process is one of another's `--processes`: it measures and prints its
+    /// figures, and saves and compares nothing.
+    pub fn is_part(&self) -> bool {
+        self.part
+    }
+
+    /// Runs the other processes `--processes` asks for, one after another, each this
+    /// command again with `--baseline-part`, and keeps their figures.
+    pub fn measure_others(&self) -> Result<()> {
+        if self.is_none() || self.processes < 2 {
+            return Ok(());
+        }
+        let exe = std::env::current_exe().context("--processes: where is ioscope")?;
+        let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        // Before any `--`, which would make it a file name.
+        let at = args.iter().position(|a| a == "--").unwrap_or(args.len());
+        args.insert(at, "--baseline-part".into());
+        for i in 2..=self.processes {
+            crate::interrupt::check()?;
+            let out = std::process::Command::new(&exe)
+                .args(&args)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .with_context(|| format!("--processes: start process {i}"))?;
+            if !out.status.success() {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let last = err
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("");
+                anyhow::bail!(
+                    "--processes: process {i} of {} failed ({}): {}",
+                    self.processes,
+                    out.status,
+                    printable(last.trim())
+                );
+            }
+            let figures: Vec<Figure> = serde_json::from_slice(&out.stdout)
+                .with_context(|| format!("--processes: read process {i}'s figures"))?;
+            self.others.borrow_mut().push(figures);
+        }
+        Ok(())
+    }
+
+    /// `result`'s figures, each with the runs of the same figure from the other processes.
+    fn figures<T: Figures>(&self, result: &T) -> Vec<Figure> {
+        let mut figures = result.figures();
+        for other in self.others.borrow().iter() {
+            for f in figures.iter_mut() {
+                if let Some(o) = other.iter().find(|o| o.key == f.key && o.unit == f.unit) {
+                    f.runs.extend_from_slice(&o.runs);
+                }
+            }
+        }
+        figures
     }
 
     /// Whether nothing is to be done.
@@ -471,13 +548,15 @@ impl Pending {
             env.storage.mount_point.as_deref(),
             env.storage.device.as_deref(),
         );
-        Some(crate::results::baseline::against(
+        let mut against = crate::results::baseline::against(
             old,
             &path.display().to_string(),
-            &result.figures(),
+            &self.figures(result),
             env,
             &host,
-        ))
+        );
+        against.processes = 1 + self.others.borrow().len();
+        Some(against)
     }
 
     /// Saves `result` under the new name, if one was given; the line saying where.
@@ -489,11 +568,17 @@ impl Pending {
         let Some((name, path)) = &self.save else {
             return Ok(None);
         };
-        let baseline = make(self.command, name, result, result.figures(), provenance);
+        let baseline = make(self.command, name, result, self.figures(result), provenance);
         save(&self.dir, path, &baseline)?;
         let n = baseline.figures.len();
+        let processes = 1 + self.others.borrow().len();
+        let over = if processes > 1 {
+            format!(", each over {processes} processes")
+        } else {
+            String::new()
+        };
         Ok(Some(format!(
-            "baseline {name} saved: {} ({n} figure{})\n",
+            "baseline {name} saved: {} ({n} figure{}{over})\n",
             printable_path(path),
             if n == 1 { "" } else { "s" }
         )))

@@ -184,6 +184,13 @@ pub struct Against {
     pub only_now: Vec<String>,
     /// What changed in the environment since.
     pub environment: Vec<EnvChange>,
+    /// How many processes measured this result's figures (`--processes`), their runs pooled.
+    #[serde(default = "one")]
+    pub processes: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Against {
@@ -295,6 +302,7 @@ pub fn against(
             .map(|n| n.key.clone())
             .collect(),
         environment: changes(&old.environment, &old.host, env, host),
+        processes: 1,
     }
 }
 

@@ -129,3 +129,54 @@ fn both_flags_compare_with_the_old_then_save_the_new() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("against baseline one"));
     assert!(bl.join("sweep-two.json").exists());
 }
+
+/// `--processes N` measures the figures a baseline keeps or compares in N separate
+/// processes and pools their runs: the saved file and the comparison hold N times the
+/// runs, and both say so; without a baseline flag, or out of range, it is refused.
+#[test]
+fn processes_pool_each_figures_runs_from_separate_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = file_with(dir.path(), "f", &pattern(256 << 10));
+    let p = f.to_str().unwrap();
+    let bl = dir.path().join("bl");
+    let out = with_dir(
+        &bl,
+        &sweep(p, &["--save-baseline", "a", "--processes", "3"]),
+    );
+    ok(&out);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("each over 3 processes"), "{said}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bl.join("sweep-a.json")).unwrap()).unwrap();
+    let figures = saved["figures"].as_array().unwrap();
+    assert_eq!(figures.len(), 2, "{saved:#}");
+    for fig in figures {
+        assert_eq!(fig["runs"].as_array().unwrap().len(), 9, "{fig:#}");
+    }
+    let out = with_dir(
+        &bl,
+        &sweep(p, &["--baseline", "a", "--processes", "2", "--json"]),
+    );
+    ok(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let against = &doc["baseline"];
+    assert_eq!(against["processes"], 2, "{against:#}");
+    assert_eq!(against["figures"][0]["old"]["n"], 9, "{against:#}");
+    assert_eq!(against["figures"][0]["new"]["n"], 6, "{against:#}");
+    let out = with_dir(&bl, &sweep(p, &["--baseline", "a", "--processes", "2"]));
+    ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("now over 2 processes"), "{text}");
+    for extra in [
+        &["--processes", "2"][..],
+        &["--save-baseline", "b", "--processes", "0"][..],
+        &["--save-baseline", "b", "--processes", "21"][..],
+    ] {
+        let out = with_dir(&bl, &sweep(p, extra));
+        assert!(!out.status.success(), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--processes"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    assert!(!bl.join("sweep-b.json").exists());
+}

@@ -1141,7 +1141,7 @@ fn leftovers(out: &mut String, r: &TraceReport) {
         (Some(_), _) if at_exec => line(
             out,
             "stops",
-            "only at each open (to read its name), exec (to hide the vDSO), fork and signal; the kernel's tracepoints recorded the calls while the program ran",
+            "only at each open (to read its name), io_submit and io_getevents (to read libaio's requests and results), 32-bit call (to read it in its ABI), exec (to hide the vDSO), fork and signal; the kernel's tracepoints recorded the calls while the program ran",
         ),
         (Some(_), _) if never => line(
             out,
