@@ -57,7 +57,8 @@ pub fn execute(
         crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
     })?;
     let engine = chosen.engine;
-    let overhead = overhead_ns_per_call(engine).ok();
+    let overhead = overhead_ns(engine, CALIBRATION_CALLS).ok();
+    let recording = overhead;
     // What one clock read costs through the kernel under trace and through the vDSO.
     let read_traced = overhead.map(|o| (o + crate::trace::clock::kernel_read_ns()) / 1e9);
     let read_vdso = crate::trace::clock::vdso_read_ns() / 1e9;
@@ -251,6 +252,17 @@ pub fn execute(
         unseen.push("mmap: bytes read or written through a mapping move by page faults, which are not system calls and are not traced".to_string());
     }
     let stretches = phases.into_inner().finish();
+    // Under the kernel engine, the calls it stopped at cost what ptrace's stops cost: that
+    // cost, measured now, is in what tracing took (a stop per request for a libaio
+    // program).
+    let stopped_calls = counted.map(|c| c.stops).filter(|&s| s > 0);
+    let ns_per_stop = stopped_calls
+        .and_then(|_| overhead_ns(crate::trace::Engine::Ptrace, STOP_CALIBRATION_CALLS).ok());
+    let all_calls: u64 = totals.values().map(|s| s.calls).sum();
+    let overhead = match (overhead, stopped_calls, ns_per_stop) {
+        (Some(o), Some(n), Some(s)) if all_calls > 0 => Some(o + s * n as f64 / all_calls as f64),
+        (o, ..) => o,
+    };
     // The tool's figures against the time inside the calls of their direction.
     let clock = clocks
         .into_inner()
@@ -322,7 +334,9 @@ pub fn execute(
         waited_seconds: finish.waited.map(|w| w.as_secs_f64()),
         claim_check,
         claim,
-        overhead_ns_per_call: overhead,
+        overhead_ns_per_call: recording,
+        stopped_calls,
+        ns_per_stop,
         unseen,
         clock: Some(clock),
         stops: Some(stops.to_string()),
@@ -376,10 +390,15 @@ pub fn reference(command: &[OsString]) -> Result<crate::results::trace::Referenc
 /// Calls in the overhead measurement.
 const CALIBRATION_CALLS: u64 = 20_000;
 
-/// What tracing adds to one system call here: the same loop of `getppid` run by a traced
-/// child (`ioscope __syscall-loop N`, which times itself) and untraced in this process.
-fn overhead_ns_per_call(engine: crate::trace::Engine) -> Result<f64> {
-    let untraced = syscall_loop(CALIBRATION_CALLS);
+/// Calls in the measurement of a ptrace stop's cost, after a kernel-engine trace that
+/// stopped (fewer: each takes some 20 µs here).
+const STOP_CALIBRATION_CALLS: u64 = 2_000;
+
+/// What tracing adds to one system call here: the same loop of `calls` calls run by a
+/// traced child (`ioscope __syscall-loop N`, which times itself) and untraced in this
+/// process.
+fn overhead_ns(engine: crate::trace::Engine, calls: u64) -> Result<f64> {
+    let untraced = syscall_loop(calls);
     let exe = std::env::current_exe().context("trace: find ioscope's own executable")?;
     let (read, write) = tee::pipe().context("trace: pipe for the calibration")?;
     let fd = write.as_raw_fd();
@@ -395,7 +414,7 @@ fn overhead_ns_per_call(engine: crate::trace::Engine) -> Result<f64> {
         &[
             exe.into_os_string(),
             "__syscall-loop".into(),
-            CALIBRATION_CALLS.to_string().into(),
+            calls.to_string().into(),
         ],
         sys::OnSignal::Kill,
         &prepare,

@@ -109,6 +109,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "The width text is fitted to when the output is not a terminal (a terminal's own width comes first; with neither, lines are not wrapped).",
     ),
     (
+        "IOSCOPE_TRACE_ENGINE",
+        "The engine trace uses when --engine is not given: kernel or ptrace (trace falls back to ptrace, saying why, where the kernel engine cannot run).",
+    ),
+    (
         "NO_COLOR",
         "When set, nothing prints an escape sequence (neither does output that is not a terminal).",
     ),

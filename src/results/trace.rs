@@ -67,6 +67,14 @@ pub struct TraceReport {
     pub claim_check: Option<ClaimCheck>,
     /// Nanoseconds tracing adds to each system call, measured on this machine just before.
     pub overhead_ns_per_call: Option<f64>,
+    /// Under the kernel engine: the calls the program was stopped at (opens, libaio's
+    /// calls, calls of another ABI), and what each stop costs it (a ptrace stop, measured
+    /// just after).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_calls: Option<u64>,
+    /// Nanoseconds each of those stops adds (a ptrace stop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_per_stop: Option<f64>,
     /// What ptrace cannot see in this trace.
     pub unseen: Vec<String>,
     /// The program's clock reads and the regions it timed (absent in older documents).

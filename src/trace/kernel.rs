@@ -639,6 +639,9 @@ pub struct Counted {
     pub lost: u64,
     /// Records read.
     pub records: u64,
+    /// Calls the program was stopped at (the filter's: opens, libaio's calls, calls of
+    /// another ABI), each costing it what a ptrace stop costs.
+    pub stops: u64,
 }
 
 /// Starts `command` with the kernel's tracepoints on it and reports its calls to `sink`,
@@ -867,9 +870,12 @@ pub fn trace(
                 super::filter::Stops::Never
             },
             waited,
-            compat: execs.map(|x| x.compat).unwrap_or_default(),
+            compat: execs.as_ref().map(|x| x.compat.clone()).unwrap_or_default(),
         },
-        engine.counted,
+        Counted {
+            stops: execs.map_or(0, |x| x.stopped),
+            ..engine.counted
+        },
     ))
 }
 
@@ -1447,6 +1453,8 @@ struct ExecStops {
     awaiting: HashMap<i32, u64>,
     /// Calls of another ABI, counted or not.
     compat: super::i386::Seen,
+    /// Calls stopped at by the filter.
+    stopped: u64,
     /// The wait status of each task that ended (the tracer hears of every one).
     ended: HashMap<i32, i32>,
 }
@@ -1475,6 +1483,7 @@ impl ExecStops {
             filled: HashMap::new(),
             awaiting: HashMap::new(),
             compat: super::i386::Seen::default(),
+            stopped: 0,
             ended: HashMap::new(),
         })
     }
@@ -1607,6 +1616,7 @@ impl ExecStops {
             }
             let event = status >> 16;
             if event == libc::PTRACE_EVENT_SECCOMP {
+                self.stopped += 1;
                 let mut at = self.at_stop(who);
                 at.time = monotonic_ns();
                 self.stops.entry(who).or_default().push(at);

@@ -1101,8 +1101,14 @@ fn leftovers(out: &mut String, r: &TraceReport) {
     if let Some(ns) = r.overhead_ns_per_call {
         // What that came to over the whole run.
         let calls: u64 = r.totals.values().map(|s| s.calls).sum();
+        // The kernel engine's stops (at opens, libaio's calls) cost what ptrace's do.
+        let stopped = match (r.stopped_calls, r.ns_per_stop) {
+            (Some(n), Some(s)) if n > 0 => Some((n, s)),
+            _ => None,
+        };
+        let taken = ns * calls as f64 + stopped.map_or(0.0, |(n, s)| n as f64 * s);
         let share = if r.seconds > 0.0 {
-            (ns / 1e9 * calls as f64 / r.seconds).min(1.0)
+            (taken / 1e9 / r.seconds).min(1.0)
         } else {
             0.0
         };
@@ -1112,7 +1118,14 @@ fn leftovers(out: &mut String, r: &TraceReport) {
             share * 100.0,
             format_seconds(r.seconds)
         );
-        let text = if never {
+        let text = if let Some((n, s)) = stopped {
+            format!(
+                "recording adds about {} per traced call here (measured just before), and each of the {} calls the program was stopped at (opens, libaio's calls) about {} more (a ptrace stop, measured just after): traced times include both",
+                format_seconds(ns / 1e9),
+                group_thousands(n),
+                format_seconds(s / 1e9)
+            )
+        } else if never {
             format!(
                 "recording adds about {} per traced call here (measured just before): traced times include it; the program's other calls run at full speed",
                 format_seconds(ns / 1e9)
