@@ -446,8 +446,13 @@ fn the_top_level_keeps_its_layer_order() {
 }
 
 /// The names of the environment variables in `text` that start with `IOSCOPE_`, but for
-/// the two set at build time (`env!`), which no user's environment can change.
+/// the two set at build time (`env!`), which no user's environment can change, and the
+/// user's settings the manual lists under ENVIRONMENT (`IOSCOPE_TRACE_ENGINE`).
 fn ioscope_variables(text: &str) -> BTreeSet<String> {
+    let settings: Vec<&str> = ioscope::report::manual::ENVIRONMENT
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
     text.match_indices("IOSCOPE_")
         .map(|(at, _)| {
             text[at..]
@@ -456,6 +461,7 @@ fn ioscope_variables(text: &str) -> BTreeSet<String> {
                 .collect::<String>()
         })
         .filter(|n| !["IOSCOPE_VERSION", "IOSCOPE_COMMIT"].contains(&n.as_str()))
+        .filter(|n| !settings.contains(&n.as_str()))
         .collect()
 }
 
