@@ -350,14 +350,29 @@ fn follow(
     // The loop blocks in waitpid, before and after a signal alike (polling would slow every
     // call of the command, its clean-up included); this breaks the wait at our deadlines.
     let waker = Waker::start();
+    // New tasks whose first stop came before their creator's fork or clone event, kept
+    // stopped until it comes (so that no call of theirs is seen before the task is known
+    // to be the creator's), or for PARKED_AT_MOST (the creator killed meanwhile).
+    let mut parked: HashMap<i32, Instant> = HashMap::new();
+    let mut was_due = false;
     loop {
         let (stop, next) = interruption.act(on_signal, leader, &tasks, &delivered);
-        if next.is_some() {
-            waker.at(next);
+        let due = parked.values().min().map(|&since| since + PARKED_AT_MOST);
+        if next.is_some() || due.is_some() || was_due {
+            waker.at(next.into_iter().chain(due).min());
         }
+        was_due = due.is_some();
         if stop {
             break;
         }
+        parked.retain(|&tid, since| {
+            let keep = since.elapsed() < PARKED_AT_MOST;
+            if !keep {
+                tasks.entry(tid).or_default();
+                resume_as(tid, 0, filtered);
+            }
+            keep
+        });
         let mut status = 0;
         let tid = match wait_any(&mut status, false) {
             None => continue,
@@ -367,6 +382,7 @@ fn follow(
         };
         if libc::WIFEXITED(status) || libc::WIFSIGNALED(status) {
             tasks.remove(&tid);
+            parked.remove(&tid);
             // The kernel reports a thread-group leader's end only once all its threads
             // have ended: this is the end of the command's first process.
             if tid == leader {
@@ -382,9 +398,14 @@ fn follow(
         if !libc::WIFSTOPPED(status) {
             continue;
         }
+        let event = status >> 16;
+        if event == EVENT_STOP && !tasks.contains_key(&tid) && !stop_signal(libc::WSTOPSIG(status))
+        {
+            parked.insert(tid, Instant::now());
+            continue;
+        }
         let task = tasks.entry(tid).or_default();
         let sig = libc::WSTOPSIG(status);
-        let event = status >> 16;
         let seccomp_stop = sig == libc::SIGTRAP && event == libc::PTRACE_EVENT_SECCOMP;
         if sig == (libc::SIGTRAP | 0x80) || seccomp_stop {
             let mut info = SyscallInfo::default();
@@ -465,6 +486,9 @@ fn follow(
                         // Traced from now on, though its first stop may still be pending
                         // when the first process ends: it is let go of and named then too.
                         tasks.entry(child).or_default();
+                        if parked.remove(&child).is_some() {
+                            resume_as(child, 0, filtered);
+                        }
                     }
                 }
                 libc::PTRACE_EVENT_EXEC => {
@@ -506,6 +530,11 @@ fn follow(
             delivered.insert(pid, (sig, Instant::now()));
         }
         resume_as(tid, sig, only_filtered);
+    }
+    // Still parked: known from now on, and on their way.
+    for (tid, _) in parked.drain() {
+        tasks.entry(tid).or_default();
+        resume_as(tid, 0, filtered);
     }
     drop(waker);
     let at = Instant::now();
@@ -570,6 +599,9 @@ extern "C" fn on_kick(_: libc::c_int) {}
 /// that came just before it entered waitpid), and how often it kicks until heard.
 const WAKER_POLL: Duration = Duration::from_millis(100);
 const KICK_AGAIN: Duration = Duration::from_millis(5);
+
+/// How long a new task seen before its creator's fork or clone event waits for it.
+const PARKED_AT_MOST: Duration = Duration::from_secs(1);
 
 /// A thread that wakes the tracing thread out of waitpid (with [`KICK`]) at a deadline, or
 /// when ioscope was asked to stop before the tracing thread noticed; it kicks again every
