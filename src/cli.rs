@@ -944,7 +944,9 @@ pub struct BaselineArgs {
     /// With a baseline flag: measure in N separate processes (this one and N-1 more, one
     /// after another), pooling each figure's runs, so that what sets one process apart
     /// (the CPU it ran on, its memory's layout) is inside the spread instead of between a
-    /// baseline and its check. Each process makes the runs one would; 1 by default.
+    /// baseline and its check. Each process makes the runs one would; 1 by default. From 4
+    /// processes on both sides, the comparison's interval and noise are drawn over
+    /// processes (each one's median counts once), not over runs.
     #[arg(long, value_name = "N")]
     pub processes: Option<usize>,
     /// Internal: this process is one of another's `--processes`: measure, print the

@@ -7,7 +7,9 @@
 //! itself is the one rule's ([`super::verdict::movement`]). No I/O, no clock: the same runs
 //! give the same answer on every machine.
 
-use super::verdict::{CONFIDENCE, FLOOR_IQR_FROM, Movement, RESAMPLES, movement};
+use super::verdict::{
+    CONFIDENCE, FLOOR_IQR_FROM, LEVEL_FROM_PROCESSES, Movement, RESAMPLES, movement,
+};
 use serde::{Deserialize, Serialize};
 
 /// One figure's old and new runs compared.
@@ -22,6 +24,61 @@ pub struct Change {
     pub floor: f64,
     /// What the figure did, by the one rule.
     pub verdict: Movement,
+    /// Over how many processes the interval and the floor were drawn, the fewer of the two
+    /// sides (each process's runs resampled together, its level a unit); 1: over runs, as
+    /// if each were independent (one process a side, or too few processes on either).
+    #[serde(default = "one")]
+    pub processes: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// One side's runs, and how many of them each process gave when several did.
+#[derive(Debug, Clone, Copy)]
+pub struct Runs<'a> {
+    /// Every run's value, process after process.
+    pub values: &'a [f64],
+    /// How many runs each process gave, in order; empty: one process.
+    pub processes: &'a [usize],
+}
+
+impl<'a> Runs<'a> {
+    /// `values` measured by processes that gave `processes` runs each.
+    pub fn of(values: &'a [f64], processes: &'a [usize]) -> Self {
+        Self { values, processes }
+    }
+
+    /// Runs all from one process.
+    pub fn one(values: &'a [f64]) -> Self {
+        Self {
+            values,
+            processes: &[],
+        }
+    }
+
+    /// Each process's runs, when there are [`LEVEL_FROM_PROCESSES`] or more and their counts
+    /// add up.
+    fn by_process(&self) -> Option<Vec<&'a [f64]>> {
+        let counts = self.processes;
+        if counts.len() < LEVEL_FROM_PROCESSES
+            || counts.contains(&0)
+            || counts.iter().sum::<usize>() != self.values.len()
+        {
+            return None;
+        }
+        let mut at = 0;
+        Some(
+            counts
+                .iter()
+                .map(|&n| {
+                    at += n;
+                    &self.values[at - n..at]
+                })
+                .collect(),
+        )
+    }
 }
 
 /// The median of `values` (mean of the two middle ones for an even count); 0 when empty.
@@ -128,17 +185,69 @@ pub fn bootstrap(old: &[f64], new: &[f64]) -> [f64; 2] {
     [at(tail), at(1.0 - tail)]
 }
 
+/// The confidence interval of `median(new) / median(old) - 1` where each side's runs came
+/// from several processes: each resample draws as many processes as the side has, with
+/// replacement, then each drawn process's runs with replacement (a two-stage bootstrap:
+/// the runs of one process move together, so the process, not the run, is the unit).
+pub fn bootstrap_processes(old: &[&[f64]], new: &[&[f64]]) -> [f64; 2] {
+    if old.is_empty() || new.is_empty() {
+        return [0.0, 0.0];
+    }
+    let mut rng = XorShift(SEED);
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    let draw = |groups: &[&[f64]], into: &mut Vec<f64>, rng: &mut XorShift| {
+        into.clear();
+        for _ in 0..groups.len() {
+            let g = groups[rng.below(groups.len())];
+            for _ in 0..g.len() {
+                into.push(g[rng.below(g.len())]);
+            }
+        }
+    };
+    let mut ratios: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            draw(old, &mut a, &mut rng);
+            draw(new, &mut b, &mut rng);
+            median(&b) / median(&a).max(1e-300) - 1.0
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let tail = (1.0 - CONFIDENCE) / 2.0;
+    let at = |q: f64| ratios[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
+    [at(tail), at(1.0 - tail)]
+}
+
 /// `new` runs against `old` runs of one figure (`higher_is_better`: a rate, not a time).
-pub fn compare(old: &[f64], new: &[f64], higher_is_better: bool) -> Change {
-    let change = median(new) / median(old).max(1e-300) - 1.0;
-    let ci = bootstrap(old, new);
-    let floor = noise(old).max(noise(new));
-    let runs = old.len().min(new.len());
+/// Where both sides were measured by [`LEVEL_FROM_PROCESSES`] processes or more, the
+/// interval is drawn over processes and the floor is the spread of the processes' medians
+/// (how far one process's level strays); otherwise over runs, the floor their spread.
+pub fn compare(old: Runs, new: Runs, higher_is_better: bool) -> Change {
+    let change = median(new.values) / median(old.values).max(1e-300) - 1.0;
+    let (ci, floor, units, processes) = match (old.by_process(), new.by_process()) {
+        (Some(o), Some(n)) => {
+            let levels = |g: &[&[f64]]| -> Vec<f64> { g.iter().map(|r| median(r)).collect() };
+            let fewer = o.len().min(n.len());
+            (
+                bootstrap_processes(&o, &n),
+                noise(&levels(&o)).max(noise(&levels(&n))),
+                fewer,
+                fewer,
+            )
+        }
+        _ => (
+            bootstrap(old.values, new.values),
+            noise(old.values).max(noise(new.values)),
+            old.values.len().min(new.values.len()),
+            1,
+        ),
+    };
     Change {
         change,
         ci,
         floor,
-        verdict: movement(change, (ci[0], ci[1]), floor, runs, higher_is_better),
+        verdict: movement(change, (ci[0], ci[1]), floor, units, higher_is_better),
+        processes,
     }
 }
 
@@ -150,7 +259,7 @@ mod tests {
     fn overlapping_runs_are_within_the_noise() {
         let old = [100.0, 130.0, 90.0, 115.0, 105.0];
         let new = [95.0, 120.0, 85.0, 110.0, 100.0];
-        let c = compare(&old, &new, true);
+        let c = compare(Runs::one(&old), Runs::one(&new), true);
         assert_eq!(c.verdict, Movement::WithinNoise, "{c:?}");
         assert!(c.ci[0] < 0.0 && c.ci[1] > 0.0, "{c:?}");
     }
@@ -159,7 +268,7 @@ mod tests {
     fn tight_runs_ten_percent_slower_are_a_regression() {
         let old = [100.0, 101.0, 99.0, 100.5, 99.5];
         let new = [90.0, 90.5, 89.5, 90.2, 89.8];
-        let c = compare(&old, &new, true);
+        let c = compare(Runs::one(&old), Runs::one(&new), true);
         assert_eq!(c.verdict, Movement::Regressed, "{c:?}");
         assert!((c.change + 0.10).abs() < 1e-9);
         assert!(c.ci[1] < 0.0);
@@ -169,27 +278,33 @@ mod tests {
     fn tight_runs_ten_percent_faster_are_an_improvement() {
         let old = [100.0, 101.0, 99.0, 100.5, 99.5];
         let new = [110.0, 110.5, 109.5, 110.2, 109.8];
-        assert_eq!(compare(&old, &new, true).verdict, Movement::Improved);
+        assert_eq!(
+            compare(Runs::one(&old), Runs::one(&new), true).verdict,
+            Movement::Improved
+        );
     }
 
     #[test]
     fn a_time_that_grows_is_a_regression() {
         let old = [1.0, 1.01, 0.99, 1.0];
         let new = [1.2, 1.21, 1.19, 1.2];
-        let c = compare(&old, &new, false);
+        let c = compare(Runs::one(&old), Runs::one(&new), false);
         assert!(c.change > 0.0);
         assert_eq!(c.verdict, Movement::Regressed);
-        assert_eq!(compare(&new, &old, false).verdict, Movement::Improved);
+        assert_eq!(
+            compare(Runs::one(&new), Runs::one(&old), false).verdict,
+            Movement::Improved
+        );
     }
 
     #[test]
     fn one_run_on_either_side_cannot_tell() {
         assert_eq!(
-            compare(&[100.0], &[50.0, 51.0, 50.5], true).verdict,
+            compare(Runs::one(&[100.0]), Runs::one(&[50.0, 51.0, 50.5]), true).verdict,
             Movement::CannotTell
         );
         assert_eq!(
-            compare(&[100.0, 101.0], &[50.0], true).verdict,
+            compare(Runs::one(&[100.0, 101.0]), Runs::one(&[50.0]), true).verdict,
             Movement::CannotTell
         );
     }
@@ -200,7 +315,7 @@ mod tests {
         // a 13% drop is within what they themselves stray.
         let old = [100.0, 100.2, 100.5, 100.8, 101.0, 101.2, 101.5, 102.0];
         let new = [60.0, 62.0, 70.0, 80.0, 96.0, 97.0, 98.0, 99.0];
-        let c = compare(&old, &new, true);
+        let c = compare(Runs::one(&old), Runs::one(&new), true);
         assert!(c.ci[1] < 0.0, "{c:?}");
         assert!(c.floor > c.change.abs(), "{c:?}");
         assert_eq!(c.verdict, Movement::WithinNoise);
@@ -229,5 +344,69 @@ mod tests {
         let old = [100.0, 104.0, 97.0, 101.0];
         let new = [93.0, 95.0, 90.0, 96.0];
         assert_eq!(bootstrap(&old, &new), bootstrap(&old, &new));
+    }
+
+    /// `levels`, each a process giving `k` runs evenly spread over `level ± spread`.
+    fn spread_over(levels: &[f64], spread: f64, k: usize) -> (Vec<f64>, Vec<usize>) {
+        let runs = levels
+            .iter()
+            .flat_map(|&l| {
+                (0..k).map(move |i| l - spread + 2.0 * spread * i as f64 / (k - 1) as f64)
+            })
+            .collect();
+        (runs, vec![k; levels.len()])
+    }
+
+    /// `levels`, each a process giving three runs `spread` apart around it.
+    fn processes(levels: &[f64], spread: f64) -> (Vec<f64>, Vec<usize>) {
+        spread_over(levels, spread, 3)
+    }
+
+    #[test]
+    fn processes_that_agree_make_a_change_inside_the_runs_spread_tellable() {
+        // Runs spread ±20% inside every process, every process at the same level: an 8%
+        // drop, inside the runs' middle half.
+        let (old, op) = spread_over(&[100.0; 8], 20.0, 9);
+        let (new, np) = spread_over(&[92.0; 8], 20.0, 9);
+        let c = compare(Runs::of(&old, &op), Runs::of(&new, &np), true);
+        assert_eq!(c.processes, 8, "{c:?}");
+        assert_eq!(c.verdict, Movement::Regressed, "{c:?}");
+        // The same runs as one process's: inside their own spread.
+        let pooled = compare(Runs::one(&old), Runs::one(&new), true);
+        assert_eq!(pooled.processes, 1);
+        assert_eq!(pooled.verdict, Movement::WithinNoise, "{pooled:?}");
+    }
+
+    #[test]
+    fn a_move_no_larger_than_the_processes_own_is_within_the_noise() {
+        // Tight runs, processes 8% apart at most: every new one 6% lower.
+        let levels = [100.0, 108.0, 92.0, 104.0, 96.0, 100.0];
+        let lower: Vec<f64> = levels.iter().map(|l| l * 0.94).collect();
+        let (old, op) = processes(&levels, 0.5);
+        let (new, np) = processes(&lower, 0.5);
+        let c = compare(Runs::of(&old, &op), Runs::of(&new, &np), true);
+        assert_eq!(c.processes, 6, "{c:?}");
+        assert!((c.floor - 0.08).abs() < 1e-9, "{c:?}");
+        assert_eq!(c.verdict, Movement::WithinNoise, "{c:?}");
+        // Taken as independent runs, the same figures would be called a regression.
+        let pooled = compare(Runs::one(&old), Runs::one(&new), true);
+        assert_eq!(pooled.verdict, Movement::Regressed, "{pooled:?}");
+    }
+
+    #[test]
+    fn too_few_processes_or_counts_that_do_not_add_up_fall_back_to_runs() {
+        let (old, op) = processes(&[100.0, 101.0, 99.0], 1.0);
+        let (new, np) = processes(&[90.0, 91.0, 89.0], 1.0);
+        assert_eq!(
+            compare(Runs::of(&old, &op), Runs::of(&new, &np), true).processes,
+            1
+        );
+        let (old, _) = processes(&[100.0; 5], 1.0);
+        let c = compare(
+            Runs::of(&old, &[3, 3, 3, 3, 2]),
+            Runs::of(&old, &[3; 5]),
+            true,
+        );
+        assert_eq!(c.processes, 1);
     }
 }

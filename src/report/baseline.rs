@@ -310,6 +310,10 @@ pub fn text(a: &Against, width: Option<usize>) -> String {
     if !a.figures.is_empty() {
         out.push_str(&columns::text(&compared_columns(), &a.figures, width).text);
     }
+    if let Some(note) = a.unit_note() {
+        out.push_str(&textwrap::fill(&note, width.unwrap_or(80).max(20)));
+        out.push('\n');
+    }
     if !a.only_baseline.is_empty() {
         out.push_str(&format!(
             "only in the baseline: {}\n",
@@ -349,6 +353,9 @@ pub fn markdown(a: &Against) -> Vec<String> {
             None,
         ));
     }
+    if let Some(note) = a.unit_note() {
+        blocks.push(format!("{}\n", escape(&note)));
+    }
     for (what, keys) in [
         ("Only in the baseline", &a.only_baseline),
         ("Only in this run", &a.only_now),
@@ -386,7 +393,7 @@ pub fn html(a: &Against) -> String {
         escape(&title)
     );
     table(&mut out, &columns::grid(&compared_columns(), &a.figures));
-    let mut facts: Vec<String> = Vec::new();
+    let mut facts: Vec<String> = a.unit_note().into_iter().collect();
     if !a.only_baseline.is_empty() {
         facts.push(format!(
             "only in the baseline: {}",
@@ -525,10 +532,16 @@ impl Pending {
     /// `result`'s figures, each with the runs of the same figure from the other processes.
     fn figures<T: Figures>(&self, result: &T) -> Vec<Figure> {
         let mut figures = result.figures();
-        for other in self.others.borrow().iter() {
-            for f in figures.iter_mut() {
+        let others = self.others.borrow();
+        if others.is_empty() {
+            return figures;
+        }
+        for f in figures.iter_mut() {
+            f.processes = vec![f.runs.len()];
+            for other in others.iter() {
                 if let Some(o) = other.iter().find(|o| o.key == f.key && o.unit == f.unit) {
                     f.runs.extend_from_slice(&o.runs);
+                    f.processes.push(o.runs.len());
                 }
             }
         }

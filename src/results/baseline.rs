@@ -6,10 +6,10 @@
 //! `report::baseline`'s.
 
 use super::figures::Figure;
-use crate::measure::baseline::{Change, compare, median};
+use crate::measure::baseline::{Change, Runs, compare, median};
 use crate::measure::env::Environment;
 use crate::measure::host::Host;
-use crate::measure::verdict::{LOAD_MOVED, Movement, same};
+use crate::measure::verdict::{LEVEL_FROM_PROCESSES, LOAD_MOVED, Movement, same};
 use crate::units::format_size;
 use serde::{Deserialize, Serialize};
 
@@ -89,6 +89,15 @@ impl Baseline {
             if let Some(v) = f.runs.iter().find(|v| !v.is_finite() || **v <= 0.0) {
                 return Some(format!(
                     "figure '{key}' has a run of {v}, not a positive number"
+                ));
+            }
+            if !f.processes.is_empty()
+                && (f.processes.contains(&0) || f.processes.iter().sum::<usize>() != f.runs.len())
+            {
+                return Some(format!(
+                    "figure '{key}' has {} runs but its processes' counts add up to {}",
+                    f.runs.len(),
+                    f.processes.iter().sum::<usize>()
                 ));
             }
             if !keys.insert(f.key.as_str()) {
@@ -207,6 +216,34 @@ impl Against {
         !self.that(Movement::Regressed).is_empty()
     }
 
+    /// How the intervals and noise floors were drawn, where several processes measured:
+    /// over processes (the fewest of any side), or over runs and why not over processes.
+    pub fn unit_note(&self) -> Option<String> {
+        if self.figures.is_empty() {
+            return None;
+        }
+        let over = self
+            .figures
+            .iter()
+            .map(|c| c.change.processes)
+            .filter(|&p| p > 1)
+            .min();
+        match over {
+            Some(p) => Some(format!(
+                "intervals and noise over processes, {p} a side at least: one process's runs move together, so each process's median counts once"
+            )),
+            None if self.processes > 1 && self.processes < LEVEL_FROM_PROCESSES => Some(format!(
+                "intervals and noise over runs, as if each were independent: {} processes are too few to draw them over processes ({LEVEL_FROM_PROCESSES} a side or more)",
+                self.processes
+            )),
+            None if self.processes > 1 => Some(format!(
+                "intervals and noise over runs, as if each were independent: the baseline was measured by fewer than {LEVEL_FROM_PROCESSES} processes; save it with --processes {} too",
+                self.processes
+            )),
+            None => None,
+        }
+    }
+
     /// The answer, one sentence chosen by the verdicts: how many regressed (named), how
     /// many improved, or that none moved beyond the noise, or that none could be told.
     pub fn answer(&self) -> String {
@@ -279,7 +316,11 @@ pub fn against(
                 higher_is_better: n.higher_is_better,
                 old: Side::of(&o.runs),
                 new: Side::of(&n.runs),
-                change: compare(&o.runs, &n.runs, n.higher_is_better),
+                change: compare(
+                    Runs::of(&o.runs, &o.processes),
+                    Runs::of(&n.runs, &n.processes),
+                    n.higher_is_better,
+                ),
             })
         })
         .collect();
@@ -408,6 +449,38 @@ mod tests {
         assert_eq!(a.only_now, ["read warm 16 KiB"]);
         assert!(!a.regressed());
         assert!(a.answer().starts_with("no figure moved"), "{}", a.answer());
+    }
+
+    #[test]
+    fn the_note_says_what_the_interval_was_drawn_over_and_why() {
+        let by = |levels: &[f64]| {
+            let mut f = Figure::rate("a", levels.iter().flat_map(|&l| [l, l + 1.0]).collect());
+            f.processes = vec![2; levels.len()];
+            f
+        };
+        let four = by(&[100.0, 101.0, 99.0, 100.0]);
+        let note = |old: Figure, new: Figure, processes: usize| {
+            let mut a = against(
+                &baseline(vec![old]),
+                "f",
+                &[new],
+                &Environment::default(),
+                &Host::default(),
+            );
+            a.processes = processes;
+            a.unit_note().unwrap_or_default()
+        };
+        assert!(note(four.clone(), four.clone(), 4).contains("over processes, 4 a side"));
+        let one = Figure::rate("a", vec![100.0, 101.0, 99.0]);
+        let n = note(one.clone(), four.clone(), 4);
+        assert!(
+            n.contains("the baseline was measured by fewer than 4"),
+            "{n}"
+        );
+        let two = by(&[100.0, 101.0]);
+        let n = note(two.clone(), two, 2);
+        assert!(n.contains("2 processes are too few"), "{n}");
+        assert_eq!(note(one.clone(), one, 1), "");
     }
 
     #[test]

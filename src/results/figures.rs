@@ -26,6 +26,10 @@ pub struct Figure {
     pub higher_is_better: bool,
     /// The value of every run, in the order measured.
     pub runs: Vec<f64>,
+    /// How many of the runs each process gave, in order, when several measured it
+    /// (`--processes`); empty: one process gave them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<usize>,
 }
 
 /// The unit of rates.
@@ -45,6 +49,7 @@ impl Figure {
             unit: BYTES_PER_SECOND.to_string(),
             higher_is_better: true,
             runs,
+            processes: Vec::new(),
         }
     }
 
@@ -55,6 +60,7 @@ impl Figure {
             unit: unit.to_string(),
             higher_is_better: true,
             runs,
+            processes: Vec::new(),
         }
     }
 
@@ -65,6 +71,7 @@ impl Figure {
             unit: SECONDS.to_string(),
             higher_is_better: false,
             runs,
+            processes: Vec::new(),
         }
     }
 }

@@ -152,21 +152,56 @@ fn processes_pool_each_figures_runs_from_separate_processes() {
     assert_eq!(figures.len(), 2, "{saved:#}");
     for fig in figures {
         assert_eq!(fig["runs"].as_array().unwrap().len(), 9, "{fig:#}");
+        assert_eq!(fig["processes"], serde_json::json!([3, 3, 3]), "{fig:#}");
     }
+    // An A/A check: exit 1 would be a regression the noise made, not a failure.
+    let compared = |out: &std::process::Output| {
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    };
     let out = with_dir(
         &bl,
         &sweep(p, &["--baseline", "a", "--processes", "2", "--json"]),
     );
-    ok(&out);
+    compared(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let against = &doc["baseline"];
     assert_eq!(against["processes"], 2, "{against:#}");
     assert_eq!(against["figures"][0]["old"]["n"], 9, "{against:#}");
     assert_eq!(against["figures"][0]["new"]["n"], 6, "{against:#}");
     let out = with_dir(&bl, &sweep(p, &["--baseline", "a", "--processes", "2"]));
-    ok(&out);
+    compared(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("now over 2 processes"), "{text}");
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("over runs, as if each were independent: 2 processes are too few"),
+        "{text}"
+    );
+    // Four processes a side: the interval and the noise are drawn over processes.
+    ok(&with_dir(
+        &bl,
+        &sweep(p, &["--save-baseline", "c", "--processes", "4"]),
+    ));
+    let out = with_dir(
+        &bl,
+        &sweep(p, &["--baseline", "c", "--processes", "4", "--json"]),
+    );
+    compared(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for fig in doc["baseline"]["figures"].as_array().unwrap() {
+        assert_eq!(fig["processes"], 4, "{fig:#}");
+        assert_eq!(fig["new"]["n"], 12, "{fig:#}");
+    }
+    let out = with_dir(&bl, &sweep(p, &["--baseline", "c", "--processes", "4"]));
+    compared(&out);
+    let words = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("intervals and noise over processes, 4 a side at least"),
+        "{words}"
+    );
     for extra in [
         &["--processes", "2"][..],
         &["--save-baseline", "b", "--processes", "0"][..],
