@@ -517,6 +517,8 @@ struct Opened {
     kind: Option<FileKind>,
     /// Opened with O_CLOEXEC: an exec closes it.
     cloexec: bool,
+    /// Opened with O_APPEND: its position is the file's end, not its start.
+    append: bool,
 }
 
 /// The descriptors a process had, with their paths, kinds and positions.
@@ -567,10 +569,12 @@ impl Resolver for Tracked {
             .or_else(|| self.inherited.0.get(&fd).map(|i| i.0.clone()))
     }
     fn position(&self, tid: i32, fd: i32) -> Option<u64> {
-        // Opened during the trace: at its start (an O_APPEND one is not, and has no entry
-        // here: see `opened`).
-        if self.opened.contains_key(&(self.process(tid), fd)) {
-            return Some(0);
+        // Opened during the trace: at its start (an O_APPEND one at its end: /proc's
+        // answer while the process lives, else unknown).
+        match self.opened.get(&(self.process(tid), fd)) {
+            Some(o) if o.append => return super::Proc.position(tid, fd),
+            Some(_) => return Some(0),
+            None => {}
         }
         super::Proc
             .position(tid, fd)
@@ -1098,9 +1102,18 @@ impl Engine {
             if time > bound {
                 break;
             }
-            // The exit of an io_getevents whose events the tracer has not read yet.
+            // The exit of an io_getevents whose events the tracer has not read yet (any
+            // other record of that task goes on: it may wait in the call for long).
             let front = self.queues[i].front().expect("a front");
-            if !all && matches!(front.raw, Raw::Exit { .. }) && self.awaiting.contains(&front.tid) {
+            if !all
+                && matches!(front.raw, Raw::Exit { .. })
+                && self.awaiting.contains(&front.tid)
+                && self
+                    .pending
+                    .get(&front.tid)
+                    .is_some_and(|p| p.call == Call::IoGetevents && !p.compat)
+                && self.filled.get(&front.tid).is_none_or(VecDeque::is_empty)
+            {
                 break;
             }
             let r = self.queues[i].pop_front().expect("a front");
@@ -1237,6 +1250,21 @@ impl Engine {
                 {
                     self.tracked.tgid.insert(child, p);
                 }
+                // A new process starts with a copy of its parent's descriptors.
+                let (from, to) = (self.tracked.process(parent), self.tracked.process(child));
+                if from != to {
+                    let copies: Vec<(i32, Opened)> = self
+                        .tracked
+                        .opened
+                        .iter()
+                        .filter(|((p, _), _)| *p == from)
+                        .map(|((_, fd), o)| (*fd, o.clone()))
+                        .collect();
+                    self.tracked.opened.retain(|&(p, _), _| p != to);
+                    for (fd, o) in copies {
+                        self.tracked.opened.insert((to, fd), o);
+                    }
+                }
                 sink(Event::Spawned { parent, child }, when, &self.tracked);
             }
             Raw::Exec { tid, old, filename } => {
@@ -1343,13 +1371,10 @@ impl Engine {
         self.remember(process, fd, path, flags);
     }
 
-    /// Descriptor `fd` of `process`, just opened with `flags`, stands for `path`; an
-    /// O_APPEND one is not kept (its position is not the start: /proc is asked).
+    /// Descriptor `fd` of `process`, just opened with `flags`, stands for `path`.
     fn remember(&mut self, process: i32, fd: i32, path: OsString, flags: u64) {
         self.tracked.opened.remove(&(process, fd));
-        if flags & libc::O_APPEND as u64 != 0 {
-            return;
-        }
+        let append = flags & libc::O_APPEND as u64 != 0;
         let kind = std::fs::metadata(&path)
             .ok()
             .map(|m| FileKind::of(m.file_type()));
@@ -1360,20 +1385,44 @@ impl Engine {
                 path,
                 kind,
                 cloexec,
+                append,
             },
         );
     }
 
-    /// Descriptors a call closed or replaced, forgotten after the tally has seen it.
+    /// Descriptors a call closed, replaced or duplicated, after the tally has seen it: a
+    /// duplicate stands for its original's file (so a descriptor moved onto 0 before an
+    /// exec is still known when its process is gone by the time its records are read).
     fn forget(&mut self, pid: i32, call: Call, args: &[u64; 6], ret: i64) {
         let process = pid;
+        let opened = &mut self.tracked.opened;
+        let mut copy = |from: u64, to: i64, cloexec: bool| {
+            let (from, to) = (from as i32, to as i32);
+            if from == to {
+                return;
+            }
+            match opened.get(&(process, from)).cloned() {
+                Some(o) => {
+                    opened.insert((process, to), Opened { cloexec, ..o });
+                }
+                None => {
+                    opened.remove(&(process, to));
+                }
+            }
+        };
         match call {
             Call::Close => {
                 self.tracked.opened.remove(&(process, args[0] as i32));
             }
-            Call::Dup2 | Call::Dup3 => {
-                self.tracked.opened.remove(&(process, args[1] as i32));
-            }
+            Call::Dup => copy(args[0], ret, false),
+            Call::Dup2 => copy(args[0], args[1] as i64, false),
+            Call::Dup3 => copy(
+                args[0],
+                args[1] as i64,
+                args[2] & libc::O_CLOEXEC as u64 != 0,
+            ),
+            Call::Fcntl if args[1] == libc::F_DUPFD as u64 => copy(args[0], ret, false),
+            Call::Fcntl if args[1] == libc::F_DUPFD_CLOEXEC as u64 => copy(args[0], ret, true),
             Call::CloseRange => {
                 let (lo, hi) = (args[0] as i32, args[1].min(i32::MAX as u64) as i32);
                 self.tracked
@@ -1384,6 +1433,35 @@ impl Engine {
         }
         let _ = ret;
     }
+}
+
+/// An absolute name that means a different file in each process (under /proc/self,
+/// /proc/thread-self, /dev/fd, or /dev/stdin, /dev/stdout, /dev/stderr), resolved in task
+/// `tid`'s own /proc entries while it waits at its open: read later, in ioscope's own
+/// context, it would name ioscope's file. Other names are returned as they are.
+fn own_name(tid: i32, name: OsString) -> OsString {
+    let pid = super::sys::tgid(tid).unwrap_or(tid);
+    let own: [(&[u8], String); 6] = [
+        (b"/proc/self", format!("/proc/{pid}")),
+        (b"/proc/thread-self", format!("/proc/{pid}/task/{tid}")),
+        (b"/dev/fd", format!("/proc/{tid}/fd")),
+        (b"/dev/stdin", format!("/proc/{tid}/fd/0")),
+        (b"/dev/stdout", format!("/proc/{tid}/fd/1")),
+        (b"/dev/stderr", format!("/proc/{tid}/fd/2")),
+    ];
+    let b = name.as_bytes();
+    let Some(path) = own.iter().find_map(|(prefix, own)| {
+        let rest = b.strip_prefix(*prefix)?;
+        (rest.is_empty() || rest[0] == b'/').then(|| [own.as_bytes(), rest].concat())
+    }) else {
+        return name;
+    };
+    let path = OsString::from_vec(path);
+    // A file's own name; a pipe's or socket's as the link says (`pipe:[N]`).
+    std::fs::canonicalize(&path)
+        .map(std::path::PathBuf::into_os_string)
+        .or_else(|_| std::fs::read_link(&path).map(std::path::PathBuf::into_os_string))
+        .unwrap_or(path)
 }
 
 fn last_name(p: &OsString) -> &[u8] {
@@ -1491,17 +1569,11 @@ impl ExecStops {
     /// What a task stopped at by the filter is taking: its call, read in its own ABI, the
     /// name it opens (made absolute against its directory), the requests it submits.
     fn at_stop(&mut self, tid: i32) -> AtStop {
-        let mut info = super::sys::SyscallInfo::default();
-        let got = super::ptrace::ptrace(
-            libc::PTRACE_GET_SYSCALL_INFO,
-            tid,
-            std::mem::size_of::<super::sys::SyscallInfo>(),
-            &mut info as *mut super::sys::SyscallInfo as usize,
-        );
         let mut at = AtStop::default();
-        if got <= 0 || info.op != super::sys::INFO_SECCOMP {
+        let Some(info) = super::sys::syscall_info(tid).filter(|i| i.op == super::sys::INFO_SECCOMP)
+        else {
             return at;
-        }
+        };
         at.nr = info.data[0];
         let mut raw = [0u64; 6];
         raw.copy_from_slice(&info.data[1..7]);
@@ -1547,7 +1619,7 @@ impl ExecStops {
         };
         let name = super::Proc.string(tid, addr)?;
         if name.as_bytes().starts_with(b"/") {
-            return Some(name);
+            return Some(own_name(tid, name));
         }
         // Relative to a directory that cannot be read: not read at all.
         let dir = if dirfd == libc::AT_FDCWD {
@@ -1555,20 +1627,20 @@ impl ExecStops {
         } else {
             super::Proc.path(tid, dirfd)
         }?;
-        Some(super::tally::absolute(name, dirfd, |_| Some(dir)))
+        Some(own_name(
+            tid,
+            super::tally::absolute(name, dirfd, |_| Some(dir)),
+        ))
     }
 
     /// The events an io_getevents stopped at its exit wrote at `events`.
     fn events_filled(tid: i32, events: u64) -> Regions {
-        let mut info = super::sys::SyscallInfo::default();
-        let got = super::ptrace::ptrace(
-            libc::PTRACE_GET_SYSCALL_INFO,
-            tid,
-            std::mem::size_of::<super::sys::SyscallInfo>(),
-            &mut info as *mut super::sys::SyscallInfo as usize,
-        );
+        let Some(info) = super::sys::syscall_info(tid).filter(|i| i.op == super::sys::INFO_EXIT)
+        else {
+            return Vec::new();
+        };
         let n = info.data[0] as i64;
-        if got <= 0 || info.op != super::sys::INFO_EXIT || n <= 0 {
+        if n <= 0 {
             return Vec::new();
         }
         let len = (n as usize).min(4096) * super::tally::aio::EVENT_SIZE;
@@ -1612,6 +1684,11 @@ impl ExecStops {
             if !libc::WIFSTOPPED(status) {
                 self.tasks.remove(&who);
                 self.ended.insert(who, status);
+                // Ended inside an io_getevents (killed there): its exit, if recorded,
+                // filled nothing the tracer could read.
+                if self.awaiting.remove(&who).is_some() {
+                    self.filled.entry(who).or_default().push(Vec::new());
+                }
                 continue;
             }
             let event = status >> 16;

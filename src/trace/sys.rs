@@ -150,6 +150,20 @@ const INFO_ENTRY: u8 = 1;
 pub(super) const INFO_EXIT: u8 = 2;
 pub(super) const INFO_SECCOMP: u8 = 3;
 
+/// What task `tid`, stopped at a call, is doing (PTRACE_GET_SYSCALL_INFO, Linux 5.3+): its
+/// entry, exit or seccomp stop, with the call's number and arguments or its result; `None`
+/// where the kernel gave nothing (the task gone, or a kernel too old).
+pub(super) fn syscall_info(tid: i32) -> Option<SyscallInfo> {
+    let mut info = SyscallInfo::default();
+    let got = ptrace(
+        libc::PTRACE_GET_SYSCALL_INFO,
+        tid,
+        std::mem::size_of::<SyscallInfo>(),
+        &mut info as *mut SyscallInfo as usize,
+    );
+    (got > 0).then_some(info)
+}
+
 /// Starts `command` as a traced child and reports its calls to `sink` until its first
 /// process ends; then lets go of whatever it left running (it runs on, untraced, and is
 /// never killed) — or, under the seccomp filter, keeps it traced for the keeper
@@ -408,19 +422,12 @@ fn follow(
         let sig = libc::WSTOPSIG(status);
         let seccomp_stop = sig == libc::SIGTRAP && event == libc::PTRACE_EVENT_SECCOMP;
         if sig == (libc::SIGTRAP | 0x80) || seccomp_stop {
-            let mut info = SyscallInfo::default();
-            let got = ptrace(
-                libc::PTRACE_GET_SYSCALL_INFO,
-                tid,
-                std::mem::size_of::<SyscallInfo>(),
-                &mut info as *mut SyscallInfo as usize,
-            );
-            if got <= 0 {
+            let Some(info) = syscall_info(tid) else {
                 bail!(
                     "trace: PTRACE_GET_SYSCALL_INFO failed ({}); it needs Linux 5.3 or later",
                     std::io::Error::last_os_error()
                 );
-            }
+            };
             match info.op {
                 // The entry of a call: a seccomp stop (the filter chose it), or a
                 // syscall-entry stop (stopping at every call). Under both (before the

@@ -207,3 +207,128 @@ fn reference_runs_dd_once_untraced_and_puts_its_own_figure_beside_the_traced_one
         "{text}"
     );
 }
+
+/// A thread waits in io_getevents with nothing in flight (after a write of its own), while
+/// a child process appends a block to argv[1], sleeps, and exits; then the program exits
+/// (the waiting thread with it).
+const REAPER: &str = r#"
+#include <fcntl.h>
+#include <linux/aio_abi.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static aio_context_t ctx;
+static void *reaper(void *arg) {
+    (void)arg;
+    struct io_event ev;
+    write(1, "", 0);
+    syscall(SYS_io_getevents, ctx, 1, 1, &ev, (void *)0);
+    return 0;
+}
+int main(int argc, char **argv) {
+    if (argc < 2 || syscall(SYS_io_setup, 8, &ctx) != 0) return 2;
+    pthread_t t;
+    if (pthread_create(&t, 0, reaper, 0)) return 3;
+    usleep(20000);
+    pid_t c = fork();
+    if (c == 0) {
+        static char buf[4096];
+        memset(buf, 'x', sizeof buf);
+        int fd = open(argv[1], O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd < 0 || write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) _exit(4);
+        usleep(300000);
+        _exit(0);
+    }
+    waitpid(c, 0, 0);
+    _exit(0);
+}
+"#;
+
+/// A thread waiting in io_getevents holds back none of the other tasks' records: the
+/// child's appended block is counted on its file.
+#[test]
+fn a_thread_waiting_in_io_getevents_holds_back_no_other_task_s_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build_c(dir.path(), "reaper", "c", REAPER, &["-O1", "-pthread"]) else {
+        return;
+    };
+    let out = dir.path().join("log");
+    let Some(doc) = traced("kernel", &[exe.to_str().unwrap(), out.to_str().unwrap()]) else {
+        return;
+    };
+    assert_eq!(file(&doc, &out)["bytes_written"], 4096, "{doc:#}");
+}
+
+/// Opens argv[1], moves it onto descriptor 0, and has a child run `cat` on it (what a
+/// shell does for `cat < file`).
+const REDIRECTED: &str = r#"
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    int f = open(argv[1], O_RDONLY);
+    if (f < 0 || dup2(f, 0) != 0) return 3;
+    close(f);
+    pid_t c = fork();
+    if (c == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        execlp("cat", "cat", (char *)0);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(c, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+"#;
+
+/// A descriptor moved onto 0 before a fork and an exec is still its file when the
+/// program that read it is gone by the time its records are read.
+#[test]
+fn a_file_moved_onto_stdin_and_read_by_a_child_s_cat_is_counted_on_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build_c(dir.path(), "redirected", "c", REDIRECTED, &["-O1"]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![b'y'; 64 << 10]).unwrap();
+    let Some(doc) = traced("kernel", &[exe.to_str().unwrap(), data.to_str().unwrap()]) else {
+        return;
+    };
+    assert_eq!(file(&doc, &data)["bytes_read"], 64 << 10, "{doc:#}");
+}
+
+/// Moves argv[1] onto descriptor 0, then opens /dev/stdin and reads a block from it.
+const BY_DEV_STDIN: &str = r#"
+#include <fcntl.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    int f = open(argv[1], O_RDONLY);
+    if (f < 0 || dup2(f, 0) != 0) return 3;
+    close(f);
+    int g = open("/dev/stdin", O_RDONLY);
+    static char buf[4096];
+    if (g < 0 || read(g, buf, sizeof buf) != (ssize_t)sizeof buf) return 4;
+    return 0;
+}
+"#;
+
+/// /dev/stdin is the program's own standard input, not ioscope's, though its records
+/// are read after it has exited.
+#[test]
+fn a_file_opened_as_dev_stdin_is_the_program_s_own_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build_c(dir.path(), "stdin", "c", BY_DEV_STDIN, &["-O1"]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![b'z'; 64 << 10]).unwrap();
+    let Some(doc) = traced("kernel", &[exe.to_str().unwrap(), data.to_str().unwrap()]) else {
+        return;
+    };
+    assert_eq!(file(&doc, &data)["bytes_read"], 4096, "{doc:#}");
+}
