@@ -1043,20 +1043,16 @@ impl Engine {
     }
 
     /// The stop of the filter whose call a record of `tid` at `time` with number `nr` is,
-    /// if any: the first after the task was resumed. A stop whose call left no record (one
-    /// the kernel's filter drops, or a lost record) is passed over.
+    /// if any: the last the task was resumed from before it. Earlier stops still waiting
+    /// are of calls that left no record (one the kernel's filter drops, or a record lost),
+    /// and are dropped, so that one lost record does not shift every later call's name.
     fn stop_of(&mut self, tid: i32, time: u64, nr: u64) -> Option<AtStop> {
         let queue = self.stops.get_mut(&tid)?;
-        while let Some(front) = queue.front() {
-            if front.time > time {
-                return None;
-            }
-            let at = queue.pop_front()?;
-            if at.nr == nr {
-                return Some(at);
-            }
+        let mut last = None;
+        while queue.front().is_some_and(|f| f.time <= time) {
+            last = queue.pop_front();
         }
-        None
+        last.filter(|at| at.nr == nr)
     }
 
     /// Reads every ring and hands on, in time order, the records that no CPU can still
