@@ -30,6 +30,10 @@ use std::time::{Duration, Instant};
 /// Where the kernel's tracing file system is, or may be mounted.
 const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 
+/// What an open's name is called when it could not be read at its stop: said for a failed
+/// open; a successful one's path is then asked of /proc.
+const UNREAD_NAME: &str = "(a name that could not be read)";
+
 /// Pages of each CPU's ring (a power of two): 4 MiB, about 40,000 call records.
 const RING_PAGES: usize = 1024;
 
@@ -98,6 +102,10 @@ fn tracefs() -> Result<std::path::PathBuf> {
 struct Format {
     id: u64,
     fields: HashMap<String, usize>,
+    /// The fields that are arrays held in the record itself (`char child_comm[16]`, as
+    /// kernels before 2025 declare the task names), with their size; any other string is
+    /// a `__data_loc` word.
+    inline: HashMap<String, usize>,
 }
 
 impl Format {
@@ -111,6 +119,7 @@ impl Format {
     fn parse(text: &str) -> Result<Format> {
         let mut id = None;
         let mut fields = HashMap::new();
+        let mut inline = HashMap::new();
         for line in text.lines() {
             let line = line.trim();
             if let Some(v) = line.strip_prefix("ID:") {
@@ -129,17 +138,45 @@ impl Format {
                 .next()
                 .unwrap_or("")
                 .to_string();
-            let offset = parts
-                .find_map(|p| p.trim().strip_prefix("offset:"))
-                .and_then(|v| v.parse().ok());
+            let mut offset = None;
+            let mut size = None;
+            for p in parts {
+                let p = p.trim();
+                if let Some(v) = p.strip_prefix("offset:") {
+                    offset = v.parse().ok();
+                } else if let Some(v) = p.strip_prefix("size:") {
+                    size = v.parse::<usize>().ok();
+                }
+            }
             if let Some(offset) = offset {
+                if decl.contains('[') && !decl.contains("__data_loc") {
+                    inline.insert(name.clone(), size.unwrap_or(0));
+                }
                 fields.insert(name, offset);
             }
         }
         Ok(Format {
             id: id.context("no ID")?,
             fields,
+            inline,
         })
+    }
+
+    /// String field `name` of record `raw`, up to its first NUL: held in the record, or
+    /// where its `__data_loc` word says.
+    fn text(&self, raw: &[u8], name: &str) -> Vec<u8> {
+        let Some(&at) = self.fields.get(name) else {
+            return Vec::new();
+        };
+        match self.inline.get(name) {
+            Some(&size) => at
+                .checked_add(size)
+                .and_then(|end| raw.get(at..end))
+                .and_then(|b| b.split(|&c| c == 0).next())
+                .unwrap_or(&[])
+                .to_vec(),
+            None => data_loc(raw, at),
+        }
     }
 
     fn at(&self, name: &str) -> Result<usize> {
@@ -344,8 +381,8 @@ impl Points {
         for (f, names) in [
             (&points.enter, &["id", "args"][..]),
             (&points.exit, &["id", "ret"][..]),
-            (&points.fork, &["parent_pid", "child_pid"][..]),
-            (&points.exec, &["pid", "old_pid"][..]),
+            (&points.fork, &["parent_pid", "child_pid", "child_comm"][..]),
+            (&points.exec, &["pid", "old_pid", "filename"][..]),
             (&points.gone, &["pid"][..]),
         ] {
             for name in names {
@@ -395,7 +432,8 @@ struct Record {
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
-    b.get(at..at + 8)
+    at.checked_add(8)
+        .and_then(|end| b.get(at..end))
         .map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
 }
 
@@ -409,7 +447,8 @@ fn data_loc(b: &[u8], at: usize) -> Vec<u8> {
 }
 
 fn i32_at(b: &[u8], at: usize) -> i32 {
-    b.get(at..at + 4)
+    at.checked_add(4)
+        .and_then(|end| b.get(at..end))
         .map_or(0, |s| i32::from_ne_bytes(s.try_into().expect("4 bytes")))
 }
 
@@ -447,13 +486,13 @@ impl Points {
             Raw::Fork {
                 parent: i32_at(raw, f(&self.fork, "parent_pid")),
                 child: i32_at(raw, f(&self.fork, "child_pid")),
-                comm: data_loc(raw, f(&self.fork, "child_comm")),
+                comm: self.fork.text(raw, "child_comm"),
             }
         } else if kind == self.exec.id {
             Raw::Exec {
                 tid: i32_at(raw, f(&self.exec, "pid")),
                 old: i32_at(raw, f(&self.exec, "old_pid")),
-                filename: data_loc(raw, f(&self.exec, "filename")),
+                filename: self.exec.text(raw, "filename"),
             }
         } else if kind == self.gone.id {
             Raw::Gone {
@@ -1331,7 +1370,7 @@ impl Engine {
             self.tracked.process(tid)
         };
         // The name read at the open's stop, made absolute there; else read back now.
-        if let Some(name) = name {
+        if let Some(name) = name.filter(|n| n != UNREAD_NAME) {
             let path = std::fs::canonicalize(&name).map_or(name, |p| p.into_os_string());
             self.remember(process, fd, path, flags);
             return;
@@ -1591,8 +1630,7 @@ impl ExecStops {
             Call::Openat | Call::Open | Call::Creat => {
                 // Pushed even when unread, so the names stay in step with the opens.
                 at.name = Some(
-                    Self::name_of(tid, call, &args)
-                        .unwrap_or_else(|| OsString::from("(a name that could not be read)")),
+                    Self::name_of(tid, call, &args).unwrap_or_else(|| OsString::from(UNREAD_NAME)),
                 );
             }
             Call::IoSubmit if at.compat.is_none() => {
@@ -1802,6 +1840,21 @@ mod tests {
         assert_eq!(f.at("args").unwrap(), 16);
         assert_eq!(f.at("common_pid").unwrap(), 4);
         assert!(f.at("ret").is_err());
+    }
+
+    #[test]
+    fn a_task_name_is_read_whether_held_in_the_record_or_by_a_data_loc_word() {
+        // Before 2025: `char child_comm[16]` in the record; since: a `__data_loc` word.
+        let old = "ID: 7\nformat:\n\tfield:char child_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n";
+        let new = "ID: 7\nformat:\n\tfield:__data_loc char[] child_comm;\toffset:8;\tsize:4;\tsigned:0;\n";
+        let mut raw = vec![0u8; 8];
+        raw.extend_from_slice(b"dd\0\0\0\0\0\0\0\0\0\0\0\0\0\0");
+        assert_eq!(Format::parse(old).unwrap().text(&raw, "child_comm"), b"dd");
+        let mut raw = vec![0u8; 8];
+        raw.extend_from_slice(&((3u32 << 16) | 12).to_ne_bytes());
+        raw.extend_from_slice(b"cat\0");
+        assert_eq!(Format::parse(new).unwrap().text(&raw, "child_comm"), b"cat");
+        assert!(Format::parse(new).unwrap().text(&raw, "nothing").is_empty());
     }
 
     #[test]
