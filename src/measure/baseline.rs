@@ -169,19 +169,23 @@ pub fn bootstrap(old: &[f64], new: &[f64]) -> [f64; 2] {
     if old.is_empty() || new.is_empty() {
         return [0.0, 0.0];
     }
-    let mut rng = XorShift(SEED);
     let mut a = vec![0.0; old.len()];
     let mut b = vec![0.0; new.len()];
-    let mut ratios: Vec<f64> = (0..RESAMPLES)
-        .map(|_| {
-            a.iter_mut().for_each(|x| *x = old[rng.below(old.len())]);
-            b.iter_mut().for_each(|x| *x = new[rng.below(new.len())]);
-            median(&b) / median(&a).max(1e-300) - 1.0
-        })
-        .collect();
-    ratios.sort_by(f64::total_cmp);
+    interval(|rng| {
+        a.iter_mut().for_each(|x| *x = old[rng.below(old.len())]);
+        b.iter_mut().for_each(|x| *x = new[rng.below(new.len())]);
+        median(&b) / median(&a).max(1e-300) - 1.0
+    })
+}
+
+/// The [`CONFIDENCE`] interval of [`RESAMPLES`] values of `resample`, each drawn with the
+/// one seeded generator: the percentiles that leave equal tails outside.
+fn interval(mut resample: impl FnMut(&mut XorShift) -> f64) -> [f64; 2] {
+    let mut rng = XorShift(SEED);
+    let mut values: Vec<f64> = (0..RESAMPLES).map(|_| resample(&mut rng)).collect();
+    values.sort_by(f64::total_cmp);
     let tail = (1.0 - CONFIDENCE) / 2.0;
-    let at = |q: f64| ratios[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
+    let at = |q: f64| values[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
     [at(tail), at(1.0 - tail)]
 }
 
@@ -193,7 +197,6 @@ pub fn bootstrap_processes(old: &[&[f64]], new: &[&[f64]]) -> [f64; 2] {
     if old.is_empty() || new.is_empty() {
         return [0.0, 0.0];
     }
-    let mut rng = XorShift(SEED);
     let mut a = Vec::new();
     let mut b = Vec::new();
     let draw = |groups: &[&[f64]], into: &mut Vec<f64>, rng: &mut XorShift| {
@@ -205,17 +208,11 @@ pub fn bootstrap_processes(old: &[&[f64]], new: &[&[f64]]) -> [f64; 2] {
             }
         }
     };
-    let mut ratios: Vec<f64> = (0..RESAMPLES)
-        .map(|_| {
-            draw(old, &mut a, &mut rng);
-            draw(new, &mut b, &mut rng);
-            median(&b) / median(&a).max(1e-300) - 1.0
-        })
-        .collect();
-    ratios.sort_by(f64::total_cmp);
-    let tail = (1.0 - CONFIDENCE) / 2.0;
-    let at = |q: f64| ratios[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
-    [at(tail), at(1.0 - tail)]
+    interval(|rng| {
+        draw(old, &mut a, rng);
+        draw(new, &mut b, rng);
+        median(&b) / median(&a).max(1e-300) - 1.0
+    })
 }
 
 /// `new` runs against `old` runs of one figure (`higher_is_better`: a rate, not a time).

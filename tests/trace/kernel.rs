@@ -250,15 +250,30 @@ int main(int argc, char **argv) {
 /// child's appended block is counted on its file.
 #[test]
 fn a_thread_waiting_in_io_getevents_holds_back_no_other_task_s_calls() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = build_c(dir.path(), "reaper", "c", REAPER, &["-O1", "-pthread"]) else {
-        return;
-    };
-    let out = dir.path().join("log");
-    let Some(doc) = traced("kernel", &[exe.to_str().unwrap(), out.to_str().unwrap()]) else {
+    let Some((_dir, out, doc)) = traced_on_file("reaper", REAPER, &["-pthread"], None) else {
         return;
     };
     assert_eq!(file(&doc, &out)["bytes_written"], 4096, "{doc:#}");
+}
+
+/// Builds C `source` as `name`, writes `contents` (if any) to a file, and traces the program
+/// on that file's path under the kernel engine: the directory (kept while the caller
+/// looks), the file's path and the document; `None` where the test is skipped.
+fn traced_on_file(
+    name: &str,
+    source: &str,
+    flags: &[&str],
+    contents: Option<&[u8]>,
+) -> Option<(tempfile::TempDir, std::path::PathBuf, Value)> {
+    let dir = tempfile::tempdir().unwrap();
+    let flags: Vec<&str> = ["-O1"].into_iter().chain(flags.iter().copied()).collect();
+    let exe = build_c(dir.path(), name, "c", source, &flags)?;
+    let data = dir.path().join("data");
+    if let Some(bytes) = contents {
+        std::fs::write(&data, bytes).unwrap();
+    }
+    let doc = traced("kernel", &[exe.to_str().unwrap(), data.to_str().unwrap()])?;
+    Some((dir, data, doc))
 }
 
 /// Opens argv[1], moves it onto descriptor 0, and has a child run `cat` on it (what a
@@ -289,13 +304,9 @@ int main(int argc, char **argv) {
 /// program that read it is gone by the time its records are read.
 #[test]
 fn a_file_moved_onto_stdin_and_read_by_a_child_s_cat_is_counted_on_that_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = build_c(dir.path(), "redirected", "c", REDIRECTED, &["-O1"]) else {
-        return;
-    };
-    let data = dir.path().join("data");
-    std::fs::write(&data, vec![b'y'; 64 << 10]).unwrap();
-    let Some(doc) = traced("kernel", &[exe.to_str().unwrap(), data.to_str().unwrap()]) else {
+    let contents = vec![b'y'; 64 << 10];
+    let Some((_dir, data, doc)) = traced_on_file("redirected", REDIRECTED, &[], Some(&contents))
+    else {
         return;
     };
     assert_eq!(file(&doc, &data)["bytes_read"], 64 << 10, "{doc:#}");
@@ -321,13 +332,9 @@ int main(int argc, char **argv) {
 /// are read after it has exited.
 #[test]
 fn a_file_opened_as_dev_stdin_is_the_program_s_own_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = build_c(dir.path(), "stdin", "c", BY_DEV_STDIN, &["-O1"]) else {
-        return;
-    };
-    let data = dir.path().join("data");
-    std::fs::write(&data, vec![b'z'; 64 << 10]).unwrap();
-    let Some(doc) = traced("kernel", &[exe.to_str().unwrap(), data.to_str().unwrap()]) else {
+    let contents = vec![b'z'; 64 << 10];
+    let Some((_dir, data, doc)) = traced_on_file("stdin", BY_DEV_STDIN, &[], Some(&contents))
+    else {
         return;
     };
     assert_eq!(file(&doc, &data)["bytes_read"], 4096, "{doc:#}");
