@@ -73,6 +73,9 @@ pub enum Command {
     /// Run CMD under ptrace and report the file-I/O system calls it really made.
     #[command(after_help = TRACE)]
     Trace(TraceArgs),
+    /// Grade a reader (a student's fast): its XOR checked on the sizes that break readers.
+    #[command(after_help = GRADE)]
+    Grade(GradeArgs),
     /// Send files to a receiver (`ioscope receive`), each verified and in place on arrival.
     #[command(after_help = SEND)]
     Send(SendArgs),
@@ -214,6 +217,18 @@ const TRACE: &str = concat!(
     "      the reads and writes cp really made\n",
     "  ioscope trace --svg where.svg -- sqlite3 db.sqlite 'select count(*) from t'\n",
     "      where in each file the calls went",
+);
+const GRADE: &str = concat!(
+    "Examples:\n",
+    "  ioscope grade -- ./fast\n",
+    "      ./fast FILE on each file of the battery (the file goes last)\n",
+    "  ioscope grade --big -- python3 fast.py --input {}\n",
+    "      the file where {} stands; also 2 GiB and 4 GiB + 8 (sparse)\n",
+    "\n",
+    "Each size's verdict: correct, wrong (both XORs), crashed (the signal), timeout or\n",
+    "exit N; then the pattern of the failures (the last size % 4 bytes dropped, 32-bit\n",
+    "sizes, one read call for 2 GiB, an empty file, different answers for one file).\n",
+    "Exit 0 only when every size is correct.",
 );
 const SEND: &str = concat!(
     "Examples:\n",
@@ -1105,6 +1120,40 @@ pub struct TraceArgs {
     pub command: Vec<std::ffi::OsString>,
 }
 
+/// `ioscope grade -- CMD [ARGS...]`
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// Outputs.
+    #[command(flatten)]
+    pub export: ExportArgs,
+    /// Runs of the program on each file.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub runs: usize,
+    /// How long one run may take on an empty file; a run on a file of S bytes gets one
+    /// second more per 100 MiB of S. A run past it is killed (its whole process group).
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub timeout: String,
+    /// Also exactly 2 GiB and 4 GiB + 8 bytes (sparse: a few MiB of data where the bugs
+    /// show, holes between).
+    #[arg(long)]
+    pub big: bool,
+    /// Where to make the files (each removed after its runs).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Free space to keep on the file system (default: 10% of it or 1 GiB, the larger).
+    #[arg(long, value_name = "SIZE")]
+    pub min_free: Option<String>,
+    /// The reader and its arguments (after `--`): `{}` stands for the file; without it the
+    /// file goes last.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "CMD"
+    )]
+    pub command: Vec<std::ffi::OsString>,
+}
+
 /// `ioscope mpi write|read|both DIR` (run as `mpirun -np N ioscope mpi ...`)
 #[derive(Debug, Args)]
 pub struct MpiArgs {
@@ -1228,6 +1277,7 @@ impl Command {
             | Command::Patterns(PatternsArgs { export, .. })
             | Command::Disk(DiskArgs { export, .. })
             | Command::Trace(TraceArgs { export, .. })
+            | Command::Grade(GradeArgs { export, .. })
             | Command::Transfer(TransferArgs { export, .. })
             | Command::Report(ReportArgs { export, .. }) => export.quiet,
             _ => false,

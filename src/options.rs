@@ -27,6 +27,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub mod disk;
+pub mod grade;
 
 /// The largest block size accepted: one buffer of it is allocated.
 pub const MAX_BLOCK_SIZE: u64 = GIB;
@@ -1588,7 +1589,7 @@ impl Io500Options {
 
 /// Refuses `dir` unless it is an existing directory, saying why (missing, not a directory,
 /// no permission) after `what`.
-fn existing_dir(dir: &std::path::Path, what: &str) -> Result<()> {
+pub(crate) fn existing_dir(dir: &std::path::Path, what: &str) -> Result<()> {
     let meta = std::fs::metadata(dir).map_err(|e| {
         input(format!(
             "{what} {}: {}",

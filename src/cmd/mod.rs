@@ -9,6 +9,7 @@ pub mod disk;
 pub mod disk_curve;
 pub mod disk_fsync;
 pub mod fast;
+pub mod grade;
 pub mod inplace;
 pub mod mpi;
 #[cfg(feature = "mpi")]

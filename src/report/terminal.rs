@@ -94,17 +94,22 @@ fn is_table_row(line: &str) -> bool {
 pub(crate) const GLUE: char = '\u{a0}';
 
 /// `s` with every space after a word that ends in a digit made a [`GLUE`]: a number is
-/// never parted from the word after it (its unit) when the cell wraps.
+/// never parted from the word after it (its unit) when the cell wraps. So are the spaces
+/// around a `+` before a number, so that a size such as `10 MiB + 3` stays whole.
 pub(crate) fn glued(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len());
-    let mut last = None;
-    for c in s.chars() {
-        if c == ' ' && last.is_some_and(|l: char| l.is_ascii_digit()) {
+    for (i, &c) in chars.iter().enumerate() {
+        let last = i.checked_sub(1).map(|k| chars[k]);
+        let plus_next = chars.get(i + 1) == Some(&'+')
+            && chars.get(i + 2) == Some(&' ')
+            && chars.get(i + 3).is_some_and(|d| d.is_ascii_digit());
+        let after_plus = last == Some('+') && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit());
+        if c == ' ' && (last.is_some_and(|l: char| l.is_ascii_digit()) || plus_next || after_plus) {
             out.push(GLUE);
         } else {
             out.push(c);
         }
-        last = Some(c);
     }
     out
 }
@@ -275,6 +280,19 @@ pub fn arrange(table: &mut comfy_table::Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_with_bytes_beyond_a_unit_is_never_parted() {
+        let text = "on every size not a multiple of 4 (1 B, 3 B, 4095 B, 4097 B, 1 MiB + 2 and 10 MiB + 3) it printed";
+        for width in 20..80 {
+            let fitted = fit_to(text, width);
+            assert!(
+                !fitted.contains("+\n") && !fitted.contains("MiB\n"),
+                "{width}: {fitted}"
+            );
+        }
+        assert_eq!(glued("a + b"), "a + b");
+    }
 
     #[test]
     fn columns_is_a_positive_whole_number_or_nothing() {

@@ -12,6 +12,7 @@ pub mod disk_curve;
 pub mod disk_fsync;
 pub mod fast;
 pub mod figures;
+pub mod grade;
 pub mod mpi;
 pub mod patterns;
 pub mod run;

@@ -15,6 +15,7 @@ pub mod disk_fsync;
 pub mod disk_presets;
 pub mod disk_study;
 pub mod fast;
+pub mod grade;
 pub mod media;
 pub mod media_disk;
 pub mod media_figures;
@@ -61,6 +62,7 @@ pub const RESULTS: &[Registered] = &[
     result::<results::run::RunReport>(),
     result::<results::calibrate::CalibrateReport>(),
     result::<results::fast::FastReport>(),
+    result::<results::grade::GradeReport>(),
     result::<StudyReport>(),
     result::<results::compare::CompareReport>(),
     result::<results::sweep::SweepReport>(),

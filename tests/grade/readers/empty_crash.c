@@ -1,0 +1,66 @@
+/* empty_crash.c - mmap()s the whole file and XORs its words (tail zero-padded).
+ * BUG: mmap's result is not checked; on an empty file mmap fails (EINVAL) and MAP_FAILED is dereferenced -> SIGSEGV. */
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* XOR n bytes that start at file offset pos into x: the byte at file offset i goes to
+ * bits 8*(i%4) of the XOR, so a partial last word is zero-padded. */
+static uint32_t xor_bytes(uint32_t x, const unsigned char *p, size_t n, uint64_t pos)
+{
+    unsigned char b[8];
+    uint64_t acc = 0;
+    size_t i = 0, k;
+
+    for (; i < n && (pos + i) % 4 != 0; i++)   /* up to a word boundary */
+        x ^= (uint32_t)p[i] << (8 * ((pos + i) % 4));
+    for (; i + 8 <= n; i += 8) {               /* bytewise XOR of 8-byte chunks */
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        acc ^= w;
+    }
+    memcpy(b, &acc, 8);                        /* b[k] sits at offset = k (mod 4) */
+    for (k = 0; k < 8; k++)
+        x ^= (uint32_t)b[k] << (8 * (k % 4));
+    for (; i < n; i++)                         /* the rest, zero-padded */
+        x ^= (uint32_t)p[i] << (8 * ((pos + i) % 4));
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    struct stat st;
+    const unsigned char *p;
+    volatile unsigned char first;
+    uint32_t x;
+    int fd;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <file>\n", argv[0]);
+        return 2;
+    }
+    fd = open(argv[1], O_RDONLY);
+    if (fd < 0) {
+        perror(argv[1]);
+        return 2;
+    }
+    if (fstat(fd, &st) < 0) {
+        perror("fstat");
+        return 2;
+    }
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    /* BUG: no check for MAP_FAILED */
+    first = p[0];                      /* "warm up" the first page */
+    (void)first;
+    x = xor_bytes(0, p, (size_t)st.st_size, 0);
+    munmap((void *)p, (size_t)st.st_size);
+    close(fd);
+    printf("xor result is 0x%08x\n", (unsigned)x);
+    return 0;
+}

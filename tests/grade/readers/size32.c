@@ -1,0 +1,75 @@
+/* size32.c - read() loop over the file, tail zero-padded.
+ * BUG: keeps the file size in a uint32_t, so a file of 4 GiB or more is truncated (4 GiB+8 -> reads 8 bytes). */
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BLOCK (64 * 1024)
+
+/* XOR n bytes that start at file offset pos into x: the byte at file offset i goes to
+ * bits 8*(i%4) of the XOR, so a partial last word is zero-padded. */
+static uint32_t xor_bytes(uint32_t x, const unsigned char *p, size_t n, uint64_t pos)
+{
+    unsigned char b[8];
+    uint64_t acc = 0;
+    size_t i = 0, k;
+
+    for (; i < n && (pos + i) % 4 != 0; i++)   /* up to a word boundary */
+        x ^= (uint32_t)p[i] << (8 * ((pos + i) % 4));
+    for (; i + 8 <= n; i += 8) {               /* bytewise XOR of 8-byte chunks */
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        acc ^= w;
+    }
+    memcpy(b, &acc, 8);                        /* b[k] sits at offset = k (mod 4) */
+    for (k = 0; k < 8; k++)
+        x ^= (uint32_t)b[k] << (8 * (k % 4));
+    for (; i < n; i++)                         /* the rest, zero-padded */
+        x ^= (uint32_t)p[i] << (8 * ((pos + i) % 4));
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    static unsigned char buf[BLOCK];
+    struct stat st;
+    uint32_t size, total = 0, x = 0;   /* BUG: 32-bit size and count */
+    int fd;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <file>\n", argv[0]);
+        return 2;
+    }
+    fd = open(argv[1], O_RDONLY);
+    if (fd < 0) {
+        perror(argv[1]);
+        return 2;
+    }
+    if (fstat(fd, &st) < 0) {
+        perror("fstat");
+        return 2;
+    }
+    size = (uint32_t)st.st_size;
+    while (total < size) {
+        size_t want = size - total < BLOCK ? size - total : BLOCK;
+        ssize_t n = read(fd, buf, want);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            perror("read");
+            return 2;
+        }
+        if (n == 0)
+            break;
+        x = xor_bytes(x, buf, (size_t)n, total);
+        total += (uint32_t)n;
+    }
+    close(fd);
+    printf("XOR: %08x\n", (unsigned)x);
+    return 0;
+}
