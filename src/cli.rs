@@ -558,6 +558,12 @@ pub struct CompareArgs {
     /// Cache state(s) to compare in.
     #[arg(long, value_enum, default_value_t = CacheChoice::Both)]
     pub cache: CacheChoice,
+    /// Another reader as a contender, e.g. --cmd 'mine=./fast {}' (repeatable): split as a
+    /// shell would (no shell runs), `{}` the file (else it goes last). Its whole-process wall
+    /// time over the file's size is its rate, as a marker times it; the XOR it prints is
+    /// checked against the file's, and a wrong one is never ranked.
+    #[arg(long = "cmd", value_name = "NAME=CMD")]
+    pub commands: Vec<String>,
     /// Runs of each contender per cache state: the median is reported, with its spread.
     #[command(flatten)]
     pub runs: RunsArgs,

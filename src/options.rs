@@ -819,8 +819,34 @@ pub struct CompareOptions {
     pub states: Vec<CacheState>,
     /// Runs per contender and state.
     pub runs: Stopping,
+    /// Readers of the user's (`--cmd NAME=CMD`), each a name and its arguments, `{}` where
+    /// the file goes.
+    pub commands: Vec<(String, Vec<String>)>,
     /// Outputs.
     pub export: ExportOptions,
+}
+
+/// One `--cmd NAME=CMD`: the name, and the command split as a POSIX shell would.
+fn user_command(text: &str, what: &str) -> Result<(String, Vec<String>)> {
+    let refuse = |why: &str| {
+        input(format!(
+            "{what}: --cmd {}: {why}",
+            crate::text::printable(text)
+        ))
+    };
+    let Some((name, command)) = text.split_once('=') else {
+        return Err(refuse("give it as NAME=CMD, e.g. 'mine=./fast {}'"));
+    };
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(refuse("the name before '=' is empty"));
+    }
+    let argv =
+        shlex::split(command).ok_or_else(|| refuse("an unclosed quote or a trailing backslash"))?;
+    if argv.is_empty() {
+        return Err(refuse("no command after '='"));
+    }
+    Ok((name.to_string(), argv))
 }
 
 impl CompareOptions {
@@ -840,6 +866,19 @@ impl CompareOptions {
             block_size_text: crate::units::format_block_size(bs),
             states: cache_states(args.cache),
             runs,
+            commands: {
+                let mut commands: Vec<(String, Vec<String>)> = Vec::new();
+                for text in &args.commands {
+                    let (name, argv) = user_command(text, &what)?;
+                    if commands.iter().any(|(n, _)| *n == name) {
+                        return Err(input(format!(
+                            "{what}: --cmd {name}=...: the name {name} is given twice"
+                        )));
+                    }
+                    commands.push((name, argv));
+                }
+                commands
+            },
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }

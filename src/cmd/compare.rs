@@ -181,6 +181,30 @@ fn contenders(
     } else {
         skipped.push("fio: not installed (apt-get install fio to include it)".into());
     }
+    // The user's readers: the file where `{}` stands, else last.
+    for (name, argv) in &options.commands {
+        let mut argv: Vec<String> = argv
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if i == 0 {
+                    a.clone()
+                } else {
+                    a.replace("{}", PATH)
+                }
+            })
+            .collect();
+        if !argv.iter().skip(1).any(|a| a.contains(PATH)) {
+            argv.push(PATH.to_string());
+        }
+        list.push(Contender {
+            name: name.clone(),
+            argv,
+            figures: FigureSource::ProcessXor,
+            direct: false,
+            run: Vec::new(),
+        });
+    }
     for c in &mut list {
         (c.argv, c.run) = with_path(&c.argv, &shown, path);
     }
@@ -213,6 +237,43 @@ struct Ran {
     seconds: f64,
     wall: f64,
     marks: Marks,
+    /// What a reader of the user's printed, and whether it is the file's XOR.
+    printed: Option<(Option<String>, bool)>,
+}
+
+/// How long a reader of the user's may take: a minute, and a second per 100 MiB of the file.
+fn user_deadline(file_bytes: u64) -> std::time::Duration {
+    std::time::Duration::from_secs(60)
+        + std::time::Duration::from_secs_f64(
+            file_bytes as f64 / crate::cmd::grade::DEADLINE_BYTES_PER_SECOND as f64,
+        )
+}
+
+/// A reader of the user's, once: killed past its deadline, failed unless it exits 0.
+fn run_user(argv: &[OsString], name: &str, file_bytes: u64) -> Result<(f64, String)> {
+    use crate::measure::child::{self, End};
+    let ran = child::run(argv, user_deadline(file_bytes))?;
+    let last = String::from_utf8_lossy(&ran.stderr)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| format!(": {}", crate::text::printable(l.trim())))
+        .unwrap_or_default();
+    match ran.end {
+        End::Exited(0) => Ok((
+            ran.wall_seconds,
+            String::from_utf8_lossy(&ran.stdout).into_owned(),
+        )),
+        End::Exited(code) => anyhow::bail!("{name} failed (exit status {code}){last}"),
+        End::Signalled(n) => anyhow::bail!(
+            "{name} crashed ({}){last}",
+            crate::measure::child::signal_name(n)
+        ),
+        End::TimedOut => anyhow::bail!(
+            "{name} ran past {} s and was killed",
+            user_deadline(file_bytes).as_secs()
+        ),
+    }
 }
 
 /// The interference around a child's run: the device's bytes beyond the file's (a cold
@@ -228,6 +289,7 @@ fn run_once(
     file_bytes: u64,
     device: Option<&str>,
     harness: &Harness,
+    reference: Option<u32>,
 ) -> Result<Ran> {
     // The child reads the file; none of its reads is counted as this process's.
     let work = Claim {
@@ -246,6 +308,27 @@ fn run_once(
     } else {
         c.run.clone()
     };
+    if c.figures == FigureSource::ProcessXor {
+        let ran = run_user(&argv, &c.name, file_bytes);
+        let measured = region.stop(&work);
+        let marks = Marks {
+            other_io_bytes: measured
+                .device
+                .and_then(|d| crate::measure::interference::beyond(d.read_bytes, file_bytes)),
+            pressure: measured.pressure,
+        };
+        // The child's own clock: from before its fork to its exit, as `time` shows it.
+        let (wall, stdout) = ran?;
+        let reference = reference.expect("the file's XOR is known when a --cmd reader runs");
+        let found = crate::measure::printed::find(&stdout, reference);
+        return Ok(Ran {
+            bytes: file_bytes,
+            seconds: wall,
+            wall,
+            marks,
+            printed: Some((found.value.map(crate::checksum::hex), found.matches)),
+        });
+    }
     let out = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::null())
@@ -285,12 +368,13 @@ fn run_once(
             Some(escaped) => external::fio(&escaped)?,
             None => external::fio(&stdout)?,
         },
-        FigureSource::ProcessWall => {
+        FigureSource::ProcessWall | FigureSource::ProcessXor => {
             return Ok(Ran {
                 bytes: file_bytes,
                 seconds: wall,
                 wall,
                 marks,
+                printed: None,
             });
         }
     };
@@ -302,6 +386,7 @@ fn run_once(
         seconds: claim.seconds,
         wall,
         marks,
+        printed: None,
     })
 }
 
@@ -320,12 +405,19 @@ pub fn execute(
     let mut skipped = Vec::new();
     let list = contenders(options, &options.path, &mut skipped)?;
     let device = crate::measure::diskstats::device_of(&options.path);
+    // The XOR the user's readers must print, read here before any of them runs.
+    let reference = if options.commands.is_empty() {
+        None
+    } else {
+        Some(file_xor(&src)?)
+    };
     let mut report = CompareReport {
         file,
         file_bytes: src.len,
         block_size: options.block_size,
         repeat: options.runs.min_runs,
         until_stable: options.runs.until_stable(),
+        reference: reference.map(crate::checksum::hex),
         contenders: list.clone(),
         skipped,
         rows: Vec::new(),
@@ -333,7 +425,15 @@ pub fn execute(
         warnings: Vec::new(),
     };
     for &state in &options.states {
-        match measure_state(options, harness, &src, &list, state, device.as_deref()) {
+        match measure_state(
+            options,
+            harness,
+            &src,
+            &list,
+            state,
+            device.as_deref(),
+            reference,
+        ) {
             Ok((rows, skipped)) => {
                 report.rows.extend(rows);
                 report.skipped.extend(skipped);
@@ -405,6 +505,32 @@ fn own_device_bytes(state: CacheState, file_bytes: u64) -> u64 {
     }
 }
 
+/// The file's XOR, read once in 1 MiB calls.
+fn file_xor(src: &files::Input) -> Result<u32> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut xor = 0u32;
+    let mut done = 0u64;
+    while done < src.len {
+        crate::interrupt::check()?;
+        let want = (src.len - done).min(buf.len() as u64) as usize;
+        let n = src
+            .file
+            .read_at(&mut buf[..want], src.start + done)
+            .with_context(|| format!("read {} at {}", src.name, src.start + done))?;
+        if n == 0 {
+            anyhow::bail!(
+                "read {}: the file ended at {done} bytes, not {}",
+                src.name,
+                src.len
+            );
+        }
+        xor ^= crate::checksum::xor_at(done, &buf[..n]);
+        done += n as u64;
+    }
+    Ok(xor)
+}
+
 /// Stops the comparison unless the name still names the file first opened, at the size it
 /// had: the tools open it by name before each run, so another file put there (a link, a
 /// copy), or this one grown or shrunk, would be measured in its place, and a row would mix
@@ -435,6 +561,7 @@ fn measure_state(
     list: &[Contender],
     state: CacheState,
     device: Option<&str>,
+    reference: Option<u32>,
 ) -> Result<(Vec<Row>, Vec<String>)> {
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); list.len()];
     let mut failed: Vec<Option<String>> = vec![None; list.len()];
@@ -462,7 +589,7 @@ fn measure_state(
             crate::interrupt::check()?;
             unchanged(src, &options.path)?;
             let resident_share_before = prepare(harness, src, state)?;
-            match run_once(&list[i], src.len, device, harness) {
+            match run_once(&list[i], src.len, device, harness, reference) {
                 Ok(ran) => {
                     let bytes_per_second = per_second(ran.bytes, ran.seconds);
                     let own = own_device_bytes(state, src.len);
@@ -483,6 +610,8 @@ fn measure_state(
                         resident_share_before,
                         other_io_bytes: ran.marks.other_io_bytes,
                         pressure: ran.marks.pressure,
+                        printed: ran.printed.as_ref().and_then(|(p, _)| p.clone()),
+                        xor_ok: ran.printed.as_ref().map(|(_, ok)| *ok),
                     })
                 }
                 Err(e) => {
@@ -522,8 +651,10 @@ fn measure_state(
             runs: r.clone(),
         });
     }
+    // A reader that printed a wrong XOR is never the best.
     let best = rows
         .iter()
+        .filter(|r| r.xor_ok() != Some(false))
         .map(|r| r.median_bytes_per_second)
         .fold(0.0, f64::max);
     for row in &mut rows {

@@ -17,6 +17,9 @@ pub enum FigureSource {
     FioJson,
     /// No figures of its own: the process's wall time and the file size.
     ProcessWall,
+    /// A reader of the user's (`--cmd`): the process's wall time and the file size, and the
+    /// XOR it printed checked against the file's.
+    ProcessXor,
 }
 
 /// One contender: a command line and where its figures come from.
@@ -56,6 +59,14 @@ pub struct Run {
     /// Stalls on the CPU, I/O and memory over the run (`/proc/pressure`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pressure: Option<crate::measure::pressure::Pressure>,
+    /// The XOR a reader of the user's printed (the one equal to the file's, or the likely
+    /// one), 8 hex digits; `None` for the other contenders, or when it printed nothing
+    /// hex-looking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<String>,
+    /// Whether it printed the file's XOR (readers of the user's only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xor_ok: Option<bool>,
 }
 
 /// A contender's results in one cache state.
@@ -83,6 +94,21 @@ pub struct Row {
 }
 
 impl Row {
+    /// Whether every run of a reader of the user's printed the file's XOR (`None` for the
+    /// other contenders).
+    pub fn xor_ok(&self) -> Option<bool> {
+        let checked: Vec<bool> = self.runs.iter().filter_map(|r| r.xor_ok).collect();
+        (!checked.is_empty()).then(|| checked.iter().all(|&ok| ok))
+    }
+
+    /// The first wrong XOR it printed, if one was (`none` when it printed nothing hex).
+    pub fn wrong_xor(&self) -> Option<String> {
+        self.runs
+            .iter()
+            .find(|r| r.xor_ok == Some(false))
+            .map(|r| r.printed.clone().unwrap_or_else(|| "none".to_string()))
+    }
+
     /// Its own figures' rates over the runs (`None` without runs).
     pub fn rates(&self) -> Option<Summary> {
         let rates: Vec<f64> = self.runs.iter().map(|x| x.bytes_per_second).collect();
@@ -105,6 +131,9 @@ pub struct CompareReport {
     /// `--repeat`, and in results saved before it existed); `repeat` is then its minimum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_stable: Option<crate::measure::converge::Stopping>,
+    /// The file's XOR, which readers of the user's must print (with `--cmd` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
     /// The contenders that ran.
     pub contenders: Vec<Contender>,
     /// Contenders that could not run here, with the reason.
@@ -120,8 +149,12 @@ pub struct CompareReport {
 impl CompareReport {
     /// Whether every contender's runs started in their cache state.
     pub fn ok(&self) -> bool {
-        // A comparison that ran to its end and measured no contender failed.
-        self.rows.iter().all(|r| r.state_ok) && (!self.rows.is_empty() || !self.complete)
+        // A comparison that ran to its end and measured no contender failed; so did one
+        // where a reader printed a wrong XOR.
+        self.rows
+            .iter()
+            .all(|r| r.state_ok && r.xor_ok() != Some(false))
+            && (!self.rows.is_empty() || !self.complete)
     }
 }
 
@@ -137,6 +170,7 @@ mod tests {
             block_size: 1 << 20,
             repeat: 1,
             until_stable: None,
+            reference: None,
             contenders: Vec::new(),
             skipped: vec!["cat (warm): cat failed (exit status: 1)".into()],
             rows: Vec::new(),

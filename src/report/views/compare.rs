@@ -142,7 +142,32 @@ fn ranking(r: &CompareReport) -> Vec<String> {
         }
     }
     for state in states {
-        let rows: Vec<_> = r.rows.iter().filter(|x| x.cache == state).collect();
+        // A reader that printed a wrong XOR is named apart and never ranked.
+        let wrong: Vec<String> = r
+            .rows
+            .iter()
+            .filter(|x| x.cache == state && x.xor_ok() == Some(false))
+            .map(|x| {
+                format!(
+                    "{} (printed {})",
+                    x.contender,
+                    x.wrong_xor().unwrap_or_default()
+                )
+            })
+            .collect();
+        if !wrong.is_empty() {
+            out.push(format!(
+                "{}: not ranked, a wrong XOR (the file's is {}): {}",
+                state.name(),
+                r.reference.as_deref().unwrap_or("unknown"),
+                wrong.join(", ")
+            ));
+        }
+        let rows: Vec<_> = r
+            .rows
+            .iter()
+            .filter(|x| x.cache == state && x.xor_ok() != Some(false))
+            .collect();
         let Some(best) = rows.iter().max_by(|a, b| {
             a.median_bytes_per_second
                 .total_cmp(&b.median_bytes_per_second)
@@ -266,6 +291,15 @@ fn compare_columns<'a>() -> Vec<Column<'a, Row>> {
         Column::new("contender", "", 0, |row: &Row| row.contender.clone())
             .left()
             .csv("contender", |row: &Row| row.contender.clone()),
+        // A reader of the user's: whether it printed the file's XOR (empty for the others,
+        // so the column is drawn only with --cmd).
+        Column::new("XOR", "", 0, |row: &Row| match row.xor_ok() {
+            Some(true) => "✓".to_string(),
+            Some(false) => format!("✗ {}", row.wrong_xor().unwrap_or_default()),
+            None => String::new(),
+        })
+        .left()
+        .csv("xor_ok", |row: &Row| opt(row.xor_ok())),
         // The median with how far its farthest run lies (`±7%`) where it had repeats.
         Column::new("MiB/s (own figures)", "", 0, |row: &Row| {
             let mark = spread_mark(figure(row), false);
@@ -512,4 +546,68 @@ pub(crate) fn headlines(c: &CompareReport) -> Vec<Headline> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::compare::Run;
+
+    fn row(name: &str, mib_per_s: f64, xor_ok: Option<bool>) -> Row {
+        let runs = [0.98, 1.0, 1.02]
+            .iter()
+            .map(|k| Run {
+                bytes: MIB,
+                seconds: 1.0 / (mib_per_s * k),
+                bytes_per_second: mib_per_s * k * MIB as f64,
+                wall_seconds: 1.0 / (mib_per_s * k),
+                resident_share_before: 1.0,
+                other_io_bytes: None,
+                pressure: None,
+                printed: xor_ok.map(|ok| if ok { "0000abcd" } else { "0000abce" }.to_string()),
+                xor_ok,
+            })
+            .collect();
+        Row {
+            contender: name.to_string(),
+            cache: CacheState::Warm,
+            median_bytes_per_second: mib_per_s * MIB as f64,
+            median_wall_bytes_per_second: mib_per_s * MIB as f64,
+            ratio_to_best: 0.0,
+            state_ok: true,
+            settled: None,
+            runs,
+        }
+    }
+
+    #[test]
+    fn a_reader_with_a_wrong_xor_is_never_ranked_however_fast() {
+        let r = CompareReport {
+            file: "f".into(),
+            file_bytes: MIB,
+            block_size: MIB,
+            repeat: 3,
+            until_stable: None,
+            reference: Some("0000abcd".into()),
+            contenders: Vec::new(),
+            skipped: Vec::new(),
+            rows: vec![
+                row("liar", 9000.0, Some(false)),
+                row("mine", 3000.0, Some(true)),
+                row("cat", 1000.0, None),
+            ],
+            complete: true,
+            warnings: Vec::new(),
+        };
+        let lines = ranking(&r);
+        assert_eq!(
+            lines[0],
+            "warm: not ranked, a wrong XOR (the file's is 0000abcd): liar (printed 0000abce)"
+        );
+        assert!(lines[1].starts_with("warm: fastest mine"), "{lines:?}");
+        assert!(!lines[1].contains("liar"), "{lines:?}");
+        assert!(!r.ok(), "a wrong XOR fails the comparison");
+        let text = text(&r);
+        assert!(text.contains("✗ 0000abce"), "{text}");
+    }
 }

@@ -106,6 +106,7 @@ impl StudyPart for Compare {
             block_size_text: "1m".into(),
             states: cx.states(),
             runs: crate::measure::converge::Stopping::fixed(cx.budget.compare_repeat),
+            commands: Vec::new(),
             export: cx.export(),
         };
         let r = crate::cmd::compare::execute(&options, cx.harness, &mut ignore)?;
