@@ -1024,7 +1024,14 @@ pub struct CacheArgs {
     /// Comma-separated block sizes.
     #[arg(long, default_value = "1m", value_name = "LIST")]
     pub block_size: String,
-    /// Cold runs drop the whole page cache (root only) instead of evicting FILE.
+    /// Cold runs drop the whole page cache (root only) instead of evicting FILE: `sync`,
+    /// then `echo 3 > /proc/sys/vm/drop_caches`.
+    ///
+    /// What the kernel drops for each value written there (its
+    /// Documentation/admin-guide/sysctl/vm.rst): 1, the page cache (the files' contents);
+    /// 2, the reclaimable slab objects, dentries and inodes among them; 3, both. Only clean
+    /// objects are dropped: a dirty page (written, not yet on the device) stays cached, so
+    /// `sync` comes first, to write dirty pages back and let them be dropped too.
     #[arg(long)]
     pub drop_caches: bool,
     /// Keep cold figures of a file that is partly unwritten extents or holes (zeros the

@@ -351,6 +351,37 @@ fn drop_caches_is_refused_clearly_without_root() {
 }
 
 #[test]
+fn drop_caches_help_and_the_faq_say_what_1_2_and_3_drop_and_why_sync_comes_first() {
+    // The claims of the kernel's Documentation/admin-guide/sysctl/vm.rst, in one line
+    // whatever the width clap wraps the help at.
+    let out = ioscope().args(["cache", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let flat = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = flat(&String::from_utf8_lossy(&out.stdout));
+    let help = between(&help, "--drop-caches", "--allow-unwritten");
+    for claim in [
+        "`sync`, then `echo 3 > /proc/sys/vm/drop_caches`",
+        "1, the page cache",
+        "2, the reclaimable slab objects, dentries and inodes among them",
+        "3, both",
+        "Only clean objects are dropped",
+        "`sync` comes first, to write dirty pages back",
+    ] {
+        assert!(help.contains(claim), "{claim:?} not in: {help}");
+    }
+    let faq = flat(include_str!("../../FAQ.md"));
+    let faq = between(&faq, "/proc/sys/vm/drop_caches mean", "##");
+    for claim in [
+        "`echo 1` drops the page cache",
+        "`echo 2` drops the reclaimable slab objects, dentries and inodes among them",
+        "`echo 3` drops both",
+        "Only clean objects are dropped",
+        "`sync` comes first, to write dirty pages back",
+    ] {
+        assert!(faq.contains(claim), "{claim:?} not in the FAQ: {faq}");
+    }
+}
+#[test]
 fn syscalls_on_a_file_that_shrinks_names_the_file_the_call_and_the_offset() {
     let dir = tempfile::tempdir().unwrap();
     let path = file_with(dir.path(), "f", &pattern(4 << 20));
