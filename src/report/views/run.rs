@@ -28,11 +28,19 @@ pub fn text(r: &RunReport) -> String {
         Some(seed) => line(&mut out, "xor", format!("{xor}   (seed {seed})")),
         None => line(&mut out, "xor", xor),
     }
+    // A read of BLOCK_COUNT blocks that found the end first says so where the bytes are.
+    let asked = r.block_count.map(|c| c.saturating_mul(r.block_size));
+    let short = match asked {
+        Some(asked) if r.op == Op::Read && r.moved.bytes < asked => {
+            format!(", short of the {} asked", format_size(asked))
+        }
+        _ => String::new(),
+    };
     line(
         &mut out,
         op,
         format!(
-            "{} {} {}",
+            "{} {} {}{short}",
             bytes_both(r.moved.bytes),
             if r.op == Op::Read { "from" } else { "to" },
             r.file
