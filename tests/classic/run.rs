@@ -76,6 +76,29 @@ fn the_human_output_leads_with_the_xor_and_the_canonical_argument_order_works() 
 }
 
 #[test]
+fn the_read_rate_is_printed_in_mib_per_second_and_in_bytes_per_second() {
+    // One measured read, its JSON rendered again as text: both figures are of the same
+    // bytes_per_second, raw in the JSON. No timing is asserted, only how it is written.
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let v = json_of(&["run", path.to_str().unwrap(), "-r", "64k"]);
+    let rate = v["bytes_per_second"].as_f64().unwrap();
+    assert!(rate > 0.0, "{v}");
+    let text = report_text(&v);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("rate "))
+        .unwrap_or_else(|| panic!("no rate line in:\n{text}"));
+    let bytes = ioscope::units::group_thousands(rate.round() as u64);
+    let mib = ioscope::units::format_mib_per_s(rate);
+    assert_eq!(
+        line.split(", ").next(),
+        Some(format!("rate      {mib} ({bytes} B/s)").as_str()),
+        "{line}"
+    );
+}
+
+#[test]
 fn a_block_count_limits_the_bytes_read_and_the_calls_made() {
     let dir = tempfile::tempdir().unwrap();
     let data = pattern(10_000);

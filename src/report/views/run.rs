@@ -10,7 +10,9 @@ use crate::report::text::{
 };
 use crate::report::view::Exportable;
 use crate::results::run::RunReport;
-use crate::units::{format_calls_per_second, format_mib_per_s, format_seconds, format_size};
+use crate::units::{
+    format_bytes_per_second, format_calls_per_second, format_mib_per_s, format_seconds, format_size,
+};
 use crate::warning::Warning;
 use crate::workload::Op;
 
@@ -82,8 +84,9 @@ pub fn text(r: &RunReport) -> String {
                 &mut out,
                 "rate",
                 format!(
-                    "{} including fsync ({} before fsync), {}",
+                    "{} ({}) including fsync ({} before fsync), {}",
                     format_mib_per_s(r.bytes_per_second),
+                    format_bytes_per_second(r.bytes_per_second),
                     format_mib_per_s(before),
                     format_calls_per_second(r.calls_per_second)
                 ),
@@ -95,8 +98,9 @@ pub fn text(r: &RunReport) -> String {
                 &mut out,
                 "rate",
                 format!(
-                    "{}, {}",
+                    "{} ({}), {}",
                     format_mib_per_s(r.bytes_per_second),
+                    format_bytes_per_second(r.bytes_per_second),
                     format_calls_per_second(r.calls_per_second)
                 ),
             );
