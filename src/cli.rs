@@ -186,7 +186,9 @@ const SYSCALLS: &str = concat!(
     "  ioscope syscalls big\n",
     "      read() of 1 byte against lseek() and getpid()\n",
     "  ioscope syscalls big --sizes 1m,4m --markdown calls.md\n",
-    "      fewer calls, as a Markdown table",
+    "      fewer calls, as a Markdown table\n",
+    "  ioscope syscalls big --svg calls.svg\n",
+    "      time against number of calls, read() beside lseek(), linear axes",
 );
 const PATTERNS: &str = concat!(
     "Examples:\n",
