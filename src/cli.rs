@@ -189,7 +189,9 @@ const SYSCALLS: &str = concat!(
     "  ioscope syscalls big\n",
     "      read() of 1 byte against lseek() and getpid()\n",
     "  ioscope syscalls big --sizes 1m,4m --markdown calls.md\n",
-    "      fewer calls, as a Markdown table",
+    "      fewer calls, as a Markdown table\n",
+    "  ioscope syscalls big --svg calls.svg\n",
+    "      time against number of calls, read() beside lseek(), linear axes",
 );
 const PATTERNS: &str = concat!(
     "Examples:\n",
@@ -1045,7 +1047,14 @@ pub struct CacheArgs {
     /// Comma-separated block sizes.
     #[arg(long, default_value = "1m", value_name = "LIST")]
     pub block_size: String,
-    /// Cold runs drop the whole page cache (root only) instead of evicting FILE.
+    /// Cold runs drop the whole page cache (root only) instead of evicting FILE: `sync`,
+    /// then `echo 3 > /proc/sys/vm/drop_caches`.
+    ///
+    /// What the kernel drops for each value written there (its
+    /// Documentation/admin-guide/sysctl/vm.rst): 1, the page cache (the files' contents);
+    /// 2, the reclaimable slab objects, dentries and inodes among them; 3, both. Only clean
+    /// objects are dropped: a dirty page (written, not yet on the device) stays cached, so
+    /// `sync` comes first, to write dirty pages back and let them be dropped too.
     #[arg(long)]
     pub drop_caches: bool,
     /// Keep cold figures of a file that is partly unwritten extents or holes (zeros the

@@ -177,6 +177,17 @@ pub fn format_mib_per_s(bytes_per_second: f64) -> String {
     }
 }
 
+/// Formats a rate in bytes per second, whole and grouped: `104,857,600 B/s` (beside the
+/// MiB/s figure, for the assignment's B/s).
+pub fn format_bytes_per_second(bytes_per_second: f64) -> String {
+    let whole = if bytes_per_second.is_finite() {
+        bytes_per_second.max(0.0).round() as u64
+    } else {
+        0
+    };
+    format!("{} B/s", group_thousands(whole))
+}
+
 /// Formats system calls per second with thousands separators: `1,234,567 calls/s`.
 pub fn format_calls_per_second(per_second: f64) -> String {
     format!("{} calls/s", group_thousands(per_second.round() as u64))
@@ -327,5 +338,16 @@ mod tests {
     fn rates_are_mebibytes_per_second() {
         assert_eq!(format_mib_per_s(per_second(MIB * 200, 2.0)), "100 MiB/s");
         assert_eq!(per_second(10, 0.0), 0.0);
+    }
+
+    #[test]
+    fn a_rate_in_bytes_per_second_is_whole_and_grouped() {
+        assert_eq!(
+            format_bytes_per_second(per_second(MIB * 200, 2.0)),
+            "104,857,600 B/s"
+        );
+        assert_eq!(format_bytes_per_second(2.5), "3 B/s");
+        assert_eq!(format_bytes_per_second(0.0), "0 B/s");
+        assert_eq!(format_bytes_per_second(f64::NAN), "0 B/s");
     }
 }

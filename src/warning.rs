@@ -56,6 +56,18 @@ pub enum Warning {
     },
     /// The work was interrupted; the result holds what was measured before.
     Partial,
+    /// A read of BLOCK_COUNT blocks found the end of its input first: its figures are of
+    /// fewer bytes than asked.
+    ShortRead {
+        /// The input, as named.
+        file: String,
+        /// Bytes read before the end.
+        read: u64,
+        /// Bytes per block asked for.
+        block_size: u64,
+        /// Blocks asked for.
+        block_count: u64,
+    },
     /// The repeats of a measurement disagree beyond the spread rule
     /// ([`crate::measure::verdict::SCATTERED`]): its median is uncertain by more than the
     /// differences the sentences compare. The worst one is named, and how many others.

@@ -181,6 +181,7 @@ pub fn execute(options: &CalibrateOptions, harness: &Harness) -> Result<Calibrat
         block_count: last.bytes / bs,
         seconds: last.seconds,
         bytes_per_second: last.bytes_per_second,
+        xor_hex: last.xor_hex.clone(),
         grown_from: (target.len != target.original_len).then_some(target.original_len),
         file_bytes: target.len,
         total_read_seconds: probes.iter().map(|p| p.seconds).sum(),
@@ -238,6 +239,11 @@ fn timed_read(
         bytes_per_second: sample.bytes_per_second(),
         cache: sample.cache,
         checks_ok: sample.checks.iter().all(|c| c.ok),
+        xor_hex: setup
+            .engine
+            .caps()
+            .has(flag::MOVES_BYTES)
+            .then(|| crate::checksum::hex(sample.moved.xor)),
     })
 }
 
@@ -388,6 +394,7 @@ mod tests {
             bytes_per_second: bytes as f64 / seconds,
             cache: None,
             checks_ok: true,
+            xor_hex: None,
         }
     }
 

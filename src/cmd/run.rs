@@ -193,6 +193,20 @@ fn read(
         seed,
         sample,
     );
+    // BLOCK_COUNT blocks asked, fewer found before the end: said, not a smaller figure alone.
+    if let (Some(asked), Some(block_count)) = (limit, options.block_count)
+        && report.moved.bytes < asked
+    {
+        report.warnings.insert(
+            0,
+            Warning::ShortRead {
+                file: report.file.clone(),
+                read: report.moved.bytes,
+                block_size: options.block_size,
+                block_count,
+            },
+        );
+    }
     report.in_place = in_place;
     report.over_time = series;
     report.caveats = caveats;

@@ -67,6 +67,9 @@ pub struct Chart {
     /// Colour the series in order (one colour per medium) rather than by the meaning their
     /// names carry (cold, warm, cold again).
     pub by_order: bool,
+    /// Both axes linear and from zero, whatever the values span: a graph whose slopes are
+    /// the answer (time against calls: a line's slope is its cost per call).
+    pub from_zero: bool,
 }
 
 /// A heat map: a value per row and column, the colour scaled to the panel's largest.
@@ -619,6 +622,9 @@ fn render_xy(chart: &Chart, canvas: Canvas) -> Result<String> {
     if x0 > x1 {
         (x0, x1) = (0.0, 1.0);
     }
+    if chart.from_zero && !chart.log2_x {
+        x0 = x0.min(0.0);
+    }
     if x0 == x1 {
         (x0, x1) = (x0 - 1.0, x1 + 1.0);
     }
@@ -698,8 +704,9 @@ fn render_xy(chart: &Chart, canvas: Canvas) -> Result<String> {
         &ys,
         ((plot_h as f64 - 3.0 * font) / (font * 2.4)) as usize,
         false,
-        // Positions (a scatter of offsets over time) stay linear; magnitudes may go log.
-        !chart.points_only,
+        // Positions (a scatter of offsets over time) stay linear, and slopes; magnitudes may
+        // go log.
+        !chart.points_only && !chart.from_zero,
     );
     let y_labels: Vec<String> = y_axis
         .ticks

@@ -17,6 +17,10 @@ pub struct Probe {
     pub cache: Option<CacheProof>,
     /// Whether the kernel's counts agreed with the read's.
     pub checks_ok: bool,
+    /// The XOR of the bytes read, as printed (8 hex digits); `None` for an engine that
+    /// moves no bytes, and in documents saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xor_hex: Option<String>,
 }
 
 /// The answer of `calibrate`.
@@ -42,6 +46,10 @@ pub struct CalibrateReport {
     pub seconds: f64,
     /// Its rate.
     pub bytes_per_second: f64,
+    /// The XOR of the bytes that read read (the last probe's), as `run` prints it; `None`
+    /// for an engine that moves no bytes, and in documents saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xor_hex: Option<String>,
     /// Every probe, the last being the answer.
     pub probes: Vec<Probe>,
     /// Size of the file before `--grow` extended it, if it did.

@@ -277,3 +277,42 @@ fn grow_refuses_a_symbolic_link_and_leaves_its_target_as_it_was() {
         "the target is untouched"
     );
 }
+
+#[test]
+fn calibrate_prints_the_xor_of_what_its_timed_read_read_in_text_and_json() {
+    // The classic run2 prints the XOR of the bytes it read: here, the size found's prefix.
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = pattern(8 << 20);
+    let path = file_with(dir.path(), "f", &bytes);
+    let args = [
+        "calibrate",
+        path.to_str().unwrap(),
+        "64k",
+        "--min",
+        "1ms",
+        "--max",
+        "60s",
+    ];
+    let v = json_of(&args);
+    let read = v["bytes"].as_u64().unwrap() as usize;
+    let expected = reference_xor(&bytes[..read]);
+    assert_eq!(v["xor_hex"], expected.as_str());
+    let probes = v["probes"].as_array().unwrap();
+    assert_eq!(probes.last().unwrap()["xor_hex"], expected.as_str());
+    for p in probes {
+        let n = p["bytes"].as_u64().unwrap() as usize;
+        assert_eq!(p["xor_hex"], reference_xor(&bytes[..n]).as_str(), "{p}");
+    }
+    let out = ioscope().args(args).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("xor "))
+        .unwrap_or_else(|| panic!("no xor line in:\n{text}"));
+    assert_eq!(
+        line.split_whitespace().nth(1),
+        Some(expected.as_str()),
+        "{line}"
+    );
+}

@@ -76,6 +76,29 @@ fn the_human_output_leads_with_the_xor_and_the_canonical_argument_order_works() 
 }
 
 #[test]
+fn the_read_rate_is_printed_in_mib_per_second_and_in_bytes_per_second() {
+    // One measured read, its JSON rendered again as text: both figures are of the same
+    // bytes_per_second, raw in the JSON. No timing is asserted, only how it is written.
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let v = json_of(&["run", path.to_str().unwrap(), "-r", "64k"]);
+    let rate = v["bytes_per_second"].as_f64().unwrap();
+    assert!(rate > 0.0, "{v}");
+    let text = report_text(&v);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("rate "))
+        .unwrap_or_else(|| panic!("no rate line in:\n{text}"));
+    let bytes = ioscope::units::group_thousands(rate.round() as u64);
+    let mib = ioscope::units::format_mib_per_s(rate);
+    assert_eq!(
+        line.split(", ").next(),
+        Some(format!("rate      {mib} ({bytes} B/s)").as_str()),
+        "{line}"
+    );
+}
+
+#[test]
 fn a_block_count_limits_the_bytes_read_and_the_calls_made() {
     let dir = tempfile::tempdir().unwrap();
     let data = pattern(10_000);
@@ -88,6 +111,74 @@ fn a_block_count_limits_the_bytes_read_and_the_calls_made() {
     let v = json_of(&["run", path.to_str().unwrap(), "-r", "4k", "100"]);
     assert_eq!(v["bytes"], 10_000);
     assert_eq!(v["calls"], 4);
+}
+
+#[test]
+fn a_file_shorter_than_its_block_count_is_said_to_be_short_with_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(10_000);
+    let path = file_with(dir.path(), "f", &data);
+    let p = path.to_str().unwrap();
+    // 100 blocks of 4 KiB asked, 10,000 bytes there: a typed warning in the JSON.
+    let v = json_of(&["run", p, "-r", "4k", "100"]);
+    assert_eq!(v["xor_hex"], reference_xor(&data));
+    let warnings = v["warnings"].as_array().unwrap();
+    let short = warnings
+        .iter()
+        .find(|w| w["kind"] == "short_read")
+        .unwrap_or_else(|| panic!("no short_read in {warnings:?}"));
+    assert_eq!(short["read"], 10_000);
+    assert_eq!(short["block_size"], 4096);
+    assert_eq!(short["block_count"], 100);
+    // In the text: the read line on stdout, and the warning's cause and fix on stderr.
+    let out = ioscope()
+        .args(["run", p, "-r", "4k", "100"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "read      9.8 KiB (10,000 bytes) from {p}, short of the 400 KiB asked"
+        )),
+        "{text}"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("warning: {p} is short: it ended after 9.8 KiB (10,000 bytes), not the 400 KiB of 100 blocks of 4 KiB asked"))
+            && stderr.contains("ask for 2 blocks or fewer"),
+        "{stderr}"
+    );
+    // Standard input that ends early is short too.
+    let out = ioscope()
+        .args(["run", "-", "-r", "4k", "3", "--json"])
+        .write_stdin(pattern(100))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["warnings"][0]["kind"], "short_read", "{v}");
+    assert_eq!(v["warnings"][0]["read"], 100);
+    // A count the file holds, or no count (to the end), is not short.
+    for args in [&[p, "-r", "4k", "2"][..], &[p, "-r", "4k"]] {
+        let mut argv = vec!["run"];
+        argv.extend_from_slice(args);
+        let v = json_of(&argv);
+        let kinds: Vec<&serde_json::Value> = v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| &w["kind"])
+            .collect();
+        assert!(
+            !kinds.contains(&&serde_json::json!("short_read")),
+            "{args:?}: {kinds:?}"
+        );
+        let out = ioscope().args(&argv).output().unwrap();
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("short of"),
+            "{args:?}"
+        );
+    }
 }
 
 #[test]

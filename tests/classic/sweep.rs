@@ -233,6 +233,99 @@ fn syscalls_counts_every_call_and_verifies_the_bytes() {
     assert!(text.contains("lseek(SEEK_CUR)"), "{text}");
 }
 
+/// The `<text>` elements of an SVG that plotters wrote: their `x`, `y`, `text-anchor` and
+/// the text (one element per label, its text on the line after the tag).
+fn svg_texts(svg: &str) -> Vec<(f64, f64, String, String)> {
+    let attr = |tag: &str, name: &str| -> String {
+        let start = tag
+            .find(&format!(" {name}=\""))
+            .map(|i| i + name.len() + 3)
+            .unwrap_or_else(|| panic!("no {name} in {tag}"));
+        tag[start..].split('"').next().unwrap().to_string()
+    };
+    svg.split("<text ")
+        .skip(1)
+        .map(|rest| {
+            let (tag, body) = rest.split_once('>').unwrap();
+            let tag = &format!(" {tag}");
+            let text = body.split("</text>").next().unwrap().trim().to_string();
+            let number = |n: &str| attr(tag, n).parse::<f64>().unwrap();
+            (number("x"), number("y"), attr(tag, "text-anchor"), text)
+        })
+        .collect()
+}
+
+/// Whether `values` step by one amount, within `tolerance`.
+fn evenly_spaced(values: &[f64], tolerance: f64) -> bool {
+    let steps: Vec<f64> = values.windows(2).map(|w| w[1] - w[0]).collect();
+    steps
+        .iter()
+        .all(|s| (s - steps[0]).abs() <= tolerance && *s != 0.0)
+}
+
+#[test]
+fn syscalls_svg_draws_time_against_number_of_calls_for_read_and_lseek_on_linear_axes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file_with(dir.path(), "f", &pattern(1 << 20));
+    let svg_path = dir.path().join("calls.svg");
+    let out = ioscope()
+        .args([
+            "syscalls",
+            path.to_str().unwrap(),
+            "--sizes",
+            "64k,256k,512k,1m",
+        ])
+        .arg("--svg")
+        .arg(&svg_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    // XML-ish: one root, every text element closed.
+    assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        svg.matches("<text ").count(),
+        svg.matches("</text>").count()
+    );
+    let texts = svg_texts(&svg);
+    let labels: Vec<&str> = texts.iter().map(|t| t.3.as_str()).collect();
+    for name in ["read 1 B", "lseek", "number of calls", "time (s)"] {
+        assert!(labels.contains(&name), "{name:?} not among {labels:?}");
+    }
+    assert!(!svg.contains("log scale"), "no axis is logarithmic");
+    // Linear axes: the tick labels are numbers a constant step apart, drawn a constant
+    // distance apart (y labels are right-aligned at the left; x labels centred below).
+    let ticks = |anchor: &str| -> Vec<(f64, f64, f64)> {
+        texts
+            .iter()
+            .filter(|t| t.2 == anchor)
+            .filter_map(|t| Some((t.0, t.1, t.3.replace(',', "").parse::<f64>().ok()?)))
+            .collect()
+    };
+    let y = ticks("end");
+    let x = ticks("middle");
+    assert!(y.len() >= 3 && x.len() >= 3, "x {x:?}, y {y:?}");
+    let values = |t: &[(f64, f64, f64)]| t.iter().map(|t| t.2).collect::<Vec<_>>();
+    let (xv, yv) = (values(&x), values(&y));
+    assert!(
+        evenly_spaced(&xv, xv[1].abs() * 1e-9 + 1e-12),
+        "x ticks {xv:?}"
+    );
+    assert!(
+        evenly_spaced(&yv, (yv[1] - yv[0]).abs() * 1e-6),
+        "y ticks {yv:?}"
+    );
+    let xs: Vec<f64> = x.iter().map(|t| t.0).collect();
+    let ys: Vec<f64> = y.iter().map(|t| t.1).collect();
+    assert!(evenly_spaced(&xs, 1.0), "x ticks drawn at {xs:?}");
+    assert!(evenly_spaced(&ys, 1.0), "y ticks drawn at {ys:?}");
+    assert_eq!((xv[0], yv[0]), (0.0, 0.0), "both axes start at zero");
+}
+
 #[test]
 fn report_re_renders_a_saved_result_without_measuring() {
     let dir = tempfile::tempdir().unwrap();
@@ -350,6 +443,37 @@ fn drop_caches_is_refused_clearly_without_root() {
     assert!(one_line_stderr(&out).contains("root"));
 }
 
+#[test]
+fn drop_caches_help_and_the_faq_say_what_1_2_and_3_drop_and_why_sync_comes_first() {
+    // The claims of the kernel's Documentation/admin-guide/sysctl/vm.rst, in one line
+    // whatever the width clap wraps the help at.
+    let out = ioscope().args(["cache", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let flat = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = flat(&String::from_utf8_lossy(&out.stdout));
+    let help = between(&help, "--drop-caches", "--allow-unwritten");
+    for claim in [
+        "`sync`, then `echo 3 > /proc/sys/vm/drop_caches`",
+        "1, the page cache",
+        "2, the reclaimable slab objects, dentries and inodes among them",
+        "3, both",
+        "Only clean objects are dropped",
+        "`sync` comes first, to write dirty pages back",
+    ] {
+        assert!(help.contains(claim), "{claim:?} not in: {help}");
+    }
+    let faq = flat(include_str!("../../FAQ.md"));
+    let faq = between(&faq, "/proc/sys/vm/drop_caches mean", "##");
+    for claim in [
+        "`echo 1` drops the page cache",
+        "`echo 2` drops the reclaimable slab objects, dentries and inodes among them",
+        "`echo 3` drops both",
+        "Only clean objects are dropped",
+        "`sync` comes first, to write dirty pages back",
+    ] {
+        assert!(faq.contains(claim), "{claim:?} not in the FAQ: {faq}");
+    }
+}
 #[test]
 fn syscalls_on_a_file_that_shrinks_names_the_file_the_call_and_the_offset() {
     let dir = tempfile::tempdir().unwrap();

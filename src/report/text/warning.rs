@@ -60,6 +60,31 @@ pub fn warning(w: &Warning) -> String {
             format_size(*ram)
         ),
         Warning::Partial => "interrupted: this result holds only what was measured before Ctrl-C".to_string(),
+        Warning::ShortRead {
+            file,
+            read,
+            block_size,
+            block_count,
+        } => {
+            let whole = read / block_size.max(&1);
+            let fix = if whole > 0 {
+                format!(
+                    "ask for {} blocks or fewer, or use a larger file",
+                    crate::units::group_thousands(whole)
+                )
+            } else {
+                "use a larger file".to_string()
+            };
+            format!(
+                "{} is short: it ended after {}, not the {} of {} blocks of {} asked, so every figure is of the {} read; {fix}",
+                crate::text::printable(file),
+                crate::report::text::bytes_both(*read),
+                format_size(block_size.saturating_mul(*block_count)),
+                crate::units::group_thousands(*block_count),
+                format_size(*block_size),
+                format_size(*read),
+            )
+        }
         Warning::Scattered {
             at,
             min,

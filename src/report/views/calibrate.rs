@@ -25,6 +25,15 @@ pub fn text(r: &CalibrateReport) -> String {
         ),
     );
     line(&mut out, "count", r.block_count);
+    // Kept since the XOR was printed (the classic run2 prints it); calibrate refuses an
+    // engine that moves no bytes.
+    if let Some(xor) = &r.xor_hex {
+        line(
+            &mut out,
+            "xor",
+            format!("{xor} (of the {} read)", format_size(r.bytes)),
+        );
+    }
     line(
         &mut out,
         "time",

@@ -10,7 +10,9 @@ use crate::report::text::{
 };
 use crate::report::view::Exportable;
 use crate::results::run::RunReport;
-use crate::units::{format_calls_per_second, format_mib_per_s, format_seconds, format_size};
+use crate::units::{
+    format_bytes_per_second, format_calls_per_second, format_mib_per_s, format_seconds, format_size,
+};
 use crate::warning::Warning;
 use crate::workload::Op;
 
@@ -28,11 +30,19 @@ pub fn text(r: &RunReport) -> String {
         Some(seed) => line(&mut out, "xor", format!("{xor}   (seed {seed})")),
         None => line(&mut out, "xor", xor),
     }
+    // A read of BLOCK_COUNT blocks that found the end first says so where the bytes are.
+    let asked = r.block_count.map(|c| c.saturating_mul(r.block_size));
+    let short = match asked {
+        Some(asked) if r.op == Op::Read && r.moved.bytes < asked => {
+            format!(", short of the {} asked", format_size(asked))
+        }
+        _ => String::new(),
+    };
     line(
         &mut out,
         op,
         format!(
-            "{} {} {}",
+            "{} {} {}{short}",
             bytes_both(r.moved.bytes),
             if r.op == Op::Read { "from" } else { "to" },
             r.file
@@ -74,8 +84,9 @@ pub fn text(r: &RunReport) -> String {
                 &mut out,
                 "rate",
                 format!(
-                    "{} including fsync ({} before fsync), {}",
+                    "{} ({}) including fsync ({} before fsync), {}",
                     format_mib_per_s(r.bytes_per_second),
+                    format_bytes_per_second(r.bytes_per_second),
                     format_mib_per_s(before),
                     format_calls_per_second(r.calls_per_second)
                 ),
@@ -87,8 +98,9 @@ pub fn text(r: &RunReport) -> String {
                 &mut out,
                 "rate",
                 format!(
-                    "{}, {}",
+                    "{} ({}), {}",
                     format_mib_per_s(r.bytes_per_second),
+                    format_bytes_per_second(r.bytes_per_second),
                     format_calls_per_second(r.calls_per_second)
                 ),
             );

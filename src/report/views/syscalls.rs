@@ -137,41 +137,33 @@ impl Exportable for SyscallsReport {
     fn table(&self) -> Table {
         columns::csv(&syscalls_columns(), &self.rows)
     }
-    /// A bar per operation (a category: the sizes are only how many calls each
-    /// measurement made), its median over the sizes, min–max as an error bar.
+    /// The assignment's graph: the time of each measurement against its number of calls,
+    /// a line per operation (a 1-byte read() beside lseek(), and the others measured), both
+    /// axes linear and from zero, so a line's slope is its cost per call and the gap
+    /// between the read's line and lseek's grows with the calls.
     fn chart(&self) -> Option<Chart> {
-        let ops: Vec<(&str, crate::measure::stats::Summary)> = OPS
+        let series = OPS
             .iter()
-            .filter_map(|op| self.ns_summary(op).map(|s| (*op, s)))
+            .filter_map(|op| {
+                let mut points: Vec<(f64, f64)> = self
+                    .rows
+                    .iter()
+                    .filter(|r| r.op == *op)
+                    .map(|r| (r.calls as f64, r.seconds))
+                    .collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                (!points.is_empty()).then(|| Series {
+                    name: op.to_string(),
+                    points,
+                })
+            })
             .collect();
-        let sizes = ops.iter().map(|(_, s)| s.n).max().unwrap_or(0);
-        let name = if sizes > 1 {
-            format!("median of {sizes} sizes")
-        } else {
-            "one measurement".to_string()
-        };
         Some(Chart {
-            title: format!("cost of a system call: {}", self.file),
-            x_label: "operation".into(),
-            y_label: "time per call (ns)".into(),
-            categories: ops.iter().map(|(op, _)| op.to_string()).collect(),
-            series: vec![Series {
-                name: name.clone(),
-                points: ops
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (_, s))| (i as f64, s.median))
-                    .collect(),
-            }],
-            spreads: vec![crate::report::svg::Spread {
-                series: name,
-                points: ops
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (_, s))| s.n > 1)
-                    .map(|(i, (_, s))| (i as f64, s.min, s.max))
-                    .collect(),
-            }],
+            title: format!("time against number of calls: {}", self.file),
+            x_label: "number of calls".into(),
+            y_label: "time (s)".into(),
+            series,
+            from_zero: true,
             ..Chart::default()
         })
     }
