@@ -202,7 +202,7 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             quiet,
         ),
         Command::Trace(args) => trace(&args),
-        Command::Grade(args) => grade(&args),
+        Command::Grade(args) => grade(&args, &bar),
         Command::Send(args) => send(&args),
         Command::Receive(args) => receive(&args),
         Command::Transfer(args) => transfer(&args),
@@ -313,11 +313,11 @@ fn trace(args: &TraceArgs) -> Result<ExitKind> {
 
 /// `grade`: the battery made and graded one size at a time, the outputs rewritten after
 /// each; exit 1 unless every size is correct.
-fn grade(args: &crate::cli::GradeArgs) -> Result<ExitKind> {
+fn grade(args: &crate::cli::GradeArgs, bar: &Bar) -> Result<ExitKind> {
     let o = crate::options::grade::GradeOptions::from_args(args)?;
     let export = ExportOptions::from_args(&args.export, "grade")?;
     let out = Exports::reserve::<cmd::grade::GradeReport>(&export, &[])?;
-    let result = cmd::grade::execute(&o, &mut |r| save(r, &out, &o.dir))?;
+    let result = cmd::grade::execute(&o, bar, &mut |r| save(r, &out, &o.dir))?;
     finish(&result, &export, &out, &o.dir)
 }
 

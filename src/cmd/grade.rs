@@ -14,6 +14,7 @@
 
 use crate::checksum::{hex, xor_at};
 use crate::files;
+use crate::harness::ProgressSink;
 use crate::measure::child::{self, End};
 use crate::measure::printed;
 use crate::options::grade::GradeOptions;
@@ -324,9 +325,11 @@ pub fn deadline(options: &GradeOptions, size: u64) -> std::time::Duration {
         + std::time::Duration::from_secs_f64(size as f64 / DEADLINE_BYTES_PER_SECOND as f64)
 }
 
-/// Grades the command; `save` receives the report after each size.
+/// Grades the command; `save` receives the report after each size, `progress` the bytes
+/// of each run as it ends.
 pub fn execute(
     options: &GradeOptions,
+    progress: &dyn ProgressSink,
     save: &mut dyn FnMut(&GradeReport) -> Result<()>,
 ) -> Result<GradeReport> {
     let mut report = GradeReport {
@@ -343,12 +346,17 @@ pub fn execute(
     let mut hypotheses = Vec::new();
     let mut interrupted = false;
     for planned in battery(options.big) {
-        match grade_one(options, &planned) {
-            Ok(Some((grade, h))) => {
+        progress.begin(
+            &format!("grade: {}", planned.label),
+            Some(planned.size * options.runs as u64),
+        );
+        let graded = grade_one(options, &planned, progress);
+        progress.end();
+        match graded {
+            Ok((grade, h)) => {
                 report.sizes.push(grade);
                 hypotheses.push(h);
             }
-            Ok(None) => {}
             Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
                 interrupted = true;
                 break;
@@ -371,13 +379,18 @@ pub fn execute(
 }
 
 /// One size: its file made, the command run on it, the file removed.
-fn grade_one(options: &GradeOptions, planned: &Planned) -> Result<Option<(SizeGrade, Hypotheses)>> {
+fn grade_one(
+    options: &GradeOptions,
+    planned: &Planned,
+    progress: &dyn ProgressSink,
+) -> Result<(SizeGrade, Hypotheses)> {
     let made = make(&options.dir, planned, options.min_free)?;
     let argv = with_file(&options.command, made.out.path());
     let mut runs = Vec::new();
     for _ in 0..options.runs {
         crate::interrupt::check()?;
         let ran = child::run(&argv, deadline(options, planned.size))?;
+        progress.advance(planned.size);
         let run = judge(&ran, made.reference);
         let timed_out = run.verdict == Verdict::Timeout;
         runs.push(run);
@@ -386,10 +399,7 @@ fn grade_one(options: &GradeOptions, planned: &Planned) -> Result<Option<(SizeGr
             break;
         }
     }
-    Ok(Some((
-        summarize(planned, made.reference, runs),
-        made.hypotheses,
-    )))
+    Ok((summarize(planned, made.reference, runs), made.hypotheses))
 }
 
 /// The sizes of `some` as a list (`1 B, 3 B and 4097 B`), or `every size` when they are
