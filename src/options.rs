@@ -841,6 +841,11 @@ fn user_command(text: &str, what: &str) -> Result<(String, Vec<String>)> {
     if name.is_empty() {
         return Err(refuse("the name before '=' is empty"));
     }
+    if name.chars().any(char::is_control) {
+        return Err(refuse(
+            "the name holds a control character; it is shown in a table",
+        ));
+    }
     let argv =
         shlex::split(command).ok_or_else(|| refuse("an unclosed quote or a trailing backslash"))?;
     if argv.is_empty() {

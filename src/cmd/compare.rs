@@ -183,6 +183,12 @@ fn contenders(
     }
     // The user's readers: the file where `{}` stands, else last.
     for (name, argv) in &options.commands {
+        if list.iter().any(|c| c.name == *name) {
+            return Err(crate::error::input(format!(
+                "compare {}: --cmd {name}=...: {name} is the name of a contender already; give yours another",
+                crate::text::printable(&shown)
+            )));
+        }
         let mut argv: Vec<String> = argv
             .iter()
             .enumerate()
@@ -406,10 +412,17 @@ pub fn execute(
     let list = contenders(options, &options.path, &mut skipped)?;
     let device = crate::measure::diskstats::device_of(&options.path);
     // The XOR the user's readers must print, read here before any of them runs.
+    // With it, the file's change time: a reader that writes the file is caught.
     let reference = if options.commands.is_empty() {
         None
     } else {
-        Some(file_xor(&src)?)
+        use std::os::unix::fs::MetadataExt;
+        let meta = src
+            .file
+            .metadata()
+            .with_context(|| format!("stat {}", src.name))?;
+        let changed = (meta.ctime(), meta.ctime_nsec());
+        Some((file_xor(&src)?, changed))
     };
     let mut report = CompareReport {
         file,
@@ -417,7 +430,8 @@ pub fn execute(
         block_size: options.block_size,
         repeat: options.runs.min_runs,
         until_stable: options.runs.until_stable(),
-        reference: reference.map(crate::checksum::hex),
+        reference: reference.map(|r| crate::checksum::hex(r.0)),
+        failed_readers: Vec::new(),
         contenders: list.clone(),
         skipped,
         rows: Vec::new(),
@@ -434,9 +448,14 @@ pub fn execute(
             device.as_deref(),
             reference,
         ) {
-            Ok((rows, skipped)) => {
+            Ok((rows, skipped, failed)) => {
                 report.rows.extend(rows);
                 report.skipped.extend(skipped);
+                for name in failed {
+                    if !report.failed_readers.contains(&name) {
+                        report.failed_readers.push(name);
+                    }
+                }
             }
             // Ctrl-C at any moment, before the first row too: the rows so far (maybe none)
             // are the result (exit 130).
@@ -535,25 +554,29 @@ fn file_xor(src: &files::Input) -> Result<u32> {
 /// had: the tools open it by name before each run, so another file put there (a link, a
 /// copy), or this one grown or shrunk, would be measured in its place, and a row would mix
 /// runs of two files.
-fn unchanged(src: &files::Input, path: &Path) -> Result<()> {
+/// With `changed` (its inode change time when its XOR was read, for `--cmd`), a file
+/// written in place (by a reader of the user's, say) stops it too: the XOR the readers are
+/// checked against would be stale.
+fn unchanged(src: &files::Input, path: &Path, changed: Option<(i64, i64)>) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
     let now = std::fs::metadata(path).ok();
     let same = now.is_some_and(|m| {
         Some((m.dev(), m.ino())) == files::file_id(&src.file)
             && (!m.file_type().is_file() || m.len() == src.start + src.len)
+            && changed.is_none_or(|c| c == (m.ctime(), m.ctime_nsec()))
     });
     if same {
         return Ok(());
     }
     Err(crate::error::Failure::Check(format!(
-        "compare {}: the file at this name changed during the comparison (replaced, moved, grown or shrunk); stopped: the tools read it by name",
+        "compare {}: the file at this name changed during the comparison (replaced, moved, grown, shrunk or written); stopped: the tools read it by name",
         crate::text::printable(&src.name)
     ))
     .into())
 }
 
-/// Every contender in one cache state, in alternating order; the rows and the contenders
-/// that failed.
+/// Every contender in one cache state, in alternating order; the rows, the contenders that
+/// failed (why, as `skipped` lines), and the user's readers among them.
 fn measure_state(
     options: &CompareOptions,
     harness: &Harness,
@@ -561,8 +584,8 @@ fn measure_state(
     list: &[Contender],
     state: CacheState,
     device: Option<&str>,
-    reference: Option<u32>,
-) -> Result<(Vec<Row>, Vec<String>)> {
+    reference: Option<(u32, (i64, i64))>,
+) -> Result<(Vec<Row>, Vec<String>, Vec<String>)> {
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); list.len()];
     let mut failed: Vec<Option<String>> = vec![None; list.len()];
     // Rounds of every contender until each one's median is stable (or a fixed count): a
@@ -587,9 +610,9 @@ fn measure_state(
                 continue;
             }
             crate::interrupt::check()?;
-            unchanged(src, &options.path)?;
+            unchanged(src, &options.path, reference.map(|r| r.1))?;
             let resident_share_before = prepare(harness, src, state)?;
-            match run_once(&list[i], src.len, device, harness, reference) {
+            match run_once(&list[i], src.len, device, harness, reference.map(|r| r.0)) {
                 Ok(ran) => {
                     let bytes_per_second = per_second(ran.bytes, ran.seconds);
                     let own = own_device_bytes(state, src.len);
@@ -625,10 +648,15 @@ fn measure_state(
         rep += 1;
     }
     let mut skipped = Vec::new();
+    let mut failed_readers = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
     for (i, c) in list.iter().enumerate() {
         if let Some(why) = &failed[i] {
             skipped.push(format!("{} ({}): {why}", c.name, state.name()));
+            if c.figures == FigureSource::ProcessXor {
+                // A reader of the user's that failed fails the comparison: it is checked.
+                failed_readers.push(c.name.clone());
+            }
             continue;
         }
         let r = &runs[i];
@@ -664,5 +692,5 @@ fn measure_state(
             0.0
         };
     }
-    Ok((rows, skipped))
+    Ok((rows, skipped, failed_readers))
 }

@@ -362,13 +362,15 @@ pub fn execute(
                 break;
             }
             Err(e)
-                if planned.is_sparse()
+                if (planned.is_sparse() || !report.sizes.is_empty())
                     && crate::error::exit_kind(&e) == crate::error::ExitKind::Usage =>
             {
-                // Room for a big file's islands, or its length, refused: skipped, said why.
+                // Room for a file refused (or the program gone) after sizes were graded:
+                // skipped, said why, and the sizes graded are kept. Before any, the error
+                // is the answer (a program that cannot start, a directory not writable).
                 report.skipped.push(format!("{}: {e:#}", planned.label));
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.context("grade")),
         }
         save(&report)?;
     }
@@ -409,6 +411,40 @@ fn among(some: &[&SizeGrade], all: &[SizeGrade]) -> String {
         "every size".to_string()
     } else {
         listed(some)
+    }
+}
+
+/// `sizes` grouped by `value` (a signal, a status), in the order first seen.
+fn by_value<'a>(
+    sizes: &[&'a SizeGrade],
+    value: impl Fn(&SizeGrade) -> String,
+) -> Vec<(String, Vec<&'a SizeGrade>)> {
+    let mut groups: Vec<(String, Vec<&SizeGrade>)> = Vec::new();
+    for &s in sizes {
+        let v = value(s);
+        match groups.iter_mut().find(|(g, _)| *g == v) {
+            Some((_, members)) => members.push(s),
+            None => groups.push((v, vec![s])),
+        }
+    }
+    groups
+}
+
+/// Groups as `with SIGSEGV on 1 B and 3 B; with SIGABRT on 4 MiB` (`every size` when one
+/// group holds them all).
+fn grouped(
+    groups: &[(String, Vec<&SizeGrade>)],
+    failing: &[&SizeGrade],
+    all: &[SizeGrade],
+    joint: &str,
+) -> String {
+    match groups {
+        [(v, _)] => format!("{joint} {v} on {}", among(failing, all)),
+        _ => groups
+            .iter()
+            .map(|(v, members)| format!("{joint} {v} on {}", listed(members)))
+            .collect::<Vec<_>>()
+            .join("; "),
     }
 }
 
@@ -481,11 +517,12 @@ pub fn diagnose(sizes: &[SizeGrade], hypotheses: &[Hypotheses]) -> Vec<Diagnosis
     }
 
     // The empty file.
-    // (Unless every other size fails the same way: then it is not about being empty.)
+    // (Unless the next smallest sizes, 1 to 4 bytes, fail the same way: then it is not
+    // about being empty.)
     if let Some(empty) = sizes.iter().find(|s| s.size == 0 && fails(s))
         && !sizes
             .iter()
-            .filter(|s| s.size > 0)
+            .filter(|s| s.size > 0 && s.size <= 4)
             .all(|s| s.verdict == empty.verdict)
     {
         say(
@@ -659,13 +696,18 @@ pub fn diagnose(sizes: &[SizeGrade], hypotheses: &[Hypotheses]) -> Vec<Diagnosis
             .iter()
             .filter(|s| s.size > 0 && s.size < first.size)
             .all(|s| !fails(s) || explained.contains(&s.size));
-        let signal = first.shown().signal.clone().unwrap_or_default();
+        let signals = by_value(&crashed, |s| s.shown().signal.clone().unwrap_or_default());
         if suffix && below_right && sizes.iter().any(|s| s.size > 0 && s.size < first.size) {
             say(
                 &mut out,
                 "crashes_from",
                 format!(
-                    "Crashes ({signal}) on every file from {} up and on none below: a buffer of fixed size, too small for the file?",
+                    "Crashes ({}) on every file from {} up and on none below: a buffer of fixed size, too small for the file?",
+                    signals
+                        .iter()
+                        .map(|(v, _)| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     first.label
                 ),
             );
@@ -673,7 +715,7 @@ pub fn diagnose(sizes: &[SizeGrade], hypotheses: &[Hypotheses]) -> Vec<Diagnosis
             say(
                 &mut out,
                 "crashes",
-                format!("Crashes ({signal}) on {}.", among(&crashed, sizes)),
+                format!("Crashes {}.", grouped(&signals, &crashed, sizes, "with")),
             );
         }
         explained.extend(crashed.iter().map(|s| s.size));
@@ -690,25 +732,39 @@ pub fn diagnose(sizes: &[SizeGrade], hypotheses: &[Hypotheses]) -> Vec<Diagnosis
                 r.verdict == Verdict::Correct || r.printed.as_deref() == Some(s.reference.as_str())
             })
         });
-        let codes: Vec<i32> = status.iter().filter_map(|s| s.shown().exit_code).collect();
+        let codes = by_value(&status, |s| {
+            format!("status {}", s.shown().exit_code.unwrap_or(-1))
+        });
+        let exits = grouped(&codes, &status, sizes, "with");
         say(
             &mut out,
             "exit_status",
             if right {
                 format!(
-                    "Exits with status {} on {} although the XOR it printed is right: a script that checks the status reads it as a failure. Return 0 from main.",
-                    codes[0],
-                    among(&status, sizes)
+                    "Exits {exits} although the XOR it printed is right: a script that checks the status reads it as a failure. Return 0 from main."
                 )
             } else {
-                format!(
-                    "Exits with status {} on {}.",
-                    codes[0],
-                    among(&status, sizes)
-                )
+                format!("Exits {exits}.")
             },
         );
         explained.extend(status.iter().map(|s| s.size));
+    }
+
+    // Past the deadline, in no pattern above.
+    let late: Vec<&SizeGrade> = sizes
+        .iter()
+        .filter(|s| s.verdict == Verdict::Timeout && !explained.contains(&s.size))
+        .collect();
+    if !late.is_empty() {
+        say(
+            &mut out,
+            "timeout",
+            format!(
+                "Runs past its deadline on {}: it hangs there, or --timeout is too short for it.",
+                among(&late, sizes)
+            ),
+        );
+        explained.extend(late.iter().map(|s| s.size));
     }
 
     // Nothing hex-looking printed.
@@ -964,6 +1020,23 @@ mod tests {
         }
         let d = diagnose(&sizes, &[]);
         assert_eq!(kinds(&d), ["crashes_from"], "{d:?}");
+    }
+
+    #[test]
+    fn a_deadline_the_smallest_files_all_miss_is_not_about_the_empty_file() {
+        let d = graded(|size, r, _| {
+            if size <= 4 {
+                (Verdict::Timeout, None)
+            } else {
+                (Verdict::Correct, Some(r))
+            }
+        });
+        assert_eq!(kinds(&d), ["timeout"], "{d:?}");
+        assert!(
+            d[0].sentence.contains("0 B, 1 B, 3 B and 4 B"),
+            "{}",
+            d[0].sentence
+        );
     }
 
     #[test]

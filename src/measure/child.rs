@@ -5,12 +5,14 @@
 //! The program leads a process group of its own, so that at the deadline, at Ctrl-C, or
 //! when it exits leaving helpers behind, the whole group is killed. Its exit is waited for
 //! without reaping it (`waitid` with `WNOWAIT`): the group's id stays its own until the
-//! group is killed, so the kill can never reach a process that took the id since.
+//! group is killed, so the kill can never reach a process that took the id since. Its
+//! output is read without blocking, in this thread: a helper that left the group (setsid)
+//! and holds the pipes open is out of the kill's reach, so the pipes are let go of shortly
+//! after the program ends, and neither the deadline nor Ctrl-C waits for it.
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -38,38 +40,110 @@ pub struct Ran {
     pub user_seconds: f64,
     /// CPU seconds in the kernel (likewise).
     pub system_seconds: f64,
-    /// The first [`KEPT`] bytes of its stdout.
+    /// The last [`KEPT`] bytes of its stdout.
     pub stdout: Vec<u8>,
-    /// The first [`KEPT`] bytes of its stderr.
+    /// The last [`KEPT`] bytes of its stderr.
     pub stderr: Vec<u8>,
 }
 
-/// Bytes of each stream kept: enough for any answer, bounded for a program that prints a
-/// file's worth.
+/// Bytes of each stream kept: its last 64 KiB (a program prints its answer last), bounded
+/// for a program that prints a file's worth.
 pub const KEPT: usize = 64 << 10;
 
-/// How often a wait checks for Ctrl-C (the wall time is taken by the waiting thread, so
-/// this costs no precision).
-const TICK: Duration = Duration::from_millis(50);
+/// How often a wait checks for Ctrl-C and the deadline (the wall time is taken by the
+/// waiting thread, so this costs no precision).
+const TICK: Duration = Duration::from_millis(20);
 
-/// Reads a stream to its end, keeping its first [`KEPT`] bytes.
-fn drain(mut stream: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = [0u8; 8192];
-        loop {
-            match stream.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    let room = KEPT.saturating_sub(kept.len());
-                    kept.extend_from_slice(&buf[..n.min(room)]);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
+/// How long the pipes are read after the program ended: a helper it started in another
+/// process group or session (out of the kill's reach) may hold them open for as long as it
+/// lives, so they are let go of after this.
+const AFTER_EXIT: Duration = Duration::from_millis(200);
+
+/// One of the program's output pipes, read without blocking; its last [`KEPT`] bytes kept.
+struct Pipe {
+    fd: Option<std::os::fd::OwnedFd>,
+    kept: Vec<u8>,
+}
+
+impl Pipe {
+    fn new(fd: impl Into<std::os::fd::OwnedFd>) -> Self {
+        use std::os::fd::AsRawFd;
+        let fd = fd.into();
+        // SAFETY: fcntl on a descriptor we own, setting a flag.
+        unsafe {
+            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
-        kept
-    })
+        Self {
+            fd: Some(fd),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Reads what is there; closes at the end of the stream.
+    fn read(&mut self) {
+        use std::os::fd::AsRawFd;
+        let Some(fd) = &self.fd else { return };
+        let mut buf = [0u8; 16 << 10];
+        loop {
+            // SAFETY: read into our own buffer from a descriptor we own.
+            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n > 0 {
+                self.kept.extend_from_slice(&buf[..n as usize]);
+                if self.kept.len() > 2 * KEPT {
+                    self.kept.drain(..self.kept.len() - KEPT);
+                }
+                continue;
+            }
+            let err = std::io::Error::last_os_error();
+            if n < 0 && err.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            if n < 0 && err.kind() == std::io::ErrorKind::WouldBlock {
+                return;
+            }
+            // The end, or an error: nothing more will come.
+            self.fd = None;
+            return;
+        }
+    }
+
+    /// Its last [`KEPT`] bytes.
+    fn bytes(mut self) -> Vec<u8> {
+        if self.kept.len() > KEPT {
+            self.kept.drain(..self.kept.len() - KEPT);
+        }
+        self.kept
+    }
+}
+
+/// Waits up to `wait` for either pipe to have something (or end), then reads both.
+fn pump(pipes: &mut [&mut Pipe; 2], wait: Duration) {
+    use std::os::fd::AsRawFd;
+    let mut polled: Vec<libc::pollfd> = pipes
+        .iter()
+        .filter_map(|p| p.fd.as_ref())
+        .map(|fd| libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    if polled.is_empty() {
+        std::thread::sleep(wait);
+        return;
+    }
+    // SAFETY: poll reads and writes only the array we pass, of the length we pass.
+    unsafe {
+        libc::poll(
+            polled.as_mut_ptr(),
+            polled.len() as libc::nfds_t,
+            wait.as_millis().min(i32::MAX as u128) as libc::c_int,
+        );
+    }
+    for p in pipes.iter_mut() {
+        p.read();
+    }
 }
 
 /// Waits for `pid` to end without reaping it; `true` once it has.
@@ -95,16 +169,19 @@ fn wait_unreaped(pid: libc::pid_t) -> bool {
     }
 }
 
-/// Kills `pid`'s whole process group.
-fn kill_group(pid: libc::pid_t) {
-    // SAFETY: a plain signal to a group this process made and has not reaped the leader of.
+/// Kills the program and its process group (the program itself too where it left the
+/// group it was started in).
+fn kill_all(pid: libc::pid_t) {
+    // SAFETY: plain signals to a child this process made and has not reaped (its id, and
+    // the group's while it leads it, cannot have been taken since).
     unsafe {
         libc::kill(-pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
     }
 }
 
 /// Runs `argv` with stdin empty, killed after `deadline`. Ctrl-C kills it and returns the
-/// interruption.
+/// interruption. A program that cannot be started is an input error.
 pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
     let shown = crate::text::printable(&argv[0].to_string_lossy());
     let started = Instant::now();
@@ -115,10 +192,12 @@ pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
-        .with_context(|| format!("start {shown}"))?;
+        .map_err(|e| {
+            crate::error::input(format!("start {shown}: {}", crate::files::describe(&e)))
+        })?;
     let pid = child.id() as libc::pid_t;
-    let out = drain(child.stdout.take().expect("stdout is piped"));
-    let err = drain(child.stderr.take().expect("stderr is piped"));
+    let mut out = Pipe::new(child.stdout.take().expect("stdout is piped"));
+    let mut err = Pipe::new(child.stderr.take().expect("stderr is piped"));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let ended = wait_unreaped(pid);
@@ -127,23 +206,30 @@ pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
     let mut timed_out = false;
     let mut interrupted = false;
     let ended_at = loop {
-        let left = deadline.saturating_sub(started.elapsed());
-        match rx.recv_timeout(left.min(TICK)) {
+        match rx.try_recv() {
             Ok((_, at)) => break at,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                if crate::interrupt::check().is_err() {
-                    interrupted = true;
-                    kill_group(pid);
-                } else if started.elapsed() >= deadline && !timed_out {
-                    timed_out = true;
-                    kill_group(pid);
-                }
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Instant::now(),
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => break Instant::now(),
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
         }
+        if crate::interrupt::check().is_err() {
+            interrupted = true;
+            kill_all(pid);
+        } else if started.elapsed() >= deadline && !timed_out {
+            timed_out = true;
+            kill_all(pid);
+        }
+        let left = deadline.saturating_sub(started.elapsed());
+        pump(
+            &mut [&mut out, &mut err],
+            left.clamp(Duration::from_millis(1), TICK),
+        );
     };
-    // Helpers it left running would keep its pipes open: the group goes with it.
-    kill_group(pid);
+    // Helpers it left running in its group would keep its pipes open: they go with it.
+    kill_all(pid);
+    let after = Instant::now();
+    while (out.fd.is_some() || err.fd.is_some()) && after.elapsed() < AFTER_EXIT {
+        pump(&mut [&mut out, &mut err], TICK);
+    }
     // SAFETY: wait4 writes only the status and the usage we pass; it reaps our child.
     let mut status = 0;
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -152,8 +238,6 @@ pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
     if rc != pid {
         return Err(std::io::Error::last_os_error()).with_context(|| format!("wait for {shown}"));
     }
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
     crate::interrupt::check()?;
     if interrupted {
         return Err(crate::error::Failure::Interrupted.into());
@@ -171,8 +255,8 @@ pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
         wall_seconds: ended_at.duration_since(started).as_secs_f64(),
         user_seconds: seconds(usage.ru_utime),
         system_seconds: seconds(usage.ru_stime),
-        stdout,
-        stderr,
+        stdout: out.bytes(),
+        stderr: err.bytes(),
     })
 }
 
@@ -243,10 +327,71 @@ mod tests {
     }
 
     #[test]
-    fn a_long_output_is_kept_only_in_part() {
-        let r = run(&sh("head -c 1000000 /dev/zero"), Duration::from_secs(10)).unwrap();
+    fn a_long_output_is_kept_only_in_part_its_end() {
+        let r = run(
+            &sh("head -c 1000000 /dev/zero; echo Total XOR: e4fd303c"),
+            Duration::from_secs(10),
+        )
+        .unwrap();
         assert_eq!(r.stdout.len(), KEPT);
+        assert!(r.stdout.ends_with(b"Total XOR: e4fd303c\n"));
         assert_eq!(r.end, End::Exited(0));
+    }
+
+    #[test]
+    fn a_helper_in_a_session_of_its_own_holding_the_output_is_not_waited_for() {
+        // The helper leaves the group (setsid), out of the kill's reach, with stdout open.
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "perl -e 'use POSIX; POSIX::setsid(); open(F, \">{}\"); print F $$; close F; sleep 30' & sleep 0.2; echo done",
+            pidfile.display()
+        );
+        if std::process::Command::new("perl")
+            .arg("-v")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: no perl to start a helper in a new session");
+            return;
+        }
+        let r = run(&sh(&script), Duration::from_secs(60)).unwrap();
+        assert_eq!(r.end, End::Exited(0));
+        assert_eq!(r.stdout, b"done\n");
+        // The run ended while the helper still lived: it was not waited for.
+        let helper: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(std::path::Path::new(&format!("/proc/{helper}")).exists());
+        // SAFETY: a signal to the helper this test started.
+        unsafe {
+            libc::kill(helper, libc::SIGKILL);
+        }
+    }
+
+    #[test]
+    fn a_program_that_joins_another_group_is_still_killed_at_its_deadline() {
+        // It moves itself into ioscope's own group, out of the group kill's reach.
+        if std::process::Command::new("perl")
+            .arg("-v")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: no perl to change a process group");
+            return;
+        }
+        let r = run(
+            &[
+                "perl".into(),
+                "-e".into(),
+                "setpgrp(0, getpgrp(getppid())); sleep 30".into(),
+            ],
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert_eq!(r.end, End::TimedOut);
     }
 
     #[test]

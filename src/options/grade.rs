@@ -31,6 +31,11 @@ pub struct GradeOptions {
 impl GradeOptions {
     /// Checks `grade`'s arguments.
     pub fn from_args(args: &GradeArgs) -> Result<Self> {
+        if args.command.first().is_none_or(|c| c.is_empty()) {
+            return Err(input(
+                "grade: the command is empty: give the reader after --",
+            ));
+        }
         if args.runs == 0 {
             return Err(input("grade: --runs 0: at least one run per size"));
         }

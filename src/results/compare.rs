@@ -134,6 +134,10 @@ pub struct CompareReport {
     /// The file's XOR, which readers of the user's must print (with `--cmd` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
+    /// Readers of the user's (`--cmd`) that crashed, exited non-zero or ran past their
+    /// deadline (the reason is under `skipped`): the comparison fails with them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_readers: Vec<String>,
     /// The contenders that ran.
     pub contenders: Vec<Contender>,
     /// Contenders that could not run here, with the reason.
@@ -154,6 +158,7 @@ impl CompareReport {
         self.rows
             .iter()
             .all(|r| r.state_ok && r.xor_ok() != Some(false))
+            && self.failed_readers.is_empty()
             && (!self.rows.is_empty() || !self.complete)
     }
 }
@@ -171,6 +176,7 @@ mod tests {
             repeat: 1,
             until_stable: None,
             reference: None,
+            failed_readers: Vec::new(),
             contenders: Vec::new(),
             skipped: vec!["cat (warm): cat failed (exit status: 1)".into()],
             rows: Vec::new(),

@@ -86,10 +86,25 @@ pub struct SizeGrade {
     pub runs: Vec<GradeRun>,
 }
 
+/// The run shown for a size without one (a saved document edited by hand).
+static NO_RUN: GradeRun = GradeRun {
+    verdict: Verdict::Wrong,
+    exit_code: None,
+    signal: None,
+    printed: None,
+    token: None,
+    candidates: 0,
+    wall_seconds: 0.0,
+    user_seconds: 0.0,
+    system_seconds: 0.0,
+    stderr: None,
+};
+
 impl SizeGrade {
-    /// The run the verdict stands on.
+    /// The run the verdict stands on (one that says nothing, where a saved document names
+    /// a run it does not hold).
     pub fn shown(&self) -> &GradeRun {
-        &self.runs[self.shown_run]
+        self.runs.get(self.shown_run).unwrap_or(&NO_RUN)
     }
 }
 
@@ -127,8 +142,10 @@ pub struct GradeReport {
 }
 
 impl GradeReport {
-    /// Whether every size graded is correct.
+    /// Whether every size planned was graded, and correct.
     pub fn passed(&self) -> bool {
-        !self.sizes.is_empty() && self.sizes.iter().all(|s| s.verdict == Verdict::Correct)
+        !self.sizes.is_empty()
+            && self.skipped.is_empty()
+            && self.sizes.iter().all(|s| s.verdict == Verdict::Correct)
     }
 }

@@ -91,3 +91,41 @@ fn bad_options_are_refused_before_anything_runs() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn an_empty_command_is_refused_before_anything_runs() {
+    let out = ioscope().args(["grade", "--", ""]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the command is empty"));
+}
+
+#[test]
+fn a_program_gone_midway_keeps_the_sizes_graded_and_fails() {
+    // The reader removes itself after its first run: the later sizes cannot start it.
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = reader(dir.path(), "correct") else {
+        return;
+    };
+    let script = dir.path().join("once.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nrm -f \"$0\"\nexec {} \"$1\"\n", exe.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = ioscope()
+        .args(["grade", "--json", "--runs", "1", "--dir"])
+        .arg(dir.path())
+        .arg("--")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let code = out.status.code();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(code, Some(1), "{doc:#}");
+    assert_eq!(verdicts(&doc), [(0, "correct".to_string())]);
+    let skipped = doc["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 8, "{doc:#}");
+    assert!(skipped[0].as_str().unwrap().contains("start"), "{doc:#}");
+}

@@ -76,3 +76,43 @@ fn compare_refuses_a_cmd_without_a_name() {
         assert!(err.contains(says), "{cmd}: {err}");
     }
 }
+
+#[test]
+fn compare_fails_when_a_reader_of_the_user_s_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(bad) = reader(dir.path(), "exit_one") else {
+        return;
+    };
+    let file = common::file_with(dir.path(), "f", &common::pattern(1 << 20));
+    let out = ioscope()
+        .args(["compare", "--json", "--repeat", "1", "--cache", "warm"])
+        .arg(&file)
+        .arg("--cmd")
+        .arg(format!("mine={}", bad.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["failed_readers"][0], "mine");
+}
+
+#[test]
+fn compare_refuses_a_name_a_contender_has_or_one_with_a_control_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = common::file_with(dir.path(), "f", b"abcd");
+    for (cmd, says) in [
+        ("cat=./fast", "the name of a contender already"),
+        ("m\u{1b}[31mX=./fast", "control character"),
+    ] {
+        let out = ioscope()
+            .arg("compare")
+            .arg(&file)
+            .args(["--cmd", cmd])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{cmd:?}: {err}");
+        assert!(!err.contains('\u{1b}'), "{err:?}");
+    }
+}

@@ -147,3 +147,72 @@ fn thirty_two_bit_sizes_and_one_read_call_show_at_4_gib_and_2_gib() {
         );
     }
 }
+
+/// `sh -c SCRIPT sh {}` with `$R` the reader `name`: a reader wrapped in what it prints.
+fn wrapped(name: &str, script: &str) -> Option<(i32, Value)> {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = reader(dir.path(), name)?;
+    let script = format!("R={}; {script}", exe.display());
+    Some(grade(dir.path(), &[], &["sh", "-c", &script, "sh", "{}"]))
+}
+
+#[test]
+fn a_size_on_the_xor_s_line_and_a_long_log_before_the_answer_do_not_hide_it() {
+    // "Computing XOR of N bytes..." then the answer; 70 KB of log first.
+    let Some((code, doc)) = wrapped(
+        "correct",
+        r#"seq 1 12000 | sed 's/^/read block /'; echo "Computing XOR of $(wc -c < "$1") bytes..."; exec "$R" "$1""#,
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{doc:#}");
+}
+
+#[test]
+fn a_time_printed_beside_a_wrong_xor_is_neither_the_answer_nor_a_race() {
+    let Some((_, doc)) = wrapped(
+        "drops_tail",
+        r#"x=$("$R" "$1" | tr -dc '0-9a-f'); echo "XOR: $x (took 0.$(date +%N) s)""#,
+    ) else {
+        return;
+    };
+    only_these_fail(&doc, |s| s % 4 != 0, "wrong");
+    assert_eq!(kinds(&doc), ["drops_tail"], "{doc:#}");
+}
+
+#[test]
+fn the_file_s_name_in_the_output_is_not_taken_for_the_xor() {
+    // The empty file's XOR is 0, and the scratch file's name holds a 0.
+    let Some((_, doc)) = wrapped("correct", r#"echo "XOR of $1: deadbeef""#) else {
+        return;
+    };
+    only_these_fail(&doc, |_| true, "wrong");
+    assert_eq!(doc["sizes"][1]["runs"][0]["printed"], "deadbeef");
+}
+
+#[test]
+fn an_xor_printed_in_colour_is_read() {
+    let Some((code, doc)) = wrapped(
+        "correct",
+        r#"x=$("$R" "$1" | sed 's/.*: //'); printf 'XOR: \033[1;32m%s\033[0m\n' "$x""#,
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{doc:#}");
+}
+
+#[test]
+fn statuses_and_signals_that_differ_by_size_are_each_named() {
+    let Some((_, doc)) = wrapped(
+        "correct",
+        r#""$R" "$1"; if [ "$(wc -c < "$1")" -lt 5000 ]; then exit 3; else exit 2; fi"#,
+    ) else {
+        return;
+    };
+    let sentence = doc["diagnoses"][0]["sentence"].as_str().unwrap();
+    assert!(
+        sentence.contains("with status 3 on 0 B")
+            && sentence.contains("with status 2 on 1 MiB + 2"),
+        "{sentence}"
+    );
+}

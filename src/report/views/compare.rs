@@ -589,6 +589,7 @@ mod tests {
             repeat: 3,
             until_stable: None,
             reference: Some("0000abcd".into()),
+            failed_readers: Vec::new(),
             contenders: Vec::new(),
             skipped: Vec::new(),
             rows: vec![

@@ -99,15 +99,26 @@ pub fn verdict_line(r: &GradeReport) -> String {
         .filter(|s| s.verdict != Verdict::Correct)
         .count();
     let n = r.sizes.len();
-    let partial = if r.complete {
-        ""
+    let partial = if !r.complete {
+        " (interrupted: not every size ran)".to_string()
+    } else if !r.skipped.is_empty() {
+        format!(
+            "; {} not graded (skipped above)",
+            if r.skipped.len() == 1 {
+                "1 size".to_string()
+            } else {
+                format!("{} sizes", r.skipped.len())
+            }
+        )
     } else {
-        " (interrupted: not every size ran)"
+        String::new()
     };
     if n == 0 {
         format!("no size was graded{partial}")
+    } else if failed == 0 && partial.is_empty() {
+        format!("correct on all {n} sizes")
     } else if failed == 0 {
-        format!("correct on all {n} sizes{partial}")
+        format!("correct on the {n} sizes graded{partial}")
     } else {
         format!("fails on {failed} of {n} sizes{partial}")
     }
