@@ -265,6 +265,8 @@ fn direct_alignment(file: &File) -> Option<u64> {
 struct Part {
     times: InFlight,
     verify: Option<InPlace>,
+    /// The thread's user and system CPU seconds over its queue loop.
+    cpu: (f64, f64),
 }
 
 /// The stack of a row's worker thread: its buffers and histograms are on the heap, so a
@@ -501,12 +503,18 @@ pub(crate) fn run_row(
     });
     let mut latency = crate::measure::latency::histogram();
     let (mut ios, mut bytes, mut busy_ns) = (0u64, 0u64, 0u128);
+    let mut cpu = crate::results::disk::CpuUse {
+        user_seconds: 0.0,
+        system_seconds: 0.0,
+    };
     let mut verify: Option<InPlace> = None;
     for part in parts {
         let part = part?;
         ios += part.times.ios();
         bytes += part.times.bytes();
         busy_ns += part.times.busy_ns();
+        cpu.user_seconds += part.cpu.0;
+        cpu.system_seconds += part.cpu.1;
         latency
             .add(part.times.latency())
             .map_err(|e| anyhow::anyhow!("disk {name}: merge latencies: {e}"))?;
@@ -568,6 +576,7 @@ pub(crate) fn run_row(
         verify,
         over_time,
         cores: Some(crate::workload::panel::cores()),
+        cpu: Some(cpu),
         runs: Vec::new(),
         settled: None,
         best_of: false,
@@ -699,10 +708,13 @@ fn part(w: &Work, path: Path) -> Result<Part> {
         reaped: 0,
     };
     let mut times = InFlight::new(depth);
+    let before = crate::measure::timer::thread_cpu();
     crate::harness::queue::run(queue.as_mut(), &mut feed, &w.window, &mut times)?;
+    let after = crate::measure::timer::thread_cpu();
     Ok(Part {
         times,
         verify: feed.checker.map(|c| c.found()),
+        cpu: ((after.0 - before.0).max(0.0), (after.1 - before.1).max(0.0)),
     })
 }
 
@@ -1027,6 +1039,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         verify: None,
         over_time: None,
         cores: None,
+        cpu: None,
         runs: Vec::new(),
         settled: None,
         best_of: false,

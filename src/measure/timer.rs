@@ -32,6 +32,19 @@ fn cpu_times() -> (f64, f64) {
     (secs(usage.ru_utime), secs(usage.ru_stime))
 }
 
+/// CPU seconds the calling thread has used so far, in user mode and in the kernel
+/// (`getrusage(RUSAGE_THREAD)`; zeros where it fails).
+pub fn thread_cpu() -> (f64, f64) {
+    // SAFETY: getrusage fills the zeroed struct we pass and touches nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_THREAD is Linux's own, valid for the calling thread.
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
+        return (0.0, 0.0);
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    (secs(usage.ru_utime), secs(usage.ru_stime))
+}
+
 impl Stopwatch {
     /// Starts measuring now.
     pub fn start() -> Self {

@@ -162,9 +162,8 @@ pub fn csv<R>(columns: &[Column<'_, R>], rows: &[R]) -> Table {
     }
 }
 
-/// The Markdown table of `rows` (headings with units, the reader's cells), as
-/// [`super::markdown::table`] takes it.
-pub fn markdown<R>(columns: &[Column<'_, R>], rows: &[R]) -> Table {
+/// Every Markdown column's heading and cells for `rows`, none left out.
+fn markdown_all<R>(columns: &[Column<'_, R>], rows: &[R]) -> Table {
     let cols: Vec<&Column<'_, R>> = columns.iter().filter(|c| c.markdown.is_some()).collect();
     Table {
         header: cols.iter().map(|c| c.markdown_heading()).collect(),
@@ -184,13 +183,31 @@ pub fn markdown<R>(columns: &[Column<'_, R>], rows: &[R]) -> Table {
     }
 }
 
+/// The Markdown table of `rows` (headings with units, the reader's cells), as
+/// [`super::markdown::table`] takes it. A column no row fills (every cell empty: a mark no
+/// row has, a figure older results lack) is left out, as the text leaves it out.
+pub fn markdown<R>(columns: &[Column<'_, R>], rows: &[R]) -> Table {
+    let t = markdown_all(columns, rows);
+    let kept: Vec<usize> = (0..t.header.len())
+        .filter(|&k| k == 0 || t.rows.is_empty() || t.rows.iter().any(|row| !row[k].is_empty()))
+        .collect();
+    Table {
+        header: kept.iter().map(|&k| t.header[k].clone()).collect(),
+        rows: t
+            .rows
+            .iter()
+            .map(|row| kept.iter().map(|&k| row[k].clone()).collect())
+            .collect(),
+    }
+}
+
 /// The reader's whole table of `rows` (Markdown's columns, headings and cells), as a page's
 /// HTML and Markdown show it: the grid of a study's section, so the section and the
 /// command's own Markdown are one table. A column that says nothing (every cell empty or
 /// `-`, as a write sweep's residency) is left out, as the text leaves out a column no row
 /// fills.
 pub fn grid<R>(columns: &[Column<'_, R>], rows: &[R]) -> Grid {
-    let t = markdown(columns, rows);
+    let t = markdown_all(columns, rows);
     let cols: Vec<&Column<'_, R>> = columns.iter().filter(|c| c.markdown.is_some()).collect();
     let says = |k: usize| k == 0 || t.rows.iter().any(|r| !matches!(r[k].as_str(), "" | "-"));
     let kept: Vec<usize> = (0..cols.len()).filter(|&k| says(k)).collect();

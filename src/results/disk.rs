@@ -101,6 +101,10 @@ pub struct DiskRow {
     /// The cores the machine had when the row ran (its threads beyond them took turns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<usize>,
+    /// The CPU its threads used while their I/O ran (each thread's own clock around its
+    /// queue loop, summed), as fio's `usr`/`sys` and DiskSpd's CPU columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUse>,
     /// Each run of a repeated row (`--repeat`), in the order run: the row's
     /// `bytes_per_second` and `iops` are their medians, and the rest of the row (latency,
     /// device, checks) is its median run's. Empty: the row ran once (every file written
@@ -134,6 +138,49 @@ pub struct RowRun {
     pub iops: f64,
     /// The 99th percentile of its latency, microseconds.
     pub p99_us: f64,
+}
+
+/// A row is CPU-bound when its threads kept the cores they could have busy for at least
+/// this share of its time: 90%. The figure is then the CPU's, not the device's.
+pub const CPU_BOUND: f64 = 0.9;
+
+/// The CPU a row's threads used while their I/O ran.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CpuUse {
+    /// Seconds in user mode, all threads.
+    pub user_seconds: f64,
+    /// Seconds in the kernel, all threads.
+    pub system_seconds: f64,
+}
+
+impl DiskRow {
+    /// User and system CPU microseconds per I/O.
+    pub fn cpu_us_per_io(&self) -> Option<(f64, f64)> {
+        let cpu = self.cpu?;
+        (self.ios > 0).then(|| {
+            (
+                1e6 * cpu.user_seconds / self.ios as f64,
+                1e6 * cpu.system_seconds / self.ios as f64,
+            )
+        })
+    }
+
+    /// The share of the cores its threads could use (one each, at most the machine's) that
+    /// they kept busy over the row's time.
+    pub fn core_share(&self) -> Option<f64> {
+        let cpu = self.cpu?;
+        let cores = self
+            .cores
+            .unwrap_or(usize::MAX)
+            .min(self.spec.threads.max(1));
+        (self.seconds > 0.0)
+            .then(|| (cpu.user_seconds + cpu.system_seconds) / (self.seconds * cores as f64))
+    }
+
+    /// Whether its threads were busy on the CPU nearly all the time ([`CPU_BOUND`]).
+    pub fn cpu_bound(&self) -> bool {
+        self.core_share().is_some_and(|s| s >= CPU_BOUND)
+    }
 }
 
 /// The result of `disk`.
@@ -321,6 +368,7 @@ impl DiskRow {
             verify: None,
             over_time: None,
             cores: None,
+            cpu: None,
             runs: Vec::new(),
             settled: None,
             best_of: false,
@@ -339,6 +387,29 @@ mod tests {
             bytes_per_second: mbs * 1e6,
             ..DiskRow::made_up(Op::Write, 8, iops, 10.0, p99)
         }
+    }
+
+    #[test]
+    fn cpu_per_io_and_the_share_of_the_cores_follow_from_the_threads_clocks() {
+        let mut row = DiskRow::made_up(Op::Read, 32, 100_000.0, 10.0, 50.0);
+        assert_eq!(row.cpu_us_per_io(), None, "no clock, no figure");
+        row.ios = 200_000;
+        row.seconds = 2.0;
+        row.spec.threads = 4;
+        row.cores = Some(2);
+        row.cpu = Some(CpuUse {
+            user_seconds: 0.6,
+            system_seconds: 3.0,
+        });
+        let (user, system) = row.cpu_us_per_io().unwrap();
+        assert!((user - 3.0).abs() < 1e-9 && (system - 15.0).abs() < 1e-9);
+        // Four threads on two cores: 3.6 s of CPU over 2 s of two cores is 90%.
+        assert!((row.core_share().unwrap() - 0.9).abs() < 1e-9);
+        assert!(row.cpu_bound());
+        row.cores = Some(8);
+        // On eight cores the four threads could have had four: 45%.
+        assert!((row.core_share().unwrap() - 0.45).abs() < 1e-9);
+        assert!(!row.cpu_bound());
     }
 
     #[test]

@@ -298,6 +298,13 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             );
         }
     }
+    for row in r.rows.iter().filter(|x| x.measured() && x.cpu_bound()) {
+        line(
+            &mut out,
+            "cpu",
+            format!("{} {}: {}", row.name, row.spec.op.name(), cpu_sentence(row)),
+        );
+    }
     line(&mut out, "verify", verify_line(r));
     out.push_str(&crate::report::caveats::text(&r.caveats));
     if verbose {
@@ -307,6 +314,26 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         out.push_str(&columns::for_terminal(&grid(&pairs), &pairs).text);
     }
     out
+}
+
+/// A CPU-bound row's sentence: how busy its threads kept their cores, what an I/O cost
+/// them, and that the figure is then the CPU's.
+fn cpu_sentence(row: &DiskRow) -> String {
+    let share = row.core_share().unwrap_or(0.0);
+    let (user, system) = row.cpu_us_per_io().unwrap_or((0.0, 0.0));
+    let threads = row.spec.threads.max(1);
+    let cores = row.cores.unwrap_or(threads).min(threads);
+    let whose = if threads == 1 {
+        "its thread kept its core".to_string()
+    } else if cores < threads {
+        format!("its {threads} threads kept the {cores} cores they shared")
+    } else {
+        format!("its {threads} threads kept their cores")
+    };
+    format!(
+        "{whose} {:.0}% busy ({user:.1} µs user + {system:.1} µs system per I/O): CPU-bound, so its rate is what the CPU could issue, a floor for the device's",
+        100.0 * share.min(1.0)
+    )
 }
 
 /// How far apart the runs of the most scattered row are, for the grid's `rows` line
@@ -660,6 +687,23 @@ fn tail_columns<'a>() -> Vec<Column<'a, DiskRow>> {
             })
         })
         .csv("mean_in_flight", |r: &DiskRow| r.mean_in_flight.to_string()),
+        // Its threads' CPU per I/O, user + system (fio's usr/sys, DiskSpd's CPU columns).
+        Column::new("CPU/IO usr+sys", "µs", 6, |r: &DiskRow| {
+            ran(r, |r| {
+                // Empty for results saved before it was measured: the column is not drawn.
+                r.cpu_us_per_io()
+                    .map_or(String::new(), |(u, s)| format!("{u:.1}+{s:.1}"))
+            })
+        })
+        // Not in the study page's grid: the panel fills a screen's width already.
+        .text_only()
+        .csv("cpu_user_us_per_io", |r: &DiskRow| {
+            opt(r.cpu_us_per_io().map(|(u, _)| u))
+        }),
+        Column::raw("cpu_system_us_per_io", |r: &DiskRow| {
+            opt(r.cpu_us_per_io().map(|(_, s)| s))
+        }),
+        Column::raw("cpu_core_share", |r: &DiskRow| opt(r.core_share())),
         Column::raw("device_requests", |r: &DiskRow| {
             opt(r.device.as_ref().map(|d| d.requests()))
         }),
@@ -739,6 +783,49 @@ fn device_view<'a>() -> Vec<Column<'a, &'a DiskRow>> {
 mod tests {
     use super::*;
     use crate::workload::Op;
+
+    #[test]
+    fn a_cpu_bound_row_says_so_and_a_device_bound_one_does_not() {
+        let mut bound = DiskRow::made_up(Op::Read, 32, 100_000.0, 10.0, 50.0);
+        bound.ios = 100_000;
+        bound.seconds = 1.0;
+        bound.cores = Some(2);
+        bound.cpu = Some(crate::results::disk::CpuUse {
+            user_seconds: 0.2,
+            system_seconds: 0.77,
+        });
+        let sentence = cpu_sentence(&bound);
+        assert!(
+            sentence.starts_with(
+                "its thread kept its core 97% busy (2.0 µs user + 7.7 µs system per I/O): CPU-bound"
+            ),
+            "{sentence}"
+        );
+        let idle = DiskRow {
+            cpu: Some(crate::results::disk::CpuUse {
+                user_seconds: 0.05,
+                system_seconds: 0.2,
+            }),
+            ..bound.clone()
+        };
+        let report = |row: DiskRow| crate::results::disk::DiskReport {
+            file: "f".into(),
+            scratch: true,
+            kept: false,
+            file_bytes: 1 << 26,
+            device_name: None,
+            seed: Some(1),
+            runtime_seconds: 1.0,
+            fill_seconds: None,
+            rows: vec![row],
+            notes: Vec::new(),
+            complete: true,
+            warnings: Vec::new(),
+            caveats: Vec::new(),
+        };
+        assert!(text(&report(bound), false).contains("\ncpu       RND4K Q32T1 read: its thread"));
+        assert!(!text(&report(idle), false).contains("\ncpu "));
+    }
 
     fn row(depth: usize, app: f64, device: Option<DeviceView>) -> DiskRow {
         DiskRow {
