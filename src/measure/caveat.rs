@@ -65,6 +65,70 @@ pub enum Evidence {
     /// A long write's fall from its steady state and what the page cache was doing then
     /// (`--series`: [`super::writeback`]).
     WriteBackCliff(super::writeback::Finding),
+    /// The link the device sits behind, and the fastest figure set against it.
+    Link(LinkEvidence),
+}
+
+/// A figure is "above the link" when it passes what the link carries by more than this
+/// share: 2% (the bound is exact; timers and rounding are not).
+pub const ABOVE_THE_LINK: f64 = 1.02;
+
+/// The evidence of the link check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkEvidence {
+    /// The block device.
+    pub device: String,
+    /// Its link, where sysfs shows one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<super::link::Link>,
+    /// The fastest figure of the result (its name, `SEQ1M Q8T1 read`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fastest: Option<String>,
+    /// Its bytes per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fastest_bytes_per_second: Option<f64>,
+}
+
+/// The link check: not the device when the fastest figure passes what the link carries
+/// ([`ABOVE_THE_LINK`]: it came from a cache); warn when the link is trained below its
+/// maximum; unknown where sysfs shows no link (virtio, a RAM disk), with the reason.
+pub fn link(
+    device: &str,
+    found: Result<super::link::Link, String>,
+    fastest: Option<(String, f64)>,
+) -> Caveat {
+    let (name, rate) = fastest.unzip();
+    match found {
+        Err(reason) => Caveat {
+            verdict: Verdict::Unknown,
+            reason: Some(reason),
+            evidence: Evidence::Link(LinkEvidence {
+                device: device.to_string(),
+                link: None,
+                fastest: name,
+                fastest_bytes_per_second: rate,
+            }),
+        },
+        Ok(l) => {
+            let verdict = if rate.is_some_and(|r| r > l.ceiling_bytes_per_second * ABOVE_THE_LINK) {
+                Verdict::NotTheDevice
+            } else if l.below_max() {
+                Verdict::Warn
+            } else {
+                Verdict::Ok
+            };
+            Caveat {
+                verdict,
+                reason: None,
+                evidence: Evidence::Link(LinkEvidence {
+                    device: device.to_string(),
+                    link: Some(l),
+                    fastest: name,
+                    fastest_bytes_per_second: rate,
+                }),
+            }
+        }
+    }
 }
 
 /// The evidence of the compression check.
@@ -139,6 +203,7 @@ impl Caveat {
             Evidence::Compression(_) => "compression",
             Evidence::WriteCache(_) => "write_cache",
             Evidence::WriteBackCliff(_) => "write_back_cliff",
+            Evidence::Link(_) => "link",
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod inflight;
 pub mod interference;
 pub mod knee;
 pub mod latency;
+pub mod link;
 pub mod medium;
 pub mod meter;
 pub mod model;

@@ -199,6 +199,43 @@ fn write_cache_sentence(e: &WriteCacheEvidence, verdict: Verdict, reason: Option
     }
 }
 
+/// Bytes per second as the disk panel writes them (MB/s, 10^6).
+fn mb_s(bytes_per_second: f64) -> String {
+    format!("{:.0} MB/s", bytes_per_second / 1e6)
+}
+
+fn link_sentence(
+    e: &crate::measure::caveat::LinkEvidence,
+    verdict: Verdict,
+    reason: Option<&str>,
+) -> String {
+    let dev = &e.device;
+    let Some(l) = &e.link else {
+        return reason.unwrap_or("unknown").to_string();
+    };
+    let fastest = match (&e.fastest, e.fastest_bytes_per_second) {
+        (Some(name), Some(rate)) => format!("{name} at {}", mb_s(rate)),
+        _ => "no figure".to_string(),
+    };
+    let carries = format!(
+        "its {} link at {} carries at most {} after encoding",
+        l.transport,
+        l.current,
+        mb_s(l.ceiling_bytes_per_second)
+    );
+    match verdict {
+        Verdict::NotTheDevice => format!(
+            "{dev}: {carries}, yet {fastest} passed it: that figure came from a cache, not through the link from the device"
+        ),
+        Verdict::Warn => format!(
+            "{dev}: {carries}, trained below its maximum ({}, {}): every figure is capped there before the device (a slot or port, a cable, a hub?); the fastest, {fastest}",
+            l.max.as_deref().unwrap_or("?"),
+            l.max_bytes_per_second.map_or("?".to_string(), mb_s)
+        ),
+        _ => format!("{dev}: {carries}; the fastest figure, {fastest}, is within it"),
+    }
+}
+
 /// The sentence for one caveat, chosen from its verdict and evidence.
 pub fn sentence(c: &Caveat) -> String {
     let reason = c.reason.as_deref();
@@ -208,6 +245,7 @@ pub fn sentence(c: &Caveat) -> String {
         Evidence::WriteCache(e) => write_cache_sentence(e, c.verdict, reason),
         // The write-back check chose its sentence from the series when it ran.
         Evidence::WriteBackCliff(f) => f.evidence.clone(),
+        Evidence::Link(e) => link_sentence(e, c.verdict, reason),
     }
 }
 
@@ -274,6 +312,51 @@ pub fn html(caveats: &[Caveat]) -> String {
 
 #[cfg(test)]
 mod tests {
+    fn sata(current: &str, max: &str) -> crate::measure::link::Link {
+        crate::measure::link::Link {
+            transport: "sata".into(),
+            current: current.into(),
+            max: Some(max.into()),
+            ceiling_bytes_per_second: if current.starts_with('3') {
+                300e6
+            } else {
+                600e6
+            },
+            max_bytes_per_second: Some(600e6),
+        }
+    }
+
+    #[test]
+    fn a_figure_past_the_link_came_from_a_cache_and_a_slow_link_caps_every_figure() {
+        use crate::measure::caveat::link;
+        let past = link(
+            "sda",
+            Ok(sata("6.0 Gbps", "6.0 Gbps")),
+            Some(("SEQ1M Q8T1 read".into(), 900e6)),
+        );
+        assert_eq!(past.verdict, Verdict::NotTheDevice);
+        assert_eq!(
+            sentence(&past),
+            "sda: its sata link at 6.0 Gbps carries at most 600 MB/s after encoding, yet SEQ1M Q8T1 read at 900 MB/s passed it: that figure came from a cache, not through the link from the device"
+        );
+        let slow = link(
+            "sda",
+            Ok(sata("3.0 Gbps", "6.0 Gbps")),
+            Some(("SEQ1M Q8T1 read".into(), 280e6)),
+        );
+        assert_eq!(slow.verdict, Verdict::Warn);
+        assert!(sentence(&slow).contains("trained below its maximum (6.0 Gbps, 600 MB/s)"));
+        let fine = link(
+            "sda",
+            Ok(sata("6.0 Gbps", "6.0 Gbps")),
+            Some(("SEQ1M Q8T1 read".into(), 550e6)),
+        );
+        assert_eq!(fine.verdict, Verdict::Ok);
+        let unknown = link("vda", Err("vda is a virtio disk".into()), None);
+        assert_eq!(unknown.verdict, Verdict::Unknown);
+        assert_eq!(sentence(&unknown), "vda is a virtio disk");
+    }
+
     use super::*;
     use crate::measure::caveat;
     use crate::measure::compression::{Compressibility, FsCompression};
