@@ -259,11 +259,9 @@ fn user_deadline(file_bytes: u64) -> std::time::Duration {
 fn run_user(argv: &[OsString], name: &str, file_bytes: u64) -> Result<(f64, String)> {
     use crate::measure::child::{self, End};
     let ran = child::run(argv, user_deadline(file_bytes))?;
-    let last = String::from_utf8_lossy(&ran.stderr)
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| format!(": {}", crate::text::printable(l.trim())))
+    let last = ran
+        .last_stderr_line()
+        .map(|l| format!(": {l}"))
         .unwrap_or_default();
     match ran.end {
         End::Exited(0) => Ok((

@@ -259,13 +259,7 @@ fn judge(ran: &child::Ran, reference: u32) -> GradeRun {
         End::Exited(code) => (Verdict::Exit, Some(code), None),
     };
     let stderr = (ran.end != End::Exited(0))
-        .then(|| {
-            String::from_utf8_lossy(&ran.stderr)
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .map(|l| crate::text::printable(l.trim()))
-        })
+        .then(|| ran.last_stderr_line())
         .flatten();
     GradeRun {
         verdict,

@@ -46,6 +46,18 @@ pub struct Ran {
     pub stderr: Vec<u8>,
 }
 
+impl Ran {
+    /// The last line it wrote on stderr that is not blank, trimmed and escaped (the reason a
+    /// failing program gives).
+    pub fn last_stderr_line(&self) -> Option<String> {
+        String::from_utf8_lossy(&self.stderr)
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| crate::text::printable(l.trim()))
+    }
+}
+
 /// Bytes of each stream kept: its last 64 KiB (a program prints its answer last), bounded
 /// for a program that prints a file's worth.
 pub const KEPT: usize = 64 << 10;
