@@ -268,6 +268,7 @@ fn judge(ran: &child::Ran, reference: u32) -> GradeRun {
         printed: found.value.map(hex),
         token: found.token.map(|t| crate::text::printable(&t)),
         candidates: found.candidates,
+        decimal: found.decimal,
         wall_seconds: ran.wall_seconds,
         user_seconds: ran.user_seconds,
         system_seconds: ran.system_seconds,
@@ -676,6 +677,28 @@ pub fn diagnose(sizes: &[SizeGrade], hypotheses: &[Hypotheses]) -> Vec<Diagnosis
         explained.extend(swapped.iter().map(|s| s.size));
     }
 
+    // The right XOR written in base 10.
+    let decimal: Vec<&SizeGrade> = sizes
+        .iter()
+        .filter(|s| {
+            s.verdict == Verdict::Wrong
+                && !explained.contains(&s.size)
+                && s.size > 0
+                && s.runs.iter().all(|r| r.decimal)
+        })
+        .collect();
+    if !decimal.is_empty() {
+        say(
+            &mut out,
+            "decimal",
+            format!(
+                "Prints the XOR in decimal: on {} its answer is the right XOR written in base 10. Print it in hex (%08x).",
+                among(&decimal, sizes)
+            ),
+        );
+        explained.extend(decimal.iter().map(|s| s.size));
+    }
+
     // Crashes on every size from one on.
     let crashed: Vec<&SizeGrade> = sizes
         .iter()
@@ -884,6 +907,7 @@ mod tests {
                 printed: printed.map(hex),
                 token: printed.map(hex),
                 candidates: usize::from(printed.is_some()),
+                decimal: false,
                 wall_seconds: 0.01,
                 user_seconds: 0.0,
                 system_seconds: 0.0,
@@ -1084,6 +1108,30 @@ mod tests {
         assert!(
             d[0].sentence
                 .contains("although the XOR it printed is right")
+        );
+    }
+
+    #[test]
+    fn the_right_xor_in_base_10_is_named() {
+        let mut sizes: Vec<SizeGrade> = Vec::new();
+        for (i, &size) in SIZES.iter().enumerate() {
+            if size == 0 {
+                // 0 is 0 in any base: the empty file is right.
+                sizes.push(grade(0, 0, &[(Verdict::Correct, Some(0))]));
+                continue;
+            }
+            let reference = 0x1000_0001 * (i as u32 + 1);
+            let mut g = grade(size, reference, &[(Verdict::Wrong, None)]);
+            // A reader printing "%u": the right XOR in base 10 in its output.
+            g.runs[0].decimal = true;
+            sizes.push(g);
+        }
+        let d = diagnose(&sizes, &[]);
+        assert_eq!(kinds(&d), ["decimal"], "{d:?}");
+        assert!(
+            d[0].sentence.contains("on 1 B, 3 B, 4 B"),
+            "{}",
+            d[0].sentence
         );
     }
 

@@ -28,6 +28,9 @@ pub struct Printed {
     pub token: Option<String>,
     /// How many candidates there were.
     pub candidates: usize,
+    /// Whether it printed the reference in base 10 somewhere (`%u`), which a grader names.
+    #[serde(default)]
+    pub decimal: bool,
 }
 
 /// Words after a number that make it a size, a time or a rate.
@@ -174,11 +177,15 @@ pub fn find(output: &str, reference: u32) -> Printed {
     let all: Vec<Candidate<'_>> = clean.lines().flat_map(candidates).collect();
     let best = all.iter().map(|c| c.score).max();
     let answer = all.iter().rev().find(|c| Some(c.score) == best);
+    let decimal = clean
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|w| !w.is_empty() && w.len() <= 10 && w.parse::<u32>() == Ok(reference));
     Printed {
         matches: answer.is_some_and(|c| c.value == reference),
         value: answer.map(|c| c.value),
         token: answer.map(|c| c.word.to_string()),
         candidates: all.len(),
+        decimal,
     }
 }
 
@@ -250,6 +257,14 @@ mod tests {
         assert!(!p.matches);
         assert_eq!(p.token.as_deref(), Some("1234abcd"));
         assert_eq!(p.candidates, 4);
+    }
+
+    #[test]
+    fn the_reference_in_base_10_is_seen_but_not_taken() {
+        let p = find("XOR: 3841798204\n", 0xe4fd_303c);
+        assert!(!p.matches);
+        assert!(p.decimal);
+        assert!(!find("XOR: e4fd303c\n", 0xe4fd_303c).decimal);
     }
 
     #[test]

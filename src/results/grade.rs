@@ -49,6 +49,9 @@ pub struct GradeRun {
     pub token: Option<String>,
     /// Hex-looking words in its output.
     pub candidates: usize,
+    /// Whether its output held the right XOR written in base 10.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decimal: bool,
     /// Whole-process wall seconds, from before the fork to its exit.
     pub wall_seconds: f64,
     /// Its CPU seconds in user mode.
@@ -94,6 +97,7 @@ static NO_RUN: GradeRun = GradeRun {
     printed: None,
     token: None,
     candidates: 0,
+    decimal: false,
     wall_seconds: 0.0,
     user_seconds: 0.0,
     system_seconds: 0.0,

@@ -216,3 +216,15 @@ fn statuses_and_signals_that_differ_by_size_are_each_named() {
         "{sentence}"
     );
 }
+
+#[test]
+fn the_right_xor_printed_in_decimal_is_named() {
+    let Some((_, doc)) = wrapped(
+        "correct",
+        r#"x=$("$R" "$1" | sed 's/.*: //'); printf 'XOR: %u\n' "0x$x""#,
+    ) else {
+        return;
+    };
+    only_these_fail(&doc, |s| s > 0, "wrong");
+    assert_eq!(kinds(&doc), ["decimal"], "{doc:#}");
+}
