@@ -227,9 +227,9 @@ const GRADE: &str = concat!(
     "  ioscope grade --big -- python3 fast.py --input {}\n",
     "      the file where {} stands; also 2 GiB and 4 GiB + 8 (sparse)\n",
     "\n",
-    "Each size's verdict: correct, wrong (both XORs), crashed (the signal), timeout or\n",
-    "exit N; then the pattern of the failures (the last size % 4 bytes dropped, 32-bit\n",
-    "sizes, one read call for 2 GiB, an empty file, different answers for one file).\n",
+    "Each size's verdict: correct, wrong (both XORs), crashed (the signal), timeout or ",
+    "exit N; then the pattern of the failures (the last size % 4 bytes dropped, 32-bit ",
+    "sizes, one read call for 2 GiB, an empty file, different answers for one file). ",
     "Exit 0 only when every size is correct.",
 );
 const SEND: &str = concat!(
