@@ -23,6 +23,9 @@ const FIXTURES: &[(&str, &[&str])] = &[
     ("run", &["text", "csv", "md"]),
     ("calibrate", &["text", "csv", "md"]),
     ("fast", &["text", "csv", "md"]),
+    // `ioscope grade --runs 2 --json -- ./drops_tail` (issue 40): a reader that drops the
+    // last size % 4 bytes, each size's verdict, the diagnosis checked, the verdict last.
+    ("grade", &["text", "csv", "md"]),
     ("compare", &["text", "csv", "md", "svg"]),
     ("sweep", &["text", "csv", "md", "svg"]),
     // `ioscope sweep w --op write --block-sizes 4k,64k,1m --size 4m --repeat 3 --seed 1`
@@ -70,6 +73,7 @@ const FIXTURES: &[(&str, &[&str])] = &[
 /// The tables' text at a terminal's width (`$COLUMNS`), kept as `NAME.WIDTH.txt`: at 80
 /// columns their lowest-priority columns are left out and named, at 200 all shown.
 const WIDTHS: &[(&str, usize)] = &[
+    ("grade", 80),
     ("disk", 80),
     ("disk", 200),
     // Each repeated row's rate with its farthest run glued (`±17%`): still 80 columns.
@@ -274,6 +278,7 @@ fn every_schema_has_a_golden_fixture() {
         "run",
         "calibrate",
         "fast",
+        "grade",
         "compare",
         "sweep",
         "cache",
