@@ -644,6 +644,10 @@ pub enum DiskRw {
     Randread,
     /// Random writes.
     Randwrite,
+    /// Sequential reads and writes mixed (--mix: the read percent).
+    Rw,
+    /// Random reads and writes mixed (--mix: the read percent).
+    Randrw,
 }
 
 /// `ioscope disk DIR|FILE`
@@ -680,6 +684,14 @@ pub struct DiskArgs {
     /// Threads of the custom row, each with its own queue (default 1).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Percent of a mix's I/Os that read (0-100, default 70 as KDiskMark's Mix): with
+    /// --rw randrw|rw, or a Mix row after each read and write row of a panel.
+    #[arg(long, value_name = "PCT")]
+    pub mix: Option<String>,
+    /// Time each run spends before its figures start (fio's ramp_time): a device's
+    /// cache, a file system's allocation or a ring's warm-up left out of every figure.
+    #[arg(long, value_name = "DURATION")]
+    pub ramp: Option<String>,
     /// Let write rows overwrite blocks of the FILE given (with generated data, in place).
     #[arg(long)]
     pub force_write: bool,

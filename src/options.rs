@@ -1172,6 +1172,8 @@ pub struct DiskOptions {
     pub size: u64,
     /// Time per row.
     pub runtime: Duration,
+    /// Time each run spends before its figures start (`--ramp`, fio's `ramp_time`).
+    pub ramp: Duration,
     /// Runs per row and per point of the depth curve (the search's steps run once).
     pub repeat: Stopping,
     /// Each row's figures are its fastest run's (CrystalDiskMark's), not the median.
@@ -1201,6 +1203,9 @@ pub struct DiskOptions {
     /// Outputs.
     pub export: ExportOptions,
 }
+
+/// The read percent of a mix when `--mix` is not given: KDiskMark's Mix (70% reads).
+pub const DEFAULT_MIX: u8 = 70;
 
 /// The deepest queue `disk` keeps per thread (io_uring's rings are sized by it).
 pub const MAX_DISK_DEPTH: usize = 4096;
@@ -1253,6 +1258,24 @@ impl DiskOptions {
                 MAX_DISK_RUNTIME_SECONDS / 3600
             )));
         }
+        let ramp = match &args.ramp {
+            None => Duration::ZERO,
+            Some(text) => {
+                let ramp = parse_duration(text).with_context(|| format!("{what}: --ramp"))?;
+                if ramp > Duration::from_secs(MAX_DISK_RUNTIME_SECONDS) {
+                    return Err(input(format!(
+                        "{what}: --ramp '{text}' is longer than the limit of {}h (365 days)",
+                        MAX_DISK_RUNTIME_SECONDS / 3600
+                    )));
+                }
+                ramp
+            }
+        };
+        let mix = args
+            .mix
+            .as_deref()
+            .map(|m| disk::mix_percent(m, &what))
+            .transpose()?;
         let series_asked = args.series.series.is_some();
         let runs_asked = &args.runs;
         let repeat = if series_asked && runs_asked.repeat.is_none() {
@@ -1278,17 +1301,23 @@ impl DiskOptions {
         let row = match rw {
             None if custom && !preset => {
                 return Err(input(format!(
-                    "{what}: --bs, --depth and --threads describe a custom row: give --rw read|write|randread|randwrite too"
+                    "{what}: --bs, --depth and --threads describe a custom row: give --rw read|write|randread|randwrite|rw|randrw too"
                 )));
             }
             None => None,
             Some(rw) => {
                 let (op, random) = match rw {
                     DiskRw::Read => (Op::Read, false),
-                    DiskRw::Write => (Op::Write, false),
+                    DiskRw::Write | DiskRw::Rw => (Op::Write, false),
                     DiskRw::Randread => (Op::Read, true),
-                    DiskRw::Randwrite => (Op::Write, true),
+                    DiskRw::Randwrite | DiskRw::Randrw => (Op::Write, true),
                 };
+                let mixed = matches!(rw, DiskRw::Rw | DiskRw::Randrw);
+                if mix.is_some() && !mixed && args.rw.is_some() {
+                    return Err(input(format!(
+                        "{what}: --mix is the read share of a mix: give --rw randrw or rw, or leave out --rw for a Mix row after each row of the panel"
+                    )));
+                }
                 let bs_text = args
                     .bs
                     .clone()
@@ -1316,20 +1345,29 @@ impl DiskOptions {
                         "{what}: --rw {} would overwrite blocks of your file; give --force-write to allow it (it is never truncated)",
                         match rw {
                             DiskRw::Write => "write",
+                            DiskRw::Rw => "rw",
+                            DiskRw::Randrw => "randrw",
                             _ => "randwrite",
                         }
                     )));
                 }
-                Some(RowSpec {
+                let row = RowSpec {
                     op,
+                    mix: None,
                     random,
                     block,
                     depth,
                     threads,
+                };
+                Some(if mixed {
+                    row.mixed(mix.unwrap_or(DEFAULT_MIX))
+                } else {
+                    row
                 })
             }
         };
         let (mode, rows, notes) = disk::mode(args, row, &what)?;
+        let rows = disk::with_mixes(&mode, rows, mix, &what)?;
         disk::buffers_fit(&mode, &rows, &what)?;
         if let disk::DiskMode::Fsync(f) = &mode
             && size < f.block
@@ -1348,6 +1386,11 @@ impl DiskOptions {
                 )));
             }
         }
+        if matches!(mode, disk::DiskMode::Fsync(_)) && !ramp.is_zero() {
+            return Err(input(format!(
+                "{what}: --ramp is for the panel and the depth curve; the fsync preset counts every fdatasync from the first (a cold start is part of what a log meets)"
+            )));
+        }
         if matches!(mode, disk::DiskMode::Fsync(_))
             && (runs_asked.repeat.is_some() || runs_asked.budget.given() || args.best)
         {
@@ -1365,6 +1408,7 @@ impl DiskOptions {
             path,
             size,
             runtime,
+            ramp,
             repeat,
             best: args.best,
             rows,

@@ -49,6 +49,7 @@ use std::time::Duration;
 
 pub use crate::engine::queue::Path;
 pub use crate::results::disk::{DiskReport, DiskRow, Latency, VERIFY_EVERY};
+use crate::results::disk::{MixFigures, MixSide};
 
 /// The test file: a scratch file kept alive (removed on drop), or the user's. It is opened
 /// once, and every row reopens that descriptor (`/proc/self/fd/N`), never the path: a file,
@@ -265,8 +266,67 @@ fn direct_alignment(file: &File) -> Option<u64> {
 struct Part {
     times: InFlight,
     verify: Option<InPlace>,
-    /// The thread's user and system CPU seconds over its queue loop.
+    /// The thread's user and system CPU seconds over its queue loop (after the ramp).
     cpu: (f64, f64),
+    /// A mix's reads and writes apart.
+    split: Option<Split>,
+}
+
+/// A mix's completions apart by direction (0: reads, 1: writes): counts, bytes and
+/// latencies, as [`InFlight`] keeps them for the whole row.
+struct Split {
+    ios: [u64; 2],
+    bytes: [u64; 2],
+    latency: [hdrhistogram::Histogram<u64>; 2],
+}
+
+impl Split {
+    fn new() -> Self {
+        Self {
+            ios: [0; 2],
+            bytes: [0; 2],
+            latency: [
+                crate::measure::latency::histogram(),
+                crate::measure::latency::histogram(),
+            ],
+        }
+    }
+
+    /// Counts one completion of direction `op`.
+    #[inline]
+    fn add(&mut self, op: Op, bytes: u64, latency_ns: u64) {
+        let i = usize::from(op == Op::Write);
+        self.ios[i] += 1;
+        self.bytes[i] += bytes;
+        self.latency[i].saturating_record(latency_ns);
+    }
+
+    fn merge(mut self, other: Self) -> Result<Self> {
+        for i in 0..2 {
+            self.ios[i] += other.ios[i];
+            self.bytes[i] += other.bytes[i];
+            self.latency[i]
+                .add(&other.latency[i])
+                .map_err(|e| anyhow::anyhow!("merge a mix's latencies: {e}"))?;
+        }
+        Ok(self)
+    }
+
+    /// Direction `i`'s figures over `seconds`.
+    fn side(&self, i: usize, seconds: f64) -> MixSide {
+        let seconds = seconds.max(1e-12);
+        MixSide {
+            ios: self.ios[i],
+            bytes: self.bytes[i],
+            iops: self.ios[i] as f64 / seconds,
+            bytes_per_second: self.bytes[i] as f64 / seconds,
+            latency_us: if self.ios[i] > 0 {
+                Latency::of(&self.latency[i])
+            } else {
+                Latency::default()
+            },
+        }
+    }
 }
 
 /// The stack of a row's worker thread: its buffers and histograms are on the heap, so a
@@ -290,9 +350,11 @@ struct Work<'a> {
 }
 
 impl Work<'_> {
+    /// The check of the row's reads (a read row's, a mix's), where the content is known.
     fn checker(&self) -> Option<Checker> {
-        match (self.spec.op, self.seed) {
-            (Op::Read, Some(seed)) => Some(Checker::new(Written::Stream(seed), self.spec.block)),
+        let reads = self.spec.op == Op::Read || self.spec.mix.is_some_and(|r| r > 0);
+        match self.seed {
+            Some(seed) if reads => Some(Checker::new(Written::Stream(seed), self.spec.block)),
             _ => None,
         }
     }
@@ -306,6 +368,8 @@ pub(crate) struct Asked<'a> {
     pub seed: Option<u64>,
     /// Time per run.
     pub runtime: Duration,
+    /// Time each run spends before its figures start.
+    pub ramp: Duration,
     /// How many runs: a fixed count, or until the median is stable.
     pub repeat: Stopping,
     /// Keep the fastest run's figures instead of the median (`--best`).
@@ -337,7 +401,7 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
             (false, n) => format!(" (run {} of up to {n}, until stable)", i + 1),
         };
         harness.progress.begin(
-            &format!("{} {}{}{of}", spec.name(), spec.op.name(), asked.label),
+            &format!("{} {}{}{of}", spec.name(), spec.direction(), asked.label),
             None,
         );
         let series = if i == 0 { asked.series } else { None };
@@ -346,6 +410,7 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
             spec,
             asked.seed,
             asked.runtime,
+            asked.ramp,
             asked.device,
             series,
         );
@@ -364,17 +429,18 @@ pub(crate) fn run_repeated(target: &Target, asked: &Asked, harness: &Harness) ->
     Ok(row)
 }
 
-/// Runs `spec` on the test file for `runtime`.
+/// Runs `spec` on the test file for `runtime`, after `ramp` run but not counted.
 pub(crate) fn run_row(
     target: &Target,
     spec: RowSpec,
     seed: Option<u64>,
     runtime: Duration,
+    ramp: Duration,
     device: Option<&str>,
     series: Option<&SeriesOptions>,
 ) -> Result<DiskRow> {
     let name = files::display_name(&target.path);
-    let write = spec.op == Op::Write;
+    let write = spec.writes();
     let (file, direct_refused) = open(target, write)?;
     let uring_refused = crate::engine::queue::ring_refused(spec.depth, refused("uring"));
     if direct_refused.is_none()
@@ -407,11 +473,16 @@ pub(crate) fn run_row(
     };
     let limits = series.filter(|_| write).and_then(|_| DirtyLimits::read());
     let recording = series.map(|s| Series::start(s.interval, Clock::Nanos, device));
-    let pressure = crate::measure::pressure::PressureProbe::start();
-    let watch = device.and_then(Watch::start);
+    // The device's and the machine's counters start with the figures: after the ramp.
+    let mut ramping = !ramp.is_zero();
+    let mut pressure = (!ramping)
+        .then(crate::measure::pressure::PressureProbe::start)
+        .flatten();
+    let mut watch = device.filter(|_| !ramping).and_then(Watch::start);
     // Bounded by the options (MAX_DISK_RUNTIME_SECONDS); a far deadline rather than a panic
     // anyway, for callers that build the options themselves.
-    let window = Window::open(
+    let window = Window::after(
+        ramp,
         runtime,
         Duration::from_secs(crate::options::MAX_DISK_RUNTIME_SECONDS),
     );
@@ -478,14 +549,21 @@ pub(crate) fn run_row(
                 }
             }
         }
-        // While a write row runs, its file's size is watched (each millisecond, and as
-        // each worker ends: the wake-up costs the row no time).
-        while write
-            && handles
+        let running = |handles: &[Result<std::thread::ScopedJoinHandle<'_, Result<Part>>>]| {
+            handles
                 .iter()
                 .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
-        {
-            if let Ok(m) = file.metadata() {
+        };
+        // While a write row runs, its file's size is watched (each millisecond, and as
+        // each worker ends: the wake-up costs the row no time); the device's counters
+        // start as the ramp ends.
+        while (write || ramping) && running(&handles) {
+            if ramping && std::time::Instant::now() >= window.counting_from() {
+                ramping = false;
+                pressure = crate::measure::pressure::PressureProbe::start();
+                watch = device.and_then(Watch::start);
+            }
+            if write && let Ok(m) = file.metadata() {
                 smallest = smallest.min(m.len());
             }
             std::thread::park_timeout(Duration::from_millis(1));
@@ -508,8 +586,13 @@ pub(crate) fn run_row(
         system_seconds: 0.0,
     };
     let mut verify: Option<InPlace> = None;
+    let mut split: Option<Split> = None;
     for part in parts {
         let part = part?;
+        split = match (split, part.split) {
+            (Some(a), Some(b)) => Some(a.merge(b)?),
+            (a, b) => a.or(b),
+        };
         ios += part.times.ios();
         bytes += part.times.bytes();
         busy_ns += part.times.busy_ns();
@@ -545,15 +628,32 @@ pub(crate) fn run_row(
     let seconds = window.seconds();
     let device_view = watch.as_ref().and_then(Watch::finish);
     let pressure = pressure.map(|p| p.finish(seconds));
-    let other_io_bytes = crate::measure::interference::other_io(
-        spec.op,
-        bytes,
-        None,
-        device_view.map(|d| crate::measure::diskstats::DiskDelta {
-            read_bytes: d.read_bytes,
-            write_bytes: d.write_bytes,
-        }),
-    );
+    let delta = device_view.map(|d| crate::measure::diskstats::DiskDelta {
+        read_bytes: d.read_bytes,
+        write_bytes: d.write_bytes,
+    });
+    let mix = split.zip(spec.mix).map(|(s, read_percent)| MixFigures {
+        read_percent,
+        read: s.side(0, seconds),
+        write: s.side(1, seconds),
+        device_read_share: device_view
+            .filter(|d| d.reads + d.writes > 0)
+            .map(|d| d.reads as f64 / (d.reads + d.writes) as f64),
+    });
+    let other_io_bytes = match &mix {
+        // Each direction against the device's bytes in it.
+        Some(m) => {
+            let other = |op, moved| crate::measure::interference::other_io(op, moved, None, delta);
+            match (
+                other(Op::Read, m.read.bytes),
+                other(Op::Write, m.write.bytes),
+            ) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            }
+        }
+        None => crate::measure::interference::other_io(spec.op, bytes, None, delta),
+    };
     let over_time = recording
         .zip(series)
         .map(|(r, s)| OverTime::of(r.finish(), s.interval, write, limits));
@@ -582,6 +682,7 @@ pub(crate) fn run_row(
         best_of: false,
         other_io_bytes,
         pressure,
+        mix,
     })
 }
 
@@ -702,55 +803,94 @@ fn part(w: &Work, path: Path) -> Result<Part> {
     };
     let mut feed = RowFeed {
         w,
-        op: w.spec.op,
         offsets: Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw),
         checker: w.checker(),
-        reaped: 0,
+        reads: 0,
+        directions: w.draw ^ 0xd1ec_7105,
+        split: w.spec.mix.map(|_| Split::new()),
+        cpu_from: None,
     };
     let mut times = InFlight::new(depth);
-    let before = crate::measure::timer::thread_cpu();
     crate::harness::queue::run(queue.as_mut(), &mut feed, &w.window, &mut times)?;
     let after = crate::measure::timer::thread_cpu();
+    let before = feed.cpu_from.unwrap_or(after);
     Ok(Part {
         times,
         verify: feed.checker.map(|c| c.found()),
         cpu: ((after.0 - before.0).max(0.0), (after.1 - before.1).max(0.0)),
+        split: feed.split,
     })
 }
 
-/// A row's requests for the harness's queue loop: the next offset of the row's plan, a
-/// write's bytes from the generator, and one read in [`VERIFY_EVERY`] checked in place.
+/// A row's requests for the harness's queue loop: the next offset of the row's plan, its
+/// direction (a mix's drawn from a seeded hash), a write's bytes from the generator, and
+/// one read in [`VERIFY_EVERY`] checked in place.
 struct RowFeed<'a> {
     w: &'a Work<'a>,
-    op: Op,
     offsets: Offsets,
     checker: Option<Checker>,
-    /// Completions seen.
-    reaped: u64,
+    /// Reads seen.
+    reads: u64,
+    /// The state of a mix's draws of direction.
+    directions: u64,
+    /// A mix's completions by direction.
+    split: Option<Split>,
+    /// The thread's CPU clock when the figures started (after the ramp).
+    cpu_from: Option<(f64, f64)>,
+}
+
+impl RowFeed<'_> {
+    /// The next request's direction: the row's, or a mix's draw.
+    #[inline]
+    fn direction(&mut self) -> Op {
+        match self.w.spec.mix {
+            None => self.w.spec.op,
+            Some(read) => {
+                self.directions = self.directions.wrapping_add(1);
+                if crate::workload::data::splitmix(self.directions, 0x6d1c) % 100 < u64::from(read)
+                {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
+        }
+    }
 }
 
 impl Feed for RowFeed<'_> {
     fn next(&mut self, id: usize, buf: &mut [u8]) -> Option<Request> {
         let offset = self.offsets.next_offset();
-        if self.op == Op::Write {
+        let op = self.direction();
+        if op == Op::Write {
             generate(self.w.seed, offset, buf);
         }
         Some(Request {
             id,
-            op: self.op,
+            op,
             offset,
             len: buf.len(),
         })
+    }
+
+    fn counting(&mut self) {
+        self.cpu_from = Some(crate::measure::timer::thread_cpu());
     }
 
     fn moved(&self, c: &Completion) -> Result<usize> {
         c.whole(self.w.name, || shrunk(self.w))
     }
 
-    fn done(&mut self, c: &Completion, buf: &[u8]) {
-        self.reaped += 1;
+    fn done(&mut self, c: &Completion, buf: &[u8], latency_ns: Option<u64>) {
+        if let (Some(split), Some(ns)) = (self.split.as_mut(), latency_ns) {
+            split.add(c.request.op, c.request.len as u64, ns);
+        }
+        if c.request.op != Op::Read {
+            return;
+        }
+        self.reads += 1;
         if let Some(checker) = self.checker.as_mut()
-            && self.reaped % VERIFY_EVERY == 1
+            && self.reads % VERIFY_EVERY == 1
         {
             checker.check(c.request.offset, buf);
         }
@@ -922,6 +1062,7 @@ pub fn execute(
         device_name: device_name.clone(),
         seed,
         runtime_seconds: options.runtime.as_secs_f64(),
+        ramp_seconds: options.ramp.as_secs_f64(),
         fill_seconds,
         rows: Vec::new(),
         notes: options.notes.clone(),
@@ -945,6 +1086,7 @@ pub fn execute(
                     spec,
                     seed,
                     runtime: options.runtime,
+                    ramp: options.ramp,
                     repeat: options.repeat,
                     best: options.best,
                     device: device_name.as_deref(),
@@ -984,7 +1126,7 @@ pub fn execute(
         }
     }
     report.warnings.extend(interference(&report.rows, |r| {
-        format!("{} {}", r.name, r.spec.op.name())
+        format!("{} {}", r.name, r.spec.direction())
     }));
     // The link the device sits behind, and the fastest row set against what it carries.
     if let Some(dev) = &device_name {
@@ -995,7 +1137,7 @@ pub fn execute(
             .max_by(|a, b| a.bytes_per_second.total_cmp(&b.bytes_per_second))
             .map(|r| {
                 (
-                    format!("{} {}", r.name, r.spec.op.name()),
+                    format!("{} {}", r.name, r.spec.direction()),
                     r.bytes_per_second,
                 )
             });
@@ -1006,11 +1148,13 @@ pub fn execute(
         ));
     }
     report.warnings.extend(crate::warning::unsettled(
-        report
-            .rows
-            .iter()
-            .filter(|r| r.measured())
-            .map(|r| (format!("{} {}", r.name, r.spec.op.name()), r.settled, r.n())),
+        report.rows.iter().filter(|r| r.measured()).map(|r| {
+            (
+                format!("{} {}", r.name, r.spec.direction()),
+                r.settled,
+                r.n(),
+            )
+        }),
         options.repeat.precision,
     ));
     let mut target = target;
@@ -1064,6 +1208,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         best_of: false,
         other_io_bytes: None,
         pressure: None,
+        mix: None,
     }
 }
 

@@ -94,6 +94,7 @@ pub fn execute(
                 spec,
                 seed,
                 runtime: options.runtime,
+                ramp: options.ramp,
                 repeat,
                 best: false,
                 device: device_name.as_deref(),

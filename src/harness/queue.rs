@@ -3,7 +3,8 @@
 //! until the window closes, each slot refilled as its request completes and each refill
 //! submitted at once; every request is stamped as it goes to the kernel and as it is reaped
 //! ([`crate::measure::inflight`]). The caller's [`Feed`] chooses each request (direction,
-//! offset, length, a write's bytes) and sees each completion; it reads no clock.
+//! offset, length, a write's bytes) and sees each completion; it reads no clock. What
+//! completes during the window's ramp is run but not counted.
 
 use crate::engine::queue::{Completion, Queue, Request};
 use crate::measure::inflight::{InFlight, Stamp, Window};
@@ -17,8 +18,12 @@ pub trait Feed {
     /// The bytes a reaped request moved, or the error that ends the run (a failed or short
     /// transfer).
     fn moved(&self, c: &Completion) -> Result<usize>;
-    /// A reaped request once its latency is taken, with its slot's buffer (a read's bytes).
-    fn done(&mut self, c: &Completion, buf: &[u8]);
+    /// A reaped request once its latency is taken, with its slot's buffer (a read's bytes)
+    /// and its latency in nanoseconds (`None` during the window's ramp: not counted).
+    fn done(&mut self, c: &Completion, buf: &[u8], latency_ns: Option<u64>);
+    /// The ramp is over: what completes from now on is counted (called once, before the
+    /// first counted completion; at once without a ramp).
+    fn counting(&mut self) {}
     /// Whether to stop refilling now (a sibling failed, Ctrl-C); the window's end is the
     /// loop's own.
     fn halted(&self) -> bool;
@@ -47,6 +52,10 @@ pub fn run(
     for id in 0..queue.depth() {
         times.issue(id, entering);
     }
+    let mut counting = window.counts_at(entering);
+    if counting {
+        feed.counting();
+    }
     let mut stop = false;
     // Reaped completions, gathered before their slots are refilled; made once, not per wait.
     let mut done: Vec<Completion> = Vec::with_capacity(queue.depth());
@@ -55,11 +64,16 @@ pub fn run(
         queue.reap(&mut done)?;
         let now = Stamp::now();
         stop = stop || window.over_at(now) || feed.halted();
+        if !counting && window.counts_at(now) {
+            counting = true;
+            feed.counting();
+        }
         for c in done.drain(..) {
             let id = c.request.id;
             let bytes = feed.moved(&c)?;
-            times.complete(id, bytes as u64, now);
-            feed.done(&c, queue.buffer(id));
+            // In the ramp a request is run and checked, not counted (fio's ramp_time).
+            let latency = counting.then(|| times.complete(id, bytes as u64, now));
+            feed.done(&c, queue.buffer(id), latency);
             if stop {
                 continue;
             }

@@ -21,7 +21,8 @@ impl Stamp {
     }
 }
 
-/// A run of a fixed length: opened now, over at its deadline.
+/// A run of a fixed length: opened now, counting from the end of its ramp (fio's
+/// `ramp_time`: what completes before is run but not counted), over at its deadline.
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
     started: Instant,
@@ -32,11 +33,31 @@ impl Window {
     /// A window of `runtime` from now (of `longest` where `runtime` would overflow the
     /// clock).
     pub fn open(runtime: Duration, longest: Duration) -> Self {
-        let started = Instant::now();
+        Self::after(Duration::ZERO, runtime, longest)
+    }
+
+    /// A window of `runtime` that starts counting `ramp` from now (each capped at
+    /// `longest` where the clock would overflow).
+    pub fn after(ramp: Duration, runtime: Duration, longest: Duration) -> Self {
+        let now = Instant::now();
+        let started = now.checked_add(ramp).unwrap_or_else(|| now + longest);
         Self {
             started,
-            deadline: started.checked_add(runtime).unwrap_or(started + longest),
+            deadline: started
+                .checked_add(runtime)
+                .unwrap_or_else(|| started + longest),
         }
+    }
+
+    /// Whether what completes at `at` counts (the ramp is over).
+    #[inline]
+    pub fn counts_at(&self, at: Stamp) -> bool {
+        at.0 >= self.started
+    }
+
+    /// The moment the ramp ends and figures start.
+    pub fn counting_from(&self) -> Instant {
+        self.started
     }
 
     /// Whether the window was over at `at`.
@@ -50,9 +71,11 @@ impl Window {
         self.over_at(Stamp::now())
     }
 
-    /// Seconds since it opened.
+    /// Seconds since it started counting (0 while ramping).
     pub fn seconds(&self) -> f64 {
-        self.started.elapsed().as_secs_f64()
+        Instant::now()
+            .saturating_duration_since(self.started)
+            .as_secs_f64()
     }
 }
 
@@ -94,15 +117,18 @@ impl InFlight {
         self.issued[id] = at.0;
     }
 
-    /// Request `id` was reaped at `at`, having moved `bytes`.
+    /// Request `id` was reaped at `at`, having moved `bytes`: its latency in nanoseconds
+    /// (at least 1).
     #[inline]
-    pub fn complete(&mut self, id: usize, bytes: u64, at: Stamp) {
+    pub fn complete(&mut self, id: usize, bytes: u64, at: Stamp) -> u64 {
         let ns = at.0.duration_since(self.issued[id]).as_nanos();
         self.busy_ns += ns;
-        self.latency.saturating_record((ns as u64).max(1));
+        let latency = (ns as u64).max(1);
+        self.latency.saturating_record(latency);
         super::series::note(ns as u64, bytes);
         self.ios += 1;
         self.bytes += bytes;
+        latency
     }
 
     /// Requests reaped.
@@ -153,5 +179,19 @@ mod tests {
         // A runtime past what the clock can hold ends at the longest allowed.
         let w = Window::open(Duration::MAX, Duration::from_secs(3600));
         assert!(!w.over());
+    }
+
+    #[test]
+    fn a_ramp_is_run_but_not_counted_and_the_seconds_start_after_it() {
+        let w = Window::after(
+            Duration::from_secs(3600),
+            Duration::ZERO,
+            Duration::from_secs(7200),
+        );
+        let now = Stamp::now();
+        assert!(!w.counts_at(now) && !w.over_at(now));
+        assert_eq!(w.seconds(), 0.0);
+        let w = Window::after(Duration::ZERO, Duration::from_secs(3600), Duration::MAX);
+        assert!(w.counts_at(Stamp::now()));
     }
 }

@@ -5,6 +5,7 @@ use crate::cli::{DiskArgs, DiskProfile};
 use crate::error::input;
 use crate::measure::percentile::{Percentile, Target};
 use crate::units::parse_duration;
+use crate::workload::Op;
 use crate::workload::panel::{self, PanelNote, PresetKind, RowSpec};
 use anyhow::Result;
 
@@ -146,6 +147,52 @@ pub fn target(text: &str, flag: &str, what: &str) -> Result<Target> {
     })
 }
 
+/// Parses `--mix`: the percent of a mix's I/Os that read, 0 to 100 (`70`, `70%`).
+pub fn mix_percent(text: &str, what: &str) -> Result<u8> {
+    match text.trim().trim_end_matches('%').parse::<u8>() {
+        Ok(p) if p <= 100 => Ok(p),
+        _ => Err(input(format!(
+            "{what}: --mix '{text}' is not a percent of reads from 0 to 100 (70: 70% of the I/Os read, 30% write)"
+        ))),
+    }
+}
+
+/// The rows with their mixes: a custom mix row (`--rw randrw|rw`) comes after the pure read
+/// and write rows of its shape, which its cost is measured against; with `--mix` a panel
+/// gains a Mix row after each shape's write (KDiskMark's Mix). Refused where a mix has no
+/// meaning: the depth curve and the fsync preset.
+pub fn with_mixes(
+    mode: &DiskMode,
+    rows: Vec<RowSpec>,
+    mix: Option<u8>,
+    what: &str,
+) -> Result<Vec<RowSpec>> {
+    let mixed = rows.iter().any(|r| r.mix.is_some());
+    match mode {
+        DiskMode::Curve(_) if mixed || mix.is_some() => Err(input(format!(
+            "{what}: the depth curve runs one direction: --rw read, write, randread or randwrite, without --mix"
+        ))),
+        DiskMode::Fsync(_) if mix.is_some() => Err(input(format!(
+            "{what}: --mix is for the panel and --rw randrw|rw; the fsync preset only writes"
+        ))),
+        DiskMode::Panel if mixed => Ok(rows
+            .into_iter()
+            .flat_map(|r| match r.mix {
+                Some(_) => vec![r.pure(Op::Read), r.pure(Op::Write), r],
+                None => vec![r],
+            })
+            .collect()),
+        DiskMode::Panel if let Some(read) = mix => Ok(rows
+            .into_iter()
+            .flat_map(|r| match r.op {
+                Op::Write => vec![r, r.mixed(read)],
+                Op::Read => vec![r],
+            })
+            .collect()),
+        _ => Ok(rows),
+    }
+}
+
 /// The preset asked for (by `--profile` or `--preset`), if any.
 fn preset_asked(args: &DiskArgs, what: &str) -> Result<Option<&'static panel::Preset>> {
     let name = match (&args.more.profile, &args.more.preset) {
@@ -279,6 +326,7 @@ mod tests {
     fn buffers_beyond_half_the_memory_are_refused_with_the_numbers() {
         let row = RowSpec {
             op: crate::workload::Op::Read,
+            mix: None,
             random: true,
             block: 1 << 20,
             depth: 64,
@@ -303,6 +351,37 @@ mod tests {
         let one = RowSpec { depth: 1, ..row };
         assert!(buffers_fit_in(&curve, &[one], 1 << 30, "disk d").is_err());
         assert!(buffers_fit_in(&DiskMode::Panel, &[one], 1 << 30, "disk d").is_ok());
+    }
+
+    #[test]
+    fn a_mix_comes_after_its_pure_rows_and_a_panel_gains_one_per_shape() {
+        let row = |op| RowSpec {
+            op,
+            mix: None,
+            random: true,
+            block: 4096,
+            depth: 32,
+            threads: 1,
+        };
+        let custom = row(Op::Write).mixed(70);
+        let rows = with_mixes(&DiskMode::Panel, vec![custom], None, "disk d").unwrap();
+        assert_eq!(rows, [row(Op::Read), row(Op::Write), custom]);
+        let panel = vec![row(Op::Read), row(Op::Write)];
+        let rows = with_mixes(&DiskMode::Panel, panel.clone(), Some(50), "disk d").unwrap();
+        assert_eq!(
+            rows,
+            [row(Op::Read), row(Op::Write), row(Op::Write).mixed(50)]
+        );
+        assert_eq!(
+            with_mixes(&DiskMode::Panel, panel.clone(), None, "disk d").unwrap(),
+            panel
+        );
+        assert_eq!(mix_percent("70%", "disk d").unwrap(), 70);
+        assert_eq!(mix_percent("0", "disk d").unwrap(), 0);
+        for bad in ["101", "-1", "x", "", "70.5"] {
+            let e = mix_percent(bad, "disk d").unwrap_err().to_string();
+            assert!(e.contains("--mix"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -127,6 +127,69 @@ pub struct DiskRow {
     /// Stalls on the CPU, I/O and memory over the row (`/proc/pressure`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pressure: Option<crate::measure::pressure::Pressure>,
+    /// A mix's reads and writes apart (`--rw randrw`, a panel's Mix row).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<MixFigures>,
+}
+
+/// One direction of a mix: its share of the row's I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct MixSide {
+    /// I/Os completed.
+    pub ios: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// I/Os per second (over the row's time).
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_second: f64,
+    /// Latency of its I/Os, µs.
+    pub latency_us: Latency,
+}
+
+/// A mix row's reads and writes apart, and the share that read as the app and the device
+/// counted it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MixFigures {
+    /// The percent of I/Os asked to read.
+    pub read_percent: u8,
+    /// Its reads.
+    pub read: MixSide,
+    /// Its writes.
+    pub write: MixSide,
+    /// The share of the device's completed requests that were reads (`/proc/diskstats`;
+    /// `None` without a block device or a request).
+    pub device_read_share: Option<f64>,
+}
+
+/// How far (in points of percent) the app's and the device's read shares of a mix may be
+/// apart before it is said: half a point.
+pub const MIX_SHARE_POINTS: f64 = 0.5;
+
+impl MixFigures {
+    /// The share of the app's completed I/Os that read (0–1).
+    pub fn read_share(&self) -> f64 {
+        let all = self.read.ios + self.write.ios;
+        if all == 0 {
+            0.0
+        } else {
+            self.read.ios as f64 / all as f64
+        }
+    }
+
+    /// Whether the device's read share is further than [`MIX_SHARE_POINTS`] from the app's.
+    pub fn shares_disagree(&self) -> bool {
+        self.device_read_share
+            .is_some_and(|d| (100.0 * (d - self.read_share())).abs() > MIX_SHARE_POINTS)
+    }
+}
+
+/// The IOPS a mix reading `read_share` of its I/Os would reach if each I/O took what it
+/// takes in its pure row: the harmonic mean of the pure rows' IOPS weighted by the shares
+/// (time per I/O adds up: r/R + (1−r)/W). `None` without both rates.
+pub fn predicted_mix_iops(read_share: f64, read_iops: f64, write_iops: f64) -> Option<f64> {
+    (read_iops > 0.0 && write_iops > 0.0)
+        .then(|| 1.0 / (read_share / read_iops + (1.0 - read_share) / write_iops))
 }
 
 /// One run of a repeated row: its figures.
@@ -183,6 +246,11 @@ impl DiskRow {
     }
 }
 
+/// Whether `x` is 0 (a field left out of the document).
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 /// The result of `disk`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiskReport {
@@ -209,6 +277,9 @@ pub struct DiskReport {
     /// left out for want of cores).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<crate::workload::panel::PanelNote>,
+    /// Seconds each run spent before its figures started (`--ramp`), 0 without.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ramp_seconds: f64,
     /// Whether every row ran.
     pub complete: bool,
     /// What the reader should know.
@@ -321,7 +392,7 @@ impl DiskReport {
     pub fn row(&self, name: &str, op: Op) -> Option<&DiskRow> {
         self.rows
             .iter()
-            .find(|x| x.name == name && x.spec.op == op && x.measured())
+            .find(|x| x.name == name && x.spec.op == op && x.spec.mix.is_none() && x.measured())
     }
 
     /// Whether every byte checked was in place.
@@ -342,6 +413,7 @@ impl DiskRow {
             name: format!("RND4K Q{depth}T1"),
             spec: RowSpec {
                 op,
+                mix: None,
                 random: true,
                 block: 4096,
                 depth,
@@ -372,6 +444,7 @@ impl DiskRow {
             runs: Vec::new(),
             settled: None,
             best_of: false,
+            mix: None,
             other_io_bytes: None,
             pressure: None,
         }

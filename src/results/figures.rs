@@ -190,7 +190,7 @@ impl Figures for DiskReport {
                 } else {
                     r.runs.iter().map(|x| x.bytes_per_second).collect()
                 };
-                Figure::rate(format!("{} {}", r.name, r.spec.op.name()), runs)
+                Figure::rate(format!("{} {}", r.name, r.spec.direction()), runs)
             })
             .collect()
     }
@@ -209,7 +209,11 @@ impl Figures for CurveReport {
                 } else {
                     r.runs.iter().map(|x| x.iops).collect()
                 };
-                Figure::per_second(format!("{} {} IOPS", r.name, r.spec.op.name()), IOPS, runs)
+                Figure::per_second(
+                    format!("{} {} IOPS", r.name, r.spec.direction()),
+                    IOPS,
+                    runs,
+                )
             })
             .collect()
     }

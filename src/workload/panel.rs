@@ -15,8 +15,13 @@ use serde::{Deserialize, Serialize};
 /// One row of the panel: what it asks of the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowSpec {
-    /// Read or write.
+    /// Read or write; a mix is `Write` (it writes: the file is opened for writing, a
+    /// user's file needs `--force-write`, the row ends with an fdatasync).
     pub op: Op,
+    /// A read/write mix (fio's `rw=randrw` with `rwmixread`): the percent of its I/Os
+    /// that read, each I/O's direction drawn from a seeded hash; `None`: one direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<u8>,
     /// Random offsets (else sequential).
     pub random: bool,
     /// Bytes per I/O.
@@ -37,6 +42,37 @@ impl RowSpec {
             self.depth,
             self.threads
         )
+    }
+
+    /// What the row does, as labels print it: `read`, `write`, `mix 70/30`.
+    pub fn direction(&self) -> String {
+        match self.mix {
+            Some(read) => format!("mix {read}/{}", 100 - read),
+            None => self.op.name().to_string(),
+        }
+    }
+
+    /// Whether the row writes (a write row or a mix).
+    pub fn writes(&self) -> bool {
+        self.op == Op::Write || self.mix.is_some()
+    }
+
+    /// The same row in one direction only (the pure rows a mix is set against).
+    pub fn pure(&self, op: Op) -> Self {
+        Self {
+            op,
+            mix: None,
+            ..*self
+        }
+    }
+
+    /// The same row as a mix reading `read_percent` of its I/Os.
+    pub fn mixed(&self, read_percent: u8) -> Self {
+        Self {
+            op: Op::Write,
+            mix: Some(read_percent),
+            ..*self
+        }
     }
 }
 
@@ -222,6 +258,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
                 let named = |threads| {
                     RowSpec {
                         op: Op::Read,
+                        mix: None,
                         random: s.random,
                         block: s.block,
                         depth: s.depth,
@@ -255,6 +292,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
         for op in [Op::Read, Op::Write] {
             rows.push(RowSpec {
                 op,
+                mix: None,
                 random: s.random,
                 block: s.block,
                 depth: s.depth,

@@ -6,5 +6,6 @@ mod common;
 
 mod curve;
 mod hostile;
+mod mixes;
 mod panel;
 mod profiles;

@@ -240,6 +240,14 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         }
         None => format!("{} each", format_seconds(r.runtime_seconds)),
     };
+    let runs = if r.ramp_seconds > 0.0 {
+        format!(
+            "{runs}, after a ramp of {} run but not counted",
+            format_seconds(r.ramp_seconds)
+        )
+    } else {
+        runs
+    };
     line(
         &mut out,
         "rows",
@@ -266,7 +274,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
                 format!(
                     "{} {}: {}",
                     row.name,
-                    row.spec.op.name(),
+                    row.spec.direction(),
                     queue_sentence(row)
                 ),
             );
@@ -278,7 +286,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             line(
                 &mut out,
                 key,
-                format!("{} {}: {value}", row.name, row.spec.op.name()),
+                format!("{} {}: {value}", row.name, row.spec.direction()),
             );
         }
     }
@@ -287,14 +295,14 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             line(
                 &mut out,
                 "fallback",
-                format!("{} {}: {why}", row.name, row.spec.op.name()),
+                format!("{} {}: {why}", row.name, row.spec.direction()),
             );
         }
         if let Some(why) = row.skipped.as_ref().filter(|_| !verbose) {
             line(
                 &mut out,
                 "skipped",
-                format!("{} {}: {why}", row.name, row.spec.op.name()),
+                format!("{} {}: {why}", row.name, row.spec.direction()),
             );
         }
     }
@@ -302,8 +310,17 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         line(
             &mut out,
             "cpu",
-            format!("{} {}: {}", row.name, row.spec.op.name(), cpu_sentence(row)),
+            format!(
+                "{} {}: {}",
+                row.name,
+                row.spec.direction(),
+                cpu_sentence(row)
+            ),
         );
+    }
+    let mixes = super::disk_mix::mixes(&r.rows);
+    for m in &mixes {
+        line(&mut out, "mix", super::disk_mix::sentence(m));
     }
     line(&mut out, "verify", verify_line(r));
     out.push_str(&crate::report::caveats::text(&r.caveats));
@@ -311,7 +328,13 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         out.push_str(&columns::for_terminal(&panel(&r.rows), &r.rows).text);
     } else {
         let pairs = pairs(&r.rows);
-        out.push_str(&columns::for_terminal(&grid(&pairs), &pairs).text);
+        if !pairs.is_empty() {
+            out.push_str(&columns::for_terminal(&grid(&pairs), &pairs).text);
+        }
+    }
+    // The mixes last: what a `--rw randrw` run was for.
+    if !mixes.is_empty() {
+        out.push_str(&columns::for_terminal(&super::disk_mix::table(), &mixes).text);
     }
     out
 }
@@ -351,7 +374,7 @@ fn widest_spread(rows: &[DiskRow]) -> String {
             " (runs up to {} apart: {} {}, {:.1}–{:.1} MB/s)",
             crate::report::text::apart(f.max / f.min),
             row.name,
-            row.spec.op.name(),
+            row.spec.direction(),
             f.min / MB,
             f.max / MB
         ),
@@ -369,7 +392,8 @@ struct Pair<'a> {
 /// The panel's rows paired by name, in the order first run.
 fn pairs(rows: &[DiskRow]) -> Vec<Pair<'_>> {
     let mut out: Vec<Pair<'_>> = Vec::new();
-    for row in rows {
+    // A mix has a table of its own (`disk_mix`), beside its pure rows.
+    for row in rows.iter().filter(|r| r.spec.mix.is_none()) {
         let k = match out.iter().position(|p| p.name == row.name) {
             Some(k) => k,
             None => {
@@ -487,7 +511,7 @@ impl Exportable for DiskReport {
                 format!(
                     "{} {}: {}",
                     row.name,
-                    row.spec.op.name(),
+                    row.spec.direction(),
                     queue_sentence(row)
                 )
             })
@@ -495,12 +519,21 @@ impl Exportable for DiskReport {
         if !sentences.is_empty() {
             blocks.push(list("Queues, asked against kept and seen:", &sentences));
         }
+        let mixes = super::disk_mix::mixes(&self.rows);
+        if !mixes.is_empty() {
+            blocks.push(table(
+                &columns::markdown(&super::disk_mix::table(), &mixes),
+                Some("each mix against the pure read and write rows of its shape"),
+            ));
+            let said: Vec<String> = mixes.iter().map(super::disk_mix::sentence).collect();
+            blocks.push(list("What mixing cost:", &said));
+        }
         let over: Vec<String> = self
             .rows
             .iter()
             .filter_map(|row| {
                 let o = row.over_time.as_ref()?;
-                let prefix = format!("{} {}: ", row.name, row.spec.op.name());
+                let prefix = format!("{} {}: ", row.name, row.spec.direction());
                 Some(super::over_time::markdown_items(o, &prefix))
             })
             .flatten()
@@ -514,7 +547,7 @@ impl Exportable for DiskReport {
             .filter_map(|row| {
                 row.fallback
                     .as_ref()
-                    .map(|f| format!("{} {}: {f}", row.name, row.spec.op.name()))
+                    .map(|f| format!("{} {}: {f}", row.name, row.spec.direction()))
             })
             .chain(self.notes.iter().map(super::disk_presets::note))
             .chain([format!("Verify: {}", verify_line(self))])
@@ -607,6 +640,9 @@ pub(crate) fn panel<'a>(rows: &[DiskRow]) -> Vec<Column<'a, DiskRow>> {
         cols.extend(runs_columns());
     }
     cols.extend(tail_columns());
+    if rows.iter().any(|r| r.mix.is_some()) {
+        cols.extend(super::disk_mix::csv_columns());
+    }
     cols
 }
 
@@ -616,9 +652,11 @@ fn head_columns<'a>() -> Vec<Column<'a, DiskRow>> {
         Column::new("row", "", 0, |r: &DiskRow| r.name.clone())
             .left()
             .csv("row", |r: &DiskRow| r.name.clone()),
-        Column::new("op", "", 0, |r: &DiskRow| r.spec.op.name().to_string())
+        Column::new("op", "", 0, |r: &DiskRow| r.spec.direction())
             .left()
-            .csv("op", |r: &DiskRow| r.spec.op.name().to_string()),
+            .csv("op", |r: &DiskRow| {
+                r.spec.mix.map_or(r.spec.op.name(), |_| "mix").to_string()
+            }),
         Column::raw("block_bytes", |r: &DiskRow| r.spec.block.to_string()),
         Column::raw("depth", |r: &DiskRow| r.spec.depth.to_string()),
         Column::raw("threads", |r: &DiskRow| r.spec.threads.to_string()),
@@ -754,7 +792,7 @@ fn device_view<'a>() -> Vec<Column<'a, &'a DiskRow>> {
     }
     vec![
         Column::new("row", "", 0, |r: &&DiskRow| r.name.clone()).left(),
-        Column::new("op", "", 0, |r: &&DiskRow| r.spec.op.name().to_string()).left(),
+        Column::new("op", "", 0, |r: &&DiskRow| r.spec.direction()).left(),
         Column::new("requests", "", 3, |r: &&DiskRow| {
             group_thousands(dev(r).requests())
         }),
@@ -816,6 +854,7 @@ mod tests {
             device_name: None,
             seed: Some(1),
             runtime_seconds: 1.0,
+            ramp_seconds: 0.0,
             fill_seconds: None,
             rows: vec![row],
             notes: Vec::new(),

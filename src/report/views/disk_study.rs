@@ -98,7 +98,7 @@ pub(crate) fn sentences(r: &DiskReport, cache: Option<&WriteCache>) -> Vec<Strin
         .filter_map(|x| {
             x.fallback
                 .as_ref()
-                .map(|f| format!("{} {}: {f}", x.name, x.spec.op.name()))
+                .map(|f| format!("{} {}: {f}", x.name, x.spec.direction()))
         })
         .collect();
     if let Some(first) = fallbacks.first() {
@@ -122,7 +122,7 @@ fn memory(row: &DiskRow) -> bool {
 
 /// What a queue of 32 random 4 KiB I/Os gives over a queue of one, in IOPS and in latency.
 pub(crate) fn depth_sentence(deep: &DiskRow, one: &DiskRow) -> String {
-    let what = format!("Random 4 KiB {}s", deep.spec.op.name());
+    let what = format!("Random 4 KiB {}s", deep.spec.direction());
     let figures = format!(
         "{} IOPS with 32 in flight against {} with one",
         iops(deep.iops),
@@ -147,7 +147,7 @@ pub(crate) fn depth_sentence(deep: &DiskRow, one: &DiskRow) -> String {
             let share = 100.0 / x;
             format!(
                 "{what}: {figures} ({x:.1}x): the device serves many requests at once, so a program that waits for each I/O before the next (one in flight, as {}() does) gets {share:.0}% of what it can deliver; {latency}.",
-                deep.spec.op.name()
+                deep.spec.direction()
             )
         }
         Relation::Above(x) | Relation::Below(x) | Relation::Unclear(x) => format!(
@@ -537,6 +537,7 @@ mod tests {
             device_name: None,
             seed: Some(1),
             runtime_seconds: 1.0,
+            ramp_seconds: 0.0,
             fill_seconds: None,
             rows: vec![
                 row(Op::Read, 32, 90_000.0, 350.0),

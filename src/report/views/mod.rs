@@ -12,6 +12,7 @@ pub mod compare;
 pub mod disk;
 pub mod disk_curve;
 pub mod disk_fsync;
+pub mod disk_mix;
 pub mod disk_presets;
 pub mod disk_study;
 pub mod fast;

@@ -261,11 +261,8 @@ pub fn disk_panels(r: &DiskReport) -> Vec<Panel<'_>> {
         .filter_map(|row| {
             let o = row.over_time.as_ref()?;
             Some((
-                format!("{} {}", row.name, row.spec.op.name()),
-                vec![
-                    ("row", row.name.clone()),
-                    ("op", row.spec.op.name().to_string()),
-                ],
+                format!("{} {}", row.name, row.spec.direction()),
+                vec![("row", row.name.clone()), ("op", row.spec.direction())],
                 o,
             ))
         })

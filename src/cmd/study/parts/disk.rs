@@ -77,6 +77,7 @@ impl StudyPart for Disk {
             path: cx.scratch.path().to_path_buf(),
             size: cx.size,
             runtime: Duration::from_secs_f64(cx.budget.disk_runtime),
+            ramp: Duration::ZERO,
             // One run per row: the level's seconds (PART) count one; `disk --repeat` is
             // the command for rows repeated.
             repeat: crate::measure::converge::Stopping::fixed(1),

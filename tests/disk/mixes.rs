@@ -1,0 +1,224 @@
+//! `disk`'s mixes and ramp: `--rw randrw --mix N` runs the pure read and write rows of its
+//! shape and then the mix, whose reads and writes are counted apart and add up to the row;
+//! a panel with `--mix` gains a Mix row after each shape's write; `--ramp` runs but does not
+//! count its first moments; and the values that make no sense are one-line errors. Tests
+//! never assert timings.
+
+use crate::common::{ioscope, json_of, scratch_files, usage_error};
+use serde_json::Value;
+
+/// The rows of a document as `NAME direction` (`RND4K Q4T1 mix 60/40`).
+fn rows_of(doc: &Value) -> Vec<String> {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let dir = match r["spec"]["mix"].as_u64() {
+                Some(p) => format!("mix {p}/{}", 100 - p),
+                None => r["spec"]["op"].as_str().unwrap().to_string(),
+            };
+            format!("{} {dir}", r["name"].as_str().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = dir.path().to_str().unwrap();
+    let args = [
+        "disk",
+        d,
+        "--rw",
+        "randrw",
+        "--mix",
+        "60",
+        "--depth",
+        "4",
+        "--size",
+        "8m",
+        "--runtime",
+        "0.2s",
+        "--repeat",
+        "1",
+        "--seed",
+        "3",
+    ];
+    let doc = json_of(&args);
+    assert_eq!(
+        rows_of(&doc),
+        [
+            "RND4K Q4T1 read",
+            "RND4K Q4T1 write",
+            "RND4K Q4T1 mix 60/40"
+        ]
+    );
+    let mix = &doc["rows"][2];
+    let m = &mix["mix"];
+    assert_eq!(m["read_percent"].as_u64(), Some(60), "{m}");
+    let (reads, writes) = (
+        m["read"]["ios"].as_u64().unwrap(),
+        m["write"]["ios"].as_u64().unwrap(),
+    );
+    assert_eq!(reads + writes, mix["ios"].as_u64().unwrap(), "{mix}");
+    assert_eq!(
+        m["read"]["bytes"].as_u64().unwrap() + m["write"]["bytes"].as_u64().unwrap(),
+        mix["bytes"].as_u64().unwrap()
+    );
+    // Drawn per I/O from a hash: near the share asked over hundreds of I/Os.
+    let share = reads as f64 / (reads + writes) as f64;
+    assert!(reads + writes >= 100, "{mix}");
+    assert!((0.45..=0.75).contains(&share), "{share}: {m}");
+    assert!(
+        m["read"]["latency_us"]["p99"].as_f64().unwrap() > 0.0,
+        "{m}"
+    );
+    assert!(
+        m["write"]["latency_us"]["p99"].as_f64().unwrap() > 0.0,
+        "{m}"
+    );
+    // The mix's reads were checked against the generator like a read row's.
+    assert_eq!(mix["verify"]["bad_blocks"].as_u64(), Some(0), "{mix}");
+    assert!(mix["verify"]["blocks"].as_u64().unwrap() > 0, "{mix}");
+    // Where a block device counted the mix, its read share is there too.
+    if !mix["device"].is_null() {
+        let dev = m["device_read_share"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&dev), "{m}");
+    }
+    assert!(scratch_files(dir.path()).is_empty());
+
+    // The text names the mix and its cost; the CSV has its directions apart.
+    let out = ioscope().args(args).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let said = text
+        .lines()
+        .find(|l| l.starts_with("mix "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        said.contains("RND4K Q4T1 mix 60/40: ") && said.contains("the pure rows predict"),
+        "{said}"
+    );
+    assert!(said.contains("(60% asked)"), "{said}");
+    let csv = tempfile::NamedTempFile::new().unwrap();
+    let path = csv.path().to_str().unwrap();
+    let out = ioscope()
+        .args(args)
+        .args(["--csv", path, "--force"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = std::fs::read_to_string(path).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = |h: &str| {
+        header
+            .iter()
+            .position(|x| *x == h)
+            .unwrap_or_else(|| panic!("{h}"))
+    };
+    let last: Vec<&str> = lines.last().unwrap().split(',').collect();
+    assert_eq!(last[at("op")], "mix");
+    assert_eq!(last[at("mix_read_percent")], "60");
+    assert!(last[at("mix_read_iops")].parse::<f64>().unwrap() > 0.0);
+}
+
+#[test]
+fn a_panel_with_mix_gains_a_mix_row_after_each_write() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let doc = json_of(&[
+        "disk",
+        dir.path().to_str().unwrap(),
+        "--profile",
+        "real-world",
+        "--mix",
+        "70%",
+        "--size",
+        "4m",
+        "--runtime",
+        "0.05s",
+        "--repeat",
+        "1",
+    ]);
+    assert_eq!(
+        rows_of(&doc),
+        [
+            "SEQ1M Q1T1 read",
+            "SEQ1M Q1T1 write",
+            "SEQ1M Q1T1 mix 70/30",
+            "RND4K Q1T1 read",
+            "RND4K Q1T1 write",
+            "RND4K Q1T1 mix 70/30",
+        ]
+    );
+}
+
+#[test]
+fn a_ramp_is_run_but_left_out_of_the_figures() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let doc = json_of(&[
+        "disk",
+        dir.path().to_str().unwrap(),
+        "--rw",
+        "randread",
+        "--depth",
+        "2",
+        "--size",
+        "4m",
+        "--runtime",
+        "0.1s",
+        "--ramp",
+        "3s",
+        "--repeat",
+        "1",
+    ]);
+    assert_eq!(doc["ramp_seconds"].as_f64(), Some(3.0), "{doc}");
+    let row = &doc["rows"][0];
+    // The row's seconds are counted from the ramp's end: a tenth of a second asked, not
+    // the 3.1 s it ran (the bound is loose: a loaded machine reaps late).
+    let seconds = row["seconds"].as_f64().unwrap();
+    assert!(seconds < 2.0, "{seconds}: {row}");
+    assert!(row["ios"].as_u64().unwrap() > 0, "{row}");
+}
+
+#[test]
+fn mixes_and_ramps_that_make_no_sense_are_one_line_errors() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = dir.path().to_str().unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--rw", "randrw", "--mix", "101"],
+            "--mix '101' is not a percent",
+        ),
+        (&["--rw", "randrw", "--mix", "many"], "--mix 'many'"),
+        (
+            &["--rw", "randread", "--mix", "70"],
+            "give --rw randrw or rw",
+        ),
+        (
+            &["--rw", "randrw", "--depth-curve"],
+            "the depth curve runs one direction",
+        ),
+        (
+            &["--depth-curve", "--mix", "50"],
+            "the depth curve runs one direction",
+        ),
+        (
+            &["--preset", "fsync", "--ramp", "1s"],
+            "--ramp is for the panel",
+        ),
+        (&["--rw", "read", "--ramp", "soon"], "--ramp"),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["disk", d];
+        all.extend_from_slice(args);
+        let err = usage_error(&all);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    assert!(scratch_files(dir.path()).is_empty());
+}
