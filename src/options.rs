@@ -1322,7 +1322,15 @@ impl DiskOptions {
                     .bs
                     .clone()
                     .unwrap_or_else(|| if random { "4k" } else { "1m" }.to_string());
-                let block = block_size(&bs_text, &what).context("--bs")?;
+                let split = if bs_text.contains(':') {
+                    Some(disk::block_split(&bs_text, &what)?)
+                } else {
+                    None
+                };
+                let block = match split {
+                    Some(s) => s.largest(),
+                    None => block_size(&bs_text, &what).context("--bs")?,
+                };
                 if !block.is_multiple_of(512) {
                     return Err(input(format!(
                         "{what}: --bs '{bs_text}' is not a multiple of 512 bytes, which O_DIRECT needs"
@@ -1354,6 +1362,7 @@ impl DiskOptions {
                 let row = RowSpec {
                     op,
                     mix: None,
+                    split,
                     random,
                     block,
                     depth,

@@ -49,7 +49,8 @@ use std::time::Duration;
 
 pub use crate::engine::queue::Path;
 pub use crate::results::disk::{DiskReport, DiskRow, Latency, VERIFY_EVERY};
-use crate::results::disk::{MixFigures, MixSide};
+use crate::results::disk::{MixFigures, MixSide, SizeCount};
+use crate::workload::split::MAX_SIZES;
 
 /// The test file: a scratch file kept alive (removed on drop), or the user's. It is opened
 /// once, and every row reopens that descriptor (`/proc/self/fd/N`), never the path: a file,
@@ -270,6 +271,8 @@ struct Part {
     cpu: (f64, f64),
     /// A mix's reads and writes apart.
     split: Option<Split>,
+    /// The I/Os of each size of a row of mixed sizes, in the split's order.
+    sizes: [u64; MAX_SIZES],
 }
 
 /// A mix's completions apart by direction (0: reads, 1: writes): counts, bytes and
@@ -443,9 +446,12 @@ pub(crate) fn run_row(
     let write = spec.writes();
     let (file, direct_refused) = open(target, write)?;
     let uring_refused = crate::engine::queue::ring_refused(spec.depth, refused("uring"));
+    let sizes: Vec<u64> = spec.split.map_or(vec![spec.block], |s| {
+        s.parts().iter().map(|p| p.bytes).collect()
+    });
     if direct_refused.is_none()
         && let Some(align) = direct_alignment(&file)
-        && !spec.block.is_multiple_of(align)
+        && sizes.iter().any(|b| !b.is_multiple_of(align))
     {
         // The kernel would fail every I/O with EINVAL (a 4Kn device, 512-byte blocks).
         return Err(input(format!(
@@ -587,8 +593,12 @@ pub(crate) fn run_row(
     };
     let mut verify: Option<InPlace> = None;
     let mut split: Option<Split> = None;
+    let mut sizes = [0u64; MAX_SIZES];
     for part in parts {
         let part = part?;
+        for (all, one) in sizes.iter_mut().zip(part.sizes) {
+            *all += one;
+        }
         split = match (split, part.split) {
             (Some(a), Some(b)) => Some(a.merge(b)?),
             (a, b) => a.or(b),
@@ -683,6 +693,17 @@ pub(crate) fn run_row(
         other_io_bytes,
         pressure,
         mix,
+        sizes: spec.split.map(|s| {
+            s.parts()
+                .iter()
+                .zip(sizes)
+                .map(|(p, ios)| SizeCount {
+                    bytes: p.bytes,
+                    percent: p.percent,
+                    ios,
+                })
+                .collect()
+        }),
     })
 }
 
@@ -801,9 +822,20 @@ fn part(w: &Work, path: Path) -> Result<Part> {
     } else {
         Box::new(Calls::new(w.file, buffers))
     };
+    // Mixed sizes: random offsets on the grid of the smallest, with room for the largest.
+    let (grid, end) = match w.spec.split {
+        Some(s) if w.spec.random => (
+            s.smallest(),
+            w.end.saturating_sub(s.largest() - s.smallest()),
+        ),
+        Some(s) => (s.smallest(), w.end),
+        None => (w.spec.block, w.end),
+    };
     let mut feed = RowFeed {
         w,
-        offsets: Offsets::new(w.start, w.end, w.spec.block, w.spec.random, w.draw),
+        offsets: Offsets::new(w.start, end, grid, w.spec.random, w.draw),
+        sizes: [0; MAX_SIZES],
+        lengths: w.draw ^ 0x0005_12e5,
         checker: w.checker(),
         reads: 0,
         directions: w.draw ^ 0xd1ec_7105,
@@ -819,6 +851,7 @@ fn part(w: &Work, path: Path) -> Result<Part> {
         verify: feed.checker.map(|c| c.found()),
         cpu: ((after.0 - before.0).max(0.0), (after.1 - before.1).max(0.0)),
         split: feed.split,
+        sizes: feed.sizes,
     })
 }
 
@@ -837,6 +870,10 @@ struct RowFeed<'a> {
     split: Option<Split>,
     /// The thread's CPU clock when the figures started (after the ramp).
     cpu_from: Option<(f64, f64)>,
+    /// A row of mixed sizes: the I/Os counted of each size.
+    sizes: [u64; MAX_SIZES],
+    /// The state of its draws of size.
+    lengths: u64,
 }
 
 impl RowFeed<'_> {
@@ -860,16 +897,23 @@ impl RowFeed<'_> {
 
 impl Feed for RowFeed<'_> {
     fn next(&mut self, id: usize, buf: &mut [u8]) -> Option<Request> {
-        let offset = self.offsets.next_offset();
+        let (offset, len) = match self.w.spec.split {
+            None => (self.offsets.next_offset(), buf.len()),
+            Some(s) => {
+                self.lengths = self.lengths.wrapping_add(1);
+                let len = s.pick(crate::workload::data::splitmix(self.lengths, 0xb5));
+                (self.offsets.next_for(len), len as usize)
+            }
+        };
         let op = self.direction();
         if op == Op::Write {
-            generate(self.w.seed, offset, buf);
+            generate(self.w.seed, offset, &mut buf[..len]);
         }
         Some(Request {
             id,
             op,
             offset,
-            len: buf.len(),
+            len,
         })
     }
 
@@ -885,6 +929,11 @@ impl Feed for RowFeed<'_> {
         if let (Some(split), Some(ns)) = (self.split.as_mut(), latency_ns) {
             split.add(c.request.op, c.request.len as u64, ns);
         }
+        if let (Some(s), Some(_)) = (self.w.spec.split, latency_ns)
+            && let Some(i) = s.index_of(c.request.len as u64)
+        {
+            self.sizes[i] += 1;
+        }
         if c.request.op != Op::Read {
             return;
         }
@@ -892,7 +941,7 @@ impl Feed for RowFeed<'_> {
         if let Some(checker) = self.checker.as_mut()
             && self.reads % VERIFY_EVERY == 1
         {
-            checker.check(c.request.offset, buf);
+            checker.check(c.request.offset, &buf[..c.request.len]);
         }
     }
 
@@ -1209,6 +1258,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         other_io_bytes: None,
         pressure: None,
         mix: None,
+        sizes: None,
     }
 }
 

@@ -7,6 +7,7 @@ use crate::measure::percentile::{Percentile, Target};
 use crate::units::parse_duration;
 use crate::workload::Op;
 use crate::workload::panel::{self, PanelNote, PresetKind, RowSpec};
+use crate::workload::split::{BlockSplit, SizeShare};
 use anyhow::Result;
 
 /// The curve's depths when none are given: 1 to 128 in powers of two.
@@ -145,6 +146,35 @@ pub fn target(text: &str, flag: &str, what: &str) -> Result<Target> {
         limit_us: duration.as_secs_f64() * 1e6,
         percentile,
     })
+}
+
+/// Parses a `--bs` of mixed sizes (fio's `bssplit`): `4k:60,64k:30,1m:10`, each size a
+/// multiple of 512 bytes (O_DIRECT), the shares adding up to 100.
+pub fn block_split(text: &str, what: &str) -> Result<BlockSplit> {
+    let bad = |why: String| {
+        input(format!(
+            "{what}: --bs '{text}': {why} (sizes with their percent of the I/Os: 4k:60,64k:30,1m:10)"
+        ))
+    };
+    let mut parts = Vec::new();
+    for item in text.split(',') {
+        let Some((size, pct)) = item.trim().split_once(':') else {
+            return Err(bad(format!("'{item}' has no share")));
+        };
+        let bytes = super::block_size(size.trim(), what)
+            .map_err(|_| bad(format!("'{size}' is not a block size")))?;
+        if !bytes.is_multiple_of(512) {
+            return Err(bad(format!(
+                "{size} is not a multiple of 512 bytes, which O_DIRECT needs"
+            )));
+        }
+        let percent = match pct.trim().trim_end_matches('%').parse::<u8>() {
+            Ok(p) if p <= 100 => p,
+            _ => return Err(bad(format!("'{pct}' is not a percent from 1 to 100"))),
+        };
+        parts.push(SizeShare { bytes, percent });
+    }
+    BlockSplit::new(&parts).map_err(bad)
 }
 
 /// Parses `--mix`: the percent of a mix's I/Os that read, 0 to 100 (`70`, `70%`).
@@ -327,6 +357,7 @@ mod tests {
         let row = RowSpec {
             op: crate::workload::Op::Read,
             mix: None,
+            split: None,
             random: true,
             block: 1 << 20,
             depth: 64,
@@ -358,6 +389,7 @@ mod tests {
         let row = |op| RowSpec {
             op,
             mix: None,
+            split: None,
             random: true,
             block: 4096,
             depth: 32,

@@ -130,6 +130,21 @@ pub struct DiskRow {
     /// A mix's reads and writes apart (`--rw randrw`, a panel's Mix row).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<MixFigures>,
+    /// A row of mixed sizes (`--bs 4k:60,64k:30`): the I/Os completed of each size, in the
+    /// split's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<SizeCount>>,
+}
+
+/// The I/Os of one size a row of mixed sizes completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SizeCount {
+    /// Bytes per I/O.
+    pub bytes: u64,
+    /// The percent of I/Os asked of this size.
+    pub percent: u8,
+    /// I/Os of this size completed.
+    pub ios: u64,
 }
 
 /// One direction of a mix: its share of the row's I/O.
@@ -414,6 +429,7 @@ impl DiskRow {
             spec: RowSpec {
                 op,
                 mix: None,
+                split: None,
                 random: true,
                 block: 4096,
                 depth,
@@ -445,6 +461,7 @@ impl DiskRow {
             settled: None,
             best_of: false,
             mix: None,
+            sizes: None,
             other_io_bytes: None,
             pressure: None,
         }

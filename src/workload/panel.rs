@@ -22,6 +22,10 @@ pub struct RowSpec {
     /// that read, each I/O's direction drawn from a seeded hash; `None`: one direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<u8>,
+    /// Mixed block sizes (fio's `bssplit`): each I/O's size drawn by its share, `block`
+    /// the largest; `None`: every I/O is `block` bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<super::split::BlockSplit>,
     /// Random offsets (else sequential).
     pub random: bool,
     /// Bytes per I/O.
@@ -33,15 +37,22 @@ pub struct RowSpec {
 }
 
 impl RowSpec {
-    /// The row's name as the panels print it: `SEQ1M Q8T1`, `RND4K Q32T1`.
+    /// The row's name as the panels print it: `SEQ1M Q8T1`, `RND4K Q32T1`,
+    /// `RND4K:60,64K:30,1M:10 Q32T1`.
     pub fn name(&self) -> String {
         format!(
             "{}{} Q{}T{}",
             if self.random { "RND" } else { "SEQ" },
-            short_size(self.block),
+            self.split
+                .map_or_else(|| short_size(self.block), |s| s.name()),
             self.depth,
             self.threads
         )
+    }
+
+    /// The mean bytes per I/O asked: the block, or a split's mean.
+    pub fn mean_block(&self) -> f64 {
+        self.split.map_or(self.block as f64, |s| s.mean_bytes())
     }
 
     /// What the row does, as labels print it: `read`, `write`, `mix 70/30`.
@@ -259,6 +270,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
                     RowSpec {
                         op: Op::Read,
                         mix: None,
+                        split: None,
                         random: s.random,
                         block: s.block,
                         depth: s.depth,
@@ -293,6 +305,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
             rows.push(RowSpec {
                 op,
                 mix: None,
+                split: None,
                 random: s.random,
                 block: s.block,
                 depth: s.depth,
@@ -317,6 +330,8 @@ pub struct Offsets {
     random: bool,
     next: u64,
     state: u64,
+    /// Where the next sequential I/O of a row of mixed sizes starts.
+    cursor: u64,
 }
 
 impl Offsets {
@@ -330,7 +345,25 @@ impl Offsets {
             random,
             next: 0,
             state: seed,
+            cursor: start,
         }
+    }
+
+    /// The next offset of an I/O of `len` bytes in a row of mixed sizes: a random one on
+    /// the grid of `block` (the smallest size; the caller leaves room at the end for the
+    /// largest), a sequential one right after the one before, back at the start where the
+    /// next would pass the region's end.
+    pub fn next_for(&mut self, len: u64) -> u64 {
+        if self.random {
+            return self.next_offset();
+        }
+        let end = self.start + self.blocks * self.block;
+        if self.cursor + len > end {
+            self.cursor = self.start;
+        }
+        let at = self.cursor;
+        self.cursor += len;
+        at
     }
 
     /// The next offset (sequential rows wrap to the start of their region).

@@ -222,3 +222,78 @@ fn mixes_and_ramps_that_make_no_sense_are_one_line_errors() {
     }
     assert!(scratch_files(dir.path()).is_empty());
 }
+
+#[test]
+fn a_row_of_mixed_sizes_draws_each_size_by_its_share_and_checks_its_reads() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = dir.path().to_str().unwrap();
+    let args = [
+        "disk",
+        d,
+        "--rw",
+        "randread",
+        "--bs",
+        "4k:60,16k:30,64k:10",
+        "--depth",
+        "4",
+        "--size",
+        "8m",
+        "--runtime",
+        "0.2s",
+        "--repeat",
+        "1",
+        "--seed",
+        "5",
+    ];
+    let doc = json_of(&args);
+    let row = &doc["rows"][0];
+    assert_eq!(
+        row["name"].as_str(),
+        Some("RND4K:60,16K:30,64K:10 Q4T1"),
+        "{row}"
+    );
+    assert_eq!(row["spec"]["block"].as_u64(), Some(65536), "{row}");
+    let sizes = row["sizes"].as_array().unwrap();
+    let ios: Vec<u64> = sizes.iter().map(|s| s["ios"].as_u64().unwrap()).collect();
+    let all: u64 = ios.iter().sum();
+    assert_eq!(all, row["ios"].as_u64().unwrap(), "{row}");
+    // The bytes are the sizes' I/Os times their sizes, every one whole.
+    let bytes: u64 = sizes
+        .iter()
+        .map(|s| s["ios"].as_u64().unwrap() * s["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(bytes, row["bytes"].as_u64().unwrap(), "{row}");
+    assert!(all >= 100, "{row}");
+    let share = ios[0] as f64 / all as f64;
+    assert!((0.45..=0.75).contains(&share), "{share}: {row}");
+    assert_eq!(row["verify"]["bad_blocks"].as_u64(), Some(0), "{row}");
+    // The text says the split done against the split asked.
+    let out = ioscope().args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let said = text
+        .lines()
+        .find(|l| l.starts_with("sizes "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        said.contains("4 KiB ") && said.contains("(60% asked)"),
+        "{said}"
+    );
+    assert!(scratch_files(dir.path()).is_empty());
+}
+
+#[test]
+fn splits_that_do_not_add_up_are_one_line_errors() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (bs, expected) in [
+        ("4k:60,64k:30", "add up to 90%, not 100%"),
+        ("4k:50,4k:50", "given twice"),
+        ("4k:60,64x:40", "'64x' is not a block size"),
+        ("4k:60,1000:40", "not a multiple of 512"),
+        ("4k:60,64k", "'64k' has no share"),
+        ("4k:160,64k:40", "'160' is not a percent"),
+    ] {
+        let err = usage_error(&["disk", d, "--rw", "randread", "--bs", bs]);
+        assert!(err.contains(expected), "{bs}: {err}");
+    }
+}

@@ -51,12 +51,19 @@ pub fn queue_sentence(r: &DiskRow) -> String {
         );
     }
     let split = d.request_bytes > 0.0
-        && !same(d.request_bytes, r.spec.block as f64)
-        && d.request_bytes < r.spec.block as f64;
+        && !same(d.request_bytes, r.spec.mean_block())
+        && d.request_bytes < r.spec.mean_block();
     let size = format!(
         "requests of {} on average against {} asked",
         format_size(d.request_bytes.round() as u64),
-        format_size(r.spec.block)
+        if r.spec.split.is_some() {
+            format!(
+                "a mean of {}",
+                format_size(r.spec.mean_block().round() as u64)
+            )
+        } else {
+            format_size(r.spec.block)
+        }
     );
     let seen = match relate(Figure::one(d.queue), Figure::one(app)) {
         Relation::Same => format!("the device saw {:.1} in its queue: the same", d.queue),
@@ -318,6 +325,15 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             ),
         );
     }
+    for row in r.rows.iter().filter(|x| x.measured()) {
+        if let Some(said) = sizes_sentence(row) {
+            line(
+                &mut out,
+                "sizes",
+                format!("{} {}: {said}", row.name, row.spec.direction()),
+            );
+        }
+    }
     let mixes = super::disk_mix::mixes(&r.rows);
     for m in &mixes {
         line(&mut out, "mix", super::disk_mix::sentence(m));
@@ -337,6 +353,38 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         out.push_str(&columns::for_terminal(&super::disk_mix::table(), &mixes).text);
     }
     out
+}
+
+/// A row of mixed sizes' sentence: the share of its I/Os each size had against the share
+/// asked, and where its bytes went (`None` for a row of one size).
+pub(crate) fn sizes_sentence(row: &DiskRow) -> Option<String> {
+    let sizes = row.sizes.as_ref()?;
+    let ios: u64 = sizes.iter().map(|s| s.ios).sum();
+    let bytes: u64 = sizes.iter().map(|s| s.ios * s.bytes).sum();
+    if ios == 0 {
+        return None;
+    }
+    let each: Vec<String> = sizes
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {:.1}% ({}% asked)",
+                format_size(s.bytes),
+                100.0 * s.ios as f64 / ios as f64,
+                s.percent
+            )
+        })
+        .collect();
+    let heaviest = sizes
+        .iter()
+        .max_by_key(|s| s.ios * s.bytes)
+        .expect("a split has a size");
+    Some(format!(
+        "{} of its I/Os; {} I/Os moved {:.0}% of its bytes",
+        each.join(", "),
+        format_size(heaviest.bytes),
+        100.0 * (heaviest.ios * heaviest.bytes) as f64 / bytes.max(1) as f64
+    ))
 }
 
 /// A CPU-bound row's sentence: how busy its threads kept their cores, what an I/O cost
@@ -519,6 +567,17 @@ impl Exportable for DiskReport {
         if !sentences.is_empty() {
             blocks.push(list("Queues, asked against kept and seen:", &sentences));
         }
+        let sizes: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|row| row.measured())
+            .filter_map(|row| {
+                sizes_sentence(row).map(|s| format!("{} {}: {s}", row.name, row.spec.direction()))
+            })
+            .collect();
+        if !sizes.is_empty() {
+            blocks.push(list("Sizes, asked against done:", &sizes));
+        }
         let mixes = super::disk_mix::mixes(&self.rows);
         if !mixes.is_empty() {
             blocks.push(table(
@@ -642,6 +701,17 @@ pub(crate) fn panel<'a>(rows: &[DiskRow]) -> Vec<Column<'a, DiskRow>> {
     cols.extend(tail_columns());
     if rows.iter().any(|r| r.mix.is_some()) {
         cols.extend(super::disk_mix::csv_columns());
+    }
+    if rows.iter().any(|r| r.sizes.is_some()) {
+        // A row of mixed sizes: `4096:60:1834;65536:30:901` (bytes, percent asked, I/Os).
+        cols.push(Column::raw("sizes", |r: &DiskRow| {
+            r.sizes.as_ref().map_or(String::new(), |s| {
+                s.iter()
+                    .map(|c| format!("{}:{}:{}", c.bytes, c.percent, c.ios))
+                    .collect::<Vec<_>>()
+                    .join(";")
+            })
+        }));
     }
     cols
 }
