@@ -1,4 +1,4 @@
-//! `ioscope disk`: the panel, the depth curve and the latency target, profiles and presets,
+//! `ioscope disk`: the panel, the depth curve and the latency target, profiles and presets, the sync methods,
 //! and the command attacked as a hostile user would. One test binary, a module per file.
 
 #[path = "../common/mod.rs"]
@@ -8,3 +8,4 @@ mod curve;
 mod hostile;
 mod panel;
 mod profiles;
+mod sync_methods;
