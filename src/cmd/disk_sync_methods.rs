@@ -40,11 +40,18 @@ pub fn execute(
 ) -> Result<SyncMethodsReport> {
     let cache = crate::measure::writecache::of(&options.path);
     let disk = cache.device.clone();
-    let flushes_not_counted = match disk.as_deref().map(devstats::read) {
+    let stacked = |d: &str| {
+        let sys = std::path::Path::new("/sys/block").join(d);
+        sys.join("dm").exists() || sys.join("md").exists()
+    };
+    let flushes_not_counted = match disk.as_deref() {
         None => Some(NotCounted::NoDevice),
-        Some(None) => Some(NotCounted::NoDevice),
-        Some(Some(c)) if c.flushes.is_none() => Some(NotCounted::OldKernel),
-        Some(Some(_)) => None,
+        Some(d) => match devstats::read(d) {
+            None => Some(NotCounted::NoDevice),
+            Some(c) if c.flushes.is_none() => Some(NotCounted::OldKernel),
+            Some(_) if stacked(d) => Some(NotCounted::Stacked),
+            Some(_) => None,
+        },
     };
     let setup = Setup {
         options,

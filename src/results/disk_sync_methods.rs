@@ -96,6 +96,9 @@ pub enum NotCounted {
     NoDevice,
     /// The kernel's `/proc/diskstats` line has no flush fields (before 5.5).
     OldKernel,
+    /// A stacked device (device-mapper, md): it passes flushes on to the disks below as
+    /// bios, which its own line does not count as flushes, so its count would say 0.
+    Stacked,
 }
 
 /// Which method was fastest at one write per op, against fdatasync.
