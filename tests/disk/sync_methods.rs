@@ -1,8 +1,9 @@
 //! `ioscope disk --preset sync-methods`: every method appears, run or skipped with its
 //! reason; those that ran did work; flushes are not counted where no block device is behind
 //! the directory (tmpfs, detected, never assumed); about one flush per fdatasync on a loop
-//! device with a write-back cache (root only); one-line errors for bad values. Runtimes are
-//! tiny; tests never assert timings.
+//! device with a write-back cache (root only); Ctrl-C ends it 130 with a partial document and
+//! no scratch file left; one-line errors for bad values. Runtimes are tiny; tests never
+//! assert timings.
 
 use crate::common;
 use crate::common::{ioscope, is_root, scratch_files, usage_error};
@@ -257,4 +258,52 @@ fn bad_values_of_the_sync_methods_preset_are_one_line_errors() {
         assert!(err.contains(expected), "{args:?}: {err}");
     }
     assert!(scratch_files(dir.path()).is_empty());
+}
+
+#[test]
+fn ctrl_c_mid_row_ends_130_with_a_partial_document_and_no_scratch_file() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args([
+            "disk",
+            dir.path().to_str().unwrap(),
+            "--preset",
+            "sync-methods",
+        ])
+        .args([
+            "--size",
+            "1m",
+            "--runtime",
+            "10s",
+            "--min-free",
+            "0",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while scratch_files(dir.path()).is_empty() && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: kill only sends a signal to the child we spawned.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["schema"], "ioscope/disk-sync-methods/v2");
+    assert_eq!(doc["complete"], false);
+    assert!(!doc["rows"].as_array().unwrap().is_empty(), "{doc}");
+    assert!(
+        scratch_files(dir.path()).is_empty(),
+        "{:?}",
+        scratch_files(dir.path())
+    );
 }
