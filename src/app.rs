@@ -167,7 +167,7 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
             use crate::options::disk::DiskMode;
             let o = crate::options::DiskOptions::from_args(&args)?;
             // The panel, the depth curve and the fsync preset keep baselines apart
-            // (`disk-NAME.json`, `disk-curve-NAME.json`, `disk-fsync-NAME.json`): their
+            // (`disk-NAME.json`, `disk-curve-NAME.json`, `disk-fsync-NAME.json`, `disk-sync-methods-NAME.json`): their
             // figures are of different things.
             let baselines = pending(
                 crate::options::disk::schema_command(&args),
@@ -194,6 +194,11 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                 DiskMode::Fsync(f) => measured_against(&o.export, &o.path, &baselines, |_| {
                     cmd::disk_fsync::execute(&o, f, h)
                 }),
+                DiskMode::SyncMethods(m) => {
+                    measured_against(&o.export, &o.path, &baselines, |_| {
+                        cmd::disk_sync_methods::execute(&o, m, h)
+                    })
+                }
             }
         }
         Command::Study(args) => study(

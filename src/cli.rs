@@ -211,7 +211,9 @@ const DISK: &str = concat!(
     "  ioscope disk . --depth-curve --latency-target 2ms --svg qd.svg\n",
     "      IOPS and p99 at depths 1 to 128, the knee, the deepest queue under 2 ms\n",
     "  ioscope disk . --preset fsync --runtime 10s\n",
-    "      fdatasync latency of a write-ahead log against etcd's 10 ms p99",
+    "      fdatasync latency of a write-ahead log against etcd's 10 ms p99\n",
+    "  ioscope disk /var/lib/postgresql --preset sync-methods --runtime 5s\n",
+    "      pg_test_fsync's sync methods, with the flushes each sent to the device",
 );
 const TRACE: &str = concat!(
     "Examples:\n",
@@ -675,7 +677,8 @@ pub struct DiskArgs {
     /// One custom row instead of the panel: its direction and order.
     #[arg(long, value_enum)]
     pub rw: Option<DiskRw>,
-    /// Bytes per I/O of the custom row (default 1m sequential, 4k random).
+    /// Bytes per I/O of the custom row (default 1m sequential, 4k random); with --preset
+    /// sync-methods, its block sizes (8k by default; a list such as 8k,16k).
     #[arg(long, value_name = "SIZE")]
     pub bs: Option<String>,
     /// I/Os in flight per thread of the custom row (default 8 sequential, 32 random).
@@ -735,7 +738,7 @@ pub struct DiskMoreArgs {
     /// Which rows: KDiskMark's profile (the same as --preset NAME).
     #[arg(long, value_enum, conflicts_with_all = ["preset", "rw"])]
     pub profile: Option<DiskProfile>,
-    /// A named preset (see --list): default, peak, real-world, nvme, fsync.
+    /// A named preset (see --list): default, peak, real-world, nvme, fsync, sync-methods.
     #[arg(long, value_name = "NAME", conflicts_with = "rw")]
     pub preset: Option<String>,
     /// Print the presets and their rows, and exit.

@@ -1375,8 +1375,19 @@ impl DiskOptions {
                 })
             }
         };
-        let (mode, rows, notes) = disk::mode(args, row, &what)?;
+        let (mut mode, rows, notes) = disk::mode(args, row, &what)?;
         let rows = disk::with_mixes(&mode, rows, mix, &what)?;
+        if let disk::DiskMode::SyncMethods(m) = &mut mode {
+            // 16 MiB as pg_test_fsync, or less where --size asks; two writes must fit.
+            m.region = m.region.min(size);
+            let largest = m.blocks.iter().copied().max().unwrap_or(0);
+            if m.region < 2 * largest {
+                let (size, largest) = crate::units::format_size_pair(size, largest);
+                return Err(input(format!(
+                    "{what}: --size ({size}) must hold two writes of {largest} (the rows of 2 writes per sync)"
+                )));
+            }
+        }
         disk::buffers_fit(&mode, &rows, &what)?;
         if let disk::DiskMode::Fsync(f) = &mode
             && size < f.block
@@ -1395,9 +1406,20 @@ impl DiskOptions {
                 )));
             }
         }
-        if matches!(mode, disk::DiskMode::Fsync(_)) && !ramp.is_zero() {
+        if matches!(
+            mode,
+            disk::DiskMode::Fsync(_) | disk::DiskMode::SyncMethods(_)
+        ) && !ramp.is_zero()
+        {
             return Err(input(format!(
-                "{what}: --ramp is for the panel and the depth curve; the fsync preset counts every fdatasync from the first (a cold start is part of what a log meets)"
+                "{what}: --ramp is for the panel and the depth curve; the fsync and sync-methods presets count every sync from the first (a cold start is part of what a log meets)"
+            )));
+        }
+        if matches!(mode, disk::DiskMode::SyncMethods(_))
+            && (runs_asked.repeat.is_some() || runs_asked.budget.given() || args.best)
+        {
+            return Err(input(format!(
+                "{what}: the sync-methods preset runs each row once, its spread from thirds of the run: --repeat, --min-runs, --max-runs, --max-time, --precision and --best are for the panel and the depth curve (give a longer --runtime)"
             )));
         }
         if matches!(mode, disk::DiskMode::Fsync(_))
@@ -1410,7 +1432,7 @@ impl DiskOptions {
         let series = SeriesOptions::from_args(&args.series, args.export.force, &what)?;
         if series.is_some() && !matches!(mode, disk::DiskMode::Panel) {
             return Err(input(format!(
-                "{what}: --series follows the panel's rows over time; the depth curve and the fsync preset have none"
+                "{what}: --series follows the panel's rows over time; the depth curve and the fsync and sync-methods presets have none"
             )));
         }
         Ok(Self {

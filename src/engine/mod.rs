@@ -16,6 +16,7 @@ pub mod pread;
 pub mod prepared;
 pub mod queue;
 pub mod stream;
+pub mod sync;
 pub mod uring;
 
 use crate::files::InputKind;

@@ -3,7 +3,8 @@
 //! in queue and the busy time, turned into what `iostat -x` shows (await per direction,
 //! average request size, average queue size `aqu-sz`, utilisation). The device is found as
 //! in [`super::diskstats`] (through the file's `st_dev`); the counters are everybody's, not
-//! only this process's.
+//! only this process's. Kernels from 5.5 add the flush requests the device completed and the
+//! time spent on them (the 16th and 17th statistics); older ones leave them out (`None`).
 
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -31,6 +32,24 @@ pub struct Counters {
     pub busy_ms: u64,
     /// Milliseconds of requests in queue, weighted by how many (the integral of the queue).
     pub weighted_ms: u64,
+    /// Flush requests completed (kernel 5.5 and later; `None` on a shorter line). The
+    /// kernel counts them on the whole disk, never on a partition.
+    pub flushes: Option<u64>,
+    /// Milliseconds spent flushing (kernel 5.5 and later).
+    pub flush_ms: Option<u64>,
+}
+
+impl Counters {
+    /// Flush requests completed between `self` and the later reading `after`, where both
+    /// count them.
+    pub fn flushes_until(&self, after: &Counters) -> Option<u64> {
+        Some(after.flushes?.saturating_sub(self.flushes?))
+    }
+
+    /// Milliseconds spent flushing between `self` and `after`, where both count them.
+    pub fn flush_ms_until(&self, after: &Counters) -> Option<u64> {
+        Some(after.flush_ms?.saturating_sub(self.flush_ms?))
+    }
 }
 
 /// Parses the line of device `name` from `/proc/diskstats` text.
@@ -52,6 +71,8 @@ pub fn parse(text: &str, name: &str) -> Option<Counters> {
             write_ms: n(10)?,
             busy_ms: n(12)?,
             weighted_ms: n(13)?,
+            flushes: n(18),
+            flush_ms: n(19),
         })
     })
 }
@@ -131,8 +152,8 @@ pub struct Watch {
     at: Instant,
 }
 
-/// Reads `name`'s counters now.
-fn read(name: &str) -> Option<Counters> {
+/// Reads `name`'s counters now (`None` when it has no line in `/proc/diskstats`).
+pub fn read(name: &str) -> Option<Counters> {
     parse(&std::fs::read_to_string("/proc/diskstats").ok()?, name)
 }
 
@@ -177,6 +198,40 @@ mod tests {
         );
         assert_eq!((c.busy_ms, c.weighted_ms), (6000, 9436));
         assert_eq!(parse(TEXT, "vdb"), None);
+    }
+
+    #[test]
+    fn the_flush_fields_of_a_kernel_from_5_5_are_read() {
+        // 20 fields: the 17 statistics of a 5.5+ kernel, flushes 812 taking 1,530 ms.
+        let line = " 259       0 nvme0n1 91 0 3816 20 7410 1222 183536 4101 0 5012 6051 0 0 0 0 812 1530\n";
+        let c = parse(line, "nvme0n1").expect("nvme0n1 is there");
+        assert_eq!((c.flushes, c.flush_ms), (Some(812), Some(1530)));
+        let later = Counters {
+            flushes: Some(815),
+            flush_ms: Some(1533),
+            ..c
+        };
+        assert_eq!(c.flushes_until(&later), Some(3));
+        assert_eq!(c.flush_ms_until(&later), Some(3));
+    }
+
+    #[test]
+    fn an_old_kernels_line_has_no_flush_fields() {
+        // 14 fields: before 4.18 (no discards) and 5.5 (no flushes).
+        let old = "   8       0 sda 5405 2 400962 2113 2981 2437 156904 7322 0 6000 9436\n";
+        let c = parse(old, "sda").expect("sda is there");
+        assert_eq!((c.reads, c.weighted_ms), (5405, 9436));
+        assert_eq!((c.flushes, c.flush_ms), (None, None));
+        // 4.18 to 5.4: 18 fields, discards but still no flushes.
+        let discards =
+            "   8       0 sda 5405 2 400962 2113 2981 2437 156904 7322 0 6000 9436 0 0 0 0\n";
+        let c = parse(discards, "sda").expect("sda is there");
+        assert_eq!((c.flushes, c.flush_ms), (None, None));
+        let counted = Counters {
+            flushes: Some(9),
+            ..c
+        };
+        assert_eq!(c.flushes_until(&counted), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `disk`'s choices beyond one panel: the preset or profile (their rows on this machine),
-//! the queue-depth curve (its depths, its latency target) and the fsync preset (its target).
+//! the queue-depth curve (its depths, its latency target), the fsync preset (its target)
+//! and the sync-methods preset (its block sizes and region).
 
 use crate::cli::{DiskArgs, DiskProfile};
 use crate::error::input;
@@ -8,7 +9,7 @@ use crate::units::parse_duration;
 use crate::workload::Op;
 use crate::workload::panel::{self, PanelNote, PresetKind, RowSpec};
 use crate::workload::split::{BlockSplit, SizeShare};
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 /// The curve's depths when none are given: 1 to 128 in powers of two.
 pub const DEFAULT_DEPTHS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
@@ -29,6 +30,8 @@ pub enum DiskMode {
     Curve(CurveOptions),
     /// Small writes each followed by fdatasync.
     Fsync(FsyncOptions),
+    /// Every way to make a write durable, compared.
+    SyncMethods(SyncMethodsOptions),
 }
 
 /// The queue-depth curve.
@@ -53,14 +56,26 @@ pub struct FsyncOptions {
     pub target: Target,
 }
 
+/// The sync-methods preset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyncMethodsOptions {
+    /// Bytes per write, one set of rows each (8 KiB unless `--bs` gives a list).
+    pub blocks: Vec<u64>,
+    /// Bytes each scratch file holds and the writes go through: 16 MiB (pg_test_fsync's
+    /// file), or `--size` where smaller.
+    pub region: u64,
+}
+
 /// The command whose schema a `disk` run's document has: `disk`, `disk-curve` or
-/// `disk-fsync` (from the arguments alone, for a document interrupted before its result).
+/// `disk-fsync` or `disk-sync-methods` (from the arguments alone, for a document interrupted before its result).
 pub fn schema_command(args: &DiskArgs) -> &'static str {
     let more = &args.more;
     if more.depth_curve || more.depths.is_some() || more.latency_target.is_some() {
         "disk-curve"
     } else if more.preset.as_deref() == Some("fsync") {
         "disk-fsync"
+    } else if more.preset.as_deref() == Some("sync-methods") {
+        "disk-sync-methods"
     } else {
         "disk"
     }
@@ -202,8 +217,8 @@ pub fn with_mixes(
         DiskMode::Curve(_) if mixed || mix.is_some() => Err(input(format!(
             "{what}: the depth curve runs one direction: --rw read, write, randread or randwrite, without --mix"
         ))),
-        DiskMode::Fsync(_) if mix.is_some() => Err(input(format!(
-            "{what}: --mix is for the panel and --rw randrw|rw; the fsync preset only writes"
+        DiskMode::Fsync(_) | DiskMode::SyncMethods(_) if mix.is_some() => Err(input(format!(
+            "{what}: --mix is for the panel and --rw randrw|rw; the fsync and sync-methods presets only write"
         ))),
         DiskMode::Panel if mixed => Ok(rows
             .into_iter()
@@ -257,7 +272,18 @@ pub fn mode(
             "{what}: --fsync-target is the verdict of --preset fsync: give that too"
         )));
     }
+    let sync_methods = matches!(preset.map(|p| p.kind), Some(PresetKind::SyncMethods { .. }));
     if let Some(p) = preset
+        && sync_methods
+        && (args.depth.is_some() || args.threads.is_some())
+    {
+        return Err(input(format!(
+            "{what}: --preset {} writes one at a time: --depth and --threads are for the panel (--bs sets its block sizes)",
+            p.name
+        )));
+    }
+    if let Some(p) = preset
+        && !sync_methods
         && (args.bs.is_some() || args.depth.is_some() || args.threads.is_some())
     {
         return Err(input(format!(
@@ -279,6 +305,26 @@ pub fn mode(
             };
             Ok((
                 DiskMode::Fsync(FsyncOptions { block, target }),
+                Vec::new(),
+                Vec::new(),
+            ))
+        }
+        Some(PresetKind::SyncMethods { block }) => {
+            let path = args.path.as_deref().unwrap_or(std::path::Path::new("."));
+            if !path.is_dir() {
+                return Err(input(format!(
+                    "{what}: --preset sync-methods writes scratch files of its own: give a directory"
+                )));
+            }
+            let blocks = match &args.bs {
+                Some(text) => crate::options::block_size_list(text, what).context("--bs")?,
+                None => vec![block],
+            };
+            Ok((
+                DiskMode::SyncMethods(SyncMethodsOptions {
+                    blocks,
+                    region: crate::results::disk_sync_methods::REGION_BYTES,
+                }),
                 Vec::new(),
                 Vec::new(),
             ))
@@ -333,7 +379,9 @@ pub fn mode(
                     let (rows, notes) = panel::rows_of(shapes, panel::cores());
                     Ok((DiskMode::Panel, rows, notes))
                 }
-                PresetKind::Fsync { .. } => Ok((DiskMode::Panel, Vec::new(), Vec::new())),
+                PresetKind::Fsync { .. } | PresetKind::SyncMethods { .. } => {
+                    Ok((DiskMode::Panel, Vec::new(), Vec::new()))
+                }
             },
         },
     }

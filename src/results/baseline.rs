@@ -114,6 +114,7 @@ pub fn invocation(command: &str) -> String {
     match command {
         "disk-curve" => "disk … --depth-curve".to_string(),
         "disk-fsync" => "disk … --preset fsync".to_string(),
+        "disk-sync-methods" => "disk … --preset sync-methods".to_string(),
         other => format!("{other} …"),
     }
 }

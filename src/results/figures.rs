@@ -241,6 +241,33 @@ impl Figures for FsyncReport {
     }
 }
 
+impl Figures for super::disk_sync_methods::SyncMethodsReport {
+    /// Each row that ran: its operations per second, its slices as the runs.
+    fn figures(&self) -> Vec<Figure> {
+        self.rows
+            .iter()
+            .filter(|r| r.ran())
+            .map(|r| {
+                let runs = if r.slices_per_second.is_empty() {
+                    vec![r.ops_per_second]
+                } else {
+                    r.slices_per_second.clone()
+                };
+                Figure::per_second(
+                    format!(
+                        "{} {}x{} ops",
+                        r.method.name(),
+                        r.writes_per_op,
+                        crate::workload::panel::short_size(r.block_bytes)
+                    ),
+                    SYNCS_PER_SECOND,
+                    runs,
+                )
+            })
+            .collect()
+    }
+}
+
 // Results no baseline compares.
 impl Figures for super::calibrate::CalibrateReport {}
 impl Figures for super::syscalls::SyscallsReport {}

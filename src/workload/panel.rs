@@ -5,7 +5,8 @@
 //!
 //! The named presets (`--profile`, `--preset`, `disk --list`) are one table, [`PRESETS`]:
 //! KDiskMark's profiles (default, peak, real-world), CrystalDiskMark's NVMe set, and the
-//! write-ahead-log pattern of etcd's disk check (`fsync`). A row that asks for more threads
+//! write-ahead-log pattern of etcd's disk check (`fsync`), and pg_test_fsync's comparison
+//! of the ways to make a write durable (`sync-methods`). A row that asks for more threads
 //! than the machine has cores runs with one per core, and says so ([`PanelNote`]).
 
 use super::Op;
@@ -103,7 +104,7 @@ pub fn short_size(bytes: u64) -> String {
 pub fn default_panel() -> Vec<RowSpec> {
     match PRESETS[0].kind {
         PresetKind::Panel(shapes) => rows_of(shapes, 1).0,
-        PresetKind::Fsync { .. } => Vec::new(),
+        PresetKind::Fsync { .. } | PresetKind::SyncMethods { .. } => Vec::new(),
     }
 }
 
@@ -144,6 +145,13 @@ pub enum PresetKind {
         /// Bytes per write.
         block: u64,
     },
+    /// Every way to make a write durable (fdatasync, fsync, O_DSYNC, O_SYNC,
+    /// O_DIRECT|O_DSYNC, RWF_DSYNC, io_uring linked to fsync), 1 and 2 writes per sync,
+    /// sequential, one at a time (pg_test_fsync's comparison).
+    SyncMethods {
+        /// Bytes per write unless `--bs` gives others.
+        block: u64,
+    },
 }
 
 /// A named preset of `ioscope disk`.
@@ -169,6 +177,10 @@ const fn shape(random: bool, block: u64, depth: usize, threads: Threads) -> Shap
 /// Bytes per write of the `fsync` preset: etcd's check (`fio --rw=write --bs=2300
 /// --fdatasync=1`), about one WAL entry.
 pub const WAL_WRITE_BYTES: u64 = 2300;
+
+/// Bytes per write of the `sync-methods` preset: PostgreSQL's page (`XLOG_BLCKSZ`), as
+/// pg_test_fsync writes.
+pub const PG_PAGE_BYTES: u64 = 8 * KIB;
 
 /// Every named preset, in the order `disk --list` prints them; the first is the default.
 pub const PRESETS: &[Preset] = &[
@@ -214,6 +226,13 @@ pub const PRESETS: &[Preset] = &[
         about: "a write-ahead log, as etcd's disk check: 2,300-byte sequential writes, each followed by fdatasync, buffered, 1 at a time",
         kind: PresetKind::Fsync {
             block: WAL_WRITE_BYTES,
+        },
+    },
+    Preset {
+        name: "sync-methods",
+        about: "pg_test_fsync's choice of wal_sync_method: every way to make an 8 KiB write durable, 1 and 2 writes per sync, with the device's flushes per op",
+        kind: PresetKind::SyncMethods {
+            block: PG_PAGE_BYTES,
         },
     },
 ];

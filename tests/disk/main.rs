@@ -1,4 +1,4 @@
-//! `ioscope disk`: the panel, the depth curve and the latency target, profiles and presets,
+//! `ioscope disk`: the panel, the depth curve and the latency target, profiles and presets, the sync methods,
 //! and the command attacked as a hostile user would. One test binary, a module per file.
 
 #[path = "../common/mod.rs"]
@@ -9,3 +9,4 @@ mod hostile;
 mod mixes;
 mod panel;
 mod profiles;
+mod sync_methods;

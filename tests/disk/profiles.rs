@@ -142,10 +142,18 @@ fn disk_list_prints_every_preset_without_a_path() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    for name in ["default", "peak", "real-world", "nvme", "fsync"] {
+    for name in [
+        "default",
+        "peak",
+        "real-world",
+        "nvme",
+        "fsync",
+        "sync-methods",
+    ] {
         assert!(text.contains(name), "{name}: {text}");
     }
     assert!(text.contains("2,300-byte writes"), "{text}");
+    assert!(text.contains("8 KiB writes, 1 and 2 per sync"), "{text}");
 }
 
 #[test]

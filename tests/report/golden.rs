@@ -48,6 +48,10 @@ const FIXTURES: &[(&str, &[&str])] = &[
     // `ioscope disk dir --preset fsync --size 1m --runtime 0.2s`: write and fdatasync
     // latency apart, the verdict against etcd's 10 ms p99 (missed on this shared disk).
     ("disk-fsync", &["text", "csv", "md"]),
+    // `ioscope disk dir --preset sync-methods --size 1m --runtime 0.1s` on ext4 (issue 41):
+    // each method at 1 and 2 writes per sync, 1 flush per fdatasync on the write-back vda,
+    // O_DSYNC 2.66x fdatasync by the median but within the noise of this shared disk.
+    ("disk-sync-methods", &["text", "csv", "md"]),
     ("trace", &["text", "csv", "md", "svg"]),
     // A real trace of `iozone -i 0 -i 1 -s 1m -r 64k` (3.471): its table's claims checked.
     ("trace-claims", &["text", "csv", "md", "svg"]),

@@ -41,6 +41,10 @@ pub fn list(cores: usize) -> String {
                 "{}-byte writes, each + fdatasync, Q1T1, buffered",
                 group_thousands(block)
             ),
+            PresetKind::SyncMethods { block } => format!(
+                "{} writes, 1 and 2 per sync, by each of 7 sync methods, Q1T1",
+                crate::units::format_size(block)
+            ),
         };
         t.add_row(vec![p.name.to_string(), rows, p.about.to_string()]);
     }
