@@ -315,28 +315,6 @@ fn run_once(
     } else {
         c.run.clone()
     };
-    if c.figures == FigureSource::ProcessXor {
-        let ran = run_child(&argv, &c.name, deadline(file_bytes), Stdout::Kept);
-        let measured = region.stop(&work);
-        let marks = Marks {
-            other_io_bytes: measured
-                .device
-                .and_then(|d| crate::measure::interference::beyond(d.read_bytes, file_bytes)),
-            pressure: measured.pressure,
-        };
-        // The child's own clock: from before its fork to its exit, as `time` shows it.
-        let ran = ran?;
-        let (wall, stdout) = (ran.wall_seconds, String::from_utf8_lossy(&ran.stdout));
-        let reference = reference.expect("the file's XOR is known when a --cmd reader runs");
-        let found = crate::measure::printed::find(&stdout, reference);
-        return Ok(Ran {
-            bytes: file_bytes,
-            seconds: wall,
-            wall,
-            marks,
-            printed: Some((found.value.map(crate::checksum::hex), found.matches)),
-        });
-    }
     let stdout = if c.figures == FigureSource::ProcessWall {
         Stdout::Discarded
     } else {
@@ -363,13 +341,26 @@ fn run_once(
             Some(escaped) => external::fio(&escaped)?,
             None => external::fio(&stdout)?,
         },
-        FigureSource::ProcessWall | FigureSource::ProcessXor => {
+        FigureSource::ProcessWall => {
             return Ok(Ran {
                 bytes: file_bytes,
                 seconds: wall,
                 wall,
                 marks,
                 printed: None,
+            });
+        }
+        FigureSource::ProcessXor => {
+            // The child's own clock: from before its fork to its exit, as `time` shows it.
+            let wall = out.wall_seconds;
+            let reference = reference.expect("the file's XOR is known when a --cmd reader runs");
+            let found = crate::measure::printed::find(&stdout, reference);
+            return Ok(Ran {
+                bytes: file_bytes,
+                seconds: wall,
+                wall,
+                marks,
+                printed: Some((found.value.map(crate::checksum::hex), found.matches)),
             });
         }
     };
