@@ -219,6 +219,13 @@ pub fn format_seconds(seconds: f64) -> String {
     }
 }
 
+/// Seconds as a user types them (`10 s`, `2.5 s`): to the millisecond, no trailing zeros
+/// (a setting echoed back, where [`format_seconds`] is for a measured time).
+pub fn format_seconds_as_typed(seconds: f64) -> String {
+    let t = format!("{seconds:.3}");
+    format!("{} s", t.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// The UTC calendar date of a Unix time, `YYYY-MM-DD` (the civil-from-days algorithm).
 pub fn format_date(unix_seconds: u64) -> String {
     let z = (unix_seconds / 86_400) as i64 + 719_468;
@@ -236,6 +243,13 @@ pub fn format_date(unix_seconds: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_as_typed_lose_their_trailing_zeros() {
+        assert_eq!(format_seconds_as_typed(10.0), "10 s");
+        assert_eq!(format_seconds_as_typed(2.5), "2.5 s");
+        assert_eq!(format_seconds_as_typed(0.125), "0.125 s");
+    }
 
     #[test]
     fn two_sizes_that_differ_never_read_the_same() {

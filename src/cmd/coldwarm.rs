@@ -110,6 +110,23 @@ pub fn execute(
             src.len,
             report.rows.first().map(|r| &r.cold),
         );
+        // The cold reads, the figures claimed for the device (the warm one is the cache's).
+        let fastest = super::caveats::fastest(report.rows.iter().flat_map(|r| {
+            let at = crate::units::format_block_size(r.block_size);
+            [
+                crate::results::cache::Read::Cold,
+                crate::results::cache::Read::ColdAgain,
+            ]
+            .map(|read| {
+                (
+                    format!("the {} read at {at}", read.name()),
+                    r.rate(read).median,
+                )
+            })
+        }));
+        report
+            .caveats
+            .push(super::caveats::link(&options.path, fastest));
     }
     Ok(report)
 }

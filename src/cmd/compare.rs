@@ -5,6 +5,7 @@
 use crate::files::{self};
 use crate::harness::{Harness, Target};
 use crate::measure::cache::{self, CacheState};
+use crate::measure::child::Stdout;
 use crate::measure::converge::Repeats;
 use crate::measure::external::{self, ToolClaim};
 use crate::measure::meter::Claim;
@@ -247,36 +248,38 @@ struct Ran {
     printed: Option<(Option<String>, bool)>,
 }
 
-/// How long a reader of the user's may take: a minute, and a second per 100 MiB of the file.
-fn user_deadline(file_bytes: u64) -> std::time::Duration {
+/// How long a contender may take (a reader of the user's or a built-in one: a `dd` on a
+/// dead NFS mount must not hang compare): a minute, and a second per 100 MiB of the file.
+fn deadline(file_bytes: u64) -> std::time::Duration {
     std::time::Duration::from_secs(60)
         + std::time::Duration::from_secs_f64(
             file_bytes as f64 / crate::cmd::grade::DEADLINE_BYTES_PER_SECOND as f64,
         )
 }
 
-/// A reader of the user's, once: killed past its deadline, failed unless it exits 0.
-fn run_user(argv: &[OsString], name: &str, file_bytes: u64) -> Result<(f64, String)> {
+/// A contender, once: killed past `deadline`, failed unless it exits 0.
+fn run_child(
+    argv: &[OsString],
+    name: &str,
+    deadline: std::time::Duration,
+    stdout: crate::measure::child::Stdout,
+) -> Result<crate::measure::child::Ran> {
     use crate::measure::child::{self, End};
-    let ran = child::run(argv, user_deadline(file_bytes))?;
+    let ran = child::run_with(argv, deadline, stdout)?;
     let last = ran
         .last_stderr_line()
         .map(|l| format!(": {l}"))
         .unwrap_or_default();
     match ran.end {
-        End::Exited(0) => Ok((
-            ran.wall_seconds,
-            String::from_utf8_lossy(&ran.stdout).into_owned(),
-        )),
+        End::Exited(0) => Ok(ran),
         End::Exited(code) => anyhow::bail!("{name} failed (exit status {code}){last}"),
-        End::Signalled(n) => anyhow::bail!(
-            "{name} crashed ({}){last}",
-            crate::measure::child::signal_name(n)
-        ),
-        End::TimedOut => anyhow::bail!(
-            "{name} ran past {} s and was killed",
-            user_deadline(file_bytes).as_secs()
-        ),
+        End::Signalled(n) => anyhow::bail!("{name} crashed ({}){last}", child::signal_name(n)),
+        End::TimedOut => {
+            anyhow::bail!(
+                "{name} ran past {} and was killed",
+                crate::units::format_seconds_as_typed(deadline.as_secs_f64())
+            )
+        }
     }
 }
 
@@ -312,37 +315,12 @@ fn run_once(
     } else {
         c.run.clone()
     };
-    if c.figures == FigureSource::ProcessXor {
-        let ran = run_user(&argv, &c.name, file_bytes);
-        let measured = region.stop(&work);
-        let marks = Marks {
-            other_io_bytes: measured
-                .device
-                .and_then(|d| crate::measure::interference::beyond(d.read_bytes, file_bytes)),
-            pressure: measured.pressure,
-        };
-        // The child's own clock: from before its fork to its exit, as `time` shows it.
-        let (wall, stdout) = ran?;
-        let reference = reference.expect("the file's XOR is known when a --cmd reader runs");
-        let found = crate::measure::printed::find(&stdout, reference);
-        return Ok(Ran {
-            bytes: file_bytes,
-            seconds: wall,
-            wall,
-            marks,
-            printed: Some((found.value.map(crate::checksum::hex), found.matches)),
-        });
-    }
-    let out = Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(if c.figures == FigureSource::ProcessWall {
-            Stdio::null()
-        } else {
-            Stdio::piped()
-        })
-        .stderr(Stdio::piped())
-        .output();
+    let stdout = if c.figures == FigureSource::ProcessWall {
+        Stdout::Discarded
+    } else {
+        Stdout::Kept
+    };
+    let out = run_child(&argv, &c.name, deadline(file_bytes), stdout);
     let measured = region.stop(&work);
     let wall = measured.elapsed.seconds;
     let marks = Marks {
@@ -351,18 +329,9 @@ fn run_once(
             .and_then(|d| crate::measure::interference::beyond(d.read_bytes, file_bytes)),
         pressure: measured.pressure,
     };
-    let out = out.with_context(|| format!("start {}", c.name))?;
+    let out = out?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
-        anyhow::bail!(
-            "{} failed ({}){}",
-            c.name,
-            out.status,
-            last.map_or(String::new(), |l| format!(": {l}"))
-        );
-    }
     let claim: ToolClaim = match c.figures {
         FigureSource::IoscopeJson => external::ioscope(&stdout)?,
         FigureSource::DdSummary => external::dd(&stderr)?,
@@ -372,13 +341,26 @@ fn run_once(
             Some(escaped) => external::fio(&escaped)?,
             None => external::fio(&stdout)?,
         },
-        FigureSource::ProcessWall | FigureSource::ProcessXor => {
+        FigureSource::ProcessWall => {
             return Ok(Ran {
                 bytes: file_bytes,
                 seconds: wall,
                 wall,
                 marks,
                 printed: None,
+            });
+        }
+        FigureSource::ProcessXor => {
+            // The child's own clock: from before its fork to its exit, as `time` shows it.
+            let wall = out.wall_seconds;
+            let reference = reference.expect("the file's XOR is known when a --cmd reader runs");
+            let found = crate::measure::printed::find(&stdout, reference);
+            return Ok(Ran {
+                bytes: file_bytes,
+                seconds: wall,
+                wall,
+                marks,
+                printed: Some((found.value.map(crate::checksum::hex), found.matches)),
             });
         }
     };
@@ -691,4 +673,37 @@ fn measure_state(
         };
     }
     Ok((rows, skipped, failed_readers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_contender_that_outlives_its_deadline_is_killed_and_said_to_have_timed_out() {
+        // A `dd` stuck on a dead mount, as a shell that sleeps past the deadline.
+        let argv: Vec<OsString> = ["sh", "-c", "sleep 30"].map(OsString::from).into();
+        let started = std::time::Instant::now();
+        let err = run_child(
+            &argv,
+            "dd",
+            std::time::Duration::from_millis(200),
+            Stdout::Discarded,
+        )
+        .expect_err("killed at its deadline");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        assert_eq!(format!("{err:#}"), "dd ran past 0.2 s and was killed");
+    }
+
+    #[test]
+    fn a_contender_that_fails_says_how_with_its_last_stderr_line() {
+        let argv: Vec<OsString> = ["sh", "-c", "echo 'dd: cannot open' >&2; exit 1"]
+            .map(OsString::from)
+            .into();
+        let err = run_child(&argv, "dd", deadline(0), Stdout::Kept).expect_err("exit 1");
+        assert_eq!(
+            format!("{err:#}"),
+            "dd failed (exit status 1): dd: cannot open"
+        );
+    }
 }

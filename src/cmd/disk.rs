@@ -1178,24 +1178,15 @@ pub fn execute(
         format!("{} {}", r.name, r.spec.direction())
     }));
     // The link the device sits behind, and the fastest row set against what it carries.
-    if let Some(dev) = &device_name {
-        let fastest = report
-            .rows
-            .iter()
-            .filter(|r| r.measured())
-            .max_by(|a, b| a.bytes_per_second.total_cmp(&b.bytes_per_second))
-            .map(|r| {
-                (
-                    format!("{} {}", r.name, r.spec.direction()),
-                    r.bytes_per_second,
-                )
-            });
-        report.caveats.push(crate::measure::caveat::link(
-            dev,
-            crate::measure::link::of_device(std::path::Path::new("/sys"), dev),
-            fastest,
-        ));
-    }
+    let fastest = super::caveats::fastest(report.rows.iter().filter(|r| r.measured()).map(|r| {
+        (
+            format!("{} {}", r.name, r.spec.direction()),
+            r.bytes_per_second,
+        )
+    }));
+    report
+        .caveats
+        .push(super::caveats::link(&target.fd_path(), fastest));
     report.warnings.extend(crate::warning::unsettled(
         report.rows.iter().filter(|r| r.measured()).map(|r| {
             (

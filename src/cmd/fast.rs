@@ -275,7 +275,14 @@ pub fn execute(options: &FastOptions) -> Result<FastReport> {
     input.finish(moved.bytes)?;
     let details = options.verbose || options.export.json || options.export.markdown.is_some();
     let caveats = if details && plan_is_sized(&input) {
-        super::caveats::of_read(&input.file, &options.path, input.start, moved.bytes, None)
+        let mut caveats =
+            super::caveats::of_read(&input.file, &options.path, input.start, moved.bytes, None);
+        let figure = (
+            "the read".to_string(),
+            per_second(moved.bytes, elapsed.seconds),
+        );
+        caveats.push(super::caveats::link(&options.path, Some(figure)));
+        caveats
     } else {
         Vec::new()
     };

@@ -171,15 +171,29 @@ pub fn execute(
     report.warnings.extend(interference);
     // The write cache beside the first write-type test's fsync, and the file system's
     // compression (the data is ioscope's own: incompressible).
-    if let Some(w) = report.results.iter().find(|r| r.fsync_seconds.is_some()) {
-        let dir = if options.path.is_dir() {
-            options.path.clone()
-        } else {
-            files::parent_dir(&options.path)
-        };
-        if let Ok(f) = std::fs::File::open(&dir) {
-            report.caveats = super::caveats::of_write(&f, &dir, w.file_bytes, w.fsync_seconds);
-        }
+    let dir = if options.path.is_dir() {
+        options.path.clone()
+    } else {
+        files::parent_dir(&options.path)
+    };
+    if let Some(w) = report.results.iter().find(|r| r.fsync_seconds.is_some())
+        && let Ok(f) = std::fs::File::open(&dir)
+    {
+        report.caveats = super::caveats::of_write(&f, &dir, w.file_bytes, w.fsync_seconds);
+    }
+    // The fastest test set against the link of the device behind the directory.
+    if !report.results.is_empty() {
+        let fastest = super::caveats::fastest(report.results.iter().map(|r| {
+            (
+                format!(
+                    "{} of {}",
+                    r.test.name(),
+                    crate::units::format_size(r.file_bytes)
+                ),
+                r.bytes_per_second.median,
+            )
+        }));
+        report.caveats.push(super::caveats::link(&dir, fastest));
     }
     save(&report)?;
     Ok(report)

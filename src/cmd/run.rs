@@ -175,13 +175,16 @@ fn read(
     };
     // The clock has stopped: what could make the figure wrong (this reads a few blocks).
     let caveats = if sized && setup.engine.caps().has(flag::MOVES_BYTES) {
-        super::caveats::of_read(
+        let mut caveats = super::caveats::of_read(
             &input.file,
             &options.path,
             input.start,
             sample.moved.bytes,
             Some(&sample),
-        )
+        );
+        let figure = ("the read".to_string(), sample.bytes_per_second());
+        caveats.push(super::caveats::link(&options.path, Some(figure)));
+        caveats
     } else {
         Vec::new()
     };
@@ -243,7 +246,11 @@ fn write(options: &RunOptions, harness: &Harness, bytes: u64, seed: u64) -> Resu
         && sample.fsync_seconds.is_some()
         && output.kind() == InputKind::Regular
     {
-        super::caveats::of_write(output.file(), output.path(), bytes, sample.fsync_seconds)
+        let mut caveats =
+            super::caveats::of_write(output.file(), output.path(), bytes, sample.fsync_seconds);
+        let figure = ("the write".to_string(), sample.bytes_per_second());
+        caveats.push(super::caveats::link(output.path(), Some(figure)));
+        caveats
     } else {
         Vec::new()
     };

@@ -191,6 +191,9 @@ fn read_points(
             .cloned();
         report.caveats =
             super::caveats::of_read(&src.file, &options.path, 0, src.len, judged.as_ref());
+        report
+            .caveats
+            .push(super::caveats::link(&options.path, fastest(report)));
     }
     Ok(())
 }
@@ -256,8 +259,25 @@ fn write_points(
         let fsyncs: Vec<f64> = last.runs.iter().filter_map(|r| r.fsync_seconds).collect();
         let fsync = (!fsyncs.is_empty()).then(|| median_of(fsyncs));
         report.caveats = super::caveats::of_write(out.file(), out.path(), last.bytes, fsync);
+        report
+            .caveats
+            .push(super::caveats::link(out.path(), fastest(report)));
     }
     out.finish()
+}
+
+/// The fastest point's median, named (`the read at 1 MiB`), for the link check.
+fn fastest(report: &SweepReport) -> Option<(String, f64)> {
+    super::caveats::fastest(report.points.iter().map(|p| {
+        (
+            format!(
+                "the {} at {}",
+                report.op.name(),
+                crate::units::format_block_size(p.block_size)
+            ),
+            p.rate.median,
+        )
+    }))
 }
 
 /// The warm-up runs, then the timed runs of one point, as many as `options.runs` says (a

@@ -76,8 +76,9 @@ pub const ABOVE_THE_LINK: f64 = 1.02;
 /// The evidence of the link check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinkEvidence {
-    /// The block device.
-    pub device: String,
+    /// The block device (`None`: no block device is behind the file, as on tmpfs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     /// Its link, where sysfs shows one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<super::link::Link>,
@@ -91,9 +92,10 @@ pub struct LinkEvidence {
 
 /// The link check: not the device when the fastest figure passes what the link carries
 /// ([`ABOVE_THE_LINK`]: it came from a cache); warn when the link is trained below its
-/// maximum; unknown where sysfs shows no link (virtio, a RAM disk), with the reason.
+/// maximum; unknown where sysfs shows no link (virtio, a RAM disk) or no device is behind
+/// the file (tmpfs), with the reason.
 pub fn link(
-    device: &str,
+    device: Option<&str>,
     found: Result<super::link::Link, String>,
     fastest: Option<(String, f64)>,
 ) -> Caveat {
@@ -103,7 +105,7 @@ pub fn link(
             verdict: Verdict::Unknown,
             reason: Some(reason),
             evidence: Evidence::Link(LinkEvidence {
-                device: device.to_string(),
+                device: device.map(str::to_string),
                 link: None,
                 fastest: name,
                 fastest_bytes_per_second: rate,
@@ -121,7 +123,7 @@ pub fn link(
                 verdict,
                 reason: None,
                 evidence: Evidence::Link(LinkEvidence {
-                    device: device.to_string(),
+                    device: device.map(str::to_string),
                     link: Some(l),
                     fastest: name,
                     fastest_bytes_per_second: rate,

@@ -192,15 +192,33 @@ fn kill_all(pid: libc::pid_t) {
     }
 }
 
+/// What becomes of a program's stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stdout {
+    /// Read, its last [`KEPT`] bytes kept (an answer it prints).
+    Kept,
+    /// Sent to /dev/null (a reader timed by its wall clock alone, as `cat f > /dev/null`:
+    /// a pipe read here would cost it a copy).
+    Discarded,
+}
+
 /// Runs `argv` with stdin empty, killed after `deadline`. Ctrl-C kills it and returns the
 /// interruption. A program that cannot be started is an input error.
 pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
+    run_with(argv, deadline, Stdout::Kept)
+}
+
+/// [`run`], with its stdout kept or discarded.
+pub fn run_with(argv: &[OsString], deadline: Duration, stdout: Stdout) -> Result<Ran> {
     let shown = crate::text::printable(&argv[0].to_string_lossy());
     let started = Instant::now();
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(match stdout {
+            Stdout::Kept => Stdio::piped(),
+            Stdout::Discarded => Stdio::null(),
+        })
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
@@ -208,7 +226,14 @@ pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
             crate::error::input(format!("start {shown}: {}", crate::files::describe(&e)))
         })?;
     let pid = child.id() as libc::pid_t;
-    let mut out = Pipe::new(child.stdout.take().expect("stdout is piped"));
+    let mut out = match child.stdout.take() {
+        Some(fd) => Pipe::new(fd),
+        // Discarded: a pipe already at its end.
+        None => Pipe {
+            fd: None,
+            kept: Vec::new(),
+        },
+    };
     let mut err = Pipe::new(child.stderr.take().expect("stderr is piped"));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

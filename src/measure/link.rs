@@ -174,12 +174,13 @@ fn sata_link(port: &Path) -> Option<Link> {
     None
 }
 
+/// sysfs trees written under a temporary directory, for the tests here and of the caveat.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod fixtures {
+    use std::path::Path;
 
     /// Writes `files` (path, content) under `root`, and a `device` link for `block`.
-    fn sysfs(root: &Path, block: &str, target: &str, files: &[(&str, &str)]) {
+    pub(crate) fn sysfs(root: &Path, block: &str, target: &str, files: &[(&str, &str)]) {
         for (path, content) in files {
             let p = root.join(path);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -191,21 +192,33 @@ mod tests {
         std::os::unix::fs::symlink(root.join(target), b.join("device")).unwrap();
     }
 
-    #[test]
-    fn an_nvme_disk_on_a_pcie_3_x4_link_trained_at_x2_is_named() {
-        let dir = tempfile::tempdir().unwrap();
+    /// `nvme0n1` on a PCIe 3 link trained at `width` lanes of a maximum of 4 (984.6 MB/s a
+    /// lane after 128b/130b).
+    pub(crate) fn nvme_pcie3(root: &Path, width: u32) {
         let pci = "devices/pci0000:00/0000:00:01.0/0000:01:00.0";
         sysfs(
-            dir.path(),
+            root,
             "nvme0n1",
             &format!("{pci}/nvme/nvme0"),
             &[
                 (&format!("{pci}/current_link_speed"), "8.0 GT/s PCIe"),
-                (&format!("{pci}/current_link_width"), "2"),
+                (&format!("{pci}/current_link_width"), &width.to_string()),
                 (&format!("{pci}/max_link_speed"), "8.0 GT/s PCIe"),
                 (&format!("{pci}/max_link_width"), "4"),
             ],
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::sysfs;
+    use super::*;
+
+    #[test]
+    fn an_nvme_disk_on_a_pcie_3_x4_link_trained_at_x2_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        super::fixtures::nvme_pcie3(dir.path(), 2);
         let link = of_device(dir.path(), "nvme0n1").unwrap();
         assert_eq!(link.transport, "pcie");
         assert_eq!(link.current, "8.0 GT/s PCIe x2");

@@ -209,7 +209,7 @@ fn link_sentence(
     verdict: Verdict,
     reason: Option<&str>,
 ) -> String {
-    let dev = &e.device;
+    let dev = e.device.as_deref().unwrap_or("the device");
     let Some(l) = &e.link else {
         return reason.unwrap_or("unknown").to_string();
     };
@@ -330,7 +330,7 @@ mod tests {
     fn a_figure_past_the_link_came_from_a_cache_and_a_slow_link_caps_every_figure() {
         use crate::measure::caveat::link;
         let past = link(
-            "sda",
+            Some("sda"),
             Ok(sata("6.0 Gbps", "6.0 Gbps")),
             Some(("SEQ1M Q8T1 read".into(), 900e6)),
         );
@@ -340,19 +340,19 @@ mod tests {
             "sda: its sata link at 6.0 Gbps carries at most 600 MB/s after encoding, yet SEQ1M Q8T1 read at 900 MB/s passed it: that figure came from a cache, not through the link from the device"
         );
         let slow = link(
-            "sda",
+            Some("sda"),
             Ok(sata("3.0 Gbps", "6.0 Gbps")),
             Some(("SEQ1M Q8T1 read".into(), 280e6)),
         );
         assert_eq!(slow.verdict, Verdict::Warn);
         assert!(sentence(&slow).contains("trained below its maximum (6.0 Gbps, 600 MB/s)"));
         let fine = link(
-            "sda",
+            Some("sda"),
             Ok(sata("6.0 Gbps", "6.0 Gbps")),
             Some(("SEQ1M Q8T1 read".into(), 550e6)),
         );
         assert_eq!(fine.verdict, Verdict::Ok);
-        let unknown = link("vda", Err("vda is a virtio disk".into()), None);
+        let unknown = link(Some("vda"), Err("vda is a virtio disk".into()), None);
         assert_eq!(unknown.verdict, Verdict::Unknown);
         assert_eq!(sentence(&unknown), "vda is a virtio disk");
     }

@@ -264,6 +264,17 @@ fn caveats(
         .and_then(|c| c.rows.first())
         .map(|r| &r.cold);
     out.extend(crate::cmd::caveats::of_read(&file, path, 0, size, judged));
+    let fastest = crate::cmd::caveats::fastest(report.write_read.iter().map(|r| {
+        (
+            format!(
+                "the {} at {}",
+                r.op.name(),
+                crate::units::format_block_size(r.block_size)
+            ),
+            r.bytes_per_second,
+        )
+    }));
+    out.push(crate::cmd::caveats::link(path, fastest));
     out
 }
 

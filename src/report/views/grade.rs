@@ -124,19 +124,13 @@ pub fn verdict_line(r: &GradeReport) -> String {
     }
 }
 
-/// Seconds as typed (`10 s`, `2.5 s`), no trailing zeros.
-fn seconds(s: f64) -> String {
-    let t = format!("{s:.3}");
-    format!("{} s", t.trim_end_matches('0').trim_end_matches('.'))
-}
-
 fn setup(r: &GradeReport) -> String {
     format!(
         "{} {} per size on files made for it in {}, each just written (warm); a run may take {} plus 1 s per {} of its file",
         r.runs,
         if r.runs == 1 { "run" } else { "runs" },
         r.dir,
-        seconds(r.timeout_seconds),
+        crate::units::format_seconds_as_typed(r.timeout_seconds),
         crate::units::format_size(r.timeout_bytes_per_second)
     )
 }

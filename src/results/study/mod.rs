@@ -252,8 +252,9 @@ impl StudyReport {
     }
 }
 
-/// Whether two caveats say the same thing: equal, or the same device's write cache with the
-/// same verdict (judged beside two fsyncs of different sizes, it is one finding).
+/// Whether two caveats say the same thing: equal, the same device's write cache with the
+/// same verdict (judged beside two fsyncs of different sizes, it is one finding), or the
+/// same device's link with the same verdict (set against each part's fastest figure).
 pub(crate) fn same_finding(
     a: &crate::measure::caveat::Caveat,
     b: &crate::measure::caveat::Caveat,
@@ -262,6 +263,13 @@ pub(crate) fn same_finding(
     match (&a.evidence, &b.evidence) {
         (Evidence::WriteCache(x), Evidence::WriteCache(y)) => {
             a.verdict == b.verdict && x.cache == y.cache
+        }
+        // One device's link, set against each part's fastest figure: one finding per verdict.
+        (Evidence::Link(x), Evidence::Link(y)) => {
+            a.verdict == b.verdict
+                && a.reason == b.reason
+                && x.device == y.device
+                && x.link == y.link
         }
         _ => a == b,
     }
