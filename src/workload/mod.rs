@@ -8,6 +8,7 @@ pub mod panel;
 pub mod patterns;
 pub mod plan;
 pub mod ring;
+pub mod skew;
 pub mod split;
 pub mod study;
 pub mod verify;
