@@ -691,6 +691,10 @@ pub struct DiskArgs {
     /// --rw randrw|rw, or a Mix row after each read and write row of a panel.
     #[arg(long, value_name = "PCT")]
     pub mix: Option<String>,
+    /// How the random row's offsets are skewed, as fio's random_distribution: uniform,
+    /// zipf:θ (1.2 is common), pareto:h (0.9), normal:σ (percent of the file).
+    #[arg(long, value_name = "DIST")]
+    pub dist: Option<String>,
     /// Time each run spends before its figures start (fio's ramp_time): a device's
     /// cache, a file system's allocation or a ring's warm-up left out of every figure.
     #[arg(long, value_name = "DURATION")]

@@ -1271,6 +1271,11 @@ impl DiskOptions {
                 ramp
             }
         };
+        if args.dist.is_some() && args.rw.is_none() {
+            return Err(input(format!(
+                "{what}: --dist skews a custom row's random offsets: give --rw randread, randwrite or randrw"
+            )));
+        }
         let mix = args
             .mix
             .as_deref()
@@ -1359,10 +1364,23 @@ impl DiskOptions {
                         }
                     )));
                 }
+                let dist = match args.dist.as_deref() {
+                    None => None,
+                    Some(_) if !random => {
+                        return Err(input(format!(
+                            "{what}: --dist skews random offsets: give --rw randread, randwrite or randrw"
+                        )));
+                    }
+                    Some(text) => Some(
+                        text.parse::<crate::workload::skew::Dist>()
+                            .map_err(|e| input(format!("{what}: {e}")))?,
+                    ),
+                };
                 let row = RowSpec {
                     op,
                     mix: None,
                     split,
+                    dist,
                     random,
                     block,
                     depth,

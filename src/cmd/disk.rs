@@ -49,7 +49,7 @@ use std::time::Duration;
 
 pub use crate::engine::queue::Path;
 pub use crate::results::disk::{DiskReport, DiskRow, Latency, VERIFY_EVERY};
-use crate::results::disk::{MixFigures, MixSide, SizeCount};
+use crate::results::disk::{HotShare, MixFigures, MixSide, SizeCount};
 use crate::workload::split::MAX_SIZES;
 
 /// The test file: a scratch file kept alive (removed on drop), or the user's. It is opened
@@ -273,6 +273,8 @@ struct Part {
     split: Option<Split>,
     /// The I/Os of each size of a row of mixed sizes, in the split's order.
     sizes: [u64; MAX_SIZES],
+    /// Where a skewed row's I/Os went (its first thread's).
+    hot: Option<crate::workload::skew::HotCount>,
 }
 
 /// A mix's completions apart by direction (0: reads, 1: writes): counts, bytes and
@@ -346,6 +348,8 @@ struct Work<'a> {
     end: u64,
     seed: Option<u64>,
     draw: u64,
+    /// The thread's index in the row (the first counts a skewed row's hot share).
+    thread: usize,
     window: Window,
     /// Raised when a sibling thread failed (or could not start): the others stop at once
     /// instead of running on to the deadline.
@@ -519,6 +523,7 @@ pub(crate) fn run_row(
                     end: end.min(target.bytes),
                     seed,
                     draw: seed.unwrap_or(0) ^ ((t as u64 + 1) << 32),
+                    thread: t,
                     window,
                     halt: &halt,
                 };
@@ -594,8 +599,10 @@ pub(crate) fn run_row(
     let mut verify: Option<InPlace> = None;
     let mut split: Option<Split> = None;
     let mut sizes = [0u64; MAX_SIZES];
+    let mut hot = None;
     for part in parts {
         let part = part?;
+        hot = hot.or(part.hot);
         for (all, one) in sizes.iter_mut().zip(part.sizes) {
             *all += one;
         }
@@ -693,6 +700,15 @@ pub(crate) fn run_row(
         other_io_bytes,
         pressure,
         mix,
+        hot: spec.dist.zip(hot).and_then(|(d, h)| {
+            Some(HotShare {
+                measured: h.hot_share()?,
+                theory: d.hot_share(h.blocks()),
+                counted: h.total(),
+                blocks: h.blocks(),
+                blocks_per_bucket: h.blocks_per_bucket(),
+            })
+        }),
         sizes: spec.split.map(|s| {
             s.parts()
                 .iter()
@@ -831,8 +847,20 @@ fn part(w: &Work, path: Path) -> Result<Part> {
         Some(s) => (s.smallest(), w.end),
         None => (w.spec.block, w.end),
     };
+    // A skewed row draws block indices from its distribution over the same grid; its first
+    // thread counts where they went (every thread draws the same distribution over the
+    // same blocks, and one count keeps the memory to one thread's 4 MiB at most).
+    let skew = w.spec.dist.filter(|_| w.spec.random).map(|d| {
+        let blocks = (end.saturating_sub(w.start) / grid.max(1)).max(1);
+        (
+            crate::workload::skew::Sampler::new(d, blocks, w.draw),
+            (w.thread == 0).then(|| crate::workload::skew::HotCount::new(blocks)),
+        )
+    });
     let mut feed = RowFeed {
         w,
+        grid,
+        skew,
         offsets: Offsets::new(w.start, end, grid, w.spec.random, w.draw),
         sizes: [0; MAX_SIZES],
         lengths: w.draw ^ 0x0005_12e5,
@@ -852,6 +880,7 @@ fn part(w: &Work, path: Path) -> Result<Part> {
         cpu: ((after.0 - before.0).max(0.0), (after.1 - before.1).max(0.0)),
         split: feed.split,
         sizes: feed.sizes,
+        hot: feed.skew.and_then(|(_, h)| h),
     })
 }
 
@@ -860,6 +889,13 @@ fn part(w: &Work, path: Path) -> Result<Part> {
 /// one read in [`VERIFY_EVERY`] checked in place.
 struct RowFeed<'a> {
     w: &'a Work<'a>,
+    /// The offsets' grid: the block, or a split's smallest size.
+    grid: u64,
+    /// A skewed row's draws of block index, and its count of where they went.
+    skew: Option<(
+        crate::workload::skew::Sampler,
+        Option<crate::workload::skew::HotCount>,
+    )>,
     offsets: Offsets,
     checker: Option<Checker>,
     /// Reads seen.
@@ -905,6 +941,10 @@ impl Feed for RowFeed<'_> {
                 (self.offsets.next_for(len), len as usize)
             }
         };
+        let offset = match self.skew.as_mut() {
+            Some((sampler, _)) => self.w.start + sampler.next_block() * self.grid,
+            None => offset,
+        };
         let op = self.direction();
         if op == Op::Write {
             generate(self.w.seed, offset, &mut buf[..len]);
@@ -928,6 +968,9 @@ impl Feed for RowFeed<'_> {
     fn done(&mut self, c: &Completion, buf: &[u8], latency_ns: Option<u64>) {
         if let (Some(split), Some(ns)) = (self.split.as_mut(), latency_ns) {
             split.add(c.request.op, c.request.len as u64, ns);
+        }
+        if let (Some((_, Some(hot))), Some(_)) = (self.skew.as_mut(), latency_ns) {
+            hot.add((c.request.offset - self.w.start) / self.grid);
         }
         if let (Some(s), Some(_)) = (self.w.spec.split, latency_ns)
             && let Some(i) = s.index_of(c.request.len as u64)
@@ -1250,6 +1293,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         pressure: None,
         mix: None,
         sizes: None,
+        hot: None,
     }
 }
 

@@ -27,7 +27,7 @@ pub enum DiskMode {
     /// The rows of [`super::DiskOptions::rows`], each for the runtime.
     Panel,
     /// One row at several depths (and/or the search for the deepest under a target).
-    Curve(CurveOptions),
+    Curve(Box<CurveOptions>),
     /// Small writes each followed by fdatasync.
     Fsync(FsyncOptions),
     /// Every way to make a write durable, compared.
@@ -351,12 +351,12 @@ pub fn mode(
                 ..spec
             };
             Ok((
-                DiskMode::Curve(CurveOptions {
+                DiskMode::Curve(Box::new(CurveOptions {
                     spec,
                     depths,
                     sweep: more.depth_curve || more.depths.is_some(),
                     target,
-                }),
+                })),
                 vec![spec],
                 Vec::new(),
             ))
@@ -406,6 +406,7 @@ mod tests {
             op: crate::workload::Op::Read,
             mix: None,
             split: None,
+            dist: None,
             random: true,
             block: 1 << 20,
             depth: 64,
@@ -421,12 +422,12 @@ mod tests {
             "{e}"
         );
         // The curve's deepest depth counts, not its first.
-        let curve = DiskMode::Curve(CurveOptions {
+        let curve = DiskMode::Curve(Box::new(CurveOptions {
             spec: RowSpec { depth: 1, ..row },
             depths: vec![1, 1024],
             sweep: true,
             target: None,
-        });
+        }));
         let one = RowSpec { depth: 1, ..row };
         assert!(buffers_fit_in(&curve, &[one], 1 << 30, "disk d").is_err());
         assert!(buffers_fit_in(&DiskMode::Panel, &[one], 1 << 30, "disk d").is_ok());
@@ -438,6 +439,7 @@ mod tests {
             op,
             mix: None,
             split: None,
+            dist: None,
             random: true,
             block: 4096,
             depth: 32,

@@ -130,10 +130,32 @@ pub struct DiskRow {
     /// A mix's reads and writes apart (`--rw randrw`, a panel's Mix row).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<MixFigures>,
+    /// A skewed row (`--dist`): the share of its I/Os on the hottest 10% of blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot: Option<HotShare>,
     /// A row of mixed sizes (`--bs 4k:60,64k:30`): the I/Os completed of each size, in the
     /// split's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sizes: Option<Vec<SizeCount>>,
+}
+
+/// Where a skewed row's I/Os went: the share on the hottest 10% of its blocks, measured
+/// (its first thread's I/Os, the hot set chosen on half of them and measured on the other
+/// half, so that chance does not make a uniform row look skewed) and as the distribution
+/// says.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HotShare {
+    /// The measured share (0–1).
+    pub measured: f64,
+    /// The distribution's share.
+    pub theory: f64,
+    /// I/Os counted.
+    pub counted: u64,
+    /// Blocks they were drawn over.
+    pub blocks: u64,
+    /// Blocks per counter: above 1, the share is of the hottest 10% of buckets of that
+    /// many neighbouring blocks (it then reads low: the hot blocks are scattered).
+    pub blocks_per_bucket: u64,
 }
 
 /// The I/Os of one size a row of mixed sizes completed.
@@ -430,6 +452,7 @@ impl DiskRow {
                 op,
                 mix: None,
                 split: None,
+                dist: None,
                 random: true,
                 block: 4096,
                 depth,
@@ -462,6 +485,7 @@ impl DiskRow {
             best_of: false,
             mix: None,
             sizes: None,
+            hot: None,
             other_io_bytes: None,
             pressure: None,
         }

@@ -14,7 +14,7 @@ use crate::units::{KIB, MIB};
 use serde::{Deserialize, Serialize};
 
 /// One row of the panel: what it asks of the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RowSpec {
     /// Read or write; a mix is `Write` (it writes: the file is opened for writing, a
     /// user's file needs `--force-write`, the row ends with an fdatasync).
@@ -27,6 +27,10 @@ pub struct RowSpec {
     /// the largest; `None`: every I/O is `block` bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<super::split::BlockSplit>,
+    /// How a random row's offsets are skewed (fio's `random_distribution`); `None`:
+    /// uniform.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<super::skew::Dist>,
     /// Random offsets (else sequential).
     pub random: bool,
     /// Bytes per I/O.
@@ -41,8 +45,9 @@ impl RowSpec {
     /// The row's name as the panels print it: `SEQ1M Q8T1`, `RND4K Q32T1`,
     /// `RND4K:60,64K:30,1M:10 Q32T1`.
     pub fn name(&self) -> String {
+        let skew = self.dist.map_or(String::new(), |d| format!(" {d}"));
         format!(
-            "{}{} Q{}T{}",
+            "{}{} Q{}T{}{skew}",
             if self.random { "RND" } else { "SEQ" },
             self.split
                 .map_or_else(|| short_size(self.block), |s| s.name()),
@@ -290,6 +295,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
                         op: Op::Read,
                         mix: None,
                         split: None,
+                        dist: None,
                         random: s.random,
                         block: s.block,
                         depth: s.depth,
@@ -325,6 +331,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
                 op,
                 mix: None,
                 split: None,
+                dist: None,
                 random: s.random,
                 block: s.block,
                 depth: s.depth,

@@ -436,6 +436,7 @@ pub const MAX_COUNTERS: u64 = 1 << 20;
 /// heat (200k uniform draws over 100k blocks put 24% of them on the "hottest" 10%).
 #[derive(Debug, Clone)]
 pub struct HotCount {
+    blocks: u64,
     per_bucket: u64,
     halves: [Vec<u32>; 2],
     total: u64,
@@ -448,6 +449,7 @@ impl HotCount {
         let per_bucket = blocks.div_ceil(MAX_COUNTERS / 2);
         let buckets = blocks.div_ceil(per_bucket) as usize;
         Self {
+            blocks,
             per_bucket,
             halves: [vec![0; buckets], vec![0; buckets]],
             total: 0,
@@ -471,6 +473,11 @@ impl HotCount {
             }
         }
         self.total += other.total;
+    }
+
+    /// The blocks counted over.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
     }
 
     /// Accesses counted.

@@ -297,3 +297,57 @@ fn splits_that_do_not_add_up_are_one_line_errors() {
         assert!(err.contains(expected), "{bs}: {err}");
     }
 }
+
+#[test]
+fn a_skewed_row_says_how_much_went_to_its_hottest_tenth_beside_the_theory() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (dist, low, high) in [("zipf:1.2", 0.6, 1.0), ("uniform", 0.0, 0.3)] {
+        let doc = json_of(&[
+            "disk",
+            d,
+            "--rw",
+            "randread",
+            "--dist",
+            dist,
+            "--depth",
+            "4",
+            "--size",
+            "4m",
+            "--runtime",
+            "0.2s",
+            "--repeat",
+            "1",
+        ]);
+        let row = &doc["rows"][0];
+        assert!(row["name"].as_str().unwrap().ends_with(dist), "{row}");
+        let hot = &row["hot"];
+        let measured = hot["measured"].as_f64().unwrap();
+        let theory = hot["theory"].as_f64().unwrap();
+        assert!((low..=high).contains(&measured), "{dist}: {hot}");
+        assert!((low..=high).contains(&theory), "{dist}: {hot}");
+        assert_eq!(hot["blocks"].as_u64(), Some(1024), "{hot}");
+        assert_eq!(row["verify"]["bad_blocks"].as_u64(), Some(0), "{row}");
+    }
+    for (args, expected) in [
+        (
+            &["--rw", "randread", "--dist", "zipf:-1"][..],
+            "--dist zipf:-1",
+        ),
+        (
+            &["--rw", "randread", "--dist", "gauss"][..],
+            "--dist 'gauss'",
+        ),
+        (
+            &["--rw", "read", "--dist", "zipf:1.2"][..],
+            "--dist skews random offsets",
+        ),
+        (&["--dist", "zipf:1.2"][..], "give --rw randread"),
+    ] {
+        let mut all = vec!["disk", d];
+        all.extend_from_slice(args);
+        let err = usage_error(&all);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    assert!(scratch_files(dir.path()).is_empty());
+}

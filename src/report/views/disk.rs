@@ -326,6 +326,13 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
         );
     }
     for row in r.rows.iter().filter(|x| x.measured()) {
+        if let Some(said) = skew_sentence(row) {
+            line(
+                &mut out,
+                "skew",
+                format!("{} {}: {said}", row.name, row.spec.direction()),
+            );
+        }
         if let Some(said) = sizes_sentence(row) {
             line(
                 &mut out,
@@ -385,6 +392,48 @@ pub(crate) fn sizes_sentence(row: &DiskRow) -> Option<String> {
         format_size(heaviest.bytes),
         100.0 * (heaviest.ios * heaviest.bytes) as f64 / bytes.max(1) as f64
     ))
+}
+
+/// A skewed row's sentence: the share of its I/Os on the hottest 10% of its blocks beside
+/// the distribution's, and why the measured one may read low (`None` for a uniform row).
+pub(crate) fn skew_sentence(row: &DiskRow) -> Option<String> {
+    let h = row.hot?;
+    let dist = row.spec.dist?;
+    let of = if h.blocks_per_bucket > 1 {
+        format!(
+            "the hottest 10% of its blocks, counted in buckets of {} neighbouring blocks",
+            h.blocks_per_bucket
+        )
+    } else {
+        "the hottest 10% of its blocks".to_string()
+    };
+    let points = 100.0 * (h.measured - h.theory);
+    let agree = if points.abs() <= 2.0 {
+        "as the distribution says".to_string()
+    } else {
+        format!(
+            "{:.1} points {}",
+            points.abs(),
+            if points < 0.0 { "fewer" } else { "more" }
+        )
+    };
+    let per_block = h.counted as f64 / h.blocks.max(1) as f64;
+    let mut out = format!(
+        "{:.1}% of its I/Os went to {of}; {dist} puts {:.1}% there: {agree}",
+        100.0 * h.measured,
+        100.0 * h.theory
+    );
+    if points < -2.0 && (per_block < 10.0 || h.blocks_per_bucket > 1) {
+        out.push_str(&format!(
+            " (expected low here: {}, and the hot set is chosen on half of the I/Os and measured on the other half)",
+            if h.blocks_per_bucket > 1 {
+                "hot blocks are scattered, so a bucket holds cold ones too".to_string()
+            } else {
+                format!("{per_block:.1} I/Os per block")
+            }
+        ));
+    }
+    Some(out)
 }
 
 /// A CPU-bound row's sentence: how busy its threads kept their cores, what an I/O cost
@@ -571,12 +620,15 @@ impl Exportable for DiskReport {
             .rows
             .iter()
             .filter(|row| row.measured())
-            .filter_map(|row| {
-                sizes_sentence(row).map(|s| format!("{} {}: {s}", row.name, row.spec.direction()))
+            .flat_map(|row| {
+                [skew_sentence(row), sizes_sentence(row)]
+                    .into_iter()
+                    .flatten()
+                    .map(|s| format!("{} {}: {s}", row.name, row.spec.direction()))
             })
             .collect();
         if !sizes.is_empty() {
-            blocks.push(list("Sizes, asked against done:", &sizes));
+            blocks.push(list("Skew and sizes, asked against done:", &sizes));
         }
         let mixes = super::disk_mix::mixes(&self.rows);
         if !mixes.is_empty() {
@@ -701,6 +753,15 @@ pub(crate) fn panel<'a>(rows: &[DiskRow]) -> Vec<Column<'a, DiskRow>> {
     cols.extend(tail_columns());
     if rows.iter().any(|r| r.mix.is_some()) {
         cols.extend(super::disk_mix::csv_columns());
+    }
+    if rows.iter().any(|r| r.hot.is_some()) {
+        cols.push(Column::raw("dist", |r: &DiskRow| opt(r.spec.dist)));
+        cols.push(Column::raw("hot_share", |r: &DiskRow| {
+            opt(r.hot.map(|h| h.measured))
+        }));
+        cols.push(Column::raw("hot_share_theory", |r: &DiskRow| {
+            opt(r.hot.map(|h| h.theory))
+        }));
     }
     if rows.iter().any(|r| r.sizes.is_some()) {
         // A row of mixed sizes: `4096:60:1834;65536:30:901` (bytes, percent asked, I/Os).
@@ -934,6 +995,41 @@ mod tests {
         };
         assert!(text(&report(bound), false).contains("\ncpu       RND4K Q32T1 read: its thread"));
         assert!(!text(&report(idle), false).contains("\ncpu "));
+    }
+
+    #[test]
+    fn a_skewed_rows_share_is_set_against_its_theory_and_a_low_one_explained() {
+        use crate::results::disk::HotShare;
+        let mut r = DiskRow::made_up(Op::Read, 16, 1000.0, 0.0, 0.0);
+        r.spec.dist = Some("zipf:1.2".parse().unwrap());
+        let hot = |measured, counted, per_bucket| HotShare {
+            measured,
+            theory: 0.90,
+            counted,
+            blocks: 1000,
+            blocks_per_bucket: per_bucket,
+        };
+        r.hot = Some(hot(0.89, 100_000, 1));
+        let s = skew_sentence(&r).unwrap();
+        assert!(s.contains("89.0% of its I/Os went to the hottest 10% of its blocks; zipf:1.2 puts 90.0% there: as the distribution says"), "{s}");
+        r.hot = Some(hot(0.80, 2_000, 1));
+        let s = skew_sentence(&r).unwrap();
+        assert!(
+            s.contains("10.0 points fewer (expected low here: 2.0 I/Os per block"),
+            "{s}"
+        );
+        // Far off with plenty of draws: said, not excused.
+        r.hot = Some(hot(0.60, 100_000, 1));
+        let s = skew_sentence(&r).unwrap();
+        assert!(s.ends_with("30.0 points fewer"), "{s}");
+        r.hot = Some(hot(0.80, 100_000, 32));
+        let s = skew_sentence(&r).unwrap();
+        assert!(
+            s.contains("counted in buckets of 32") && s.contains("scattered"),
+            "{s}"
+        );
+        r.spec.dist = None;
+        assert!(skew_sentence(&r).is_none());
     }
 
     fn row(depth: usize, app: f64, device: Option<DeviceView>) -> DiskRow {
