@@ -7,6 +7,8 @@ use thiserror::Error;
 
 /// One kibibyte.
 pub const KIB: u64 = 1 << 10;
+/// One megabyte (10^6 bytes), as the disk panels print rates.
+pub const MB: f64 = 1e6;
 /// One mebibyte.
 pub const MIB: u64 = 1 << 20;
 /// One gibibyte.
@@ -238,6 +240,17 @@ pub fn format_date(unix_seconds: u64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// `1M`, `4K`, `512`, `64K`: the size in the panels' short form.
+pub fn short_size(bytes: u64) -> String {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{}M", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{}K", bytes / KIB)
+    } else {
+        bytes.to_string()
+    }
 }
 
 #[cfg(test)]

@@ -323,7 +323,7 @@ pub fn mode(
             Ok((
                 DiskMode::SyncMethods(SyncMethodsOptions {
                     blocks,
-                    region: crate::results::disk_sync_methods::REGION_BYTES,
+                    region: panel::SYNC_REGION_BYTES,
                 }),
                 Vec::new(),
                 Vec::new(),

@@ -9,9 +9,7 @@ use crate::results::disk::Latency;
 use crate::warning::Warning;
 use serde::{Deserialize, Serialize};
 
-/// The region each method writes through when `--size` does not ask for less: 16 MiB, the
-/// file pg_test_fsync writes (one WAL segment).
-pub const REGION_BYTES: u64 = 16 << 20;
+pub use crate::workload::panel::SYNC_REGION_BYTES as REGION_BYTES;
 
 /// Slices each row's run is cut into: their ops/s are the row's repeats, whose spread is the
 /// noise a difference must stand clear of.

@@ -93,16 +93,7 @@ impl RowSpec {
     }
 }
 
-/// `1M`, `4K`, `512`, `64K`: the size in the panels' short form.
-pub fn short_size(bytes: u64) -> String {
-    if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{}M", bytes / MIB)
-    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
-        format!("{}K", bytes / KIB)
-    } else {
-        bytes.to_string()
-    }
-}
+pub use crate::units::short_size;
 
 /// The default panel's four single-threaded rows, each read, then written (the default
 /// preset on one core).
@@ -182,6 +173,10 @@ const fn shape(random: bool, block: u64, depth: usize, threads: Threads) -> Shap
 /// Bytes per write of the `fsync` preset: etcd's check (`fio --rw=write --bs=2300
 /// --fdatasync=1`), about one WAL entry.
 pub const WAL_WRITE_BYTES: u64 = 2300;
+
+/// The region each sync method writes through when `--size` does not ask for less: 16 MiB,
+/// the file pg_test_fsync writes (one WAL segment).
+pub const SYNC_REGION_BYTES: u64 = 16 << 20;
 
 /// Bytes per write of the `sync-methods` preset: PostgreSQL's page (`XLOG_BLCKSZ`), as
 /// pg_test_fsync writes.

@@ -100,7 +100,7 @@ impl BlockSplit {
     pub fn name(&self) -> String {
         self.parts()
             .iter()
-            .map(|p| format!("{}:{}", super::panel::short_size(p.bytes), p.percent))
+            .map(|p| format!("{}:{}", crate::units::short_size(p.bytes), p.percent))
             .collect::<Vec<_>>()
             .join(",")
     }

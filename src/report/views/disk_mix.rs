@@ -8,10 +8,8 @@ use crate::measure::verdict::{Figure, Relation, relate};
 use crate::report::cells::opt;
 use crate::report::columns::Column;
 use crate::results::disk::{DiskRow, MixFigures, predicted_mix_iops};
-use crate::units::group_thousands;
+use crate::units::{MB, group_thousands};
 use crate::workload::Op;
-
-use super::disk::MB;
 
 /// A mix with the pure rows of its shape, if they ran.
 pub(crate) struct Mixed<'a> {
