@@ -933,17 +933,18 @@ impl RowFeed<'_> {
 
 impl Feed for RowFeed<'_> {
     fn next(&mut self, id: usize, buf: &mut [u8]) -> Option<Request> {
-        let (offset, len) = match self.w.spec.split {
-            None => (self.offsets.next_offset(), buf.len()),
+        let len = match self.w.spec.split {
+            None => buf.len(),
             Some(s) => {
                 self.lengths = self.lengths.wrapping_add(1);
-                let len = s.pick(crate::workload::data::splitmix(self.lengths, 0xb5));
-                (self.offsets.next_for(len), len as usize)
+                s.pick(crate::workload::data::splitmix(self.lengths, 0xb5)) as usize
             }
         };
-        let offset = match self.skew.as_mut() {
-            Some((sampler, _)) => self.w.start + sampler.next_block() * self.grid,
-            None => offset,
+        // One draw of offset per I/O: a skewed row's from its sampler, else the plan's.
+        let offset = match (self.skew.as_mut(), self.w.spec.split) {
+            (Some((sampler, _)), _) => self.w.start + sampler.next_block() * self.grid,
+            (None, Some(_)) => self.offsets.next_for(len as u64),
+            (None, None) => self.offsets.next_offset(),
         };
         let op = self.direction();
         if op == Op::Write {
