@@ -191,6 +191,9 @@ fn dispatch(cli: Cli) -> Result<ExitKind> {
                 DiskMode::Curve(c) => measured_against(&o.export, &o.path, &baselines, |s| {
                     cmd::disk_curve::execute(&o, c, h, s)
                 }),
+                DiskMode::Rates(r) => measured_against(&o.export, &o.path, &baselines, |s| {
+                    cmd::disk_rates::execute(&o, r, h, s)
+                }),
                 DiskMode::Fsync(f) => measured_against(&o.export, &o.path, &baselines, |_| {
                     cmd::disk_fsync::execute(&o, f, h)
                 }),

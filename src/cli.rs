@@ -759,6 +759,17 @@ pub struct DiskMoreArgs {
     /// latency_target): bisect over the depths, one short run each. `2ms`, `500us:p99.9`.
     #[arg(long, value_name = "TIME[:PCT]", conflicts_with_all = ["profile", "preset", "depth"])]
     pub latency_target: Option<String>,
+    /// An open loop: I/Os arrive at this rate whatever the device does, each timed from
+    /// its intended start (response) and from its submission (service). I/Os per second
+    /// (20k) or a percent of the closed-loop peak (50%); a list (10k,20k) or a range of
+    /// steps (10%..100%, 5k..50k:5k). --depth caps what each thread keeps in flight
+    /// (default 128); with --latency-target, the highest rate that holds it.
+    #[arg(long, value_name = "RATE", conflicts_with_all = ["profile", "preset"])]
+    pub rate: Option<String>,
+    /// How an open loop's arrivals are spaced: evenly (uniform, the default, as fio's
+    /// rate_iops) or as a Poisson process (independent clients).
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub arrivals: Option<crate::workload::arrivals::Arrivals>,
     /// The fsync preset's verdict: fdatasync's percentile against TIME (default 10ms:p99,
     /// etcd's figure).
     #[arg(long, value_name = "TIME[:PCT]")]

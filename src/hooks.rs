@@ -101,6 +101,14 @@ mod imp {
         rank == 0 && is("IOSCOPE_IO500_CORRUPT", "1")
     }
 
+    pub fn simulated_device() -> Option<(usize, std::time::Duration)> {
+        let v = std::env::var("IOSCOPE_SIMULATE_DEVICE").ok()?;
+        let (servers, service) = v.split_once(':')?;
+        let servers = servers.parse::<usize>().ok().filter(|&s| s > 0)?;
+        let service = crate::units::parse_duration(service).ok()?;
+        Some((servers, service))
+    }
+
     pub fn trace_every_call() -> Option<String> {
         const NAME: &str = "IOSCOPE_TRACE_EVERY_CALL";
         std::env::var_os(NAME)
@@ -141,6 +149,10 @@ mod imp {
 
     pub fn io500_corrupting(_: usize) -> bool {
         false
+    }
+
+    pub fn simulated_device() -> Option<(usize, std::time::Duration)> {
+        None
     }
 
     pub fn trace_every_call() -> Option<String> {
@@ -209,4 +221,13 @@ pub fn io500_corrupting(rank: usize) -> bool {
 #[inline]
 pub fn trace_every_call() -> Option<String> {
     imp::trace_every_call()
+}
+
+/// `IOSCOPE_SIMULATE_DEVICE=SERVERS:TIME` (`1:500us`) makes `disk`'s rows run on
+/// [`crate::engine::simulated::Simulated`] instead of the file: a device of that many servers,
+/// each taking exactly TIME per I/O and moving no bytes, so the tests can set open-loop
+/// latencies against queueing theory (M/D/1, M/D/c). The servers and the time, when set.
+#[inline]
+pub fn simulated_device() -> Option<(usize, std::time::Duration)> {
+    imp::simulated_device()
 }

@@ -1283,7 +1283,13 @@ impl DiskOptions {
             .transpose()?;
         let series_asked = args.series.series.is_some();
         let runs_asked = &args.runs;
-        let repeat = if series_asked && runs_asked.repeat.is_none() {
+        let rated = args.more.rate.is_some();
+        let repeat = if rated && runs_asked.repeat.is_none() && !runs_asked.budget.given() {
+            // Each step of an open loop once: its percentiles come from every I/O of it, and
+            // the median of runs that all achieve the rate asked would choose among them by
+            // nothing.
+            Stopping::fixed(1)
+        } else if series_asked && runs_asked.repeat.is_none() {
             if runs_asked.budget.given() {
                 return Err(input(format!(
                     "{what}: --series follows one run of each row over time; --min-runs, --max-runs, --max-time and --precision repeat rows: leave them out or leave out --series"
@@ -1300,9 +1306,10 @@ impl DiskOptions {
         }
         let custom = args.bs.is_some() || args.depth.is_some() || args.threads.is_some();
         let more = &args.more;
-        let curve = more.depth_curve || more.depths.is_some() || more.latency_target.is_some();
+        let curve =
+            !rated && (more.depth_curve || more.depths.is_some() || more.latency_target.is_some());
         let preset = more.preset.is_some() || more.profile.is_some();
-        let rw = args.rw.or(curve.then_some(DiskRw::Randread));
+        let rw = args.rw.or((curve || rated).then_some(DiskRw::Randread));
         let row = match rw {
             None if custom && !preset => {
                 return Err(input(format!(
@@ -1341,7 +1348,13 @@ impl DiskOptions {
                         "{what}: --bs '{bs_text}' is not a multiple of 512 bytes, which O_DIRECT needs"
                     )));
                 }
-                let depth = args.depth.unwrap_or(if random { 32 } else { 8 });
+                let depth = args.depth.unwrap_or(if rated {
+                    disk::DEFAULT_RATE_CAP
+                } else if random {
+                    32
+                } else {
+                    8
+                });
                 if !(1..=MAX_DISK_DEPTH).contains(&depth) {
                     return Err(input(format!(
                         "{what}: --depth must be 1 to {MAX_DISK_DEPTH}, not {depth}"
@@ -1385,6 +1398,7 @@ impl DiskOptions {
                     block,
                     depth,
                     threads,
+                    pace: None,
                 };
                 Some(if mixed {
                     row.mixed(mix.unwrap_or(DEFAULT_MIX))
@@ -1445,6 +1459,11 @@ impl DiskOptions {
         {
             return Err(input(format!(
                 "{what}: the fsync preset runs once, its figures the distribution of every fdatasync in it: --repeat, --min-runs, --max-runs, --max-time, --precision and --best are for the panel and the depth curve (give a longer --runtime for more fdatasyncs)"
+            )));
+        }
+        if args.more.arrivals.is_some() && !rated {
+            return Err(input(format!(
+                "{what}: --arrivals spaces the I/Os of an open loop: give --rate too"
             )));
         }
         let series = SeriesOptions::from_args(&args.series, args.export.force, &what)?;

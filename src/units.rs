@@ -195,6 +195,14 @@ pub fn format_calls_per_second(per_second: f64) -> String {
     format!("{} calls/s", group_thousands(per_second.round() as u64))
 }
 
+/// Formats I/Os per second with thousands separators: `20,000 IOPS`.
+pub fn format_rate_iops(per_second: f64) -> String {
+    format!(
+        "{} IOPS",
+        group_thousands(per_second.round().max(0.0) as u64)
+    )
+}
+
 /// Writes an integer with `,` between groups of three digits.
 pub fn group_thousands(n: u64) -> String {
     let digits = n.to_string();

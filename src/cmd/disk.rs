@@ -37,6 +37,7 @@ use crate::measure::writeback::DirtyLimits;
 use crate::options::{DiskOptions, SeriesOptions};
 use crate::warning::Warning;
 use crate::workload::Op;
+use crate::workload::arrivals::Schedule;
 use crate::workload::data::DataStream;
 use crate::workload::panel::{Offsets, RowSpec};
 use crate::workload::verify::{Checker, InPlace, Written};
@@ -49,7 +50,7 @@ use std::time::Duration;
 
 pub use crate::engine::queue::Path;
 pub use crate::results::disk::{DiskReport, DiskRow, Latency, VERIFY_EVERY};
-use crate::results::disk::{HotShare, MixFigures, MixSide, SizeCount};
+use crate::results::disk::{HotShare, MixFigures, MixSide, OpenFigures, SizeCount};
 use crate::workload::split::MAX_SIZES;
 
 /// The test file: a scratch file kept alive (removed on drop), or the user's. It is opened
@@ -275,6 +276,8 @@ struct Part {
     sizes: [u64; MAX_SIZES],
     /// Where a skewed row's I/Os went (its first thread's).
     hot: Option<crate::workload::skew::HotCount>,
+    /// An open-loop row's response times, lags and backlog.
+    paced: Option<crate::harness::queue::Paced>,
 }
 
 /// A mix's completions apart by direction (0: reads, 1: writes): counts, bytes and
@@ -600,9 +603,14 @@ pub(crate) fn run_row(
     let mut split: Option<Split> = None;
     let mut sizes = [0u64; MAX_SIZES];
     let mut hot = None;
+    let mut paced: Option<crate::harness::queue::Paced> = None;
     for part in parts {
         let part = part?;
         hot = hot.or(part.hot);
+        paced = match (paced, part.paced) {
+            (Some(a), Some(b)) => Some(a.merge(b)?),
+            (a, b) => a.or(b),
+        };
         for (all, one) in sizes.iter_mut().zip(part.sizes) {
             *all += one;
         }
@@ -675,9 +683,19 @@ pub(crate) fn run_row(
         .zip(series)
         .map(|(r, s)| OverTime::of(r.finish(), s.interval, write, limits));
     crate::interrupt::check()?;
+    let open = spec.pace.zip(paced).map(|(pace, p)| {
+        OpenFigures::of(
+            pace,
+            &p,
+            ios,
+            backlog_every(&window).as_secs_f64(),
+            spec.depth.max(1) * threads,
+        )
+    });
     Ok(DiskRow {
         name: spec.name(),
         spec,
+        open,
         path,
         fallback,
         skipped: None,
@@ -822,12 +840,22 @@ fn arenas_in(maps: &str) -> u64 {
 /// One thread's share of a row on `path`: `depth` I/Os in flight through the ring, or one at
 /// a time with pread/pwrite, until the deadline.
 fn part(w: &Work, path: Path) -> Result<Part> {
-    let depth = if path.uring() { w.spec.depth.max(1) } else { 1 };
+    // A simulated device (a test hook) takes the row's whole depth whatever the path.
+    let simulated = crate::hooks::simulated_device();
+    let depth = if path.uring() || simulated.is_some() {
+        w.spec.depth.max(1)
+    } else {
+        1
+    };
     let mut buffers = Vec::with_capacity(depth);
     for _ in 0..depth {
         buffers.push(buffer(w, depth)?);
     }
-    let mut queue: Box<dyn Queue + '_> = if path.uring() {
+    let mut queue: Box<dyn Queue + '_> = if let Some((servers, service)) = simulated {
+        Box::new(crate::engine::simulated::Simulated::new(
+            buffers, servers, service,
+        ))
+    } else if path.uring() {
         let whom = format!(
             "{} ({} row, {} threads)",
             w.name,
@@ -864,14 +892,41 @@ fn part(w: &Work, path: Path) -> Result<Part> {
         offsets: Offsets::new(w.start, end, grid, w.spec.random, w.draw),
         sizes: [0; MAX_SIZES],
         lengths: w.draw ^ 0x0005_12e5,
-        checker: w.checker(),
+        // A simulated device moves no bytes: nothing to check.
+        checker: w.checker().filter(|_| simulated.is_none()),
         reads: 0,
         directions: w.draw ^ 0xd1ec_7105,
         split: w.spec.mix.map(|_| Split::new()),
         cpu_from: None,
     };
     let mut times = InFlight::new(depth);
-    crate::harness::queue::run(queue.as_mut(), &mut feed, &w.window, &mut times)?;
+    let paced = match w.spec.pace {
+        None => {
+            crate::harness::queue::run(queue.as_mut(), &mut feed, &w.window, &mut times)?;
+            None
+        }
+        Some(pace) => {
+            // Sleeps to the next arrival end within a microsecond of it, not the default
+            // 50 µs of timer slack (this thread only).
+            // SAFETY: PR_SET_TIMERSLACK takes a number and touches no memory of ours.
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
+            let threads = w.spec.threads.max(1);
+            let mut schedule = Schedule::new(
+                pace.arrivals,
+                pace.iops / threads as f64,
+                w.thread as f64 / threads as f64,
+                w.draw ^ 0x0a77_17a1,
+            );
+            Some(crate::harness::queue::run_paced(
+                queue.as_mut(),
+                &mut feed,
+                &w.window,
+                &mut times,
+                &mut schedule,
+                backlog_every(&w.window),
+            )?)
+        }
+    };
     let after = crate::measure::timer::thread_cpu();
     let before = feed.cpu_from.unwrap_or(after);
     Ok(Part {
@@ -881,7 +936,17 @@ fn part(w: &Work, path: Path) -> Result<Part> {
         split: feed.split,
         sizes: feed.sizes,
         hot: feed.skew.and_then(|(_, h)| h),
+        paced,
     })
+}
+
+/// How often an open-loop row's backlog is sampled: a hundred times a run, at most every
+/// 10 ms.
+fn backlog_every(window: &Window) -> Duration {
+    let runtime = window
+        .deadline()
+        .saturating_duration_since(window.counting_from());
+    (runtime / 100).max(Duration::from_millis(10))
 }
 
 /// A row's requests for the harness's queue loop: the next offset of the row's plan, its
@@ -1295,6 +1360,7 @@ fn skipped(spec: RowSpec, why: &str) -> DiskRow {
         mix: None,
         sizes: None,
         hot: None,
+        open: None,
     }
 }
 

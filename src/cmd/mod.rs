@@ -8,6 +8,7 @@ pub mod compare;
 pub mod disk;
 pub mod disk_curve;
 pub mod disk_fsync;
+pub mod disk_rates;
 pub mod disk_sync_methods;
 pub mod fast;
 pub mod grade;

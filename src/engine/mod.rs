@@ -15,6 +15,7 @@ pub mod parallel;
 pub mod pread;
 pub mod prepared;
 pub mod queue;
+pub mod simulated;
 pub mod stream;
 pub mod sync;
 pub mod uring;

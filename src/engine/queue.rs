@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
+use std::time::Instant;
 
 /// How a queue's bytes move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,6 +125,15 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// A request done outside io_uring (a call, a simulated device).
+    pub(super) fn made(request: Request, result: std::io::Result<usize>) -> Self {
+        Self {
+            request,
+            result,
+            ring: false,
+        }
+    }
+
     /// The bytes moved when the whole request moved; else the error, naming the operation,
     /// `name`, the offset and the engine. `why` is added to a short transfer or a failed call
     /// (what may explain it, such as the file having shrunk).
@@ -171,17 +181,24 @@ pub trait Queue {
     /// Hands what is queued to the kernel, waits for one completion at least, and appends
     /// every completion ready to `done`.
     fn reap(&mut self, done: &mut Vec<Completion>) -> Result<()>;
+    /// As [`Queue::reap`], but waits no later than `deadline`: `done` may get nothing (an
+    /// open-loop row waits so for its next arrival). A queue whose calls complete as they
+    /// are made (pread/pwrite) ignores the deadline.
+    fn reap_until(&mut self, done: &mut Vec<Completion>, deadline: Instant) -> Result<()> {
+        let _ = deadline;
+        self.reap(done)
+    }
     /// Requests queued or in flight, not reaped yet.
     fn pending(&self) -> usize;
 }
 
 /// A slot: its buffer, and the request using it (`None`: free).
-struct Slot {
-    buf: AlignedBuffer,
-    request: Option<Request>,
+pub(super) struct Slot {
+    pub(super) buf: AlignedBuffer,
+    pub(super) request: Option<Request>,
 }
 
-fn slots(buffers: Vec<AlignedBuffer>) -> Vec<Slot> {
+pub(super) fn slots(buffers: Vec<AlignedBuffer>) -> Vec<Slot> {
     buffers
         .into_iter()
         .map(|buf| Slot { buf, request: None })
@@ -189,7 +206,7 @@ fn slots(buffers: Vec<AlignedBuffer>) -> Vec<Slot> {
 }
 
 /// The free slot `id` for `request`, or why it cannot take it.
-fn take<'a>(slots: &'a mut [Slot], request: &Request) -> Result<&'a mut Slot> {
+pub(super) fn take<'a>(slots: &'a mut [Slot], request: &Request) -> Result<&'a mut Slot> {
     let slot = slots
         .get_mut(request.id)
         .ok_or_else(|| anyhow::anyhow!("queue: no slot {}", request.id))?;
@@ -207,7 +224,7 @@ fn take<'a>(slots: &'a mut [Slot], request: &Request) -> Result<&'a mut Slot> {
 }
 
 /// The buffer of `slots[id]`, which must not be in flight.
-fn free_buffer(slots: &mut [Slot], id: usize) -> &mut [u8] {
+pub(super) fn free_buffer(slots: &mut [Slot], id: usize) -> &mut [u8] {
     let slot = &mut slots[id];
     assert!(
         slot.request.is_none(),
@@ -311,6 +328,45 @@ impl Queue for Ring {
                 }
             }
         }
+        self.collect(done);
+        Ok(())
+    }
+
+    fn reap_until(&mut self, done: &mut Vec<Completion>, deadline: Instant) -> Result<()> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if !self.ring.params().is_feature_ext_arg() {
+            // Before Linux 5.11: no wait with a timeout; hand the queue over, take what is
+            // ready, and nap at most 20 µs (the caller comes back before its deadline).
+            self.submit()?;
+            self.collect(done);
+            if done.is_empty() {
+                std::thread::sleep(left.min(std::time::Duration::from_micros(20)));
+                self.collect(done);
+            }
+            return Ok(());
+        }
+        let ts = types::Timespec::from(left);
+        let args = types::SubmitArgs::new().timespec(&ts);
+        match self.ring.submitter().submit_with_args(1, &args) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
+            Err(e) if crate::interrupt::retry_after(&e)? => {}
+            Err(e) => {
+                return Err(e).with_context(|| format!("io_uring wait on {}", self.name));
+            }
+        }
+        self.collect(done);
+        Ok(())
+    }
+
+    fn pending(&self) -> usize {
+        self.pending
+    }
+}
+
+impl Ring {
+    /// Takes every completion ready in the ring into `done`, each slot freed.
+    fn collect(&mut self, done: &mut Vec<Completion>) {
         self.reaped.clear();
         self.reaped.extend(
             self.ring
@@ -335,11 +391,6 @@ impl Queue for Ring {
                 ring: true,
             });
         }
-        Ok(())
-    }
-
-    fn pending(&self) -> usize {
-        self.pending
     }
 }
 

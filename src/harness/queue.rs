@@ -8,7 +8,10 @@
 
 use crate::engine::queue::{Completion, Queue, Request};
 use crate::measure::inflight::{InFlight, Stamp, Window};
+use crate::workload::arrivals::Schedule;
 use anyhow::Result;
+use hdrhistogram::Histogram;
+use std::time::{Duration, Instant};
 
 /// What the caller of [`run`] decides.
 pub trait Feed {
@@ -90,4 +93,216 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// What an open-loop run measured beyond each request's service time (which goes into the
+/// [`InFlight`] account as a closed-loop run's does). Every figure is of the I/Os whose
+/// intended start fell in the counted window (after the ramp, before the deadline).
+#[derive(Debug)]
+pub struct Paced {
+    /// Response time of each counted I/O, nanoseconds: completion − intended start (the
+    /// service time plus the time it waited to be issued).
+    pub response: Histogram<u64>,
+    /// How late each counted I/O was issued, nanoseconds: issue − intended start.
+    pub lag: Histogram<u64>,
+    /// Counted I/Os issued.
+    pub issued: u64,
+    /// Counted I/Os never issued before the window closed (the device could not keep up):
+    /// each is in `response` at the time it had waited when the run ended, a lower bound.
+    pub unissued: u64,
+    /// Nanoseconds (counted) during which an I/O was due and every slot was in flight: the
+    /// cap on what is in flight was what held it back.
+    pub capped_ns: u64,
+    /// The most requests in flight at once.
+    pub most_in_flight: usize,
+    /// The backlog (I/Os due and not complete: in flight, and due but not issued) every
+    /// `every` from the start of counting.
+    pub backlog: Vec<u64>,
+    /// Seconds of arrivals counted: from the later of the schedule's origin (the thread's
+    /// start) and the ramp's end, to the deadline.
+    pub seconds: f64,
+}
+
+impl Paced {
+    fn new() -> Self {
+        Self {
+            response: crate::measure::latency::histogram(),
+            lag: crate::measure::latency::histogram(),
+            issued: 0,
+            unissued: 0,
+            capped_ns: 0,
+            most_in_flight: 0,
+            backlog: Vec::new(),
+            seconds: 0.0,
+        }
+    }
+
+    /// Adds another thread's account (their backlogs sampled at the same moments).
+    pub fn merge(mut self, other: Self) -> Result<Self> {
+        self.response
+            .add(&other.response)
+            .map_err(|e| anyhow::anyhow!("merge response times: {e}"))?;
+        self.lag
+            .add(&other.lag)
+            .map_err(|e| anyhow::anyhow!("merge issue lags: {e}"))?;
+        self.issued += other.issued;
+        self.unissued += other.unissued;
+        self.capped_ns = self.capped_ns.max(other.capped_ns);
+        self.most_in_flight += other.most_in_flight;
+        self.seconds = self.seconds.max(other.seconds);
+        if self.backlog.len() < other.backlog.len() {
+            self.backlog.resize(other.backlog.len(), 0);
+        }
+        for (a, b) in self.backlog.iter_mut().zip(other.backlog) {
+            *a += b;
+        }
+        Ok(self)
+    }
+}
+
+/// Issues `feed`'s requests at the intended starts `schedule` draws (an open loop: the
+/// next arrival never waits for a completion), as many in flight as arrive, up to the
+/// queue's depth; an arrival that finds every slot busy waits for one, still timed from
+/// its intended start. Runs until `window` closes, then reaps what is in flight; the
+/// arrivals never issued are counted. `every`: how often the backlog is sampled.
+pub fn run_paced(
+    queue: &mut dyn Queue,
+    feed: &mut dyn Feed,
+    window: &Window,
+    times: &mut InFlight,
+    schedule: &mut Schedule,
+    every: Duration,
+) -> Result<Paced> {
+    let origin = Instant::now();
+    let at = |ns: u64| origin + Duration::from_nanos(ns);
+    let (from, deadline) = (window.counting_from(), window.deadline());
+    let mut paced = Paced::new();
+    paced.seconds = deadline
+        .saturating_duration_since(origin.max(from))
+        .as_secs_f64();
+    let mut free: Vec<usize> = (0..queue.depth()).rev().collect();
+    let mut intended = vec![origin; queue.depth()];
+    let mut next = at(schedule.next_start());
+    let mut counting = false;
+    let mut capped_since: Option<Instant> = None;
+    let mut next_sample = from;
+    let mut halted = false;
+    let mut done: Vec<Completion> = Vec::with_capacity(queue.depth());
+    // Accounts one reaped request: its service time (by `times`), its response time.
+    let reaped = |c: Completion,
+                  queue: &mut dyn Queue,
+                  feed: &mut dyn Feed,
+                  paced: &mut Paced,
+                  times: &mut InFlight,
+                  intended: &[Instant],
+                  now: Instant|
+     -> Result<usize> {
+        let id = c.request.id;
+        let bytes = feed.moved(&c)?;
+        let counted = intended[id] >= from;
+        let service = counted.then(|| times.complete(id, bytes as u64, Stamp::from(now)));
+        if counted {
+            let ns = now.saturating_duration_since(intended[id]).as_nanos() as u64;
+            paced.response.saturating_record(ns.max(1));
+        }
+        feed.done(&c, queue.buffer(id), service);
+        Ok(id)
+    };
+    loop {
+        let now = Instant::now();
+        if !counting && now >= from {
+            counting = true;
+            feed.counting();
+        }
+        if now >= deadline || halted {
+            break;
+        }
+        let mut issued = false;
+        while next <= now && !halted {
+            let Some(id) = free.pop() else { break };
+            let Some(request) = feed.next(id, queue.buffer(id)) else {
+                free.push(id);
+                halted = true;
+                break;
+            };
+            queue.queue(request)?;
+            let stamp = Stamp::now();
+            times.issue(id, stamp);
+            intended[id] = next;
+            if next >= from {
+                paced.issued += 1;
+                let lag = Instant::from(stamp).saturating_duration_since(next);
+                paced.lag.saturating_record(lag.as_nanos() as u64);
+            }
+            next = at(schedule.next_start());
+            issued = true;
+        }
+        if issued {
+            queue.submit()?;
+        }
+        let in_flight = queue.pending();
+        paced.most_in_flight = paced.most_in_flight.max(in_flight);
+        // The cap held an arrival back: timed while it lasts (counted part only).
+        let capped = next <= now && free.is_empty();
+        match (capped, capped_since) {
+            (true, None) => capped_since = Some(now.max(from)),
+            (false, Some(since)) => {
+                paced.capped_ns += now.saturating_duration_since(since).as_nanos() as u64;
+                capped_since = None;
+            }
+            _ => {}
+        }
+        while now >= next_sample && next_sample < deadline {
+            // Arrivals due and not issued: exact for uniform arrivals, the expectation for
+            // Poisson ones.
+            let waiting = if next <= now {
+                (now - next).as_nanos() as f64 / schedule.gap_ns() + 1.0
+            } else {
+                0.0
+            };
+            paced.backlog.push(in_flight as u64 + waiting as u64);
+            next_sample += every;
+        }
+        let wake = if free.is_empty() {
+            deadline
+        } else {
+            next.min(deadline)
+        };
+        done.clear();
+        if in_flight > 0 {
+            queue.reap_until(&mut done, wake)?;
+        } else {
+            crate::measure::inflight::sleep_until(wake);
+        }
+        let now = Instant::now();
+        for c in done.drain(..) {
+            let id = reaped(c, queue, feed, &mut paced, times, &intended, now)?;
+            free.push(id);
+        }
+        halted = halted || feed.halted();
+    }
+    if let Some(since) = capped_since {
+        paced.capped_ns += deadline.saturating_duration_since(since).as_nanos() as u64;
+    }
+    while queue.pending() > 0 {
+        done.clear();
+        queue.reap(&mut done)?;
+        let now = Instant::now();
+        for c in done.drain(..) {
+            reaped(c, queue, feed, &mut paced, times, &intended, now)?;
+        }
+    }
+    // The arrivals of the window never issued: each waited at least until now.
+    if !halted {
+        let now = Instant::now();
+        while next < deadline {
+            if next >= from {
+                paced.unissued += 1;
+                let ns = now.saturating_duration_since(next).as_nanos() as u64;
+                paced.response.saturating_record(ns.max(1));
+            }
+            next = at(schedule.next_start());
+        }
+    }
+    Ok(paced)
 }

@@ -13,6 +13,18 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Stamp(Instant);
 
+impl From<Instant> for Stamp {
+    fn from(at: Instant) -> Self {
+        Self(at)
+    }
+}
+
+impl From<Stamp> for Instant {
+    fn from(at: Stamp) -> Self {
+        at.0
+    }
+}
+
 impl Stamp {
     /// Now.
     #[inline]
@@ -60,6 +72,11 @@ impl Window {
         self.started
     }
 
+    /// The moment the window closes.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
     /// Whether the window was over at `at`.
     #[inline]
     pub fn over_at(&self, at: Stamp) -> bool {
@@ -76,6 +93,23 @@ impl Window {
         Instant::now()
             .saturating_duration_since(self.started)
             .as_secs_f64()
+    }
+}
+
+/// Waits until `at`, to within a few microseconds: sleeps to within 200 µs of it, then spins
+/// (a sleep alone overshoots by tens of microseconds: the timer slack, the wake-up).
+pub fn sleep_until(at: Instant) {
+    loop {
+        let now = Instant::now();
+        if now >= at {
+            return;
+        }
+        let left = at - now;
+        if left > Duration::from_micros(200) {
+            std::thread::sleep(left - Duration::from_micros(150));
+        } else {
+            std::hint::spin_loop();
+        }
     }
 }
 

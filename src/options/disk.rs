@@ -28,6 +28,9 @@ pub enum DiskMode {
     Panel,
     /// One row at several depths (and/or the search for the deepest under a target).
     Curve(Box<CurveOptions>),
+    /// One row in an open loop at one rate or several (and/or the search for the highest
+    /// rate under a latency target).
+    Rates(Box<RateOptions>),
     /// Small writes each followed by fdatasync.
     Fsync(FsyncOptions),
     /// Every way to make a write durable, compared.
@@ -45,6 +48,131 @@ pub struct CurveOptions {
     pub sweep: bool,
     /// The latency target to search the deepest queue for.
     pub target: Option<Target>,
+}
+
+/// The most an open-loop row keeps in flight per thread when `--depth` does not say:
+/// enough for a fast NVMe device's peak (its IOPS × its latency) without hiding a device
+/// that cannot keep up behind an endless queue.
+pub const DEFAULT_RATE_CAP: usize = 128;
+
+/// The most steps `--rate` may ask for.
+pub const MAX_RATE_STEPS: usize = 100;
+
+/// The highest rate `--rate` may ask for, I/Os per second (a schedule finer than this is
+/// below what the clock and one submission per I/O can keep).
+pub const MAX_RATE_IOPS: f64 = 10_000_000.0;
+
+/// A rate asked of an open-loop row.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rate {
+    /// I/Os per second.
+    Iops(f64),
+    /// A percent of the peak the closed-loop probe finds.
+    Percent(f64),
+}
+
+/// The open loop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateOptions {
+    /// The row (its depth the cap on what each thread keeps in flight).
+    pub spec: RowSpec,
+    /// The rates, in the order given (a range ascending).
+    pub steps: Vec<Rate>,
+    /// How arrivals are spaced.
+    pub arrivals: crate::workload::arrivals::Arrivals,
+    /// The latency target to search the highest rate for.
+    pub target: Option<Target>,
+}
+
+impl RateOptions {
+    /// Whether a closed-loop probe of the peak is needed: a rate in percent, or a target
+    /// (its answer is said against the peak).
+    pub fn needs_peak(&self) -> bool {
+        self.target.is_some() || self.steps.iter().any(|r| matches!(r, Rate::Percent(_)))
+    }
+}
+
+/// Parses one rate: `20000`, `20k`, `1.5m` (I/Os per second, k = 1,000) or `50%` (of the
+/// peak).
+fn one_rate(text: &str) -> Option<Rate> {
+    let t = text.trim();
+    if let Some(p) = t.strip_suffix('%') {
+        let v = p.trim().parse::<f64>().ok()?;
+        return (v.is_finite() && v > 0.0 && v <= 1000.0).then_some(Rate::Percent(v));
+    }
+    let lower = t.to_ascii_lowercase();
+    let (num, mult) = match lower.strip_suffix('k') {
+        Some(n) => (n, 1e3),
+        None => match lower.strip_suffix('m') {
+            Some(n) => (n, 1e6),
+            None => (lower.as_str(), 1.0),
+        },
+    };
+    let v = num.trim().parse::<f64>().ok()? * mult;
+    (v.is_finite() && v > 0.0 && v <= MAX_RATE_IOPS).then_some(Rate::Iops(v))
+}
+
+/// Parses `--rate`: one rate (`20k`, `50%`), a list (`10k,20k,40k`) or a range of steps
+/// (`10%..100%`: ten steps; `5k..50k:5k`: every 5k).
+pub fn rates(text: &str, what: &str) -> Result<Vec<Rate>> {
+    let bad = |why: String| {
+        input(format!(
+            "{what}: --rate '{text}': {why} (I/Os per second or a percent of the peak: 20k, 50%, a list 10k,20k, or a range 10%..100% or 5k..50k:5k)"
+        ))
+    };
+    let parse = |item: &str| {
+        one_rate(item).ok_or_else(|| {
+            bad(format!(
+                "'{}' is not a rate above 0 (at most 10m I/Os per second, 1000%)",
+                item.trim()
+            ))
+        })
+    };
+    let steps = if let Some((from, rest)) = text.split_once("..") {
+        let (to, step) = match rest.split_once(':') {
+            Some((t, s)) => (t, Some(s)),
+            None => (rest, None),
+        };
+        let (from, to) = (parse(from)?, parse(to)?);
+        let step = step.map(parse).transpose()?;
+        let value = |r: Rate| match r {
+            Rate::Iops(v) | Rate::Percent(v) => v,
+        };
+        let same = |a: Rate, b: Rate| std::mem::discriminant(&a) == std::mem::discriminant(&b);
+        if !same(from, to) || step.is_some_and(|s| !same(s, from)) {
+            return Err(bad(
+                "the ends and the step must all be rates or all percents".into(),
+            ));
+        }
+        let (lo, hi) = (value(from), value(to));
+        if lo >= hi {
+            return Err(bad("the range must go up".into()));
+        }
+        let gap = step.map_or((hi - lo) / 9.0, value);
+        let count = ((hi - lo) / gap + 1e-9).floor() as usize + 1;
+        if count > MAX_RATE_STEPS {
+            return Err(bad(format!("{count} steps; at most {MAX_RATE_STEPS}")));
+        }
+        (0..count)
+            .map(|i| {
+                let v = lo + gap * i as f64;
+                match from {
+                    Rate::Iops(_) => Rate::Iops(v.round()),
+                    Rate::Percent(_) => Rate::Percent((v * 1e6).round() / 1e6),
+                }
+            })
+            .collect()
+    } else {
+        text.split(',').map(parse).collect::<Result<Vec<_>>>()?
+    };
+    if steps.len() > MAX_RATE_STEPS {
+        return Err(bad(format!(
+            "{} steps; at most {MAX_RATE_STEPS}",
+            steps.len()
+        )));
+    }
+    Ok(steps)
 }
 
 /// The fsync preset.
@@ -70,7 +198,9 @@ pub struct SyncMethodsOptions {
 /// `disk-fsync` or `disk-sync-methods` (from the arguments alone, for a document interrupted before its result).
 pub fn schema_command(args: &DiskArgs) -> &'static str {
     let more = &args.more;
-    if more.depth_curve || more.depths.is_some() || more.latency_target.is_some() {
+    if more.rate.is_some() {
+        "disk-rates"
+    } else if more.depth_curve || more.depths.is_some() || more.latency_target.is_some() {
         "disk-curve"
     } else if more.preset.as_deref() == Some("fsync") {
         "disk-fsync"
@@ -214,6 +344,9 @@ pub fn with_mixes(
 ) -> Result<Vec<RowSpec>> {
     let mixed = rows.iter().any(|r| r.mix.is_some());
     match mode {
+        DiskMode::Rates(_) if mix.is_some() && !mixed => Err(input(format!(
+            "{what}: --mix with --rate is the read share of the open loop's row: give --rw randrw or rw"
+        ))),
         DiskMode::Curve(_) if mixed || mix.is_some() => Err(input(format!(
             "{what}: the depth curve runs one direction: --rw read, write, randread or randwrite, without --mix"
         ))),
@@ -265,6 +398,30 @@ pub fn mode(
 ) -> Result<(DiskMode, Vec<RowSpec>, Vec<PanelNote>)> {
     let more = &args.more;
     let curve = more.depth_curve || more.depths.is_some() || more.latency_target.is_some();
+    if let Some(text) = &more.rate {
+        if more.depth_curve || more.depths.is_some() {
+            return Err(input(format!(
+                "{what}: --rate runs an open loop; the depth curve a closed one: give one of them"
+            )));
+        }
+        let Some(spec) = custom else {
+            return Err(input(format!("{what}: --rate needs a row: --rw")));
+        };
+        let target = more
+            .latency_target
+            .as_deref()
+            .map(|t| target(t, "--latency-target", what))
+            .transpose()?;
+        let rates = RateOptions {
+            spec,
+            steps: rates(text, what)?,
+            arrivals: more
+                .arrivals
+                .unwrap_or(crate::workload::arrivals::Arrivals::Uniform),
+            target,
+        };
+        return Ok((DiskMode::Rates(Box::new(rates)), vec![spec], Vec::new()));
+    }
     let preset = preset_asked(args, what)?;
     let fsync = matches!(preset.map(|p| p.kind), Some(PresetKind::Fsync { .. }));
     if more.fsync_target.is_some() && !fsync {
@@ -411,6 +568,7 @@ mod tests {
             block: 1 << 20,
             depth: 64,
             threads: 4,
+            pace: None,
         };
         // 1 MiB × 64 × 4 = 256 MiB: fits in 1 GiB, not in 256 MiB.
         assert!(buffers_fit_in(&DiskMode::Panel, &[row], 1 << 30, "disk d").is_ok());
@@ -444,6 +602,7 @@ mod tests {
             block: 4096,
             depth: 32,
             threads: 1,
+            pace: None,
         };
         let custom = row(Op::Write).mixed(70);
         let rows = with_mixes(&DiskMode::Panel, vec![custom], None, "disk d").unwrap();

@@ -130,6 +130,10 @@ pub struct DiskRow {
     /// A mix's reads and writes apart (`--rw randrw`, a panel's Mix row).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<MixFigures>,
+    /// An open-loop row (`--rate`): the rate asked and held, response beside service time
+    /// (`latency_us` is the service time), the backlog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<OpenFigures>,
     /// A skewed row (`--dist`): the share of its I/Os on the hottest 10% of blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hot: Option<HotShare>,
@@ -182,6 +186,104 @@ pub struct MixSide {
     pub bytes_per_second: f64,
     /// Latency of its I/Os, µs.
     pub latency_us: Latency,
+}
+
+/// The share of the rate asked an open-loop row must achieve to have held it.
+pub const HELD_SHARE: f64 = 0.95;
+
+/// An open-loop row's figures beyond a closed-loop row's (`disk --rate`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenFigures {
+    /// I/Os per second asked (all threads).
+    pub asked_iops: f64,
+    /// How the arrivals were spaced.
+    pub arrivals: crate::workload::arrivals::Arrivals,
+    /// I/Os per second completed of those that arrived in the counted window, over the
+    /// window's length.
+    pub achieved_iops: f64,
+    /// The most the row may keep in flight (depth × threads): an arrival that finds them all
+    /// busy waits, timed from its intended start.
+    pub cap: usize,
+    /// The most it had in flight at once (the threads' maxima added).
+    pub most_in_flight: usize,
+    /// Response time: completion − intended start, µs (the service time is the row's
+    /// `latency_us`).
+    pub response_us: Latency,
+    /// How late I/Os were issued: issue − intended start, µs.
+    pub lag_us: Latency,
+    /// Arrivals issued in the counted window.
+    pub issued: u64,
+    /// Arrivals of the window never issued (the device could not keep up); in the response
+    /// percentiles at the time they had waited when the run ended, a lower bound.
+    pub unissued: u64,
+    /// Seconds an arrival waited because every slot was in flight (the cap held it back).
+    pub capped_seconds: f64,
+    /// The backlog (arrived, not complete) sampled every `backlog_every_seconds`.
+    pub backlog: Vec<u64>,
+    /// Seconds between the backlog's samples.
+    pub backlog_every_seconds: f64,
+    /// How fast the backlog grew, I/Os per second (least squares over the samples): about 0
+    /// where the device keeps up.
+    pub backlog_growth_per_second: f64,
+}
+
+impl OpenFigures {
+    /// The figures of a run at `pace` whose threads' accounts add up to `paced`, `ios`
+    /// completed and counted; `cap`: depth × threads.
+    pub fn of(
+        pace: crate::workload::arrivals::Pace,
+        paced: &crate::harness::queue::Paced,
+        ios: u64,
+        every: f64,
+        cap: usize,
+    ) -> Self {
+        let latency = |h: &Histogram<u64>| {
+            if h.is_empty() {
+                Latency::default()
+            } else {
+                Latency::of(h)
+            }
+        };
+        Self {
+            asked_iops: pace.iops,
+            arrivals: pace.arrivals,
+            achieved_iops: ios as f64 / paced.seconds.max(1e-12),
+            cap,
+            most_in_flight: paced.most_in_flight.min(cap),
+            response_us: latency(&paced.response),
+            lag_us: latency(&paced.lag),
+            issued: paced.issued,
+            unissued: paced.unissued,
+            capped_seconds: paced.capped_ns as f64 / 1e9,
+            backlog_growth_per_second: slope(&paced.backlog, every),
+            backlog: paced.backlog.clone(),
+            backlog_every_seconds: every,
+        }
+    }
+
+    /// Whether the row held the rate asked: it achieved [`HELD_SHARE`] of it and left no
+    /// more than 1% of the arrivals unissued.
+    pub fn held(&self) -> bool {
+        self.achieved_iops >= HELD_SHARE * self.asked_iops
+            && (self.unissued as f64) <= 0.01 * (self.issued + self.unissued).max(1) as f64
+    }
+}
+
+/// The least-squares slope of `samples` taken every `every` seconds, per second.
+pub fn slope(samples: &[u64], every: f64) -> f64 {
+    let n = samples.len() as f64;
+    if samples.len() < 2 || every <= 0.0 {
+        return 0.0;
+    }
+    let mean_x = (n - 1.0) / 2.0 * every;
+    let mean_y = samples.iter().map(|&y| y as f64).sum::<f64>() / n;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, &y) in samples.iter().enumerate() {
+        let dx = i as f64 * every - mean_x;
+        sxy += dx * (y as f64 - mean_y);
+        sxx += dx * dx;
+    }
+    if sxx > 0.0 { sxy / sxx } else { 0.0 }
 }
 
 /// A mix row's reads and writes apart, and the share that read as the app and the device
@@ -457,6 +559,7 @@ impl DiskRow {
                 block: 4096,
                 depth,
                 threads: 1,
+                pace: None,
             },
             path: Path::UringDirect,
             fallback: None,
@@ -486,6 +589,7 @@ impl DiskRow {
             mix: None,
             sizes: None,
             hot: None,
+            open: None,
             other_io_bytes: None,
             pressure: None,
         }

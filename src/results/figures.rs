@@ -219,6 +219,28 @@ impl Figures for CurveReport {
     }
 }
 
+impl Figures for super::disk_rates::RatesReport {
+    /// Each rate's response p99 (a time, lower is better): the figure an open loop is for;
+    /// the rate itself is what was asked, not a measurement to compare.
+    fn figures(&self) -> Vec<Figure> {
+        self.all_steps()
+            .into_iter()
+            .filter_map(|s| {
+                let o = s.open()?;
+                Some(Figure::time(
+                    format!(
+                        "{} {} at {} response p99",
+                        s.row.name,
+                        s.row.spec.direction(),
+                        crate::units::format_rate_iops(o.asked_iops)
+                    ),
+                    vec![o.response_us.p99 / 1e6],
+                ))
+            })
+            .collect()
+    }
+}
+
 impl Figures for FsyncReport {
     /// fdatasync's watched percentile (a time, lower is better) and the write + fdatasync
     /// pairs per second, of the one run the preset makes.

@@ -1,6 +1,7 @@
 //! Workloads: what to do (read or write), in what order to touch the bytes (offset plans),
 //! and what bytes to write.
 
+pub mod arrivals;
 pub mod data;
 pub mod estimate;
 pub mod layout;

@@ -39,6 +39,10 @@ pub struct RowSpec {
     pub depth: usize,
     /// Threads, each with its own queue.
     pub threads: usize,
+    /// An open-loop row's rate (`disk --rate`): I/Os arrive on a schedule and `depth` is the
+    /// most each thread keeps in flight; `None`: closed loop, `depth` always in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<super::arrivals::Pace>,
 }
 
 impl RowSpec {
@@ -295,6 +299,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
                         block: s.block,
                         depth: s.depth,
                         threads,
+                        pace: None,
                     }
                     .name()
                 };
@@ -331,6 +336,7 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
                 block: s.block,
                 depth: s.depth,
                 threads,
+                pace: None,
             });
         }
     }

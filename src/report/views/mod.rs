@@ -14,6 +14,7 @@ pub mod disk_curve;
 pub mod disk_fsync;
 pub mod disk_mix;
 pub mod disk_presets;
+pub mod disk_rates;
 pub mod disk_study;
 pub mod disk_sync_methods;
 pub mod fast;
@@ -73,6 +74,7 @@ pub const RESULTS: &[Registered] = &[
     result::<results::patterns::PatternsReport>(),
     result::<results::disk::DiskReport>(),
     result::<results::disk_curve::CurveReport>(),
+    result::<results::disk_rates::RatesReport>(),
     result::<results::disk_fsync::FsyncReport>(),
     result::<results::disk_sync_methods::SyncMethodsReport>(),
     result::<results::transfer::TransferReport>(),
