@@ -757,7 +757,8 @@ pub struct DiskMoreArgs {
     pub depths: Option<String>,
     /// Find the deepest queue whose latency percentile stays under TIME (fio's
     /// latency_target): bisect over the depths, one short run each. `2ms`, `500us:p99.9`.
-    #[arg(long, value_name = "TIME[:PCT]", conflicts_with_all = ["profile", "preset", "depth"])]
+    /// With --rate: the highest rate whose response percentile stays under it.
+    #[arg(long, value_name = "TIME[:PCT]", conflicts_with_all = ["profile", "preset"])]
     pub latency_target: Option<String>,
     /// An open loop: I/Os arrive at this rate whatever the device does, each timed from
     /// its intended start (response) and from its submission (service). I/Os per second

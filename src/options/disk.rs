@@ -422,6 +422,11 @@ pub fn mode(
         };
         return Ok((DiskMode::Rates(Box::new(rates)), vec![spec], Vec::new()));
     }
+    if curve && args.depth.is_some() {
+        return Err(input(format!(
+            "{what}: --latency-target searches the depth: --depth is for one row (give the depths to search with --depths, or --rate for the highest rate at a fixed depth)"
+        )));
+    }
     let preset = preset_asked(args, what)?;
     let fsync = matches!(preset.map(|p| p.kind), Some(PresetKind::Fsync { .. }));
     if more.fsync_target.is_some() && !fsync {

@@ -224,7 +224,7 @@ pub struct OpenFigures {
     pub backlog_every_seconds: f64,
     /// How fast the backlog grew, I/Os per second (least squares over the samples): about 0
     /// where the device keeps up.
-    pub backlog_growth_per_second: f64,
+    pub backlog_change_per_second: f64,
 }
 
 impl OpenFigures {
@@ -255,7 +255,7 @@ impl OpenFigures {
             issued: paced.issued,
             unissued: paced.unissued,
             capped_seconds: paced.capped_ns as f64 / 1e9,
-            backlog_growth_per_second: slope(&paced.backlog, every),
+            backlog_change_per_second: slope(&paced.backlog, every),
             backlog: paced.backlog.clone(),
             backlog_every_seconds: every,
         }

@@ -163,7 +163,7 @@ mod tests {
             capped_seconds: 0.0,
             backlog: Vec::new(),
             backlog_every_seconds: 0.02,
-            backlog_growth_per_second: 0.0,
+            backlog_change_per_second: 0.0,
         });
         RateStep {
             asked: Rate::Iops(iops),

@@ -7,6 +7,7 @@ mod common;
 mod curve;
 mod hostile;
 mod mixes;
+mod open_loop;
 mod panel;
 mod profiles;
 mod sync_methods;

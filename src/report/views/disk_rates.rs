@@ -89,10 +89,10 @@ pub fn held_sentence(r: &RatesReport) -> String {
         format_rate_iops(first.achieved_iops),
         share(first)
     );
-    if first.backlog_growth_per_second > 0.0 {
+    if first.backlog_change_per_second > 0.0 {
         s.push_str(&format!(
             "; the backlog grew {} I/Os per second",
-            iops(first.backlog_growth_per_second)
+            iops(first.backlog_change_per_second)
         ));
     }
     if first.unissued > 0 {
@@ -145,7 +145,7 @@ pub fn knee_sentence(r: &RatesReport) -> String {
                 )
             };
             format!(
-                "response p99 stays within {KNEE_RISE:.0}× of its light-load {} up to {} (p99 {}); at {} {why}",
+                "response p99 stays within {KNEE_RISE:.0}× of its light-load {} up to {}, where it is {}; at {} {why}",
                 time(light.response_us.p99),
                 rate_of(r, b.asked_iops),
                 time(b.response_us.p99),
@@ -226,10 +226,10 @@ pub fn target_sentence(r: &RatesReport, s: &RateSearch) -> String {
                     s.target.percentile.name(),
                     time(pick(&o.response_us, s.target.percentile))
                 );
-                if o.backlog_growth_per_second >= 1.0 {
+                if o.backlog_change_per_second >= 1.0 {
                     b.push_str(&format!(
                         " and the backlog grows {} I/Os per second",
-                        iops(o.backlog_growth_per_second)
+                        iops(o.backlog_change_per_second)
                     ));
                 }
                 b
@@ -320,9 +320,9 @@ pub fn text(r: &RatesReport) -> String {
     );
     line(
         &mut out,
-        "open loop",
+        "rates",
         format!(
-            "{}, {} per rate{}; response = completion − intended start, service = completion − submission",
+            "open loop, {}, {} per rate{}; response = completion − intended start, service = completion − submission",
             what(r),
             format_seconds(r.runtime_seconds),
             if r.ramp_seconds > 0.0 {
@@ -525,7 +525,7 @@ fn rate_columns<'a>(r: &'a RatesReport) -> Vec<Column<'a, &'a RateStep>> {
         Column::raw("cap", move |s: &&RateStep| opt(open(s).map(|o| o.cap))),
         Column::new("backlog", "/s", 6, move |s: &&RateStep| {
             open(s).map_or("-".into(), |o| {
-                let g = o.backlog_growth_per_second;
+                let g = o.backlog_change_per_second;
                 if g.abs() < 1.0 {
                     "0".to_string()
                 } else {
@@ -534,8 +534,8 @@ fn rate_columns<'a>(r: &'a RatesReport) -> Vec<Column<'a, &'a RateStep>> {
             })
         })
         .heading("backlog growth")
-        .csv("backlog_growth_per_second", move |s: &&RateStep| {
-            opt(open(s).map(|o| o.backlog_growth_per_second))
+        .csv("backlog_change_per_second", move |s: &&RateStep| {
+            opt(open(s).map(|o| o.backlog_change_per_second))
         }),
         Column::raw("unissued", move |s: &&RateStep| {
             opt(open(s).map(|o| o.unissued))
