@@ -42,6 +42,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 f=$work/fio-file
 dd if=/dev/urandom of="$f" bs=1M count="$SIZE_MIB" conv=fsync status=none
 echo "dir $work: ${SIZE_MIB} MiB files, $RATE I/O/s, ${RUNTIME}s per run, stall ${STALL_S}s at ${STALL_AT_S}s," \
@@ -122,8 +123,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
     fi
     for c in "${order[@]}"; do
         IFS='|' read -r name run <<<"$c"
+        # In this shell, not a subshell: `running` must name what the cleanup resumes and ends.
         # shellcheck disable=SC2086
-        line=$($run)
+        $run >"$work/line"
+        line=$(<"$work/line")
         echo "${name}|${run##* }|${round}|${line}" >>"$results"
         printf 'round %d %-15s %-5s %s\n' "$round" "$name" "${run##* }" "$line"
     done

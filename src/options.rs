@@ -1200,6 +1200,9 @@ pub struct DiskOptions {
     pub min_free: Option<u64>,
     /// Each row over time, when asked for.
     pub series: Option<SeriesOptions>,
+    /// After the panel, one open-loop row at this share of the peak of its first random read
+    /// row with a queue (the study's: response p99 at half the peak); `None`: none.
+    pub open_loop: Option<f64>,
     /// Outputs.
     pub export: ExportOptions,
 }
@@ -1489,6 +1492,7 @@ impl DiskOptions {
             keep: args.keep,
             min_free: min_free(args.min_free.as_deref(), &what)?,
             series,
+            open_loop: None,
             export: ExportOptions::from_args(&args.export, &what)?,
         })
     }

@@ -840,6 +840,10 @@ fn arenas_in(maps: &str) -> u64 {
 /// One thread's share of a row on `path`: `depth` I/Os in flight through the ring, or one at
 /// a time with pread/pwrite, until the deadline.
 fn part(w: &Work, path: Path) -> Result<Part> {
+    // Sleeps (to an open loop's next arrival, a simulated device's completion) end within
+    // microseconds of their moment, not the default 50 µs of timer slack (this thread only).
+    // SAFETY: PR_SET_TIMERSLACK takes a number and touches no memory of ours.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
     // A simulated device (a test hook) takes the row's whole depth whatever the path.
     let simulated = crate::hooks::simulated_device();
     let depth = if path.uring() || simulated.is_some() {
@@ -906,10 +910,6 @@ fn part(w: &Work, path: Path) -> Result<Part> {
             None
         }
         Some(pace) => {
-            // Sleeps to the next arrival end within a microsecond of it, not the default
-            // 50 µs of timer slack (this thread only).
-            // SAFETY: PR_SET_TIMERSLACK takes a number and touches no memory of ours.
-            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
             let threads = w.spec.threads.max(1);
             let mut schedule = Schedule::new(
                 pace.arrivals,
@@ -1223,6 +1223,7 @@ pub fn execute(
         ramp_seconds: options.ramp.as_secs_f64(),
         fill_seconds,
         rows: Vec::new(),
+        open_loop: None,
         notes: options.notes.clone(),
         complete: false,
         warnings: Vec::new(),
@@ -1254,6 +1255,39 @@ pub fn execute(
                 harness,
             );
             report.rows.push(row?);
+            save(&report)?;
+        }
+        let peak = report.rows.iter().find(|r| {
+            r.spec.random
+                && r.spec.op == Op::Read
+                && r.spec.mix.is_none()
+                && r.spec.depth > 1
+                && r.measured()
+        });
+        if let (Some(share), Some(peak)) = (options.open_loop, peak) {
+            let spec = RowSpec {
+                pace: Some(crate::workload::arrivals::Pace {
+                    iops: (peak.iops * share).max(1.0),
+                    arrivals: crate::workload::arrivals::Arrivals::Poisson,
+                }),
+                ..peak.spec
+            };
+            let row = run_repeated(
+                &target,
+                &Asked {
+                    spec,
+                    seed,
+                    runtime: options.runtime,
+                    ramp: options.ramp,
+                    repeat: crate::measure::converge::Stopping::fixed(1),
+                    best: false,
+                    device: device_name.as_deref(),
+                    series: None,
+                    label: &format!(" open loop at {:.0}% of its peak", share * 100.0),
+                },
+                harness,
+            )?;
+            report.open_loop = Some(row);
             save(&report)?;
         }
         Ok(())

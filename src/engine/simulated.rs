@@ -10,6 +10,10 @@ use anyhow::Result;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+/// How close to a completion's moment the device spins rather than sleeps: a wake-up's
+/// p99 (its service time must be exact; its CPU is a test's).
+const EXACT: Duration = Duration::from_micros(200);
+
 /// The simulated device.
 pub struct Simulated {
     slots: Vec<Slot>,
@@ -76,7 +80,7 @@ impl Queue for Simulated {
 
     fn reap(&mut self, done: &mut Vec<Completion>) -> Result<()> {
         if let Some(&(at, _)) = self.flight.front() {
-            crate::measure::inflight::sleep_until(at);
+            crate::measure::inflight::sleep_until(at, EXACT);
         }
         self.collect(done);
         Ok(())
@@ -84,7 +88,7 @@ impl Queue for Simulated {
 
     fn reap_until(&mut self, done: &mut Vec<Completion>, deadline: Instant) -> Result<()> {
         if let Some(&(at, _)) = self.flight.front() {
-            crate::measure::inflight::sleep_until(at.min(deadline));
+            crate::measure::inflight::sleep_until(at.min(deadline), EXACT);
         }
         self.collect(done);
         Ok(())

@@ -272,7 +272,7 @@ pub fn run_paced(
         if in_flight > 0 {
             queue.reap_until(&mut done, wake)?;
         } else {
-            crate::measure::inflight::sleep_until(wake);
+            crate::measure::inflight::sleep_until(wake, crate::measure::inflight::SPIN);
         }
         let now = Instant::now();
         for c in done.drain(..) {

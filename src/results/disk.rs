@@ -412,6 +412,10 @@ pub struct DiskReport {
     pub fill_seconds: Option<f64>,
     /// The rows, in the order run.
     pub rows: Vec<DiskRow>,
+    /// One row in an open loop at a share of the peak of the first random read row with a
+    /// queue (the study's disk part: half of RND4K Q32T1's), its reads Poisson arrivals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<DiskRow>,
     /// What the preset's rows became on this machine (threads capped at the cores, a row
     /// left out for want of cores).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

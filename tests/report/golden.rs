@@ -45,6 +45,10 @@ const FIXTURES: &[(&str, &[&str])] = &[
     // `ioscope disk dir --depths 1,4,16,64 --latency-target 2ms --size 8m --runtime 0.1s
     // --seed 1` (issue 25): the curve, its knee, the search's steps read off it.
     ("disk-curve", &["text", "csv", "md", "svg"]),
+    // `ioscope disk dir --size 64m --rate 10%..100%:30% --latency-target 1ms:p99 --runtime
+    // 0.5s --seed 1` on vda (issue 42): the peak, four rates and the search's four, one of
+    // them (57,857 IOPS) caught by a stall of the device that it drained before the end.
+    ("disk-rates", &["text", "csv", "md", "svg"]),
     // `ioscope disk dir --preset fsync --size 1m --runtime 0.2s`: write and fdatasync
     // latency apart, the verdict against etcd's 10 ms p99 (missed on this shared disk).
     ("disk-fsync", &["text", "csv", "md"]),
@@ -85,6 +89,8 @@ const WIDTHS: &[(&str, usize)] = &[
     ("disk-repeat", 200),
     ("disk-curve", 80),
     ("disk-curve", 200),
+    ("disk-rates", 80),
+    ("disk-rates", 200),
     ("sweep", 80),
     ("sweep", 200),
     ("sweep-write", 80),

@@ -9,6 +9,7 @@ use crate::common::{fixture_file, ioscope};
 const WIDE: &[&str] = &[
     "disk",
     "disk-curve",
+    "disk-rates",
     "sweep",
     "sweep-write",
     "cache",

@@ -194,6 +194,62 @@ const BEST_OF_RUNS: &str = "best of them (the fastest run, CrystalDiskMark's fig
 /// The same, as the caption of a `--best` panel's Markdown table.
 const BEST_OF: &str = "each figure is the best of its runs (the fastest run, CrystalDiskMark's figure; the median is the one to compare), ±the farthest run from it";
 
+/// The open-loop row after the panel (the study's), in one sentence: its rate against the
+/// peak it is a share of, whether it was held, and its response p99 against one read at a
+/// time in a closed loop (RND4K Q1T1 read) — what a device loaded as a service is, against
+/// what a benchmark's queue depth 1 says.
+pub fn open_loop_sentence(r: &DiskReport) -> Option<String> {
+    let row = r.open_loop.as_ref()?;
+    let o = row.open.as_ref()?;
+    let peak = r.rows.iter().find(|x| {
+        x.spec.random
+            && x.spec.op == Op::Read
+            && x.spec.mix.is_none()
+            && x.spec.depth > 1
+            && x.measured()
+    });
+    let share = peak.map_or(String::new(), |p| {
+        format!(
+            " ({:.0}% of {} read's {})",
+            100.0 * o.asked_iops / p.iops.max(1e-9),
+            p.name,
+            crate::units::format_rate_iops(p.iops)
+        )
+    });
+    let held = if o.held() {
+        String::new()
+    } else {
+        format!(
+            ", not held: {} completed",
+            crate::units::format_rate_iops(o.achieved_iops)
+        )
+    };
+    let mut s = format!(
+        "{} {} read arrivals a second{share}, Poisson{held}: response p99 {}",
+        group_thousands(o.asked_iops.round() as u64),
+        crate::workload::panel::short_size(row.spec.block),
+        crate::report::cells::time(o.response_us.p99)
+    );
+    if let Some(one) = r
+        .row("RND4K Q1T1", Op::Read)
+        .filter(|_| row.spec.block == 4096)
+    {
+        let ratio = o.response_us.p99 / one.latency_us.p99.max(1e-9);
+        s.push_str(&format!(
+            " against {} for one read at a time (RND4K Q1T1, closed loop){}",
+            crate::report::cells::time(one.latency_us.p99),
+            if ratio >= 1.1 {
+                format!(": {ratio:.1}× what queue depth 1 says")
+            } else if ratio <= 0.9 {
+                format!(": {:.1}× lower than queue depth 1 says", 1.0 / ratio)
+            } else {
+                ": what queue depth 1 says".to_string()
+            }
+        ));
+    }
+    Some(s)
+}
+
 /// Renders `disk`: where and how it ran, then its answer last, the 4×2 grid engineers know
 /// from CrystalDiskMark (each row's read and write side by side: MB/s, IOPS, p99). With
 /// `verbose` also the device's view and a sentence per row on its queue, and the full
@@ -344,6 +400,9 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     let mixes = super::disk_mix::mixes(&r.rows);
     for m in &mixes {
         line(&mut out, "mix", super::disk_mix::sentence(m));
+    }
+    if let Some(said) = open_loop_sentence(r) {
+        line(&mut out, "open loop", said);
     }
     line(&mut out, "verify", verify_line(r));
     out.push_str(&crate::report::caveats::text(&r.caveats));
@@ -987,6 +1046,7 @@ mod tests {
             runtime_seconds: 1.0,
             ramp_seconds: 0.0,
             fill_seconds: None,
+            open_loop: None,
             rows: vec![row],
             notes: Vec::new(),
             complete: true,

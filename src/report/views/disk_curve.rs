@@ -28,16 +28,7 @@ fn us(v: f64) -> String {
     }
 }
 
-/// A latency in the unit that reads best: `850 µs`, `2.4 ms`, `1.5 s`.
-pub fn time(us_value: f64) -> String {
-    if us_value >= 1e6 {
-        format!("{:.1} s", us_value / 1e6)
-    } else if us_value >= 1000.0 {
-        format!("{:.1} ms", us_value / 1000.0)
-    } else {
-        format!("{} µs", us(us_value))
-    }
-}
+pub use crate::report::cells::time;
 
 fn iops(v: f64) -> String {
     group_thousands(v.round() as u64)

@@ -76,10 +76,13 @@ pub fn held_sentence(r: &RatesReport) -> String {
         let (lo, hi) = open.iter().fold((f64::MAX, 0.0f64), |(lo, hi), o| {
             (lo.min(share(o)), hi.max(share(o)))
         });
+        let range = if format!("{lo:.1}") == format!("{hi:.1}") {
+            format!("{lo:.1}%")
+        } else {
+            format!("{lo:.1}–{hi:.1}%")
+        };
         return format!(
-            "every rate asked was held: {:.1}–{:.1}% of each achieved (within {:.0}% counts as held)",
-            lo,
-            hi,
+            "every rate asked was held: each achieved {range} of its rate (within {:.0}% counts as held)",
             100.0 * (1.0 - HELD_SHARE)
         );
     };
@@ -144,11 +147,15 @@ pub fn knee_sentence(r: &RatesReport) -> String {
                     time(a.response_us.p99)
                 )
             };
+            let there = if b.asked_iops == light.asked_iops {
+                String::new()
+            } else {
+                format!(", where it is {}", time(b.response_us.p99))
+            };
             format!(
-                "response p99 stays within {KNEE_RISE:.0}× of its light-load {} up to {}, where it is {}; at {} {why}",
+                "response p99 stays within {KNEE_RISE:.0}× of its light-load {} up to {}{there}; at {} {why}",
                 time(light.response_us.p99),
                 rate_of(r, b.asked_iops),
-                time(b.response_us.p99),
                 format_rate_iops(a.asked_iops),
             )
         }
@@ -191,13 +198,15 @@ pub fn response_sentence(r: &RatesReport) -> Option<String> {
     Some(s)
 }
 
-/// The generator's lag, when it is large enough to matter.
+/// The generator's lag, when it is large enough to matter: of the rates held whose arrivals
+/// never waited for a slot (a wait for a slot is the device's, said by the response
+/// sentence).
 pub fn lag_sentence(r: &RatesReport) -> Option<String> {
     let worst = r
         .all_steps()
         .into_iter()
         .filter_map(|s| s.open())
-        .filter(|o| o.held())
+        .filter(|o| o.held() && o.capped_seconds == 0.0)
         .max_by(|a, b| a.lag_us.p99.total_cmp(&b.lag_us.p99))?;
     (worst.lag_us.p99 > LAG_SAID_US).then(|| {
         format!(
@@ -226,7 +235,7 @@ pub fn target_sentence(r: &RatesReport, s: &RateSearch) -> String {
                     s.target.percentile.name(),
                     time(pick(&o.response_us, s.target.percentile))
                 );
-                if o.backlog_change_per_second >= 1.0 {
+                if !o.held() && o.backlog_change_per_second >= 1.0 {
                     b.push_str(&format!(
                         " and the backlog grows {} I/Os per second",
                         iops(o.backlog_change_per_second)
@@ -356,7 +365,10 @@ impl Exportable for RatesReport {
         use crate::report::markdown::{list, table as md_table};
         let mut blocks = Vec::new();
         if let Some(p) = &self.peak {
-            blocks.push(format!("Peak: {}.", peak_sentence(p)));
+            blocks.push(format!(
+                "Peak: {}.\n",
+                crate::report::markdown::escape(&peak_sentence(p))
+            ));
         }
         let runs = self.all_steps();
         if !runs.is_empty() {

@@ -92,6 +92,9 @@ pub(crate) fn sentences(r: &DiskReport, cache: Option<&WriteCache>) -> Vec<Strin
         let q = queue_sentence(deep);
         why.push(format!("RND4K Q32T1 read: {q}."));
     }
+    if let Some(open) = super::disk::open_loop_sentence(r) {
+        why.push(format!("Open loop: {open}."));
+    }
     let fallbacks: Vec<String> = r
         .rows
         .iter()
@@ -539,6 +542,7 @@ mod tests {
             runtime_seconds: 1.0,
             ramp_seconds: 0.0,
             fill_seconds: None,
+            open_loop: None,
             rows: vec![
                 row(Op::Read, 32, 90_000.0, 350.0),
                 row(Op::Read, 1, 20_000.0, 48.0),

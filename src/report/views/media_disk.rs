@@ -103,6 +103,38 @@ pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
         }
         out.push(ms);
     }
+    // The open loop at half the peak: its response p99, one row per medium that ran it.
+    let open: Vec<Rows> = media
+        .iter()
+        .map(|m| {
+            super::part::kept::<DiskReport>(m.report, "disk")
+                .and_then(|d| d.open_loop.as_ref())
+                .and_then(|x| x.open.as_ref().map(|o| (x, o)))
+                .map(|(x, o)| {
+                    vec![(
+                        format!("{} read, open loop", x.name),
+                        None,
+                        Figure::one(o.response_us.p99),
+                    )]
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    if let Some(ms) = measure(
+        part,
+        "disk_open_loop_p99",
+        "disk: response p99 in an open loop at half the peak, lower is better",
+        "row",
+        Unit::Micros,
+        Shape::Bars,
+        Lead::Row(
+            "RND4K Q32T1 read, open loop".into(),
+            "random 4 KiB reads arriving at half of RND4K Q32T1's IOPS (Poisson), their response p99",
+        ),
+        open,
+    ) {
+        out.push(ms);
+    }
     out
 }
 
