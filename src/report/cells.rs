@@ -99,6 +99,23 @@ pub fn spread_mark(f: Figure, repeated: bool) -> String {
     }
 }
 
+/// A latency in microseconds in the unit that reads best: `850 µs`, `2.4 ms`, `1.5 s`
+/// (microseconds as the tables show them: whole from 100, one decimal below).
+pub fn time(us_value: f64) -> String {
+    if us_value >= 1e6 {
+        format!("{:.1} s", us_value / 1e6)
+    } else if us_value >= 1000.0 {
+        format!("{:.1} ms", us_value / 1000.0)
+    } else if us_value >= 100.0 {
+        format!(
+            "{} µs",
+            crate::units::group_thousands(us_value.round() as u64)
+        )
+    } else {
+        format!("{us_value:.1} µs")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,22 +132,5 @@ mod tests {
         assert_eq!(spread_mark(Figure::one(5.0), true), "n=1");
         assert_eq!(spread_mark(Figure::one(5.0), false), "");
         assert_eq!(farthest(Figure::one(5.0)), 0.0);
-    }
-}
-
-/// A latency in microseconds in the unit that reads best: `850 µs`, `2.4 ms`, `1.5 s`
-/// (microseconds as the tables show them: whole from 100, one decimal below).
-pub fn time(us_value: f64) -> String {
-    if us_value >= 1e6 {
-        format!("{:.1} s", us_value / 1e6)
-    } else if us_value >= 1000.0 {
-        format!("{:.1} ms", us_value / 1000.0)
-    } else if us_value >= 100.0 {
-        format!(
-            "{} µs",
-            crate::units::group_thousands(us_value.round() as u64)
-        )
-    } else {
-        format!("{us_value:.1} µs")
     }
 }
