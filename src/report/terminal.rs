@@ -95,12 +95,26 @@ pub(crate) const GLUE: char = '\u{a0}';
 
 /// `s` with every space after a word that ends in a digit made a [`GLUE`]: a number is
 /// never parted from the word after it (its unit) when the cell wraps. So are the spaces
-/// around a `+` before a number, so that a size such as `10 MiB + 3` stays whole.
+/// around a `+` before a number, so that a size such as `10 MiB + 3` stays whole. A path
+/// that ends in a digit (`dir/.ioscope-disk-25913`) is not a number: it is not glued to
+/// what follows.
 pub(crate) fn glued(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len());
+    // Whether the word so far holds a `/`.
+    let mut path = false;
     for (i, &c) in chars.iter().enumerate() {
         let last = i.checked_sub(1).map(|k| chars[k]);
+        if c == ' ' && path {
+            path = false;
+            out.push(c);
+            continue;
+        }
+        path = match c {
+            ' ' => false,
+            '/' => true,
+            _ => path,
+        };
         let plus_next = chars.get(i + 1) == Some(&'+')
             && chars.get(i + 2) == Some(&' ')
             && chars.get(i + 3).is_some_and(|d| d.is_ascii_digit());

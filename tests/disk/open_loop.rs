@@ -254,3 +254,63 @@ fn bad_rates_are_one_line_errors_naming_the_option() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn ctrl_c_stops_a_slow_rate_at_once_and_removes_the_scratch_file() {
+    // One arrival every 10 s for a minute: the loop sleeps between arrivals, and a sleep does
+    // not end on a signal.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .arg("disk")
+        .arg(dir.path())
+        .args(["--size", "4m", "--rate", "0.1", "--runtime", "60s"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start ioscope");
+    // Past the fill, into the row's first sleep.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // SAFETY: a signal to the child we started and still own.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    // A safety limit, not a timing assertion: a loop that ignored the signal runs a minute.
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("ioscope disk --rate ignored Ctrl-C; it had to be killed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        crate::common::scratch_files(dir.path()).is_empty(),
+        "the scratch file went with the interruption"
+    );
+}
+
+#[test]
+fn a_rate_far_beyond_the_device_counts_its_unissued_arrivals_without_walking_them() {
+    // Ten million a second at a device of 1,000: about ten million arrivals are never
+    // issued in a second, each in the response times at the wait it had.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let doc = simulated(
+        dir.path(),
+        "1:1ms",
+        &["--rate", "10m", "--depth", "2", "--runtime", "1s"],
+    );
+    let open = &doc["steps"][0]["row"]["open"];
+    let unissued = open["unissued"].as_u64().unwrap();
+    let issued = open["issued"].as_u64().unwrap();
+    assert!(unissued > 9_000_000, "{open}");
+    assert!(issued < 1_500, "{open}");
+    // Half the arrivals waited more than about half the run: the median is a lower bound
+    // of hundreds of milliseconds, not the service time.
+    assert!(f(&open["response_us"]["p50"]) > 300_000.0, "{open}");
+}

@@ -783,6 +783,22 @@ fn the_disk_part_runs_the_panel_on_the_scratch_file_and_leaves_its_bytes_as_writ
         "the summary line"
     );
     assert!(out.join("disk.csv").is_file() && out.join("disk.svg").is_file());
+    // After the panel, one open loop at half RND4K Q32T1 read's IOPS, Poisson arrivals, its
+    // response p99 set against RND4K Q1T1's in one sentence.
+    let open = &v["disk"]["open_loop"];
+    let q32 = rows
+        .iter()
+        .find(|r| r["name"] == "RND4K Q32T1" && r["spec"]["op"] == "read")
+        .unwrap();
+    let asked = open["open"]["asked_iops"].as_f64().unwrap();
+    assert!(
+        (asked / (0.5 * q32["iops"].as_f64().unwrap()) - 1.0).abs() < 1e-9,
+        "{open}"
+    );
+    assert_eq!(open["open"]["arrivals"], "poisson", "{open}");
+    assert!(open["open"]["response_us"]["p99"].as_f64().unwrap() > 0.0);
+    assert!(md.contains("Open loop: "), "the open-loop sentence");
+    assert!(md.contains("for one read at a time (RND4K Q1T1, closed loop)"));
 }
 
 /// A directory named with an escape sequence and a newline is shown escaped everywhere the
