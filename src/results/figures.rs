@@ -190,7 +190,7 @@ impl Figures for DiskReport {
                 } else {
                     r.runs.iter().map(|x| x.bytes_per_second).collect()
                 };
-                Figure::rate(format!("{} {}", r.name, r.spec.direction()), runs)
+                Figure::rate(r.label(), runs)
             })
             .collect()
     }
@@ -209,11 +209,7 @@ impl Figures for CurveReport {
                 } else {
                     r.runs.iter().map(|x| x.iops).collect()
                 };
-                Figure::per_second(
-                    format!("{} {} IOPS", r.name, r.spec.direction()),
-                    IOPS,
-                    runs,
-                )
+                Figure::per_second(format!("{} IOPS", r.label()), IOPS, runs)
             })
             .collect()
     }

@@ -57,11 +57,6 @@ impl Mixed<'_> {
     }
 }
 
-/// `RND4K Q32T1 mix 70/30`.
-fn label(r: &DiskRow) -> String {
-    format!("{} {}", r.name, r.spec.direction())
-}
-
 /// Microseconds, whole and grouped.
 fn us(v: f64) -> String {
     group_thousands(v.round() as u64)
@@ -74,7 +69,7 @@ pub(crate) fn sentence(m: &Mixed) -> String {
     let (r, x) = (m.row, m.mix);
     let mut out = format!(
         "{}: {} IOPS ({} reads and {} writes per second)",
-        label(r),
+        r.label(),
         group_thousands(r.iops.round() as u64),
         group_thousands(x.read.iops.round() as u64),
         group_thousands(x.write.iops.round() as u64),

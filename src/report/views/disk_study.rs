@@ -95,11 +95,7 @@ pub(crate) fn sentences(r: &DiskReport, cache: Option<&WriteCache>) -> Vec<Strin
     let fallbacks: Vec<String> = r
         .rows
         .iter()
-        .filter_map(|x| {
-            x.fallback
-                .as_ref()
-                .map(|f| format!("{} {}: {f}", x.name, x.spec.direction()))
-        })
+        .filter_map(|x| x.fallback.as_ref().map(|f| format!("{}: {f}", x.label())))
         .collect();
     if let Some(first) = fallbacks.first() {
         why.push(format!(

@@ -14,7 +14,7 @@ use crate::workload::study::Part;
 
 /// A panel row's key on the media page: its name and direction, `RND4K Q32T1 read`.
 pub fn key(row: &DiskRow) -> String {
-    format!("{} {}", row.name, row.spec.direction())
+    row.label()
 }
 
 /// The panel rows a study measured, keyed, in the order run: rows skipped (or that
