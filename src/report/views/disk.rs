@@ -5,7 +5,7 @@
 
 use crate::measure::devstats::DeviceView;
 use crate::measure::verdict::{Figure, Relation, relate, same};
-use crate::report::cells::{opt, spread_mark};
+use crate::report::cells::{opt, spread_mark, us};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
@@ -91,15 +91,6 @@ fn how(r: &DiskRow) -> &'static str {
         Path::UringBuffered => "io_uring, buffered",
         Path::SyncDirect => "pread/pwrite, O_DIRECT",
         Path::SyncBuffered => "pread/pwrite, buffered",
-    }
-}
-
-/// Microseconds as the panel shows them: whole and grouped from 100 µs, one decimal below.
-fn us(v: f64) -> String {
-    if v >= 100.0 {
-        group_thousands(v.round() as u64)
-    } else {
-        format!("{v:.1}")
     }
 }
 

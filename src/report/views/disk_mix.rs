@@ -5,7 +5,7 @@
 //! chosen by the numbers through [`crate::measure::verdict`].
 
 use crate::measure::verdict::{Figure, Relation, relate};
-use crate::report::cells::opt;
+use crate::report::cells::{opt, us};
 use crate::report::columns::Column;
 use crate::results::disk::{DiskRow, MixFigures, predicted_mix_iops};
 use crate::units::{MB, group_thousands};
@@ -55,11 +55,6 @@ impl Mixed<'_> {
             n: read.n.min(write.n),
         })
     }
-}
-
-/// Microseconds, whole and grouped.
-fn us(v: f64) -> String {
-    group_thousands(v.round() as u64)
 }
 
 /// The sentence of one mix: its rate by direction, what mixing cost against the pure rows,

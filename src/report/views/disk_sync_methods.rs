@@ -3,7 +3,7 @@
 //! flush check and the speed verdict last, each sentence chosen from the numbers by
 //! [`crate::results::disk_sync_methods`].
 
-use crate::report::cells::{opt, table};
+use crate::report::cells::{opt, table, us};
 use crate::report::csv::Table;
 use crate::report::text::{line, right_align, table_with};
 use crate::report::view::Exportable;
@@ -82,14 +82,6 @@ pub fn speed_sentence(r: &SyncMethodsReport) -> String {
         Speed::NoComparison => {
             "no comparison: fdatasync or every other method did not run".to_string()
         }
-    }
-}
-
-fn us(v: f64) -> String {
-    if v >= 100.0 {
-        group_thousands(v.round() as u64)
-    } else {
-        format!("{v:.1}")
     }
 }
 
