@@ -7,6 +7,22 @@
 use crate::common::{ioscope, json_of, scratch_files, usage_error};
 use serde_json::Value;
 
+/// `disk DIR` on a scratch file of `size`, each row run once for `runtime`, then `extra`.
+fn disk<'a>(dir: &'a str, size: &'a str, runtime: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "disk",
+        dir,
+        "--size",
+        size,
+        "--runtime",
+        runtime,
+        "--repeat",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// The rows of a document as `NAME direction` (`RND4K Q4T1 mix 60/40`).
 fn rows_of(doc: &Value) -> Vec<String> {
     doc["rows"]
@@ -27,24 +43,14 @@ fn rows_of(doc: &Value) -> Vec<String> {
 fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
-    let args = [
-        "disk",
+    let args = disk(
         d,
-        "--rw",
-        "randrw",
-        "--mix",
-        "60",
-        "--depth",
-        "4",
-        "--size",
         "8m",
-        "--runtime",
         "0.2s",
-        "--repeat",
-        "1",
-        "--seed",
-        "3",
-    ];
+        &[
+            "--rw", "randrw", "--mix", "60", "--depth", "4", "--seed", "3",
+        ],
+    );
     let doc = json_of(&args);
     assert_eq!(
         rows_of(&doc),
@@ -89,7 +95,7 @@ fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
     assert!(scratch_files(dir.path()).is_empty());
 
     // The text names the mix and its cost; the CSV has its directions apart.
-    let out = ioscope().args(args).output().unwrap();
+    let out = ioscope().args(&args).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     let said = text
@@ -104,7 +110,7 @@ fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
     let csv = tempfile::NamedTempFile::new().unwrap();
     let path = csv.path().to_str().unwrap();
     let out = ioscope()
-        .args(args)
+        .args(&args)
         .args(["--csv", path, "--force"])
         .output()
         .unwrap();
@@ -131,20 +137,12 @@ fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
 #[test]
 fn a_panel_with_mix_gains_a_mix_row_after_each_write() {
     let dir = tempfile::tempdir_in(".").unwrap();
-    let doc = json_of(&[
-        "disk",
+    let doc = json_of(&disk(
         dir.path().to_str().unwrap(),
-        "--profile",
-        "real-world",
-        "--mix",
-        "70%",
-        "--size",
         "4m",
-        "--runtime",
         "0.05s",
-        "--repeat",
-        "1",
-    ]);
+        &["--profile", "real-world", "--mix", "70%"],
+    ));
     assert_eq!(
         rows_of(&doc),
         [
@@ -161,22 +159,12 @@ fn a_panel_with_mix_gains_a_mix_row_after_each_write() {
 #[test]
 fn a_ramp_is_run_but_left_out_of_the_figures() {
     let dir = tempfile::tempdir_in(".").unwrap();
-    let doc = json_of(&[
-        "disk",
+    let doc = json_of(&disk(
         dir.path().to_str().unwrap(),
-        "--rw",
-        "randread",
-        "--depth",
-        "2",
-        "--size",
         "4m",
-        "--runtime",
         "0.1s",
-        "--ramp",
-        "3s",
-        "--repeat",
-        "1",
-    ]);
+        &["--rw", "randread", "--depth", "2", "--ramp", "3s"],
+    ));
     assert_eq!(doc["ramp_seconds"].as_f64(), Some(3.0), "{doc}");
     let row = &doc["rows"][0];
     // The row's seconds are counted from the ramp's end: a tenth of a second asked, not
@@ -227,24 +215,21 @@ fn mixes_and_ramps_that_make_no_sense_are_one_line_errors() {
 fn a_row_of_mixed_sizes_draws_each_size_by_its_share_and_checks_its_reads() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
-    let args = [
-        "disk",
+    let args = disk(
         d,
-        "--rw",
-        "randread",
-        "--bs",
-        "4k:60,16k:30,64k:10",
-        "--depth",
-        "4",
-        "--size",
         "8m",
-        "--runtime",
         "0.2s",
-        "--repeat",
-        "1",
-        "--seed",
-        "5",
-    ];
+        &[
+            "--rw",
+            "randread",
+            "--bs",
+            "4k:60,16k:30,64k:10",
+            "--depth",
+            "4",
+            "--seed",
+            "5",
+        ],
+    );
     let doc = json_of(&args);
     let row = &doc["rows"][0];
     assert_eq!(
@@ -268,7 +253,7 @@ fn a_row_of_mixed_sizes_draws_each_size_by_its_share_and_checks_its_reads() {
     assert!((0.45..=0.75).contains(&share), "{share}: {row}");
     assert_eq!(row["verify"]["bad_blocks"].as_u64(), Some(0), "{row}");
     // The text says the split done against the split asked.
-    let out = ioscope().args(args).output().unwrap();
+    let out = ioscope().args(&args).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let said = text
         .lines()
@@ -303,22 +288,12 @@ fn a_skewed_row_says_how_much_went_to_its_hottest_tenth_beside_the_theory() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
     for (dist, low, high) in [("zipf:1.2", 0.6, 1.0), ("uniform", 0.0, 0.3)] {
-        let doc = json_of(&[
-            "disk",
+        let doc = json_of(&disk(
             d,
-            "--rw",
-            "randread",
-            "--dist",
-            dist,
-            "--depth",
-            "4",
-            "--size",
             "4m",
-            "--runtime",
             "0.2s",
-            "--repeat",
-            "1",
-        ]);
+            &["--rw", "randread", "--dist", dist, "--depth", "4"],
+        ));
         let row = &doc["rows"][0];
         assert!(row["name"].as_str().unwrap().ends_with(dist), "{row}");
         let hot = &row["hot"];
