@@ -688,7 +688,7 @@ pub struct DiskArgs {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
     /// Percent of a mix's I/Os that read (0-100, default 70 as KDiskMark's Mix): with
-    /// --rw randrw|rw, or a Mix row after each read and write row of a panel.
+    /// --rw randrw|rw, or with a panel its Mix rows' share and a Mix row after each shape.
     #[arg(long, value_name = "PCT")]
     pub mix: Option<String>,
     /// How the random row's offsets are skewed, as fio's random_distribution: uniform,
@@ -728,11 +728,12 @@ pub struct DiskArgs {
 /// KDiskMark's profiles (`disk --profile`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiskProfile {
-    /// SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1 (and RND4K Q32T<cores/2> from 4 cores).
+    /// SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 + its 70/30 Mix, RND4K Q1T1 (and RND4K
+    /// Q32T<cores/2> from 4 cores).
     Default,
-    /// SEQ1M Q8T1, RND4K Q32T16 (threads capped at the cores).
+    /// SEQ1M Q8T1, RND4K Q32T16 + its 70/30 Mix (threads capped at the cores).
     Peak,
-    /// SEQ1M Q1T1, RND4K Q1T1.
+    /// SEQ1M Q1T1, RND4K Q1T1 + its 70/30 Mix.
     RealWorld,
 }
 

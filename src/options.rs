@@ -1208,7 +1208,7 @@ pub struct DiskOptions {
 }
 
 /// The read percent of a mix when `--mix` is not given: KDiskMark's Mix (70% reads).
-pub const DEFAULT_MIX: u8 = 70;
+pub const DEFAULT_MIX: u8 = crate::workload::panel::KDISKMARK_MIX;
 
 /// The deepest queue `disk` keeps per thread (io_uring's rings are sized by it).
 pub const MAX_DISK_DEPTH: usize = 4096;

@@ -1317,27 +1317,26 @@ pub fn execute(
             });
         }
     }
-    report.warnings.extend(interference(&report.rows, |r| {
-        format!("{} {}", r.name, r.spec.direction())
-    }));
+    report
+        .warnings
+        .extend(interference(&report.rows, |r| r.label()));
     // The link the device sits behind, and the fastest row set against what it carries.
-    let fastest = super::caveats::fastest(report.rows.iter().filter(|r| r.measured()).map(|r| {
-        (
-            format!("{} {}", r.name, r.spec.direction()),
-            r.bytes_per_second,
-        )
-    }));
+    let fastest = super::caveats::fastest(
+        report
+            .rows
+            .iter()
+            .filter(|r| r.measured())
+            .map(|r| (r.label(), r.bytes_per_second)),
+    );
     report
         .caveats
         .push(super::caveats::link(&target.fd_path(), fastest));
     report.warnings.extend(crate::warning::unsettled(
-        report.rows.iter().filter(|r| r.measured()).map(|r| {
-            (
-                format!("{} {}", r.name, r.spec.direction()),
-                r.settled,
-                r.n(),
-            )
-        }),
+        report
+            .rows
+            .iter()
+            .filter(|r| r.measured())
+            .map(|r| (r.label(), r.settled, r.n())),
         options.repeat.precision,
     ));
     let mut target = target;

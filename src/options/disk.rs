@@ -332,10 +332,11 @@ pub fn mix_percent(text: &str, what: &str) -> Result<u8> {
     }
 }
 
-/// The rows with their mixes: a custom mix row (`--rw randrw|rw`) comes after the pure read
-/// and write rows of its shape, which its cost is measured against; with `--mix` a panel
-/// gains a Mix row after each shape's write (KDiskMark's Mix). Refused where a mix has no
-/// meaning: the depth curve and the fsync preset.
+/// The rows with their mixes: a mix row (`--rw randrw|rw`, a profile's Mix) comes after the
+/// pure read and write rows of its shape, which its cost is measured against (added where
+/// missing); with `--mix` every mix reads that share and a panel gains a Mix row after
+/// each shape's write (KDiskMark's Mix). Refused where a mix has no meaning: the depth
+/// curve and the fsync presets.
 pub fn with_mixes(
     mode: &DiskMode,
     rows: Vec<RowSpec>,
@@ -353,20 +354,38 @@ pub fn with_mixes(
         DiskMode::Fsync(_) | DiskMode::SyncMethods(_) if mix.is_some() => Err(input(format!(
             "{what}: --mix is for the panel and --rw randrw|rw; the fsync and sync-methods presets only write"
         ))),
-        DiskMode::Panel if mixed => Ok(rows
-            .into_iter()
-            .flat_map(|r| match r.mix {
-                Some(_) => vec![r.pure(Op::Read), r.pure(Op::Write), r],
-                None => vec![r],
-            })
-            .collect()),
-        DiskMode::Panel if let Some(read) = mix => Ok(rows
-            .into_iter()
-            .flat_map(|r| match r.op {
-                Op::Write => vec![r, r.mixed(read)],
-                Op::Read => vec![r],
-            })
-            .collect()),
+        DiskMode::Panel if mixed || mix.is_some() => {
+            let has_mix = |w: &RowSpec| {
+                rows.iter()
+                    .any(|r| r.mix.is_some() && r.pure(Op::Write) == *w)
+            };
+            let mut out: Vec<RowSpec> = Vec::new();
+            let push = |out: &mut Vec<RowSpec>, r: RowSpec| {
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            };
+            for &r in &rows {
+                match (r.mix, r.op) {
+                    (Some(_), _) => {
+                        let r = mix.map_or(r, |read| r.mixed(read));
+                        push(&mut out, r.pure(Op::Read));
+                        push(&mut out, r.pure(Op::Write));
+                        push(&mut out, r);
+                    }
+                    (None, Op::Write) => {
+                        push(&mut out, r);
+                        if let Some(read) = mix
+                            && !has_mix(&r)
+                        {
+                            push(&mut out, r.mixed(read));
+                        }
+                    }
+                    (None, Op::Read) => push(&mut out, r),
+                }
+            }
+            Ok(out)
+        }
         _ => Ok(rows),
     }
 }
@@ -621,6 +640,16 @@ mod tests {
         assert_eq!(
             with_mixes(&DiskMode::Panel, panel.clone(), None, "disk d").unwrap(),
             panel
+        );
+        // A profile's Mix row is not repeated, and --mix sets its share.
+        let profile = vec![row(Op::Read), row(Op::Write), row(Op::Write).mixed(70)];
+        assert_eq!(
+            with_mixes(&DiskMode::Panel, profile.clone(), None, "disk d").unwrap(),
+            profile
+        );
+        assert_eq!(
+            with_mixes(&DiskMode::Panel, profile, Some(50), "disk d").unwrap(),
+            [row(Op::Read), row(Op::Write), row(Op::Write).mixed(50)]
         );
         assert_eq!(mix_percent("70%", "disk d").unwrap(), 70);
         assert_eq!(mix_percent("0", "disk d").unwrap(), 0);

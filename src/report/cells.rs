@@ -30,6 +30,16 @@ pub fn mib(bytes_per_second: f64) -> f64 {
     bytes_per_second / MIB as f64
 }
 
+/// Microseconds as the disk tables and sentences show them: whole and grouped from 100 µs
+/// (`1,250`), one decimal below (`87.5`).
+pub fn us(v: f64) -> String {
+    if v >= 100.0 {
+        crate::units::group_thousands(v.round() as u64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
 /// A share (0–1) as a percentage with one decimal: `12.5%`.
 pub fn pct(fraction: f64) -> String {
     format!("{:.1}%", 100.0 * fraction)
@@ -106,13 +116,8 @@ pub fn time(us_value: f64) -> String {
         format!("{:.1} s", us_value / 1e6)
     } else if us_value >= 1000.0 {
         format!("{:.1} ms", us_value / 1000.0)
-    } else if us_value >= 100.0 {
-        format!(
-            "{} µs",
-            crate::units::group_thousands(us_value.round() as u64)
-        )
     } else {
-        format!("{us_value:.1} µs")
+        format!("{} µs", us(us_value))
     }
 }
 
@@ -132,5 +137,13 @@ mod tests {
         assert_eq!(spread_mark(Figure::one(5.0), true), "n=1");
         assert_eq!(spread_mark(Figure::one(5.0), false), "");
         assert_eq!(farthest(Figure::one(5.0)), 0.0);
+    }
+
+    #[test]
+    fn microseconds_are_whole_and_grouped_from_100_and_keep_a_decimal_below() {
+        assert_eq!(us(12_345.6), "12,346");
+        assert_eq!(us(100.0), "100");
+        assert_eq!(us(99.94), "99.9");
+        assert_eq!(us(8.0), "8.0");
     }
 }

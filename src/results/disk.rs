@@ -356,6 +356,12 @@ pub struct CpuUse {
 }
 
 impl DiskRow {
+    /// The row as every line and table names it: its name and direction, `RND4K Q32T1
+    /// read`, `RND4K Q32T1 mix 70/30`.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.name, self.spec.direction())
+    }
+
     /// User and system CPU microseconds per I/O.
     pub fn cpu_us_per_io(&self) -> Option<(f64, f64)> {
         let cpu = self.cpu?;

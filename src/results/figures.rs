@@ -190,7 +190,7 @@ impl Figures for DiskReport {
                 } else {
                     r.runs.iter().map(|x| x.bytes_per_second).collect()
                 };
-                Figure::rate(format!("{} {}", r.name, r.spec.direction()), runs)
+                Figure::rate(r.label(), runs)
             })
             .collect()
     }
@@ -209,11 +209,7 @@ impl Figures for CurveReport {
                 } else {
                     r.runs.iter().map(|x| x.iops).collect()
                 };
-                Figure::per_second(
-                    format!("{} {} IOPS", r.name, r.spec.direction()),
-                    IOPS,
-                    runs,
-                )
+                Figure::per_second(format!("{} IOPS", r.label()), IOPS, runs)
             })
             .collect()
     }
@@ -229,9 +225,8 @@ impl Figures for super::disk_rates::RatesReport {
                 let o = s.open()?;
                 Some(Figure::time(
                     format!(
-                        "{} {} at {} response p99",
-                        s.row.name,
-                        s.row.spec.direction(),
+                        "{} at {} response p99",
+                        s.row.label(),
                         crate::units::format_rate_iops(o.asked_iops)
                     ),
                     vec![o.response_us.p99 / 1e6],

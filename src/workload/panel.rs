@@ -100,10 +100,14 @@ impl RowSpec {
 pub use crate::units::short_size;
 
 /// The default panel's four single-threaded rows, each read, then written (the default
-/// preset on one core).
+/// preset on one core, without its Mix row: the study's panel).
 pub fn default_panel() -> Vec<RowSpec> {
     match PRESETS[0].kind {
-        PresetKind::Panel(shapes) => rows_of(shapes, 1).0,
+        PresetKind::Panel(shapes) => rows_of(shapes, 1)
+            .0
+            .into_iter()
+            .filter(|r| r.mix.is_none())
+            .collect(),
         PresetKind::Fsync { .. } | PresetKind::SyncMethods { .. } => Vec::new(),
     }
 }
@@ -121,7 +125,7 @@ pub enum Threads {
     },
 }
 
-/// One row shape of a preset, run read then written.
+/// One row shape of a preset, run read then written (then mixed, where it has a mix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
     /// Random offsets (else sequential).
@@ -132,7 +136,24 @@ pub struct Shape {
     pub depth: usize,
     /// Threads.
     pub threads: Threads,
+    /// A mix of this shape after its write, reading this percent of its I/Os (KDiskMark's
+    /// Mix); `None`: read and write only.
+    pub mix: Option<u8>,
 }
+
+impl Shape {
+    /// The same shape with a Mix row reading `read_percent` of its I/Os.
+    const fn with_mix(self, read_percent: u8) -> Self {
+        Self {
+            mix: Some(read_percent),
+            ..self
+        }
+    }
+}
+
+/// The read percent of KDiskMark's Mix (its default ratio, R70%/W30%), and of `--mix`
+/// when none is given.
+pub const KDISKMARK_MIX: u8 = 70;
 
 /// What a preset runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +192,7 @@ const fn shape(random: bool, block: u64, depth: usize, threads: Threads) -> Shap
         block,
         depth,
         threads,
+        mix: None,
     }
 }
 
@@ -190,29 +212,29 @@ pub const PG_PAGE_BYTES: u64 = 8 * KIB;
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "default",
-        about: "KDiskMark's and CrystalDiskMark's default profile, and RND4K at half the cores where there are at least 4",
+        about: "KDiskMark's and CrystalDiskMark's default profile with KDiskMark's Mix (RND4K Q32T1, 70% read), and RND4K at half the cores where there are at least 4",
         kind: PresetKind::Panel(&[
             shape(false, MIB, 8, Threads::Upto(1)),
             shape(false, MIB, 1, Threads::Upto(1)),
-            shape(true, 4 * KIB, 32, Threads::Upto(1)),
+            shape(true, 4 * KIB, 32, Threads::Upto(1)).with_mix(KDISKMARK_MIX),
             shape(true, 4 * KIB, 1, Threads::Upto(1)),
             shape(true, 4 * KIB, 32, Threads::HalfCores { min_cores: 4 }),
         ]),
     },
     Preset {
         name: "peak",
-        about: "KDiskMark's peak performance profile: deep queues, 16 threads (at most one per core)",
+        about: "KDiskMark's peak performance profile: deep queues, 16 threads (at most one per core), and its Mix at 70% read",
         kind: PresetKind::Panel(&[
             shape(false, MIB, 8, Threads::Upto(1)),
-            shape(true, 4 * KIB, 32, Threads::Upto(16)),
+            shape(true, 4 * KIB, 32, Threads::Upto(16)).with_mix(KDISKMARK_MIX),
         ]),
     },
     Preset {
         name: "real-world",
-        about: "KDiskMark's real world performance profile: one I/O at a time, as most programs do",
+        about: "KDiskMark's real world performance profile: one I/O at a time, as most programs do, and its Mix at 70% read",
         kind: PresetKind::Panel(&[
             shape(false, MIB, 1, Threads::Upto(1)),
-            shape(true, 4 * KIB, 1, Threads::Upto(1)),
+            shape(true, 4 * KIB, 1, Threads::Upto(1)).with_mix(KDISKMARK_MIX),
         ]),
     },
     Preset {
@@ -280,8 +302,8 @@ pub enum PanelNote {
     },
 }
 
-/// The rows of preset `shapes` on a machine of `cores` cores (each read, then written), and
-/// what was capped or left out.
+/// The rows of preset `shapes` on a machine of `cores` cores (each read, then written, then
+/// mixed where the shape has a mix), and what was capped or left out.
 pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>) {
     let cores = cores.max(1);
     let mut rows = Vec::new();
@@ -326,18 +348,21 @@ pub fn rows_of(shapes: &[Shape], cores: usize) -> (Vec<RowSpec>, Vec<PanelNote>)
             }
             Threads::HalfCores { .. } => cores / 2,
         };
-        for op in [Op::Read, Op::Write] {
-            rows.push(RowSpec {
-                op,
-                mix: None,
-                split: None,
-                dist: None,
-                random: s.random,
-                block: s.block,
-                depth: s.depth,
-                threads,
-                pace: None,
-            });
+        let row = |op| RowSpec {
+            op,
+            mix: None,
+            split: None,
+            dist: None,
+            random: s.random,
+            block: s.block,
+            depth: s.depth,
+            threads,
+            pace: None,
+        };
+        rows.push(row(Op::Read));
+        rows.push(row(Op::Write));
+        if let Some(read) = s.mix {
+            rows.push(row(Op::Write).mixed(read));
         }
     }
     (rows, notes)
@@ -434,7 +459,7 @@ mod tests {
 
     fn names(rows: &[RowSpec]) -> Vec<String> {
         rows.iter()
-            .map(|r| format!("{} {}", r.name(), r.op.name()))
+            .map(|r| format!("{} {}", r.name(), r.direction()))
             .collect()
     }
 
@@ -446,9 +471,37 @@ mod tests {
     }
 
     #[test]
+    fn the_kdiskmark_profiles_mix_their_random_row_after_it_and_the_study_panel_does_not() {
+        for (profile, row) in [
+            ("default", "RND4K Q32T1"),
+            ("peak", "RND4K Q32T2"),
+            ("real-world", "RND4K Q1T1"),
+        ] {
+            let (rows, _) = rows_of(panel(profile), 2);
+            let names = names(&rows);
+            let mixes: Vec<&String> = names.iter().filter(|n| n.contains("mix")).collect();
+            assert_eq!(mixes, [&format!("{row} mix 70/30")], "{profile}");
+            let at = names.iter().position(|n| n.contains("mix")).unwrap();
+            assert_eq!(
+                names[at - 2..at],
+                [format!("{row} read"), format!("{row} write")],
+                "{profile}: the mix follows its pure rows"
+            );
+        }
+        let (rows, _) = rows_of(panel("nvme"), 2);
+        assert!(
+            rows.iter().all(|r| r.mix.is_none()),
+            "CrystalDiskMark's set"
+        );
+        assert!(default_panel().iter().all(|r| r.mix.is_none()));
+    }
+
+    #[test]
     fn the_default_profile_adds_a_half_the_cores_row_only_from_four_cores() {
         let (two, notes) = rows_of(panel("default"), 2);
-        assert_eq!(names(&two), names(&default_panel()));
+        let pure: Vec<RowSpec> = two.iter().copied().filter(|r| r.mix.is_none()).collect();
+        assert_eq!(names(&pure), names(&default_panel()));
+        assert_eq!(two.len(), 9, "and its Mix row");
         assert_eq!(
             notes,
             [PanelNote::LeftOut {
@@ -459,10 +512,10 @@ mod tests {
         );
         let (eight, notes) = rows_of(panel("default"), 8);
         assert!(notes.is_empty());
-        assert_eq!(eight.len(), 10);
-        assert_eq!(eight[8].name(), "RND4K Q32T4");
+        assert_eq!(eight.len(), 11);
+        assert_eq!(eight[9].name(), "RND4K Q32T4");
         let (four, _) = rows_of(panel("default"), 4);
-        assert_eq!(four[9].name(), "RND4K Q32T2");
+        assert_eq!(four[10].name(), "RND4K Q32T2");
     }
 
     #[test]
@@ -474,7 +527,8 @@ mod tests {
                 "SEQ1M Q8T1 read",
                 "SEQ1M Q8T1 write",
                 "RND4K Q32T2 read",
-                "RND4K Q32T2 write"
+                "RND4K Q32T2 write",
+                "RND4K Q32T2 mix 70/30"
             ]
         );
         assert_eq!(
@@ -499,7 +553,8 @@ mod tests {
                 "SEQ1M Q1T1 read",
                 "SEQ1M Q1T1 write",
                 "RND4K Q1T1 read",
-                "RND4K Q1T1 write"
+                "RND4K Q1T1 write",
+                "RND4K Q1T1 mix 70/30"
             ]
         );
         assert!(notes.is_empty());

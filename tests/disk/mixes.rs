@@ -1,11 +1,29 @@
 //! `disk`'s mixes and ramp: `--rw randrw --mix N` runs the pure read and write rows of its
 //! shape and then the mix, whose reads and writes are counted apart and add up to the row;
 //! a panel with `--mix` gains a Mix row after each shape's write; `--ramp` runs but does not
-//! count its first moments; and the values that make no sense are one-line errors. Tests
-//! never assert timings.
+//! count its first moments; Ctrl-C during a mix ends 130 with no scratch file left; a
+//! directory named with control characters and a byte that is no UTF-8 is printed escaped;
+//! and the values that make no sense are one-line errors naming the option. Tests never
+//! assert timings.
 
 use crate::common::{ioscope, json_of, scratch_files, usage_error};
 use serde_json::Value;
+
+/// `disk DIR` on a scratch file of `size`, each row run once for `runtime`, then `extra`.
+fn disk<'a>(dir: &'a str, size: &'a str, runtime: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "disk",
+        dir,
+        "--size",
+        size,
+        "--runtime",
+        runtime,
+        "--repeat",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
 
 /// The rows of a document as `NAME direction` (`RND4K Q4T1 mix 60/40`).
 fn rows_of(doc: &Value) -> Vec<String> {
@@ -27,24 +45,14 @@ fn rows_of(doc: &Value) -> Vec<String> {
 fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
-    let args = [
-        "disk",
+    let args = disk(
         d,
-        "--rw",
-        "randrw",
-        "--mix",
-        "60",
-        "--depth",
-        "4",
-        "--size",
         "8m",
-        "--runtime",
         "0.2s",
-        "--repeat",
-        "1",
-        "--seed",
-        "3",
-    ];
+        &[
+            "--rw", "randrw", "--mix", "60", "--depth", "4", "--seed", "3",
+        ],
+    );
     let doc = json_of(&args);
     assert_eq!(
         rows_of(&doc),
@@ -89,7 +97,7 @@ fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
     assert!(scratch_files(dir.path()).is_empty());
 
     // The text names the mix and its cost; the CSV has its directions apart.
-    let out = ioscope().args(args).output().unwrap();
+    let out = ioscope().args(&args).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     let said = text
@@ -104,7 +112,7 @@ fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
     let csv = tempfile::NamedTempFile::new().unwrap();
     let path = csv.path().to_str().unwrap();
     let out = ioscope()
-        .args(args)
+        .args(&args)
         .args(["--csv", path, "--force"])
         .output()
         .unwrap();
@@ -131,20 +139,12 @@ fn a_random_mix_runs_after_its_pure_rows_and_its_directions_add_up() {
 #[test]
 fn a_panel_with_mix_gains_a_mix_row_after_each_write() {
     let dir = tempfile::tempdir_in(".").unwrap();
-    let doc = json_of(&[
-        "disk",
+    let doc = json_of(&disk(
         dir.path().to_str().unwrap(),
-        "--profile",
-        "real-world",
-        "--mix",
-        "70%",
-        "--size",
         "4m",
-        "--runtime",
         "0.05s",
-        "--repeat",
-        "1",
-    ]);
+        &["--profile", "real-world", "--mix", "70%"],
+    ));
     assert_eq!(
         rows_of(&doc),
         [
@@ -161,22 +161,12 @@ fn a_panel_with_mix_gains_a_mix_row_after_each_write() {
 #[test]
 fn a_ramp_is_run_but_left_out_of_the_figures() {
     let dir = tempfile::tempdir_in(".").unwrap();
-    let doc = json_of(&[
-        "disk",
+    let doc = json_of(&disk(
         dir.path().to_str().unwrap(),
-        "--rw",
-        "randread",
-        "--depth",
-        "2",
-        "--size",
         "4m",
-        "--runtime",
         "0.1s",
-        "--ramp",
-        "3s",
-        "--repeat",
-        "1",
-    ]);
+        &["--rw", "randread", "--depth", "2", "--ramp", "3s"],
+    ));
     assert_eq!(doc["ramp_seconds"].as_f64(), Some(3.0), "{doc}");
     let row = &doc["rows"][0];
     // The row's seconds are counted from the ramp's end: a tenth of a second asked, not
@@ -190,7 +180,7 @@ fn a_ramp_is_run_but_left_out_of_the_figures() {
 fn mixes_and_ramps_that_make_no_sense_are_one_line_errors() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 11] = [
         (
             &["--rw", "randrw", "--mix", "101"],
             "--mix '101' is not a percent",
@@ -209,10 +199,27 @@ fn mixes_and_ramps_that_make_no_sense_are_one_line_errors() {
             "the depth curve runs one direction",
         ),
         (
+            &["--preset", "fsync", "--mix", "70"],
+            "--mix is for the panel and --rw randrw|rw; the fsync and sync-methods presets only write",
+        ),
+        (
+            &["--preset", "sync-methods", "--mix", "70"],
+            "--mix is for the panel and --rw randrw|rw; the fsync and sync-methods presets only write",
+        ),
+        (
             &["--preset", "fsync", "--ramp", "1s"],
             "--ramp is for the panel",
         ),
         (&["--rw", "read", "--ramp", "soon"], "--ramp"),
+        // A year and a day of ramp: refused before the scratch file is made.
+        (
+            &["--rw", "randrw", "--ramp", "8785h"],
+            "--ramp '8785h' is longer than the limit of 8760h (365 days)",
+        ),
+        (
+            &["--rw", "read", "--ramp", "100000000h"],
+            "--ramp '100000000h' is longer than the limit",
+        ),
     ];
     for (args, expected) in cases {
         let mut all = vec!["disk", d];
@@ -224,27 +231,154 @@ fn mixes_and_ramps_that_make_no_sense_are_one_line_errors() {
 }
 
 #[test]
+fn ctrl_c_during_a_mix_row_ends_130_with_a_partial_document_and_no_scratch_file() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    // The series file gains a row's lines as the row ends: once the pure write row's are
+    // there, the mix row is running.
+    let series = out_dir.path().join("series.jsonl");
+    let child = Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(disk(
+            dir.path().to_str().unwrap(),
+            "8m",
+            "5s",
+            &[
+                "--rw",
+                "randrw",
+                "--depth",
+                "4",
+                "--min-free",
+                "0",
+                "--json",
+            ],
+        ))
+        .arg("--series")
+        .arg(&series)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let in_mix = || std::fs::read_to_string(&series).is_ok_and(|t| t.contains("\"op\":\"write\""));
+    // A safety limit, not a timing assertion: two 5 s rows and the fill come first.
+    while !in_mix() && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(in_mix(), "the pure rows never ended");
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill only sends a signal to the child we spawned.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["schema"], "ioscope/disk/v2");
+    assert_eq!(doc["complete"], false, "{doc}");
+    let rows = rows_of(&doc);
+    assert_eq!(
+        rows[..2],
+        ["RND4K Q4T1 read", "RND4K Q4T1 write"],
+        "the pure rows are kept: {rows:?}"
+    );
+    assert!(
+        scratch_files(dir.path()).is_empty(),
+        "{:?}",
+        scratch_files(dir.path())
+    );
+}
+
+#[test]
+fn a_directory_named_with_controls_and_a_byte_that_is_no_utf8_is_printed_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir_in(".").unwrap();
+    // ESC drives a terminal, a newline forges a line, 0xff is no UTF-8.
+    let evil = dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"e\x1b[31mvil\xff\nmix forged"));
+    if let Err(e) = std::fs::create_dir(&evil) {
+        eprintln!("skipped: this file system refuses a name with a 0xff byte: {e}");
+        return;
+    }
+    let args = |json: bool| {
+        let mut cmd = ioscope();
+        cmd.arg("disk").arg(&evil).args([
+            "--rw",
+            "randrw",
+            "--depth",
+            "2",
+            "--size",
+            "2m",
+            "--runtime",
+            "0.05s",
+            "--repeat",
+            "1",
+        ]);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().unwrap()
+    };
+    let out = args(false);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("the text is UTF-8");
+    assert!(!text.contains('\u{1b}'), "{text}");
+    // The control characters escaped, the byte that is no UTF-8 replaced (as `run` and
+    // `fast` show it), and no line forged.
+    assert!(
+        text.contains("e\\u{1b}[31mvil\u{fffd}\\nmix forged"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("mix")).count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("mix       RND4K Q2T1 mix 70/30: ")),
+        "{text}"
+    );
+    let out = args(true);
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let file = doc["file"].as_str().unwrap();
+    assert!(
+        file.contains("e\u{1b}[31mvil\u{fffd}\nmix forged/"),
+        "{file}"
+    );
+    assert_eq!(rows_of(&doc)[2], "RND4K Q2T1 mix 70/30");
+    assert!(scratch_files(&evil).is_empty());
+}
+
+#[test]
 fn a_row_of_mixed_sizes_draws_each_size_by_its_share_and_checks_its_reads() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
-    let args = [
-        "disk",
+    let args = disk(
         d,
-        "--rw",
-        "randread",
-        "--bs",
-        "4k:60,16k:30,64k:10",
-        "--depth",
-        "4",
-        "--size",
         "8m",
-        "--runtime",
         "0.2s",
-        "--repeat",
-        "1",
-        "--seed",
-        "5",
-    ];
+        &[
+            "--rw",
+            "randread",
+            "--bs",
+            "4k:60,16k:30,64k:10",
+            "--depth",
+            "4",
+            "--seed",
+            "5",
+        ],
+    );
     let doc = json_of(&args);
     let row = &doc["rows"][0];
     assert_eq!(
@@ -268,7 +402,7 @@ fn a_row_of_mixed_sizes_draws_each_size_by_its_share_and_checks_its_reads() {
     assert!((0.45..=0.75).contains(&share), "{share}: {row}");
     assert_eq!(row["verify"]["bad_blocks"].as_u64(), Some(0), "{row}");
     // The text says the split done against the split asked.
-    let out = ioscope().args(args).output().unwrap();
+    let out = ioscope().args(&args).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let said = text
         .lines()
@@ -287,6 +421,10 @@ fn splits_that_do_not_add_up_are_one_line_errors() {
     let d = dir.path().to_str().unwrap();
     for (bs, expected) in [
         ("4k:60,64k:30", "add up to 90%, not 100%"),
+        (
+            "4k:50,64k:40",
+            "--bs '4k:50,64k:40': the shares add up to 90%, not 100%",
+        ),
         ("4k:50,4k:50", "given twice"),
         ("4k:60,64x:40", "'64x' is not a block size"),
         ("4k:60,1000:40", "not a multiple of 512"),
@@ -295,6 +433,10 @@ fn splits_that_do_not_add_up_are_one_line_errors() {
     ] {
         let err = usage_error(&["disk", d, "--rw", "randread", "--bs", bs]);
         assert!(err.contains(expected), "{bs}: {err}");
+        assert!(
+            err.contains(&format!("--bs '{bs}'")),
+            "names the option: {err}"
+        );
     }
 }
 
@@ -303,22 +445,12 @@ fn a_skewed_row_says_how_much_went_to_its_hottest_tenth_beside_the_theory() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
     for (dist, low, high) in [("zipf:1.2", 0.6, 1.0), ("uniform", 0.0, 0.3)] {
-        let doc = json_of(&[
-            "disk",
+        let doc = json_of(&disk(
             d,
-            "--rw",
-            "randread",
-            "--dist",
-            dist,
-            "--depth",
-            "4",
-            "--size",
             "4m",
-            "--runtime",
             "0.2s",
-            "--repeat",
-            "1",
-        ]);
+            &["--rw", "randread", "--dist", dist, "--depth", "4"],
+        ));
         let row = &doc["rows"][0];
         assert!(row["name"].as_str().unwrap().ends_with(dist), "{row}");
         let hot = &row["hot"];
@@ -332,6 +464,10 @@ fn a_skewed_row_says_how_much_went_to_its_hottest_tenth_beside_the_theory() {
     for (args, expected) in [
         (
             &["--rw", "randread", "--dist", "zipf:-1"][..],
+            "--dist zipf:-1",
+        ),
+        (
+            &["--rw", "randrw", "--dist", "zipf:-1"][..],
             "--dist zipf:-1",
         ),
         (

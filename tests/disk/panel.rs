@@ -53,15 +53,15 @@ fn the_panel_runs_every_row_on_a_tiny_scratch_file_and_removes_it() {
     let names: Vec<String> = rows
         .iter()
         .map(|r| {
-            format!(
-                "{} {}",
-                r["name"].as_str().unwrap(),
-                r["spec"]["op"].as_str().unwrap()
-            )
+            let dir = match r["spec"]["mix"].as_u64() {
+                Some(p) => format!("mix {p}/{}", 100 - p),
+                None => r["spec"]["op"].as_str().unwrap().to_string(),
+            };
+            format!("{} {dir}", r["name"].as_str().unwrap())
         })
         .collect();
     // From 4 cores the default panel adds RND4K Q32T<cores/2> (tests/disk/profiles.rs).
-    let names = &names[..8];
+    let names = &names[..9];
     assert_eq!(
         names,
         [
@@ -71,6 +71,7 @@ fn the_panel_runs_every_row_on_a_tiny_scratch_file_and_removes_it() {
             "SEQ1M Q1T1 write",
             "RND4K Q32T1 read",
             "RND4K Q32T1 write",
+            "RND4K Q32T1 mix 70/30",
             "RND4K Q1T1 read",
             "RND4K Q1T1 write"
         ]

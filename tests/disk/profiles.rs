@@ -1,5 +1,6 @@
 //! `ioscope disk --profile/--preset/--list`: each profile's rows (threads capped at the
-//! cores and said, the default panel's T>1 row only from 4 cores and said when left out),
+//! cores and said, the default panel's T>1 row only from 4 cores and said when left out,
+//! KDiskMark's Mix after the random row of its three profiles, set against its pure rows),
 //! the presets list, the fsync preset's JSON (write and fdatasync latency apart, the target
 //! and the verdict, the exit code that follows it), and one-line errors for bad values.
 //! Runtimes are tiny; tests never assert timings.
@@ -14,18 +15,18 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// `NAME op` of every row of a result.
+/// `NAME direction` of every row of a result (`RND4K Q1T1 mix 70/30`).
 fn row_names(doc: &Value) -> Vec<String> {
     doc["rows"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
-            format!(
-                "{} {}",
-                r["name"].as_str().unwrap(),
-                r["spec"]["op"].as_str().unwrap()
-            )
+            let dir = match r["spec"]["mix"].as_u64() {
+                Some(p) => format!("mix {p}/{}", 100 - p),
+                None => r["spec"]["op"].as_str().unwrap().to_string(),
+            };
+            format!("{} {dir}", r["name"].as_str().unwrap())
         })
         .collect()
 }
@@ -46,7 +47,7 @@ fn panel(dir: &Path, extra: &[&str]) -> Value {
 }
 
 #[test]
-fn the_real_world_profile_runs_one_io_at_a_time() {
+fn the_real_world_profile_runs_one_io_at_a_time_and_kdiskmarks_mix() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let doc = panel(dir.path(), &["--profile", "real-world"]);
     assert_eq!(
@@ -55,10 +56,40 @@ fn the_real_world_profile_runs_one_io_at_a_time() {
             "SEQ1M Q1T1 read",
             "SEQ1M Q1T1 write",
             "RND4K Q1T1 read",
-            "RND4K Q1T1 write"
+            "RND4K Q1T1 write",
+            "RND4K Q1T1 mix 70/30"
         ]
     );
     assert!(doc.get("notes").is_none(), "nothing changed: {doc}");
+    // The Mix is measured by direction and set against the pure rows before it.
+    let mix = &doc["rows"][4];
+    assert_eq!(mix["mix"]["read_percent"], 70, "{mix}");
+    let text = common::report_text(&doc);
+    let said = text
+        .lines()
+        .find(|l| l.starts_with("mix "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        said.contains("RND4K Q1T1 mix 70/30: ") && said.contains("the pure rows predict"),
+        "{said}"
+    );
+}
+
+#[test]
+fn mix_sets_the_share_of_a_profiles_mix_row_without_repeating_it() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let doc = panel(dir.path(), &["--profile", "real-world", "--mix", "50"]);
+    assert_eq!(
+        row_names(&doc),
+        [
+            "SEQ1M Q1T1 read",
+            "SEQ1M Q1T1 write",
+            "SEQ1M Q1T1 mix 50/50",
+            "RND4K Q1T1 read",
+            "RND4K Q1T1 write",
+            "RND4K Q1T1 mix 50/50"
+        ]
+    );
 }
 
 #[test]
@@ -74,6 +105,7 @@ fn the_peak_profile_caps_its_sixteen_threads_at_the_cores_and_says_so() {
             "SEQ1M Q8T1 write".to_string(),
             format!("{random} read"),
             format!("{random} write"),
+            format!("{random} mix 70/30"),
         ]
     );
     assert_eq!(doc["rows"][2]["spec"]["threads"], threads);
@@ -100,12 +132,12 @@ fn the_default_profile_has_a_half_the_cores_row_only_from_four_cores() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let doc = panel(dir.path(), &["--profile", "default"]);
     let names = row_names(&doc);
-    assert_eq!(names[..8], common_panel());
+    assert_eq!(names[..9], common_panel());
     if cores() >= 4 {
-        assert_eq!(names.len(), 10);
-        assert_eq!(names[8], format!("RND4K Q32T{} read", cores() / 2));
+        assert_eq!(names.len(), 11);
+        assert_eq!(names[9], format!("RND4K Q32T{} read", cores() / 2));
     } else {
-        assert_eq!(names.len(), 8);
+        assert_eq!(names.len(), 9);
         assert_eq!(doc["notes"][0]["kind"], "left_out", "{doc}");
         let text = common::report_text(&doc);
         assert!(
@@ -126,6 +158,7 @@ fn common_panel() -> Vec<String> {
         "SEQ1M Q1T1 write",
         "RND4K Q32T1 read",
         "RND4K Q32T1 write",
+        "RND4K Q32T1 mix 70/30",
         "RND4K Q1T1 read",
         "RND4K Q1T1 write",
     ]

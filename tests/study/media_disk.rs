@@ -196,3 +196,160 @@ fn the_disk_panel_of_a_disk_and_of_tmpfs_is_shown_side_by_side_per_medium_with_i
     assert!(csv.contains("disk,disk_iops,RND4K Q32T1 read,,shm buffered,iops,"));
     assert!(csv.contains(",latency_us,"));
 }
+
+/// `tests/fixtures/media-disk/NAME.json`. `ext4-mix` and `tmpfs-mix` are `ext4` and `tmpfs`
+/// made by hand with a 70/30 mix row (RND4K Q32T1) after the pure rows of its shape, as a
+/// study whose panel has a mix would be saved: the default study runs none (an eighth more
+/// of the part's time), and `report` must render one all the same.
+fn media_fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/media-disk/{name}.json"))
+}
+
+/// The side-by-side page of `names` in a fresh directory: its JSON figures.
+fn side_by_side(names: &[&str]) -> Value {
+    let res = tempfile::tempdir().unwrap();
+    let page = res.path().join("compare.html");
+    let out = ioscope()
+        .arg("report")
+        .args(names.iter().map(|n| media_fixture(n)))
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    ok(&out);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("table-disk_iops"), "{html}");
+    serde_json::from_str(&std::fs::read_to_string(res.path().join("compare.json")).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn two_studies_with_a_mix_show_its_iops_and_its_reads_p99_side_by_side() {
+    let json = side_by_side(&["ext4-mix", "tmpfs-mix"]);
+    let measures = json["measures"].as_array().unwrap();
+    let of = |id: &str| {
+        measures
+            .iter()
+            .find(|m| m["measure"] == id)
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    let row = |id: &str| {
+        of(id)["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"] == "RND4K Q32T1 mix 70/30")
+            .unwrap_or_else(|| panic!("{id}: no mix row"))
+            .clone()
+    };
+    // The mix's IOPS beside the pure rows' in the IOPS table, each study's.
+    let iops = row("disk_iops");
+    let cells: Vec<f64> = iops["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["median_iops"].as_f64().unwrap())
+        .collect();
+    assert_eq!(cells.len(), 2, "{iops}");
+    assert!((cells[0] - 60_000.0).abs() < 10.0, "{iops}");
+    assert!((cells[1] - 540_000.0).abs() < 10.0, "{iops}");
+    // Its reads' p99, a measure of its own (the row's p99 is reads and writes together).
+    let p99 = row("disk_mix_read_p99");
+    let cells: Vec<f64> = p99["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["median_latency_us"].as_f64().unwrap())
+        .collect();
+    assert_eq!(cells, [2100.0, 98.0], "{p99}");
+    assert_eq!(of("disk_mix_read_p99")["unit"], "latency_us");
+    let sentences: Vec<&str> = json["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let said = sentences
+        .iter()
+        .find(|s| s.starts_with("RND4K Q32T1 mix 70/30 side by side: "))
+        .unwrap_or_else(|| panic!("{sentences:?}"));
+    assert!(
+        said.contains("ext4 on vda 59,999 IOPS, its reads' p99 2,100 µs against 459 µs alone")
+            && said.contains("tmpfs 539,998 IOPS, its reads' p99 98.0 µs against 95.1 µs alone"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_mix_in_one_study_only_is_a_row_the_other_did_not_measure_and_no_side_by_side_sentence() {
+    let json = side_by_side(&["ext4-mix", "tmpfs"]);
+    let measures = json["measures"].as_array().unwrap();
+    let mix = measures
+        .iter()
+        .find(|m| m["measure"] == "disk_mix_read_p99")
+        .expect("the mix's measure, from the study that has one");
+    let cells = mix["rows"][0]["cells"].as_array().unwrap();
+    assert_eq!(
+        cells[0]["median_latency_us"].as_f64(),
+        Some(2100.0),
+        "{mix}"
+    );
+    assert!(
+        cells
+            .get(1)
+            .is_none_or(|c| c["median_latency_us"].is_null()),
+        "{mix}"
+    );
+    assert!(
+        !json["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s.as_str().unwrap().contains("side by side")),
+        "{}",
+        json["sentences"]
+    );
+    // Studies without a mix have no mix measure at all.
+    let json = side_by_side(&["ext4", "tmpfs"]);
+    assert!(
+        !json["measures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["measure"] == "disk_mix_read_p99")
+    );
+}
+
+#[test]
+fn a_studys_disk_section_says_what_its_mix_cost_in_markdown_and_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("study.md");
+    let out = ioscope()
+        .arg("report")
+        .arg(media_fixture("ext4-mix"))
+        .arg("--markdown")
+        .arg(&md)
+        .output()
+        .unwrap();
+    ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("disk, RND4K Q32T1 mix 70/30")
+            && text.contains(
+                "reads' p99 2.10 ms (459 µs alone); 82,079 IOPS predicted by the pure rows"
+            ),
+        "the summary's line: {text}"
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    let said = md
+        .lines()
+        .find(|l| l.starts_with("- RND4K Q32T1 mix 70/30: "))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        said.contains("27% below the 82,079 IOPS the pure rows predict")
+            && said.contains("its reads' p99 2,100 µs against 459 µs in the pure read row (4.6x: reads waited behind writes)"),
+        "{said}"
+    );
+    // The panel's table has the mix as a row of its own.
+    assert!(md.contains("| RND4K Q32T1 | mix 70/30 |"), "{md}");
+}

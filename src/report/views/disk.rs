@@ -5,7 +5,7 @@
 
 use crate::measure::devstats::DeviceView;
 use crate::measure::verdict::{Figure, Relation, relate, same};
-use crate::report::cells::{opt, spread_mark};
+use crate::report::cells::{opt, spread_mark, us};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
@@ -91,15 +91,6 @@ fn how(r: &DiskRow) -> &'static str {
         Path::UringBuffered => "io_uring, buffered",
         Path::SyncDirect => "pread/pwrite, O_DIRECT",
         Path::SyncBuffered => "pread/pwrite, buffered",
-    }
-}
-
-/// Microseconds as the panel shows them: whole and grouped from 100 µs, one decimal below.
-fn us(v: f64) -> String {
-    if v >= 100.0 {
-        group_thousands(v.round() as u64)
-    } else {
-        format!("{v:.1}")
     }
 }
 
@@ -334,67 +325,37 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             line(
                 &mut out,
                 "queue",
-                format!(
-                    "{} {}: {}",
-                    row.name,
-                    row.spec.direction(),
-                    queue_sentence(row)
-                ),
+                format!("{}: {}", row.label(), queue_sentence(row)),
             );
         }
     }
     for row in &r.rows {
         let Some(o) = &row.over_time else { continue };
         for (key, value) in super::over_time::text_lines(o) {
-            line(
-                &mut out,
-                key,
-                format!("{} {}: {value}", row.name, row.spec.direction()),
-            );
+            line(&mut out, key, format!("{}: {value}", row.label()));
         }
     }
     for row in &r.rows {
         if let Some(why) = &row.fallback {
-            line(
-                &mut out,
-                "fallback",
-                format!("{} {}: {why}", row.name, row.spec.direction()),
-            );
+            line(&mut out, "fallback", format!("{}: {why}", row.label()));
         }
         if let Some(why) = row.skipped.as_ref().filter(|_| !verbose) {
-            line(
-                &mut out,
-                "skipped",
-                format!("{} {}: {why}", row.name, row.spec.direction()),
-            );
+            line(&mut out, "skipped", format!("{}: {why}", row.label()));
         }
     }
     for row in r.rows.iter().filter(|x| x.measured() && x.cpu_bound()) {
         line(
             &mut out,
             "cpu",
-            format!(
-                "{} {}: {}",
-                row.name,
-                row.spec.direction(),
-                cpu_sentence(row)
-            ),
+            format!("{}: {}", row.label(), cpu_sentence(row)),
         );
     }
     for row in r.rows.iter().filter(|x| x.measured()) {
         if let Some(said) = skew_sentence(row) {
-            line(
-                &mut out,
-                "skew",
-                format!("{} {}: {said}", row.name, row.spec.direction()),
-            );
+            line(&mut out, "skew", format!("{}: {said}", row.label()));
         }
         if let Some(said) = sizes_sentence(row) {
-            line(
-                &mut out,
-                "sizes",
-                format!("{} {}: {said}", row.name, row.spec.direction()),
-            );
+            line(&mut out, "sizes", format!("{}: {said}", row.label()));
         }
     }
     let mixes = super::disk_mix::mixes(&r.rows);
@@ -527,10 +488,9 @@ fn widest_spread(rows: &[DiskRow]) -> String {
         .max_by(|(_, a), (_, b)| (a.max / a.min).total_cmp(&(b.max / b.min)));
     match widest {
         Some((row, f)) => format!(
-            " (runs up to {} apart: {} {}, {:.1}–{:.1} MB/s)",
+            " (runs up to {} apart: {}, {:.1}–{:.1} MB/s)",
             crate::report::text::apart(f.max / f.min),
-            row.name,
-            row.spec.direction(),
+            row.label(),
             f.min / MB,
             f.max / MB
         ),
@@ -663,14 +623,7 @@ impl Exportable for DiskReport {
             .rows
             .iter()
             .filter(|row| row.skipped.is_none())
-            .map(|row| {
-                format!(
-                    "{} {}: {}",
-                    row.name,
-                    row.spec.direction(),
-                    queue_sentence(row)
-                )
-            })
+            .map(|row| format!("{}: {}", row.label(), queue_sentence(row)))
             .collect();
         if !sentences.is_empty() {
             blocks.push(list("Queues, asked against kept and seen:", &sentences));
@@ -683,7 +636,7 @@ impl Exportable for DiskReport {
                 [skew_sentence(row), sizes_sentence(row)]
                     .into_iter()
                     .flatten()
-                    .map(|s| format!("{} {}: {s}", row.name, row.spec.direction()))
+                    .map(|s| format!("{}: {s}", row.label()))
             })
             .collect();
         if !sizes.is_empty() {
@@ -703,7 +656,7 @@ impl Exportable for DiskReport {
             .iter()
             .filter_map(|row| {
                 let o = row.over_time.as_ref()?;
-                let prefix = format!("{} {}: ", row.name, row.spec.direction());
+                let prefix = format!("{}: ", row.label());
                 Some(super::over_time::markdown_items(o, &prefix))
             })
             .flatten()
@@ -717,7 +670,7 @@ impl Exportable for DiskReport {
             .filter_map(|row| {
                 row.fallback
                     .as_ref()
-                    .map(|f| format!("{} {}: {f}", row.name, row.spec.direction()))
+                    .map(|f| format!("{}: {f}", row.label()))
             })
             .chain(self.notes.iter().map(super::disk_presets::note))
             .chain([format!("Verify: {}", verify_line(self))])

@@ -7,7 +7,7 @@
 
 use crate::measure::knee::{Shape, growth_per_doubling};
 use crate::measure::verdict::{FALLEN, SAME_WITHIN};
-use crate::report::cells::opt;
+use crate::report::cells::{opt, us};
 use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
 use crate::report::svg::{Chart, Series};
@@ -18,15 +18,6 @@ use crate::results::disk::DiskRow;
 use crate::results::disk_curve::{CurveReport, Search, pick};
 use crate::units::{MIB, format_seconds, format_size, group_thousands};
 use crate::warning::Warning;
-
-/// Microseconds, rounded as the tables show them.
-fn us(v: f64) -> String {
-    if v >= 100.0 {
-        group_thousands(v.round() as u64)
-    } else {
-        format!("{v:.1}")
-    }
-}
 
 pub use crate::report::cells::time;
 

@@ -2,7 +2,7 @@
 //! of synced writes; the device's view; and the verdict against the target (etcd: p99 under
 //! 10 ms), its words chosen by [`crate::results::disk_fsync::judge`] from the numbers.
 
-use crate::report::cells::{opt, table};
+use crate::report::cells::{opt, table, us};
 use crate::report::csv::Table;
 use crate::report::text::{line, right_align, table_with};
 use crate::report::view::Exportable;
@@ -50,14 +50,6 @@ fn device_sentence(r: &FsyncReport) -> Option<String> {
             .map_or_else(|| "-".to_string(), |m| format!("{m:.2} ms")),
         100.0 * d.utilisation
     ))
-}
-
-fn us(v: f64) -> String {
-    if v >= 100.0 {
-        group_thousands(v.round() as u64)
-    } else {
-        format!("{v:.1}")
-    }
 }
 
 fn latency_cells(name: &str, count: u64, l: &Latency) -> Vec<String> {

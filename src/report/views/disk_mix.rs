@@ -5,7 +5,7 @@
 //! chosen by the numbers through [`crate::measure::verdict`].
 
 use crate::measure::verdict::{Figure, Relation, relate};
-use crate::report::cells::opt;
+use crate::report::cells::{opt, us};
 use crate::report::columns::Column;
 use crate::results::disk::{DiskRow, MixFigures, predicted_mix_iops};
 use crate::units::{MB, group_thousands};
@@ -57,16 +57,6 @@ impl Mixed<'_> {
     }
 }
 
-/// `RND4K Q32T1 mix 70/30`.
-fn label(r: &DiskRow) -> String {
-    format!("{} {}", r.name, r.spec.direction())
-}
-
-/// Microseconds, whole and grouped.
-fn us(v: f64) -> String {
-    group_thousands(v.round() as u64)
-}
-
 /// The sentence of one mix: its rate by direction, what mixing cost against the pure rows,
 /// its reads' p99 against the pure read row's, and the share that read, the app's beside
 /// the device's.
@@ -74,7 +64,7 @@ pub(crate) fn sentence(m: &Mixed) -> String {
     let (r, x) = (m.row, m.mix);
     let mut out = format!(
         "{}: {} IOPS ({} reads and {} writes per second)",
-        label(r),
+        r.label(),
         group_thousands(r.iops.round() as u64),
         group_thousands(x.read.iops.round() as u64),
         group_thousands(x.write.iops.round() as u64),

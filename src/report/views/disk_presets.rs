@@ -26,15 +26,23 @@ pub fn note(n: &PanelNote) -> String {
 
 /// The presets table for a machine of `cores` cores.
 pub fn list(cores: usize) -> String {
-    let mut t = table_with(&["preset", "rows (each read, then written)", "about"]);
+    let mut t = table_with(&["preset", "rows (each read, then written; + a mix)", "about"]);
     let mut notes = Vec::new();
     for p in PRESETS {
         let rows = match p.kind {
             PresetKind::Panel(shapes) => {
                 let (rows, n) = rows_of(shapes, cores);
                 notes.extend(n.iter().map(|n| format!("{}: {}", p.name, note(n))));
-                let mut names: Vec<String> = rows.iter().map(|r| r.name()).collect();
-                names.dedup();
+                let mut names: Vec<String> = Vec::new();
+                for r in &rows {
+                    if r.mix.is_some()
+                        && let Some(last) = names.last_mut()
+                    {
+                        last.push_str(&format!(" + {}", r.direction()));
+                    } else if names.last() != Some(&r.name()) {
+                        names.push(r.name());
+                    }
+                }
                 names.join(", ")
             }
             PresetKind::Fsync { block } => format!(
@@ -76,6 +84,10 @@ mod tests {
         let many = list(32);
         assert!(many.contains("RND4K Q32T16"), "{many}");
         assert!(many.contains("RND4K Q32T16, RND4K Q1T1"), "{many}");
+        assert!(
+            many.contains("RND4K Q32T1 + mix 70/30, RND4K Q1T1"),
+            "KDiskMark's Mix: {many}"
+        );
         assert!(!many.contains("note:"), "{many}");
     }
 }

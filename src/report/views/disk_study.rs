@@ -2,7 +2,9 @@
 //! latency percentiles, the queue the app kept and the one the device saw), a chart of the
 //! rows grouped read beside write, and sentences each chosen by the numbers through
 //! [`crate::measure::verdict`]: what a queue of 32 buys over a queue of 1, what it costs in
-//! latency, reads against writes, and where the queue asked went.
+//! latency, reads against writes, where the queue asked went, and, where the panel has a mix
+//! (a study saved with one), what mixing cost against the pure rows (the `disk` view's `mix`
+//! line) with a summary line of its own.
 
 use super::disk::{MB, queue_sentence, verify_line};
 use crate::measure::verdict::{Figure, Relation, relate};
@@ -95,14 +97,13 @@ pub(crate) fn sentences(r: &DiskReport, cache: Option<&WriteCache>) -> Vec<Strin
     if let Some(open) = super::disk::open_loop_sentence(r) {
         why.push(format!("Open loop: {open}."));
     }
+    for m in super::disk_mix::mixes(&r.rows) {
+        why.push(format!("{}.", super::disk_mix::sentence(&m)));
+    }
     let fallbacks: Vec<String> = r
         .rows
         .iter()
-        .filter_map(|x| {
-            x.fallback
-                .as_ref()
-                .map(|f| format!("{} {}: {f}", x.name, x.spec.direction()))
-        })
+        .filter_map(|x| x.fallback.as_ref().map(|f| format!("{}: {f}", x.label())))
         .collect();
     if let Some(first) = fallbacks.first() {
         why.push(format!(
@@ -289,6 +290,25 @@ pub(crate) fn headlines(r: &DiskReport) -> Vec<Headline> {
                 ),
             });
         }
+    }
+    for m in super::disk_mix::mixes(&r.rows) {
+        let x = m.row;
+        let alone = m.read.map_or(String::new(), |p| {
+            format!(" ({} alone)", time_us(p.latency_us.p99))
+        });
+        out.push(Headline {
+            label: format!("disk, {}", x.label()),
+            value: format!("{} IOPS", iops(x.iops)),
+            spread: format!(
+                "{}reads' p99 {}{alone}; {}",
+                runs(x.iops_figure(), &iops, "IOPS"),
+                time_us(m.mix.read.latency_us.p99),
+                m.predicted().map_or_else(
+                    || "no pure rows to predict it".to_string(),
+                    |p| format!("{} IOPS predicted by the pure rows", iops(p.median))
+                )
+            ),
+        });
     }
     if let Some(x) = r.row("RND4K Q1T1", Op::Read) {
         out.push(Headline {
@@ -569,5 +589,57 @@ mod tests {
                 .chart
                 .is_some()
         );
+    }
+
+    #[test]
+    fn a_panel_with_a_mix_says_what_mixing_cost_in_its_sentences_and_summary() {
+        use crate::results::disk::{Latency, MixFigures, MixSide};
+        let mut mix = row(Op::Write, 32, 40_000.0, 400.0);
+        mix.spec = mix.spec.mixed(70);
+        let side = |iops: f64, p99: f64| MixSide {
+            ios: iops as u64,
+            bytes: iops as u64 * 4096,
+            iops,
+            bytes_per_second: iops * 4096.0,
+            latency_us: Latency {
+                p99,
+                ..Latency::default()
+            },
+        };
+        mix.mix = Some(MixFigures {
+            read_percent: 70,
+            read: side(28_000.0, 900.0),
+            write: side(12_000.0, 1500.0),
+            device_read_share: None,
+        });
+        let mut r: DiskReport =
+            serde_json::from_str(include_str!("../../../tests/fixtures/disk.json"))
+                .expect("the fixture reads");
+        r.rows = vec![
+            row(Op::Read, 32, 90_000.0, 100.0),
+            row(Op::Write, 32, 30_000.0, 300.0),
+            mix,
+        ];
+        let why = sentences(&r, None);
+        let said = why
+            .iter()
+            .find(|s| s.starts_with("RND4K Q32T1 mix 70/30: 40,000 IOPS"))
+            .unwrap_or_else(|| panic!("{why:?}"));
+        assert!(said.contains("29% below the 56,250 IOPS"), "{said}");
+        assert!(said.ends_with('.'), "{said}");
+        let h = headlines(&r);
+        let line = h
+            .iter()
+            .find(|x| x.label == "disk, RND4K Q32T1 mix 70/30")
+            .unwrap_or_else(|| panic!("{h:?}"));
+        assert_eq!(line.value, "40,000 IOPS");
+        assert_eq!(
+            line.spread,
+            "reads' p99 900 µs (200 µs alone); 56,250 IOPS predicted by the pure rows"
+        );
+        // Without the mix: no such sentence or line.
+        r.rows.pop();
+        assert!(!sentences(&r, None).iter().any(|s| s.contains("mix")));
+        assert!(!headlines(&r).iter().any(|x| x.label.contains("mix")));
     }
 }

@@ -3,9 +3,10 @@
 //! flush check and the speed verdict last, each sentence chosen from the numbers by
 //! [`crate::results::disk_sync_methods`].
 
-use crate::report::cells::{opt, table};
+use crate::report::cells::{opt, table, us};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
-use crate::report::text::{line, right_align, table_with};
+use crate::report::text::line;
 use crate::report::view::Exportable;
 use crate::results::disk_sync_methods::{Flushes, NotCounted, Speed, SyncMethodsReport, SyncRow};
 use crate::units::{format_seconds, format_size, group_thousands};
@@ -85,14 +86,6 @@ pub fn speed_sentence(r: &SyncMethodsReport) -> String {
     }
 }
 
-fn us(v: f64) -> String {
-    if v >= 100.0 {
-        group_thousands(v.round() as u64)
-    } else {
-        format!("{v:.1}")
-    }
-}
-
 fn rate(v: f64) -> String {
     if v >= 100.0 {
         group_thousands(v.round() as u64)
@@ -101,26 +94,41 @@ fn rate(v: f64) -> String {
     }
 }
 
-/// A row's cells: method, writes per sync, ops/s, p50, p99, p99.9, flushes per op.
-fn cells(r: &SyncRow) -> Vec<String> {
-    let Some(l) = r.latency_us.as_ref().filter(|_| r.ran()) else {
-        let mut v = vec![
-            r.method.name().to_string(),
-            r.writes_per_op.to_string(),
-            "skipped".to_string(),
-        ];
-        v.extend(std::iter::repeat_n("-".to_string(), 4));
-        return v;
-    };
+/// A row's latency percentile, `-` where it did not run.
+fn latency(r: &SyncRow, pick: fn(&crate::results::disk::Latency) -> f64) -> String {
+    r.latency_us
+        .as_ref()
+        .filter(|_| r.ran())
+        .map_or_else(|| "-".to_string(), |l| us(pick(l)))
+}
+
+/// The table of one block size's rows, for the text and Markdown alike: method, writes per
+/// sync, ops/s (`skipped` where it did not run), p50, p99, p99.9 and flushes per op.
+fn columns<'a>() -> Vec<Column<'a, &'a SyncRow>> {
     vec![
-        r.method.name().to_string(),
-        r.writes_per_op.to_string(),
-        rate(r.ops_per_second),
-        us(l.p50),
-        us(l.p99),
-        us(l.p99_9),
-        r.flushes_per_op()
-            .map_or_else(|| "-".to_string(), |f| format!("{f:.2}")),
+        Column::new("method", "", 0, |r: &&SyncRow| r.method.name().to_string()).left(),
+        Column::new("w/sync", "", 0, |r: &&SyncRow| r.writes_per_op.to_string())
+            .heading("writes per sync"),
+        Column::new("ops/s", "", 0, |r: &&SyncRow| {
+            if r.latency_us.is_some() && r.ran() {
+                rate(r.ops_per_second)
+            } else {
+                "skipped".to_string()
+            }
+        }),
+        Column::new("p50", "µs", 0, |r: &&SyncRow| latency(r, |l| l.p50)),
+        Column::new("p99", "µs", 0, |r: &&SyncRow| latency(r, |l| l.p99)),
+        Column::new("p99.9", "µs", 0, |r: &&SyncRow| latency(r, |l| l.p99_9)),
+        Column::new("flush/op", "", 0, |r: &&SyncRow| {
+            match r
+                .flushes_per_op()
+                .filter(|_| r.latency_us.is_some() && r.ran())
+            {
+                Some(f) => format!("{f:.2}"),
+                None => "-".to_string(),
+            }
+        })
+        .heading("flushes per op"),
     ]
 }
 
@@ -153,10 +161,6 @@ fn pattern_text(r: &SyncMethodsReport) -> String {
     )
 }
 
-const HEADER: [&str; 7] = [
-    "method", "w/sync", "ops/s", "p50", "p99", "p99.9", "flush/op",
-];
-
 /// Renders the sync-methods result.
 pub fn text(r: &SyncMethodsReport) -> String {
     let mut out = String::new();
@@ -164,14 +168,11 @@ pub fn text(r: &SyncMethodsReport) -> String {
     line(&mut out, "device", device_text(r));
     line(&mut out, "pattern", pattern_text(r));
     for block in r.blocks() {
-        let mut t = table_with(&HEADER);
-        for row in of_block(r, block) {
-            t.add_row(cells(row));
-        }
-        right_align(&mut t, 1..7);
+        let rows: Vec<&SyncRow> = of_block(r, block).collect();
         out.push_str(&format!(
-            "{} writes; latency per op (its writes and sync), µs:\n{t}\n",
-            format_size(block)
+            "{} writes; latency per op (its writes and sync), µs:\n{}\n",
+            format_size(block),
+            columns::for_terminal(&columns(), &rows).text.trim_end()
         ));
     }
     for row in r.rows.iter().filter(|x| x.skipped.is_some()) {
@@ -200,20 +201,11 @@ impl Exportable for SyncMethodsReport {
     /// A table per block size, then the skipped rows and the two verdicts.
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table as md_table};
-        let header = [
-            "method",
-            "writes per sync",
-            "ops/s",
-            "p50 µs",
-            "p99 µs",
-            "p99.9 µs",
-            "flushes per op",
-        ];
         let mut blocks = Vec::new();
         for block in self.blocks() {
-            let rows = of_block(self, block).map(cells).collect();
+            let rows: Vec<&SyncRow> = of_block(self, block).collect();
             blocks.push(md_table(
-                &table(&header, rows),
+                &columns::markdown(&columns(), &rows),
                 Some(&format!("{} writes", format_size(block))),
             ));
         }

@@ -4,17 +4,21 @@
 //! part needs, chosen by the rows' `path`: a row that went through the page cache beside one
 //! that went to the device compares memory with a device, a medium without a block device is
 //! memory even with O_DIRECT, and a row run one call at a time did not have the queue asked.
+//! A mix row (`RND4K Q32T1 mix 70/30`, a profile's Mix) is a row of every measure, its reads'
+//! p99 a measure of its own, and a sentence sets each medium's mix side by side.
 
 use super::media_figures::{Lead, Measure, Medium, Rows, Shape, Unit, measure};
 use crate::measure::verdict::Figure;
+use crate::report::cells::us;
 use crate::results::disk::DiskReport;
 use crate::results::disk::{DiskRow, Path};
 use crate::results::study::StudyReport;
+use crate::units::group_thousands;
 use crate::workload::study::Part;
 
 /// A panel row's key on the media page: its name and direction, `RND4K Q32T1 read`.
 pub fn key(row: &DiskRow) -> String {
-    format!("{} {}", row.name, row.spec.direction())
+    row.label()
 }
 
 /// The panel rows a study measured, keyed, in the order run: rows skipped (or that
@@ -28,13 +32,14 @@ fn measured(r: &StudyReport) -> Vec<(String, &DiskRow)> {
         .collect()
 }
 
-/// One figure of a panel row.
-type Pick = fn(&DiskRow) -> f64;
+/// One figure of a panel row, `None` where the row has none (a pure row's mix figures).
+type Pick = fn(&DiskRow) -> Option<f64>;
 
 /// The panel's measures, merged over the media: MB/s, IOPS, p50 and p99 latency, each a
-/// group of bars per row; each cell's path beside its figure.
+/// group of bars per row, and the mixes' reads at p99 where a medium has a mix; each cell's
+/// path beside its figure.
 pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
-    let kinds: [(&str, &str, Unit, Lead, Pick); 4] = [
+    let kinds: [(&str, &str, Unit, Lead, Pick); 5] = [
         (
             "disk_rate",
             "disk panel: MB/s per row",
@@ -43,7 +48,7 @@ pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
                 "SEQ1M Q8T1 read".into(),
                 "sequential 1 MiB reads with 8 in flight (SEQ1M Q8T1)",
             ),
-            |x| x.bytes_per_second,
+            |x| Some(x.bytes_per_second),
         ),
         (
             "disk_iops",
@@ -53,7 +58,7 @@ pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
                 "RND4K Q32T1 read".into(),
                 "random 4 KiB reads with 32 in flight (RND4K Q32T1)",
             ),
-            |x| x.iops,
+            |x| Some(x.iops),
         ),
         (
             "disk_latency_p50",
@@ -63,7 +68,7 @@ pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
                 "RND4K Q1T1 read".into(),
                 "one random 4 KiB read at a time (RND4K Q1T1), its median latency",
             ),
-            |x| x.latency_us.p50,
+            |x| Some(x.latency_us.p50),
         ),
         (
             "disk_latency_p99",
@@ -73,7 +78,14 @@ pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
                 "RND4K Q32T1 read".into(),
                 "random 4 KiB reads with 32 in flight (RND4K Q32T1), their p99 latency",
             ),
-            |x| x.latency_us.p99,
+            |x| Some(x.latency_us.p99),
+        ),
+        (
+            "disk_mix_read_p99",
+            "disk panel: a mix's reads at p99, lower is better (the pure read row's is in the p99 table)",
+            Unit::Micros,
+            Lead::Nothing,
+            |x| x.mix.as_ref().map(|m| m.read.latency_us.p99),
         ),
     ];
     let per_medium: Vec<Vec<(String, &DiskRow)>> =
@@ -84,7 +96,7 @@ pub fn measures(media: &[Medium], part: Part) -> Vec<Measure> {
             .iter()
             .map(|rows| {
                 rows.iter()
-                    .map(|(k, x)| (k.clone(), None, Figure::one(pick(x))))
+                    .filter_map(|(k, x)| Some((k.clone(), None, Figure::one(pick(x)?))))
                     .collect()
             })
             .collect();
@@ -260,6 +272,7 @@ pub fn sentences(media: &[Medium]) -> Vec<String> {
             )
         });
     }
+    out.extend(mix_sentences(media, &with));
     for (i, rows) in &with {
         let shallow: Vec<&(String, &DiskRow)> = rows
             .iter()
@@ -279,6 +292,43 @@ pub fn sentences(media: &[Medium]) -> Vec<String> {
         }
     }
     out
+}
+
+/// One sentence per mix that two media or more measured: each medium's IOPS and its
+/// reads' p99 beside its pure read row's, side by side (the tables hold the rest).
+fn mix_sentences(media: &[Medium], with: &[(usize, Vec<(String, &DiskRow)>)]) -> Vec<String> {
+    let mut keys: Vec<&str> = Vec::new();
+    for (_, rows) in with {
+        for (k, x) in rows {
+            if x.mix.is_some() && !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+    }
+    keys.into_iter()
+        .filter_map(|key| {
+            let each: Vec<String> = with
+                .iter()
+                .filter_map(|(i, rows)| {
+                    let (_, x) = rows.iter().find(|(k, _)| k == key)?;
+                    let m = x.mix.as_ref()?;
+                    let alone = rows
+                        .iter()
+                        .find(|(_, r)| r.spec == x.spec.pure(crate::workload::Op::Read))
+                        .map_or(String::new(), |(_, r)| {
+                            format!(" against {} µs alone", us(r.latency_us.p99))
+                        });
+                    Some(format!(
+                        "{} {} IOPS, its reads' p99 {} µs{alone}",
+                        media[*i].label,
+                        group_thousands(x.iops.round() as u64),
+                        us(m.read.latency_us.p99)
+                    ))
+                })
+                .collect();
+            (each.len() >= 2).then(|| format!("{key} side by side: {}.", each.join("; ")))
+        })
+        .collect()
 }
 
 /// Whether the study's disk panel ran on a file with a block device behind it.

@@ -261,7 +261,7 @@ pub fn disk_panels(r: &DiskReport) -> Vec<Panel<'_>> {
         .filter_map(|row| {
             let o = row.over_time.as_ref()?;
             Some((
-                format!("{} {}", row.name, row.spec.direction()),
+                row.label(),
                 vec![("row", row.name.clone()), ("op", row.spec.direction())],
                 o,
             ))
