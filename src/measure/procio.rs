@@ -27,6 +27,44 @@ pub struct IoProbe {
     before: ProcIo,
     /// Bytes the reading itself returned: its own read() shows up in the difference.
     own_bytes: u64,
+    /// [`own_reads`] at the first reading.
+    own_before: (u64, u64),
+}
+
+/// Read calls and bytes ioscope's own watchers made of kernel files while work was measured
+/// ([`read_own`]): a series' samples of /proc/meminfo and /proc/diskstats every interval.
+/// /proc/self/io counts every thread's reads; these are taken out of the work's.
+static OWN_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static OWN_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The read calls and bytes of [`read_own`] so far.
+fn own_reads() -> (u64, u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    (OWN_CALLS.load(Relaxed), OWN_BYTES.load(Relaxed))
+}
+
+/// Reads a small kernel file (`/proc/meminfo`) whole, counting its read calls and bytes so
+/// that a measurement running beside it ([`IoProbe`]) can take them out of its own.
+pub fn read_own(path: &str) -> Option<String> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut out = Vec::with_capacity(4096);
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        // Every call counts, the last (0 bytes: the end) too, as the kernel counts it.
+        OWN_CALLS.fetch_add(1, Relaxed);
+        OWN_BYTES.fetch_add(n as u64, Relaxed);
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8(out).ok()
 }
 
 fn read_raw() -> Option<(ProcIo, u64)> {
@@ -67,18 +105,25 @@ pub fn parse(text: &str) -> Option<ProcIo> {
 impl IoProbe {
     /// Takes the first reading; `None` where the kernel does not offer `/proc/self/io`.
     pub fn start() -> Option<Self> {
+        let own_before = own_reads();
         let (before, own_bytes) = read_raw()?;
-        Some(Self { before, own_bytes })
+        Some(Self {
+            before,
+            own_bytes,
+            own_before,
+        })
     }
 
     /// The counts caused by the work since [`IoProbe::start`], the probe's own read removed.
     pub fn finish(&self) -> Option<ProcIo> {
         let (after, _) = read_raw()?;
+        let own = own_reads();
+        let (calls, bytes) = (own.0 - self.own_before.0, own.1 - self.own_before.1);
         let b = self.before;
         Some(ProcIo {
-            rchar: after.rchar.saturating_sub(b.rchar + self.own_bytes),
+            rchar: after.rchar.saturating_sub(b.rchar + self.own_bytes + bytes),
             wchar: after.wchar.saturating_sub(b.wchar),
-            syscr: after.syscr.saturating_sub(b.syscr + 1),
+            syscr: after.syscr.saturating_sub(b.syscr + 1 + calls),
             syscw: after.syscw.saturating_sub(b.syscw),
             read_bytes: after.read_bytes.saturating_sub(b.read_bytes),
             write_bytes: after.write_bytes.saturating_sub(b.write_bytes),

@@ -190,11 +190,13 @@ struct Boundary {
 }
 
 fn boundary(started: Instant, device: Option<&str>) -> Boundary {
-    let (dirty, writeback) = std::fs::read_to_string("/proc/meminfo")
+    // Counted as the watcher's own reads: the work's checks against /proc/self/io leave
+    // them out.
+    let (dirty, writeback) = super::procio::read_own("/proc/meminfo")
         .map(|t| parse_meminfo(&t))
         .unwrap_or((None, None));
     let device = device.and_then(|name| {
-        let text = std::fs::read_to_string("/proc/diskstats").ok()?;
+        let text = super::procio::read_own("/proc/diskstats")?;
         let c = super::devstats::parse(&text, name)?;
         Some((c.read_sectors * 512, c.write_sectors * 512))
     });
