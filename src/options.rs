@@ -1410,7 +1410,7 @@ impl DiskOptions {
                 })
             }
         };
-        let (mut mode, rows, notes) = disk::mode(args, row, &what)?;
+        let (mut mode, rows, notes) = disk::mode(args, row, runtime, &what)?;
         let rows = disk::with_mixes(&mode, rows, mix, &what)?;
         if let disk::DiskMode::SyncMethods(m) = &mut mode {
             // 16 MiB as pg_test_fsync, or less where --size asks; two writes must fit.
@@ -1462,6 +1462,11 @@ impl DiskOptions {
         {
             return Err(input(format!(
                 "{what}: the fsync preset runs once, its figures the distribution of every fdatasync in it: --repeat, --min-runs, --max-runs, --max-time, --precision and --best are for the panel and the depth curve (give a longer --runtime for more fdatasyncs)"
+            )));
+        }
+        if rated && args.best {
+            return Err(input(format!(
+                "{what}: --best keeps the fastest of a row's runs; an open loop's rate is asked, not raced: leave out --best"
             )));
         }
         if args.more.arrivals.is_some() && !rated {

@@ -107,6 +107,10 @@ pub struct Paced {
     pub lag: Histogram<u64>,
     /// Counted I/Os issued.
     pub issued: u64,
+    /// Counted I/Os completed by the deadline: the rate achieved is theirs (those still in
+    /// flight at the deadline complete after it, and would credit the window with more than
+    /// the device did in it).
+    pub completed: u64,
     /// Counted I/Os never issued before the window closed (the device could not keep up):
     /// each is in `response` at the time it had waited when the run ended, a lower bound.
     pub unissued: u64,
@@ -129,6 +133,7 @@ impl Paced {
             response: crate::measure::latency::histogram(),
             lag: crate::measure::latency::histogram(),
             issued: 0,
+            completed: 0,
             unissued: 0,
             capped_ns: 0,
             most_in_flight: 0,
@@ -146,6 +151,7 @@ impl Paced {
             .add(&other.lag)
             .map_err(|e| anyhow::anyhow!("merge issue lags: {e}"))?;
         self.issued += other.issued;
+        self.completed += other.completed;
         self.unissued += other.unissued;
         self.capped_ns = self.capped_ns.max(other.capped_ns);
         self.most_in_flight += other.most_in_flight;
@@ -204,6 +210,9 @@ pub fn run_paced(
         if counted {
             let ns = now.saturating_duration_since(intended[id]).as_nanos() as u64;
             paced.response.saturating_record(ns.max(1));
+            if now <= deadline {
+                paced.completed += 1;
+            }
         }
         feed.done(&c, queue.buffer(id), service);
         Ok(id)

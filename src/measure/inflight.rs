@@ -37,6 +37,7 @@ impl Stamp {
 /// `ramp_time`: what completes before is run but not counted), over at its deadline.
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
+    opened: Instant,
     started: Instant,
     deadline: Instant,
 }
@@ -54,10 +55,24 @@ impl Window {
         let now = Instant::now();
         let started = now.checked_add(ramp).unwrap_or_else(|| now + longest);
         Self {
+            opened: now,
             started,
             deadline: started
                 .checked_add(runtime)
                 .unwrap_or_else(|| started + longest),
+        }
+    }
+
+    /// A window of the same ramp and runtime opened now.
+    pub fn again(&self) -> Self {
+        let now = Instant::now();
+        let ramp = self.started - self.opened;
+        let runtime = self.deadline - self.started;
+        let started = now + ramp;
+        Self {
+            opened: now,
+            started,
+            deadline: started + runtime,
         }
     }
 

@@ -115,7 +115,7 @@ fn one_rate(text: &str) -> Option<Rate> {
 
 /// Parses `--rate`: one rate (`20k`, `50%`), a list (`10k,20k,40k`) or a range of steps
 /// (`10%..100%`: ten steps; `5k..50k:5k`: every 5k).
-pub fn rates(text: &str, what: &str) -> Result<Vec<Rate>> {
+pub fn rates(text: &str, runtime: std::time::Duration, what: &str) -> Result<Vec<Rate>> {
     let bad = |why: String| {
         input(format!(
             "{what}: --rate '{text}': {why} (I/Os per second or a percent of the peak: 20k, 50%, a list 10k,20k, or a range 10%..100% or 5k..50k:5k)"
@@ -150,16 +150,25 @@ pub fn rates(text: &str, what: &str) -> Result<Vec<Rate>> {
             return Err(bad("the range must go up".into()));
         }
         let gap = step.map_or((hi - lo) / 9.0, value);
-        let count = ((hi - lo) / gap + 1e-9).floor() as usize + 1;
-        if count > MAX_RATE_STEPS {
-            return Err(bad(format!("{count} steps; at most {MAX_RATE_STEPS}")));
+        // Counted as a float first: a step of 1e-300 would overflow the count.
+        let steps = ((hi - lo) / gap + 1e-9).floor() + 1.0;
+        if steps.is_nan() || steps > MAX_RATE_STEPS as f64 {
+            return Err(bad(format!(
+                "{} steps; at most {MAX_RATE_STEPS}",
+                if steps.is_finite() && steps < 1e15 {
+                    format!("{steps:.0}")
+                } else {
+                    "too many".to_string()
+                }
+            )));
         }
-        (0..count)
+        (0..steps as usize)
             .map(|i| {
-                let v = lo + gap * i as f64;
+                // Kept to a thousandth: no two steps of a range round to one rate.
+                let v = ((lo + gap * i as f64) * 1e3).round() / 1e3;
                 match from {
-                    Rate::Iops(_) => Rate::Iops(v.round()),
-                    Rate::Percent(_) => Rate::Percent((v * 1e6).round() / 1e6),
+                    Rate::Iops(_) => Rate::Iops(v),
+                    Rate::Percent(_) => Rate::Percent(v),
                 }
             })
             .collect()
@@ -172,8 +181,25 @@ pub fn rates(text: &str, what: &str) -> Result<Vec<Rate>> {
             steps.len()
         )));
     }
+    let low = steps
+        .iter()
+        .filter_map(|r| match r {
+            Rate::Iops(v) => Some(*v),
+            Rate::Percent(_) => None,
+        })
+        .fold(f64::INFINITY, f64::min);
+    let ios = low * runtime.as_secs_f64();
+    if ios < MIN_RATE_IOS as f64 {
+        return Err(bad(format!(
+            "{low} I/Os per second for {} is {ios:.0} I/Os, and a p99 needs {MIN_RATE_IOS} at least: raise the rate or --runtime",
+            crate::units::format_seconds(runtime.as_secs_f64()),
+        )));
+    }
     Ok(steps)
 }
+
+/// The fewest I/Os a rate's run must be asked for: enough for a p99 to be one of many.
+pub const MIN_RATE_IOS: u64 = 100;
 
 /// The fsync preset.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -413,6 +439,7 @@ fn preset_asked(args: &DiskArgs, what: &str) -> Result<Option<&'static panel::Pr
 pub fn mode(
     args: &DiskArgs,
     custom: Option<RowSpec>,
+    runtime: std::time::Duration,
     what: &str,
 ) -> Result<(DiskMode, Vec<RowSpec>, Vec<PanelNote>)> {
     let more = &args.more;
@@ -433,7 +460,7 @@ pub fn mode(
             .transpose()?;
         let rates = RateOptions {
             spec,
-            steps: rates(text, what)?,
+            steps: rates(text, runtime, what)?,
             arrivals: more
                 .arrivals
                 .unwrap_or(crate::workload::arrivals::Arrivals::Uniform),

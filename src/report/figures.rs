@@ -83,7 +83,11 @@ fn unsigned_bounds(key: &str) -> Option<Bounds> {
     if key.contains("gib_per_second") {
         return b(0.0, 1e6, 1e-15, "a rate in GiB/s, at most 1 PB/s");
     }
-    if key == "iops" || key.contains("kiops") || key.ends_with("per_second") {
+    if key == "iops"
+        || key.contains("kiops")
+        || key.ends_with("_iops")
+        || key.ends_with("per_second")
+    {
         // One byte in a second of a trickling pipe is 9.5e-7 MiB/s: a real rate.
         return b(0.0, 1e12, 1e-15, "a rate, at most 1e12 per second");
     }

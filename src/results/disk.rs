@@ -198,8 +198,8 @@ pub struct OpenFigures {
     pub asked_iops: f64,
     /// How the arrivals were spaced.
     pub arrivals: crate::workload::arrivals::Arrivals,
-    /// I/Os per second completed of those that arrived in the counted window, over the
-    /// window's length.
+    /// I/Os per second completed by the deadline of those that arrived in the counted
+    /// window, over the window's length.
     pub achieved_iops: f64,
     /// The most the row may keep in flight (depth × threads): an arrival that finds them all
     /// busy waits, timed from its intended start.
@@ -233,7 +233,6 @@ impl OpenFigures {
     pub fn of(
         pace: crate::workload::arrivals::Pace,
         paced: &crate::harness::queue::Paced,
-        ios: u64,
         every: f64,
         cap: usize,
     ) -> Self {
@@ -247,7 +246,7 @@ impl OpenFigures {
         Self {
             asked_iops: pace.iops,
             arrivals: pace.arrivals,
-            achieved_iops: ios as f64 / paced.seconds.max(1e-12),
+            achieved_iops: paced.completed as f64 / paced.seconds.max(1e-12),
             cap,
             most_in_flight: paced.most_in_flight.min(cap),
             response_us: latency(&paced.response),

@@ -82,7 +82,8 @@ fn a_rate_beyond_the_device_is_said_not_held_with_its_backlog() {
     );
     let open = &doc["steps"][0]["row"]["open"];
     let achieved = f(&open["achieved_iops"]);
-    assert!(achieved < 0.95 * 2000.0, "{open}");
+    // What completed by the deadline: never more than the device can do.
+    assert!(achieved <= 1050.0, "{open}");
     assert!(open["unissued"].as_u64().unwrap() > 0, "{open}");
     assert!(f(&open["backlog_change_per_second"]) > 100.0, "{open}");
     assert!(f(&open["capped_seconds"]) > 0.5, "{open}");
@@ -239,11 +240,15 @@ fn bad_rates_are_one_line_errors_naming_the_option() {
         ("100%..10%", "the range must go up"),
         ("10%..20k", "must all be rates or all percents"),
         ("1..1000:1", "steps; at most 100"),
+        ("1..2:1e-300", "too many steps; at most 100"),
         ("20m", "is not a rate above 0"),
+        ("50", "a p99 needs 100 at least"),
     ] {
-        let e = usage_error(&["disk", d, "--rate", rate]);
+        let e = usage_error(&["disk", d, "--rate", rate, "--runtime", "1s"]);
         assert!(e.contains("--rate") && e.contains(why), "{rate}: {e}");
     }
+    let e = usage_error(&["disk", d, "--rate", "1k", "--best"]);
+    assert!(e.contains("--best"), "{e}");
     let e = usage_error(&["disk", d, "--arrivals", "poisson"]);
     assert!(e.contains("--arrivals") && e.contains("--rate"), "{e}");
     let e = usage_error(&["disk", d, "--rate", "1k", "--depth-curve"]);
@@ -257,13 +262,13 @@ fn bad_rates_are_one_line_errors_naming_the_option() {
 
 #[test]
 fn ctrl_c_stops_a_slow_rate_at_once_and_removes_the_scratch_file() {
-    // One arrival every 10 s for a minute: the loop sleeps between arrivals, and a sleep does
-    // not end on a signal.
+    // One arrival every 500 ms for a minute: the loop sleeps between arrivals, and a sleep
+    // does not end on a signal.
     let dir = tempfile::tempdir_in(".").unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
         .arg("disk")
         .arg(dir.path())
-        .args(["--size", "4m", "--rate", "0.1", "--runtime", "60s"])
+        .args(["--size", "4m", "--rate", "2", "--runtime", "60s"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -29,7 +29,8 @@ fn what(r: &RatesReport) -> String {
     let s = &r.spec;
     format!(
         "{} {} {}, {} thread{}, at most {} in flight each, {} arrivals",
-        crate::workload::panel::short_size(s.block),
+        s.split
+            .map_or_else(|| crate::workload::panel::short_size(s.block), |x| x.name()),
         if s.random { "random" } else { "sequential" },
         s.direction(),
         s.threads,
@@ -72,6 +73,11 @@ pub fn held_sentence(r: &RatesReport) -> String {
     }
     let missed: Vec<&&OpenFigures> = open.iter().filter(|o| !o.held()).collect();
     let share = |o: &OpenFigures| 100.0 * o.achieved_iops / o.asked_iops.max(1e-9);
+    let cut = if r.complete {
+        ""
+    } else {
+        " (the run was interrupted: the rates after the last row shown did not run)"
+    };
     let Some(first) = missed.first() else {
         let (lo, hi) = open.iter().fold((f64::MAX, 0.0f64), |(lo, hi), o| {
             (lo.min(share(o)), hi.max(share(o)))
@@ -82,7 +88,8 @@ pub fn held_sentence(r: &RatesReport) -> String {
             format!("{lo:.1}–{hi:.1}%")
         };
         return format!(
-            "every rate asked was held: each achieved {range} of its rate (within {:.0}% counts as held)",
+            "every rate {} was held: each achieved {range} of its rate (within {:.0}% counts as held){cut}",
+            if r.complete { "asked" } else { "that ran" },
             100.0 * (1.0 - HELD_SHARE)
         );
     };
@@ -111,12 +118,12 @@ pub fn held_sentence(r: &RatesReport) -> String {
             format_seconds(first.capped_seconds)
         ));
     }
-    if missed.len() > 1 {
-        s.push_str(&format!(
-            "; {} higher rates were not held either",
-            missed.len() - 1
-        ));
+    match missed.len() {
+        1 => {}
+        2 => s.push_str("; 1 higher rate was not held either"),
+        n => s.push_str(&format!("; {} higher rates were not held either", n - 1)),
     }
+    s.push_str(cut);
     s
 }
 
@@ -128,6 +135,14 @@ pub fn knee_sentence(r: &RatesReport) -> String {
     };
     if all.len() < 2 {
         return "one rate: give several (--rate 10%..100%) for a knee".to_string();
+    }
+    if !light.held() {
+        return format!(
+            "no knee to find: even the lightest rate, {}, was not held ({} completed, p99 {})",
+            format_rate_iops(light.asked_iops),
+            format_rate_iops(light.achieved_iops),
+            time(light.response_us.p99)
+        );
     }
     match r.knee() {
         Some((before, after)) => {
@@ -190,8 +205,11 @@ pub fn response_sentence(r: &RatesReport) -> Option<String> {
     );
     if o.response_us.p99 > 1.5 * service.p99 && o.capped_seconds > 0.0 {
         s.push_str(": I/Os waited for a free slot before the device saw them");
-    } else if o.response_us.p99 > 1.5 * service.p99 {
-        s.push_str(": I/Os waited to be issued (see the lag)");
+    } else if o.response_us.p99 > 1.5 * service.p99 || o.lag_us.p99 > LAG_SAID_US {
+        s.push_str(&format!(
+            ": part of the wait was before the device saw them (issued late: lag p99 {})",
+            time(o.lag_us.p99)
+        ));
     } else {
         s.push_str(": the wait was the device's");
     }
@@ -210,9 +228,10 @@ pub fn lag_sentence(r: &RatesReport) -> Option<String> {
         .max_by(|a, b| a.lag_us.p99.total_cmp(&b.lag_us.p99))?;
     (worst.lag_us.p99 > LAG_SAID_US).then(|| {
         format!(
-            "I/Os were issued up to {} late (lag p99 at {}): this machine's timer and CPU, not the device; the response times include it",
+            "I/Os were issued late (at {}: lag p99 {}, max {}): this machine's timer and CPU, not the device; the response times include it",
+            format_rate_iops(worst.asked_iops),
             time(worst.lag_us.p99),
-            format_rate_iops(worst.asked_iops)
+            time(worst.lag_us.max)
         )
     })
 }
@@ -226,6 +245,15 @@ pub fn target_sentence(r: &RatesReport, s: &RateSearch) -> String {
     );
     let tried = r.all_steps();
     let at = |v: f64| tried.iter().find(|st| st.asked_iops() == v).copied();
+    // A value the unit would round onto the limit is given in µs: 3.0 ms over 3.0 ms reads
+    // as a pass.
+    let value = |v: f64| {
+        if v > s.target.limit_us && time(v) == time(s.target.limit_us) {
+            format!("{} µs", group_thousands(v.round() as u64))
+        } else {
+            time(v)
+        }
+    };
     match (s.holds_up_to, s.fails_at) {
         (Some(lo), Some(hi)) => {
             let beyond = at(hi).and_then(RateStep::open).map_or(String::new(), |o| {
@@ -233,7 +261,7 @@ pub fn target_sentence(r: &RatesReport, s: &RateSearch) -> String {
                     "; beyond it (at {}) {} is {}",
                     format_rate_iops(hi),
                     s.target.percentile.name(),
-                    time(pick(&o.response_us, s.target.percentile))
+                    value(pick(&o.response_us, s.target.percentile))
                 );
                 if !o.held() && o.backlog_change_per_second >= 1.0 {
                     b.push_str(&format!(
@@ -243,10 +271,33 @@ pub fn target_sentence(r: &RatesReport, s: &RateSearch) -> String {
                 }
                 b
             });
+            // Rates below the answer that missed the target: the bisection assumes the
+            // latency rises with the rate, and these say it did not here.
+            let below: Vec<String> = tried
+                .iter()
+                .filter(|st| st.asked_iops() < lo && !st.holds(s.target))
+                .filter_map(|st| st.open())
+                .map(|o| {
+                    format!(
+                        "{} ({})",
+                        format_rate_iops(o.asked_iops),
+                        value(pick(&o.response_us, s.target.percentile))
+                    )
+                })
+                .collect();
+            let uncertain = if below.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; but lower rates missed it too: {}, so the answer is uncertain (run again, or longer)",
+                    below.join(", ")
+                )
+            };
             format!(
-                "{goal} holds up to {}{beyond} ({} runs)",
+                "{goal} holds up to {}{beyond} ({} run{}){uncertain}",
                 rate_of(r, lo),
-                tried.len()
+                tried.len(),
+                if tried.len() == 1 { "" } else { "s" }
             )
         }
         (Some(lo), None) => format!(
