@@ -16,11 +16,38 @@ pub const KNEE_RISE: f64 = 2.0;
 
 /// One rate run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "SavedStep")]
 pub struct RateStep {
     /// The rate as asked (`Iops` or `Percent` of the peak).
     pub asked: Rate,
     /// The run: its service times in `latency_us`, its open-loop figures in `open`.
     pub row: DiskRow,
+}
+
+/// A step as a document holds it, before it is checked: a step is an open-loop run, so its
+/// row has its open-loop figures and a rate above 0 (a crafted document without them would
+/// read as a rate held).
+#[derive(Deserialize)]
+struct SavedStep {
+    asked: Rate,
+    row: DiskRow,
+}
+
+impl TryFrom<SavedStep> for RateStep {
+    type Error = String;
+
+    fn try_from(s: SavedStep) -> Result<Self, String> {
+        match &s.row.open {
+            None => Err("a rate's step without its open-loop figures (`open`)".into()),
+            Some(o) if o.asked_iops.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) => {
+                Err("a rate's step that asked no I/Os (`asked_iops` 0)".into())
+            }
+            Some(_) => Ok(Self {
+                asked: s.asked,
+                row: s.row,
+            }),
+        }
+    }
 }
 
 impl RateStep {

@@ -319,3 +319,36 @@ fn a_rate_far_beyond_the_device_counts_its_unissued_arrivals_without_walking_the
     // of hundreds of milliseconds, not the service time.
     assert!(f(&open["response_us"]["p50"]) > 300_000.0, "{open}");
 }
+
+#[test]
+fn a_document_whose_steps_lack_their_open_loop_figures_is_refused() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/disk-rates.json"
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (what, meddle) in [
+        (
+            "without its open-loop figures",
+            &(|v: &mut Value| {
+                v["steps"][0]["row"].as_object_mut().unwrap().remove("open");
+            }) as &dyn Fn(&mut Value),
+        ),
+        ("asked no I/Os", &|v: &mut Value| {
+            v["steps"][1]["row"]["open"]["asked_iops"] = 0.0.into()
+        }),
+        ("negative", &|v: &mut Value| {
+            v["steps"][1]["row"]["open"]["achieved_iops"] = (-5.0).into()
+        }),
+    ] {
+        let mut doc: Value = serde_json::from_str(&text).unwrap();
+        meddle(&mut doc);
+        let path = dir.path().join("crafted.json");
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let out = ioscope().arg("report").arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{what}");
+        let line = crate::common::one_line_stderr(&out);
+        assert!(line.contains(what), "{what}: {line}");
+    }
+}
