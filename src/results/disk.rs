@@ -282,7 +282,10 @@ pub fn slope(samples: &[u64], every: f64) -> f64 {
         sxy += dx * (y as f64 - mean_y);
         sxx += dx * dx;
     }
-    if sxx > 0.0 { sxy / sxx } else { 0.0 }
+    // A flat backlog gives rounding noise (3e-16), not a slope: below a millionth of an I/O
+    // per second it is 0 (a document refuses figures that near zero as made up).
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    if slope.abs() < 1e-6 { 0.0 } else { slope }
 }
 
 /// A mix row's reads and writes apart, and the share that read as the app and the device
@@ -602,6 +605,17 @@ impl DiskRow {
             other_io_bytes: None,
             pressure: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod slope_tests {
+    #[test]
+    fn a_flat_backlog_has_a_slope_of_exactly_zero_and_a_rising_one_its_rate() {
+        assert_eq!(super::slope(&[3, 3, 3, 3, 3, 3, 3], 0.013), 0.0);
+        assert_eq!(super::slope(&[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 0.01), 0.0);
+        let rising = super::slope(&[0, 10, 20, 30], 0.5);
+        assert!((rising - 20.0).abs() < 1e-9, "{rising}");
     }
 }
 
