@@ -2,9 +2,10 @@
 //! of synced writes; the device's view; and the verdict against the target (etcd: p99 under
 //! 10 ms), its words chosen by [`crate::results::disk_fsync::judge`] from the numbers.
 
-use crate::report::cells::{opt, table, us};
+use crate::report::cells::{opt, us};
+use crate::report::columns::{self, Column};
 use crate::report::csv::Table;
-use crate::report::text::{line, right_align, table_with};
+use crate::report::text::line;
 use crate::report::view::Exportable;
 use crate::report::views::disk_curve::time;
 use crate::results::disk::Latency;
@@ -52,16 +53,65 @@ fn device_sentence(r: &FsyncReport) -> Option<String> {
     ))
 }
 
-fn latency_cells(name: &str, count: u64, l: &Latency) -> Vec<String> {
+/// One call's row of the table: the write's, or fdatasync's (the one the target judges).
+struct Call<'a> {
+    name: &'static str,
+    latency: &'a Latency,
+    judged: bool,
+}
+
+/// The two rows, write then fdatasync.
+fn calls(r: &FsyncReport) -> [Call<'_>; 2] {
+    [
+        Call {
+            name: "write",
+            latency: &r.write_latency_us,
+            judged: false,
+        },
+        Call {
+            name: "fdatasync",
+            latency: &r.fdatasync_latency_us,
+            judged: true,
+        },
+    ]
+}
+
+/// The one table of the preset, for the text, Markdown and CSV alike: each call's count and
+/// latency percentiles (µs), and in the CSV the run's figures and the target's verdict on
+/// fdatasync's row.
+fn columns<'a>(r: &'a FsyncReport) -> Vec<Column<'a, Call<'a>>> {
+    let verdict = serde_json::to_value(r.verdict)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let percentile = |name: &'static str, key: &'static str, pick: fn(&Latency) -> f64| {
+        Column::new(name, "µs", 0, move |c: &Call| us(pick(c.latency)))
+            .csv(key, move |c: &Call| pick(c.latency).to_string())
+    };
     vec![
-        name.to_string(),
-        group_thousands(count),
-        us(l.p50),
-        us(l.p90),
-        us(l.p99),
-        us(l.p99_9),
-        us(l.p99_99),
-        us(l.max),
+        Column::new("call", "", 0, |c: &Call| c.name.to_string())
+            .left()
+            .csv("call", |c: &Call| c.name.to_string()),
+        Column::new("count", "", 0, |_: &Call| group_thousands(r.writes))
+            .csv("count", |_: &Call| r.writes.to_string()),
+        Column::raw("block_bytes", |_: &Call| r.block_bytes.to_string()),
+        Column::raw("seconds", |_: &Call| r.seconds.to_string()),
+        Column::raw("mean_us", |c: &Call| c.latency.mean.to_string()),
+        percentile("p50", "p50_us", |l| l.p50),
+        percentile("p90", "p90_us", |l| l.p90),
+        percentile("p99", "p99_us", |l| l.p99),
+        percentile("p99.9", "p99_9_us", |l| l.p99_9),
+        percentile("p99.99", "p99_99_us", |l| l.p99_99),
+        percentile("max", "max_us", |l| l.max),
+        Column::raw("target_us", |c: &Call| {
+            opt(c.judged.then_some(r.target.limit_us))
+        }),
+        Column::raw("target_percentile", |c: &Call| {
+            opt(c.judged.then(|| r.target.percentile.name()))
+        }),
+        Column::raw("verdict", move |c: &Call| {
+            opt(c.judged.then(|| verdict.clone()))
+        }),
     ]
 }
 
@@ -98,17 +148,12 @@ pub fn text(r: &FsyncReport) -> String {
             format_seconds(r.runtime_seconds)
         ),
     );
-    let mut t = table_with(&[
-        "call", "count", "p50", "p90", "p99", "p99.9", "p99.99", "max",
-    ]);
-    t.add_row(latency_cells("write", r.writes, &r.write_latency_us));
-    t.add_row(latency_cells(
-        "fdatasync",
-        r.writes,
-        &r.fdatasync_latency_us,
+    out.push_str(&format!(
+        "latency of each call, µs:\n{}\n",
+        columns::for_terminal(&columns(r), &calls(r))
+            .text
+            .trim_end()
     ));
-    right_align(&mut t, 1..8);
-    out.push_str(&format!("latency of each call, µs:\n{t}\n"));
     line(
         &mut out,
         "rate",
@@ -142,20 +187,6 @@ impl Exportable for FsyncReport {
     /// The latency table, then the verdict and the device's side.
     fn markdown(&self) -> Vec<String> {
         use crate::report::markdown::{list, table as md_table};
-        let header = [
-            "call",
-            "count",
-            "p50 µs",
-            "p90 µs",
-            "p99 µs",
-            "p99.9 µs",
-            "p99.99 µs",
-            "max µs",
-        ];
-        let rows = vec![
-            latency_cells("write", self.writes, &self.write_latency_us),
-            latency_cells("fdatasync", self.writes, &self.fdatasync_latency_us),
-        ];
         let mut notes = vec![
             format!("Verdict: {}", verdict_sentence(self)),
             format!(
@@ -167,7 +198,7 @@ impl Exportable for FsyncReport {
         ];
         notes.extend(device_sentence(self).map(|s| format!("Device: {s}")));
         vec![
-            md_table(&table(&header, rows), None),
+            md_table(&columns::markdown(&columns(self), &calls(self)), None),
             list("Findings:", &notes),
         ]
     }
@@ -185,51 +216,7 @@ impl Exportable for FsyncReport {
         &self.warnings
     }
     fn table(&self) -> Table {
-        let header = [
-            "call",
-            "count",
-            "block_bytes",
-            "seconds",
-            "mean_us",
-            "p50_us",
-            "p90_us",
-            "p99_us",
-            "p99_9_us",
-            "p99_99_us",
-            "max_us",
-            "target_us",
-            "target_percentile",
-            "verdict",
-        ];
-        let verdict = serde_json::to_value(self.verdict)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let row = |call: &str, l: &Latency, judged: bool| {
-            vec![
-                call.to_string(),
-                self.writes.to_string(),
-                self.block_bytes.to_string(),
-                self.seconds.to_string(),
-                l.mean.to_string(),
-                l.p50.to_string(),
-                l.p90.to_string(),
-                l.p99.to_string(),
-                l.p99_9.to_string(),
-                l.p99_99.to_string(),
-                l.max.to_string(),
-                opt(judged.then_some(self.target.limit_us)),
-                opt(judged.then(|| self.target.percentile.name())),
-                opt(judged.then(|| verdict.clone())),
-            ]
-        };
-        table(
-            &header,
-            vec![
-                row("write", &self.write_latency_us, false),
-                row("fdatasync", &self.fdatasync_latency_us, true),
-            ],
-        )
+        columns::csv(&columns(self), &calls(self))
     }
 }
 
