@@ -96,7 +96,7 @@ pub fn display_name(path: &Path) -> String {
     if path == Path::new("-") {
         "stdin".to_string()
     } else {
-        path.display().to_string()
+        crate::text::lossless(path.as_os_str())
     }
 }
 
@@ -362,14 +362,18 @@ pub struct Space {
 
 /// Reads the size and free space of the file system holding `dir`.
 pub fn space(dir: &Path) -> Result<Space> {
-    let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-        .with_context(|| format!("statvfs {}: path contains a NUL byte", dir.display()))?;
+    let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).with_context(|| {
+        format!(
+            "statvfs {}: path contains a NUL byte",
+            crate::text::printable_path(&dir)
+        )
+    })?;
     // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: as above; both pointers are valid for the duration of the call.
     if unsafe { libc::statvfs(c_path.as_ptr(), &mut st) } != 0 {
         return Err(io::Error::last_os_error())
-            .with_context(|| format!("statvfs {}", dir.display()));
+            .with_context(|| format!("statvfs {}", crate::text::printable_path(&dir)));
     }
     Ok(Space::of(&st))
 }
@@ -988,7 +992,7 @@ fn claim(
         } else {
             input(format!(
                 "write {name}: create its space claim {}: {}",
-                path.display(),
+                crate::text::printable_path(&path),
                 describe(&e)
             ))
         }
@@ -1099,7 +1103,7 @@ pub fn create_output(path: &Path, bytes: u64, policy: CreatePolicy) -> Result<Ou
         if !parent.is_dir() {
             return Err(input(format!(
                 "write {name}: directory {} does not exist",
-                parent.display()
+                crate::text::printable_path(&parent)
             )));
         }
         // A replaced file stays until its successor is complete: its space is not free.

@@ -71,13 +71,18 @@ mod imp {
             .read(true)
             .write(true)
             .open(path)
-            .with_context(|| format!("open {} to corrupt it (test hook)", path.display()))?;
+            .with_context(|| {
+                format!(
+                    "open {} to corrupt it (test hook)",
+                    crate::text::printable_path(&path)
+                )
+            })?;
         let mut b = [0u8; 1];
         file.read_exact_at(&mut b, at)
-            .with_context(|| format!("read {} at {at}", path.display()))?;
+            .with_context(|| format!("read {} at {at}", crate::text::printable_path(&path)))?;
         b[0] ^= 0xff;
         file.write_all_at(&b, at)
-            .with_context(|| format!("write {} at {at}", path.display()))
+            .with_context(|| format!("write {} at {at}", crate::text::printable_path(&path)))
     }
 
     pub fn disk_refuses(what: &str) -> bool {

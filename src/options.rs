@@ -1758,12 +1758,15 @@ pub(crate) fn existing_dir(dir: &std::path::Path, what: &str) -> Result<()> {
     let meta = std::fs::metadata(dir).map_err(|e| {
         input(format!(
             "{what} {}: {}",
-            dir.display(),
+            crate::text::printable_path(&dir),
             crate::files::describe(&e)
         ))
     })?;
     if !meta.is_dir() {
-        return Err(input(format!("{what} {}: not a directory", dir.display())));
+        return Err(input(format!(
+            "{what} {}: not a directory",
+            crate::text::printable_path(&dir)
+        )));
     }
     Ok(())
 }

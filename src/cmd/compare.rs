@@ -83,7 +83,7 @@ fn contenders(
     path: &Path,
     skipped: &mut Vec<String>,
 ) -> Result<Vec<Contender>> {
-    let shown = options.path.display().to_string();
+    let shown = crate::text::lossless(options.path.as_os_str());
     let file = PATH;
     let me = std::env::current_exe()
         .context("find the ioscope executable")?
@@ -387,7 +387,7 @@ pub fn execute(
     save: &mut dyn FnMut(&CompareReport) -> Result<()>,
 ) -> Result<CompareReport> {
     let src = files::open_measurable(&options.path, "compare")?;
-    let file = options.path.display().to_string();
+    let file = crate::text::lossless(options.path.as_os_str());
     let mut skipped = Vec::new();
     let list = contenders(options, &options.path, &mut skipped)?;
     let device = crate::measure::diskstats::device_of(&options.path);

@@ -87,7 +87,7 @@ pub fn execute(
         }
     }
     let mut report = SyncMethodsReport {
-        dir: options.path.display().to_string(),
+        dir: crate::text::lossless(options.path.as_os_str()),
         region_bytes: methods.region,
         device_name: cache.device,
         write_cache: cache.mode,

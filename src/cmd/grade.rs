@@ -332,7 +332,7 @@ pub fn execute(
         runs: options.runs,
         timeout_seconds: options.timeout.as_secs_f64(),
         timeout_bytes_per_second: DEADLINE_BYTES_PER_SECOND,
-        dir: crate::text::printable(&options.dir.display().to_string()),
+        dir: crate::text::printable_path(&options.dir),
         sizes: Vec::new(),
         skipped: Vec::new(),
         diagnoses: Vec::new(),

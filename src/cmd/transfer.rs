@@ -48,7 +48,7 @@ pub fn execute(
     std::fs::create_dir(&scratch.0).map_err(|e| {
         input(format!(
             "transfer: create {}: {}",
-            scratch.0.display(),
+            crate::text::printable_path(&scratch.0),
             files::describe(&e)
         ))
     })?;
@@ -80,7 +80,7 @@ pub fn execute(
         warnings,
     };
     let block = files::space(&options.to)?.block;
-    let copies_shown = format!("the copies in {}", scratch.0.display());
+    let copies_shown = format!("the copies in {}", crate::text::printable_path(&scratch.0));
     let mut run = || -> Result<()> {
         for (name, files) in &workloads {
             let sources = files
@@ -180,8 +180,8 @@ impl SocketPlace {
             return Err(std::io::Error::last_os_error()).with_context(|| {
                 format!(
                     "transfer: {} is too long a path for a Unix socket, and a directory for one in {} could not be made",
-                    scratch.display(),
-                    base.display()
+                    crate::text::printable_path(&scratch),
+                    crate::text::printable_path(&base)
                 )
             });
         }
@@ -217,7 +217,10 @@ fn generate(options: &TransferOptions, scratch: &Path) -> Result<Vec<(String, Ve
     }
     transfer::ensure_room_in(
         &options.to,
-        &format!("the files of transfer in {}", scratch.display()),
+        &format!(
+            "the files of transfer in {}",
+            crate::text::printable_path(&scratch)
+        ),
         need,
         options.min_free,
     )?;
@@ -225,15 +228,15 @@ fn generate(options: &TransferOptions, scratch: &Path) -> Result<Vec<(String, Ve
     let make = |dir: &Path, name: &str, size: u64, at: u64| -> Result<Outgoing> {
         let path = dir.join(name);
         let mut data = DataStream::new(seed, at);
-        let mut file =
-            std::fs::File::create(&path).with_context(|| format!("create {}", path.display()))?;
+        let mut file = std::fs::File::create(&path)
+            .with_context(|| format!("create {}", crate::text::printable_path(&path)))?;
         let mut buf = vec![0u8; (MIB as usize).min(size as usize)];
         let mut left = size;
         while left > 0 {
             let n = (left as usize).min(buf.len());
             data.fill(&mut buf[..n]);
             std::io::Write::write_all(&mut file, &buf[..n])
-                .with_context(|| format!("write {}", path.display()))?;
+                .with_context(|| format!("write {}", crate::text::printable_path(&path)))?;
             left -= n as u64;
         }
         Ok(Outgoing {
@@ -285,14 +288,19 @@ fn generate(options: &TransferOptions, scratch: &Path) -> Result<Vec<(String, Ve
 
 /// Size and digest of a file, read whole (which also warms it).
 fn digest_of(path: &Path) -> Result<(u64, Trailer)> {
-    let mut f = std::fs::File::open(path)
-        .map_err(|e| input(format!("read {}: {}", path.display(), files::describe(&e))))?;
+    let mut f = std::fs::File::open(path).map_err(|e| {
+        input(format!(
+            "read {}: {}",
+            crate::text::printable_path(&path),
+            files::describe(&e)
+        ))
+    })?;
     let mut d = Digest::new();
     let mut buf = vec![0u8; MIB as usize];
     let mut n = 0u64;
     loop {
         let got = std::io::Read::read(&mut f, &mut buf)
-            .with_context(|| format!("read {}", path.display()))?;
+            .with_context(|| format!("read {}", crate::text::printable_path(&path)))?;
         if got == 0 {
             break;
         }
@@ -320,7 +328,8 @@ fn measure(
     for i in 0..options.repeat {
         crate::interrupt::check()?;
         let dest = scratch.join(format!("recv-{}-{}-{i}", s.name(), r.name()));
-        std::fs::create_dir(&dest).with_context(|| format!("create {}", dest.display()))?;
+        std::fs::create_dir(&dest)
+            .with_context(|| format!("create {}", crate::text::printable_path(&dest)))?;
         let (send_side, recv_side) = one(options, socket, &dest, files, s, r)?;
         sent.push(send_side.seconds);
         received.push(recv_side.seconds);
@@ -331,7 +340,8 @@ fn measure(
                 verified &= copy == *source;
             }
         }
-        std::fs::remove_dir_all(&dest).with_context(|| format!("remove {}", dest.display()))?;
+        std::fs::remove_dir_all(&dest)
+            .with_context(|| format!("remove {}", crate::text::printable_path(&dest)))?;
     }
     let sender_seconds = summarize(&sent).expect("at least one run");
     let receiver_seconds = summarize(&received).expect("at least one run");
@@ -400,7 +410,7 @@ fn files_to_send(paths: &[PathBuf], warnings: &mut Vec<Warning>) -> Result<Vec<O
     if let Some(first) = skipped.first() {
         warnings.push(Warning::LeftOut {
             count: skipped.len(),
-            first: first.display().to_string(),
+            first: crate::text::lossless(first.as_os_str()),
         });
     }
     Ok(files)

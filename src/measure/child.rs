@@ -210,7 +210,7 @@ pub fn run(argv: &[OsString], deadline: Duration) -> Result<Ran> {
 
 /// [`run`], with its stdout kept or discarded.
 pub fn run_with(argv: &[OsString], deadline: Duration, stdout: Stdout) -> Result<Ran> {
-    let shown = crate::text::printable(&argv[0].to_string_lossy());
+    let shown = crate::text::printable(&crate::text::lossless(&argv[0]));
     let started = Instant::now();
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
@@ -382,7 +382,7 @@ mod tests {
         let pidfile = dir.path().join("pid");
         let script = format!(
             "perl -e 'use POSIX; POSIX::setsid(); open(F, \">{}\"); print F $$; close F; sleep 30' & sleep 0.2; echo done",
-            pidfile.display()
+            crate::text::printable_path(&pidfile)
         );
         if std::process::Command::new("perl")
             .arg("-v")

@@ -140,7 +140,7 @@ impl Environment {
             cpu_model: cpu_model(),
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
             memory_bytes: meminfo_bytes("MemTotal").unwrap_or(0),
-            path: path.display().to_string(),
+            path: crate::text::lossless(path.as_os_str()),
             storage: Storage::of(path),
             cpu_caches: cpu_caches(),
             page_size: crate::measure::cache::page_size(),

@@ -885,7 +885,8 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data")
             .join(name);
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("read {}: {e}", crate::text::printable_path(&path)))
     }
 
     fn figure<'a>(c: &'a ToolClaim, label: &str) -> &'a ClaimedFigure {

@@ -50,7 +50,7 @@ impl GradeOptions {
         let shown = args
             .command
             .iter()
-            .map(|a| crate::text::printable(&a.to_string_lossy()))
+            .map(|a| crate::text::printable(&crate::text::lossless(a)))
             .collect();
         Ok(Self {
             command: args.command.clone(),

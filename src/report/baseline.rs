@@ -563,7 +563,7 @@ impl Pending {
         );
         let mut against = crate::results::baseline::against(
             old,
-            &path.display().to_string(),
+            &crate::text::lossless(path.as_os_str()),
             &self.figures(result),
             env,
             &host,

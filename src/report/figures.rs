@@ -401,7 +401,12 @@ mod tests {
         assert!(files.len() > 20);
         for p in files {
             let text = std::fs::read_to_string(&p).unwrap();
-            assert_eq!(verdict(&text), Ok(()), "{}", p.display());
+            assert_eq!(
+                verdict(&text),
+                Ok(()),
+                "{}",
+                crate::text::printable_path(&p)
+            );
         }
     }
 }

@@ -85,9 +85,10 @@ pub fn document<T: Serialize>(command: &str, result: &T, provenance: &Provenance
 }
 
 /// The command line as JSON strings: an argument that is not valid UTF-8 (a file name with
-/// a 0xff byte) gets U+FFFD for its bad bytes; `std::env::args()` would panic on it.
+/// a 0xff byte) has each bad byte written `\xff`, as every name ioscope prints
+/// ([`crate::text::lossless`]); `std::env::args()` would panic on it.
 fn command_line(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<String> {
-    args.map(|a| a.to_string_lossy().into_owned()).collect()
+    args.map(|a| crate::text::lossless(&a)).collect()
 }
 
 /// The `schema` of a saved document, read without building the document in memory (every
@@ -427,6 +428,6 @@ mod tests {
     fn arguments_that_are_not_utf8_are_kept_with_replacement_characters() {
         use std::os::unix::ffi::OsStringExt;
         let args = [b"fast".to_vec(), b"bad\xffname".to_vec()].map(std::ffi::OsString::from_vec);
-        assert_eq!(command_line(args.into_iter()), ["fast", "bad\u{fffd}name"]);
+        assert_eq!(command_line(args.into_iter()), ["fast", "bad\\xffname"]);
     }
 }

@@ -111,7 +111,7 @@ impl Outputs {
             if hit {
                 return Err(input(format!(
                     "{what}: {flag} {} is {called}; refusing to write over it, even with --force",
-                    path.display()
+                    crate::text::printable_path(&path)
                 )));
             }
         }
@@ -135,7 +135,7 @@ impl Outputs {
                     "{what}: {} and {} name the same file {}; give each its own path",
                     wanted[i].0,
                     wanted[j].0,
-                    wanted[i].1.display()
+                    crate::text::printable_path(&wanted[i].1)
                 )));
             }
         }
@@ -398,14 +398,14 @@ fn finish_with<T: Exportable>(
 
 impl Output {
     fn reserve(flag: &'static str, path: &Path, force: bool, what: &str) -> Result<Self> {
-        let name = path.display();
+        let name = crate::text::printable_path(&path);
         let at = format!("{what}: {flag} {name}");
         refuse_symlink(path, &at)?;
         let parent = parent_dir(path);
         if !parent.is_dir() {
             return Err(input(format!(
                 "{what}: {flag} {name}: directory {} does not exist",
-                parent.display()
+                crate::text::printable_path(&parent)
             )));
         }
         match std::fs::symlink_metadata(path) {
@@ -426,7 +426,7 @@ impl Output {
                 probe_dir(&parent).map_err(|e| {
                     input(format!(
                         "{what}: {flag} {name}: cannot write in {}: {}",
-                        parent.display(),
+                        crate::text::printable_path(&parent),
                         describe(&e)
                     ))
                 })?;
@@ -470,7 +470,7 @@ impl Output {
 
     /// Writes `bytes` to a temporary name beside the file, syncs it and renames it over.
     fn write(&self, bytes: &[u8]) -> Result<()> {
-        let name = self.path.display();
+        let name = crate::text::printable_path(&self.path);
         self.ensure_room(bytes.len() as u64)?;
         if stamp(&self.path) != self.seen.get() {
             // Ours no more: keep the other writer's content, and stop tracking the path.
@@ -524,7 +524,7 @@ impl Output {
         let replaced = std::fs::symlink_metadata(&self.path).map_or(0, |m| m.len());
         crate::files::ensure_room(
             &parent_dir(&self.path),
-            &format!("{} {}", self.flag, self.path.display()),
+            &format!("{} {}", self.flag, crate::text::printable_path(&self.path)),
             bytes,
             replaced,
             None,

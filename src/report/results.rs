@@ -70,13 +70,16 @@ impl ResultDir {
             Some(dir) => {
                 // Its files would be written (and with --force, old ones removed) wherever
                 // the link leads.
-                files::refuse_symlink(dir, &format!("study: --out {}", dir.display()))?;
+                files::refuse_symlink(
+                    dir,
+                    &format!("study: --out {}", crate::text::printable_path(&dir)),
+                )?;
                 match std::fs::read_dir(dir) {
                     Ok(mut entries) => {
                         if entries.next().is_some() && !force {
                             return Err(input(format!(
                                 "study: --out {}: the directory is not empty; choose a new one or pass --force to write into it",
-                                dir.display()
+                                crate::text::printable_path(&dir)
                             )));
                         }
                         created = false;
@@ -85,7 +88,7 @@ impl ResultDir {
                         std::fs::create_dir(dir).map_err(|e| {
                             input(format!(
                                 "study: create {}: {}",
-                                dir.display(),
+                                crate::text::printable_path(&dir),
                                 files::describe(&e)
                             ))
                         })?;
@@ -93,7 +96,7 @@ impl ResultDir {
                     Err(e) => {
                         return Err(input(format!(
                             "study: --out {}: {}",
-                            dir.display(),
+                            crate::text::printable_path(&dir),
                             files::describe(&e)
                         )));
                     }
@@ -135,11 +138,11 @@ impl ResultDir {
                 input(if e.kind() == std::io::ErrorKind::AlreadyExists {
                     format!(
                         "study: --out {}: another study is writing there now (or one was killed: remove {} if none runs)",
-                        dir.display(),
-                        lock.display()
+                        crate::text::printable_path(&dir),
+                        crate::text::printable_path(&lock)
                     )
                 } else {
-                    format!("study: create {}: {}", lock.display(), files::describe(&e))
+                    format!("study: create {}: {}", crate::text::printable_path(&lock), files::describe(&e))
                 })
             })?;
         if !created {
@@ -185,8 +188,13 @@ impl ResultDir {
         let path = self.dir.join(name);
         // One left by a study that was killed (a link too: removing it follows nothing).
         let _ = std::fs::remove_file(&tmp);
-        let failed =
-            |e: std::io::Error| input(format!("write {}: {}", tmp.display(), files::describe(&e)));
+        let failed = |e: std::io::Error| {
+            input(format!(
+                "write {}: {}",
+                crate::text::printable_path(&tmp),
+                files::describe(&e)
+            ))
+        };
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -198,8 +206,8 @@ impl ResultDir {
             return Err(failed(e));
         }
         drop(file);
-        let renamed =
-            std::fs::rename(&tmp, &path).with_context(|| format!("rename {}", path.display()));
+        let renamed = std::fs::rename(&tmp, &path)
+            .with_context(|| format!("rename {}", crate::text::printable_path(&path)));
         drop(registration);
         if renamed.is_err() {
             let _ = std::fs::remove_file(&tmp);

@@ -111,8 +111,12 @@ struct Format {
 impl Format {
     fn read(root: &std::path::Path, event: &str) -> Result<Format> {
         let path = root.join("events").join(event).join("format");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("no tracepoint {event} ({})", path.display()))?;
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "no tracepoint {event} ({})",
+                crate::text::printable_path(&path)
+            )
+        })?;
         Format::parse(&text).with_context(|| format!("tracepoint {event}: unreadable format"))
     }
 

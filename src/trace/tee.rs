@@ -92,7 +92,7 @@ impl Tee {
         // Not waited for: it may outlive ioscope; the trace's waitpid may reap it.
         forwarder
             .spawn()
-            .with_context(|| format!("trace: start {} __tee", exe.display()))?;
+            .with_context(|| format!("trace: start {} __tee", crate::text::printable_path(&exe)))?;
         drop(theirs);
         let channel = Arc::new(ours);
         let until: Arc<OnceLock<Instant>> = Arc::default();

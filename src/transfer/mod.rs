@@ -67,7 +67,7 @@ impl std::fmt::Display for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Endpoint::Tcp(a) => f.write_str(a),
-            Endpoint::Unix(p) => write!(f, "unix:{}", p.display()),
+            Endpoint::Unix(p) => write!(f, "unix:{}", crate::text::printable_path(&p)),
         }
     }
 }
@@ -224,7 +224,7 @@ impl Listener {
                 let l = listening_at(path).map_err(|e| {
                     input(format!(
                         "listen on unix:{}: {}",
-                        path.display(),
+                        crate::text::printable_path(&path),
                         files::describe(&e)
                     ))
                 })?;
@@ -232,7 +232,7 @@ impl Listener {
                 l.set_nonblocking(true).map_err(|e| {
                     input(format!(
                         "listen on unix:{}: {}",
-                        path.display(),
+                        crate::text::printable_path(&path),
                         files::describe(&e)
                     ))
                 })?;
@@ -333,7 +333,7 @@ pub fn connect(to: &Endpoint, timeout: Duration) -> Result<Box<dyn Conn>> {
             let s = UnixStream::connect(path).map_err(|e| {
                 input(format!(
                     "connect to unix:{}: {}",
-                    path.display(),
+                    crate::text::printable_path(&path),
                     files::describe(&e)
                 ))
             })?;
@@ -370,7 +370,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
         let listing = |e: std::io::Error| {
             input(format!(
                 "read the directory {}: {}",
-                dir.display(),
+                crate::text::printable_path(&dir),
                 files::describe(&e)
             ))
         };
@@ -400,11 +400,21 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p)
-            .map_err(|e| input(format!("{}: {}", p.display(), files::describe(&e))))?;
+        let meta = std::fs::metadata(p).map_err(|e| {
+            input(format!(
+                "{}: {}",
+                crate::text::printable_path(&p),
+                files::describe(&e)
+            ))
+        })?;
         let base = p
             .file_name()
-            .ok_or_else(|| input(format!("{}: no file name to send it under", p.display())))?
+            .ok_or_else(|| {
+                input(format!(
+                    "{}: no file name to send it under",
+                    crate::text::printable_path(&p)
+                ))
+            })?
             .as_bytes()
             .to_vec();
         if meta.is_dir() {
@@ -417,7 +427,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
         } else {
             return Err(input(format!(
                 "{}: not a regular file or directory",
-                p.display()
+                crate::text::printable_path(&p)
             )));
         }
     }
@@ -426,9 +436,9 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
         if let Some(first) = seen.insert(&f.name[..], &f.path) {
             return Err(input(format!(
                 "{}: it would arrive under the name {:?}, as {} would; send one of them",
-                f.path.display(),
+                crate::text::printable_path(&f.path),
                 String::from_utf8_lossy(&f.name),
-                first.display()
+                crate::text::printable_path(&first)
             )));
         }
     }
@@ -615,13 +625,13 @@ fn send_files(
         let file = File::open(&f.path).map_err(|e| {
             input(format!(
                 "open {}: {}",
-                f.path.display(),
+                crate::text::printable_path(&f.path),
                 files::describe(&e)
             ))
         })?;
         let meta = file
             .metadata()
-            .with_context(|| format!("stat {}", f.path.display()))?;
+            .with_context(|| format!("stat {}", crate::text::printable_path(&f.path)))?;
         use std::os::unix::fs::PermissionsExt;
         // A file that reports size 0 may still have content (/proc, /sys): read to its end.
         let unsized_bytes = if meta.len() == 0 {

@@ -124,8 +124,13 @@ impl Dirs {
     /// links are refused only inside it.
     pub fn open(root: &Path, keep_mode: bool) -> Result<Self> {
         let c = cstr(root.as_os_str().as_bytes())?;
-        let fd = open_dir_with(libc::AT_FDCWD, &c, 0)
-            .map_err(|e| anyhow!("open {}: {}", root.display(), crate::files::describe(&e)))?;
+        let fd = open_dir_with(libc::AT_FDCWD, &c, 0).map_err(|e| {
+            anyhow!(
+                "open {}: {}",
+                crate::text::printable_path(&root),
+                crate::files::describe(&e)
+            )
+        })?;
         Ok(Dirs {
             root: Dir::new(fd, root.to_path_buf()),
             open: HashMap::new(),
@@ -143,7 +148,9 @@ impl Dirs {
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
         // SAFETY: an open directory and the struct above.
         if unsafe { libc::fstatvfs(self.root.fd.as_raw_fd(), &mut st) } != 0 {
-            return Err(errno()).with_context(|| format!("statvfs {}", self.root.path.display()));
+            return Err(errno()).with_context(|| {
+                format!("statvfs {}", crate::text::printable_path(&self.root.path))
+            });
         }
         Ok((crate::files::Space::of(&st), st.f_files as u64))
     }
@@ -179,7 +186,7 @@ impl Dirs {
                             if e.raw_os_error() != Some(libc::EEXIST) {
                                 return Err(format!(
                                     "create {}: {}",
-                                    path.display(),
+                                    crate::text::printable_path(&path),
                                     crate::files::describe(&e)
                                 ));
                             }
@@ -194,9 +201,13 @@ impl Dirs {
                 let fd = fd.map_err(|e| match e.raw_os_error() {
                     Some(libc::ENOTDIR) | Some(libc::ELOOP) => format!(
                         "{} is not a directory (links are not followed)",
-                        path.display()
+                        crate::text::printable_path(&path)
                     ),
-                    _ => format!("open {}: {}", path.display(), crate::files::describe(&e)),
+                    _ => format!(
+                        "open {}: {}",
+                        crate::text::printable_path(&path),
+                        crate::files::describe(&e)
+                    ),
                 })?;
                 let dir = Dir::new(fd, path.clone());
                 at = Rc::clone(&dir.fd);
@@ -259,7 +270,7 @@ impl Dirs {
                     _ => {
                         return Err(format!(
                             "create a file in {}: {}",
-                            dir.path.display(),
+                            crate::text::printable_path(&dir.path),
                             crate::files::describe(&e)
                         ));
                     }
@@ -283,7 +294,7 @@ impl Dirs {
                 if f < 0 {
                     return Err(format!(
                         "create {}: {}",
-                        dir.path.join(&t).display(),
+                        crate::text::printable_path(&dir.path.join(&t)),
                         crate::files::describe(&errno())
                     ));
                 }
@@ -351,7 +362,7 @@ impl Incoming {
     /// Sets the mode, fsyncs when `sync`, and gives the file its name; without `replace`
     /// an existing name (one that appeared meanwhile) is refused, never replaced.
     pub fn publish(mut self, sync: bool, replace: bool) -> Result<()> {
-        let shown = self.shown.display().to_string();
+        let shown = crate::text::lossless(self.shown.as_os_str());
         if let Some(mode) = self.mode {
             use std::os::unix::fs::PermissionsExt;
             self.file

@@ -234,12 +234,13 @@ impl Job<'_> {
         let mut buf = vec![0u8; t as usize];
         let worn = self.wear_out(cap, |n| {
             DataStream::new(seed, n * t).fill(&mut buf);
-            file.write_all_at(&buf, n * t)
-                .with_context(|| format!("write {} at {}", path.display(), n * t))
+            file.write_all_at(&buf, n * t).with_context(|| {
+                format!("write {} at {}", crate::text::printable_path(&path), n * t)
+            })
         })?;
         let synced = file
             .sync_all()
-            .with_context(|| format!("fsync {}", path.display()));
+            .with_context(|| format!("fsync {}", crate::text::printable_path(&path)));
         agree(self.comm, &self.host, synced)?;
         let transfer_end = wallclock::now();
         drop(file);
@@ -266,7 +267,7 @@ impl Job<'_> {
         let opened = std::fs::OpenOptions::new()
             .write(true)
             .open(&path)
-            .with_context(|| format!("open {} for writing", path.display()));
+            .with_context(|| format!("open {} for writing", crate::text::printable_path(&path)));
         let file = agree(self.comm, &self.host, opened)?;
         let open_end = wallclock::now();
         let seed = self.hard_seed();
@@ -276,11 +277,11 @@ impl Job<'_> {
             let at = (i * ranks + rank) * r;
             DataStream::new(seed, at).fill(&mut buf);
             file.write_all_at(&buf, at)
-                .with_context(|| format!("write {} at {at}", path.display()))
+                .with_context(|| format!("write {} at {at}", crate::text::printable_path(&path)))
         })?;
         let synced = file
             .sync_all()
-            .with_context(|| format!("fsync {}", path.display()));
+            .with_context(|| format!("fsync {}", crate::text::printable_path(&path)));
         agree(self.comm, &self.host, synced)?;
         let transfer_end = wallclock::now();
         drop(file);
@@ -304,8 +305,9 @@ impl Job<'_> {
     ) -> Result<Option<Io500Phase>> {
         let label = files::display_name(path);
         let prepared = (|| -> Result<()> {
-            let file =
-                File::open(path).with_context(|| format!("open {} for reading", path.display()))?;
+            let file = File::open(path).with_context(|| {
+                format!("open {} for reading", crate::text::printable_path(&path))
+            })?;
             if hooks::io500_corrupting(self.rank)
                 && let Some(&(at, _)) = extents.first()
             {
@@ -313,7 +315,7 @@ impl Job<'_> {
             }
             let len = file
                 .metadata()
-                .with_context(|| format!("stat {}", path.display()))?
+                .with_context(|| format!("stat {}", crate::text::printable_path(&path)))?
                 .len();
             cache::evict_extents(&file, &label, std::iter::once((0, len)))
         })();
@@ -321,16 +323,18 @@ impl Job<'_> {
         self.comm.barrier();
         let open_start = wallclock::now();
         let run = (|| -> Result<(File, f64, f64, u64)> {
-            let file =
-                File::open(path).with_context(|| format!("open {} for reading", path.display()))?;
+            let file = File::open(path).with_context(|| {
+                format!("open {} for reading", crate::text::printable_path(&path))
+            })?;
             let open_end = wallclock::now();
             let mut buf = vec![0u8; block as usize];
             let mut bytes = 0;
             for &(at, len) in extents {
                 crate::interrupt::check()?;
                 let n = len as usize;
-                file.read_exact_at(&mut buf[..n], at)
-                    .with_context(|| format!("read {} at {at}", path.display()))?;
+                file.read_exact_at(&mut buf[..n], at).with_context(|| {
+                    format!("read {} at {at}", crate::text::printable_path(&path))
+                })?;
                 std::hint::black_box(&buf[..n]);
                 bytes += len;
             }
@@ -338,8 +342,8 @@ impl Job<'_> {
             Ok((file, open_end, transfer_end, bytes))
         })();
         let (file, open_end, transfer_end, bytes) = agree(self.comm, &self.host, run)?;
-        let check =
-            File::open(path).with_context(|| format!("open {} for reading", path.display()));
+        let check = File::open(path)
+            .with_context(|| format!("open {} for reading", crate::text::printable_path(&path)));
         drop(file);
         let close_end = wallclock::now();
         let checked = check.and_then(|f| {
@@ -365,7 +369,8 @@ impl Job<'_> {
         agree(
             self.comm,
             &self.host,
-            std::fs::create_dir(&dir).with_context(|| format!("mkdir {}", dir.display())),
+            std::fs::create_dir(&dir)
+                .with_context(|| format!("mkdir {}", crate::text::printable_path(&dir))),
         )?;
         let seed = self.small_seed(self.rank);
         let mut buf = vec![0u8; SMALL_FILE as usize];
@@ -376,7 +381,7 @@ impl Job<'_> {
             DataStream::new(seed, n * SMALL_FILE).fill(&mut buf);
             let file = create_new(&path)?;
             file.write_all_at(&buf, 0)
-                .with_context(|| format!("write {}", path.display()))
+                .with_context(|| format!("write {}", crate::text::printable_path(&path)))
         })?;
         let end = wallclock::now();
         let times = PhaseTimes::from_readings(start, start, end, end);
@@ -439,7 +444,7 @@ fn create_new(path: &Path) -> Result<File> {
         .write(true)
         .create_new(true)
         .open(path)
-        .with_context(|| format!("create {}", path.display()))
+        .with_context(|| format!("create {}", crate::text::printable_path(&path)))
 }
 
 /// Runs `mpi io500` on this rank; rank 0 gets the report, the others `None`.
@@ -513,11 +518,12 @@ pub fn execute(
         files,
         |path, _| {
             let len = std::fs::metadata(path)
-                .with_context(|| format!("stat {}", path.display()))?
+                .with_context(|| format!("stat {}", crate::text::printable_path(&path)))?
                 .len();
             Ok((
                 0,
-                (len != SMALL_FILE).then(|| format!("{}: {len} bytes", path.display())),
+                (len != SMALL_FILE)
+                    .then(|| format!("{}: {len} bytes", crate::text::printable_path(&path))),
             ))
         },
         false,
@@ -548,7 +554,8 @@ pub fn execute(
         "md-read",
         files,
         |path, n| {
-            let got = std::fs::read(path).with_context(|| format!("read {}", path.display()))?;
+            let got = std::fs::read(path)
+                .with_context(|| format!("read {}", crate::text::printable_path(&path)))?;
             DataStream::new(small_seed, n * SMALL_FILE).fill(&mut want);
             let wrong = crate::workload::verify::first_difference(&got, &want)
                 .map(|at| format!("{}: byte {at}", files::display_name(path)))
@@ -564,7 +571,8 @@ pub fn execute(
         "md-delete",
         files,
         |path, _| {
-            std::fs::remove_file(path).with_context(|| format!("remove {}", path.display()))?;
+            std::fs::remove_file(path)
+                .with_context(|| format!("remove {}", crate::text::printable_path(&path)))?;
             Ok((0, None))
         },
         false,
@@ -624,7 +632,7 @@ fn prepare_dir(options: &Io500Options, ranks: usize, dir: &Path) -> Result<()> {
     let need = footprint(options, ranks, space.block);
     ensure_inodes(options, &name, ranks, need.files)?;
     files::ensure_room_for(space, &name, need, 0, options.min_free)?;
-    std::fs::create_dir(dir).with_context(|| format!("mkdir {}", dir.display()))
+    std::fs::create_dir(dir).with_context(|| format!("mkdir {}", crate::text::printable_path(&dir)))
 }
 
 /// What the job takes at its caps on a file system of `block`-byte blocks: every rank's
@@ -664,14 +672,18 @@ pub fn footprint(options: &Io500Options, ranks: usize, block: u64) -> files::Foo
 /// The inodes of the file system holding `dir`: all of them, and those an unprivileged
 /// writer may still take; `None` where it does not count them (btrfs reports 0 of 0).
 fn inodes(dir: &Path) -> Result<Option<(u64, u64)>> {
-    let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-        .with_context(|| format!("statvfs {}: path contains a NUL byte", dir.display()))?;
+    let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).with_context(|| {
+        format!(
+            "statvfs {}: path contains a NUL byte",
+            crate::text::printable_path(&dir)
+        )
+    })?;
     // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: both pointers are valid for the duration of the call.
     if unsafe { libc::statvfs(c_path.as_ptr(), &mut st) } != 0 {
         return Err(std::io::Error::last_os_error())
-            .with_context(|| format!("statvfs {}", dir.display()));
+            .with_context(|| format!("statvfs {}", crate::text::printable_path(&dir)));
     }
     // The fields are u64 on 64-bit Linux but narrower elsewhere: the casts stay.
     #[allow(clippy::unnecessary_cast)]

@@ -161,7 +161,7 @@ fn reopen(file: &File, path: &Path, write: bool) -> Result<File> {
         .open(&via)
         .with_context(|| {
             let how = if write { "writing" } else { "reading" };
-            format!("open {} for {how}", path.display())
+            format!("open {} for {how}", crate::text::printable_path(&path))
         })
 }
 
@@ -336,7 +336,9 @@ fn open(
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .open(&own)
-                .with_context(|| format!("open {} for writing", own.display()))?;
+                .with_context(|| {
+                    format!("open {} for writing", crate::text::printable_path(&own))
+                })?;
             register(&own);
             Some(file)
         }
@@ -344,7 +346,7 @@ fn open(
     let theirs = path_of(&options.dir, options.layout, stem, source);
     let read = if reads {
         let file = File::open(&theirs).map_err(|e| {
-            let what = format!("open {} for reading", theirs.display());
+            let what = format!("open {} for reading", crate::text::printable_path(&theirs));
             if existing {
                 crate::error::input(format!(
                     "mpi read --existing: {what}: {}",
@@ -380,7 +382,7 @@ fn open(
 fn kept_size_fits(options: &MpiOptions, ranks: usize, file: &File, path: &Path) -> Result<()> {
     let len = file
         .metadata()
-        .with_context(|| format!("stat {}", path.display()))?
+        .with_context(|| format!("stat {}", crate::text::printable_path(&path)))?
         .len();
     let want = if options.layout.shared() {
         options.size.saturating_mul(ranks as u64)

@@ -147,7 +147,7 @@ pub fn execute(
         let (bs, size) = crate::units::format_size_pair(bs, size);
         return Err(crate::error::input(format!(
             "study {}: block size {bs} is larger than the scratch file ({size}): give a larger --size or block sizes up to it",
-            dir.display(),
+            crate::text::printable_path(&dir),
         )));
     }
     let parts: Vec<&dyn StudyPart> = parts::PARTS
@@ -164,7 +164,7 @@ pub fn execute(
         crate::measure::medium::default_label(&crate::measure::env::Storage::of(&dir))
     }));
     let mut report = StudyReport {
-        dir: dir.display().to_string(),
+        dir: crate::text::lossless(dir.as_os_str()),
         label,
         level: options.level,
         budget: budget.clone(),
@@ -177,7 +177,9 @@ pub fn execute(
         write_read: Vec::new(),
         results: Results::default(),
         verified: true,
-        kept_file: options.keep.then(|| scratch.path().display().to_string()),
+        kept_file: options
+            .keep
+            .then(|| crate::text::lossless(scratch.path().as_os_str())),
         kept_bytes: None,
         complete: false,
         warnings: Vec::new(),
@@ -297,10 +299,18 @@ fn is_interruption(e: &anyhow::Error) -> bool {
 fn study_dir(given: Option<&Path>) -> Result<(PathBuf, CreatedDir)> {
     match given {
         Some(dir) => {
-            let meta = std::fs::metadata(dir)
-                .map_err(|e| input(format!("study {}: {}", dir.display(), files::describe(&e))))?;
+            let meta = std::fs::metadata(dir).map_err(|e| {
+                input(format!(
+                    "study {}: {}",
+                    crate::text::printable_path(&dir),
+                    files::describe(&e)
+                ))
+            })?;
             if !meta.is_dir() {
-                return Err(input(format!("study {}: not a directory", dir.display())));
+                return Err(input(format!(
+                    "study {}: not a directory",
+                    crate::text::printable_path(&dir)
+                )));
             }
             Ok((dir.to_path_buf(), CreatedDir(None)))
         }
@@ -310,7 +320,7 @@ fn study_dir(given: Option<&Path>) -> Result<(PathBuf, CreatedDir)> {
             std::fs::create_dir_all(&dir).map_err(|e| {
                 input(format!(
                     "study: create {}: {}",
-                    dir.display(),
+                    crate::text::printable_path(&dir),
                     files::describe(&e)
                 ))
             })?;
@@ -434,7 +444,7 @@ fn default_size(dir: &Path, cap: u64, min_free: Option<u64>) -> Result<u64> {
     if size < MIN_SIZE {
         return Err(input(format!(
             "study {}: only {} can be written here while keeping the free-space margin; free some space or lower --min-free",
-            dir.display(),
+            crate::text::printable_path(&dir),
             format_size(room)
         )));
     }

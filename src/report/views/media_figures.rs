@@ -649,7 +649,7 @@ pub fn json(media: &[Medium], measures: &[Measure], sentences: &[String]) -> Str
         "schema": "ioscope/media/v1",
         "version": env!("CARGO_PKG_VERSION"),
         "command_line": std::env::args_os()
-            .map(|a| a.to_string_lossy().into_owned())
+            .map(|a| crate::text::lossless(&a))
             .collect::<Vec<_>>(),
         "media": media_json,
         "measures": measures_json,

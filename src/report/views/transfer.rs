@@ -360,7 +360,7 @@ impl crate::results::transfer::ReceiveObserver for Announce {
         }
         crate::report::note(&format!(
             "receiving into {} on {} ({}); Ctrl-C stops\n",
-            l.dir.display(),
+            crate::text::printable_path(&l.dir),
             l.endpoint,
             l.method.name()
         ));
