@@ -365,7 +365,7 @@ pub fn space(dir: &Path) -> Result<Space> {
     let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).with_context(|| {
         format!(
             "statvfs {}: path contains a NUL byte",
-            crate::text::printable_path(&dir)
+            crate::text::printable_path(dir)
         )
     })?;
     // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
@@ -373,7 +373,7 @@ pub fn space(dir: &Path) -> Result<Space> {
     // SAFETY: as above; both pointers are valid for the duration of the call.
     if unsafe { libc::statvfs(c_path.as_ptr(), &mut st) } != 0 {
         return Err(io::Error::last_os_error())
-            .with_context(|| format!("statvfs {}", crate::text::printable_path(&dir)));
+            .with_context(|| format!("statvfs {}", crate::text::printable_path(dir)));
     }
     Ok(Space::of(&st))
 }

@@ -74,15 +74,15 @@ mod imp {
             .with_context(|| {
                 format!(
                     "open {} to corrupt it (test hook)",
-                    crate::text::printable_path(&path)
+                    crate::text::printable_path(path)
                 )
             })?;
         let mut b = [0u8; 1];
         file.read_exact_at(&mut b, at)
-            .with_context(|| format!("read {} at {at}", crate::text::printable_path(&path)))?;
+            .with_context(|| format!("read {} at {at}", crate::text::printable_path(path)))?;
         b[0] ^= 0xff;
         file.write_all_at(&b, at)
-            .with_context(|| format!("write {} at {at}", crate::text::printable_path(&path)))
+            .with_context(|| format!("write {} at {at}", crate::text::printable_path(path)))
     }
 
     pub fn disk_refuses(what: &str) -> bool {

@@ -1758,14 +1758,14 @@ pub(crate) fn existing_dir(dir: &std::path::Path, what: &str) -> Result<()> {
     let meta = std::fs::metadata(dir).map_err(|e| {
         input(format!(
             "{what} {}: {}",
-            crate::text::printable_path(&dir),
+            crate::text::printable_path(dir),
             crate::files::describe(&e)
         ))
     })?;
     if !meta.is_dir() {
         return Err(input(format!(
             "{what} {}: not a directory",
-            crate::text::printable_path(&dir)
+            crate::text::printable_path(dir)
         )));
     }
     Ok(())

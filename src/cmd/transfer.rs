@@ -180,7 +180,7 @@ impl SocketPlace {
             return Err(std::io::Error::last_os_error()).with_context(|| {
                 format!(
                     "transfer: {} is too long a path for a Unix socket, and a directory for one in {} could not be made",
-                    crate::text::printable_path(&scratch),
+                    crate::text::printable_path(scratch),
                     crate::text::printable_path(&base)
                 )
             });
@@ -219,7 +219,7 @@ fn generate(options: &TransferOptions, scratch: &Path) -> Result<Vec<(String, Ve
         &options.to,
         &format!(
             "the files of transfer in {}",
-            crate::text::printable_path(&scratch)
+            crate::text::printable_path(scratch)
         ),
         need,
         options.min_free,
@@ -291,7 +291,7 @@ fn digest_of(path: &Path) -> Result<(u64, Trailer)> {
     let mut f = std::fs::File::open(path).map_err(|e| {
         input(format!(
             "read {}: {}",
-            crate::text::printable_path(&path),
+            crate::text::printable_path(path),
             files::describe(&e)
         ))
     })?;
@@ -300,7 +300,7 @@ fn digest_of(path: &Path) -> Result<(u64, Trailer)> {
     let mut n = 0u64;
     loop {
         let got = std::io::Read::read(&mut f, &mut buf)
-            .with_context(|| format!("read {}", crate::text::printable_path(&path)))?;
+            .with_context(|| format!("read {}", crate::text::printable_path(path)))?;
         if got == 0 {
             break;
         }

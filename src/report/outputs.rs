@@ -111,7 +111,7 @@ impl Outputs {
             if hit {
                 return Err(input(format!(
                     "{what}: {flag} {} is {called}; refusing to write over it, even with --force",
-                    crate::text::printable_path(&path)
+                    crate::text::printable_path(path)
                 )));
             }
         }
@@ -135,7 +135,7 @@ impl Outputs {
                     "{what}: {} and {} name the same file {}; give each its own path",
                     wanted[i].0,
                     wanted[j].0,
-                    crate::text::printable_path(&wanted[i].1)
+                    crate::text::printable_path(wanted[i].1)
                 )));
             }
         }
@@ -398,7 +398,7 @@ fn finish_with<T: Exportable>(
 
 impl Output {
     fn reserve(flag: &'static str, path: &Path, force: bool, what: &str) -> Result<Self> {
-        let name = crate::text::printable_path(&path);
+        let name = crate::text::printable_path(path);
         let at = format!("{what}: {flag} {name}");
         refuse_symlink(path, &at)?;
         let parent = parent_dir(path);

@@ -72,14 +72,14 @@ impl ResultDir {
                 // the link leads.
                 files::refuse_symlink(
                     dir,
-                    &format!("study: --out {}", crate::text::printable_path(&dir)),
+                    &format!("study: --out {}", crate::text::printable_path(dir)),
                 )?;
                 match std::fs::read_dir(dir) {
                     Ok(mut entries) => {
                         if entries.next().is_some() && !force {
                             return Err(input(format!(
                                 "study: --out {}: the directory is not empty; choose a new one or pass --force to write into it",
-                                crate::text::printable_path(&dir)
+                                crate::text::printable_path(dir)
                             )));
                         }
                         created = false;
@@ -88,7 +88,7 @@ impl ResultDir {
                         std::fs::create_dir(dir).map_err(|e| {
                             input(format!(
                                 "study: create {}: {}",
-                                crate::text::printable_path(&dir),
+                                crate::text::printable_path(dir),
                                 files::describe(&e)
                             ))
                         })?;
@@ -96,7 +96,7 @@ impl ResultDir {
                     Err(e) => {
                         return Err(input(format!(
                             "study: --out {}: {}",
-                            crate::text::printable_path(&dir),
+                            crate::text::printable_path(dir),
                             files::describe(&e)
                         )));
                     }

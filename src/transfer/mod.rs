@@ -67,7 +67,7 @@ impl std::fmt::Display for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Endpoint::Tcp(a) => f.write_str(a),
-            Endpoint::Unix(p) => write!(f, "unix:{}", crate::text::printable_path(&p)),
+            Endpoint::Unix(p) => write!(f, "unix:{}", crate::text::printable_path(p)),
         }
     }
 }
@@ -224,7 +224,7 @@ impl Listener {
                 let l = listening_at(path).map_err(|e| {
                     input(format!(
                         "listen on unix:{}: {}",
-                        crate::text::printable_path(&path),
+                        crate::text::printable_path(path),
                         files::describe(&e)
                     ))
                 })?;
@@ -232,7 +232,7 @@ impl Listener {
                 l.set_nonblocking(true).map_err(|e| {
                     input(format!(
                         "listen on unix:{}: {}",
-                        crate::text::printable_path(&path),
+                        crate::text::printable_path(path),
                         files::describe(&e)
                     ))
                 })?;
@@ -333,7 +333,7 @@ pub fn connect(to: &Endpoint, timeout: Duration) -> Result<Box<dyn Conn>> {
             let s = UnixStream::connect(path).map_err(|e| {
                 input(format!(
                     "connect to unix:{}: {}",
-                    crate::text::printable_path(&path),
+                    crate::text::printable_path(path),
                     files::describe(&e)
                 ))
             })?;
@@ -370,7 +370,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
         let listing = |e: std::io::Error| {
             input(format!(
                 "read the directory {}: {}",
-                crate::text::printable_path(&dir),
+                crate::text::printable_path(dir),
                 files::describe(&e)
             ))
         };
@@ -403,7 +403,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
         let meta = std::fs::metadata(p).map_err(|e| {
             input(format!(
                 "{}: {}",
-                crate::text::printable_path(&p),
+                crate::text::printable_path(p),
                 files::describe(&e)
             ))
         })?;
@@ -412,7 +412,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
             .ok_or_else(|| {
                 input(format!(
                     "{}: no file name to send it under",
-                    crate::text::printable_path(&p)
+                    crate::text::printable_path(p)
                 ))
             })?
             .as_bytes()
@@ -427,7 +427,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
         } else {
             return Err(input(format!(
                 "{}: not a regular file or directory",
-                crate::text::printable_path(&p)
+                crate::text::printable_path(p)
             )));
         }
     }
@@ -438,7 +438,7 @@ pub fn outgoing(paths: &[PathBuf]) -> Result<(Vec<Outgoing>, Vec<PathBuf>)> {
                 "{}: it would arrive under the name {:?}, as {} would; send one of them",
                 crate::text::printable_path(&f.path),
                 String::from_utf8_lossy(&f.name),
-                crate::text::printable_path(&first)
+                crate::text::printable_path(first)
             )));
         }
     }

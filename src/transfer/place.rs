@@ -127,7 +127,7 @@ impl Dirs {
         let fd = open_dir_with(libc::AT_FDCWD, &c, 0).map_err(|e| {
             anyhow!(
                 "open {}: {}",
-                crate::text::printable_path(&root),
+                crate::text::printable_path(root),
                 crate::files::describe(&e)
             )
         })?;

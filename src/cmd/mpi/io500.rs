@@ -306,7 +306,7 @@ impl Job<'_> {
         let label = files::display_name(path);
         let prepared = (|| -> Result<()> {
             let file = File::open(path).with_context(|| {
-                format!("open {} for reading", crate::text::printable_path(&path))
+                format!("open {} for reading", crate::text::printable_path(path))
             })?;
             if hooks::io500_corrupting(self.rank)
                 && let Some(&(at, _)) = extents.first()
@@ -315,7 +315,7 @@ impl Job<'_> {
             }
             let len = file
                 .metadata()
-                .with_context(|| format!("stat {}", crate::text::printable_path(&path)))?
+                .with_context(|| format!("stat {}", crate::text::printable_path(path)))?
                 .len();
             cache::evict_extents(&file, &label, std::iter::once((0, len)))
         })();
@@ -324,7 +324,7 @@ impl Job<'_> {
         let open_start = wallclock::now();
         let run = (|| -> Result<(File, f64, f64, u64)> {
             let file = File::open(path).with_context(|| {
-                format!("open {} for reading", crate::text::printable_path(&path))
+                format!("open {} for reading", crate::text::printable_path(path))
             })?;
             let open_end = wallclock::now();
             let mut buf = vec![0u8; block as usize];
@@ -333,7 +333,7 @@ impl Job<'_> {
                 crate::interrupt::check()?;
                 let n = len as usize;
                 file.read_exact_at(&mut buf[..n], at).with_context(|| {
-                    format!("read {} at {at}", crate::text::printable_path(&path))
+                    format!("read {} at {at}", crate::text::printable_path(path))
                 })?;
                 std::hint::black_box(&buf[..n]);
                 bytes += len;
@@ -343,7 +343,7 @@ impl Job<'_> {
         })();
         let (file, open_end, transfer_end, bytes) = agree(self.comm, &self.host, run)?;
         let check = File::open(path)
-            .with_context(|| format!("open {} for reading", crate::text::printable_path(&path)));
+            .with_context(|| format!("open {} for reading", crate::text::printable_path(path)));
         drop(file);
         let close_end = wallclock::now();
         let checked = check.and_then(|f| {
@@ -444,7 +444,7 @@ fn create_new(path: &Path) -> Result<File> {
         .write(true)
         .create_new(true)
         .open(path)
-        .with_context(|| format!("create {}", crate::text::printable_path(&path)))
+        .with_context(|| format!("create {}", crate::text::printable_path(path)))
 }
 
 /// Runs `mpi io500` on this rank; rank 0 gets the report, the others `None`.
@@ -518,12 +518,12 @@ pub fn execute(
         files,
         |path, _| {
             let len = std::fs::metadata(path)
-                .with_context(|| format!("stat {}", crate::text::printable_path(&path)))?
+                .with_context(|| format!("stat {}", crate::text::printable_path(path)))?
                 .len();
             Ok((
                 0,
                 (len != SMALL_FILE)
-                    .then(|| format!("{}: {len} bytes", crate::text::printable_path(&path))),
+                    .then(|| format!("{}: {len} bytes", crate::text::printable_path(path))),
             ))
         },
         false,
@@ -555,7 +555,7 @@ pub fn execute(
         files,
         |path, n| {
             let got = std::fs::read(path)
-                .with_context(|| format!("read {}", crate::text::printable_path(&path)))?;
+                .with_context(|| format!("read {}", crate::text::printable_path(path)))?;
             DataStream::new(small_seed, n * SMALL_FILE).fill(&mut want);
             let wrong = crate::workload::verify::first_difference(&got, &want)
                 .map(|at| format!("{}: byte {at}", files::display_name(path)))
@@ -572,7 +572,7 @@ pub fn execute(
         files,
         |path, _| {
             std::fs::remove_file(path)
-                .with_context(|| format!("remove {}", crate::text::printable_path(&path)))?;
+                .with_context(|| format!("remove {}", crate::text::printable_path(path)))?;
             Ok((0, None))
         },
         false,
@@ -632,7 +632,7 @@ fn prepare_dir(options: &Io500Options, ranks: usize, dir: &Path) -> Result<()> {
     let need = footprint(options, ranks, space.block);
     ensure_inodes(options, &name, ranks, need.files)?;
     files::ensure_room_for(space, &name, need, 0, options.min_free)?;
-    std::fs::create_dir(dir).with_context(|| format!("mkdir {}", crate::text::printable_path(&dir)))
+    std::fs::create_dir(dir).with_context(|| format!("mkdir {}", crate::text::printable_path(dir)))
 }
 
 /// What the job takes at its caps on a file system of `block`-byte blocks: every rank's
@@ -675,7 +675,7 @@ fn inodes(dir: &Path) -> Result<Option<(u64, u64)>> {
     let c_path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).with_context(|| {
         format!(
             "statvfs {}: path contains a NUL byte",
-            crate::text::printable_path(&dir)
+            crate::text::printable_path(dir)
         )
     })?;
     // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
@@ -683,7 +683,7 @@ fn inodes(dir: &Path) -> Result<Option<(u64, u64)>> {
     // SAFETY: both pointers are valid for the duration of the call.
     if unsafe { libc::statvfs(c_path.as_ptr(), &mut st) } != 0 {
         return Err(std::io::Error::last_os_error())
-            .with_context(|| format!("statvfs {}", crate::text::printable_path(&dir)));
+            .with_context(|| format!("statvfs {}", crate::text::printable_path(dir)));
     }
     // The fields are u64 on 64-bit Linux but narrower elsewhere: the casts stay.
     #[allow(clippy::unnecessary_cast)]

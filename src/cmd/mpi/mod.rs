@@ -161,7 +161,7 @@ fn reopen(file: &File, path: &Path, write: bool) -> Result<File> {
         .open(&via)
         .with_context(|| {
             let how = if write { "writing" } else { "reading" };
-            format!("open {} for {how}", crate::text::printable_path(&path))
+            format!("open {} for {how}", crate::text::printable_path(path))
         })
 }
 
@@ -382,7 +382,7 @@ fn open(
 fn kept_size_fits(options: &MpiOptions, ranks: usize, file: &File, path: &Path) -> Result<()> {
     let len = file
         .metadata()
-        .with_context(|| format!("stat {}", crate::text::printable_path(&path)))?
+        .with_context(|| format!("stat {}", crate::text::printable_path(path)))?
         .len();
     let want = if options.layout.shared() {
         options.size.saturating_mul(ranks as u64)

@@ -302,14 +302,14 @@ fn study_dir(given: Option<&Path>) -> Result<(PathBuf, CreatedDir)> {
             let meta = std::fs::metadata(dir).map_err(|e| {
                 input(format!(
                     "study {}: {}",
-                    crate::text::printable_path(&dir),
+                    crate::text::printable_path(dir),
                     files::describe(&e)
                 ))
             })?;
             if !meta.is_dir() {
                 return Err(input(format!(
                     "study {}: not a directory",
-                    crate::text::printable_path(&dir)
+                    crate::text::printable_path(dir)
                 )));
             }
             Ok((dir.to_path_buf(), CreatedDir(None)))
@@ -444,7 +444,7 @@ fn default_size(dir: &Path, cap: u64, min_free: Option<u64>) -> Result<u64> {
     if size < MIN_SIZE {
         return Err(input(format!(
             "study {}: only {} can be written here while keeping the free-space margin; free some space or lower --min-free",
-            crate::text::printable_path(&dir),
+            crate::text::printable_path(dir),
             format_size(room)
         )));
     }
