@@ -19,6 +19,9 @@
 # PROCESSES=N measures each baseline and each check over N processes (`--processes N`),
 # REPEAT then being the runs of each process (so PROCESSES=3 REPEAT=5 makes the 15 runs of
 # the default in three processes).
+# MOMENTS=K saves the one baseline over K moments: --save-baseline, then K-1 runs with
+# --add-to-baseline, MOMENT_GAP seconds apart (default 0: the checks' own drift shows from
+# one check to the next), so its floor carries the machine's drift between moments.
 set -euo pipefail
 CHECKS=${1:-20}
 SIZE=${2:-64}
@@ -30,6 +33,8 @@ PAIRED=${PAIRED:-0}
 PROCESSES=${PROCESSES:-1}
 SLOW=${SLOW:-hogs}
 QUOTA=${QUOTA:-0.9}
+MOMENTS=${MOMENTS:-1}
+MOMENT_GAP=${MOMENT_GAP:-0}
 here=$(cd "$(dirname "$0")/.." && pwd)
 io=${IOSCOPE:-$here/target/release/ioscope}
 work=$(mktemp -d "$here/.bench-baseline.XXXXXX")
@@ -116,9 +121,13 @@ if [ "$SLOW" = cgroup ]; then
 else
     how="hogs: $(nproc) x duty $DUTY of ${PERIOD_MS} ms"
 fi
-echo "# bench/baseline.sh: PAIRED=$PAIRED, PROCESSES=$PROCESSES, $CHECKS checks, ${SIZE} MiB, sweep --block-sizes $BLOCKS --repeat $REPEAT (warm), $how"
+echo "# bench/baseline.sh: PAIRED=$PAIRED, PROCESSES=$PROCESSES, MOMENTS=$MOMENTS, $CHECKS checks, ${SIZE} MiB, sweep --block-sizes $BLOCKS --repeat $REPEAT (warm), $how"
 echo "# load at start: $(load)"
 sweep --save-baseline base >/dev/null 2>&1
+for _ in $(seq 2 "$MOMENTS"); do
+    sleep "$MOMENT_GAP"
+    sweep --add-to-baseline base >/dev/null 2>&1
+done
 : >"$work/aa"
 : >"$work/slow"
 for i in $(seq "$CHECKS"); do

@@ -992,6 +992,12 @@ pub struct BaselineArgs {
     /// the noise measured now, and what changed in the environment. Exit 1 on a regression.
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
+    /// Measure again and add this moment's runs to baseline NAME (saved before with
+    /// --save-baseline): a baseline over several moments (minutes, hours apart) carries
+    /// the machine's own drift between them, and a later --baseline tells a change apart
+    /// only from that drift. Cannot be given with --save-baseline.
+    #[arg(long, value_name = "NAME", conflicts_with = "save_baseline")]
+    pub add_to_baseline: Option<String>,
     /// Where baselines are kept (default: $XDG_DATA_HOME/ioscope/baselines, else
     /// ~/.local/share/ioscope/baselines).
     #[arg(long, value_name = "DIR")]

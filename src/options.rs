@@ -444,6 +444,8 @@ pub struct BaselineOptions {
     pub save: Option<String>,
     /// The name of the baseline to compare this result with.
     pub compare: Option<String>,
+    /// The name of the baseline to add this result to, as one more moment.
+    pub add: Option<String>,
     /// The directory baselines are kept in.
     pub dir: PathBuf,
     /// How many processes measure the figures a baseline keeps or compares (1: this one).
@@ -465,6 +467,7 @@ impl BaselineOptions {
         for (flag, name) in [
             ("--save-baseline", &args.save_baseline),
             ("--baseline", &args.baseline),
+            ("--add-to-baseline", &args.add_to_baseline),
         ] {
             if let Some(name) = name {
                 baseline_name(name).map_err(|why| {
@@ -475,7 +478,9 @@ impl BaselineOptions {
                 })?;
             }
         }
-        let wanted = args.save_baseline.is_some() || args.baseline.is_some();
+        let wanted = args.save_baseline.is_some()
+            || args.baseline.is_some()
+            || args.add_to_baseline.is_some();
         let dir = match &args.baseline_dir {
             Some(dir) => dir.clone(),
             None if !wanted => PathBuf::new(),
@@ -497,12 +502,13 @@ impl BaselineOptions {
         }
         if processes > 1 && !wanted {
             return Err(input(format!(
-                "{what}: --processes pools the runs a baseline keeps or compares: give --save-baseline or --baseline"
+                "{what}: --processes pools the runs a baseline keeps or compares: give --save-baseline, --add-to-baseline or --baseline"
             )));
         }
         Ok(Self {
             save: args.save_baseline.clone(),
             compare: args.baseline.clone(),
+            add: args.add_to_baseline.clone(),
             dir,
             processes,
             part: args.baseline_part,
@@ -511,7 +517,7 @@ impl BaselineOptions {
 
     /// Whether a baseline is saved or compared with.
     pub fn any(&self) -> bool {
-        self.save.is_some() || self.compare.is_some()
+        self.save.is_some() || self.compare.is_some() || self.add.is_some()
     }
 }
 

@@ -29,33 +29,70 @@ pub struct Change {
     /// if each were independent (one process a side, or too few processes on either).
     #[serde(default = "one")]
     pub processes: usize,
+    /// Over how many moments the baseline was saved (`--add-to-baseline`); 1: one.
+    #[serde(default = "one")]
+    pub moments: usize,
+    /// Where the baseline spans two moments or more: how far its level moved between them
+    /// (the relative standard deviation of the moments' medians), which the floor carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<f64>,
 }
 
 fn one() -> usize {
     1
 }
 
-/// One side's runs, and how many of them each process gave when several did.
+/// One side's runs, and how many of them each process gave when several did, and each
+/// moment when the side was measured at several (a baseline added to).
 #[derive(Debug, Clone, Copy)]
 pub struct Runs<'a> {
     /// Every run's value, process after process.
     pub values: &'a [f64],
     /// How many runs each process gave, in order; empty: one process.
     pub processes: &'a [usize],
+    /// How many runs each moment gave, in order; empty: one moment.
+    pub moments: &'a [usize],
 }
 
 impl<'a> Runs<'a> {
     /// `values` measured by processes that gave `processes` runs each.
     pub fn of(values: &'a [f64], processes: &'a [usize]) -> Self {
-        Self { values, processes }
+        Self {
+            values,
+            processes,
+            moments: &[],
+        }
     }
 
     /// Runs all from one process.
     pub fn one(values: &'a [f64]) -> Self {
-        Self {
-            values,
-            processes: &[],
+        Self::of(values, &[])
+    }
+
+    /// The same runs, measured at moments that gave `moments` runs each.
+    pub fn at_moments(self, moments: &'a [usize]) -> Self {
+        Self { moments, ..self }
+    }
+
+    /// Each moment's median, when there are two moments or more and their counts add up.
+    fn moment_levels(&self) -> Option<Vec<f64>> {
+        let counts = self.moments;
+        if counts.len() < 2
+            || counts.contains(&0)
+            || counts.iter().sum::<usize>() != self.values.len()
+        {
+            return None;
         }
+        let mut at = 0;
+        Some(
+            counts
+                .iter()
+                .map(|&n| {
+                    at += n;
+                    median(&self.values[at - n..at])
+                })
+                .collect(),
+        )
     }
 
     /// Each process's runs, when there are [`LEVEL_FROM_PROCESSES`] or more and their counts
@@ -160,6 +197,38 @@ impl XorShift {
     }
 }
 
+/// Student's t at [`CONFIDENCE`] (two-sided) for 1 to 30 degrees of freedom; beyond, the
+/// normal's 1.96.
+const T_975: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+    2.052, 2.048, 2.045, 2.042,
+];
+
+/// Student's t at [`CONFIDENCE`] for `df` degrees of freedom (at least 1).
+fn t_975(df: usize) -> f64 {
+    T_975.get(df.max(1) - 1).copied().unwrap_or(1.96)
+}
+
+/// What a baseline saved at several moments says of the next one: `levels` are the moments'
+/// medians; the result is their drift (relative standard deviation) and the floor a check
+/// made at one more moment must pass to be told from that drift — the half-width of the
+/// prediction interval of one new level around their mean, `t · s · √(1 + 1/k)`, relative.
+/// `None` for fewer than two moments.
+pub fn moment_floor(levels: &[f64]) -> Option<(f64, f64)> {
+    let k = levels.len();
+    if k < 2 {
+        return None;
+    }
+    let mean = levels.iter().sum::<f64>() / k as f64;
+    if mean <= 0.0 || !mean.is_finite() {
+        return None;
+    }
+    let var = levels.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
+    let drift = var.sqrt() / mean;
+    Some((drift, t_975(k - 1) * drift * (1.0 + 1.0 / k as f64).sqrt()))
+}
+
 /// The seed of every bootstrap (any odd constant: the answer must not depend on the run).
 const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -218,7 +287,10 @@ pub fn bootstrap_processes(old: &[&[f64]], new: &[&[f64]]) -> [f64; 2] {
 /// `new` runs against `old` runs of one figure (`higher_is_better`: a rate, not a time).
 /// Where both sides were measured by [`LEVEL_FROM_PROCESSES`] processes or more, the
 /// interval is drawn over processes and the floor is the spread of the processes' medians
-/// (how far one process's level strays); otherwise over runs, the floor their spread.
+/// (how far one process's level strays); otherwise over runs, the floor their spread. Where
+/// the old side was measured at two moments or more, the floor is at least what the
+/// moments' drift predicts for one more ([`moment_floor`]): a check made in another minute
+/// is told apart only from what the machine itself does between minutes.
 pub fn compare(old: Runs, new: Runs, higher_is_better: bool) -> Change {
     let change = median(new.values) / median(old.values).max(1e-300) - 1.0;
     let (ci, floor, units, processes) = match (old.by_process(), new.by_process()) {
@@ -239,12 +311,17 @@ pub fn compare(old: Runs, new: Runs, higher_is_better: bool) -> Change {
             1,
         ),
     };
+    let moments = old.moment_levels();
+    let drifted = moments.as_deref().and_then(moment_floor);
+    let floor = drifted.map_or(floor, |(_, f)| floor.max(f));
     Change {
         change,
         ci,
         floor,
         verdict: movement(change, (ci[0], ci[1]), floor, units, higher_is_better),
         processes,
+        moments: moments.map_or(1, |m| m.len()),
+        drift: drifted.map(|(d, _)| d),
     }
 }
 
@@ -388,6 +465,57 @@ mod tests {
         // Taken as independent runs, the same figures would be called a regression.
         let pooled = compare(Runs::one(&old), Runs::one(&new), true);
         assert_eq!(pooled.verdict, Movement::Regressed, "{pooled:?}");
+    }
+
+    /// Five runs within ±0.5% around each of `levels`, one moment each.
+    fn moments(levels: &[f64]) -> (Vec<f64>, Vec<usize>) {
+        spread_over(levels, 0.5, 5)
+    }
+
+    #[test]
+    fn a_baseline_over_moments_carries_their_drift_as_its_floor() {
+        // Three moments 4% apart: a check 7% below their middle is inside what one more
+        // moment would do, though its runs are tight and far from the old ones'.
+        let (old, om) = moments(&[100.0, 104.0, 96.0]);
+        let (new, _) = moments(&[93.0]);
+        let c = compare(Runs::one(&old).at_moments(&om), Runs::one(&new), true);
+        assert_eq!(c.moments, 3, "{c:?}");
+        assert!((c.drift.unwrap() - 0.04).abs() < 1e-9, "{c:?}");
+        // t(2) · 4% · √(4/3) = 19.9%.
+        assert!(
+            (c.floor - 4.303 * 0.04 * (4.0f64 / 3.0).sqrt()).abs() < 1e-9,
+            "{c:?}"
+        );
+        assert_eq!(c.verdict, Movement::WithinNoise, "{c:?}");
+        // The same runs taken as one moment: a regression.
+        let one = compare(Runs::one(&old), Runs::one(&new), true);
+        assert_eq!((one.moments, one.drift), (1, None));
+        assert_eq!(one.verdict, Movement::Regressed, "{one:?}");
+    }
+
+    #[test]
+    fn moments_that_agree_leave_a_real_drop_told() {
+        // Ten moments within ±1%: a 10% drop passes t(9) · s · √1.1.
+        let levels = [
+            100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 101.0, 99.0, 100.2, 99.8,
+        ];
+        let (old, om) = moments(&levels);
+        let (new, _) = moments(&[90.0]);
+        let c = compare(Runs::one(&old).at_moments(&om), Runs::one(&new), true);
+        assert_eq!(c.moments, 10);
+        assert!(c.floor < 0.05, "{c:?}");
+        assert_eq!(c.verdict, Movement::Regressed, "{c:?}");
+    }
+
+    #[test]
+    fn moment_counts_that_do_not_add_up_are_one_moment() {
+        let (old, _) = moments(&[100.0, 90.0]);
+        let (new, _) = moments(&[80.0]);
+        let c = compare(Runs::one(&old).at_moments(&[5, 4]), Runs::one(&new), true);
+        assert_eq!((c.moments, c.drift), (1, None));
+        assert_eq!(moment_floor(&[100.0]), None);
+        assert_eq!(t_975(1), 12.706);
+        assert_eq!(t_975(31), 1.96);
     }
 
     #[test]

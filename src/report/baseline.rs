@@ -51,9 +51,14 @@ pub fn check_free(dir: &Path, command: &str, name: &str) -> Result<PathBuf> {
 /// Reads baseline `name` of `command` from `dir`, refusing a missing, unreadable, oversized,
 /// malformed or crafted file in one line that names it.
 pub fn load(dir: &Path, command: &str, name: &str) -> Result<(Baseline, PathBuf)> {
+    load_for("--baseline", dir, command, name)
+}
+
+/// [`load`], its errors starting with `flag` (`--baseline`, `--add-to-baseline`).
+fn load_for(flag: &str, dir: &Path, command: &str, name: &str) -> Result<(Baseline, PathBuf)> {
     use std::io::Read;
     let path = path_of(dir, command, name);
-    let at = format!("--baseline {name}: read {}", printable_path(&path));
+    let at = format!("{flag} {name}: read {}", printable_path(&path));
     let meta = std::fs::symlink_metadata(&path).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::NotFound {
             format!(
@@ -121,6 +126,7 @@ pub fn make<T: serde::Serialize>(
         version: provenance.version.clone(),
         commit: provenance.commit.clone(),
         date: Some(now()),
+        added: Vec::new(),
         command_line: provenance.command_line.clone(),
         environment: env.clone(),
         host: crate::measure::host::Host::collect(
@@ -136,11 +142,37 @@ pub fn make<T: serde::Serialize>(
 /// in the same directory, synced, then linked to its name, which fails rather than replace
 /// a file that appeared there meanwhile.
 pub fn save(dir: &Path, path: &Path, baseline: &Baseline) -> Result<()> {
-    let at = format!(
-        "--save-baseline {}: write {}",
-        baseline.name,
-        printable_path(path)
-    );
+    write_baseline(dir, path, baseline, None)
+}
+
+/// Writes `baseline` in place of the file at `path` it was read from (`was`: that file's
+/// device and inode), for `--add-to-baseline`: whole under a temporary name, synced, then
+/// renamed over it, only while the name is still that regular file (never through a link,
+/// never over a file that took its place meanwhile).
+pub fn replace(dir: &Path, path: &Path, baseline: &Baseline, was: (u64, u64)) -> Result<()> {
+    write_baseline(dir, path, baseline, Some(was))
+}
+
+/// The device and inode of the regular file at `path`, not following a link.
+pub fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    meta.is_file().then(|| (meta.dev(), meta.ino()))
+}
+
+/// [`save`] (`replacing` none: linked where nothing is) or [`replace`].
+fn write_baseline(
+    dir: &Path,
+    path: &Path,
+    baseline: &Baseline,
+    replacing: Option<(u64, u64)>,
+) -> Result<()> {
+    let flag = if replacing.is_some() {
+        "--add-to-baseline"
+    } else {
+        "--save-baseline"
+    };
+    let at = format!("{flag} {}: write {}", baseline.name, printable_path(path));
     std::fs::create_dir_all(dir).map_err(|e| {
         input(format!(
             "--baseline-dir {}: {}",
@@ -166,7 +198,13 @@ pub fn save(dir: &Path, path: &Path, baseline: &Baseline) -> Result<()> {
         f.write_all(text.as_bytes())?;
         f.sync_all()
     };
-    let linked = write().and_then(|()| std::fs::hard_link(&tmp, path));
+    let linked = write().and_then(|()| match replacing {
+        None => std::fs::hard_link(&tmp, path),
+        Some(was) if identity(path) == Some(was) => std::fs::rename(&tmp, path),
+        Some(_) => Err(std::io::Error::other(
+            "the baseline was removed or replaced while measuring; nothing was written",
+        )),
+    });
     let _ = std::fs::remove_file(&tmp);
     linked.map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
@@ -310,7 +348,7 @@ pub fn text(a: &Against, width: Option<usize>) -> String {
     if !a.figures.is_empty() {
         out.push_str(&columns::text(&compared_columns(), &a.figures, width).text);
     }
-    if let Some(note) = a.unit_note() {
+    for note in a.notes() {
         out.push_str(&textwrap::fill(&note, width.unwrap_or(80).max(20)));
         out.push('\n');
     }
@@ -353,7 +391,7 @@ pub fn markdown(a: &Against) -> Vec<String> {
             None,
         ));
     }
-    if let Some(note) = a.unit_note() {
+    for note in a.notes() {
         blocks.push(format!("{}\n", escape(&note)));
     }
     for (what, keys) in [
@@ -393,7 +431,7 @@ pub fn html(a: &Against) -> String {
         escape(&title)
     );
     table(&mut out, &columns::grid(&compared_columns(), &a.figures));
-    let mut facts: Vec<String> = a.unit_note().into_iter().collect();
+    let mut facts: Vec<String> = a.notes();
     if !a.only_baseline.is_empty() {
         facts.push(format!(
             "only in the baseline: {}",
@@ -443,6 +481,8 @@ pub struct Pending {
     command: &'static str,
     old: Option<(Baseline, PathBuf)>,
     save: Option<(String, PathBuf)>,
+    /// The baseline to add this moment to, and its file's identity when read.
+    add: Option<(Baseline, PathBuf, (u64, u64))>,
     dir: PathBuf,
     /// How many processes measure (`--processes`), and whether this is one of another's.
     processes: usize,
@@ -473,10 +513,25 @@ impl Pending {
             .as_deref()
             .map(|name| check_free(&o.dir, command, name).map(|p| (name.to_string(), p)))
             .transpose()?;
+        let add = o
+            .add
+            .as_deref()
+            .map(|name| -> Result<_> {
+                let (b, path) = load_for("--add-to-baseline", &o.dir, command, name)?;
+                let id = identity(&path).ok_or_else(|| {
+                    input(format!(
+                        "--add-to-baseline {name}: {}: not a regular file",
+                        printable_path(&path)
+                    ))
+                })?;
+                Ok((b, path, id))
+            })
+            .transpose()?;
         Ok(Self {
             command,
             old,
             save,
+            add,
             dir: o.dir.clone(),
             processes: o.processes,
             part: false,
@@ -550,7 +605,7 @@ impl Pending {
 
     /// Whether nothing is to be done.
     pub fn is_none(&self) -> bool {
-        self.old.is_none() && self.save.is_none()
+        self.old.is_none() && self.save.is_none() && self.add.is_none()
     }
 
     /// `result` against the old baseline, if one was asked for.
@@ -578,6 +633,33 @@ impl Pending {
         result: &T,
         provenance: &Provenance,
     ) -> Result<Option<String>> {
+        if let Some((old, path, was)) = &self.add {
+            let mut baseline = old.clone();
+            let only_new = baseline
+                .add_moment(&self.figures(result), now())
+                .map_err(|why| {
+                    input(format!(
+                        "--add-to-baseline {}: {}: {why}",
+                        old.name,
+                        printable_path(path)
+                    ))
+                })?;
+            replace(&self.dir, path, &baseline, *was)?;
+            let left = if only_new.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; not in it, so not added: {}",
+                    printable(&only_new.join(", "))
+                )
+            };
+            return Ok(Some(format!(
+                "baseline {} now spans {} moments: {}{left}\n",
+                old.name,
+                baseline.moments(),
+                printable_path(path)
+            )));
+        }
         let Some((name, path)) = &self.save else {
             return Ok(None);
         };

@@ -39,6 +39,10 @@ pub struct Baseline {
     /// The UTC date and time it was measured (`YYYY-MM-DD HH:MM`).
     #[serde(default)]
     pub date: Option<String>,
+    /// The dates of the moments measured since and added to it (`--add-to-baseline`), in
+    /// order: a baseline over several moments carries the machine's drift between them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
     /// The command line that measured it.
     #[serde(default)]
     pub command_line: Vec<String>,
@@ -100,11 +104,86 @@ impl Baseline {
                     f.processes.iter().sum::<usize>()
                 ));
             }
+            if !f.moments.is_empty()
+                && (f.moments.contains(&0) || f.moments.iter().sum::<usize>() != f.runs.len())
+            {
+                return Some(format!(
+                    "figure '{key}' has {} runs but its moments' counts add up to {}",
+                    f.runs.len(),
+                    f.moments.iter().sum::<usize>()
+                ));
+            }
             if !keys.insert(f.key.as_str()) {
                 return Some(format!("figure '{key}' appears twice"));
             }
         }
         None
+    }
+
+    /// Adds a moment measured now (`new`, dated `date`) to this baseline: each figure both
+    /// have gains the new runs as one more moment (and their processes, where either side
+    /// had several). A figure only the baseline has keeps its moments; figures only `new`
+    /// has are not added (a baseline's figures are those it was saved with) and are
+    /// returned by key. Refused when the result would hold more runs than a baseline may.
+    pub fn add_moment(&mut self, new: &[Figure], date: String) -> Result<Vec<String>, String> {
+        let mut only_new = Vec::new();
+        // Checked whole first: a refused moment leaves the baseline as it was.
+        for n in new {
+            if let Some(o) = self
+                .figures
+                .iter()
+                .find(|o| o.key == n.key && o.unit == n.unit)
+                && o.runs.len() + n.runs.len() > MAX_RUNS
+            {
+                return Err(format!(
+                    "figure '{}' would hold more than {MAX_RUNS} runs",
+                    crate::text::printable(&o.key)
+                ));
+            }
+        }
+        for n in new {
+            let Some(o) = self
+                .figures
+                .iter_mut()
+                .find(|o| o.key == n.key && o.unit == n.unit)
+            else {
+                only_new.push(n.key.clone());
+                continue;
+            };
+            if o.moments.is_empty() {
+                o.moments.push(o.runs.len());
+            }
+            o.moments.push(n.runs.len());
+            if !o.processes.is_empty() || !n.processes.is_empty() {
+                if o.processes.is_empty() {
+                    o.processes.push(o.runs.len());
+                }
+                if n.processes.is_empty() {
+                    o.processes.push(n.runs.len());
+                } else {
+                    o.processes.extend_from_slice(&n.processes);
+                }
+            }
+            o.runs.extend_from_slice(&n.runs);
+        }
+        if only_new.len() == new.len() {
+            return Err(format!(
+                "this run has no figure in common with it (it holds {}); add to it with the command that saved it",
+                self.figures
+                    .iter()
+                    .take(3)
+                    .map(|f| crate::text::printable(&f.key))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        self.added.push(date);
+        Ok(only_new)
+    }
+
+    /// How many moments it spans: 1, and one more for each added.
+    pub fn moments(&self) -> usize {
+        1 + self.added.len()
     }
 }
 
@@ -197,6 +276,9 @@ pub struct Against {
     /// How many processes measured this result's figures (`--processes`), their runs pooled.
     #[serde(default = "one")]
     pub processes: usize,
+    /// Over how many moments the baseline was saved (`--add-to-baseline`).
+    #[serde(default = "one")]
+    pub moments: usize,
 }
 
 fn one() -> usize {
@@ -243,6 +325,50 @@ impl Against {
             )),
             None => None,
         }
+    }
+
+    /// The notes under the table: how the intervals were drawn, and what the baseline's
+    /// moments mean.
+    pub fn notes(&self) -> Vec<String> {
+        self.unit_note()
+            .into_iter()
+            .chain(self.moment_note())
+            .collect()
+    }
+
+    /// What a baseline over several moments means for the verdicts: how far its level moved
+    /// between the moments (the figure that moved most), and the floor that makes; with
+    /// two or three moments, that a few more would narrow it. `None` for one moment.
+    pub fn moment_note(&self) -> Option<String> {
+        if self.moments < 2 {
+            return None;
+        }
+        let most = self
+            .figures
+            .iter()
+            .filter_map(|c| Some((c, c.change.drift?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((c, drift)) = most else {
+            return Some(format!(
+                "the baseline spans {} moments; no figure here was measured at more than one of them",
+                self.moments
+            ));
+        };
+        let few = if c.change.moments <= 3 {
+            format!(
+                "; with {} moments that floor is wide: adding a few more narrows it",
+                c.change.moments
+            )
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "the baseline spans {} moments: between them its level moved by {:.1}% (standard deviation, {}), so a check made in another minute must move more than {:.1}% to be told from the machine's own drift{few}",
+            self.moments,
+            100.0 * drift,
+            crate::text::printable(&c.key),
+            100.0 * c.change.floor
+        ))
     }
 
     /// The answer, one sentence chosen by the verdicts: how many regressed (named), how
@@ -318,7 +444,7 @@ pub fn against(
                 old: Side::of(&o.runs),
                 new: Side::of(&n.runs),
                 change: compare(
-                    Runs::of(&o.runs, &o.processes),
+                    Runs::of(&o.runs, &o.processes).at_moments(&o.moments),
                     Runs::of(&n.runs, &n.processes),
                     n.higher_is_better,
                 ),
@@ -345,6 +471,7 @@ pub fn against(
             .collect(),
         environment: changes(&old.environment, &old.host, env, host),
         processes: 1,
+        moments: old.moments(),
     }
 }
 
@@ -426,12 +553,63 @@ mod tests {
             version: "0.1.0".to_string(),
             commit: None,
             date: None,
+            added: Vec::new(),
             command_line: Vec::new(),
             environment: Environment::default(),
             host: Host::default(),
             figures,
             result: serde_json::Value::Null,
         }
+    }
+
+    #[test]
+    fn an_added_moment_joins_the_figures_both_have_and_leaves_the_rest() {
+        let mut b = baseline(vec![
+            Figure::rate("read warm 4 KiB", vec![100.0, 101.0, 99.0]),
+            Figure::rate("read warm 8 KiB", vec![200.0, 201.0]),
+        ]);
+        let mut pooled = Figure::rate("read warm 4 KiB", vec![90.0, 91.0, 92.0, 93.0]);
+        pooled.processes = vec![2, 2];
+        let now = [pooled, Figure::rate("read warm 16 KiB", vec![300.0, 301.0])];
+        let only = b.add_moment(&now, "then".to_string()).unwrap();
+        assert_eq!(only, ["read warm 16 KiB"]);
+        assert_eq!(b.added, ["then"]);
+        assert_eq!(b.moments(), 2);
+        let f = &b.figures[0];
+        assert_eq!(f.runs, [100.0, 101.0, 99.0, 90.0, 91.0, 92.0, 93.0]);
+        assert_eq!(f.moments, [3, 4]);
+        // The first moment was one process; the new one's two are kept.
+        assert_eq!(f.processes, [3, 2, 2]);
+        // A figure this run lacks keeps its one moment.
+        assert!(b.figures[1].moments.is_empty());
+        assert_eq!(b.refusal("sweep"), None);
+        // Another moment, no processes: one more moment, no process counts.
+        let mut b = baseline(vec![Figure::rate("read warm 4 KiB", vec![1.0, 2.0])]);
+        b.add_moment(&[Figure::rate("read warm 4 KiB", vec![3.0])], "a".into())
+            .unwrap();
+        b.add_moment(
+            &[Figure::rate("read warm 4 KiB", vec![4.0, 5.0])],
+            "b".into(),
+        )
+        .unwrap();
+        assert_eq!(b.figures[0].moments, [2, 1, 2]);
+        assert!(b.figures[0].processes.is_empty());
+    }
+
+    #[test]
+    fn a_moment_with_nothing_in_common_or_too_many_runs_is_refused() {
+        let mut b = baseline(vec![Figure::rate("read warm 4 KiB", vec![1.0, 2.0])]);
+        let why = b
+            .add_moment(&[Figure::rate("read warm 8 KiB", vec![1.0])], "x".into())
+            .unwrap_err();
+        assert!(why.contains("no figure in common"), "{why}");
+        let many = Figure::rate("read warm 4 KiB", vec![1.0; MAX_RUNS]);
+        let why = b.add_moment(&[many], "x".into()).unwrap_err();
+        assert!(why.contains("more than"), "{why}");
+        assert!(b.added.is_empty() && b.figures[0].moments.is_empty());
+        // Counts that do not add up are a crafted document.
+        b.figures[0].moments = vec![1, 2];
+        assert!(b.refusal("sweep").unwrap().contains("moments' counts"));
     }
 
     #[test]

@@ -30,6 +30,10 @@ pub struct Figure {
     /// (`--processes`); empty: one process gave them all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processes: Vec<usize>,
+    /// How many of the runs each moment gave, in order, when a baseline was measured at
+    /// several (`--add-to-baseline`); empty: one moment gave them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moments: Vec<usize>,
 }
 
 /// The unit of rates.
@@ -50,6 +54,7 @@ impl Figure {
             higher_is_better: true,
             runs,
             processes: Vec::new(),
+            moments: Vec::new(),
         }
     }
 
@@ -61,6 +66,7 @@ impl Figure {
             higher_is_better: true,
             runs,
             processes: Vec::new(),
+            moments: Vec::new(),
         }
     }
 
@@ -72,6 +78,7 @@ impl Figure {
             higher_is_better: false,
             runs,
             processes: Vec::new(),
+            moments: Vec::new(),
         }
     }
 }

@@ -9,4 +9,5 @@ mod common;
 
 mod commands;
 mod compare;
+mod moments;
 mod storage;
