@@ -7,11 +7,14 @@
 # (as ioscope's O_DIRECT|O_DSYNC row); its open_sync also adds O_DIRECT, which ioscope's
 # O_SYNC row does not, so that pair is shown but not a like-for-like comparison. Where
 # pg_test_fsync is not installed (the `postgresql` package), it says so and skips.
+# REGION=8k makes ioscope rewrite the same block(s) every op, as pg_test_fsync does (by
+# default it writes on through 16 MiB, as a WAL segment is written).
 # Usage: bench/sync_methods.sh [DIR] [SECONDS] [ROUNDS]; default . 2 3.
 set -euo pipefail
 DIR=${1:-.}
 SECS=${2:-2}
 ROUNDS=${3:-3}
+REGION=${REGION:-16m}
 here=$(cd "$(dirname "$0")/.." && pwd)
 io=${IOSCOPE:-$here/target/release/ioscope}
 pg=$(command -v pg_test_fsync || ls /usr/lib/postgresql/*/bin/pg_test_fsync 2>/dev/null | sort -V | tail -1 || true)
@@ -32,7 +35,7 @@ run_pg() {
 }
 # ioscope's ops/s as the same lines, its methods named as pg_test_fsync names them.
 run_ioscope() {
-    "$io" disk "$work" --preset sync-methods --runtime "${SECS}s" --json -q |
+    "$io" disk "$work" --preset sync-methods --runtime "${SECS}s" --size "$REGION" --json -q |
         jq -r '.rows[] | select(.skipped == null) |
             [.writes_per_op,
              ({"fdatasync": "fdatasync", "fsync": "fsync", "o_direct_dsync": "open_datasync",

@@ -130,13 +130,16 @@ fn skipped(method: SyncMethod, writes: u32, block: u64, reason: String) -> SyncR
 fn run_row(setup: &Setup, method: SyncMethod, writes: u32, block: u64) -> Result<(SyncRow, bool)> {
     let options = setup.options;
     let tag = format!("sync-{}", method.slug());
-    let out = files::create_scratch(&options.path, &tag, setup.region, options.min_free)?;
+    // At least one op's writes: a `--size` of one block rewrites it every op (at 2 writes
+    // a sync, the first two blocks), as pg_test_fsync does.
+    let region = setup.region.max(block * u64::from(writes));
+    let out = files::create_scratch(&options.path, &tag, region, options.min_free)?;
     let name = out.name().to_string();
     // The region written whole and made durable first, untimed.
-    let mut chunk = vec![0u8; (1 << 20).min(setup.region as usize)];
+    let mut chunk = vec![0u8; (1 << 20).min(region as usize)];
     let mut at = 0u64;
-    while at < setup.region {
-        let n = chunk.len().min((setup.region - at) as usize);
+    while at < region {
+        let n = chunk.len().min((region - at) as usize);
         DataStream::new(options.seed, at).fill(&mut chunk[..n]);
         out.file()
             .write_all_at(&chunk[..n], at)
@@ -158,7 +161,7 @@ fn run_row(setup: &Setup, method: SyncMethod, writes: u32, block: u64) -> Result
     let per_op = block * writes as u64;
     let mut offset = 0u64;
     let next = |offset: &mut u64| -> Vec<u64> {
-        if *offset + per_op > setup.region {
+        if *offset + per_op > region {
             *offset = 0;
         }
         let v: Vec<u64> = (0..writes as u64).map(|i| *offset + i * block).collect();

@@ -230,6 +230,36 @@ fn a_loop_device_sees_about_one_flush_per_fdatasync() {
 }
 
 #[test]
+fn a_size_of_one_write_rewrites_it_every_op_as_pg_test_fsync_does() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let run = |json: bool| {
+        ioscope()
+            .args([
+                "disk",
+                dir.path().to_str().unwrap(),
+                "--preset",
+                "sync-methods",
+            ])
+            .args(["--size", "8k", "--runtime", "0.02s", "--min-free", "0"])
+            .args(if json { &["--json"][..] } else { &[] })
+            .output()
+            .unwrap()
+    };
+    let out = run(true);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["region_bytes"], 8192, "{doc}");
+    check_rows(dir.path(), &doc);
+    let out = run(false);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("in a fresh 8 KiB file each (written and synced first; the same block(s) at its start rewritten every op"),
+        "{text}"
+    );
+    assert!(scratch_files(dir.path()).is_empty());
+}
+
+#[test]
 fn bad_values_of_the_sync_methods_preset_are_one_line_errors() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
@@ -247,8 +277,8 @@ fn bad_values_of_the_sync_methods_preset_are_one_line_errors() {
         ),
         (&[d, "--preset", "sync-methods", "--bs", "8x"], "--bs"),
         (
-            &[d, "--preset", "sync-methods", "--size", "8k"],
-            "must hold two writes of 8 KiB",
+            &[d, "--preset", "sync-methods", "--size", "4k"],
+            "smaller than one write of 8 KiB",
         ),
     ];
     for (args, expected) in cases {

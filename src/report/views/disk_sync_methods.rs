@@ -154,8 +154,15 @@ fn device_text(r: &SyncMethodsReport) -> String {
 }
 
 fn pattern_text(r: &SyncMethodsReport) -> String {
+    // A region of one op's writes is rewritten in place every op (pg_test_fsync's way).
+    let smallest = r.blocks().into_iter().min().unwrap_or(0);
+    let how = if smallest > 0 && r.region_bytes < 2 * smallest {
+        "the same block(s) at its start rewritten every op, as pg_test_fsync does"
+    } else {
+        "written on in order, wrapping at its end"
+    };
     format!(
-        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each (written and synced first); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
+        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each (written and synced first; {how}); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
         format_seconds(r.runtime_seconds),
         format_size(r.region_bytes)
     )
