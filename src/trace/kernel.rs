@@ -1394,7 +1394,11 @@ impl Engine {
             Raw::Exec { tid, old, filename } => {
                 self.born(tid);
                 if old != tid {
+                    // A thread other than the leader executed: the kernel gave it the
+                    // leader's id, and its own is gone without an exit of its own.
                     self.tracked.join(tid, tid);
+                    self.pending.remove(&old);
+                    self.ended_at(old, r.time);
                 }
                 // The kernel names the task after the file's last component, cut to 15
                 // bytes (TASK_COMM_LEN).
@@ -1841,6 +1845,15 @@ impl ExecStops {
                 continue;
             }
             if event == libc::PTRACE_EVENT_EXEC {
+                // A thread other than the leader may exec: the kernel reports it under the
+                // leader's id, which goes on, and the thread's own id is gone without an
+                // exit.
+                if let Some(former) = super::sys::event_message(who)
+                    && former != who
+                {
+                    self.tasks.remove(&former);
+                    self.awaiting.remove(&former);
+                }
                 if self.hide {
                     self.hidden.insert(who, super::vdso::hide(who));
                 }
@@ -2141,6 +2154,56 @@ mod tests {
         e.retire(100);
         assert_eq!(e.tracked.tgid.get(&task), Some(&task));
         assert!(e.tracked.opened.contains_key(&(task, 3)));
+    }
+
+    #[test]
+    fn an_exec_from_a_thread_retires_the_threads_former_id_and_keeps_the_leaders() {
+        let mut e = engine();
+        let (leader, thread) = (PARENT + 1, PARENT + 2);
+        short_task(&mut e, leader, leader, 10);
+        hand(
+            &mut e,
+            leader,
+            leader,
+            20,
+            Raw::Fork {
+                parent: leader,
+                child: thread,
+                comm: b"thread".to_vec(),
+            },
+        );
+        hand(
+            &mut e,
+            leader,
+            thread,
+            21,
+            Raw::Enter {
+                nr: 0,
+                args: [0; 6],
+            },
+        );
+        // de_thread: the leader ends, then the thread comes back from exec as the leader.
+        hand(&mut e, leader, leader, 30, Raw::Gone { tid: leader });
+        hand(
+            &mut e,
+            leader,
+            leader,
+            31,
+            Raw::Exec {
+                tid: leader,
+                old: thread,
+                filename: b"/bin/new".to_vec(),
+            },
+        );
+        e.retire(100);
+        assert!(
+            !e.tracked.tgid.contains_key(&thread),
+            "the former id is gone"
+        );
+        assert!(!e.tracked.comm.contains_key(&thread));
+        assert_eq!(e.tracked.tgid.get(&leader), Some(&leader));
+        assert_eq!(e.tracked.program.get(&leader), Some(&"/bin/new".into()));
+        assert_eq!(e.tracked.members.get(&leader), Some(&1));
     }
 
     #[test]
