@@ -525,6 +525,8 @@ fn filter() -> String {
     (0..1024u64)
         .filter(|&nr| Call::of(nr).is_some_and(|c| !c.watched_only()) || i386(nr))
         .map(|nr| format!("id == {nr}"))
+        // x32 calls, counted as not decoded.
+        .chain(cfg!(target_arch = "x86_64").then(|| format!("id >= {}", super::i386::X32_BIT)))
         .collect::<Vec<_>>()
         .join(" || ")
 }
@@ -724,6 +726,8 @@ pub struct Counted {
     /// Calls the program was stopped at (the filter's: opens, libaio's calls, calls of
     /// another ABI), each costing it what a ptrace stop costs.
     pub stops: u64,
+    /// x32 calls recorded: counted, not decoded.
+    pub x32: u64,
 }
 
 /// Starts `command` with the kernel's tracepoints on it and reports its calls to `sink`,
@@ -954,7 +958,10 @@ pub fn trace(
                 super::filter::Stops::Never
             },
             waited,
-            compat: execs.as_ref().map(|x| x.compat.clone()).unwrap_or_default(),
+            compat: super::i386::Seen {
+                x32: engine.counted.x32,
+                ..execs.as_ref().map(|x| x.compat.clone()).unwrap_or_default()
+            },
         },
         Counted {
             stops: execs.map_or(0, |x| x.stopped),
@@ -1271,6 +1278,10 @@ impl Engine {
         match r.raw {
             Raw::Enter { nr, args } => {
                 let at = self.stop_of(r.tid, r.time, nr);
+                if at.as_ref().is_none_or(|a| a.compat.is_none()) && super::i386::is_x32(nr) {
+                    self.counted.x32 += 1;
+                    return;
+                }
                 let (call, args, compat) = match at.as_ref().and_then(|a| a.compat) {
                     // A call of another ABI, counted as its 64-bit equivalent, or not.
                     Some(Some((call, args))) => (call, args, true),

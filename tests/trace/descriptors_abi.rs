@@ -4,7 +4,8 @@
 //! through the 32-bit ABI (`int $0x80`) are read as the i386 calls they are, with or without
 //! the seccomp filter, and a 32-bit program's vDSO is hidden too; libaio figures are checked
 //! against the requests submitted through io_submit, and an io_submit whose pointer array
-//! runs into an unmapped page has the requests the kernel took counted. Each program is built here with `cc`;
+//! runs into an unmapped page has the requests the kernel took counted; x32 calls are
+//! counted and said not decoded. Each program is built here with `cc`;
 //! a test is skipped with a reason where there is no compiler, no 32-bit support, no fio,
 //! or ptrace is refused.
 
@@ -639,4 +640,64 @@ fn io_submit_whose_pointer_array_runs_into_an_unmapped_page_counts_what_the_kern
     assert_eq!(f["bytes_read"], 2 * 4096, "{f:#}");
     let unseen = doc["unseen"].to_string();
     assert!(!unseen.contains("libaio"), "{unseen}");
+}
+
+/// Makes x32 system calls (numbers with bit 0x40000000) from a 64-bit program: one getpid
+/// to see whether the kernel takes them (prints "no x32" and exits 0 where it does not),
+/// then three more; opens and reads argv[1] natively.
+const X32_CALLS: &str = r#"
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+static long x32(long nr) {
+    long ret;
+    __asm__ volatile ("syscall" : "=a"(ret) : "a"(nr | 0x40000000L) : "rcx", "r11", "memory");
+    return ret;
+}
+int main(int argc, char **argv) {
+    (void)argc;
+    if (x32(39) < 0) { puts("no x32"); return 0; }
+    for (int i = 0; i < 3; i++) if (x32(39) < 0) return 2;
+    char b[100];
+    int fd = open(argv[1], O_RDONLY);
+    if (fd < 0 || read(fd, b, sizeof b) != sizeof b) return 3;
+    close(fd);
+    puts("x32 done");
+    return 0;
+}
+"#;
+
+#[test]
+fn x32_calls_are_counted_and_said_not_decoded_never_quietly_left_out() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipped: x32 is an x86_64 ABI");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build(dir.path(), "x32", "c", X32_CALLS, &["-O1"]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![3u8; 100]).unwrap();
+    let data = std::fs::canonicalize(&data).unwrap();
+    let (exe, path) = (exe.to_str().unwrap(), data.to_str().unwrap());
+    let Some((doc, out)) = trace(&[], &[exe, path]) else {
+        return;
+    };
+    let unseen = doc["unseen"].to_string();
+    if out.contains("no x32") {
+        eprintln!(
+            "skipped: this kernel refuses x32 calls (CONFIG_X86_X32_ABI off, or syscall.x32=n)"
+        );
+        // Refused or not, the call was made: it is said.
+        assert!(unseen.contains("x32 calls not decoded"), "{unseen}");
+        return;
+    }
+    assert_eq!(doc["exit_code"], 0, "{out}");
+    assert!(unseen.contains("4 x32 calls not decoded"), "{unseen}");
+    let f = file(&doc, path).unwrap_or_else(|| panic!("{path} not traced: {doc:#}"));
+    assert_eq!(
+        f["bytes_read"], 100,
+        "the native calls are counted as ever: {f:#}"
+    );
 }
