@@ -305,6 +305,7 @@ pub fn execute(
     let kept_by = (!finish.left.is_empty() && crate::trace::keeper::is_needed())
         .then(crate::trace::keeper::pid);
     unseen.extend(finish.compat.unseen_sentence());
+    unseen.extend(finish.compat.x32_sentence());
     // What tracing changed in the program that it could tell (its own seccomp, a crash
     // with its vDSO hidden).
     unseen.extend(changed.sentences(

@@ -60,6 +60,7 @@ pub const ARCH: u32 = 0;
 
 const BPF_LD_W_ABS: u16 = 0x20;
 const BPF_JEQ_K: u16 = 0x15;
+const BPF_JSET_K: u16 = 0x45;
 const BPF_RET_K: u16 = 0x06;
 /// Offsets in `struct seccomp_data`: the call number, then the architecture.
 const NR_AT: u32 = 0;
@@ -98,17 +99,20 @@ pub fn stop_numbers() -> Vec<u32> {
 }
 
 /// The BPF program: not this architecture → trace (an i386 call's number means another
-/// call: the tracer reads it in its own ABI, counts it or names it as not counted); a
-/// traced number → trace; else allow.
+/// call: the tracer reads it in its own ABI, counts it or names it as not counted); an
+/// x32 call (its number with [`super::i386::X32_BIT`]) → trace (counted as not decoded);
+/// a traced number → trace; else allow.
 pub fn program(numbers: &[u32]) -> Vec<libc::sock_filter> {
     let n = numbers.len();
     assert!(n < 250, "a BPF jump reaches at most 255 instructions");
     let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
     let mut p = vec![
         op(BPF_LD_W_ABS, 0, 0, ARCH_AT),
-        // Not ours: jump past the load, the list and `allow`, to `trace`.
-        op(BPF_JEQ_K, 0, (n + 2) as u8, ARCH),
+        // Not ours: jump past the load, the x32 test, the list and `allow`, to `trace`.
+        op(BPF_JEQ_K, 0, (n + 3) as u8, ARCH),
         op(BPF_LD_W_ABS, 0, 0, NR_AT),
+        // x32: past the list and `allow`, to `trace`.
+        op(BPF_JSET_K, (n + 1) as u8, 0, super::i386::X32_BIT as u32),
     ];
     for (i, &nr) in numbers.iter().enumerate() {
         // A match jumps over the rest of the list and `allow`, to `trace`.
@@ -245,6 +249,9 @@ mod tests {
                 BPF_JEQ_K => {
                     pc += usize::from(if acc == i.k { i.jt } else { i.jf });
                 }
+                BPF_JSET_K => {
+                    pc += usize::from(if acc & i.k != 0 { i.jt } else { i.jf });
+                }
                 BPF_RET_K => return i.k,
                 c => panic!("unexpected instruction {c:#x}"),
             }
@@ -265,6 +272,9 @@ mod tests {
             libc::SECCOMP_RET_ALLOW
         );
         assert_eq!(run(&p, ARCH, 100_000), libc::SECCOMP_RET_ALLOW);
+        // x32 calls (read, getpid) stop: they are counted as not decoded.
+        assert_eq!(run(&p, ARCH, 0x4000_0000), libc::SECCOMP_RET_TRACE);
+        assert_eq!(run(&p, ARCH, 0x4000_0027), libc::SECCOMP_RET_TRACE);
         // Another architecture's calls (i386's int 0x80) all stop, counted or not.
         assert_eq!(
             run(&p, 0x4000_0003, libc::SYS_getpid as u32),

@@ -15,6 +15,10 @@ use std::collections::BTreeMap;
 /// `AUDIT_ARCH_I386`: the architecture PTRACE_GET_SYSCALL_INFO gives a 32-bit call.
 pub const AUDIT_ARCH_I386: u32 = 0x4000_0003;
 
+/// The bit an x32 call (a 64-bit program using 32-bit pointers) sets in its number: such
+/// calls are counted, never decoded ([`Seen::x32`]).
+pub const X32_BIT: u64 = 0x4000_0000;
+
 /// What a 32-bit system call is to the trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compat {
@@ -102,6 +106,8 @@ pub struct Seen {
     /// Not counted, by name (file-I/O calls whose arguments trace cannot read here, and,
     /// from another architecture than i386, every call).
     pub unseen: BTreeMap<String, u64>,
+    /// x32 calls ([`X32_BIT`]): counted here, not decoded.
+    pub x32: u64,
 }
 
 impl Seen {
@@ -111,6 +117,17 @@ impl Seen {
             format!(
                 "{} system call(s) made through the 32-bit ABI (int 0x80) were counted as their 64-bit equivalents (by the kernel's i386 numbers)",
                 crate::units::group_thousands(counted)
+            )
+        })
+    }
+
+    /// What the report says of the x32 calls, if any: how many, and that the totals leave
+    /// them out.
+    pub fn x32_sentence(&self) -> Option<String> {
+        (self.x32 > 0).then(|| {
+            format!(
+                "x32: {} x32 calls not decoded: system calls made through the x32 ABI (numbers with bit 0x40000000) are counted here and left out of every table and total",
+                crate::units::group_thousands(self.x32)
             )
         })
     }
@@ -144,6 +161,10 @@ pub fn entered(
     raw: [u64; 6],
     seen: &mut Seen,
 ) -> Option<(Call, [u64; 6])> {
+    if arch == native && is_x32(nr) {
+        seen.x32 += 1;
+        return None;
+    }
     if arch == native || native == 0 {
         return Call::of(nr).map(|c| (c, raw));
     }
@@ -166,6 +187,11 @@ pub fn entered(
     None
 }
 
+/// Whether native call number `nr` is an x32 call (x86_64 only).
+pub fn is_x32(nr: u64) -> bool {
+    cfg!(target_arch = "x86_64") && nr & X32_BIT != 0
+}
+
 /// The result at an exit stop, read in the ABI of the call (see [`entered`]).
 pub fn result(arch: u32, native: u32, raw: u64, failed: bool) -> i64 {
     if cfg!(target_arch = "x86_64") && arch == AUDIT_ARCH_I386 && native != arch {
@@ -178,6 +204,24 @@ pub fn result(arch: u32, native: u32, raw: u64, failed: bool) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_x32_call_is_counted_and_never_read_as_the_64_bit_call_of_its_number() {
+        const X86_64: u32 = 0xc000_003e;
+        let mut seen = Seen::default();
+        // x32's read (0 | X32_BIT): not x86_64's read.
+        let got = entered(X86_64, X86_64, X32_BIT, [0; 6], &mut seen);
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(got, None);
+            assert_eq!(seen.x32, 1);
+            assert!(
+                seen.x32_sentence()
+                    .unwrap()
+                    .contains("1 x32 calls not decoded")
+            );
+        }
+        assert_eq!(Seen::default().x32_sentence(), None);
+    }
 
     #[test]
     fn i386_numbers_mean_their_own_calls_not_the_64_bit_ones() {

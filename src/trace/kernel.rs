@@ -529,6 +529,8 @@ fn filter() -> String {
     (0..1024u64)
         .filter(|&nr| Call::of(nr).is_some_and(|c| !c.watched_only()) || i386(nr))
         .map(|nr| format!("id == {nr}"))
+        // x32 calls, counted as not decoded.
+        .chain(cfg!(target_arch = "x86_64").then(|| format!("id >= {}", super::i386::X32_BIT)))
         .collect::<Vec<_>>()
         .join(" || ")
 }
@@ -537,6 +539,9 @@ fn filter() -> String {
 #[derive(Default)]
 pub struct Tracked {
     tgid: HashMap<i32, i32>,
+    /// How many of the tasks in `tgid` each process has: its descriptors are forgotten
+    /// when the last is retired.
+    members: HashMap<i32, usize>,
     /// Descriptors opened during the trace: (process, fd) → what the open said.
     opened: HashMap<(i32, i32), Opened>,
     /// The descriptors the command started with (its standard ones, say), read from /proc
@@ -593,6 +598,42 @@ impl Inherited {
 }
 
 impl Tracked {
+    /// Task `tid` is of `process`.
+    fn join(&mut self, tid: i32, process: i32) {
+        match self.tgid.insert(tid, process) {
+            Some(was) if was == process => return,
+            Some(was) => self.leave(was),
+            None => {}
+        }
+        *self.members.entry(process).or_default() += 1;
+    }
+
+    /// One task fewer in `process`; the last one takes its descriptors with it.
+    fn leave(&mut self, process: i32) {
+        let Some(n) = self.members.get_mut(&process) else {
+            return;
+        };
+        *n -= 1;
+        if *n == 0 {
+            self.members.remove(&process);
+            self.opened.retain(|&(p, _), _| p != process);
+        }
+    }
+
+    /// Forgets task `tid`: its process, name and program (and, with it the process's last,
+    /// the process's descriptors).
+    fn retire(&mut self, tid: i32) {
+        self.comm.remove(&tid);
+        self.program.remove(&tid);
+        if let Some(process) = self.tgid.remove(&tid) {
+            self.leave(process);
+        }
+        // Descriptors copied under its own id at a fork whose process was not known yet.
+        if !self.members.contains_key(&tid) {
+            self.opened.retain(|&(p, _), _| p != tid);
+        }
+    }
+
     fn process(&self, tid: i32) -> i32 {
         self.tgid
             .get(&tid)
@@ -689,6 +730,8 @@ pub struct Counted {
     /// Calls the program was stopped at (the filter's: opens, libaio's calls, calls of
     /// another ABI), each costing it what a ptrace stop costs.
     pub stops: u64,
+    /// x32 calls recorded: counted, not decoded.
+    pub x32: u64,
 }
 
 /// Starts `command` with the kernel's tracepoints on it and reports its calls to `sink`,
@@ -818,6 +861,8 @@ pub fn trace(
         filled: HashMap::new(),
         awaiting: Default::default(),
         ended: HashMap::new(),
+        gone: HashMap::new(),
+        retiring: VecDeque::new(),
         counted: Counted::default(),
         base,
         base_ns,
@@ -917,7 +962,10 @@ pub fn trace(
                 super::filter::Stops::Never
             },
             waited,
-            compat: execs.as_ref().map(|x| x.compat.clone()).unwrap_or_default(),
+            compat: super::i386::Seen {
+                x32: engine.counted.x32,
+                ..execs.as_ref().map(|x| x.compat.clone()).unwrap_or_default()
+            },
         },
         Counted {
             stops: execs.map_or(0, |x| x.stopped),
@@ -1065,6 +1113,12 @@ struct Engine {
     awaiting: std::collections::HashSet<i32>,
     /// Wait statuses of the tasks that ended, as the tracer heard them.
     ended: HashMap<i32, i32>,
+    /// Tasks that ended (their exit record handed on, or an exec from another thread took
+    /// their id away), with the time it happened: their state is freed once no record of
+    /// theirs can still come ([`Engine::retire`]), unless the id was given again meanwhile.
+    gone: HashMap<i32, u64>,
+    /// The same, in the order they ended.
+    retiring: VecDeque<(u64, i32)>,
     counted: Counted,
     base: Instant,
     base_ns: u64,
@@ -1158,6 +1212,47 @@ impl Engine {
             let r = self.queues[i].pop_front().expect("a front");
             self.hand_on(r, sink);
         }
+        self.retire(bound.saturating_sub(SLACK_NS));
+    }
+
+    /// Frees the state of the tasks that ended at or before `horizon`: a record of theirs
+    /// is handed on within [`SLACK_NS`] of its time, so none can still come once the merge
+    /// has gone that far past their end. An id the kernel gave to a new task meanwhile (a
+    /// fork, an exec) is kept.
+    fn retire(&mut self, horizon: u64) {
+        while let Some(&(time, tid)) = self.retiring.front() {
+            if time > horizon {
+                break;
+            }
+            self.retiring.pop_front();
+            if self.gone.get(&tid) != Some(&time) {
+                continue;
+            }
+            self.gone.remove(&tid);
+            self.pending.remove(&tid);
+            self.filled.remove(&tid);
+            self.ended.remove(&tid);
+            // Stops taken after the end are a new task's of the same id.
+            if let Some(q) = self.stops.get_mut(&tid) {
+                q.retain(|at| at.time > time);
+                if q.is_empty() {
+                    self.stops.remove(&tid);
+                }
+            }
+            self.tracked.retire(tid);
+        }
+    }
+
+    /// Task `tid` ended at `time`: its state goes once its last records are in.
+    fn ended_at(&mut self, tid: i32, time: u64) {
+        self.gone.insert(tid, time);
+        self.retiring.push_back((time, tid));
+    }
+
+    /// Task `tid` is new (a fork, or an exec gave it a leader's id): not to be freed as
+    /// the task that had its id before.
+    fn born(&mut self, tid: i32) {
+        self.gone.remove(&tid);
     }
 
     fn at(&self, time: u64) -> Instant {
@@ -1182,11 +1277,15 @@ impl Engine {
     fn hand_on(&mut self, r: Record, sink: &mut dyn FnMut(Event, Instant, &dyn Resolver)) {
         let when = self.at(r.time);
         if r.pid > 0 {
-            self.tracked.tgid.insert(r.tid, r.pid);
+            self.tracked.join(r.tid, r.pid);
         }
         match r.raw {
             Raw::Enter { nr, args } => {
                 let at = self.stop_of(r.tid, r.time, nr);
+                if at.as_ref().is_none_or(|a| a.compat.is_none()) && super::i386::is_x32(nr) {
+                    self.counted.x32 += 1;
+                    return;
+                }
                 let (call, args, compat) = match at.as_ref().and_then(|a| a.compat) {
                     // A call of another ABI, counted as its 64-bit equivalent, or not.
                     Some(Some((call, args))) => (call, args, true),
@@ -1279,6 +1378,7 @@ impl Engine {
                 child,
                 comm,
             } => {
+                self.born(child);
                 self.tracked.comm.insert(child, OsString::from_vec(comm));
                 if let Some(p) = self.tracked.program.get(&parent).cloned() {
                     self.tracked.program.insert(child, p);
@@ -1287,7 +1387,7 @@ impl Engine {
                     .process_of_new(child)
                     .or_else(|| super::Proc.tgid(child))
                 {
-                    self.tracked.tgid.insert(child, p);
+                    self.tracked.join(child, p);
                 }
                 // A new process starts with a copy of its parent's descriptors.
                 let (from, to) = (self.tracked.process(parent), self.tracked.process(child));
@@ -1307,8 +1407,13 @@ impl Engine {
                 sink(Event::Spawned { parent, child }, when, &self.tracked);
             }
             Raw::Exec { tid, old, filename } => {
+                self.born(tid);
                 if old != tid {
-                    self.tracked.tgid.insert(tid, tid);
+                    // A thread other than the leader executed: the kernel gave it the
+                    // leader's id, and its own is gone without an exit of its own.
+                    self.tracked.join(tid, tid);
+                    self.pending.remove(&old);
+                    self.ended_at(old, r.time);
                 }
                 // The kernel names the task after the file's last component, cut to 15
                 // bytes (TASK_COMM_LEN).
@@ -1323,6 +1428,8 @@ impl Engine {
                     .opened
                     .retain(|&(p, _), o| p != process || !o.cloexec);
                 sink(Event::Exec { tid }, when, &self.tracked);
+                // Asked at the exec alone.
+                self.tracked.hidden.remove(&tid);
             }
             Raw::Gone { tid } => {
                 // The status as the tracer heard it; the first process's, which the tracer
@@ -1339,6 +1446,7 @@ impl Engine {
                 });
                 self.pending.remove(&tid);
                 sink(Event::Exiting { tid, status }, when, &self.tracked);
+                self.ended_at(tid, r.time);
             }
         }
     }
@@ -1752,6 +1860,15 @@ impl ExecStops {
                 continue;
             }
             if event == libc::PTRACE_EVENT_EXEC {
+                // A thread other than the leader may exec: the kernel reports it under the
+                // leader's id, which goes on, and the thread's own id is gone without an
+                // exit.
+                if let Some(former) = super::sys::event_message(who)
+                    && former != who
+                {
+                    self.tasks.remove(&former);
+                    self.awaiting.remove(&former);
+                }
                 if self.hide {
                     self.hidden.insert(who, super::vdso::hide(who));
                 }
@@ -1868,6 +1985,240 @@ mod tests {
         assert!(f.contains(&format!("id == {}", libc::SYS_openat)));
         assert!(!f.contains(&format!("id == {} ", libc::SYS_prctl)));
         assert!(!f.contains(&format!("id == {} ", libc::SYS_getppid)));
+    }
+
+    /// An engine with no rings, fed records by hand.
+    fn engine() -> Engine {
+        let point = |id| Format {
+            id,
+            fields: HashMap::new(),
+            inline: HashMap::new(),
+        };
+        Engine {
+            points: Points {
+                enter: point(1),
+                exit: point(2),
+                fork: point(3),
+                exec: point(4),
+                gone: point(5),
+            },
+            rings: Vec::new(),
+            queues: Vec::new(),
+            tracked: Tracked::default(),
+            pending: HashMap::new(),
+            stops: HashMap::new(),
+            filled: HashMap::new(),
+            awaiting: Default::default(),
+            ended: HashMap::new(),
+            gone: HashMap::new(),
+            retiring: VecDeque::new(),
+            counted: Counted::default(),
+            base: Instant::now(),
+            base_ns: 0,
+            leader: 0,
+        }
+    }
+
+    /// Entries held per task or process, all tables together.
+    fn held(e: &Engine) -> usize {
+        e.pending.len()
+            + e.stops.len()
+            + e.filled.len()
+            + e.ended.len()
+            + e.gone.len()
+            + e.retiring.len()
+            + e.tracked.tgid.len()
+            + e.tracked.members.len()
+            + e.tracked.opened.len()
+            + e.tracked.comm.len()
+            + e.tracked.program.len()
+            + e.tracked.hidden.len()
+    }
+
+    fn hand(e: &mut Engine, pid: i32, tid: i32, time: u64, raw: Raw) {
+        e.hand_on(
+            Record {
+                pid,
+                tid,
+                time,
+                raw,
+            },
+            &mut |_, _, _| {},
+        );
+    }
+
+    // Ids above any pid_max: /proc has nothing of them.
+    const PARENT: i32 = 50_000_000;
+
+    /// `task` of `process`, forked by PARENT at `t`: opens a file (left open), reads it.
+    fn short_task(e: &mut Engine, process: i32, task: i32, t: u64) {
+        let openat = libc::SYS_openat as u64;
+        let read = libc::SYS_read as u64;
+        hand(
+            e,
+            PARENT,
+            PARENT,
+            t,
+            Raw::Fork {
+                parent: PARENT,
+                child: task,
+                comm: b"child".to_vec(),
+            },
+        );
+        let at = [libc::AT_FDCWD as u64, 0, 0, 0, 0, 0];
+        hand(
+            e,
+            process,
+            task,
+            t + 1,
+            Raw::Enter {
+                nr: openat,
+                args: at,
+            },
+        );
+        hand(e, process, task, t + 2, Raw::Exit { nr: openat, ret: 3 });
+        let args = [3, 0, 100, 0, 0, 0];
+        hand(e, process, task, t + 3, Raw::Enter { nr: read, args });
+        hand(e, process, task, t + 4, Raw::Exit { nr: read, ret: 100 });
+    }
+
+    #[test]
+    fn the_state_of_thousands_of_short_tasks_is_freed_once_their_last_records_are_in() {
+        let mut e = engine();
+        hand(
+            &mut e,
+            PARENT,
+            PARENT,
+            1,
+            Raw::Enter {
+                nr: 0,
+                args: [0; 6],
+            },
+        );
+        let before = held(&e);
+        let mut t = 10;
+        for i in 0..3_000 {
+            let child = PARENT + 1 + i;
+            short_task(&mut e, child, child, t);
+            hand(&mut e, child, child, t + 5, Raw::Gone { tid: child });
+            t += 10;
+        }
+        assert!(
+            held(&e) > 3_000 * 3,
+            "each task's state is held until retired"
+        );
+        // Within the slack of the last exit: its task is kept, for records still to come.
+        e.retire(t - 6);
+        assert!(e.tracked.tgid.contains_key(&(PARENT + 3_000)));
+        assert!(e.tracked.comm.contains_key(&(PARENT + 3_000)));
+        e.retire(t);
+        assert_eq!(held(&e), before, "{:?}", e.tracked.tgid.len());
+    }
+
+    #[test]
+    fn a_process_keeps_its_descriptors_until_its_last_thread_is_retired() {
+        let mut e = engine();
+        let (process, thread) = (PARENT + 1, PARENT + 2);
+        short_task(&mut e, process, process, 10);
+        hand(
+            &mut e,
+            process,
+            process,
+            20,
+            Raw::Fork {
+                parent: process,
+                child: thread,
+                comm: b"thread".to_vec(),
+            },
+        );
+        hand(
+            &mut e,
+            process,
+            thread,
+            21,
+            Raw::Enter {
+                nr: 0,
+                args: [0; 6],
+            },
+        );
+        hand(&mut e, process, process, 30, Raw::Gone { tid: process });
+        e.retire(30);
+        assert!(
+            e.tracked.opened.contains_key(&(process, 3)),
+            "a thread is left"
+        );
+        hand(&mut e, process, thread, 40, Raw::Gone { tid: thread });
+        e.retire(40);
+        assert!(
+            e.tracked.opened.is_empty(),
+            "{:?} {:?}",
+            e.tracked.opened.keys().collect::<Vec<_>>(),
+            e.tracked.members
+        );
+        assert!(!e.tracked.members.contains_key(&process));
+    }
+
+    #[test]
+    fn an_id_given_again_before_its_former_task_is_retired_keeps_the_new_tasks_state() {
+        let mut e = engine();
+        let task = PARENT + 1;
+        short_task(&mut e, task, task, 10);
+        hand(&mut e, task, task, 20, Raw::Gone { tid: task });
+        // The id reused by a fork before the merge passed the end.
+        short_task(&mut e, task, task, 30);
+        e.retire(100);
+        assert_eq!(e.tracked.tgid.get(&task), Some(&task));
+        assert!(e.tracked.opened.contains_key(&(task, 3)));
+    }
+
+    #[test]
+    fn an_exec_from_a_thread_retires_the_threads_former_id_and_keeps_the_leaders() {
+        let mut e = engine();
+        let (leader, thread) = (PARENT + 1, PARENT + 2);
+        short_task(&mut e, leader, leader, 10);
+        hand(
+            &mut e,
+            leader,
+            leader,
+            20,
+            Raw::Fork {
+                parent: leader,
+                child: thread,
+                comm: b"thread".to_vec(),
+            },
+        );
+        hand(
+            &mut e,
+            leader,
+            thread,
+            21,
+            Raw::Enter {
+                nr: 0,
+                args: [0; 6],
+            },
+        );
+        // de_thread: the leader ends, then the thread comes back from exec as the leader.
+        hand(&mut e, leader, leader, 30, Raw::Gone { tid: leader });
+        hand(
+            &mut e,
+            leader,
+            leader,
+            31,
+            Raw::Exec {
+                tid: leader,
+                old: thread,
+                filename: b"/bin/new".to_vec(),
+            },
+        );
+        e.retire(100);
+        assert!(
+            !e.tracked.tgid.contains_key(&thread),
+            "the former id is gone"
+        );
+        assert!(!e.tracked.comm.contains_key(&thread));
+        assert_eq!(e.tracked.tgid.get(&leader), Some(&leader));
+        assert_eq!(e.tracked.program.get(&leader), Some(&"/bin/new".into()));
+        assert_eq!(e.tracked.members.get(&leader), Some(&1));
     }
 
     #[test]

@@ -693,7 +693,7 @@ impl Drop for Waker {
 
 /// The event message of `tid`'s current stop: the new task's id at a fork or clone, the
 /// former id at an exec.
-fn event_message(tid: i32) -> Option<i32> {
+pub(super) fn event_message(tid: i32) -> Option<i32> {
     let mut message: libc::c_ulong = 0;
     let got = ptrace(
         libc::PTRACE_GETEVENTMSG,

@@ -3,7 +3,9 @@
 //! by a call trace does not see (pipe) is not taken for the old file; system calls made
 //! through the 32-bit ABI (`int $0x80`) are read as the i386 calls they are, with or without
 //! the seccomp filter, and a 32-bit program's vDSO is hidden too; libaio figures are checked
-//! against the requests submitted through io_submit. Each program is built here with `cc`;
+//! against the requests submitted through io_submit, and an io_submit whose pointer array
+//! runs into an unmapped page has the requests the kernel took counted; x32 calls are
+//! counted and said not decoded. Each program is built here with `cc`;
 //! a test is skipped with a reason where there is no compiler, no 32-bit support, no fio,
 //! or ptrace is refused.
 
@@ -559,4 +561,143 @@ mod claims {
         );
         assert!(f["traced"]["seconds"].as_f64().unwrap() > 0.0, "{f:#}");
     }
+}
+
+/// Submits 4 reads of 4,096 bytes from argv[1] (offsets 0, 4096, ...) through the raw
+/// io_submit, with an iocb pointer array whose last two entries lie in an unmapped page:
+/// the kernel takes the two it can read. Prints "took N", collects the N completions and
+/// exits at once (its memory gone before a late reader could look).
+const AIO_TAIL: &str = r#"
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/aio_abi.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int fd = open(argv[1], O_RDONLY);
+    if (fd < 0) return 2;
+    aio_context_t ctx = 0;
+    if (syscall(SYS_io_setup, 8, &ctx) != 0) { puts("no aio"); return 3; }
+    long page = sysconf(_SC_PAGESIZE);
+    char *pages = mmap(0, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED || munmap(pages + page, page) != 0) return 4;
+    static struct iocb cbs[4];
+    static char bufs[4][4096];
+    struct iocb **list = (struct iocb **)(pages + page - 2 * sizeof(struct iocb *));
+    for (int i = 0; i < 2; i++) {
+        memset(&cbs[i], 0, sizeof cbs[i]);
+        cbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
+        cbs[i].aio_fildes = fd;
+        cbs[i].aio_buf = (unsigned long)bufs[i];
+        cbs[i].aio_nbytes = 4096;
+        cbs[i].aio_offset = 4096 * i;
+        list[i] = &cbs[i];
+    }
+    long took = syscall(SYS_io_submit, ctx, 4L, list);
+    printf("took %ld\n", took);
+    fflush(stdout);
+    if (took <= 0) return 5;
+    struct io_event ev[4];
+    long got = 0;
+    while (got < took) {
+        long n = syscall(SYS_io_getevents, ctx, 1L, took - got, ev + got, 0);
+        if (n <= 0) return 6;
+        got += n;
+    }
+    _exit(0);
+}
+"#;
+
+#[test]
+fn io_submit_whose_pointer_array_runs_into_an_unmapped_page_counts_what_the_kernel_took() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build(dir.path(), "aio-tail", "c", AIO_TAIL, &["-O1"]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![5u8; 4 * 4096]).unwrap();
+    let data = std::fs::canonicalize(&data).unwrap();
+    let (exe, path) = (exe.to_str().unwrap(), data.to_str().unwrap());
+    let Some((doc, out)) = trace(&[], &[exe, path]) else {
+        return;
+    };
+    if out.contains("no aio") {
+        eprintln!("skipped: this kernel has no native AIO (io_setup refused)");
+        return;
+    }
+    assert_eq!(doc["exit_code"], 0, "{out}");
+    assert!(
+        out.contains("took 2"),
+        "the kernel took the readable prefix: {out}"
+    );
+    let f = file(&doc, path).unwrap_or_else(|| panic!("{path} not traced: {doc:#}"));
+    let reads = &f["calls"]["aio pread"];
+    assert_eq!(reads["calls"], 2, "{f:#}");
+    assert_eq!(reads["bytes_requested"], 2 * 4096, "{f:#}");
+    assert_eq!(f["bytes_read"], 2 * 4096, "{f:#}");
+    let unseen = doc["unseen"].to_string();
+    assert!(!unseen.contains("libaio"), "{unseen}");
+}
+
+/// Makes x32 system calls (numbers with bit 0x40000000) from a 64-bit program: one getpid
+/// to see whether the kernel takes them (prints "no x32" and exits 0 where it does not),
+/// then three more; opens and reads argv[1] natively.
+const X32_CALLS: &str = r#"
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+static long x32(long nr) {
+    long ret;
+    __asm__ volatile ("syscall" : "=a"(ret) : "a"(nr | 0x40000000L) : "rcx", "r11", "memory");
+    return ret;
+}
+int main(int argc, char **argv) {
+    (void)argc;
+    if (x32(39) < 0) { puts("no x32"); return 0; }
+    for (int i = 0; i < 3; i++) if (x32(39) < 0) return 2;
+    char b[100];
+    int fd = open(argv[1], O_RDONLY);
+    if (fd < 0 || read(fd, b, sizeof b) != sizeof b) return 3;
+    close(fd);
+    puts("x32 done");
+    return 0;
+}
+"#;
+
+#[test]
+fn x32_calls_are_counted_and_said_not_decoded_never_quietly_left_out() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipped: x32 is an x86_64 ABI");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build(dir.path(), "x32", "c", X32_CALLS, &["-O1"]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![3u8; 100]).unwrap();
+    let data = std::fs::canonicalize(&data).unwrap();
+    let (exe, path) = (exe.to_str().unwrap(), data.to_str().unwrap());
+    let Some((doc, out)) = trace(&[], &[exe, path]) else {
+        return;
+    };
+    let unseen = doc["unseen"].to_string();
+    if out.contains("no x32") {
+        eprintln!(
+            "skipped: this kernel refuses x32 calls (CONFIG_X86_X32_ABI off, or syscall.x32=n)"
+        );
+        // Refused or not, the call was made: it is said.
+        assert!(unseen.contains("x32 calls not decoded"), "{unseen}");
+        return;
+    }
+    assert_eq!(doc["exit_code"], 0, "{out}");
+    assert!(unseen.contains("4 x32 calls not decoded"), "{unseen}");
+    let f = file(&doc, path).unwrap_or_else(|| panic!("{path} not traced: {doc:#}"));
+    assert_eq!(
+        f["bytes_read"], 100,
+        "the native calls are counted as ever: {f:#}"
+    );
 }

@@ -15,4 +15,5 @@ mod command;
 mod count;
 mod descriptors_abi;
 mod kernel;
+mod tasks;
 mod tool_figures;

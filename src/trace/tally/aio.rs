@@ -140,12 +140,16 @@ const MOST_AT_STOP: u64 = 4096;
 
 /// The memory an io_submit of task `tid` (`nr` requests, their pointers at `array`) is
 /// read from: the pointer array, each iocb, and a vectored request's iovecs, as regions
-/// (address, bytes). Read at the call's stop, before the program can reuse an iocb.
+/// (address, bytes). Read at the call's stop, before the program can reuse an iocb. An
+/// array whose tail cannot be read (`nr` beyond its mapping) gives its readable prefix:
+/// the kernel takes those requests, and returns how many.
 pub fn submitted(tid: i32, nr: u64, array: u64) -> Vec<(u64, Vec<u8>)> {
     let nr = nr.min(MOST_AT_STOP) as usize;
-    let Some(list) = peek(tid, array, nr * 8) else {
+    let mut list = peek_prefix(tid, array, nr * 8);
+    list.truncate(list.len() / 8 * 8);
+    if list.is_empty() {
         return Vec::new();
-    };
+    }
     let mut regions = Vec::with_capacity(nr + 1);
     for at in pointers(&list) {
         let Some(b) = peek(tid, at, IOCB_SIZE) else {
@@ -184,6 +188,26 @@ pub fn peek(tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
     (n == len as isize).then_some(buf)
 }
 
+/// Reads what can be read of `len` bytes at `addr` of task `tid`: all of them, or those up
+/// to the first page that cannot be read.
+pub fn peek_prefix(tid: i32, addr: u64, len: usize) -> Vec<u8> {
+    if let Some(all) = peek(tid, addr, len) {
+        return all;
+    }
+    const PAGE: u64 = 4096;
+    let mut out = Vec::new();
+    let mut at = addr;
+    while out.len() < len {
+        let chunk = ((PAGE - at % PAGE) as usize).min(len - out.len());
+        let Some(bytes) = peek(tid, at, chunk) else {
+            break;
+        };
+        out.extend_from_slice(&bytes);
+        at += chunk as u64;
+    }
+    out
+}
+
 /// Reads a NUL-terminated string (at most 4096 bytes) at `addr` of task `tid`, a page at a
 /// time so that a string near the end of a mapping is still read.
 pub fn peek_string(tid: i32, addr: u64) -> Option<Vec<u8>> {
@@ -213,13 +237,19 @@ impl Tally {
     /// awaited from io_getevents.
     pub(super) fn aio_submit(&mut self, s: &Syscall, resolve: &dyn Resolver) {
         let taken = s.ret.max(0) as usize;
-        let pointers = resolve
-            .memory(s.tid, s.args[2], taken * 8)
-            .map(|b| pointers(&b));
-        let Some(pointers) = pointers else {
-            self.aio_unread += taken as u64;
-            return;
+        // The whole array the kernel took, or, where part of it cannot be read now, each
+        // pointer up to the first that cannot: the rest are said unread.
+        let pointers = match resolve.memory(s.tid, s.args[2], taken * 8) {
+            Some(b) => pointers(&b),
+            None => (0..taken as u64)
+                .map_while(|i| {
+                    resolve
+                        .memory(s.tid, s.args[2].checked_add(i * 8)?, 8)
+                        .map(|b| u64_at(&b, 0))
+                })
+                .collect(),
         };
+        self.aio_unread += (taken - pointers.len()) as u64;
         let pid = self.tgid_of.get(&s.tid).copied().unwrap_or(s.tid);
         for at in pointers {
             let Some(cb) = resolve.memory(s.tid, at, IOCB_SIZE).and_then(|b| iocb(&b)) else {
@@ -397,6 +427,38 @@ mod tests {
         fn memory(&self, _: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
             self.0.get(&addr).filter(|b| b.len() == len).cloned()
         }
+    }
+
+    #[test]
+    fn an_array_whose_tail_cannot_be_read_has_its_readable_requests_counted_and_the_rest_said() {
+        use crate::trace::call::Call;
+        use crate::trace::sys::{Event, Syscall};
+        use crate::trace::tally::Tally;
+        // iocbpp at 0x100: pointers at 0x100 and 0x108 readable, 0x110 not.
+        let mut mem = std::collections::HashMap::new();
+        mem.insert(0x100, 0x200u64.to_ne_bytes().to_vec());
+        mem.insert(0x108, 0x300u64.to_ne_bytes().to_vec());
+        mem.insert(0x200, raw_iocb(0, 5, 0x9000, 4096, 0));
+        mem.insert(0x300, raw_iocb(0, 5, 0x9000, 4096, 4096));
+        let proc = Memory(mem);
+        let mut t = Tally::new(1);
+        let args = [7, 3, 0x100, 0, 0, 0];
+        let call = Call::IoSubmit;
+        t.event(&Event::Enter { tid: 1, call, args }, &proc);
+        let exit = Syscall {
+            tid: 1,
+            call,
+            args,
+            ret: 3,
+            failed: false,
+            nanos: 1,
+        };
+        t.event(&Event::Exit(exit), &proc);
+        let files = t.files();
+        let f = files.iter().find(|f| f.path == "/f/aio").unwrap();
+        assert_eq!(f.calls["aio pread"].calls, 2);
+        assert_eq!(f.calls["aio pread"].bytes_requested, 8192);
+        assert_eq!(t.aio_unread, 1);
     }
 
     #[test]
