@@ -522,7 +522,7 @@ pub fn check(claim: &ToolClaim, files: &[FileStats], overhead_ns: Option<f64>) -
             // The traced seconds and calls for this figure's bytes, at the traced rate.
             let share = f.bytes as f64 / t.bytes.max(1) as f64;
             let traced_seconds = t.seconds * share;
-            out.gap_seconds = f.seconds.unwrap_or(0.0) - traced_seconds;
+            out.gap_seconds = gap(f.seconds.unwrap_or(0.0), traced_seconds);
             out.tracing_seconds = overhead_ns.map(|ns| ns / 1e9 * t.calls as f64 * share);
             let unseen = bytes_verdict(way) == Verdict::ClaimHigher
                 || (f.moves == Moves::Both && bytes_verdict(Moves::Read) == Verdict::ClaimHigher);
@@ -617,7 +617,7 @@ pub fn check_against_region(figure: &ClaimedFigure, region: &RegionSeen) -> Figu
     };
     FigureCheck {
         figure: figure.clone(),
-        gap_seconds: figure.seconds.unwrap_or(0.0) - region.seconds,
+        gap_seconds: gap(figure.seconds.unwrap_or(0.0), region.seconds),
         traced: Some(traced),
         ratio,
         verdict,
@@ -862,5 +862,25 @@ fn adjust_claimed(bytes: &mut [BytesCheck], moves: Moves, old: u64, new: u64) {
         if b.traced > 0 {
             b.verdict = relation(b.claimed as f64, b.traced as f64).0;
         }
+    }
+}
+
+/// A tool's seconds less the traced ones, 0 where they differ by less than a nanosecond
+/// (the clocks' unit): the difference of two equal figures computed two ways is rounding
+/// noise such as 2e-17 s, not a gap, and no document may hold such a figure.
+fn gap(claimed: f64, traced: f64) -> f64 {
+    let d = claimed - traced;
+    if d.abs() < 1e-9 { 0.0 } else { d }
+}
+
+#[cfg(test)]
+mod gap_tests {
+    use super::gap;
+
+    #[test]
+    fn a_gap_below_a_nanosecond_is_none() {
+        assert_eq!(gap(0.1 + 0.2, 0.3), 0.0);
+        assert!((gap(1.5, 1.0) - 0.5).abs() < 1e-12);
+        assert!((gap(1.0, 1.5) + 0.5).abs() < 1e-12);
     }
 }
