@@ -579,21 +579,53 @@ fn grid<'a>(pairs: &[Pair<'a>]) -> Vec<Column<'a, Pair<'a>>> {
 
 /// What the reads' checks found, over all rows.
 pub(crate) fn verify_line(r: &DiskReport) -> String {
-    let checked: Vec<_> = r.rows.iter().filter_map(|row| row.verify).collect();
+    in_place_line(
+        r.rows.iter().map(|row| row.verify),
+        r.seed,
+        &r.file,
+        &VerifyWords {
+            none_checked: "no read row ran",
+            when: " as it completed (after its latency was taken)",
+            tail: "; writes wrote the same bytes back",
+        },
+    )
+}
+
+/// How a result words its verify line where the disk results differ.
+pub(crate) struct VerifyWords {
+    /// Said when the file's content is ioscope's but no read was checked.
+    pub none_checked: &'static str,
+    /// Said after "at its offset": when each read was compared.
+    pub when: &'static str,
+    /// Said last, after the bytes and blocks checked.
+    pub tail: &'static str,
+}
+
+/// What the reads' checks found: `checked` holds each row's `verify`, `seed` the seed of
+/// `file`'s content (`None`: the user's file), `words` what differs between results.
+pub(crate) fn in_place_line(
+    checked: impl IntoIterator<Item = Option<crate::workload::verify::InPlace>>,
+    seed: Option<u64>,
+    file: &str,
+    words: &VerifyWords,
+) -> String {
+    let checked: Vec<_> = checked.into_iter().flatten().collect();
     let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
-        return if r.seed.is_none() {
+        return if seed.is_none() {
             "not checked: the file's content is yours, not ioscope's".to_string()
         } else {
-            "no read row ran".to_string()
+            words.none_checked.to_string()
         };
     };
-    match all.mismatch(&crate::text::printable(&r.file)) {
+    match all.mismatch(&crate::text::printable(file)) {
         Some(m) => format!("NOT IN PLACE: {m}"),
         None => format!(
-            "{}: 1 read in {VERIFY_EVERY} compared with the generator's bytes at its offset as it completed (after its latency was taken): {} in {} block(s); writes wrote the same bytes back",
+            "{}: 1 read in {VERIFY_EVERY} compared with the generator's bytes at its offset{}: {} in {} block(s){}",
             in_place_short(&all),
+            words.when,
             format_size(all.bytes),
-            group_thousands(all.blocks)
+            group_thousands(all.blocks),
+            words.tail
         ),
     }
 }

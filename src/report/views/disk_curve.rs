@@ -16,7 +16,7 @@ use crate::report::view::Exportable;
 use crate::report::views::disk::queue_sentence;
 use crate::results::disk::DiskRow;
 use crate::results::disk_curve::{CurveReport, Search, pick};
-use crate::units::{MIB, format_seconds, format_size, group_thousands};
+use crate::units::{MIB, format_seconds, group_thousands};
 use crate::warning::Warning;
 
 pub use crate::report::cells::time;
@@ -333,24 +333,16 @@ fn runs(r: &CurveReport) -> impl Iterator<Item = &DiskRow> {
 
 /// What the reads' checks found, over every run.
 fn verify_line(r: &CurveReport) -> String {
-    let checked: Vec<_> = runs(r).filter_map(|row| row.verify).collect();
-    let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
-        return if r.seed.is_none() {
-            "not checked: the file's content is yours, not ioscope's".to_string()
-        } else {
-            "no read ran".to_string()
-        };
-    };
-    match all.mismatch(&crate::text::printable(&r.file)) {
-        Some(m) => format!("NOT IN PLACE: {m}"),
-        None => format!(
-            "{}: 1 read in {} compared with the generator's bytes at its offset: {} in {} block(s)",
-            crate::report::text::in_place_short(&all),
-            crate::results::disk::VERIFY_EVERY,
-            format_size(all.bytes),
-            group_thousands(all.blocks)
-        ),
-    }
+    super::disk::in_place_line(
+        runs(r).map(|row| row.verify),
+        r.seed,
+        &r.file,
+        &super::disk::VerifyWords {
+            none_checked: "no read ran",
+            when: "",
+            tail: "",
+        },
+    )
 }
 
 impl Exportable for CurveReport {
