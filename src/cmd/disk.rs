@@ -1298,34 +1298,15 @@ pub fn execute(
         }
         Ok(())
     };
-    match run_all() {
-        Ok(()) => report.complete = true,
-        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
-            report.warnings.push(Warning::Partial);
-        }
-        Err(e) => return Err(e),
-    }
-    if holes > 0 {
-        // The read rows before the first write measured holes (or unwritten extents):
-        // zeros the file system made up, not the device's reads.
-        let rows: Vec<String> = report
-            .rows
-            .iter()
-            .take_while(|r| r.spec.op == Op::Read || !r.measured())
-            .filter(|r| r.spec.op == Op::Read && r.measured())
-            .map(|r| format!("{} read", r.name))
-            .collect();
-        if !rows.is_empty() {
-            report.warnings.push(Warning::Holes {
-                bytes: holes,
-                of: report.file_bytes,
-                rows,
-            });
-        }
-    }
-    report
-        .warnings
-        .extend(interference(&report.rows, |r| r.label()));
+    let outcome = run_all();
+    let holes = holes_read(&report.rows, holes, report.file_bytes);
+    report.complete = ended(
+        outcome,
+        &mut report.warnings,
+        holes,
+        &report.rows,
+        DiskRow::label,
+    )?;
     // The link the device sits behind, and the fastest row set against what it carries.
     let fastest = super::caveats::fastest(
         report
@@ -1348,6 +1329,50 @@ pub fn execute(
     let mut target = target;
     report.kept = target.keep(options.keep && report.complete);
     Ok(report)
+}
+
+/// The end of a disk command's run, `outcome` being its `run_all`'s: whether it ran to the
+/// end. Interrupted, the result is partial (warned); any other error is returned. Then
+/// `own` (the command's own warnings) and the interference warnings of `rows` (`at` naming
+/// each) are added to `warnings`.
+pub(crate) fn ended(
+    outcome: Result<()>,
+    warnings: &mut Vec<Warning>,
+    own: impl IntoIterator<Item = Warning>,
+    rows: &[DiskRow],
+    at: impl Fn(&DiskRow) -> String,
+) -> Result<bool> {
+    let complete = match outcome {
+        Ok(()) => true,
+        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
+            warnings.push(Warning::Partial);
+            false
+        }
+        Err(e) => return Err(e),
+    };
+    warnings.extend(own);
+    warnings.extend(interference(rows, at));
+    Ok(complete)
+}
+
+/// The warning that the read rows before the first write measured holes (or unwritten
+/// extents) of `holes` bytes of the file's `of`: zeros the file system made up, not the
+/// device's reads. `None` without holes or such a row.
+fn holes_read(rows: &[DiskRow], holes: u64, of: u64) -> Option<Warning> {
+    if holes == 0 {
+        return None;
+    }
+    let rows: Vec<String> = rows
+        .iter()
+        .take_while(|r| r.spec.op == Op::Read || !r.measured())
+        .filter(|r| r.spec.op == Op::Read && r.measured())
+        .map(|r| format!("{} read", r.name))
+        .collect();
+    (!rows.is_empty()).then_some(Warning::Holes {
+        bytes: holes,
+        of,
+        rows,
+    })
 }
 
 /// The interference warnings of measured rows (`at` naming each): other I/O on the device

@@ -7,7 +7,7 @@
 //! its ramp: each step one short run, every step kept as evidence; a depth the curve
 //! already measured is not run again.
 
-use crate::cmd::disk::{Asked, Target, prepare, run_repeated};
+use crate::cmd::disk::{Asked, Target, ended, prepare, run_repeated};
 use crate::files;
 use crate::harness::Harness;
 use crate::measure::converge::Stopping;
@@ -16,7 +16,6 @@ use crate::options::DiskOptions;
 use crate::options::disk::CurveOptions;
 use crate::results::disk::DiskRow;
 pub use crate::results::disk_curve::{CurveReport, Search, Step, curve_points, knee_of, pick};
-use crate::warning::Warning;
 use crate::workload::panel::RowSpec;
 use anyhow::Result;
 
@@ -143,18 +142,9 @@ pub fn execute(
         }
         Ok(())
     };
-    match run_all() {
-        Ok(()) => report.complete = true,
-        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
-            report.warnings.push(Warning::Partial);
-        }
-        Err(e) => return Err(e),
-    }
-    report
-        .warnings
-        .extend(crate::cmd::disk::interference(&report.points, |r| {
-            format!("depth {}", r.spec.depth)
-        }));
+    report.complete = ended(run_all(), &mut report.warnings, None, &report.points, |r| {
+        format!("depth {}", r.spec.depth)
+    })?;
     report.warnings.extend(crate::warning::unsettled(
         report
             .points
