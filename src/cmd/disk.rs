@@ -1263,13 +1263,7 @@ pub fn execute(
             report.rows.push(row?);
             save(&report)?;
         }
-        let peak = report.rows.iter().find(|r| {
-            r.spec.random
-                && r.spec.op == Op::Read
-                && r.spec.mix.is_none()
-                && r.spec.depth > 1
-                && r.measured()
-        });
+        let peak = report.peak();
         if let (Some(share), Some(peak)) = (options.open_loop, peak) {
             let spec = RowSpec {
                 pace: Some(crate::workload::arrivals::Pace {

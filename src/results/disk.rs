@@ -546,6 +546,18 @@ impl DiskReport {
             .find(|x| x.name == name && x.spec.op == op && x.spec.mix.is_none() && x.measured())
     }
 
+    /// The peak row: the first measured random pure read with a queue (the panel's RND4K
+    /// Q32T1), whose IOPS the open loop is a share of.
+    pub fn peak(&self) -> Option<&DiskRow> {
+        self.rows.iter().find(|r| {
+            r.spec.random
+                && r.spec.op == Op::Read
+                && r.spec.mix.is_none()
+                && r.spec.depth > 1
+                && r.measured()
+        })
+    }
+
     /// Whether every byte checked was in place.
     pub fn ok(&self) -> bool {
         self.rows

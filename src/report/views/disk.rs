@@ -192,14 +192,7 @@ const BEST_OF: &str = "each figure is the best of its runs (the fastest run, Cry
 pub fn open_loop_sentence(r: &DiskReport) -> Option<String> {
     let row = r.open_loop.as_ref()?;
     let o = row.open.as_ref()?;
-    let peak = r.rows.iter().find(|x| {
-        x.spec.random
-            && x.spec.op == Op::Read
-            && x.spec.mix.is_none()
-            && x.spec.depth > 1
-            && x.measured()
-    });
-    let share = peak.map_or(String::new(), |p| {
+    let share = r.peak().map_or(String::new(), |p| {
         format!(
             " ({:.0}% of {} read's {})",
             100.0 * o.asked_iops / p.iops.max(1e-9),
