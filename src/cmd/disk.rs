@@ -50,7 +50,7 @@ use std::time::Duration;
 
 pub use crate::engine::queue::Path;
 pub use crate::results::disk::{DiskReport, DiskRow, Latency, VERIFY_EVERY};
-use crate::results::disk::{HotShare, MixFigures, MixSide, OpenFigures, SizeCount};
+use crate::results::disk::{FileHeader, HotShare, MixFigures, MixSide, OpenFigures, SizeCount};
 use crate::workload::split::MAX_SIZES;
 
 /// The test file: a scratch file kept alive (removed on drop), or the user's. It is opened
@@ -1202,6 +1202,25 @@ fn holes_fit(target: &Target, min_free: Option<u64>) -> Result<()> {
     )
 }
 
+/// The head of a disk command's result: `target`, on device `device_name`, of content
+/// `seed`, each run asked for `options.runtime` (not kept yet).
+pub(crate) fn header(
+    target: &Target,
+    seed: Option<u64>,
+    device_name: Option<String>,
+    options: &DiskOptions,
+) -> FileHeader {
+    FileHeader {
+        file: files::display_name(&target.path),
+        scratch: target.guard.is_some(),
+        kept: false,
+        file_bytes: target.bytes,
+        device_name,
+        seed,
+        runtime_seconds: options.runtime.as_secs_f64(),
+    }
+}
+
 /// Runs the panel (or the one row asked for) and returns the report; `save` gets it after
 /// every row.
 pub fn execute(
@@ -1219,13 +1238,7 @@ pub fn execute(
     let holes = crate::measure::extents::map(&target.file, 0, target.bytes)
         .map_or(0, |m| m.unbacked_bytes());
     let mut report = DiskReport {
-        file: files::display_name(&target.path),
-        scratch: target.guard.is_some(),
-        kept: false,
-        file_bytes: target.bytes,
-        device_name: device_name.clone(),
-        seed,
-        runtime_seconds: options.runtime.as_secs_f64(),
+        header: header(&target, seed, device_name.clone(), options),
         ramp_seconds: options.ramp.as_secs_f64(),
         fill_seconds,
         rows: Vec::new(),
@@ -1293,7 +1306,7 @@ pub fn execute(
         Ok(())
     };
     let outcome = run_all();
-    let holes = holes_read(&report.rows, holes, report.file_bytes);
+    let holes = holes_read(&report.rows, holes, report.header.file_bytes);
     report.complete = ended(
         outcome,
         &mut report.warnings,
@@ -1321,7 +1334,7 @@ pub fn execute(
         options.repeat.precision,
     ));
     let mut target = target;
-    report.kept = target.keep(options.keep && report.complete);
+    report.header.kept = target.keep(options.keep && report.complete);
     Ok(report)
 }
 

@@ -7,8 +7,7 @@
 //! its ramp: each step one short run, every step kept as evidence; a depth the curve
 //! already measured is not run again.
 
-use crate::cmd::disk::{Asked, Target, ended, prepare, run_repeated};
-use crate::files;
+use crate::cmd::disk::{Asked, Target, ended, header, prepare, run_repeated};
 use crate::harness::Harness;
 use crate::measure::converge::Stopping;
 use crate::measure::percentile::Target as LatencyTarget;
@@ -67,12 +66,7 @@ pub fn execute(
     let (target, seed, fill_seconds) = prepare(options)?;
     let device_name = crate::measure::diskstats::device_of(&target.fd_path());
     let mut report = CurveReport {
-        file: files::display_name(&target.path),
-        scratch: target.guard.is_some(),
-        file_bytes: target.bytes,
-        device_name: device_name.clone(),
-        seed,
-        runtime_seconds: options.runtime.as_secs_f64(),
+        header: header(&target, seed, device_name.clone(), options),
         fill_seconds,
         spec: curve.spec,
         points: Vec::new(),

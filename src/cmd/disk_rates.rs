@@ -7,8 +7,7 @@
 //! latency target, the steps are followed by a bisection between the highest that held it
 //! and the lowest above that did not.
 
-use crate::cmd::disk::{Asked, Target, ended, prepare, run_repeated};
-use crate::files;
+use crate::cmd::disk::{Asked, Target, ended, header, prepare, run_repeated};
 use crate::harness::Harness;
 use crate::options::DiskOptions;
 use crate::options::disk::{Rate, RateOptions};
@@ -36,12 +35,7 @@ pub fn execute(
     let (target, seed, fill_seconds) = prepare(options)?;
     let device_name = crate::measure::diskstats::device_of(&target.fd_path());
     let mut report = RatesReport {
-        file: files::display_name(&target.path),
-        scratch: target.guard.is_some(),
-        file_bytes: target.bytes,
-        device_name: device_name.clone(),
-        seed,
-        runtime_seconds: options.runtime.as_secs_f64(),
+        header: header(&target, seed, device_name.clone(), options),
         ramp_seconds: options.ramp.as_secs_f64(),
         fill_seconds,
         spec: rates.spec,

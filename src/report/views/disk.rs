@@ -144,8 +144,12 @@ pub(crate) fn chart(r: &DiskReport) -> Option<Chart> {
     Some(Chart {
         title: format!(
             "The disk panel on {} ({} per row)",
-            chart_subject(r.scratch && !r.kept, &r.file, r.device_name.as_deref()),
-            format_seconds(r.runtime_seconds)
+            chart_subject(
+                r.header.scratch && !r.header.kept,
+                &r.header.file,
+                r.header.device_name.as_deref()
+            ),
+            format_seconds(r.header.runtime_seconds)
         ),
         x_label: "row".into(),
         y_label: "MB/s".into(),
@@ -249,17 +253,17 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     } else {
         "your file, read as it is"
     };
-    let mut origin = origin(r.scratch, r.seed, r.fill_seconds, yours);
-    if r.kept {
+    let mut origin = origin(r.header.scratch, r.header.seed, r.fill_seconds, yours);
+    if r.header.kept {
         // Not scratch any more: the user's, where the file line says.
         origin = origin.replacen("scratch, ", "kept (--keep): ", 1);
     }
     file_lines(
         &mut out,
-        &r.file,
-        r.file_bytes,
+        &r.header.file,
+        r.header.file_bytes,
         &origin,
-        r.device_name.as_deref(),
+        r.header.device_name.as_deref(),
     );
     let more = if verbose {
         ""
@@ -277,7 +281,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             };
             format!(
                 "{} per run, {each}, {figure}{}",
-                format_seconds(r.runtime_seconds),
+                format_seconds(r.header.runtime_seconds),
                 if verbose {
                     " (their range beside it)".to_string()
                 } else {
@@ -285,7 +289,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
                 }
             )
         }
-        None => format!("{} each", format_seconds(r.runtime_seconds)),
+        None => format!("{} each", format_seconds(r.header.runtime_seconds)),
     };
     let runs = if r.ramp_seconds > 0.0 {
         format!(
@@ -310,7 +314,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             let seen: Vec<&DiskRow> = r.rows.iter().filter(|x| x.device.is_some()).collect();
             out.push_str(&format!(
                 "device's view (/proc/diskstats of {}, all processes):\n{}",
-                r.device_name.as_deref().unwrap_or("?"),
+                r.header.device_name.as_deref().unwrap_or("?"),
                 columns::for_terminal(&device_view(), &seen).text
             ));
         }
@@ -574,8 +578,8 @@ fn grid<'a>(pairs: &[Pair<'a>]) -> Vec<Column<'a, Pair<'a>>> {
 pub(crate) fn verify_line(r: &DiskReport) -> String {
     in_place_line(
         r.rows.iter().map(|row| row.verify),
-        r.seed,
-        &r.file,
+        r.header.seed,
+        &r.header.file,
         &VerifyWords {
             none_checked: "no read row ran",
             when: " as it completed (after its latency was taken)",
@@ -1015,13 +1019,15 @@ mod tests {
             ..bound.clone()
         };
         let report = |row: DiskRow| crate::results::disk::DiskReport {
-            file: "f".into(),
-            scratch: true,
-            kept: false,
-            file_bytes: 1 << 26,
-            device_name: None,
-            seed: Some(1),
-            runtime_seconds: 1.0,
+            header: crate::results::disk::FileHeader {
+                file: "f".into(),
+                scratch: true,
+                kept: false,
+                file_bytes: 1 << 26,
+                device_name: None,
+                seed: Some(1),
+                runtime_seconds: 1.0,
+            },
             ramp_seconds: 0.0,
             fill_seconds: None,
             open_loop: None,

@@ -202,7 +202,7 @@ pub fn search_sentence(r: &CurveReport, s: &Search) -> String {
         if s.steps.iter().all(|st| st.from_curve) {
             "read off the curve".to_string()
         } else {
-            format!("{} each", format_seconds(r.runtime_seconds))
+            format!("{} each", format_seconds(r.header.runtime_seconds))
         },
         tried.join(", ")
     );
@@ -257,13 +257,13 @@ fn point_at(r: &CurveReport, depth: usize) -> Option<&DiskRow> {
 /// Renders the curve.
 pub fn text(r: &CurveReport) -> String {
     let mut out = String::new();
-    let origin = super::disk::origin(r.scratch, r.seed, r.fill_seconds, "your file");
+    let origin = super::disk::origin(r.header.scratch, r.header.seed, r.fill_seconds, "your file");
     super::disk::file_lines(
         &mut out,
-        &r.file,
-        r.file_bytes,
+        &r.header.file,
+        r.header.file_bytes,
         &origin,
-        r.device_name.as_deref(),
+        r.header.device_name.as_deref(),
     );
     line(
         &mut out,
@@ -271,7 +271,7 @@ pub fn text(r: &CurveReport) -> String {
         format!(
             "{}, {} per depth{}; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
             what(r),
-            format_seconds(r.runtime_seconds),
+            format_seconds(r.header.runtime_seconds),
             match r.points.iter().map(DiskRow::n).max().unwrap_or(1) {
                 1 => String::new(),
                 n => format!(" per run, {n} runs each, median IOPS (the knee weighs their range)"),
@@ -335,8 +335,8 @@ fn runs(r: &CurveReport) -> impl Iterator<Item = &DiskRow> {
 fn verify_line(r: &CurveReport) -> String {
     super::disk::in_place_line(
         runs(r).map(|row| row.verify),
-        r.seed,
-        &r.file,
+        r.header.seed,
+        &r.header.file,
         &super::disk::VerifyWords {
             none_checked: "no read ran",
             when: "",
@@ -454,7 +454,11 @@ impl Exportable for CurveReport {
             title: format!(
                 "IOPS and p99 against queue depth ({}): {}",
                 what(self),
-                super::disk::chart_subject(self.scratch, &self.file, self.device_name.as_deref())
+                super::disk::chart_subject(
+                    self.header.scratch,
+                    &self.header.file,
+                    self.header.device_name.as_deref()
+                )
             ),
             x_label: "queue depth (I/Os in flight per thread, log2)".into(),
             y_label: "IOPS".into(),
@@ -573,12 +577,15 @@ mod tests {
             .map(|(i, (&x, &p))| row(1 << i, x, p, path))
             .collect();
         CurveReport {
-            file: "f".into(),
-            scratch: true,
-            file_bytes: 1 << 20,
-            device_name: Some("vda".into()),
-            seed: Some(1),
-            runtime_seconds: 0.2,
+            header: crate::results::disk::FileHeader {
+                file: "f".into(),
+                scratch: true,
+                kept: false,
+                file_bytes: 1 << 20,
+                device_name: Some("vda".into()),
+                seed: Some(1),
+                runtime_seconds: 0.2,
+            },
             fill_seconds: Some(0.01),
             spec: points[0].spec,
             knee_depth: knee_of(&points),

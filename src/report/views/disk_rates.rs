@@ -327,8 +327,8 @@ fn verify_line(r: &RatesReport) -> String {
             .iter()
             .chain(r.all_steps().into_iter().map(|s| &s.row))
             .map(|row| row.verify),
-        r.seed,
-        &r.file,
+        r.header.seed,
+        &r.header.file,
         &super::disk::VerifyWords {
             none_checked: "no read was checked",
             when: "",
@@ -360,13 +360,13 @@ fn findings(r: &RatesReport) -> Vec<(&'static str, String)> {
 /// Renders the open loop: what ran, the peak, the table, then the findings, the answer last.
 pub fn text(r: &RatesReport) -> String {
     let mut out = String::new();
-    let origin = super::disk::origin(r.scratch, r.seed, r.fill_seconds, "your file");
+    let origin = super::disk::origin(r.header.scratch, r.header.seed, r.fill_seconds, "your file");
     super::disk::file_lines(
         &mut out,
-        &r.file,
-        r.file_bytes,
+        &r.header.file,
+        r.header.file_bytes,
         &origin,
-        r.device_name.as_deref(),
+        r.header.device_name.as_deref(),
     );
     line(
         &mut out,
@@ -374,7 +374,7 @@ pub fn text(r: &RatesReport) -> String {
         format!(
             "open loop, {}, {} per rate{}; response = completion − intended start, service = completion − submission",
             what(r),
-            format_seconds(r.runtime_seconds),
+            format_seconds(r.header.runtime_seconds),
             if r.ramp_seconds > 0.0 {
                 format!(" after a ramp of {}", format_seconds(r.ramp_seconds))
             } else {
@@ -478,7 +478,11 @@ impl Exportable for RatesReport {
             title: format!(
                 "Response and service latency against offered load ({}): {}",
                 what(self),
-                super::disk::chart_subject(self.scratch, &self.file, self.device_name.as_deref())
+                super::disk::chart_subject(
+                    self.header.scratch,
+                    &self.header.file,
+                    self.header.device_name.as_deref()
+                )
             ),
             x_label: "offered load (I/Os per second asked)".into(),
             y_label: "latency (µs)".into(),
