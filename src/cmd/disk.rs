@@ -50,7 +50,7 @@ use std::time::Duration;
 
 pub use crate::engine::queue::Path;
 pub use crate::results::disk::{DiskReport, DiskRow, Latency, VERIFY_EVERY};
-use crate::results::disk::{HotShare, MixFigures, MixSide, OpenFigures, SizeCount};
+use crate::results::disk::{FileHeader, HotShare, MixFigures, MixSide, OpenFigures, SizeCount};
 use crate::workload::split::MAX_SIZES;
 
 /// The test file: a scratch file kept alive (removed on drop), or the user's. It is opened
@@ -1202,6 +1202,25 @@ fn holes_fit(target: &Target, min_free: Option<u64>) -> Result<()> {
     )
 }
 
+/// The head of a disk command's result: `target`, on device `device_name`, of content
+/// `seed`, each run asked for `options.runtime` (not kept yet).
+pub(crate) fn header(
+    target: &Target,
+    seed: Option<u64>,
+    device_name: Option<String>,
+    options: &DiskOptions,
+) -> FileHeader {
+    FileHeader {
+        file: files::display_name(&target.path),
+        scratch: target.guard.is_some(),
+        kept: false,
+        file_bytes: target.bytes,
+        device_name,
+        seed,
+        runtime_seconds: options.runtime.as_secs_f64(),
+    }
+}
+
 /// Runs the panel (or the one row asked for) and returns the report; `save` gets it after
 /// every row.
 pub fn execute(
@@ -1219,13 +1238,7 @@ pub fn execute(
     let holes = crate::measure::extents::map(&target.file, 0, target.bytes)
         .map_or(0, |m| m.unbacked_bytes());
     let mut report = DiskReport {
-        file: files::display_name(&target.path),
-        scratch: target.guard.is_some(),
-        kept: false,
-        file_bytes: target.bytes,
-        device_name: device_name.clone(),
-        seed,
-        runtime_seconds: options.runtime.as_secs_f64(),
+        header: header(&target, seed, device_name.clone(), options),
         ramp_seconds: options.ramp.as_secs_f64(),
         fill_seconds,
         rows: Vec::new(),
@@ -1263,13 +1276,7 @@ pub fn execute(
             report.rows.push(row?);
             save(&report)?;
         }
-        let peak = report.rows.iter().find(|r| {
-            r.spec.random
-                && r.spec.op == Op::Read
-                && r.spec.mix.is_none()
-                && r.spec.depth > 1
-                && r.measured()
-        });
+        let peak = report.peak();
         if let (Some(share), Some(peak)) = (options.open_loop, peak) {
             let spec = RowSpec {
                 pace: Some(crate::workload::arrivals::Pace {
@@ -1298,34 +1305,15 @@ pub fn execute(
         }
         Ok(())
     };
-    match run_all() {
-        Ok(()) => report.complete = true,
-        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
-            report.warnings.push(Warning::Partial);
-        }
-        Err(e) => return Err(e),
-    }
-    if holes > 0 {
-        // The read rows before the first write measured holes (or unwritten extents):
-        // zeros the file system made up, not the device's reads.
-        let rows: Vec<String> = report
-            .rows
-            .iter()
-            .take_while(|r| r.spec.op == Op::Read || !r.measured())
-            .filter(|r| r.spec.op == Op::Read && r.measured())
-            .map(|r| format!("{} read", r.name))
-            .collect();
-        if !rows.is_empty() {
-            report.warnings.push(Warning::Holes {
-                bytes: holes,
-                of: report.file_bytes,
-                rows,
-            });
-        }
-    }
-    report
-        .warnings
-        .extend(interference(&report.rows, |r| r.label()));
+    let outcome = run_all();
+    let holes = holes_read(&report.rows, holes, report.header.file_bytes);
+    report.complete = ended(
+        outcome,
+        &mut report.warnings,
+        holes,
+        &report.rows,
+        DiskRow::label,
+    )?;
     // The link the device sits behind, and the fastest row set against what it carries.
     let fastest = super::caveats::fastest(
         report
@@ -1346,8 +1334,52 @@ pub fn execute(
         options.repeat.precision,
     ));
     let mut target = target;
-    report.kept = target.keep(options.keep && report.complete);
+    report.header.kept = target.keep(options.keep && report.complete);
     Ok(report)
+}
+
+/// The end of a disk command's run, `outcome` being its `run_all`'s: whether it ran to the
+/// end. Interrupted, the result is partial (warned); any other error is returned. Then
+/// `own` (the command's own warnings) and the interference warnings of `rows` (`at` naming
+/// each) are added to `warnings`.
+pub(crate) fn ended(
+    outcome: Result<()>,
+    warnings: &mut Vec<Warning>,
+    own: impl IntoIterator<Item = Warning>,
+    rows: &[DiskRow],
+    at: impl Fn(&DiskRow) -> String,
+) -> Result<bool> {
+    let complete = match outcome {
+        Ok(()) => true,
+        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
+            warnings.push(Warning::Partial);
+            false
+        }
+        Err(e) => return Err(e),
+    };
+    warnings.extend(own);
+    warnings.extend(interference(rows, at));
+    Ok(complete)
+}
+
+/// The warning that the read rows before the first write measured holes (or unwritten
+/// extents) of `holes` bytes of the file's `of`: zeros the file system made up, not the
+/// device's reads. `None` without holes or such a row.
+fn holes_read(rows: &[DiskRow], holes: u64, of: u64) -> Option<Warning> {
+    if holes == 0 {
+        return None;
+    }
+    let rows: Vec<String> = rows
+        .iter()
+        .take_while(|r| r.spec.op == Op::Read || !r.measured())
+        .filter(|r| r.spec.op == Op::Read && r.measured())
+        .map(|r| format!("{} read", r.name))
+        .collect();
+    (!rows.is_empty()).then_some(Warning::Holes {
+        bytes: holes,
+        of,
+        rows,
+    })
 }
 
 /// The interference warnings of measured rows (`at` naming each): other I/O on the device

@@ -7,8 +7,7 @@
 //! its ramp: each step one short run, every step kept as evidence; a depth the curve
 //! already measured is not run again.
 
-use crate::cmd::disk::{Asked, Target, prepare, run_repeated};
-use crate::files;
+use crate::cmd::disk::{Asked, Target, ended, header, prepare, run_repeated};
 use crate::harness::Harness;
 use crate::measure::converge::Stopping;
 use crate::measure::percentile::Target as LatencyTarget;
@@ -16,7 +15,6 @@ use crate::options::DiskOptions;
 use crate::options::disk::CurveOptions;
 use crate::results::disk::DiskRow;
 pub use crate::results::disk_curve::{CurveReport, Search, Step, curve_points, knee_of, pick};
-use crate::warning::Warning;
 use crate::workload::panel::RowSpec;
 use anyhow::Result;
 
@@ -68,12 +66,7 @@ pub fn execute(
     let (target, seed, fill_seconds) = prepare(options)?;
     let device_name = crate::measure::diskstats::device_of(&target.fd_path());
     let mut report = CurveReport {
-        file: files::display_name(&target.path),
-        scratch: target.guard.is_some(),
-        file_bytes: target.bytes,
-        device_name: device_name.clone(),
-        seed,
-        runtime_seconds: options.runtime.as_secs_f64(),
+        header: header(&target, seed, device_name.clone(), options),
         fill_seconds,
         spec: curve.spec,
         points: Vec::new(),
@@ -143,18 +136,9 @@ pub fn execute(
         }
         Ok(())
     };
-    match run_all() {
-        Ok(()) => report.complete = true,
-        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
-            report.warnings.push(Warning::Partial);
-        }
-        Err(e) => return Err(e),
-    }
-    report
-        .warnings
-        .extend(crate::cmd::disk::interference(&report.points, |r| {
-            format!("depth {}", r.spec.depth)
-        }));
+    report.complete = ended(run_all(), &mut report.warnings, None, &report.points, |r| {
+        format!("depth {}", r.spec.depth)
+    })?;
     report.warnings.extend(crate::warning::unsettled(
         report
             .points

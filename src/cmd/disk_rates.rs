@@ -7,14 +7,12 @@
 //! latency target, the steps are followed by a bisection between the highest that held it
 //! and the lowest above that did not.
 
-use crate::cmd::disk::{Asked, Target, prepare, run_repeated};
-use crate::files;
+use crate::cmd::disk::{Asked, Target, ended, header, prepare, run_repeated};
 use crate::harness::Harness;
 use crate::options::DiskOptions;
 use crate::options::disk::{Rate, RateOptions};
 use crate::results::disk::DiskRow;
 pub use crate::results::disk_rates::{RateSearch, RateStep, RatesReport};
-use crate::warning::Warning;
 use crate::workload::arrivals::Pace;
 use crate::workload::panel::RowSpec;
 use anyhow::Result;
@@ -37,12 +35,7 @@ pub fn execute(
     let (target, seed, fill_seconds) = prepare(options)?;
     let device_name = crate::measure::diskstats::device_of(&target.fd_path());
     let mut report = RatesReport {
-        file: files::display_name(&target.path),
-        scratch: target.guard.is_some(),
-        file_bytes: target.bytes,
-        device_name: device_name.clone(),
-        seed,
-        runtime_seconds: options.runtime.as_secs_f64(),
+        header: header(&target, seed, device_name.clone(), options),
         ramp_seconds: options.ramp.as_secs_f64(),
         fill_seconds,
         spec: rates.spec,
@@ -134,25 +127,19 @@ pub fn execute(
         }
         Ok(())
     };
-    match run_all() {
-        Ok(()) => report.complete = true,
-        Err(e) if crate::error::exit_kind(&e) == crate::error::ExitKind::Interrupted => {
-            report.warnings.push(Warning::Partial);
-        }
-        Err(e) => return Err(e),
-    }
+    let outcome = run_all();
     let rows: Vec<DiskRow> = report
         .peak
         .iter()
         .cloned()
         .chain(report.all_steps().into_iter().map(|s| s.row.clone()))
         .collect();
-    report
-        .warnings
-        .extend(crate::cmd::disk::interference(&rows, |r| match &r.open {
+    report.complete = ended(outcome, &mut report.warnings, None, &rows, |r| {
+        match &r.open {
             Some(o) => crate::units::format_rate_iops(o.asked_iops),
             None => "the peak".to_string(),
-        }));
+        }
+    })?;
     let mut target = target;
     target.keep(options.keep && report.complete);
     Ok(report)

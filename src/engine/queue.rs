@@ -223,6 +223,14 @@ pub(super) fn take<'a>(slots: &'a mut [Slot], request: &Request) -> Result<&'a m
     Ok(slot)
 }
 
+/// Frees slot `id` of a completed request: the request it held, which must be in flight.
+pub(super) fn release(slots: &mut [Slot], id: usize) -> Request {
+    slots[id]
+        .request
+        .take()
+        .expect("a completion comes back for a request queued on its slot")
+}
+
 /// The buffer of `slots[id]`, which must not be in flight.
 pub(super) fn free_buffer(slots: &mut [Slot], id: usize) -> &mut [u8] {
     let slot = &mut slots[id];
@@ -377,10 +385,7 @@ impl Ring {
         // with it: the drain must not wait for it.
         self.pending -= self.reaped.len();
         for &(id, res) in &self.reaped {
-            let request = self.slots[id]
-                .request
-                .take()
-                .expect("a completion comes back for a request queued on its slot");
+            let request = release(&mut self.slots, id);
             done.push(Completion {
                 request,
                 result: if res < 0 {
@@ -471,7 +476,7 @@ impl Queue for Calls<'_> {
     fn reap(&mut self, done: &mut Vec<Completion>) -> Result<()> {
         self.make()?;
         for c in self.made.drain(..) {
-            self.slots[c.request.id].request = None;
+            release(&mut self.slots, c.request.id);
             done.push(c);
         }
         Ok(())

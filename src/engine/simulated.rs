@@ -5,7 +5,7 @@
 //! a test hook ([`crate::hooks::simulated_device`]).
 
 use super::buffer::AlignedBuffer;
-use super::queue::{Completion, Queue, Request, Slot, free_buffer, slots, take};
+use super::queue::{Completion, Queue, Request, Slot, free_buffer, release, slots, take};
 use anyhow::Result;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -45,7 +45,7 @@ impl Simulated {
                 break;
             }
             self.flight.pop_front();
-            self.slots[request.id].request = None;
+            let request = release(&mut self.slots, request.id);
             done.push(Completion::made(request, Ok(request.len)));
         }
     }

@@ -398,14 +398,18 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
-/// The result of `disk`.
+/// The file a disk command measured and the seconds each run was asked for: the head of
+/// the panel's, the curve's and the rates' results, flattened into each (the documents'
+/// keys and their order are those of the fields it replaced). `fill_seconds` is not in it:
+/// the rates write `ramp_seconds` before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DiskReport {
+pub struct FileHeader {
     /// The file measured.
     pub file: String,
     /// Whether it was a scratch file made (and written) for the run.
     pub scratch: bool,
-    /// Whether that scratch file was kept (`--keep`): it is the user's now, at `file`.
+    /// Whether that scratch file was kept (`--keep`): it is the user's now, at `file`. Only
+    /// the panel says so (the curve and the rates leave it false and so out).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub kept: bool,
     /// Its size.
@@ -414,8 +418,16 @@ pub struct DiskReport {
     pub device_name: Option<String>,
     /// The seed of its content (`None`: the user's file, not checkable).
     pub seed: Option<u64>,
-    /// Seconds each row ran for (asked).
+    /// Seconds each row, depth or rate ran for (asked).
     pub runtime_seconds: f64,
+}
+
+/// The result of `disk`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiskReport {
+    /// The file measured, its size, device and seed, and the seconds each row ran for.
+    #[serde(flatten)]
+    pub header: FileHeader,
     /// Seconds the fill of the scratch file took (write + fdatasync).
     pub fill_seconds: Option<f64>,
     /// The rows, in the order run.
@@ -544,6 +556,18 @@ impl DiskReport {
         self.rows
             .iter()
             .find(|x| x.name == name && x.spec.op == op && x.spec.mix.is_none() && x.measured())
+    }
+
+    /// The peak row: the first measured random pure read with a queue (the panel's RND4K
+    /// Q32T1), whose IOPS the open loop is a share of.
+    pub fn peak(&self) -> Option<&DiskRow> {
+        self.rows.iter().find(|r| {
+            r.spec.random
+                && r.spec.op == Op::Read
+                && r.spec.mix.is_none()
+                && r.spec.depth > 1
+                && r.measured()
+        })
     }
 
     /// Whether every byte checked was in place.

@@ -3,7 +3,7 @@
 
 use crate::measure::knee::{Point, Shape, knee, shape};
 use crate::measure::percentile::{Percentile, Target as LatencyTarget};
-use crate::results::disk::{DiskRow, Latency};
+use crate::results::disk::{DiskRow, FileHeader, Latency};
 use crate::warning::Warning;
 use crate::workload::panel::RowSpec;
 use serde::{Deserialize, Serialize};
@@ -77,18 +77,9 @@ pub fn pick(l: &Latency, p: Percentile) -> f64 {
 /// The result of `disk --depth-curve` / `--latency-target`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CurveReport {
-    /// The file measured.
-    pub file: String,
-    /// Whether it was a scratch file made (and written) for the run.
-    pub scratch: bool,
-    /// Its size.
-    pub file_bytes: u64,
-    /// The block device behind it, if any.
-    pub device_name: Option<String>,
-    /// The seed of its content (`None`: the user's file).
-    pub seed: Option<u64>,
-    /// Seconds each depth ran for (asked).
-    pub runtime_seconds: f64,
+    /// The file measured, its size, device and seed, and the seconds each depth ran for.
+    #[serde(flatten)]
+    pub header: FileHeader,
     /// Seconds the fill of the scratch file took.
     pub fill_seconds: Option<f64>,
     /// The row whose depth varies (its depth: the first asked).

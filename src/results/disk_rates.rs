@@ -4,7 +4,7 @@
 
 use crate::measure::percentile::Target as LatencyTarget;
 use crate::options::disk::Rate;
-use crate::results::disk::{DiskRow, OpenFigures};
+use crate::results::disk::{DiskRow, FileHeader, OpenFigures};
 use crate::results::disk_curve::pick;
 use crate::warning::Warning;
 use crate::workload::arrivals::Arrivals;
@@ -86,18 +86,9 @@ pub struct RateSearch {
 /// The result of `disk --rate`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RatesReport {
-    /// The file measured.
-    pub file: String,
-    /// Whether it was a scratch file made (and written) for the run.
-    pub scratch: bool,
-    /// Its size.
-    pub file_bytes: u64,
-    /// The block device behind it, if any.
-    pub device_name: Option<String>,
-    /// The seed of its content (`None`: the user's file).
-    pub seed: Option<u64>,
-    /// Seconds each rate ran for (asked).
-    pub runtime_seconds: f64,
+    /// The file measured, its size, device and seed, and the seconds each rate ran for.
+    #[serde(flatten)]
+    pub header: FileHeader,
     /// Seconds each run spent before its figures started (`--ramp`).
     #[serde(default)]
     pub ramp_seconds: f64,
@@ -200,12 +191,15 @@ mod tests {
 
     fn report(steps: Vec<RateStep>) -> RatesReport {
         RatesReport {
-            file: "f".into(),
-            scratch: true,
-            file_bytes: 1 << 30,
-            device_name: None,
-            seed: Some(1),
-            runtime_seconds: 2.0,
+            header: crate::results::disk::FileHeader {
+                file: "f".into(),
+                scratch: true,
+                kept: false,
+                file_bytes: 1 << 30,
+                device_name: None,
+                seed: Some(1),
+                runtime_seconds: 2.0,
+            },
             ramp_seconds: 0.0,
             fill_seconds: None,
             spec: steps[0].row.spec,

@@ -144,8 +144,12 @@ pub(crate) fn chart(r: &DiskReport) -> Option<Chart> {
     Some(Chart {
         title: format!(
             "The disk panel on {} ({} per row)",
-            chart_subject(r.scratch && !r.kept, &r.file, r.device_name.as_deref()),
-            format_seconds(r.runtime_seconds)
+            chart_subject(
+                r.header.scratch && !r.header.kept,
+                &r.header.file,
+                r.header.device_name.as_deref()
+            ),
+            format_seconds(r.header.runtime_seconds)
         ),
         x_label: "row".into(),
         y_label: "MB/s".into(),
@@ -192,14 +196,7 @@ const BEST_OF: &str = "each figure is the best of its runs (the fastest run, Cry
 pub fn open_loop_sentence(r: &DiskReport) -> Option<String> {
     let row = r.open_loop.as_ref()?;
     let o = row.open.as_ref()?;
-    let peak = r.rows.iter().find(|x| {
-        x.spec.random
-            && x.spec.op == Op::Read
-            && x.spec.mix.is_none()
-            && x.spec.depth > 1
-            && x.measured()
-    });
-    let share = peak.map_or(String::new(), |p| {
+    let share = r.peak().map_or(String::new(), |p| {
         format!(
             " ({:.0}% of {} read's {})",
             100.0 * o.asked_iops / p.iops.max(1e-9),
@@ -256,17 +253,17 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     } else {
         "your file, read as it is"
     };
-    let mut origin = origin(r.scratch, r.seed, r.fill_seconds, yours);
-    if r.kept {
+    let mut origin = origin(r.header.scratch, r.header.seed, r.fill_seconds, yours);
+    if r.header.kept {
         // Not scratch any more: the user's, where the file line says.
         origin = origin.replacen("scratch, ", "kept (--keep): ", 1);
     }
     file_lines(
         &mut out,
-        &r.file,
-        r.file_bytes,
+        &r.header.file,
+        r.header.file_bytes,
         &origin,
-        r.device_name.as_deref(),
+        r.header.device_name.as_deref(),
     );
     let more = if verbose {
         ""
@@ -284,7 +281,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             };
             format!(
                 "{} per run, {each}, {figure}{}",
-                format_seconds(r.runtime_seconds),
+                format_seconds(r.header.runtime_seconds),
                 if verbose {
                     " (their range beside it)".to_string()
                 } else {
@@ -292,7 +289,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
                 }
             )
         }
-        None => format!("{} each", format_seconds(r.runtime_seconds)),
+        None => format!("{} each", format_seconds(r.header.runtime_seconds)),
     };
     let runs = if r.ramp_seconds > 0.0 {
         format!(
@@ -317,7 +314,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
             let seen: Vec<&DiskRow> = r.rows.iter().filter(|x| x.device.is_some()).collect();
             out.push_str(&format!(
                 "device's view (/proc/diskstats of {}, all processes):\n{}",
-                r.device_name.as_deref().unwrap_or("?"),
+                r.header.device_name.as_deref().unwrap_or("?"),
                 columns::for_terminal(&device_view(), &seen).text
             ));
         }
@@ -579,21 +576,53 @@ fn grid<'a>(pairs: &[Pair<'a>]) -> Vec<Column<'a, Pair<'a>>> {
 
 /// What the reads' checks found, over all rows.
 pub(crate) fn verify_line(r: &DiskReport) -> String {
-    let checked: Vec<_> = r.rows.iter().filter_map(|row| row.verify).collect();
+    in_place_line(
+        r.rows.iter().map(|row| row.verify),
+        r.header.seed,
+        &r.header.file,
+        &VerifyWords {
+            none_checked: "no read row ran",
+            when: " as it completed (after its latency was taken)",
+            tail: "; writes wrote the same bytes back",
+        },
+    )
+}
+
+/// How a result words its verify line where the disk results differ.
+pub(crate) struct VerifyWords {
+    /// Said when the file's content is ioscope's but no read was checked.
+    pub none_checked: &'static str,
+    /// Said after "at its offset": when each read was compared.
+    pub when: &'static str,
+    /// Said last, after the bytes and blocks checked.
+    pub tail: &'static str,
+}
+
+/// What the reads' checks found: `checked` holds each row's `verify`, `seed` the seed of
+/// `file`'s content (`None`: the user's file), `words` what differs between results.
+pub(crate) fn in_place_line(
+    checked: impl IntoIterator<Item = Option<crate::workload::verify::InPlace>>,
+    seed: Option<u64>,
+    file: &str,
+    words: &VerifyWords,
+) -> String {
+    let checked: Vec<_> = checked.into_iter().flatten().collect();
     let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
-        return if r.seed.is_none() {
+        return if seed.is_none() {
             "not checked: the file's content is yours, not ioscope's".to_string()
         } else {
-            "no read row ran".to_string()
+            words.none_checked.to_string()
         };
     };
-    match all.mismatch(&crate::text::printable(&r.file)) {
+    match all.mismatch(&crate::text::printable(file)) {
         Some(m) => format!("NOT IN PLACE: {m}"),
         None => format!(
-            "{}: 1 read in {VERIFY_EVERY} compared with the generator's bytes at its offset as it completed (after its latency was taken): {} in {} block(s); writes wrote the same bytes back",
+            "{}: 1 read in {VERIFY_EVERY} compared with the generator's bytes at its offset{}: {} in {} block(s){}",
             in_place_short(&all),
+            words.when,
             format_size(all.bytes),
-            group_thousands(all.blocks)
+            group_thousands(all.blocks),
+            words.tail
         ),
     }
 }
@@ -990,13 +1019,15 @@ mod tests {
             ..bound.clone()
         };
         let report = |row: DiskRow| crate::results::disk::DiskReport {
-            file: "f".into(),
-            scratch: true,
-            kept: false,
-            file_bytes: 1 << 26,
-            device_name: None,
-            seed: Some(1),
-            runtime_seconds: 1.0,
+            header: crate::results::disk::FileHeader {
+                file: "f".into(),
+                scratch: true,
+                kept: false,
+                file_bytes: 1 << 26,
+                device_name: None,
+                seed: Some(1),
+                runtime_seconds: 1.0,
+            },
             ramp_seconds: 0.0,
             fill_seconds: None,
             open_loop: None,

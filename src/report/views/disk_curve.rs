@@ -16,7 +16,7 @@ use crate::report::view::Exportable;
 use crate::report::views::disk::queue_sentence;
 use crate::results::disk::DiskRow;
 use crate::results::disk_curve::{CurveReport, Search, pick};
-use crate::units::{MIB, format_seconds, format_size, group_thousands};
+use crate::units::{MIB, format_seconds, group_thousands};
 use crate::warning::Warning;
 
 pub use crate::report::cells::time;
@@ -202,7 +202,7 @@ pub fn search_sentence(r: &CurveReport, s: &Search) -> String {
         if s.steps.iter().all(|st| st.from_curve) {
             "read off the curve".to_string()
         } else {
-            format!("{} each", format_seconds(r.runtime_seconds))
+            format!("{} each", format_seconds(r.header.runtime_seconds))
         },
         tried.join(", ")
     );
@@ -257,13 +257,13 @@ fn point_at(r: &CurveReport, depth: usize) -> Option<&DiskRow> {
 /// Renders the curve.
 pub fn text(r: &CurveReport) -> String {
     let mut out = String::new();
-    let origin = super::disk::origin(r.scratch, r.seed, r.fill_seconds, "your file");
+    let origin = super::disk::origin(r.header.scratch, r.header.seed, r.fill_seconds, "your file");
     super::disk::file_lines(
         &mut out,
-        &r.file,
-        r.file_bytes,
+        &r.header.file,
+        r.header.file_bytes,
         &origin,
-        r.device_name.as_deref(),
+        r.header.device_name.as_deref(),
     );
     line(
         &mut out,
@@ -271,7 +271,7 @@ pub fn text(r: &CurveReport) -> String {
         format!(
             "{}, {} per depth{}; latency of every completed I/O, submitted to reaped (fio's lat), in µs",
             what(r),
-            format_seconds(r.runtime_seconds),
+            format_seconds(r.header.runtime_seconds),
             match r.points.iter().map(DiskRow::n).max().unwrap_or(1) {
                 1 => String::new(),
                 n => format!(" per run, {n} runs each, median IOPS (the knee weighs their range)"),
@@ -333,24 +333,16 @@ fn runs(r: &CurveReport) -> impl Iterator<Item = &DiskRow> {
 
 /// What the reads' checks found, over every run.
 fn verify_line(r: &CurveReport) -> String {
-    let checked: Vec<_> = runs(r).filter_map(|row| row.verify).collect();
-    let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
-        return if r.seed.is_none() {
-            "not checked: the file's content is yours, not ioscope's".to_string()
-        } else {
-            "no read ran".to_string()
-        };
-    };
-    match all.mismatch(&crate::text::printable(&r.file)) {
-        Some(m) => format!("NOT IN PLACE: {m}"),
-        None => format!(
-            "{}: 1 read in {} compared with the generator's bytes at its offset: {} in {} block(s)",
-            crate::report::text::in_place_short(&all),
-            crate::results::disk::VERIFY_EVERY,
-            format_size(all.bytes),
-            group_thousands(all.blocks)
-        ),
-    }
+    super::disk::in_place_line(
+        runs(r).map(|row| row.verify),
+        r.header.seed,
+        &r.header.file,
+        &super::disk::VerifyWords {
+            none_checked: "no read ran",
+            when: "",
+            tail: "",
+        },
+    )
 }
 
 impl Exportable for CurveReport {
@@ -462,7 +454,11 @@ impl Exportable for CurveReport {
             title: format!(
                 "IOPS and p99 against queue depth ({}): {}",
                 what(self),
-                super::disk::chart_subject(self.scratch, &self.file, self.device_name.as_deref())
+                super::disk::chart_subject(
+                    self.header.scratch,
+                    &self.header.file,
+                    self.header.device_name.as_deref()
+                )
             ),
             x_label: "queue depth (I/Os in flight per thread, log2)".into(),
             y_label: "IOPS".into(),
@@ -581,12 +577,15 @@ mod tests {
             .map(|(i, (&x, &p))| row(1 << i, x, p, path))
             .collect();
         CurveReport {
-            file: "f".into(),
-            scratch: true,
-            file_bytes: 1 << 20,
-            device_name: Some("vda".into()),
-            seed: Some(1),
-            runtime_seconds: 0.2,
+            header: crate::results::disk::FileHeader {
+                file: "f".into(),
+                scratch: true,
+                kept: false,
+                file_bytes: 1 << 20,
+                device_name: Some("vda".into()),
+                seed: Some(1),
+                runtime_seconds: 0.2,
+            },
             fill_seconds: Some(0.01),
             spec: points[0].spec,
             knee_depth: knee_of(&points),

@@ -14,7 +14,7 @@ use crate::report::views::disk_curve::time;
 use crate::results::disk::{DiskRow, HELD_SHARE, OpenFigures};
 use crate::results::disk_curve::pick;
 use crate::results::disk_rates::{KNEE_RISE, RateSearch, RateStep, RatesReport};
-use crate::units::{format_rate_iops, format_seconds, format_size, group_thousands};
+use crate::units::{format_rate_iops, format_seconds, group_thousands};
 use crate::warning::Warning;
 
 /// A lag p99 of the generator above this (µs) is said: the response times carry it.
@@ -322,29 +322,19 @@ pub fn target_sentence(r: &RatesReport, s: &RateSearch) -> String {
 
 /// What the reads' checks found, over every run.
 fn verify_line(r: &RatesReport) -> String {
-    let rows: Vec<&DiskRow> = r
-        .peak
-        .iter()
-        .chain(r.all_steps().into_iter().map(|s| &s.row))
-        .collect();
-    let checked: Vec<_> = rows.iter().filter_map(|row| row.verify).collect();
-    let Some(all) = crate::workload::verify::InPlace::merged(checked.iter()) else {
-        return if r.seed.is_none() {
-            "not checked: the file's content is yours, not ioscope's".to_string()
-        } else {
-            "no read was checked".to_string()
-        };
-    };
-    match all.mismatch(&crate::text::printable(&r.file)) {
-        Some(m) => format!("NOT IN PLACE: {m}"),
-        None => format!(
-            "{}: 1 read in {} compared with the generator's bytes at its offset: {} in {} block(s)",
-            crate::report::text::in_place_short(&all),
-            crate::results::disk::VERIFY_EVERY,
-            format_size(all.bytes),
-            group_thousands(all.blocks)
-        ),
-    }
+    super::disk::in_place_line(
+        r.peak
+            .iter()
+            .chain(r.all_steps().into_iter().map(|s| &s.row))
+            .map(|row| row.verify),
+        r.header.seed,
+        &r.header.file,
+        &super::disk::VerifyWords {
+            none_checked: "no read was checked",
+            when: "",
+            tail: "",
+        },
+    )
 }
 
 /// The findings, in the order the text prints them (label, sentence).
@@ -370,13 +360,13 @@ fn findings(r: &RatesReport) -> Vec<(&'static str, String)> {
 /// Renders the open loop: what ran, the peak, the table, then the findings, the answer last.
 pub fn text(r: &RatesReport) -> String {
     let mut out = String::new();
-    let origin = super::disk::origin(r.scratch, r.seed, r.fill_seconds, "your file");
+    let origin = super::disk::origin(r.header.scratch, r.header.seed, r.fill_seconds, "your file");
     super::disk::file_lines(
         &mut out,
-        &r.file,
-        r.file_bytes,
+        &r.header.file,
+        r.header.file_bytes,
         &origin,
-        r.device_name.as_deref(),
+        r.header.device_name.as_deref(),
     );
     line(
         &mut out,
@@ -384,7 +374,7 @@ pub fn text(r: &RatesReport) -> String {
         format!(
             "open loop, {}, {} per rate{}; response = completion − intended start, service = completion − submission",
             what(r),
-            format_seconds(r.runtime_seconds),
+            format_seconds(r.header.runtime_seconds),
             if r.ramp_seconds > 0.0 {
                 format!(" after a ramp of {}", format_seconds(r.ramp_seconds))
             } else {
@@ -488,7 +478,11 @@ impl Exportable for RatesReport {
             title: format!(
                 "Response and service latency against offered load ({}): {}",
                 what(self),
-                super::disk::chart_subject(self.scratch, &self.file, self.device_name.as_deref())
+                super::disk::chart_subject(
+                    self.header.scratch,
+                    &self.header.file,
+                    self.header.device_name.as_deref()
+                )
             ),
             x_label: "offered load (I/Os per second asked)".into(),
             y_label: "latency (µs)".into(),

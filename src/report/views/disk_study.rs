@@ -60,9 +60,9 @@ fn how(r: &DiskReport) -> String {
         .all(|x| x.path == Path::UringDirect);
     format!(
         "The panel CrystalDiskMark and KDiskMark show (SEQ1M: sequential 1 MiB; RND4K: random 4 KiB; Q: I/Os kept in flight; T: threads), run on the {} scratch file, each row for {}{}; a write puts back the bytes the file already holds, so the parts after it still read what was written. Latency is every I/O's, from the call that submits it to its completion reaped (fio's lat); MB/s are 10^6 bytes per second, as the panels print them.",
-        format_size(r.file_bytes),
-        format_seconds(r.runtime_seconds),
-        match (direct, r.device_name.is_some()) {
+        format_size(r.header.file_bytes),
+        format_seconds(r.header.runtime_seconds),
+        match (direct, r.header.device_name.is_some()) {
             (true, true) => " through io_uring with O_DIRECT (the page cache bypassed)",
             (true, false) => {
                 " through io_uring with O_DIRECT, which with no block device under the file still reads and writes memory"
@@ -553,13 +553,15 @@ mod tests {
     #[test]
     fn the_summary_names_each_panel_row_it_finds_and_skips_the_missing() {
         let r = DiskReport {
-            file: "f".into(),
-            scratch: false,
-            kept: false,
-            file_bytes: 1 << 26,
-            device_name: None,
-            seed: Some(1),
-            runtime_seconds: 1.0,
+            header: crate::results::disk::FileHeader {
+                file: "f".into(),
+                scratch: false,
+                kept: false,
+                file_bytes: 1 << 26,
+                device_name: None,
+                seed: Some(1),
+                runtime_seconds: 1.0,
+            },
             ramp_seconds: 0.0,
             fill_seconds: None,
             open_loop: None,

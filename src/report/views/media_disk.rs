@@ -333,7 +333,7 @@ fn mix_sentences(media: &[Medium], with: &[(usize, Vec<(String, &DiskRow)>)]) ->
 
 /// Whether the study's disk panel ran on a file with a block device behind it.
 fn device(r: &StudyReport) -> bool {
-    super::part::kept::<DiskReport>(r, "disk").is_some_and(|d| d.device_name.is_some())
+    super::part::kept::<DiskReport>(r, "disk").is_some_and(|d| d.header.device_name.is_some())
 }
 
 #[cfg(test)]
@@ -384,7 +384,7 @@ mod tests {
 
     /// The panel as tmpfs gives it: no block device behind the file.
     fn memory(mut d: DiskReport) -> DiskReport {
-        d.device_name = None;
+        d.header.device_name = None;
         for x in &mut d.rows {
             x.device = None;
         }
