@@ -147,7 +147,7 @@ pub fn execute(
         options.repeat.precision,
     ));
     let mut target = target;
-    target.keep(options.keep && report.complete);
+    report.header.kept = target.keep(options.keep && report.complete);
     Ok(report)
 }
 

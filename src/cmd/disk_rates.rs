@@ -141,6 +141,6 @@ pub fn execute(
         }
     })?;
     let mut target = target;
-    target.keep(options.keep && report.complete);
+    report.header.kept = target.keep(options.keep && report.complete);
     Ok(report)
 }

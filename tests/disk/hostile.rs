@@ -1293,6 +1293,41 @@ fn a_kept_file_is_named_as_kept_and_force_write_is_not_read_as_it_is() {
 }
 
 #[test]
+fn the_depth_curve_and_the_open_loop_say_their_kept_file_is_kept() {
+    // A helper's review: both kept the file under --keep and still called it scratch.
+    for (mode, at) in [
+        (&["--rw", "randread", "--depths", "1,2"][..], "curve"),
+        (&["--rw", "randread", "--rate", "2k"][..], "rates"),
+    ] {
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let run = |json: bool| {
+            ioscope()
+                .args(["disk", dir.path().to_str().unwrap(), "--size", "4m"])
+                .args(mode)
+                .args(["--runtime", "0.1s", "--repeat", "1", "--min-free", "0"])
+                .arg("--keep")
+                .args(if json { &["--json"][..] } else { &[] })
+                .output()
+                .unwrap()
+        };
+        let out = run(false);
+        assert!(out.status.success(), "{at}: {out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let kept = scratch_files(dir.path());
+        assert_eq!(kept.len(), 1, "{at}: {kept:?}");
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.contains("kept (--keep)") && first.contains(&kept[0]),
+            "{at}: {first}"
+        );
+        std::fs::remove_file(dir.path().join(&kept[0])).unwrap();
+        let out = run(true);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["kept"], true, "{at}: {doc}");
+    }
+}
+
+#[test]
 fn signals_during_repeated_rows_end_130_with_whole_rows_only_and_no_scratch() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();

@@ -253,6 +253,24 @@ fn bad_rates_are_one_line_errors_naming_the_option() {
     assert!(e.contains("--arrivals") && e.contains("--rate"), "{e}");
     let e = usage_error(&["disk", d, "--rate", "1k", "--depth-curve"]);
     assert!(e.contains("--rate"), "{e}");
+    // --latency-target searches depths (or rates): a fixed --depth alone is refused.
+    let e = usage_error(&[
+        "disk",
+        d,
+        "--latency-target",
+        "2ms",
+        "--depth",
+        "4",
+        "--rw",
+        "randread",
+    ]);
+    assert!(
+        e.contains("--latency-target") && e.contains("--rate"),
+        "{e}"
+    );
+    // A mix needs both directions: --mix with a rate and a one-direction --rw.
+    let e = usage_error(&["disk", d, "--rate", "2k", "--rw", "randread", "--mix", "70"]);
+    assert!(e.contains("--mix") && e.contains("randrw"), "{e}");
     let out = ioscope()
         .args(["disk", d, "--rate", "1k", "--preset", "fsync"])
         .output()

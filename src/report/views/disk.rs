@@ -94,6 +94,21 @@ fn how(r: &DiskRow) -> &'static str {
     }
 }
 
+/// [`origin`] of a disk command's file: a scratch file kept (`--keep`) is the user's now,
+/// where the file line says.
+pub(crate) fn origin_of(
+    header: &crate::results::disk::FileHeader,
+    fill_seconds: Option<f64>,
+    yours: &str,
+) -> String {
+    let origin = origin(header.scratch, header.seed, fill_seconds, yours);
+    if header.kept {
+        origin.replacen("scratch, ", "kept (--keep): ", 1)
+    } else {
+        origin
+    }
+}
+
 /// Where a disk result's test file came from: the scratch file written whole with its seed,
 /// or `yours` (the user's file).
 pub(crate) fn origin(scratch: bool, seed: Option<u64>, fill: Option<f64>, yours: &str) -> String {
@@ -253,11 +268,7 @@ pub fn text(r: &DiskReport, verbose: bool) -> String {
     } else {
         "your file, read as it is"
     };
-    let mut origin = origin(r.header.scratch, r.header.seed, r.fill_seconds, yours);
-    if r.header.kept {
-        // Not scratch any more: the user's, where the file line says.
-        origin = origin.replacen("scratch, ", "kept (--keep): ", 1);
-    }
+    let origin = origin_of(&r.header, r.fill_seconds, yours);
     file_lines(
         &mut out,
         &r.header.file,

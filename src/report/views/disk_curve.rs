@@ -257,7 +257,7 @@ fn point_at(r: &CurveReport, depth: usize) -> Option<&DiskRow> {
 /// Renders the curve.
 pub fn text(r: &CurveReport) -> String {
     let mut out = String::new();
-    let origin = super::disk::origin(r.header.scratch, r.header.seed, r.fill_seconds, "your file");
+    let origin = super::disk::origin_of(&r.header, r.fill_seconds, "your file");
     super::disk::file_lines(
         &mut out,
         &r.header.file,

@@ -360,7 +360,7 @@ fn findings(r: &RatesReport) -> Vec<(&'static str, String)> {
 /// Renders the open loop: what ran, the peak, the table, then the findings, the answer last.
 pub fn text(r: &RatesReport) -> String {
     let mut out = String::new();
-    let origin = super::disk::origin(r.header.scratch, r.header.seed, r.fill_seconds, "your file");
+    let origin = super::disk::origin_of(&r.header, r.fill_seconds, "your file");
     super::disk::file_lines(
         &mut out,
         &r.header.file,
