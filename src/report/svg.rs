@@ -626,7 +626,10 @@ fn render_xy(chart: &Chart, canvas: Canvas) -> Result<String> {
         x0 = x0.min(0.0);
     }
     if x0 == x1 {
-        (x0, x1) = (x0 - 1.0, x1 + 1.0);
+        // One x (a one-step curve): a tenth of it either side, so the ticks are round and
+        // none repeats (±1 around 1,000 gave 999.5 and 1,000.5, both shown as "1,001"-ish).
+        let w = (x0.abs() * 0.1).max(1.0);
+        (x0, x1) = (x0 - w, x1 + w);
     }
     // Room at both ends, so the first and last points and their ticks are not on the edge.
     let pad = (x1 - x0) * 0.03;
@@ -1314,6 +1317,35 @@ mod tests {
             assert!(svg.contains(text), "{text} missing");
         }
         assert!(svg.matches("<polyline").count() >= 3, "one line per series");
+    }
+
+    #[test]
+    fn one_x_gets_round_ticks_none_repeated() {
+        let chart = Chart {
+            title: "one rate".into(),
+            x_label: "offered load (IOPS)".into(),
+            y_label: "µs".into(),
+            series: vec![Series {
+                name: "p99".into(),
+                points: vec![(1000.0, 250.0)],
+            }],
+            ..Chart::default()
+        };
+        let svg = render(&chart).unwrap();
+        // The x ticks: the labels of the tick texts under the plot, each once.
+        let labels: Vec<&str> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| t.split('>').nth(1)?.split('<').next())
+            .map(str::trim)
+            .filter(|t| t.replace(',', "").parse::<f64>().is_ok_and(|v| v >= 500.0))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        for l in &labels {
+            assert!(seen.insert(*l), "{l} twice in {labels:?}");
+        }
+        assert!(labels.contains(&"1,000"), "{labels:?}");
+        assert!(!labels.iter().any(|l| l.contains('.')), "{labels:?}");
     }
 
     #[test]
