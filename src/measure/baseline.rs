@@ -76,46 +76,34 @@ impl<'a> Runs<'a> {
 
     /// Each moment's median, when there are two moments or more and their counts add up.
     fn moment_levels(&self) -> Option<Vec<f64>> {
-        let counts = self.moments;
-        if counts.len() < 2
-            || counts.contains(&0)
-            || counts.iter().sum::<usize>() != self.values.len()
-        {
-            return None;
-        }
-        let mut at = 0;
-        Some(
-            counts
-                .iter()
-                .map(|&n| {
-                    at += n;
-                    median(&self.values[at - n..at])
-                })
-                .collect(),
-        )
+        let groups = groups(self.values, self.moments, 2)?;
+        Some(groups.iter().map(|g| median(g)).collect())
     }
 
     /// Each process's runs, when there are [`LEVEL_FROM_PROCESSES`] or more and their counts
     /// add up.
     fn by_process(&self) -> Option<Vec<&'a [f64]>> {
-        let counts = self.processes;
-        if counts.len() < LEVEL_FROM_PROCESSES
-            || counts.contains(&0)
-            || counts.iter().sum::<usize>() != self.values.len()
-        {
-            return None;
-        }
-        let mut at = 0;
-        Some(
-            counts
-                .iter()
-                .map(|&n| {
-                    at += n;
-                    &self.values[at - n..at]
-                })
-                .collect(),
-        )
+        groups(self.values, self.processes, LEVEL_FROM_PROCESSES)
     }
+}
+
+/// `values` cut into consecutive groups of `counts` runs each (a process's, a moment's):
+/// `None` unless there are `least` groups or more, none empty, and together they hold
+/// every value.
+pub fn groups<'a>(values: &'a [f64], counts: &[usize], least: usize) -> Option<Vec<&'a [f64]>> {
+    if counts.len() < least || counts.contains(&0) || counts.iter().sum::<usize>() != values.len() {
+        return None;
+    }
+    let mut at = 0;
+    Some(
+        counts
+            .iter()
+            .map(|&n| {
+                at += n;
+                &values[at - n..at]
+            })
+            .collect(),
+    )
 }
 
 /// The median of `values` (mean of the two middle ones for an even count); 0 when empty.

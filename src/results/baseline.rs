@@ -6,7 +6,7 @@
 //! `report::baseline`'s.
 
 use super::figures::Figure;
-use crate::measure::baseline::{Change, Runs, compare, median};
+use crate::measure::baseline::{Change, Runs, compare, groups, median};
 use crate::measure::env::Environment;
 use crate::measure::host::Host;
 use crate::measure::verdict::{LEVEL_FROM_PROCESSES, LOAD_MOVED, Movement, same};
@@ -95,23 +95,14 @@ impl Baseline {
                     "figure '{key}' has a run of {v}, not a positive number"
                 ));
             }
-            if !f.processes.is_empty()
-                && (f.processes.contains(&0) || f.processes.iter().sum::<usize>() != f.runs.len())
-            {
-                return Some(format!(
-                    "figure '{key}' has {} runs but its processes' counts add up to {}",
-                    f.runs.len(),
-                    f.processes.iter().sum::<usize>()
-                ));
-            }
-            if !f.moments.is_empty()
-                && (f.moments.contains(&0) || f.moments.iter().sum::<usize>() != f.runs.len())
-            {
-                return Some(format!(
-                    "figure '{key}' has {} runs but its moments' counts add up to {}",
-                    f.runs.len(),
-                    f.moments.iter().sum::<usize>()
-                ));
+            for (whose, counts) in [("processes'", &f.processes), ("moments'", &f.moments)] {
+                if !counts.is_empty() && groups(&f.runs, counts, 1).is_none() {
+                    return Some(format!(
+                        "figure '{key}' has {} runs but its {whose} counts add up to {}",
+                        f.runs.len(),
+                        counts.iter().sum::<usize>()
+                    ));
+                }
             }
             if !keys.insert(f.key.as_str()) {
                 return Some(format!("figure '{key}' appears twice"));
