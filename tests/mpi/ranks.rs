@@ -843,17 +843,19 @@ fn small_files_made(dir: &Path) -> bool {
     io500_entry(dir, "md-0") >= 200
 }
 
-/// `mpi io500` long enough to be signalled at any phase: a 30 s stonewall, 4 GiB per rank
-/// (ior-easy) and a million small files as caps.
+/// `mpi io500` long enough to be signalled at any phase: a 30 s stonewall and caps of up to
+/// 1 GiB per rank (ior-easy) and 100,000 small files. The caps are reserved in full before
+/// anything is written (some 5 GiB for two ranks), so they stay well below a CI machine's
+/// free space: a 4 GiB cap and a million files asked for 31 GiB and were refused there.
 fn long_io500(d: &str, easy_cap: &str) -> Vec<String> {
     words(&format!(
-        "io500 {d} --stonewall 30s --size {easy_cap} --files 1000000 --min-free 0"
+        "io500 {d} --stonewall 30s --size {easy_cap} --files 100000 --min-free 0"
     ))
 }
 
 #[test]
 fn io500_leaves_no_scratch_when_a_rank_is_killed_during_the_easy_write() {
-    io500_rank_killed(&[("during ior-easy's write", easy_writing, "4g")]);
+    io500_rank_killed(&[("during ior-easy's write", easy_writing, "1g")]);
 }
 
 /// The survivor's tree of thousands of small files takes longer to remove than mpirun's
@@ -898,7 +900,7 @@ fn io500_rank_killed(cases: &[(&str, Moment, &str)]) {
 
 #[test]
 fn io500_interrupted_through_mpirun_during_the_easy_write_says_so_and_leaves_no_scratch() {
-    io500_mpirun_signalled(&[(libc::SIGTERM, "during ior-easy's write", easy_writing, "4g")]);
+    io500_mpirun_signalled(&[(libc::SIGTERM, "during ior-easy's write", easy_writing, "1g")]);
 }
 
 /// The line comes before the grace runs out, and the tree goes in the janitor, as above.
