@@ -255,7 +255,7 @@ pub fn execute(
     // Under the kernel engine, the calls it stopped at cost what ptrace's stops cost: that
     // cost, measured now, is in what tracing took (a stop per request for a libaio
     // program).
-    let stopped_calls = counted.map(|c| c.stops).filter(|&s| s > 0);
+    let stopped_calls = counted.as_ref().map(|c| c.stops).filter(|&s| s > 0);
     let ns_per_stop = stopped_calls
         .and_then(|_| overhead_ns(crate::trace::Engine::Ptrace, STOP_CALIBRATION_CALLS).ok());
     let all_calls: u64 = totals.values().map(|s| s.calls).sum();
@@ -350,7 +350,16 @@ pub fn execute(
             Vec::new()
         },
         engine: Some(chosen),
-        lost_events: counted.map(|c| c.lost),
+        lost_events: counted.as_ref().map(|c| c.lost),
+        libaio_in_kernel: counted
+            .as_ref()
+            .and_then(|c| c.libaio.as_ref())
+            .map(|l| l.is_ok()),
+        libaio_why: counted
+            .as_ref()
+            .and_then(|c| c.libaio.as_ref())
+            .and_then(|l| l.as_ref().err().cloned()),
+        libaio_unread: counted.as_ref().map_or(0, |c| c.libaio_unread),
         reference,
     })
 }

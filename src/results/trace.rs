@@ -107,6 +107,18 @@ pub struct TraceReport {
     /// bound. Absent under ptrace, which loses nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_events: Option<u64>,
+    /// Under the kernel engine: whether libaio's requests and events were read inside the
+    /// kernel at each call (eBPF), rather than at a stop of the program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libaio_in_kernel: Option<bool>,
+    /// Why they were not read in the kernel, when they were not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libaio_why: Option<String>,
+    /// libaio calls whose memory the kernel's programs did not give (a record lost, or
+    /// more requests in one call than they read): those requests were read from the
+    /// program afterwards, which may have reused them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub libaio_unread: u64,
     /// `--reference`: the command run once untraced just before, for its own figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<Reference>,

@@ -84,15 +84,15 @@ pub fn traced_numbers() -> Vec<u32> {
 }
 
 /// The calls the kernel engine stops at, to read what the program could change before the
-/// call's record is read: the name an open is given (open, openat, openat2, creat), the
-/// requests io_submit passes and the events io_getevents fills (libaio).
-pub fn stop_numbers() -> Vec<u32> {
+/// call's record is read: the name an open is given (open, openat, openat2, creat), and
+/// unless eBPF programs read them in the kernel (`libaio_in_kernel`), the requests
+/// io_submit passes and the events io_getevents fills (libaio).
+pub fn stop_numbers(libaio_in_kernel: bool) -> Vec<u32> {
     (0..MAX_NR)
-        .filter(|&nr| {
-            matches!(
-                Call::of(nr),
-                Some(Call::Open | Call::Openat | Call::Creat | Call::IoSubmit | Call::IoGetevents)
-            )
+        .filter(|&nr| match Call::of(nr) {
+            Some(Call::Open | Call::Openat | Call::Creat) => true,
+            Some(Call::IoSubmit | Call::IoGetevents) => !libaio_in_kernel,
+            _ => false,
         })
         .map(|nr| nr as u32)
         .collect()

@@ -44,6 +44,11 @@ const POLL: Duration = Duration::from_millis(2);
 /// a record is published a few microseconds after its time is taken.
 const SLACK_NS: u64 = 5_000_000;
 
+/// How far apart in time an eBPF program's record and the tracepoint record of the same
+/// call may be (two probes of one tracepoint, run one after the other): well inside
+/// [`SLACK_NS`], so a record that far ahead has been read.
+const BESIDE_NS: u64 = 2_000_000;
+
 /// Whether the kernel engine can run here, or why not (the sentence `trace` prints when it
 /// falls back to ptrace).
 pub fn available() -> std::result::Result<(), String> {
@@ -220,7 +225,9 @@ struct Attr {
     config3: u64,
 }
 
+const PERF_TYPE_SOFTWARE: u32 = 1;
 const PERF_TYPE_TRACEPOINT: u32 = 2;
+const COUNT_SW_BPF_OUTPUT: u64 = 10;
 const SAMPLE_TID: u64 = 1 << 1;
 const SAMPLE_TIME: u64 = 1 << 2;
 const SAMPLE_RAW: u64 = 1 << 10;
@@ -230,6 +237,7 @@ const FLAG_ENABLE_ON_EXEC: u64 = 1 << 12;
 const FLAG_USE_CLOCKID: u64 = 1 << 25;
 const IOC_SET_OUTPUT: libc::c_ulong = 0x2405;
 const IOC_SET_FILTER: libc::c_ulong = 0x4008_2406;
+const IOC_SET_BPF: libc::c_ulong = 0x4004_2408;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
 const RECORD_LOST: u32 = 2;
 const RECORD_SAMPLE: u32 = 9;
@@ -249,6 +257,21 @@ impl Attr {
             sample_period: 1,
             sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
             flags,
+            clockid: libc::CLOCK_MONOTONIC,
+            ..Attr::default()
+        }
+    }
+
+    /// The event eBPF programs write their records to ([`super::bpf`]): on from its open,
+    /// its records shaped as a tracepoint's (task, time, raw data).
+    fn bpf_output() -> Attr {
+        Attr {
+            kind: PERF_TYPE_SOFTWARE,
+            size: std::mem::size_of::<Attr>() as u32,
+            config: COUNT_SW_BPF_OUTPUT,
+            sample_period: 1,
+            sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
+            flags: FLAG_USE_CLOCKID,
             clockid: libc::CLOCK_MONOTONIC,
             ..Attr::default()
         }
@@ -275,6 +298,7 @@ fn open_event(attr: &Attr, pid: i32, cpu: i32) -> std::io::Result<i32> {
 
 /// One CPU's ring and the events writing into it.
 struct Ring {
+    cpu: i32,
     fds: Vec<i32>,
     base: *mut u8,
     len: usize,
@@ -314,6 +338,7 @@ impl Ring {
             return Err(std::io::Error::last_os_error());
         }
         Ok(Ring {
+            cpu: 0,
             fds: vec![fd],
             base: base.cast(),
             len,
@@ -425,6 +450,8 @@ enum Raw {
     Gone {
         tid: i32,
     },
+    /// What an eBPF program read at a libaio call.
+    Memory(super::bpf::Record),
 }
 
 #[derive(Debug, Clone)]
@@ -470,6 +497,14 @@ impl Points {
         let size = u32::from_ne_bytes(rec.get(24..28)?.try_into().ok()?) as usize;
         let raw = rec.get(28..28 + size)?;
         let kind = u16::from_ne_bytes(raw.get(0..2)?.try_into().ok()?) as u64;
+        if kind == super::bpf::MARK as u64 {
+            return Some(Record {
+                pid,
+                tid,
+                time,
+                raw: Raw::Memory(super::bpf::Record::decode(raw)?),
+            });
+        }
         let f = |fmt: &Format, name: &str| fmt.fields.get(name).copied().unwrap_or(usize::MAX);
         let raw = if kind == self.enter.id {
             let a = f(&self.enter, "args");
@@ -574,6 +609,8 @@ struct Opened {
 struct Inherited(HashMap<i32, (OsString, Option<FileKind>, Option<u64>)>);
 
 impl Inherited {
+    /// The descriptors of `pid`, waiting to exec, that the exec keeps (not close-on-exec,
+    /// as ioscope's own pipes to it are).
     fn of(pid: i32) -> Inherited {
         let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
             return Inherited::default();
@@ -581,6 +618,7 @@ impl Inherited {
         Inherited(
             dir.filter_map(|e| e.ok())
                 .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|&fd| !close_on_exec(pid, fd))
                 .filter_map(|fd| {
                     let path = super::Proc.path(pid, fd)?;
                     Some((
@@ -595,6 +633,17 @@ impl Inherited {
                 .collect(),
         )
     }
+}
+
+/// Whether descriptor `fd` of `pid` closes at exec (its fdinfo's flags hold O_CLOEXEC).
+fn close_on_exec(pid: i32, fd: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}"))
+        .ok()
+        .and_then(|t| {
+            let flags = t.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            u64::from_str_radix(flags.trim(), 8).ok()
+        })
+        .is_some_and(|f| f & libc::O_CLOEXEC as u64 != 0)
 }
 
 impl Tracked {
@@ -721,7 +770,7 @@ impl Resolver for Tracked {
 }
 
 /// What the kernel engine adds to a [`Finish`]: records lost and its own reading.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Counted {
     /// Records the kernel could not write (a ring was full): the counts are lower bounds.
     pub lost: u64,
@@ -732,6 +781,113 @@ pub struct Counted {
     pub stops: u64,
     /// x32 calls recorded: counted, not decoded.
     pub x32: u64,
+    /// How libaio's requests and events were read: in the kernel at each call (eBPF), or
+    /// at a stop of the program, and why not in the kernel.
+    pub libaio: Option<std::result::Result<(), String>>,
+    /// libaio calls whose memory the eBPF programs' records did not give (their
+    /// requests then read from the program afterwards, as it may have reused them).
+    pub libaio_unread: u64,
+}
+
+/// libaio read inside the kernel: the loaded programs, the events holding them on their
+/// tracepoints, and the events their records go through (closed at the end, which
+/// detaches them).
+struct InKernel {
+    loaded: super::bpf::Loaded,
+    _holders: Vec<std::os::fd::OwnedFd>,
+}
+
+impl InKernel {
+    /// Loads the programs and attaches them, before the command starts; why not where the
+    /// kernel or this process's place refuses it.
+    fn start(root: &std::path::Path) -> std::result::Result<InKernel, String> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        if !super::bpf::initial_pid_namespace() {
+            return Err("ioscope runs in a process-id namespace of its own, and the programs see the kernel's ids".to_string());
+        }
+        let read = |e: &str| Format::read(root, e).map_err(|e| format!("{e:#}"));
+        let offset = |f: &Format, name: &str| {
+            f.at(name)
+                .ok()
+                .and_then(|o| i16::try_from(o).ok())
+                .ok_or_else(|| format!("a tracepoint without the field {name}"))
+        };
+        let submit = read("syscalls/sys_enter_io_submit")?;
+        let enter = read("syscalls/sys_enter_io_getevents")?;
+        let exit = read("syscalls/sys_exit_io_getevents")?;
+        let newtask = read("task/task_newtask")?;
+        let offsets = super::bpf::Offsets {
+            submit_nr: offset(&submit, "nr")?,
+            submit_array: offset(&submit, "iocbpp")?,
+            events: offset(&enter, "events")?,
+            ret: offset(&exit, "ret")?,
+            new_pid: offset(&newtask, "pid")?,
+        };
+        // io_pgetevents, where its fields sit where io_getevents' do.
+        let p_enter = read("syscalls/sys_enter_io_pgetevents")
+            .ok()
+            .filter(|f| offset(f, "events") == Ok(offsets.events));
+        let p_exit = read("syscalls/sys_exit_io_pgetevents")
+            .ok()
+            .filter(|f| offset(f, "ret") == Ok(offsets.ret));
+        // SAFETY: sysconf has no preconditions.
+        let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as u32;
+        let loaded = super::bpf::Loaded::load(offsets, cpus)?;
+        let mut points = vec![
+            (submit.id, loaded.submit.as_raw_fd()),
+            (enter.id, loaded.events_enter.as_raw_fd()),
+            (exit.id, loaded.events_exit.as_raw_fd()),
+            (newtask.id, loaded.newtask.as_raw_fd()),
+        ];
+        if let (Some(i), Some(o)) = (p_enter, p_exit) {
+            points.push((i.id, loaded.events_enter.as_raw_fd()));
+            points.push((o.id, loaded.events_exit.as_raw_fd()));
+        }
+        let mut holders = Vec::new();
+        for (id, prog) in points {
+            // One event per tracepoint holds the program there (on the first CPU that
+            // takes it; the program runs on every CPU), never enabled.
+            let fd = (0..cpus as i32)
+                .map(|cpu| open_event(&Attr::tracepoint(id, false), -1, cpu))
+                .find(|r| !matches!(r, Err(e) if e.raw_os_error() == Some(libc::ENODEV)))
+                .unwrap_or_else(|| Err(std::io::Error::from_raw_os_error(libc::ENODEV)))
+                .map_err(|e| format!("the kernel refused a tracepoint event ({e})"))?;
+            // SAFETY: a descriptor perf_event_open just returned, owned by nothing else.
+            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            // SAFETY: our event and our loaded program's descriptor.
+            if unsafe { libc::ioctl(fd.as_raw_fd(), IOC_SET_BPF, prog) } != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(format!(
+                    "the kernel refused to attach an eBPF program ({e})"
+                ));
+            }
+            holders.push(fd);
+        }
+        Ok(InKernel {
+            loaded,
+            _holders: holders,
+        })
+    }
+
+    /// Sends the programs' records into each CPU's ring and follows process `pid`.
+    fn connect(&mut self, rings: &mut [Ring], pid: i32) -> std::result::Result<(), String> {
+        for r in rings {
+            let fd = open_event(&Attr::bpf_output(), -1, r.cpu)
+                .map_err(|e| format!("the kernel refused an output event ({e})"))?;
+            r.fds.push(fd);
+            // SAFETY: both descriptors are our perf events on the same CPU.
+            if unsafe { libc::ioctl(fd, IOC_SET_OUTPUT, r.fds[0]) } != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(format!("the kernel refused to share a ring ({e})"));
+            }
+            self.loaded
+                .output(r.cpu as u32, fd)
+                .map_err(|e| format!("the kernel refused an eBPF map update ({e})"))?;
+        }
+        self.loaded
+            .follow(pid)
+            .map_err(|e| format!("the kernel refused an eBPF map update ({e})"))
+    }
 }
 
 /// Starts `command` with the kernel's tracepoints on it and reports its calls to `sink`,
@@ -760,9 +916,11 @@ pub fn trace(
     crate::interrupt::check()?;
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
-    // The opens and libaio's calls stop (a seccomp filter on them alone), so that names and
-    // requests are read while the program waits; everything else runs on.
-    let plan = super::filter::Plan::decide_for(&super::filter::stop_numbers());
+    // The opens (and libaio's calls, unless read in the kernel) stop: a seccomp filter on
+    // them alone, so that names and requests are read while the program waits; everything
+    // else runs on. Both filters are made before fork; the child is told which to install.
+    let plan = super::filter::Plan::decide_for(&super::filter::stop_numbers(false));
+    let plan_in_kernel = super::filter::Plan::decide_for(&super::filter::stop_numbers(true));
     // `go`: the child waits on it until the events are on it; `errno`: exec's failure.
     let mut go = [0; 2];
     let mut errno_pipe = [0; 2];
@@ -792,9 +950,12 @@ pub fn trace(
             if libc::read(go[0], (&mut byte as *mut u8).cast(), 1) != 1 {
                 libc::_exit(127);
             }
-            // Attached (with PTRACE_O_TRACESECCOMP) where byte is 2: the stops reach us.
-            if byte == 2 {
-                plan.install();
+            // Attached (with PTRACE_O_TRACESECCOMP) where byte is 2 or 3: the stops reach
+            // us; 3: libaio is read in the kernel.
+            match byte {
+                2 => plan.install(),
+                3 => plan_in_kernel.install(),
+                _ => {}
             }
             libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
             let errno = *libc::__errno_location();
@@ -825,7 +986,10 @@ pub fn trace(
         ));
     }
     let inherited = Inherited::of(pid);
-    let rings = match open_rings(&points, pid) {
+    // libaio's requests and events read in the kernel at each call, where it can be
+    // (loaded now, so that the child holds none of its descriptors).
+    let mut in_kernel = InKernel::start(&root);
+    let mut rings = match open_rings(&points, pid) {
         Ok(r) => r,
         Err(e) => {
             return Err(kill_child(
@@ -833,6 +997,11 @@ pub fn trace(
             ));
         }
     };
+    if let Ok(k) = &mut in_kernel
+        && let Err(why) = k.connect(&mut rings, pid)
+    {
+        in_kernel = Err(why);
+    }
     let mut execs = ExecStops::attach(pid, hide_vdso);
     // The clock the records carry, against ours.
     let base = Instant::now();
@@ -841,7 +1010,11 @@ pub fn trace(
     // SAFETY: one byte to the child (2: attached, install the filter), then our end
     // closed, and the stop it put itself in ended.
     unsafe {
-        let word = if execs.is_some() { 2u8 } else { 1u8 };
+        let word = match (&execs, &in_kernel) {
+            (None, _) => 1u8,
+            (Some(_), Err(_)) => 2,
+            (Some(_), Ok(_)) => 3,
+        };
         libc::write(go[1], [word].as_ptr().cast(), 1);
         libc::close(go[1]);
         libc::kill(pid, libc::SIGCONT);
@@ -863,6 +1036,9 @@ pub fn trace(
         ended: HashMap::new(),
         gone: HashMap::new(),
         retiring: VecDeque::new(),
+        libaio_in_kernel: in_kernel.is_ok(),
+        submits: HashMap::new(),
+        completions: HashMap::new(),
         counted: Counted::default(),
         base,
         base_ns,
@@ -969,6 +1145,7 @@ pub fn trace(
         },
         Counted {
             stops: execs.map_or(0, |x| x.stopped),
+            libaio: Some(in_kernel.map(|_| ())),
             ..engine.counted
         },
     ))
@@ -1068,7 +1245,10 @@ fn open_rings(points: &Points, pid: i32) -> Result<Vec<Ring>> {
             }
             match &mut ring {
                 None => match Ring::map(fd) {
-                    Ok(r) => ring = Some(r),
+                    Ok(mut r) => {
+                        r.cpu = cpu;
+                        ring = Some(r);
+                    }
                     Err(e) => {
                         // SAFETY: closing the descriptor we opened.
                         unsafe { libc::close(fd) };
@@ -1119,6 +1299,14 @@ struct Engine {
     gone: HashMap<i32, u64>,
     /// The same, in the order they ended.
     retiring: VecDeque<(u64, i32)>,
+    /// Whether eBPF programs read libaio's memory at each call ([`InKernel`]).
+    libaio_in_kernel: bool,
+    /// What they read at each io_submit, per task, in order: (time, whether every request
+    /// was read, regions).
+    submits: HashMap<i32, VecDeque<(u64, bool, Regions)>>,
+    /// What they read at each io_getevents' exit, per task, in order: (time, what it
+    /// returned, regions).
+    completions: HashMap<i32, VecDeque<(u64, i64, Regions)>>,
     counted: Counted,
     base: Instant,
     base_ns: u64,
@@ -1231,6 +1419,8 @@ impl Engine {
             self.gone.remove(&tid);
             self.pending.remove(&tid);
             self.filled.remove(&tid);
+            self.submits.remove(&tid);
+            self.completions.remove(&tid);
             self.ended.remove(&tid);
             // Stops taken after the end are a new task's of the same id.
             if let Some(q) = self.stops.get_mut(&tid) {
@@ -1272,6 +1462,72 @@ impl Engine {
             .flat_map(|q| q.iter())
             .find(|r| r.tid == child)
             .map(|r| r.pid)
+    }
+
+    /// What the eBPF program read at the io_submit of task `tid` entered at `entered` and
+    /// returning at `exit`: its record, written at the enter (a little before or after
+    /// the enter's own record), so before the exit. Older ones are of calls whose records
+    /// were lost, and are dropped.
+    /// `None` where it gave none, or not every request (more than it reads).
+    fn submitted(&mut self, tid: i32, entered: u64, exit: u64) -> Option<Regions> {
+        let queue = self.submits.get_mut(&tid)?;
+        while queue
+            .front()
+            .is_some_and(|(t, ..)| t.saturating_add(BESIDE_NS) < entered)
+        {
+            queue.pop_front();
+        }
+        match queue.front() {
+            Some((t, ..)) if *t <= exit => {
+                let (_, whole, regions) = queue.pop_front()?;
+                if !whole {
+                    self.counted.libaio_unread += 1;
+                }
+                Some(regions)
+            }
+            _ => None,
+        }
+    }
+
+    /// What the eBPF program read at the exit of task `tid`'s io_getevents that returned
+    /// `ret` at `exit`: its record, written a little before or after the exit's own, so
+    /// looked for ahead in the rings too; one that returned something else is another
+    /// call's.
+    fn completed(&mut self, tid: i32, exit: u64, ret: i64) -> Option<Regions> {
+        let queue = self.completions.entry(tid).or_default();
+        while queue
+            .front()
+            .is_some_and(|(t, ..)| t.saturating_add(BESIDE_NS) < exit)
+        {
+            queue.pop_front();
+        }
+        if queue.is_empty() {
+            // The earliest of this task's records still to be handed on, if near enough.
+            let ahead = self
+                .queues
+                .iter()
+                .enumerate()
+                .filter_map(|(i, q)| {
+                    q.iter()
+                        .position(|x| {
+                            x.tid == tid
+                                && matches!(x.raw, Raw::Memory(super::bpf::Record::Events { .. }))
+                        })
+                        .map(|at| (q[at].time, i, at))
+                })
+                .filter(|&(t, ..)| t <= exit.saturating_add(BESIDE_NS))
+                .min();
+            if let Some((_, i, at)) = ahead {
+                let x = self.queues[i].remove(at).expect("found");
+                if let Raw::Memory(super::bpf::Record::Events { ret, regions, .. }) = x.raw {
+                    queue.push_back((x.time, ret, regions));
+                }
+            }
+        }
+        match queue.front() {
+            Some((_, r, _)) if *r == ret => queue.pop_front().map(|(.., regions)| regions),
+            _ => None,
+        }
     }
 
     fn hand_on(&mut self, r: Record, sink: &mut dyn FnMut(Event, Instant, &dyn Resolver)) {
@@ -1343,6 +1599,7 @@ impl Engine {
                     name,
                     mut memory,
                     time: entered,
+                    compat,
                     ..
                 } = inside;
                 if !failed {
@@ -1356,6 +1613,18 @@ impl Engine {
                             .and_then(VecDeque::pop_front)
                             .unwrap_or_default(),
                     );
+                }
+                if self.libaio_in_kernel && !compat {
+                    let read = match call {
+                        Call::IoSubmit => Some(self.submitted(r.tid, entered, r.time)),
+                        Call::IoGetevents => Some(self.completed(r.tid, r.time, ret)),
+                        _ => None,
+                    };
+                    match read {
+                        Some(Some(regions)) => memory.extend(regions),
+                        Some(None) => self.counted.libaio_unread += 1,
+                        None => {}
+                    }
                 }
                 self.tracked.memory = (!memory.is_empty()).then_some((r.tid, memory));
                 let s = Syscall {
@@ -1430,6 +1699,20 @@ impl Engine {
                 sink(Event::Exec { tid }, when, &self.tracked);
                 // Asked at the exec alone.
                 self.tracked.hidden.remove(&tid);
+            }
+            Raw::Memory(super::bpf::Record::Submit { asked, regions, .. }) => {
+                // Each request read, and the pointers: one region more than requests.
+                let whole = (asked as i64) <= 0 || regions.len() as u64 > asked;
+                self.submits
+                    .entry(r.tid)
+                    .or_default()
+                    .push_back((r.time, whole, regions));
+            }
+            Raw::Memory(super::bpf::Record::Events { ret, regions, .. }) => {
+                self.completions
+                    .entry(r.tid)
+                    .or_default()
+                    .push_back((r.time, ret, regions));
             }
             Raw::Gone { tid } => {
                 // The status as the tracer heard it; the first process's, which the tracer
@@ -2012,11 +2295,146 @@ mod tests {
             ended: HashMap::new(),
             gone: HashMap::new(),
             retiring: VecDeque::new(),
+            libaio_in_kernel: true,
+            submits: HashMap::new(),
+            completions: HashMap::new(),
             counted: Counted::default(),
             base: Instant::now(),
             base_ns: 0,
             leader: 0,
         }
+    }
+
+    /// Hands on `raw` and returns what the resolver gives of `len` bytes at `addr` when
+    /// the call's exit is handed on.
+    fn memory_at_exit(
+        e: &mut Engine,
+        time: u64,
+        raw: Raw,
+        addr: u64,
+        len: usize,
+    ) -> Option<Vec<u8>> {
+        let mut seen = None;
+        e.hand_on(
+            Record {
+                pid: PARENT,
+                tid: PARENT,
+                time,
+                raw,
+            },
+            &mut |event, _, r| {
+                if let Event::Exit(_) = event {
+                    seen = r.memory(PARENT, addr, len);
+                }
+            },
+        );
+        seen
+    }
+
+    fn events_record(ret: i64, at: u64, fill: u8) -> Raw {
+        let regions = if ret > 0 {
+            vec![(
+                at,
+                vec![fill; ret as usize * super::super::tally::aio::EVENT_SIZE],
+            )]
+        } else {
+            Vec::new()
+        };
+        Raw::Memory(super::super::bpf::Record::Events { at, ret, regions })
+    }
+
+    #[test]
+    fn an_io_getevents_is_given_the_events_read_in_the_kernel_even_when_they_come_after_its_exit() {
+        let mut e = engine();
+        let nr = libc::SYS_io_getevents as u64;
+        let at = 0x7000;
+        hand(
+            &mut e,
+            PARENT,
+            PARENT,
+            100,
+            Raw::Enter {
+                nr,
+                args: [1, 1, 2, at, 0, 0],
+            },
+        );
+        // The program's record, written just after the exit's, still in a ring's queue.
+        e.queues = vec![VecDeque::from([Record {
+            pid: PARENT,
+            tid: PARENT,
+            time: 1_100,
+            raw: events_record(2, at, 5),
+        }])];
+        let got = memory_at_exit(&mut e, 1_000, Raw::Exit { nr, ret: 2 }, at, 64);
+        assert_eq!(got, Some(vec![5; 64]));
+        assert!(
+            e.queues[0].is_empty(),
+            "taken out of the queue, not handed on twice"
+        );
+        assert_eq!(e.counted.libaio_unread, 0);
+        // The next call's record returned something else: not this call's.
+        hand(
+            &mut e,
+            PARENT,
+            PARENT,
+            2_000,
+            Raw::Enter {
+                nr,
+                args: [1, 1, 2, at, 0, 0],
+            },
+        );
+        hand(&mut e, PARENT, PARENT, 2_900, events_record(1, at, 6));
+        let got = memory_at_exit(&mut e, 3_000, Raw::Exit { nr, ret: 2 }, at, 64);
+        assert_eq!(got, None);
+        assert_eq!(e.counted.libaio_unread, 1);
+    }
+
+    #[test]
+    fn an_io_submit_is_given_only_a_record_written_at_its_own_call() {
+        let mut e = engine();
+        let nr = libc::SYS_io_submit as u64;
+        let (array, iocb) = (0x1000u64, 0x2000u64);
+        let record = |fill: u8| {
+            Raw::Memory(super::super::bpf::Record::Submit {
+                array,
+                asked: 1,
+                regions: vec![
+                    (iocb, vec![fill; super::super::tally::aio::IOCB_SIZE]),
+                    (array, iocb.to_ne_bytes().to_vec()),
+                ],
+            })
+        };
+        // A record whose call left no records (lost): far older than the next call.
+        hand(&mut e, PARENT, PARENT, 10, record(1));
+        let t = 10 + 2 * BESIDE_NS;
+        hand(
+            &mut e,
+            PARENT,
+            PARENT,
+            t,
+            Raw::Enter {
+                nr,
+                args: [1, 1, array, 0, 0, 0],
+            },
+        );
+        let got = memory_at_exit(&mut e, t + 50, Raw::Exit { nr, ret: 1 }, iocb, 64);
+        assert_eq!(got, None, "the lost call's requests are not this one's");
+        assert_eq!(e.counted.libaio_unread, 1);
+        // Written a little before the enter's own record (another probe ran first).
+        hand(&mut e, PARENT, PARENT, t + 90, record(2));
+        hand(
+            &mut e,
+            PARENT,
+            PARENT,
+            t + 100,
+            Raw::Enter {
+                nr,
+                args: [1, 1, array, 0, 0, 0],
+            },
+        );
+        let got = memory_at_exit(&mut e, t + 200, Raw::Exit { nr, ret: 1 }, iocb, 64);
+        assert_eq!(got, Some(vec![2; 64]));
+        assert_eq!(e.counted.libaio_unread, 1);
     }
 
     /// Entries held per task or process, all tables together.

@@ -4,6 +4,7 @@
 //! `measure::external` reads what it says it did; `vdso` and `clock` for the program's clock
 //! reads and the regions it timed).
 
+pub mod bpf;
 pub mod call;
 pub mod changed;
 pub mod claims;
@@ -125,7 +126,7 @@ pub fn choose(
         )),
         (None, Ok(())) => Chosen {
             engine: Engine::Kernel,
-            why: "the kernel's tracepoints run here (root or CAP_PERFMON): the program stops only at opens, libaio's calls and execs".into(),
+            why: "the kernel's tracepoints run here (root or CAP_PERFMON): the program runs on at its calls, stopped only where the stops line says".into(),
         },
         (None, Err(why)) => ptrace(format!(
             "the default where the kernel engine cannot run: {why}"

@@ -107,12 +107,17 @@ fn closed_descriptors_are_forgotten(mode: &str) {
         "the pipe's reads (fd 3 reused) were taken for the closed file: {old:#}"
     );
     assert!(old["calls"].get("read").is_none(), "{old:#}");
-    let pipes = files_like(&doc, "pipe:");
+    // The kernel engine names a descriptor from /proc while it is open: a pipe made by
+    // a program that has exited by then stays unresolved (never another file's).
+    let mut pipes = files_like(&doc, "pipe:");
+    if doc["engine"]["engine"] == "kernel" {
+        pipes.extend(files_like(&doc, "fd 3 ("));
+    }
     let read: u64 = pipes
         .iter()
         .map(|p| p["bytes_read"].as_u64().unwrap())
         .sum();
-    assert_eq!(read, 10 * 1024, "{pipes:#?}");
+    assert_eq!(read, 10 * 1024, "{doc:#}");
 }
 
 #[test]

@@ -1098,6 +1098,17 @@ fn leftovers(out: &mut String, r: &TraceReport) {
             ),
         );
     }
+    if r.libaio_unread > 0 {
+        line(
+            out,
+            "libaio",
+            format!(
+                "{} libaio calls had requests or results the kernel's programs did not read (over {} requests in one call, or a record lost): those were read from the program's memory afterwards, where it may have reused them",
+                group_thousands(r.libaio_unread),
+                crate::trace::bpf::MOST_IOCBS
+            ),
+        );
+    }
     if let Some(ns) = r.overhead_ns_per_call {
         // What that came to over the whole run.
         let calls: u64 = r.totals.values().map(|s| s.calls).sum();
@@ -1120,9 +1131,14 @@ fn leftovers(out: &mut String, r: &TraceReport) {
         );
         let text = if let Some((n, s)) = stopped {
             format!(
-                "recording adds about {} per traced call here (measured just before), and each of the {} calls the program was stopped at (opens, libaio's calls) about {} more (a ptrace stop, measured just after): traced times include both",
+                "recording adds about {} per traced call here (measured just before), and each of the {} calls the program was stopped at ({}) about {} more (a ptrace stop, measured just after): traced times include both",
                 format_seconds(ns / 1e9),
                 group_thousands(n),
+                if r.libaio_in_kernel == Some(true) {
+                    "opens"
+                } else {
+                    "opens, libaio's calls"
+                },
                 format_seconds(s / 1e9)
             )
         } else if never {
@@ -1154,7 +1170,17 @@ fn leftovers(out: &mut String, r: &TraceReport) {
         (Some(_), _) if at_exec => line(
             out,
             "stops",
-            "only at each open (to read its name), io_submit and io_getevents (to read libaio's requests and results), 32-bit call (to read it in its ABI), exec (to hide the vDSO), fork and signal; the kernel's tracepoints recorded the calls while the program ran",
+            if r.libaio_in_kernel == Some(true) {
+                "only at each open (to read its name), 32-bit call (to read it in its ABI), exec (to hide the vDSO), fork and signal; the kernel's tracepoints recorded the calls while the program ran, and eBPF programs read libaio's requests and results inside the kernel at each call".to_string()
+            } else {
+                format!(
+                    "only at each open (to read its name), io_submit and io_getevents (to read libaio's requests and results{}), 32-bit call (to read it in its ABI), exec (to hide the vDSO), fork and signal; the kernel's tracepoints recorded the calls while the program ran",
+                    r.libaio_why
+                        .as_deref()
+                        .map(|w| format!(", not read in the kernel: {}", printable(w)))
+                        .unwrap_or_default()
+                )
+            },
         ),
         (Some(_), _) if never => line(
             out,
