@@ -1103,8 +1103,13 @@ fn leftovers(out: &mut String, r: &TraceReport) {
             out,
             "libaio",
             format!(
-                "{} libaio calls had requests or results the kernel's programs did not read (over {} requests in one call, or a record lost): those were read from the program's memory afterwards, where it may have reused them",
+                "{} libaio {} requests or results the kernel's programs did not read (over {} requests in one call, or a record lost): those were read from the program's memory afterwards, where it may have reused them",
                 group_thousands(r.libaio_unread),
+                if r.libaio_unread == 1 {
+                    "call had"
+                } else {
+                    "calls had"
+                },
                 crate::trace::bpf::MOST_IOCBS
             ),
         );
