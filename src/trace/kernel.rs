@@ -243,38 +243,35 @@ const RECORD_LOST: u32 = 2;
 const RECORD_SAMPLE: u32 = 9;
 
 impl Attr {
-    /// Every hit of tracepoint `id` sampled with its task, time and raw fields; on a
-    /// command (`follow`): its children too, and only from its exec on.
-    fn tracepoint(id: u64, follow: bool) -> Attr {
-        let mut flags = FLAG_DISABLED | FLAG_USE_CLOCKID;
-        if follow {
-            flags |= FLAG_INHERIT | FLAG_ENABLE_ON_EXEC;
-        }
+    /// Every event of `kind` and `config` sampled with its task, time (CLOCK_MONOTONIC)
+    /// and raw data.
+    fn sampled(kind: u32, config: u64, flags: u64) -> Attr {
         Attr {
-            kind: PERF_TYPE_TRACEPOINT,
+            kind,
             size: std::mem::size_of::<Attr>() as u32,
-            config: id,
+            config,
             sample_period: 1,
             sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
-            flags,
+            flags: flags | FLAG_USE_CLOCKID,
             clockid: libc::CLOCK_MONOTONIC,
             ..Attr::default()
         }
     }
 
-    /// The event eBPF programs write their records to ([`super::bpf`]): on from its open,
-    /// its records shaped as a tracepoint's (task, time, raw data).
-    fn bpf_output() -> Attr {
-        Attr {
-            kind: PERF_TYPE_SOFTWARE,
-            size: std::mem::size_of::<Attr>() as u32,
-            config: COUNT_SW_BPF_OUTPUT,
-            sample_period: 1,
-            sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
-            flags: FLAG_USE_CLOCKID,
-            clockid: libc::CLOCK_MONOTONIC,
-            ..Attr::default()
+    /// Every hit of tracepoint `id`, with its raw fields; on a command (`follow`): its
+    /// children too, and only from its exec on.
+    fn tracepoint(id: u64, follow: bool) -> Attr {
+        let mut flags = FLAG_DISABLED;
+        if follow {
+            flags |= FLAG_INHERIT | FLAG_ENABLE_ON_EXEC;
         }
+        Attr::sampled(PERF_TYPE_TRACEPOINT, id, flags)
+    }
+
+    /// The event eBPF programs write their records to ([`super::bpf`]): on from its open,
+    /// its records shaped as a tracepoint's.
+    fn bpf_output() -> Attr {
+        Attr::sampled(PERF_TYPE_SOFTWARE, COUNT_SW_BPF_OUTPUT, 0)
     }
 }
 
