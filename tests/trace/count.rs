@@ -418,6 +418,78 @@ fn an_io_submit_of_more_requests_than_the_kernel_reads_is_counted_whole_and_said
     }
 }
 
+/// Raw libaio (no library): 100 reads of 4–16 KiB through ONE iocb, scribbled over right
+/// after each io_submit, before its completion is collected; then an io_getevents that
+/// fails (a bad context) and one that returns 0.
+const REUSED_IOCB: &str = r#"#define _GNU_SOURCE
+#include <linux/aio_abi.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int fd = open(argv[1], O_RDONLY);
+    aio_context_t ctx = 0;
+    if (fd < 0 || syscall(SYS_io_setup, 4, &ctx) != 0) return 2;
+    static char buf[65536];
+    struct iocb cb; struct iocb *list[1] = {&cb};
+    struct io_event ev[1];
+    unsigned long total = 0;
+    for (int i = 0; i < 100; i++) {
+        memset(&cb, 0, sizeof cb);
+        cb.aio_fildes = fd; cb.aio_lio_opcode = IOCB_CMD_PREAD;
+        cb.aio_buf = (unsigned long)buf; cb.aio_nbytes = 4096 * (1 + i % 4); cb.aio_offset = 8192 * i;
+        if (syscall(SYS_io_submit, ctx, 1, list) != 1) return 3;
+        /* reuse the iocb at once: scribble over it before collecting */
+        cb.aio_nbytes = 1; cb.aio_offset = 0; cb.aio_fildes = 0;
+        if (syscall(SYS_io_getevents, ctx, 1, 1, ev, NULL) != 1) return 4;
+        total += ev[0].res;
+    }
+    /* a failing io_getevents and an io_getevents returning 0 */
+    syscall(SYS_io_getevents, (aio_context_t)12345, 1, 1, ev, NULL);
+    struct timespec z = {0, 0};
+    syscall(SYS_io_getevents, ctx, 0, 1, ev, &z);
+    printf("%lu\n", total);
+    return 0;
+}
+"#;
+
+/// What each request asked is counted as it was submitted, not as the iocb reads later,
+/// and the failed and empty io_getevents take nothing from the next calls.
+#[test]
+fn a_reused_iocb_is_counted_as_it_was_submitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build_c(dir.path(), "reuse", "c", REUSED_IOCB, &["-O1"]) else {
+        return;
+    };
+    let data = dir.path().join("data");
+    std::fs::write(&data, pattern(2 << 20)).unwrap();
+    let data = canonical(&data);
+    let Some(doc) = trace(&[exe.to_str().unwrap(), &data], &[]) else {
+        return;
+    };
+    if doc["exit_code"] == 2 {
+        eprintln!("skipped: io_setup failed here (no aio?)");
+        return;
+    }
+    assert_eq!(doc["exit_code"], 0, "{doc:#}");
+    let f = file(&doc, &data);
+    let aio = &f["calls"]["aio pread"];
+    assert_eq!(aio["calls"], 100, "{f:#}");
+    // 25 of 4 KiB, 25 of 8, 25 of 12, 25 of 16: 1,024,000 bytes asked and read.
+    assert_eq!(aio["bytes_requested"], 1_024_000, "{f:#}");
+    assert_eq!(aio["bytes_returned"], 1_024_000, "{f:#}");
+    assert_eq!(f["sizes"]["counts"][12], 25, "4 KiB..8 KiB: {f:#}");
+    assert_eq!(f["sizes"]["counts"][13], 50, "8 KiB..16 KiB: {f:#}");
+    assert_eq!(f["sizes"]["counts"][14], 25, "16 KiB..32 KiB: {f:#}");
+    let ge = &doc["totals"]["io_getevents"];
+    assert_eq!(ge["calls"], 102, "{doc:#}");
+    assert_eq!(ge["errors"], 1, "{doc:#}");
+    assert!(doc.get("libaio_unread").is_none(), "{doc:#}");
+}
+
 /// strace -f -c's table: calls and errors per call name.
 fn strace_counts(args: &[&str]) -> Option<std::collections::BTreeMap<String, (u64, u64)>> {
     let dir = tempfile::tempdir().unwrap();
