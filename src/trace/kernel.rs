@@ -305,17 +305,17 @@ struct Ring {
 impl Ring {
     /// The largest ring the kernel allows this user, from [`RING_PAGES`] down (locked
     /// memory: a user without CAP_IPC_LOCK has perf_event_mlock_kb, 516 KiB by default).
-    fn map(fd: i32) -> std::io::Result<Ring> {
+    fn map(fd: i32, cpu: i32) -> std::io::Result<Ring> {
         let mut pages = RING_PAGES;
         loop {
-            match Ring::map_pages(fd, pages) {
+            match Ring::map_pages(fd, cpu, pages) {
                 Err(e) if pages > 8 && e.raw_os_error() == Some(libc::EPERM) => pages /= 4,
                 other => return other,
             }
         }
     }
 
-    fn map_pages(fd: i32, pages: usize) -> std::io::Result<Ring> {
+    fn map_pages(fd: i32, cpu: i32, pages: usize) -> std::io::Result<Ring> {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
         let len = page * (1 + pages);
@@ -335,7 +335,7 @@ impl Ring {
             return Err(std::io::Error::last_os_error());
         }
         Ok(Ring {
-            cpu: 0,
+            cpu,
             fds: vec![fd],
             base: base.cast(),
             len,
@@ -1241,11 +1241,8 @@ fn open_rings(points: &Points, pid: i32) -> Result<Vec<Ring>> {
                 }
             }
             match &mut ring {
-                None => match Ring::map(fd) {
-                    Ok(mut r) => {
-                        r.cpu = cpu;
-                        ring = Some(r);
-                    }
+                None => match Ring::map(fd, cpu) {
+                    Ok(r) => ring = Some(r),
                     Err(e) => {
                         // SAFETY: closing the descriptor we opened.
                         unsafe { libc::close(fd) };
@@ -1464,8 +1461,8 @@ impl Engine {
     /// What the eBPF program read at the io_submit of task `tid` entered at `entered` and
     /// returning at `exit`: its record, written at the enter (a little before or after
     /// the enter's own record), so before the exit. Older ones are of calls whose records
-    /// were lost, and are dropped.
-    /// `None` where it gave none, or not every request (more than it reads).
+    /// were lost, and are dropped. `None` where there is none; a record that did not read
+    /// every request (more than the program reads) is given and counted as unread.
     fn submitted(&mut self, tid: i32, entered: u64, exit: u64) -> Option<Regions> {
         let queue = self.submits.get_mut(&tid)?;
         while queue
@@ -1499,20 +1496,22 @@ impl Engine {
             queue.pop_front();
         }
         if queue.is_empty() {
-            // The earliest of this task's records still to be handed on, if near enough.
+            // The earliest of this task's records still to be handed on, if near enough: each
+            // queue is in time order, so it is searched only that far.
+            let limit = exit.saturating_add(BESIDE_NS);
             let ahead = self
                 .queues
                 .iter()
                 .enumerate()
                 .filter_map(|(i, q)| {
                     q.iter()
+                        .take_while(|x| x.time <= limit)
                         .position(|x| {
                             x.tid == tid
                                 && matches!(x.raw, Raw::Memory(super::bpf::Record::Events { .. }))
                         })
                         .map(|at| (q[at].time, i, at))
                 })
-                .filter(|&(t, ..)| t <= exit.saturating_add(BESIDE_NS))
                 .min();
             if let Some((_, i, at)) = ahead {
                 let x = self.queues[i].remove(at).expect("found");
