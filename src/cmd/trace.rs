@@ -57,7 +57,7 @@ pub fn execute(
         crate::error::input("trace: no command given (ioscope trace -- CMD [ARGS...])")
     })?;
     let engine = chosen.engine;
-    let overhead = overhead_ns(engine, CALIBRATION_CALLS).ok();
+    let overhead = overhead_ns(engine, calibration_calls(engine)).ok();
     let recording = overhead;
     // What one clock read costs through the kernel under trace and through the vDSO.
     let read_traced = overhead.map(|o| (o + crate::trace::clock::kernel_read_ns()) / 1e9);
@@ -258,6 +258,8 @@ pub fn execute(
     let stopped_calls = counted.as_ref().map(|c| c.stops).filter(|&s| s > 0);
     let ns_per_stop = stopped_calls
         .and_then(|_| overhead_ns(crate::trace::Engine::Ptrace, STOP_CALIBRATION_CALLS).ok());
+    // Nothing more is traced: the kernel engine's tracepoints are let go of.
+    crate::trace::kernel::release_held();
     let all_calls: u64 = totals.values().map(|s| s.calls).sum();
     let overhead = match (overhead, stopped_calls, ns_per_stop) {
         (Some(o), Some(n), Some(s)) if all_calls > 0 => Some(o + s * n as f64 / all_calls as f64),
@@ -397,11 +399,19 @@ pub fn reference(command: &[OsString]) -> Result<crate::results::trace::Referenc
     })
 }
 
-/// Calls in the overhead measurement.
-const CALIBRATION_CALLS: u64 = 20_000;
+/// Calls in the overhead measurement: some 40 ms of calls under either engine here. A
+/// stopped call takes some 20 µs here, one the kernel engine records 1.7 µs; 20,000
+/// stopped calls took 0.4 s before every traced command, and gave figures no steadier
+/// than 2,000 (20–29 µs against 20–26 µs, eight runs each).
+fn calibration_calls(engine: crate::trace::Engine) -> u64 {
+    match engine {
+        crate::trace::Engine::Ptrace => STOP_CALIBRATION_CALLS,
+        crate::trace::Engine::Kernel => 20_000,
+    }
+}
 
-/// Calls in the measurement of a ptrace stop's cost, after a kernel-engine trace that
-/// stopped (fewer: each takes some 20 µs here).
+/// Calls in the measurement of a ptrace stop's cost: under the ptrace engine, and after a
+/// kernel-engine trace that stopped.
 const STOP_CALIBRATION_CALLS: u64 = 2_000;
 
 /// What tracing adds to one system call here: the same loop of `calls` calls run by a

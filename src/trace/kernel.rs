@@ -24,6 +24,7 @@ use super::tally::{FileKind, Resolver};
 use anyhow::{Context, Result, bail};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{CString, OsString};
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::time::{Duration, Instant};
 
@@ -64,9 +65,135 @@ pub fn available() -> std::result::Result<(), String> {
     let fd = open_event(&attr, 0, -1).map_err(|e| {
         format!("the kernel refused a tracepoint event ({e}); it needs root or CAP_PERFMON")
     })?;
+    // Not kept as an anchor (see `Held`): the keeper's process, forked after this, would
+    // hold it to its own end, and close it the slow way as ioscope exits.
     // SAFETY: closing the descriptor we just opened.
     unsafe { libc::close(fd) };
     Ok(())
+}
+
+/// Events kept open after their run, while ioscope traces (see [`release_held`]):
+/// - one disabled event on this process per tracepoint the engine has used, never enabled
+///   (an anchor): it keeps the tracepoint registered with perf. The last event on a
+///   tracepoint waits out an RCU grace period as it closes (35–70 ms each on this VM, one
+///   after another under the kernel's lock): without anchors, every run (the calibration's
+///   and the command's) paid a dozen of those, 0.6 s, at its end;
+/// - the events holding the eBPF programs on their tracepoints, whose closes (the
+///   programs' detaching) wait the same way, 0.24 s a run.
+struct Held {
+    anchors: Vec<(u64, std::os::fd::OwnedFd)>,
+    later: Vec<std::os::fd::OwnedFd>,
+}
+
+static HELD: std::sync::Mutex<Held> = std::sync::Mutex::new(Held {
+    anchors: Vec::new(),
+    later: Vec::new(),
+});
+
+fn held() -> std::sync::MutexGuard<'static, Held> {
+    HELD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Anchors tracepoint `id` (see [`Held`]), where it is not yet and the kernel lets us;
+/// without one, the run's own events close the slow way.
+fn anchor(id: u64) {
+    let mut held = held();
+    if held.anchors.iter().any(|&(i, _)| i == id) {
+        return;
+    }
+    if let Ok(fd) = open_event(&Attr::tracepoint(id, false), 0, -1) {
+        // SAFETY: a descriptor perf_event_open just returned, owned by nothing else.
+        held.anchors
+            .push((id, unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }));
+    }
+}
+
+/// Closes what [`Held`] keeps once ioscope traces no more, without waiting out those
+/// closes (about 0.5 s here, one after another): a process of their own, let go of at
+/// once, closes them, while ioscope goes on to its report and its exit.
+pub fn release_held() {
+    let fds: Vec<std::os::fd::OwnedFd> = {
+        let mut held = held();
+        let later = std::mem::take(&mut held.later);
+        std::mem::take(&mut held.anchors)
+            .into_iter()
+            .map(|(_, fd)| fd)
+            .chain(later)
+            .collect()
+    };
+    if fds.is_empty() {
+        return;
+    }
+    // The closer waits for ours to close first (the end of this pipe): a close while
+    // another copy is open is quick, and the slow one would be ours.
+    let mut done = [-1i32; 2];
+    // SAFETY: pipe2 fills the array it is given.
+    if unsafe { libc::pipe2(done.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return;
+    }
+    let mut keep: Vec<i32> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
+    keep.push(done[0]);
+    keep.sort_unstable();
+    // SAFETY: fork in a process that may have other threads: both children call only
+    // async-signal-safe functions (fork, close, close_range, read, _exit) before they
+    // exit.
+    let child = unsafe { libc::fork() };
+    if child == 0 {
+        // SAFETY: as above.
+        unsafe {
+            if libc::fork() == 0 {
+                // The closer: nothing of ioscope's but these (a pipe it held would keep
+                // the reader of ioscope's output from its end).
+                let mut from = 0u32;
+                for &fd in &keep {
+                    if fd as u32 > from {
+                        close_range(from, fd as u32 - 1);
+                    }
+                    from = fd as u32 + 1;
+                }
+                close_range(from, u32::MAX);
+                let mut byte = 0u8;
+                while libc::read(done[0], (&raw mut byte).cast(), 1) < 0
+                    && *libc::__errno_location() == libc::EINTR
+                {}
+                for &fd in &keep {
+                    libc::close(fd);
+                }
+            }
+            libc::_exit(0);
+        }
+    }
+    if child > 0 {
+        let mut status = 0;
+        // SAFETY: reaping the child just forked, which exits at once.
+        unsafe { libc::waitpid(child, &mut status, 0) };
+    }
+    // Where the closer holds them, ours close at once; where fork failed, the slow way.
+    drop(fds);
+    // SAFETY: closing the pipe's ends we own: the closer reads its end.
+    unsafe {
+        libc::close(done[0]);
+        libc::close(done[1]);
+    }
+}
+
+/// Closes descriptors `from..=to` (close_range, Linux 5.9+; one by one before that, up
+/// to the descriptor limit). Async-signal-safe.
+unsafe fn close_range(from: u32, to: u32) {
+    // SAFETY: closing descriptors of this (forked) process only.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, from, to, 0) != 0 {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+            let last = (limit.rlim_cur.min(1 << 20) as u32).min(to.saturating_add(1));
+            for fd in from..last {
+                libc::close(fd as i32);
+            }
+        }
+    }
 }
 
 /// The tracing file system's root, mounted there when it is not and we may (root).
@@ -721,13 +848,8 @@ impl Resolver for Tracked {
         if let Some((task, regions)) = &self.memory
             && *task == tid
         {
-            let end = addr.checked_add(len as u64)?;
-            let held = regions
-                .iter()
-                .find(|(at, b)| *at <= addr && end <= at + b.len() as u64);
-            if let Some((at, b)) = held {
-                let from = (addr - at) as usize;
-                return Some(b[from..from + len].to_vec());
+            if let Some(b) = super::tally::aio::within(regions, addr, len) {
+                return Some(b);
             }
         }
         super::Proc.memory(tid, addr, len)
@@ -791,7 +913,7 @@ pub struct Counted {
 /// detaches them).
 struct InKernel {
     loaded: super::bpf::Loaded,
-    _holders: Vec<std::os::fd::OwnedFd>,
+    holders: Vec<std::os::fd::OwnedFd>,
 }
 
 impl InKernel {
@@ -842,6 +964,7 @@ impl InKernel {
         }
         let mut holders = Vec::new();
         for (id, prog) in points {
+            anchor(id);
             // One event per tracepoint holds the program there (on the first CPU that
             // takes it; the program runs on every CPU), never enabled.
             let fd = (0..cpus as i32)
@@ -860,10 +983,13 @@ impl InKernel {
             }
             holders.push(fd);
         }
-        Ok(InKernel {
-            loaded,
-            _holders: holders,
-        })
+        Ok(InKernel { loaded, holders })
+    }
+
+    /// Detaches nothing now: the events holding the programs are closed with the anchors
+    /// (see [`Held`]); with no traced process left, the programs write nothing more.
+    fn hold(self) {
+        held().later.extend(self.holders);
     }
 
     /// Sends the programs' records into each CPU's ring and follows process `pid`.
@@ -905,6 +1031,9 @@ pub fn trace(
     let shown = crate::text::printable_path(std::path::Path::new(program));
     let root = tracefs().context("trace: the kernel engine")?;
     let points = Points::read(&root).context("trace: the kernel engine")?;
+    for point in points.all() {
+        anchor(point.id);
+    }
     let argv: Vec<CString> = command
         .iter()
         .map(|a| CString::new(a.as_bytes()))
@@ -1142,7 +1271,7 @@ pub fn trace(
         },
         Counted {
             stops: execs.map_or(0, |x| x.stopped),
-            libaio: Some(in_kernel.map(|_| ())),
+            libaio: Some(in_kernel.map(InKernel::hold)),
             ..engine.counted
         },
     ))

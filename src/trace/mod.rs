@@ -148,9 +148,23 @@ pub fn run(
 ) -> anyhow::Result<(sys::Finish, Option<kernel::Counted>)> {
     match engine {
         Engine::Ptrace => {
-            let finish = sys::trace(command, on_signal, prepare, started, &mut |e| {
-                sink(e, Instant::now(), &Proc)
-            })?;
+            let finish = sys::trace(
+                command,
+                on_signal,
+                prepare,
+                started,
+                &read_before_going_on,
+                &mut |event, at, regions| match regions {
+                    Some(regions) => {
+                        let tid = match &event {
+                            sys::Event::Exit(s) => s.tid,
+                            _ => 0,
+                        };
+                        sink(event, at, &Captured { tid, regions })
+                    }
+                    None => sink(event, at, &Proc),
+                },
+            )?;
             Ok((finish, None))
         }
         Engine::Kernel => {
@@ -169,6 +183,62 @@ pub fn comm(tid: i32) -> Option<String> {
     let name = std::fs::read(format!("/proc/{tid}/comm")).ok()?;
     let name = name.strip_suffix(b"\n").unwrap_or(&name);
     Some(crate::text::lossless(std::ffi::OsStr::from_bytes(name)))
+}
+
+/// What the accounting of call `s` needs read of its task while it is stopped at the
+/// call's exit, where the rest of it can wait until the task goes on (a stop lasts as
+/// long as the tracer takes over it): nothing for the calls that move data on a
+/// descriptor resolved at their entry and the clock reads, the requests of an io_submit
+/// and the events of an io_getevents. `None`: the accounting reads more of the task (a
+/// new descriptor's file, a failed open's path), and is done at the stop.
+fn read_before_going_on(s: &sys::Syscall) -> Option<sys::Regions> {
+    use call::Call::*;
+    use tally::aio;
+    match s.call {
+        Read | Write | Pread | Pwrite | Readv | Writev | Preadv | Pwritev | Lseek | Fsync
+        | Fdatasync | ClockGettime | Gettimeofday => Some(Vec::new()),
+        IoSubmit if !s.failed => Some(aio::submitted(s.tid, s.ret.max(0) as u64, s.args[2])),
+        IoGetevents if !s.failed => {
+            let (at, len) = (s.args[3], s.ret.max(0) as usize * aio::EVENT_SIZE);
+            Some(
+                aio::peek(s.tid, at, len)
+                    .map(|b| vec![(at, b)])
+                    .unwrap_or_default(),
+            )
+        }
+        IoSubmit | IoGetevents => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+/// The resolver of an exit accounted after its task went on: its memory as read at the
+/// stop (nothing else of it is read: what was not is unread), the rest from /proc.
+struct Captured {
+    tid: i32,
+    regions: sys::Regions,
+}
+
+impl Resolver for Captured {
+    fn path(&self, tid: i32, fd: i32) -> Option<std::ffi::OsString> {
+        Proc.path(tid, fd)
+    }
+    fn position(&self, tid: i32, fd: i32) -> Option<u64> {
+        Proc.position(tid, fd)
+    }
+    fn tgid(&self, tid: i32) -> Option<i32> {
+        Proc.tgid(tid)
+    }
+    fn memory(&self, tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
+        (tid == self.tid)
+            .then(|| tally::aio::within(&self.regions, addr, len))
+            .flatten()
+    }
+    fn cwd(&self, tid: i32) -> Option<std::ffi::OsString> {
+        Proc.cwd(tid)
+    }
+    fn kind(&self, tid: i32, fd: i32) -> Option<tally::FileKind> {
+        Proc.kind(tid, fd)
+    }
 }
 
 /// The real resolver: /proc of the traced tasks.

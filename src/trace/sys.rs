@@ -15,6 +15,10 @@ use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::time::{Duration, Instant};
 
+/// Memory of a stopped task, as (address, bytes) pieces: what an exit's accounting needs
+/// of it, read at the stop so that the accounting may wait until the task goes on.
+pub type Regions = Vec<(u64, Vec<u8>)>;
+
 /// One finished system call of a traced task.
 #[derive(Debug, Clone, Copy)]
 pub struct Syscall {
@@ -181,7 +185,8 @@ pub fn trace(
     on_signal: OnSignal,
     prepare: &dyn Fn(),
     started: &mut dyn FnMut(i32),
-    sink: &mut dyn FnMut(Event),
+    read_before_going_on: &dyn Fn(&Syscall) -> Option<Regions>,
+    sink: &mut dyn FnMut(Event, Instant, Option<Regions>),
 ) -> Result<Finish> {
     let Some(program) = command.first() else {
         bail!("trace: no command given (ioscope trace -- CMD [ARGS...])");
@@ -253,7 +258,15 @@ pub fn trace(
     // The stop it put itself in now reads as a group-stop; this ends it.
     // SAFETY: signalling the child we forked.
     unsafe { libc::kill(pid, libc::SIGCONT) };
-    let finish = follow(pid, fds[0], &shown, on_signal, plan.program.err(), sink);
+    let finish = follow(
+        pid,
+        fds[0],
+        &shown,
+        on_signal,
+        plan.program.err(),
+        read_before_going_on,
+        sink,
+    );
     // SAFETY: closing the read end we own.
     unsafe { libc::close(fds[0]) };
     finish
@@ -345,7 +358,8 @@ fn follow(
     program: &str,
     on_signal: OnSignal,
     refused: Option<String>,
-    sink: &mut dyn FnMut(Event),
+    read_before_going_on: &dyn Fn(&Syscall) -> Option<Regions>,
+    sink: &mut dyn FnMut(Event, Instant, Option<Regions>),
 ) -> Result<Finish> {
     // Until the command's program runs, every call stops (the filter, if any, is installed
     // just before exec); at the exec stop, whether it is in place decides.
@@ -422,6 +436,7 @@ fn follow(
         let sig = libc::WSTOPSIG(status);
         let seccomp_stop = sig == libc::SIGTRAP && event == libc::PTRACE_EVENT_SECCOMP;
         if sig == (libc::SIGTRAP | 0x80) || seccomp_stop {
+            let mut later = None;
             let Some(info) = syscall_info(tid) else {
                 bail!(
                     "trace: PTRACE_GET_SYSCALL_INFO failed ({}); it needs Linux 5.3 or later",
@@ -442,7 +457,7 @@ fn follow(
                     let entered =
                         super::i386::entered(info.arch, native, info.data[0], raw, &mut compat);
                     task.inside = entered.map(|(call, args)| {
-                        sink(Event::Enter { tid, call, args });
+                        sink(Event::Enter { tid, call, args }, Instant::now(), None);
                         (call, args, Instant::now())
                     });
                 }
@@ -455,20 +470,33 @@ fn follow(
                             info.data[0],
                             failed,
                         );
-                        sink(Event::Exit(Syscall {
+                        let at = Instant::now();
+                        let s = Syscall {
                             tid,
                             call,
                             args,
                             ret,
                             failed,
-                            nanos: since.elapsed().as_nanos() as u64,
-                        }));
+                            nanos: at.duration_since(since).as_nanos() as u64,
+                        };
+                        // A 32-bit call's accounting is done at its stop.
+                        match (info.arch == super::filter::ARCH)
+                            .then(|| read_before_going_on(&s))
+                            .flatten()
+                        {
+                            Some(regions) => later = Some((s, at, regions)),
+                            None => sink(Event::Exit(s), at, None),
+                        }
                     }
                 }
                 _ => {}
             }
             // Inside a call: on to its exit stop; otherwise to the next filtered call.
             resume_as(tid, 0, filtered && task.inside.is_none());
+            // Accounted while the task goes on.
+            if let Some((s, at, regions)) = later {
+                sink(Event::Exit(s), at, Some(regions));
+            }
             continue;
         }
         if event == EVENT_STOP {
@@ -489,7 +517,7 @@ fn follow(
             match event {
                 libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
                     if let Some(child) = event_message(tid) {
-                        sink(Event::Spawned { parent: tid, child });
+                        sink(Event::Spawned { parent: tid, child }, Instant::now(), None);
                         // Traced from now on, though its first stop may still be pending
                         // when the first process ends: it is let go of and named then too.
                         tasks.entry(child).or_default();
@@ -508,7 +536,7 @@ fn follow(
                     {
                         tasks.remove(&former);
                     }
-                    sink(Event::Exec { tid });
+                    sink(Event::Exec { tid }, Instant::now(), None);
                     if tid == leader && !exec_checked {
                         exec_checked = true;
                         // The command's program is about to run: from here on, only the
@@ -519,10 +547,14 @@ fn follow(
                         }
                     }
                 }
-                libc::PTRACE_EVENT_EXIT => sink(Event::Exiting {
-                    tid,
-                    status: event_message(tid),
-                }),
+                libc::PTRACE_EVENT_EXIT => sink(
+                    Event::Exiting {
+                        tid,
+                        status: event_message(tid),
+                    },
+                    Instant::now(),
+                    None,
+                ),
                 _ => {}
             }
             resume_as(

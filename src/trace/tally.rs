@@ -224,6 +224,18 @@ impl Histogram {
     }
 }
 
+/// The figures of call `name` in `calls`, created at its first (its name allocated only
+/// then: this is done at every traced call).
+pub(super) fn call_stats<'a>(
+    calls: &'a mut BTreeMap<String, CallStats>,
+    name: &str,
+) -> &'a mut CallStats {
+    if !calls.contains_key(name) {
+        calls.insert(name.to_string(), CallStats::default());
+    }
+    calls.get_mut(name).expect("inserted just above")
+}
+
 /// Everything traced on one file (or pipe, socket, device).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileStats {
@@ -685,7 +697,7 @@ impl Tally {
         }
         let name = s.call.name();
         let file = self.file(d);
-        let stats = file.calls.entry(name.to_string()).or_default();
+        let stats = call_stats(&mut file.calls, name);
         stats.calls += 1;
         stats.errors += u64::from(!ok);
         if !ok {

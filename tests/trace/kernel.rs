@@ -339,3 +339,77 @@ fn a_file_opened_as_dev_stdin_is_the_program_s_own_input() {
     };
     assert_eq!(file(&doc, &data)["bytes_read"], 4096, "{doc:#}");
 }
+
+/// The processes other than this one holding the pipe whose "pipe:[N]" name is `name`.
+fn holders_of(name: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if pid == me || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        if fds
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == name))
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_process_that_closes_the_kernel_engine_s_events_holds_nothing_of_ioscope_s() {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    // Its closes wait out a grace period each, ~0.5 s in all: were it to hold ioscope's
+    // output, a reader would wait that long for the end, and a pipeline's next command.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ioscope"))
+        .args(["trace", "--json", "--engine", "kernel", "--", "true"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let inode = std::fs::metadata(format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&stdout)
+    ))
+    .unwrap()
+    .ino();
+    let name = format!("pipe:[{inode}]");
+    // Read meanwhile: the document may be more than the pipe holds.
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::BufReader::new(stdout)
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    });
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    if err.contains("cannot run here") {
+        eprintln!("skipped: {}", err.trim());
+        return;
+    }
+    assert!(status.success(), "{err}");
+    // Looked for at once: the closer, if any, is still closing.
+    let holders = holders_of(&name);
+    assert!(
+        holders.is_empty(),
+        "processes {holders:?} still hold ioscope's output after it ended"
+    );
+    let text = reader.join().unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["engine"]["engine"], "kernel", "{doc:#}");
+}

@@ -167,6 +167,16 @@ pub fn submitted(tid: i32, nr: u64, array: u64) -> Vec<(u64, Vec<u8>)> {
     regions
 }
 
+/// `len` bytes at `addr` where `regions` (address, bytes) hold all of them.
+pub fn within(regions: &[(u64, Vec<u8>)], addr: u64, len: usize) -> Option<Vec<u8>> {
+    let end = addr.checked_add(len as u64)?;
+    let (at, b) = regions
+        .iter()
+        .find(|(at, b)| *at <= addr && end <= at + b.len() as u64)?;
+    let from = (addr - at) as usize;
+    Some(b[from..from + len].to_vec())
+}
+
 /// Reads `len` bytes at `addr` of task `tid` (process_vm_readv), or `None` where the
 /// memory is gone or not readable.
 pub fn peek(tid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
@@ -282,7 +292,7 @@ impl Tally {
             flight.0 += 1;
             let data = cb.op.reads() || cb.op.writes();
             let file = self.file(d);
-            let stats = file.calls.entry(cb.op.name().to_string()).or_default();
+            let stats = super::call_stats(&mut file.calls, cb.op.name());
             stats.calls += 1;
             if data {
                 stats.bytes_requested += bytes;
@@ -325,7 +335,7 @@ impl Tally {
                 }
             }
             let file = self.file(d);
-            let stats = file.calls.entry(op.name().to_string()).or_default();
+            let stats = super::call_stats(&mut file.calls, op.name());
             stats.nanos += busy;
             if res < 0 {
                 stats.errors += 1;
