@@ -23,7 +23,18 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     ioscope::files::reserve_standard_fds();
     let cli = ioscope::cli::Cli::parse_args();
     let code = match ioscope::app::run(cli) {
-        Ok(kind) => kind.code(ioscope::interrupt::last_signal()),
+        Ok(kind) => {
+            // Interrupted with a result to show (the text so far, or a document that says
+            // it is incomplete): the closing line on stderr all the same, so that a
+            // `--json` run's reader sees why it stopped.
+            if kind == ioscope::error::ExitKind::Interrupted {
+                ioscope::report::warn(&format!(
+                    "{}: the output is marked incomplete; unfinished files removed, existing files untouched",
+                    ioscope::interrupt::described()
+                ));
+            }
+            kind.code(ioscope::interrupt::last_signal())
+        }
         Err(err) => {
             let kind = ioscope::error::exit_kind(&err);
             if kind != ioscope::error::ExitKind::Interrupted {

@@ -286,6 +286,12 @@ fn incomplete_document(out: &Output, command: &str) -> serde_json::Value {
     });
     assert_eq!(v["schema"], format!("ioscope/{command}/v2"), "{command}");
     assert_eq!(v["complete"], false, "{command}");
+    // The reader of the document is told on stderr too, in one line.
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning: interrupted") && l.contains("incomplete")),
+        "{command}: no closing line on stderr: {err}"
+    );
     assert!(v["environment"].is_object(), "{command}");
     assert!(v["command_line"].is_array(), "{command}");
     v
