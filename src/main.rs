@@ -26,9 +26,10 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
         Ok(kind) => {
             // Interrupted with a result to show (the text so far, or a document that says
             // it is incomplete): the closing line on stderr all the same, so that a
-            // `--json` run's reader sees why it stopped.
+            // `--json` run's reader sees why it stopped (where stderr can take it at once:
+            // a traced command's may be a pipe its reader no longer reads).
             if kind == ioscope::error::ExitKind::Interrupted {
-                ioscope::report::warn(&format!(
+                ioscope::report::warn_without_waiting(&format!(
                     "{}: the output is marked incomplete; unfinished files removed, existing files untouched",
                     ioscope::interrupt::described()
                 ));

@@ -86,6 +86,22 @@ pub fn warn(message: &str) {
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
+/// [`warn`], where stderr can take the line now; nothing where it would wait (a pipe
+/// whose reader stalls, as a traced command's stderr may be): the closing line of an
+/// interrupted run must not keep it from ending.
+pub fn warn_without_waiting(message: &str) {
+    let mut fd = libc::pollfd {
+        fd: 2,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, ours, for the duration of the call; no wait.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) } == 1 && fd.revents & libc::POLLOUT != 0;
+    if ready {
+        warn(message);
+    }
+}
+
 /// Writes informational text (e.g. `--verbose` details) to stderr.
 pub fn note(text: &str) {
     let text = terminal::fit(text, terminal::Stream::Stderr);
