@@ -9,6 +9,7 @@
 # pg_test_fsync is not installed (the `postgresql` package), it says so and skips.
 # REGION=8k makes ioscope rewrite the same block(s) every op, as pg_test_fsync does (by
 # default it writes on through 16 MiB, as a WAL segment is written).
+# RAW=FILE keeps every round's figures there ("tool writes method ops/s" lines, in order).
 # Usage: bench/sync_methods.sh [DIR] [SECONDS] [ROUNDS]; default . 2 3.
 set -euo pipefail
 DIR=${1:-.}
@@ -64,3 +65,4 @@ for w in 1 2; do
         printf '%-14s %6s %12.0f %12.0f %6.2fx%s\n' "$m" "$w" "$p" "$i" "$(echo "$i / $p" | bc -l)" "$note"
     done
 done
+[ -z "${RAW:-}" ] || cp "$out" "$RAW"

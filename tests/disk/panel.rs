@@ -399,3 +399,59 @@ fn a_best_of_panel_says_its_figures_are_the_fastest_runs_in_the_text_and_the_mar
             .contains("best of its runs")
     );
 }
+
+/// Pages of `path` in the page cache (mincore over a read-only map of it).
+fn cached_pages(path: &Path) -> usize {
+    let file = std::fs::File::open(path).unwrap();
+    // SAFETY: a read-only map of a file nobody writes while it is looked at.
+    let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+    let page = 4096;
+    let mut vec = vec![0u8; map.len().div_ceil(page)];
+    // SAFETY: the map is valid for its length; `vec` holds a byte per page of it.
+    let rc = unsafe {
+        libc::mincore(
+            map.as_ptr() as *mut libc::c_void,
+            map.len(),
+            vec.as_mut_ptr(),
+        )
+    };
+    assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
+    vec.iter().filter(|b| **b & 1 == 1).count()
+}
+
+#[test]
+fn an_o_direct_row_starts_with_none_of_the_file_in_the_page_cache_as_fio_does() {
+    // Pages left cached send every O_DIRECT write through the page cache's invalidation and
+    // its completion through a workqueue: the file's cached pages (the user's, the
+    // caveats' sample reads) are evicted before each row, as fio's invalidate=1 does.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let path = file_with(dir.path(), "theirs.bin", &pattern(2 << 20));
+    std::fs::read(&path).unwrap();
+    let before = cached_pages(&path);
+    let doc = json_of(&[
+        "disk",
+        path.to_str().unwrap(),
+        "--rw",
+        "randread",
+        "--runtime",
+        "0.05s",
+    ]);
+    let paths: Vec<&str> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    if paths.iter().any(|p| !p.ends_with("_direct")) {
+        eprintln!(
+            "skipped: O_DIRECT is refused here ({paths:?}), so the rows read through the cache"
+        );
+        return;
+    }
+    assert!(before > 0, "the file was read, so some of it was cached");
+    assert_eq!(
+        cached_pages(&path),
+        0,
+        "of {before} pages cached before the run, none is left after an O_DIRECT row (its reads alone would keep them)"
+    );
+}
