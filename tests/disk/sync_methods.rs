@@ -253,7 +253,7 @@ fn a_size_of_one_write_rewrites_it_every_op_as_pg_test_fsync_does() {
     let out = run(false);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("in a fresh 8 KiB file each (written and synced first; the same block(s) at its start rewritten every op"),
+        text.contains("in a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written and synced first; the same block(s) at its start rewritten every op"),
         "{text}"
     );
     assert!(scratch_files(dir.path()).is_empty());

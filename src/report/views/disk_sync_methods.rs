@@ -153,18 +153,60 @@ fn device_text(r: &SyncMethodsReport) -> String {
     }
 }
 
+/// The pattern line. Each row writes a fresh file of `--size`, or of one op's writes where
+/// they need more; where that file holds a single op's writes, every op rewrites the same
+/// block(s) at its start (pg_test_fsync's way), else the writes go on in order and wrap. With
+/// several block sizes or a small `--size` the rows differ, and the line says which do what.
 fn pattern_text(r: &SyncMethodsReport) -> String {
-    // A region of one op's writes is rewritten in place every op (pg_test_fsync's way).
-    let smallest = r.blocks().into_iter().min().unwrap_or(0);
-    let how = if smallest > 0 && r.region_bytes < 2 * smallest {
-        "the same block(s) at its start rewritten every op, as pg_test_fsync does"
+    let mut shapes: Vec<(u64, u32)> = Vec::new();
+    for x in &r.rows {
+        if !shapes.contains(&(x.block_bytes, x.writes_per_op)) {
+            shapes.push((x.block_bytes, x.writes_per_op));
+        }
+    }
+    let per_op = |&(block, writes): &(u64, u32)| block * u64::from(writes);
+    let in_place = |s: &(u64, u32)| r.region_bytes < 2 * per_op(s);
+    let name = |&(block, writes): &(u64, u32)| {
+        format!(
+            "{} at {writes} write{} per sync",
+            format_size(block),
+            if writes == 1 { "" } else { "s" }
+        )
+    };
+    let larger: Vec<String> = shapes
+        .iter()
+        .filter(|s| per_op(s) > r.region_bytes)
+        .map(|s| format!("{} for {}", format_size(per_op(s)), name(s)))
+        .collect();
+    let larger = if larger.is_empty() {
+        String::new()
     } else {
-        "written on in order, wrapping at its end"
+        format!(
+            "one op's writes where they need more: {}; ",
+            larger.join(", ")
+        )
+    };
+    const SAME: &str = "the same block(s) at its start rewritten every op, as pg_test_fsync does";
+    const ON: &str = "written on in order, wrapping at its end";
+    let rewritten: Vec<&(u64, u32)> = shapes.iter().filter(|s| in_place(s)).collect();
+    let how = if rewritten.len() == shapes.len() {
+        SAME.to_string()
+    } else if rewritten.is_empty() {
+        ON.to_string()
+    } else {
+        format!(
+            "{SAME} where the file holds one op's writes ({}), else {ON}",
+            rewritten
+                .iter()
+                .map(|s| name(s))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     };
     format!(
-        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each (written and synced first; {how}); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
+        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each ({larger}written and synced first; {how}); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
         format_seconds(r.runtime_seconds),
-        format_size(r.region_bytes)
+        format_size(r.region_bytes),
     )
 }
 
@@ -325,6 +367,60 @@ mod tests {
             flush_ms: None,
             device_writes: None,
         }
+    }
+
+    #[test]
+    fn the_pattern_says_which_rows_rewrite_their_block_and_which_files_are_larger() {
+        let shaped = |block: u64, writes: u32| SyncRow {
+            block_bytes: block,
+            writes_per_op: writes,
+            ..row(SyncMethod::Fdatasync, 1000.0, None)
+        };
+        let all = |region: u64, blocks: &[u64]| {
+            let mut r = report(
+                blocks
+                    .iter()
+                    .flat_map(|&b| [shaped(b, 1), shaped(b, 2)])
+                    .collect(),
+                None,
+                false,
+            );
+            r.region_bytes = region;
+            pattern_text(&r)
+        };
+        // One block, `--size` of one block: every row rewrites its start, as pg_test_fsync.
+        let one = all(8 << 10, &[8 << 10]);
+        assert!(
+            one.contains(
+                "a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written and synced first; "
+            ),
+            "{one}"
+        );
+        assert!(
+            one.contains(
+                "the same block(s) at its start rewritten every op, as pg_test_fsync does)"
+            ),
+            "{one}"
+        );
+        // The default 16 MiB: every row writes on.
+        let big = all(16 << 20, &[8 << 10, 64 << 10]);
+        assert!(big.contains("a fresh 16 MiB file each (written"), "{big}");
+        assert!(
+            big.contains("written on in order, wrapping at its end)"),
+            "{big}"
+        );
+        assert!(!big.contains("pg_test_fsync"), "{big}");
+        // `--bs 8k,64k --size 64k` (--size is at least the largest block): the rows differ,
+        // and the line says which (it said "written on" for all, in a 64 KiB file each).
+        let mixed = all(64 << 10, &[8 << 10, 64 << 10]);
+        assert!(
+            mixed.contains("a fresh 64 KiB file each (one op's writes where they need more: 128 KiB for 64 KiB at 2 writes per sync; written"),
+            "{mixed}"
+        );
+        assert!(
+            mixed.contains("where the file holds one op's writes (64 KiB at 1 write per sync, 64 KiB at 2 writes per sync), else written on in order"),
+            "{mixed}"
+        );
     }
 
     fn report(rows: Vec<SyncRow>, cache: Option<&str>, device: bool) -> SyncMethodsReport {
