@@ -50,7 +50,7 @@ for o, d in done[-last:]:
 print(" ".join("%s mean %.0f p99 %.0f" % (o, sum(v) / len(v), sorted(v)[int(len(v) * 0.99)])
                for o, v in sorted(by.items())))' "$1"
 }
-# Runs the command under perf when KERNEL=1: its stdout kept, the kernel's view on fd 3.
+# Runs the command, under perf when KERNEL=1 (its events in $work/perf.data, read by klat).
 traced() {
     if [ "$kernel" = 1 ]; then
         perf record -q -e io_uring:io_uring_submit_req -e io_uring:io_uring_complete -a \

@@ -400,23 +400,13 @@ fn a_best_of_panel_says_its_figures_are_the_fastest_runs_in_the_text_and_the_mar
     );
 }
 
-/// Pages of `path` in the page cache (mincore over a read-only map of it).
-fn cached_pages(path: &Path) -> usize {
+/// Pages of `path` in the page cache (the crate's own mincore count).
+fn cached_pages(path: &Path) -> u64 {
     let file = std::fs::File::open(path).unwrap();
-    // SAFETY: a read-only map of a file nobody writes while it is looked at.
-    let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
-    let page = 4096;
-    let mut vec = vec![0u8; map.len().div_ceil(page)];
-    // SAFETY: the map is valid for its length; `vec` holds a byte per page of it.
-    let rc = unsafe {
-        libc::mincore(
-            map.as_ptr() as *mut libc::c_void,
-            map.len(),
-            vec.as_mut_ptr(),
-        )
-    };
-    assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
-    vec.iter().filter(|b| **b & 1 == 1).count()
+    let len = file.metadata().unwrap().len();
+    ioscope::measure::cache::residency(&file, "theirs.bin", len)
+        .unwrap()
+        .resident_pages
 }
 
 #[test]
