@@ -21,6 +21,12 @@ pub struct Elapsed {
     pub system_seconds: f64,
 }
 
+/// CPU seconds the whole process (every thread, io_uring's workers included) has used so
+/// far, in user mode and in the kernel (`getrusage(RUSAGE_SELF)`; zeros where it fails).
+pub fn process_cpu() -> (f64, f64) {
+    cpu_times()
+}
+
 fn cpu_times() -> (f64, f64) {
     // SAFETY: getrusage fills the zeroed struct we pass and touches nothing else.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };

@@ -5,7 +5,7 @@
 
 pub use crate::engine::sync::SyncMethod;
 use crate::measure::verdict::{Figure, Relation, relate};
-use crate::results::disk::Latency;
+use crate::results::disk::{CpuUse, Latency};
 use crate::warning::Warning;
 use serde::{Deserialize, Serialize};
 
@@ -50,12 +50,27 @@ pub struct SyncRow {
     pub flush_ms: Option<u64>,
     /// Write requests the disk completed during the row.
     pub device_writes: Option<u64>,
+    /// The CPU ioscope's process used over the timed loop (io_uring's worker threads
+    /// included, which run its fsync); `None` when skipped, or in a document from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUse>,
 }
 
 impl SyncRow {
     /// Whether it ran.
     pub fn ran(&self) -> bool {
         self.skipped.is_none() && self.ops > 0
+    }
+
+    /// User and system CPU microseconds per operation (its writes and its sync).
+    pub fn cpu_us_per_op(&self) -> Option<(f64, f64)> {
+        let cpu = self.cpu?;
+        (self.ops > 0).then(|| {
+            (
+                1e6 * cpu.user_seconds / self.ops as f64,
+                1e6 * cpu.system_seconds / self.ops as f64,
+            )
+        })
     }
 
     /// Device flushes per operation, where counted.
@@ -316,7 +331,23 @@ mod tests {
             flushes,
             flush_ms: None,
             device_writes: None,
+            cpu: None,
         }
+    }
+
+    #[test]
+    fn cpu_per_op_divides_the_process_cpu_by_the_ops_and_is_none_where_not_counted() {
+        let mut r = row(SyncMethod::Fdatasync, [1000.0, 1000.0, 1000.0], None);
+        r.ops = 4000;
+        assert_eq!(r.cpu_us_per_op(), None);
+        r.cpu = Some(CpuUse {
+            user_seconds: 0.004,
+            system_seconds: 0.16,
+        });
+        let (user, system) = r.cpu_us_per_op().unwrap();
+        assert!((user - 1.0).abs() < 1e-9 && (system - 40.0).abs() < 1e-9);
+        r.ops = 0;
+        assert_eq!(r.cpu_us_per_op(), None, "no ops, no figure per op");
     }
 
     #[test]

@@ -86,6 +86,18 @@ fn check_rows(dir: &Path, doc: &Value) {
                     l["p99_9"].as_f64().unwrap(),
                 );
                 assert!(p50 > 0.0 && p50 <= p99 && p99 <= p99_9, "{r}");
+                // The CPU over the timed loop: counted, and no more than every core of the
+                // machine for the row's time (a sum over a window it did not cover would be).
+                let cpu = &r["cpu"];
+                let (user, system) = (
+                    cpu["user_seconds"].as_f64().unwrap(),
+                    cpu["system_seconds"].as_f64().unwrap(),
+                );
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+                let seconds = r["seconds"].as_f64().unwrap();
+                assert!(user >= 0.0 && system >= 0.0, "{r}");
+                // getrusage counts in ticks or microseconds: a tick's slack on top.
+                assert!(user + system <= seconds * cores + 0.02, "{r}");
             }
         }
     }
@@ -253,7 +265,7 @@ fn a_size_of_one_write_rewrites_it_every_op_as_pg_test_fsync_does() {
     let out = run(false);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("in a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written and synced first; the same block(s) at its start rewritten every op"),
+        text.contains("in a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written, synced and dropped from the page cache first; the same block(s) at its start rewritten every op"),
         "{text}"
     );
     assert!(scratch_files(dir.path()).is_empty());

@@ -103,7 +103,8 @@ fn latency(r: &SyncRow, pick: fn(&crate::results::disk::Latency) -> f64) -> Stri
 }
 
 /// The table of one block size's rows, for the text and Markdown alike: method, writes per
-/// sync, ops/s (`skipped` where it did not run), p50, p99, p99.9 and flushes per op.
+/// sync, ops/s (`skipped` where it did not run), p50, p99, p99.9, flushes per op and the
+/// CPU each op cost.
 fn columns<'a>() -> Vec<Column<'a, &'a SyncRow>> {
     vec![
         Column::new("method", "", 0, |r: &&SyncRow| r.method.name().to_string()).left(),
@@ -129,6 +130,13 @@ fn columns<'a>() -> Vec<Column<'a, &'a SyncRow>> {
             }
         })
         .heading("flushes per op"),
+        Column::new("cpu/op", "µs", 0, |r: &&SyncRow| {
+            match r.cpu_us_per_op().filter(|_| r.ran()) {
+                Some((user, system)) => us(user + system),
+                None => "-".to_string(),
+            }
+        })
+        .heading("CPU per op, user + system (the whole process)"),
     ]
 }
 
@@ -204,7 +212,7 @@ fn pattern_text(r: &SyncMethodsReport) -> String {
         )
     };
     format!(
-        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each ({larger}written and synced first; {how}); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
+        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each ({larger}written, synced and dropped from the page cache first; {how}); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
         format_seconds(r.runtime_seconds),
         format_size(r.region_bytes),
     )
@@ -308,6 +316,8 @@ impl Exportable for SyncMethodsReport {
             "flush_ms",
             "flushes_per_op",
             "device_writes",
+            "cpu_user_us_per_op",
+            "cpu_system_us_per_op",
         ];
         let rows = self
             .rows
@@ -334,6 +344,8 @@ impl Exportable for SyncMethodsReport {
                     opt(r.flush_ms),
                     opt(r.flushes_per_op()),
                     opt(r.device_writes),
+                    opt(r.cpu_us_per_op().map(|(u, _)| u)),
+                    opt(r.cpu_us_per_op().map(|(_, s)| s)),
                 ]
             })
             .collect();
@@ -366,6 +378,7 @@ mod tests {
             flushes: flushes.map(|f| f * (ops_s * 3.0) as u64),
             flush_ms: None,
             device_writes: None,
+            cpu: None,
         }
     }
 
@@ -392,7 +405,7 @@ mod tests {
         let one = all(8 << 10, &[8 << 10]);
         assert!(
             one.contains(
-                "a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written and synced first; "
+                "a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written, synced and dropped from the page cache first; "
             ),
             "{one}"
         );
