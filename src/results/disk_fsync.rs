@@ -3,7 +3,7 @@
 use crate::measure::devstats::DeviceView;
 use crate::measure::percentile::Target;
 use crate::measure::verdict::same;
-use crate::results::disk::Latency;
+use crate::results::disk::{CpuUse, Latency};
 use crate::warning::Warning;
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +71,9 @@ pub struct FsyncReport {
     pub verdict: Verdict,
     /// The device's own view of the run.
     pub device: Option<DeviceView>,
+    /// The CPU the loop's thread used over the run; `None` in a document from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuUse>,
     /// Whether the run went to its end.
     pub complete: bool,
     /// What the reader should know.
@@ -81,5 +84,22 @@ impl FsyncReport {
     /// fdatasync's percentile that the target watches, microseconds.
     pub fn watched_us(&self) -> f64 {
         crate::results::disk_curve::pick(&self.fdatasync_latency_us, self.target.percentile)
+    }
+
+    /// User and system CPU microseconds per write and its fdatasync.
+    pub fn cpu_us_per_sync(&self) -> Option<(f64, f64)> {
+        let cpu = self.cpu?;
+        (self.writes > 0).then(|| {
+            (
+                1e6 * cpu.user_seconds / self.writes as f64,
+                1e6 * cpu.system_seconds / self.writes as f64,
+            )
+        })
+    }
+
+    /// The share of one core the loop kept busy over the run.
+    pub fn core_share(&self) -> Option<f64> {
+        let cpu = self.cpu?;
+        (self.seconds > 0.0).then(|| (cpu.user_seconds + cpu.system_seconds) / self.seconds)
     }
 }
