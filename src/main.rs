@@ -30,7 +30,7 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
             // a traced command's may be a pipe its reader no longer reads).
             if kind == ioscope::error::ExitKind::Interrupted {
                 ioscope::report::warn_without_waiting(&format!(
-                    "{}: the output is marked incomplete; unfinished files removed, existing files untouched",
+                    "{}: incomplete output; unfinished files removed, others kept",
                     ioscope::interrupt::described()
                 ));
             }
