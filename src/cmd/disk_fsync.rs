@@ -43,7 +43,9 @@ pub fn execute(
     let mut interrupted = false;
     harness.progress.begin("fsync", None);
     let watch = device_name.as_deref().and_then(Watch::start);
-    let cpu_before = crate::measure::timer::thread_cpu();
+    // The process's CPU, not the thread's: getrusage brings a running thread's own figure
+    // up to date only at a tick or a switch (off by up to 4 ms here), the process's at once.
+    let cpu_before = crate::measure::timer::process_cpu();
     let window = Window::open(
         options.runtime,
         Duration::from_secs(crate::options::MAX_DISK_RUNTIME_SECONDS),
@@ -72,7 +74,7 @@ pub fn execute(
         offset += block as u64;
     }
     let seconds = window.seconds();
-    let cpu_after = crate::measure::timer::thread_cpu();
+    let cpu_after = crate::measure::timer::process_cpu();
     let device = watch.as_ref().and_then(Watch::finish);
     harness.progress.end();
     let fdatasync_latency_us = Latency::of(&syncs_h);
@@ -96,10 +98,7 @@ pub fn execute(
         target: fsync.target,
         verdict: judge(watched, fsync.target.limit_us, device_name.is_some()),
         device,
-        cpu: Some(crate::results::disk::CpuUse {
-            user_seconds: (cpu_after.0 - cpu_before.0).max(0.0),
-            system_seconds: (cpu_after.1 - cpu_before.1).max(0.0),
-        }),
+        cpu: crate::results::disk::CpuUse::between(cpu_before, cpu_after, seconds, writes),
         complete: !interrupted,
         warnings: if interrupted {
             vec![Warning::Partial]

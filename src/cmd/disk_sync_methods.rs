@@ -24,7 +24,7 @@ use crate::warning::Warning;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::time::Duration;
 
 /// The warm-up before each row's timed loop is this share of `--runtime` (1/10)...
@@ -125,13 +125,15 @@ fn skipped(method: SyncMethod, writes: u32, block: u64, reason: String) -> SyncR
         flush_ms: None,
         device_writes: None,
         cpu: None,
+        evicted: None,
     }
 }
 
 /// One row in its own scratch file: the row and whether an interruption stopped it.
 fn run_row(setup: &Setup, method: SyncMethod, writes: u32, block: u64) -> Result<(SyncRow, bool)> {
     let options = setup.options;
-    let tag = format!("sync-{}", method.slug());
+    // One name per row: `--keep` leaves each row's file, and no row may meet another's.
+    let tag = format!("sync-{}-{writes}x{block}", method.slug());
     // At least one op's writes: a `--size` of one block rewrites it every op (at 2 writes
     // a sync, the first two blocks), as pg_test_fsync does.
     let region = setup.region.max(block * u64::from(writes));
@@ -158,6 +160,16 @@ fn run_row(setup: &Setup, method: SyncMethod, writes: u32, block: u64) -> Result
     // write into cached pages must first drop them (as `disk` evicts before O_DIRECT rows).
     // SAFETY: posix_fadvise only advises the kernel about a descriptor we hold open.
     unsafe { libc::posix_fadvise(out.file().as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    // Whether it took: tmpfs keeps its pages (they are the file).
+    // (mincore needs a mapping, a mapping a descriptor open for reading: the scratch one is
+    // write-only, so a second, never through a link.)
+    let evicted = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(out.path())
+        .ok()
+        .and_then(|f| crate::measure::cache::residency(&f, &name, region).ok())
+        .map(|r| r.resident_pages == 0);
     let seed = options.seed;
     let writer = SyncWriter::open(out.path(), &name, method, block as usize, |b| {
         DataStream::new(seed ^ 0x5eed, 0).fill(b)
@@ -272,10 +284,8 @@ fn run_row(setup: &Setup, method: SyncMethod, writes: u32, block: u64) -> Result
             flushes,
             flush_ms,
             device_writes,
-            cpu: Some(CpuUse {
-                user_seconds: (cpu_after.0 - cpu_before.0).max(0.0),
-                system_seconds: (cpu_after.1 - cpu_before.1).max(0.0),
-            }),
+            cpu: CpuUse::between(cpu_before, cpu_after, seconds, ops),
+            evicted,
         },
         interrupted,
     ))

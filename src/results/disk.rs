@@ -348,13 +348,31 @@ pub struct RowRun {
 /// this share of its time: 90%. The figure is then the CPU's, not the device's.
 pub const CPU_BOUND: f64 = 0.9;
 
-/// The CPU a row's threads used while their I/O ran.
+/// The CPU a row's threads used while their I/O ran (the panel's rows: their own threads;
+/// the sync rows: the whole process, whose one thread runs them with io_uring's workers).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CpuUse {
-    /// Seconds in user mode, all threads.
+    /// Seconds in user mode.
     pub user_seconds: f64,
-    /// Seconds in the kernel, all threads.
+    /// Seconds in the kernel.
     pub system_seconds: f64,
+}
+
+/// The shortest timed loop whose CPU is counted, seconds. Reading the CPU costs about a
+/// microsecond and rounds to one, so a row of a few operations (`--runtime 1us`) would show
+/// more CPU per op than its ops took; from 10 ms on, that is under a thousandth.
+pub const CPU_COUNTED_FROM_SECONDS: f64 = 0.01;
+
+impl CpuUse {
+    /// The CPU between two readings of (user, system) seconds over a loop of `seconds` and
+    /// `ops` operations; `None` when the loop did nothing or was too short to count
+    /// ([`CPU_COUNTED_FROM_SECONDS`]).
+    pub fn between(before: (f64, f64), after: (f64, f64), seconds: f64, ops: u64) -> Option<Self> {
+        (ops > 0 && seconds >= CPU_COUNTED_FROM_SECONDS).then(|| Self {
+            user_seconds: (after.0 - before.0).max(0.0),
+            system_seconds: (after.1 - before.1).max(0.0),
+        })
+    }
 }
 
 impl DiskRow {
@@ -652,6 +670,21 @@ mod tests {
             bytes_per_second: mbs * 1e6,
             ..DiskRow::made_up(Op::Write, 8, iops, 10.0, p99)
         }
+    }
+
+    #[test]
+    fn cpu_is_counted_only_over_a_loop_long_enough_to_count_it() {
+        let (before, after) = ((1.0, 2.0), (1.004, 2.118));
+        let cpu = CpuUse::between(before, after, 0.5, 3000).unwrap();
+        assert!((cpu.user_seconds - 0.004).abs() < 1e-9);
+        assert!((cpu.system_seconds - 0.118).abs() < 1e-9);
+        // `--runtime 1us`: one op, a few µs of readings around it.
+        assert_eq!(CpuUse::between(before, after, 4e-6, 1), None);
+        // Interrupted before its first op.
+        assert_eq!(CpuUse::between(before, after, 0.5, 0), None);
+        // A clock that went back gives zero, never a negative.
+        let back = CpuUse::between(after, before, 0.5, 10).unwrap();
+        assert_eq!((back.user_seconds, back.system_seconds), (0.0, 0.0));
     }
 
     #[test]

@@ -71,7 +71,8 @@ pub struct FsyncReport {
     pub verdict: Verdict,
     /// The device's own view of the run.
     pub device: Option<DeviceView>,
-    /// The CPU the loop's thread used over the run; `None` in a document from before it.
+    /// The CPU ioscope used over the run (its one thread runs the loop); `None` in a
+    /// document from before it, or a run too short to count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuUse>,
     /// Whether the run went to its end.
@@ -97,7 +98,8 @@ impl FsyncReport {
         })
     }
 
-    /// The share of one core the loop kept busy over the run.
+    /// The share of one core the loop kept busy over the run (above 1 only by the
+    /// readings' rounding: never clamped, so a wrong figure shows).
     pub fn core_share(&self) -> Option<f64> {
         let cpu = self.cpu?;
         (self.seconds > 0.0).then(|| (cpu.user_seconds + cpu.system_seconds) / self.seconds)

@@ -51,9 +51,15 @@ pub struct SyncRow {
     /// Write requests the disk completed during the row.
     pub device_writes: Option<u64>,
     /// The CPU ioscope's process used over the timed loop (io_uring's worker threads
-    /// included, which run its fsync); `None` when skipped, or in a document from before it.
+    /// included, which run its fsync); `None` when skipped, too short to count
+    /// ([`crate::results::disk::CPU_COUNTED_FROM_SECONDS`]), or in a document from before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuUse>,
+    /// Whether its file had none of its pages cached when the timed writes began (it is
+    /// dropped from the page cache once written; tmpfs keeps them); `None` when not checked
+    /// (skipped, or a document from before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evicted: Option<bool>,
 }
 
 impl SyncRow {
@@ -332,6 +338,7 @@ mod tests {
             flush_ms: None,
             device_writes: None,
             cpu: None,
+            evicted: None,
         }
     }
 

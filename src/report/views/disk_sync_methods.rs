@@ -103,41 +103,53 @@ fn latency(r: &SyncRow, pick: fn(&crate::results::disk::Latency) -> f64) -> Stri
 }
 
 /// The table of one block size's rows, for the text and Markdown alike: method, writes per
-/// sync, ops/s (`skipped` where it did not run), p50, p99, p99.9, flushes per op and the
-/// CPU each op cost.
-fn columns<'a>() -> Vec<Column<'a, &'a SyncRow>> {
-    vec![
+/// sync, ops/s (`skipped` where it could not run, `-` where an interruption left it without
+/// an op), p50, p99, p99.9, flushes per op and the CPU each op cost. A column nothing in the
+/// report counted (flushes on tmpfs, CPU in a document from before it) is left out.
+fn columns<'a>(r: &SyncMethodsReport) -> Vec<Column<'a, &'a SyncRow>> {
+    let mut cols = vec![
         Column::new("method", "", 0, |r: &&SyncRow| r.method.name().to_string()).left(),
         Column::new("w/sync", "", 0, |r: &&SyncRow| r.writes_per_op.to_string())
             .heading("writes per sync"),
         Column::new("ops/s", "", 0, |r: &&SyncRow| {
-            if r.latency_us.is_some() && r.ran() {
+            if r.skipped.is_some() {
+                "skipped".to_string()
+            } else if r.latency_us.is_some() && r.ran() {
                 rate(r.ops_per_second)
             } else {
-                "skipped".to_string()
+                "-".to_string()
             }
         }),
         Column::new("p50", "µs", 0, |r: &&SyncRow| latency(r, |l| l.p50)),
         Column::new("p99", "µs", 0, |r: &&SyncRow| latency(r, |l| l.p99)),
         Column::new("p99.9", "µs", 0, |r: &&SyncRow| latency(r, |l| l.p99_9)),
-        Column::new("flush/op", "", 0, |r: &&SyncRow| {
-            match r
-                .flushes_per_op()
-                .filter(|_| r.latency_us.is_some() && r.ran())
-            {
-                Some(f) => format!("{f:.2}"),
-                None => "-".to_string(),
-            }
-        })
-        .heading("flushes per op"),
-        Column::new("cpu/op", "µs", 0, |r: &&SyncRow| {
-            match r.cpu_us_per_op().filter(|_| r.ran()) {
-                Some((user, system)) => us(user + system),
-                None => "-".to_string(),
-            }
-        })
-        .heading("CPU per op, user + system (the whole process)"),
-    ]
+    ];
+    if r.rows.iter().any(|x| x.flushes.is_some()) {
+        cols.push(
+            Column::new("flush/op", "", 0, |r: &&SyncRow| {
+                match r
+                    .flushes_per_op()
+                    .filter(|_| r.latency_us.is_some() && r.ran())
+                {
+                    Some(f) => format!("{f:.2}"),
+                    None => "-".to_string(),
+                }
+            })
+            .heading("flushes per op"),
+        );
+    }
+    if r.rows.iter().any(|x| x.cpu.is_some()) {
+        cols.push(
+            Column::new("cpu/op", "µs", 0, |r: &&SyncRow| {
+                match r.cpu_us_per_op().filter(|_| r.ran()) {
+                    Some((user, system)) => us(user + system),
+                    None => "-".to_string(),
+                }
+            })
+            .heading("CPU per op µs (user + system, the whole process)"),
+        );
+    }
+    cols
 }
 
 /// The rows of one block size.
@@ -212,10 +224,27 @@ fn pattern_text(r: &SyncMethodsReport) -> String {
         )
     };
     format!(
-        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each ({larger}written, synced and dropped from the page cache first; {how}); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
+        "sequential writes, 1 at a time, for {} per row, in a fresh {} file each ({larger}written and synced first{}; {how}); 2 writes per sync: fdatasync, fsync and io_uring write twice then sync once, the others make each write durable",
         format_seconds(r.runtime_seconds),
         format_size(r.region_bytes),
+        evicted_text(r),
     )
+}
+
+/// Whether the rows' files were dropped from the page cache before their timed writes, as
+/// checked: ", then dropped from the page cache", or that the file system kept them (tmpfs);
+/// nothing where not checked (a document from before).
+fn evicted_text(r: &SyncMethodsReport) -> &'static str {
+    let checked: Vec<bool> = r.rows.iter().filter_map(|x| x.evicted).collect();
+    if checked.is_empty() {
+        ""
+    } else if checked.iter().all(|&e| e) {
+        ", then dropped from the page cache"
+    } else if checked.iter().any(|&e| e) {
+        ", then dropped from the page cache where the file system let go of it"
+    } else {
+        ", then left in the page cache: the file system keeps it there"
+    }
 }
 
 /// Renders the sync-methods result.
@@ -229,7 +258,7 @@ pub fn text(r: &SyncMethodsReport) -> String {
         out.push_str(&format!(
             "{} writes; latency per op (its writes and sync), µs:\n{}\n",
             format_size(block),
-            columns::for_terminal(&columns(), &rows).text.trim_end()
+            columns::for_terminal(&columns(r), &rows).text.trim_end()
         ));
     }
     for row in r.rows.iter().filter(|x| x.skipped.is_some()) {
@@ -262,7 +291,7 @@ impl Exportable for SyncMethodsReport {
         for block in self.blocks() {
             let rows: Vec<&SyncRow> = of_block(self, block).collect();
             blocks.push(md_table(
-                &columns::markdown(&columns(), &rows),
+                &columns::markdown(&columns(self), &rows),
                 Some(&format!("{} writes", format_size(block))),
             ));
         }
@@ -379,6 +408,7 @@ mod tests {
             flush_ms: None,
             device_writes: None,
             cpu: None,
+            evicted: None,
         }
     }
 
@@ -405,7 +435,7 @@ mod tests {
         let one = all(8 << 10, &[8 << 10]);
         assert!(
             one.contains(
-                "a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written, synced and dropped from the page cache first; "
+                "a fresh 8 KiB file each (one op's writes where they need more: 16 KiB for 8 KiB at 2 writes per sync; written and synced first; "
             ),
             "{one}"
         );
@@ -434,6 +464,78 @@ mod tests {
             mixed.contains("where the file holds one op's writes (64 KiB at 1 write per sync, 64 KiB at 2 writes per sync), else written on in order"),
             "{mixed}"
         );
+    }
+
+    #[test]
+    fn the_pattern_claims_an_eviction_only_where_one_was_checked() {
+        let with = |evicted: &[Option<bool>]| {
+            let rows = evicted
+                .iter()
+                .map(|&e| SyncRow {
+                    evicted: e,
+                    ..row(SyncMethod::Fdatasync, 1000.0, None)
+                })
+                .collect();
+            pattern_text(&report(rows, None, false))
+        };
+        // A document from before the check says nothing of the page cache.
+        let old = with(&[None, None]);
+        assert!(
+            old.contains("(written and synced first; written on"),
+            "{old}"
+        );
+        let ext4 = with(&[Some(true), Some(true)]);
+        assert!(
+            ext4.contains("(written and synced first, then dropped from the page cache; "),
+            "{ext4}"
+        );
+        let tmpfs = with(&[Some(false), Some(false)]);
+        assert!(
+            tmpfs.contains("first, then left in the page cache: the file system keeps it there;"),
+            "{tmpfs}"
+        );
+        let some = with(&[Some(true), Some(false), None]);
+        assert!(
+            some.contains("where the file system let go of it;"),
+            "{some}"
+        );
+    }
+
+    #[test]
+    fn columns_nothing_counted_are_left_out_and_a_row_without_an_op_is_not_skipped() {
+        let mut counted = row(SyncMethod::Fdatasync, 1000.0, Some(1));
+        counted.cpu = Some(crate::results::disk::CpuUse {
+            user_seconds: 0.003,
+            system_seconds: 0.117,
+        });
+        // Interrupted before its first op: not skipped, and no figure.
+        let unfinished = SyncRow {
+            ops: 0,
+            ops_per_second: 0.0,
+            flushes: None,
+            cpu: None,
+            ..row(SyncMethod::Fsync, 1000.0, None)
+        };
+        let r = report(vec![counted.clone(), unfinished], None, true);
+        let t = text(&r);
+        // 3,000 ops on 0.12 s of CPU: 40 µs each.
+        assert!(t.contains("flush/op ┆ cpu/op │"), "{t}");
+        assert!(t.contains("┆     1.00 ┆   40.0 │"), "{t}");
+        assert!(t.contains("│ fsync     ┆      1 ┆     - ┆"), "{t}");
+        assert!(!t.contains("skipped"), "{t}");
+        let md = r.markdown().join("\n");
+        assert!(
+            md.contains("| CPU per op µs (user + system, the whole process) |"),
+            "{md}"
+        );
+        // Nothing counted (tmpfs, a document from before): neither column.
+        let none = SyncRow {
+            flushes: None,
+            cpu: None,
+            ..counted
+        };
+        let t = text(&report(vec![none], None, false));
+        assert!(!t.contains("flush/op") && !t.contains("cpu/op"), "{t}");
     }
 
     fn report(rows: Vec<SyncRow>, cache: Option<&str>, device: bool) -> SyncMethodsReport {
