@@ -301,6 +301,29 @@ fn a_size_of_one_write_rewrites_it_every_op_as_pg_test_fsync_does() {
 }
 
 #[test]
+fn keep_leaves_each_rows_file_under_its_own_name() {
+    // The 1- and 2-write rows of a method once shared a name, and the second refused to
+    // overwrite the first's kept file.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let (doc, code) = sync_methods(dir.path(), "0.01s", &["--keep"]);
+    assert_eq!(doc["complete"], true, "{doc}");
+    assert_ne!(code, Some(2), "{doc}");
+    let ran = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["skipped"].is_null())
+        .count();
+    let mut kept = scratch_files(dir.path());
+    kept.sort();
+    kept.dedup();
+    assert_eq!(kept.len(), ran, "{kept:?}");
+    for name in ["fdatasync-1x8192", "fdatasync-2x8192"] {
+        assert!(kept.iter().any(|k| k.contains(name)), "{name}: {kept:?}");
+    }
+}
+
+#[test]
 fn bad_values_of_the_sync_methods_preset_are_one_line_errors() {
     let dir = tempfile::tempdir_in(".").unwrap();
     let d = dir.path().to_str().unwrap();
