@@ -364,6 +364,16 @@ pub struct CpuUse {
 pub const CPU_COUNTED_FROM_SECONDS: f64 = 0.01;
 
 impl CpuUse {
+    /// User and system CPU microseconds per one of `count` operations; `None` for none.
+    pub fn us_per(&self, count: u64) -> Option<(f64, f64)> {
+        (count > 0).then(|| {
+            (
+                1e6 * self.user_seconds / count as f64,
+                1e6 * self.system_seconds / count as f64,
+            )
+        })
+    }
+
     /// The CPU between two readings of (user, system) seconds over a loop of `seconds` and
     /// `ops` operations; `None` when the loop did nothing or was too short to count
     /// ([`CPU_COUNTED_FROM_SECONDS`]).
@@ -384,13 +394,7 @@ impl DiskRow {
 
     /// User and system CPU microseconds per I/O.
     pub fn cpu_us_per_io(&self) -> Option<(f64, f64)> {
-        let cpu = self.cpu?;
-        (self.ios > 0).then(|| {
-            (
-                1e6 * cpu.user_seconds / self.ios as f64,
-                1e6 * cpu.system_seconds / self.ios as f64,
-            )
-        })
+        self.cpu?.us_per(self.ios)
     }
 
     /// The share of the cores its threads could use (one each, at most the machine's) that

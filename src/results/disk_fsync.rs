@@ -89,13 +89,7 @@ impl FsyncReport {
 
     /// User and system CPU microseconds per write and its fdatasync.
     pub fn cpu_us_per_sync(&self) -> Option<(f64, f64)> {
-        let cpu = self.cpu?;
-        (self.writes > 0).then(|| {
-            (
-                1e6 * cpu.user_seconds / self.writes as f64,
-                1e6 * cpu.system_seconds / self.writes as f64,
-            )
-        })
+        self.cpu?.us_per(self.writes)
     }
 
     /// The share of one core the loop kept busy over the run (above 1 only by the

@@ -70,13 +70,7 @@ impl SyncRow {
 
     /// User and system CPU microseconds per operation (its writes and its sync).
     pub fn cpu_us_per_op(&self) -> Option<(f64, f64)> {
-        let cpu = self.cpu?;
-        (self.ops > 0).then(|| {
-            (
-                1e6 * cpu.user_seconds / self.ops as f64,
-                1e6 * cpu.system_seconds / self.ops as f64,
-            )
-        })
+        self.cpu?.us_per(self.ops)
     }
 
     /// Device flushes per operation, where counted.
