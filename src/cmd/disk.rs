@@ -477,8 +477,7 @@ pub(crate) fn run_row(
         // sample's 304 pages made about 0.9% of the writes complete that way (133 of ~15,000
         // a half second), and a single cached page moved fio's write p99 from 276-309 µs to
         // 253-289.
-        // SAFETY: posix_fadvise only advises the kernel about an open descriptor.
-        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        crate::measure::cache::evict(&file, &name)?;
     }
     let fallback = match (&uring_refused, &direct_refused) {
         (None, None) => None,

@@ -23,7 +23,6 @@ pub use crate::results::disk_sync_methods::{
 use crate::warning::Warning;
 use crate::workload::data::DataStream;
 use anyhow::{Context, Result};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::time::Duration;
 
@@ -158,8 +157,7 @@ fn run_row(setup: &Setup, method: SyncMethod, writes: u32, block: u64) -> Result
     // cost this kernel (6.18, ext4) about 20 µs more CPU per op than into a page-sized one
     // (a 16 MiB file written in one call: 1.2x fewer fdatasyncs a second), and an O_DIRECT
     // write into cached pages must first drop them (as `disk` evicts before O_DIRECT rows).
-    // SAFETY: posix_fadvise only advises the kernel about a descriptor we hold open.
-    unsafe { libc::posix_fadvise(out.file().as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    crate::measure::cache::evict(out.file(), &name)?;
     // Whether it took: tmpfs keeps its pages (they are the file).
     // (mincore needs a mapping, a mapping a descriptor open for reading: the scratch one is
     // write-only, so a second, never through a link.)

@@ -24,10 +24,6 @@ pub struct Elapsed {
 /// CPU seconds the whole process (every thread, io_uring's workers included) has used so
 /// far, in user mode and in the kernel (`getrusage(RUSAGE_SELF)`; zeros where it fails).
 pub fn process_cpu() -> (f64, f64) {
-    cpu_times()
-}
-
-fn cpu_times() -> (f64, f64) {
     // SAFETY: getrusage fills the zeroed struct we pass and touches nothing else.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: as above; RUSAGE_SELF is always valid.
@@ -54,7 +50,7 @@ pub fn thread_cpu() -> (f64, f64) {
 impl Stopwatch {
     /// Starts measuring now.
     pub fn start() -> Self {
-        let cpu = cpu_times();
+        let cpu = process_cpu();
         Self {
             start: Instant::now(),
             cpu,
@@ -69,7 +65,7 @@ impl Stopwatch {
     /// Stops and returns wall and CPU time since [`Stopwatch::start`].
     pub fn stop(&self) -> Elapsed {
         let seconds = self.start.elapsed().as_secs_f64();
-        let (user, system) = cpu_times();
+        let (user, system) = process_cpu();
         Elapsed {
             seconds,
             user_seconds: (user - self.cpu.0).max(0.0),
